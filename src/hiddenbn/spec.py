@@ -1,0 +1,296 @@
+"""Model specifications: the user-facing way to describe a network.
+
+Three forms are accepted by :func:`parse_spec`:
+
+``k:r1,...,rn``
+    The latent class shorthand of Kočka & Zhang (paper 002 Sec. 2.2): a hidden root ``H1`` with
+    ``k`` states and observed children ``X1..Xn`` with ``r1..rn`` states, e.g. ``3:2,2,2,2``.
+``5(3(2,2),3(2,2),2)``
+    The tree shorthand for hierarchical latent class models: a hidden node's state count
+    followed by its children in parentheses; a bare number is an observed leaf. Hidden nodes are
+    named ``H1, H2, ...`` in preorder and observed leaves ``X1, X2, ...`` from left to right, so
+    ``3(2,2,2,2)`` is the same network as ``3:2,2,2,2``. The example is the HLC model
+    5,3,3:2,2,2,2,2 of paper 002 Fig. 2.
+a YAML or JSON file (or a dict)
+    ``nodes: {NAME: {states: INT, parents: [...], hidden: BOOL, function: max|sum}}`` with an
+    optional top-level ``type: discrete|gaussian|sigmoid``. Deterministic nodes (``function``)
+    are the effects of the causal-interaction models of paper 004; their ``states`` may be left
+    out and is then the smallest count that holds every value of the function. Gaussian nodes
+    are continuous and take no ``states``; sigmoid nodes are binary.
+
+Hidden nodes may have a single state (the independence model that starts a sweep over hidden
+cardinalities); observed nodes need at least two. Every malformed input raises
+:class:`~hiddenbn.errors.SpecError` with one line naming the node or the character position.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import yaml
+
+from hiddenbn.errors import SpecError
+from hiddenbn.models import FUNCTIONS, KINDS, Network, latent_class
+
+NODE_KEYS = ("states", "parents", "hidden", "function")
+_LATENT_CLASS = re.compile(r"^\s*(\d+)\s*:\s*(\d+(?:\s*,\s*\d+)*)\s*$")
+_SPEC_FILE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def parse_spec(spec) -> Network:
+    """Build a :class:`~hiddenbn.models.Network` from a shorthand string, a file path or a dict."""
+    if isinstance(spec, Network):
+        return spec
+    if isinstance(spec, dict):
+        return network_from_dict(spec)
+    if isinstance(spec, Path) or str(spec).strip().lower().endswith(_SPEC_FILE_SUFFIXES):
+        return load_spec_file(spec)
+    if not isinstance(spec, str):
+        raise SpecError(f"a model spec must be a string, a path or a dict, not {type(spec).__name__}")
+    text = spec.strip()
+    if not text:
+        raise SpecError("empty model spec; write e.g. '3:2,2,2,2', '5(3(2,2),3(2,2),2)' or a "
+                        "YAML file path")
+    if ":" in text:
+        return _parse_latent_class(text)
+    return parse_tree(text)
+
+
+def _parse_latent_class(text: str) -> Network:
+    match = _LATENT_CLASS.match(text)
+    if not match:
+        head = text.split(":", 1)[0]
+        if "," in head:
+            raise SpecError(f"{text!r}: the k:r1,...,rn shorthand has one hidden variable; write "
+                            "hierarchical models as trees, e.g. '5(3(2,2),3(2,2),2)'")
+        raise SpecError(f"{text!r} is not a latent class spec; write e.g. '3:2,2,2,2'")
+    hidden = int(match.group(1))
+    observed = [int(r) for r in match.group(2).split(",")]
+    if hidden < 1:
+        raise SpecError(f"{text!r}: the hidden variable needs at least 1 state, got {hidden}")
+    for j, r in enumerate(observed):
+        if r < 2:
+            raise SpecError(f"{text!r}: observed variable X{j + 1} needs at least 2 states, got {r}")
+    return latent_class(hidden, observed)
+
+
+class _TreeParser:
+    """Recursive-descent parser for ``node := INT ['(' node (',' node)* ')']``."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.pos = 0
+        self.nodes: dict[str, dict] = {}
+        self.n_hidden = 0
+        self.n_observed = 0
+
+    def fail(self, expected: str):
+        found = repr(self.text[self.pos]) if self.pos < len(self.text) else "end of input"
+        unbalanced = self.text.count("(") != self.text.count(")")
+        hint = " (unbalanced parentheses)" if unbalanced else ""
+        raise SpecError(f"tree spec {self.text!r}, character {self.pos + 1}: expected {expected}, "
+                        f"found {found}{hint}")
+
+    def skip_space(self):
+        while self.pos < len(self.text) and self.text[self.pos].isspace():
+            self.pos += 1
+
+    def peek(self) -> str:
+        self.skip_space()
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def number(self) -> int:
+        self.skip_space()
+        start = self.pos
+        while self.pos < len(self.text) and self.text[self.pos].isdigit():
+            self.pos += 1
+        if start == self.pos:
+            self.fail("a state count")
+        return int(self.text[start:self.pos])
+
+    def node(self, parent: str | None) -> str:
+        start = self.pos
+        states = self.number()
+        if self.peek() == "(":
+            self.n_hidden += 1
+            name = f"H{self.n_hidden}"
+            if states < 1:
+                raise SpecError(f"tree spec {self.text!r}, character {start + 1}: hidden node "
+                                f"{name} needs at least 1 state, got {states}")
+            self.nodes[name] = {"states": states, "hidden": True,
+                                "parents": [parent] if parent else []}
+            self.pos += 1
+            self.node(name)
+            while self.peek() == ",":
+                self.pos += 1
+                self.node(name)
+            if self.peek() != ")":
+                self.fail("',' or ')'")
+            self.pos += 1
+            return name
+        self.n_observed += 1
+        name = f"X{self.n_observed}"
+        if states < 2:
+            raise SpecError(f"tree spec {self.text!r}, character {start + 1}: observed leaf "
+                            f"{name} needs at least 2 states, got {states}")
+        self.nodes[name] = {"states": states, "parents": [parent] if parent else []}
+        return name
+
+    def parse(self) -> dict:
+        root = self.node(None)
+        if self.peek():
+            self.fail("end of input")
+        if not self.nodes[root].get("hidden"):
+            raise SpecError(f"tree spec {self.text!r}: the root must be a hidden node with "
+                            "children, e.g. '3(2,2,2)'")
+        # observed leaves are numbered left to right, hidden nodes in preorder; order the
+        # nodes so that both shorthands produce identical networks
+        hidden = [n for n in self.nodes if n.startswith("H")]
+        observed = [n for n in self.nodes if n.startswith("X")]
+        return {name: self.nodes[name] for name in hidden + observed}
+
+
+def parse_tree(text: str) -> Network:
+    """Parse the tree shorthand, e.g. ``5(3(2,2),3(2,2),2)`` (see module docstring)."""
+    return network_from_nodes(_TreeParser(text).parse())
+
+
+def load_spec_file(path) -> Network:
+    """Read a YAML or JSON spec file."""
+    path = Path(path)
+    if not path.is_file():
+        raise SpecError(f"spec file {path} does not exist")
+    try:
+        text = path.read_text()
+        document = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+    except (yaml.YAMLError, json.JSONDecodeError, UnicodeDecodeError) as err:
+        reason = str(err).splitlines()[0]
+        raise SpecError(f"spec file {path} cannot be parsed: {reason}") from None
+    try:
+        return network_from_dict(document)
+    except SpecError as err:
+        raise SpecError(f"spec file {path}: {err}") from None
+
+
+def network_from_dict(document) -> Network:
+    """Build a network from the YAML/JSON form ``{type: ..., nodes: {...}}``."""
+    if not isinstance(document, dict) or "nodes" not in document:
+        raise SpecError("a spec document needs a top-level 'nodes' mapping, e.g. "
+                        "nodes: {H: {states: 2, hidden: true}, X: {states: 2, parents: [H]}}")
+    unknown = sorted(set(document) - {"type", "nodes"})
+    if unknown:
+        raise SpecError(f"unknown top-level key {unknown[0]!r}; allowed: type, nodes")
+    kind = document.get("type", "discrete")
+    if kind not in KINDS:
+        raise SpecError(f"unknown network type {kind!r}; use one of {', '.join(KINDS)}")
+    return network_from_nodes(document["nodes"], kind)
+
+
+def _check_node_entry(name, entry, kind) -> dict:
+    if not isinstance(name, str) or not name:
+        raise SpecError(f"node names must be non-empty strings, got {name!r}")
+    if entry is None:
+        entry = {}
+    if not isinstance(entry, dict):
+        raise SpecError(f"node {name!r}: expected a mapping with keys {', '.join(NODE_KEYS)}")
+    unknown = sorted(set(entry) - set(NODE_KEYS))
+    if unknown:
+        raise SpecError(f"node {name!r}: unknown key {unknown[0]!r}; allowed: {', '.join(NODE_KEYS)}")
+    parents = entry.get("parents", []) or []
+    if isinstance(parents, str):
+        parents = [parents]
+    if not isinstance(parents, list) or not all(isinstance(p, str) for p in parents):
+        raise SpecError(f"node {name!r}: 'parents' must be a list of node names")
+    if len(set(parents)) != len(parents):
+        raise SpecError(f"node {name!r}: a parent is listed twice")
+    hidden = entry.get("hidden", False)
+    if not isinstance(hidden, bool):
+        raise SpecError(f"node {name!r}: 'hidden' must be true or false, got {hidden!r}")
+    function = entry.get("function")
+    if function is not None:
+        if kind != "discrete":
+            raise SpecError(f"node {name!r}: deterministic nodes exist only in discrete networks")
+        if function not in FUNCTIONS:
+            raise SpecError(f"node {name!r}: unknown function {function!r}; use max or sum")
+        if not parents:
+            raise SpecError(f"node {name!r}: a deterministic node ({function}) needs parents")
+    states = entry.get("states")
+    if states is not None and (isinstance(states, bool) or not isinstance(states, int)):
+        raise SpecError(f"node {name!r}: 'states' must be a whole number, got {states!r}")
+    if kind == "gaussian":
+        if states is not None:
+            raise SpecError(f"node {name!r}: Gaussian nodes are continuous; remove 'states'")
+        states = 0
+    elif kind == "sigmoid":
+        if states not in (None, 2):
+            raise SpecError(f"node {name!r}: sigmoid networks are binary; 'states' must be 2")
+        states = 2
+    elif states is None and function is None:
+        raise SpecError(f"node {name!r}: 'states' is missing")
+    elif states is not None and states < (1 if hidden else 2):
+        what = "hidden node" if hidden else "observed node"
+        need = 1 if hidden else 2
+        raise SpecError(f"node {name!r}: an {what} needs at least {need} state"
+                        f"{'s' if need > 1 else ''}, got {states}")
+    return {"states": states, "parents": parents, "hidden": hidden, "function": function}
+
+
+def _topological_order(entries: dict) -> list[str]:
+    """Kahn's algorithm, taking ready nodes in file order; names a cycle if there is one."""
+    order, placed = [], set()
+    remaining = list(entries)
+    while remaining:
+        ready = next((n for n in remaining if all(p in placed for p in entries[n]["parents"])), None)
+        if ready is None:
+            raise SpecError(f"the graph has a cycle: {' -> '.join(_find_cycle(entries, remaining))}")
+        order.append(ready)
+        placed.add(ready)
+        remaining.remove(ready)
+    return order
+
+
+def _find_cycle(entries: dict, remaining: list[str]) -> list[str]:
+    # every remaining node has a remaining parent, so walking parents must revisit a node
+    path, node = [], remaining[0]
+    while node not in path:
+        path.append(node)
+        node = next(p for p in entries[node]["parents"] if p in remaining)
+    cycle = path[path.index(node):] + [node]
+    return cycle[::-1]
+
+
+def network_from_nodes(nodes, kind: str = "discrete") -> Network:
+    """Validate a ``{name: {states, parents, hidden, function}}`` mapping and build the network."""
+    if not isinstance(nodes, dict) or not nodes:
+        raise SpecError("'nodes' must be a non-empty mapping from node names to their settings")
+    entries = {name: _check_node_entry(name, entry, kind) for name, entry in nodes.items()}
+    for name, entry in entries.items():
+        for p in entry["parents"]:
+            if p not in entries:
+                raise SpecError(f"node {name!r}: unknown parent {p!r}")
+    order = _topological_order(entries)
+    for name in order:
+        entry = entries[name]
+        if entry["function"] is not None:
+            parent_states = [entries[p]["states"] for p in entry["parents"]]
+            need = (max(parent_states) if entry["function"] == "max"
+                    else sum(r - 1 for r in parent_states) + 1)
+            if entry["states"] is None:
+                entry["states"] = need
+            elif entry["states"] < need:
+                raise SpecError(f"node {name!r}: the {entry['function']} of its parents' states "
+                                f"({', '.join(map(str, parent_states))}) takes {need} values, "
+                                f"but the node has {entry['states']} states")
+    if all(entries[n]["hidden"] for n in order):
+        raise SpecError("the model has no observed node; mark at least one node hidden: false")
+    index = {name: i for i, name in enumerate(order)}
+    return Network(
+        names=tuple(order),
+        cardinalities=tuple(int(entries[n]["states"]) for n in order),
+        parents=tuple(tuple(index[p] for p in entries[n]["parents"]) for n in order),
+        hidden=tuple(entries[n]["hidden"] for n in order),
+        functions=tuple(entries[n]["function"] for n in order),
+        kind=kind,
+    )

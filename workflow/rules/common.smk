@@ -1,0 +1,41 @@
+# Shared set-up: config validation and job seeds.
+from snakemake.utils import validate
+
+from hiddenbn import seeding
+from hiddenbn.errors import HiddenbnError
+from hiddenbn.experiments import chickering_heckerman1996 as ch96
+
+
+validate(config, schema="../schemas/config.schema.yaml")
+try:
+    ch96.check_config(config["chickering_heckerman1996"])
+except HiddenbnError as err:
+    raise WorkflowError(str(err)) from None
+
+
+def job_seed(*key):
+    """The seed of the job identified by ``key`` (paper, stage, wildcards): see hiddenbn.seeding."""
+    return seeding.job_seed(config["seed"], *key)
+
+
+# --- Chickering & Heckerman (1996), paper 003 ---
+CH96 = config["chickering_heckerman1996"]
+CH96_DIR = "results/chickering_heckerman1996"
+
+
+def ch96_model_spec(model):
+    m = CH96["models"][model]
+    return ch96.naive_bayes_spec(m["hidden_states"], m["features"])
+
+
+def ch96_replicates():
+    return range(1, CH96["replicates"] + 1)
+
+
+def ch96_replicate_files(experiment):
+    """Data sets of one experiment; ``experiment`` may be a wildcard pattern."""
+    return [f"{CH96_DIR}/data/{experiment}/rep{r}.csv" for r in ch96_replicates()]
+
+
+def chickering_heckerman1996_outputs():
+    return [f for e in CH96["experiments"] for f in ch96_replicate_files(e)]

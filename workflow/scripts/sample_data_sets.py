@@ -1,0 +1,15 @@
+"""Sample every replicate data set of one experiment (a thin wrapper over the library)."""
+
+import sys
+
+from hiddenbn.experiments.chickering_heckerman1996 import write_data_sets
+
+with open(snakemake.log[0], "w") as log:  # noqa: F821 (provided by Snakemake)
+    sys.stderr = log
+    write_data_sets(
+        snakemake.params.spec,  # noqa: F821
+        snakemake.input[0],  # noqa: F821
+        snakemake.params.cases,  # noqa: F821
+        snakemake.params.seeds,  # noqa: F821
+        snakemake.output,  # noqa: F821
+    )
