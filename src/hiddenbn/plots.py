@@ -1,0 +1,190 @@
+"""Figures: one project-wide style and drawings of network structures.
+
+Every figure of the pipeline is drawn inside :func:`style` so that fonts, sizes and colours
+match across papers, and saved with :func:`save_figure` (PNG for reading, PDF for print).
+:func:`draw_network` draws a :class:`~hiddenbn.models.Network` the way the papers draw theirs
+(paper 001 Fig. 2: "the number in the node is its number of states"): hidden nodes shaded,
+deterministic nodes (the ``max``/``sum`` effects of paper 004) double-circled, nodes layered
+top-down by depth, arcs as arrows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # the pipeline and tests run headless; set before pyplot is imported
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.patches import Circle, FancyArrowPatch  # noqa: E402
+
+from hiddenbn.files import atomic_output  # noqa: E402
+from hiddenbn.models import Network  # noqa: E402
+
+#: Colours shared by every figure: one per score or series, in this order, then node shading.
+PALETTE = ("#1b6ca8", "#d1495b", "#3b8b5a", "#edae49", "#6a4c93", "#00798c", "#8d6a50", "#555555")
+HIDDEN_FILL = "#c8c8c8"
+OBSERVED_FILL = "white"
+EDGE_COLOUR = "#222222"
+
+_RC = {
+    "figure.dpi": 100,
+    "savefig.dpi": 200,
+    "savefig.bbox": "tight",
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "legend.fontsize": 8,
+    "legend.frameon": False,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "lines.linewidth": 1.4,
+    "lines.markersize": 4,
+    "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
+    "pdf.fonttype": 42,  # embed TrueType so PDF text stays selectable
+}
+
+#: Node radius and spacing of :func:`draw_network`, in data units (one unit between layers).
+NODE_RADIUS = 0.27
+_DOUBLE_RING_GAP = 0.055
+
+
+def style():
+    """The project figure style as a context manager: ``with plots.style(): ...``."""
+    return plt.rc_context(_RC)
+
+
+def save_figure(figure, path) -> list[Path]:
+    """Save ``figure`` as ``path`` with suffix ``.png`` and ``.pdf`` (atomically); close it."""
+    path = Path(path)
+    written = []
+    for suffix in (".png", ".pdf"):
+        target = path.with_suffix(suffix)
+        with atomic_output(target) as temporary:
+            figure.savefig(temporary, format=suffix[1:])
+        written.append(target)
+    plt.close(figure)
+    return written
+
+
+def node_depths(network: Network) -> np.ndarray:
+    """Length of the longest directed path from a root to each node (roots have depth 0)."""
+    depth = np.zeros(network.n_nodes, dtype=int)
+    for i, parents in enumerate(network.parents):  # topological order: parents are final
+        if parents:
+            depth[i] = 1 + max(depth[p] for p in parents)
+    return depth
+
+
+def network_layout(network: Network) -> np.ndarray:
+    """Node positions ``(n, 2)``: one row per depth, top down, one unit apart.
+
+    Within a layer nodes are ordered by the barycentre heuristic (mean position of their
+    parents, then, for the roots, of their children; one down, one up and one down sweep), which
+    removes the crossings of the trees and layered networks of the papers; ties keep network
+    order. Each layer is centred on zero.
+    """
+    depth = node_depths(network)
+    position = np.zeros((network.n_nodes, 2))
+    position[:, 1] = -depth
+    position[:, 0] = np.arange(network.n_nodes)  # initial order: network order
+    neighbours_down = [network.parents[i] for i in range(network.n_nodes)]
+    neighbours_up = [network.children(i) for i in range(network.n_nodes)]
+    for neighbours in (neighbours_down, neighbours_up, neighbours_down):
+        for level in range(depth.max() + 1 if network.n_nodes else 0):
+            members = np.flatnonzero(depth == level)
+            keys = [np.mean(position[list(neighbours[i]), 0]) if neighbours[i]
+                    else position[i, 0] for i in members]
+            ordered = members[np.lexsort((position[members, 0], keys))]
+            position[ordered, 0] = np.arange(len(ordered)) - (len(ordered) - 1) / 2.0
+    return position
+
+
+def _node_text(network: Network, i: int) -> str:
+    if network.kind == "gaussian":
+        return ""
+    return str(network.cardinalities[i])
+
+
+def draw_network(network: Network, ax=None, labels=None, title=None):
+    """Draw ``network`` on ``ax`` (a new figure if None) and return the axes.
+
+    Parameters
+    ----------
+    network : Network
+        Any structure; Gaussian nodes (continuous) show no state count.
+    ax : matplotlib.axes.Axes, optional
+    labels : dict or bool, optional
+        Text beside each node: None or True shows the node names, a dict maps names to other
+        text (missing names fall back to the name), False shows none.
+    title : str, optional
+
+    Notes
+    -----
+    Hidden nodes are filled grey, deterministic nodes get a second ring, the node's number of
+    states is written inside it, and an arrow runs from each parent to its child, clipped at
+    the circles.
+    """
+    if ax is None:
+        width = max(2.0, 0.8 * max(np.bincount(node_depths(network))) + 0.8)
+        height = max(1.6, 0.8 * (node_depths(network).max() + 1) + 0.4)
+        _, ax = plt.subplots(figsize=(width, height))
+    position = network_layout(network)
+    for i in range(network.n_nodes):
+        centre = position[i]
+        fill = HIDDEN_FILL if network.hidden[i] else OBSERVED_FILL
+        ax.add_patch(Circle(centre, NODE_RADIUS, facecolor=fill, edgecolor=EDGE_COLOUR,
+                            linewidth=1.0, zorder=2, gid=f"node:{network.names[i]}"))
+        if network.is_deterministic(i):
+            ax.add_patch(Circle(centre, NODE_RADIUS - _DOUBLE_RING_GAP, facecolor="none",
+                                edgecolor=EDGE_COLOUR, linewidth=1.0, zorder=3,
+                                gid=f"ring:{network.names[i]}"))
+        ax.text(*centre, _node_text(network, i), ha="center", va="center", fontsize=9, zorder=4)
+        if labels is not False:
+            name = network.names[i]
+            text = labels.get(name, name) if isinstance(labels, dict) else name
+            ax.text(centre[0] + NODE_RADIUS * 1.15, centre[1], text, ha="left", va="center",
+                    fontsize=7, color="#444444", zorder=4)
+        for p in network.parents[i]:
+            direction = centre - position[p]
+            direction = direction / np.linalg.norm(direction)
+            ax.add_patch(FancyArrowPatch(position[p] + NODE_RADIUS * direction,
+                                         centre - NODE_RADIUS * direction, arrowstyle="-|>",
+                                         mutation_scale=9, color=EDGE_COLOUR, linewidth=0.9,
+                                         zorder=1, gid=f"arc:{network.names[p]}->{network.names[i]}"))
+    margin = NODE_RADIUS + 0.25
+    ax.set_xlim(position[:, 0].min() - margin, position[:, 0].max() + margin + 0.2)
+    ax.set_ylim(position[:, 1].min() - margin, position[:, 1].max() + margin)
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+@contextlib.contextmanager
+def network_panels(panels, path, columns=None):
+    """Draw several networks side by side and save them as ``path`` (PNG + PDF).
+
+    ``panels`` is a list of ``(title, network)``; yields the figure and its axes (one per panel)
+    so a caller can add notes before the figure is saved on exit.
+    """
+    count = len(panels)
+    columns = columns or min(count, 4)
+    rows = -(-count // columns)
+    with style():
+        figure, axes = plt.subplots(rows, columns, figsize=(2.6 * columns, 2.2 * rows),
+                                    squeeze=False)
+        for ax, (title, network) in zip(axes.flat, panels):
+            draw_network(network, ax=ax, title=title)
+        for ax in axes.flat[count:]:
+            ax.set_axis_off()
+        yield figure, axes.flat[:count]
+        save_figure(figure, path)

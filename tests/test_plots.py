@@ -1,0 +1,80 @@
+"""Tests of hiddenbn.plots: network drawings and the figure style."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.patches import Circle, FancyArrowPatch
+
+from hiddenbn import plots
+from hiddenbn.spec import parse_spec
+
+NOISY_MAX = {"nodes": {
+    "C1": {"states": 2}, "C2": {"states": 2},
+    "M1": {"states": 2, "parents": ["C1"], "hidden": True},
+    "M2": {"states": 2, "parents": ["C1", "C2"], "hidden": True},
+    "E": {"parents": ["M1", "M2"], "function": "max"},
+}}
+
+
+def _patches(ax, kind, prefix):
+    return {p.get_gid().split(":", 1)[1]: p for p in ax.patches
+            if isinstance(p, kind) and (p.get_gid() or "").startswith(prefix)}
+
+
+def test_draw_network_marks_hidden_deterministic_states_and_arcs():
+    network = parse_spec(NOISY_MAX)
+    ax = plots.draw_network(network, title="noisy max")
+    nodes = _patches(ax, Circle, "node:")
+    assert set(nodes) == set(network.names)
+    for i, name in enumerate(network.names):
+        shaded = nodes[name].get_facecolor()[:3] != (1.0, 1.0, 1.0)
+        assert shaded == network.hidden[i], name
+    assert set(_patches(ax, Circle, "ring:")) == {"E"}
+    arcs = set(_patches(ax, FancyArrowPatch, "arc:"))
+    expected = {f"{network.names[p]}->{network.names[i]}"
+                for i in range(network.n_nodes) for p in network.parents[i]}
+    assert arcs == expected
+    texts = [t.get_text() for t in ax.texts]
+    assert texts.count("2") == network.n_nodes  # every node is binary here
+    assert ax.get_title() == "noisy max"
+    plt.close(ax.figure)
+
+
+def test_layout_puts_each_node_below_its_parents_without_overlaps():
+    network = parse_spec("5(3(2,2),3(2,2),2)")
+    position = plots.network_layout(network)
+    for i, parents in enumerate(network.parents):
+        for p in parents:
+            assert position[i, 1] < position[p, 1]
+    distances = np.linalg.norm(position[:, None] - position[None], axis=-1)
+    assert distances[~np.eye(network.n_nodes, dtype=bool)].min() >= 2 * plots.NODE_RADIUS
+    assert list(plots.node_depths(network)) == [0, 1, 1, 2, 2, 2, 2, 1]
+
+
+def test_labels_and_gaussian_nodes():
+    network = parse_spec({"type": "gaussian", "nodes": {"H": {"hidden": True},
+                                                        "X": {"parents": ["H"]}}})
+    ax = plots.draw_network(network, labels={"H": "hidden"})
+    texts = {t.get_text() for t in ax.texts}
+    assert {"hidden", "X"} <= texts and "0" not in texts
+    plt.close(ax.figure)
+    ax = plots.draw_network(network, labels=False)
+    assert {t.get_text() for t in ax.texts} == {""}
+    plt.close(ax.figure)
+
+
+def test_network_panels_save_png_and_pdf(tmp_path):
+    panels = [("LC", parse_spec("3:2,2,2,2")), ("noisy max", parse_spec(NOISY_MAX))]
+    with plots.network_panels(panels, tmp_path / "structures") as (figure, axes):
+        assert len(axes) == 2
+        assert plt.rcParams["pdf.fonttype"] == 42  # inside the project style
+    assert (tmp_path / "structures.png").stat().st_size > 0
+    assert (tmp_path / "structures.pdf").read_bytes().startswith(b"%PDF")
+    assert not plt.get_fignums()
+
+
+def test_style_is_scoped():
+    before = plt.rcParams["axes.spines.top"]
+    with plots.style():
+        assert plt.rcParams["axes.spines.top"] is False
+    assert plt.rcParams["axes.spines.top"] == before
