@@ -4,8 +4,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Rules call the `hiddenbn` command; put the venv's first on PATH without activating it.
+export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: reproduce test bench lint dry-run clean
+.PHONY: reproduce quick test bench lint dry-run clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,6 +17,9 @@ $(STAMP): pyproject.toml
 
 reproduce: $(STAMP)
 	$(BIN)/snakemake --cores all
+
+quick: $(STAMP)
+	$(BIN)/snakemake --cores all --configfile config/quick.yaml
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -6,7 +6,11 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# A config given with --configfile replaces the default one instead of being merged into it,
+# so a smaller study (config/quick.yaml, or a user's own) never inherits the papers' experiments.
+if not workflow.overwrite_configfiles:
+
+    configfile: "config/config.yaml"
 
 
 include: "workflow/rules/common.smk"

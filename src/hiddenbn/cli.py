@@ -138,7 +138,8 @@ def main(argv=None) -> int:
         print(f"hiddenbn: error: {err}", file=sys.stderr)
         return 2
     except OSError as err:
-        print(f"hiddenbn: error: {err.filename or ''}: {err.strerror}", file=sys.stderr)
+        print(f"hiddenbn: error: cannot use {err.filename or 'a file'}: {err.strerror}; check the "
+              "path and its permissions", file=sys.stderr)
         return 2
     return 0
 

@@ -335,9 +335,8 @@ def load_parameters(path, network: Network) -> list:
         raise ParameterError(f"parameter file {path} has a table for {unknown[0]!r}, which is not "
                              "a node of the model")
     try:
-        cpts = [None if network.is_deterministic(i) else
-                np.asarray(tables[name], dtype=float) if name in tables else None
-                for i, name in enumerate(network.names)]
+        cpts = [np.asarray(tables[name], dtype=float) if name in tables else None
+                for name in network.names]
     except (TypeError, ValueError):
         raise ParameterError(f"parameter file {path}: every table must be a list of rows of "
                              "numbers") from None

@@ -230,9 +230,9 @@ def _check_node_entry(name, entry, kind) -> dict:
     elif states is None and function is None:
         raise SpecError(f"node {name!r}: 'states' is missing")
     elif states is not None and states < (1 if hidden else 2):
-        what = "hidden node" if hidden else "observed node"
+        what = "a hidden node" if hidden else "an observed node"
         need = 1 if hidden else 2
-        raise SpecError(f"node {name!r}: an {what} needs at least {need} state"
+        raise SpecError(f"node {name!r}: {what} needs at least {need} state"
                         f"{'s' if need > 1 else ''}, got {states}")
     return {"states": states, "parents": parents, "hidden": hidden, "function": function}
 

@@ -7,7 +7,7 @@ rule ch96_generate_model:
         seed=lambda w: job_seed("chickering_heckerman1996", "model", w.model),
         alpha=CH96["generating_alpha"],
     log:
-        "logs/chickering_heckerman1996/generate_model/{model}.log",
+        f"{LOGS}/chickering_heckerman1996/generate_model/{{model}}.log",
     conda:
         "../envs/hiddenbn.yaml"
     shell:
@@ -28,7 +28,7 @@ rule ch96_sample_data:
             for replicate in ch96_replicates()
         ],
     log:
-        "logs/chickering_heckerman1996/sample_data/{experiment}.log",
+        f"{LOGS}/chickering_heckerman1996/sample_data/{{experiment}}.log",
     conda:
         "../envs/hiddenbn.yaml"
     script:

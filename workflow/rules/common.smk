@@ -7,6 +7,8 @@ from hiddenbn.experiments import chickering_heckerman1996 as ch96
 
 
 validate(config, schema="../schemas/config.schema.yaml")
+RESULTS = config["results_dir"]
+LOGS = f"{RESULTS}/logs"
 try:
     ch96.check_config(config["chickering_heckerman1996"])
 except HiddenbnError as err:
@@ -20,7 +22,7 @@ def job_seed(*key):
 
 # --- Chickering & Heckerman (1996), paper 003 ---
 CH96 = config["chickering_heckerman1996"]
-CH96_DIR = "results/chickering_heckerman1996"
+CH96_DIR = f"{RESULTS}/chickering_heckerman1996"
 
 
 def ch96_model_spec(model):
