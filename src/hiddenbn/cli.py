@@ -7,7 +7,7 @@ import json
 import sys
 
 import hiddenbn
-from hiddenbn import seeding
+from hiddenbn import ebnc, seeding
 from hiddenbn.data import write_csv, write_rows_csv
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.models import (load_parameters, parameters_to_dict, random_parameters,
@@ -21,6 +21,7 @@ examples:
   hiddenbn sample '5(3(2,2),3(2,2),2)' --n 9000 --seed 7 --counts --save-params truth.json -o hlc.csv
   hiddenbn sample model.yaml --n 500 --params truth.json -o data.csv
   hiddenbn params 4:2,2,2,2,2,2,2,2 --seed 3 -o params.json
+  hiddenbn dim embedded.yaml --ebnc Y --json
 
 A SPEC is a latent class shorthand (k:r1,...,rn), a tree shorthand for hierarchical latent
 class models (a hidden node's state count followed by its children in parentheses), or a YAML
@@ -96,6 +97,16 @@ def command_params(args) -> None:
         print(json.dumps(parameters_to_dict(network, cpts), indent=1))
 
 
+def command_dim(args) -> None:
+    network = parse_spec(args.spec)
+    if args.ebnc is None:
+        raise HiddenbnError("only 'hiddenbn dim SPEC --ebnc NODE' is available so far")
+    # Random points of the Jacobian check: --seed when the command has one, else seed 0.
+    rng = seeding.rng(getattr(args, "seed", 0), "ebnc", args.ebnc)
+    report = ebnc.ebnc_report(network, args.ebnc, rng)
+    print(json.dumps(report, indent=1) if args.json else ebnc.format_report(report))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hiddenbn", description="Model selection in Bayesian networks with hidden variables.",
@@ -126,6 +137,21 @@ def build_parser() -> argparse.ArgumentParser:
     _add_parameter_options(params)
     params.add_argument("-o", "--output", metavar="FILE", help="output JSON (default: stdout)")
     params.set_defaults(run=command_params)
+
+    dim = commands.add_parser(
+        "dim", help="dimension of a model", epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="With --ebnc NODE: the dimension of the embedded Bayesian-network classifier "
+                    "(EBNC) of NODE given the other nodes of the fully observed network SPEC "
+                    "(Heckerman & Meek 1997, Secs. 4 and 6), its non-redundant basis of "
+                    "indicator features, and the rank by every construction.")
+    dim.add_argument("spec", metavar="SPEC", help="model: k:r1,...,rn, a tree such as "
+                     "'3(2,2,2)', or a YAML/JSON file")
+    dim.add_argument("--ebnc", metavar="NODE", help="give the EBNC dimension of NODE's local "
+                     "distribution (the network must be fully observed)")
+    dim.add_argument("--json", action="store_true", help="print JSON (keys: node, d, method, "
+                     "basis_size, features, by_method, svd_gaps, warnings)")
+    dim.set_defaults(run=command_dim)
     return parser
 
 

@@ -647,3 +647,48 @@ def ebnc_dimensions(network: Network, target, rng: np.random.Generator | None = 
         by_method={method: result.d for method, result in results.items()},
         svd_gaps={method: result.gap for method, result in results.items()
                   if result.gap is not None})
+
+
+def ebnc_report(network: Network, target, rng: np.random.Generator | None = None,
+                points: int = 3) -> dict:
+    """A JSON-ready summary of the EBNC of ``target``: dimension, every method, the basis.
+
+    Keys: ``node``, ``d`` (the exact Jacobian rank), ``method``, ``basis_size`` (the number of
+    ``phi``: features times ``r_Y - 1``), ``features`` (readable names, shared by every class),
+    ``by_method``, ``svd_gaps`` (None when the matrix has full rank) and ``warnings``.
+    """
+    summary = ebnc_dimensions(network, target, rng, points)
+    basis = ebnc_basis(network, target)
+    return {
+        "node": summary.node,
+        "d": summary.d,
+        "method": "jacobian",
+        "basis_size": basis.dimension,
+        "classes": basis.classifier.n_classes,
+        "features": basis.feature_names(),
+        "by_method": summary.by_method,
+        "svd_gaps": {m: (g if np.isfinite(g) else None) for m, g in summary.svd_gaps.items()},
+        "warnings": summary.warnings(),
+    }
+
+
+def format_report(report: dict) -> str:
+    """The text form of :func:`ebnc_report` for the command line."""
+    methods = report["by_method"]
+    gaps = report["svd_gaps"]
+
+    def gap(method):
+        return "" if gaps.get(method) is None else f" (gap {gaps[method]:.2g})"
+
+    lines = [
+        f"EBNC of {report['node']}: d = {report['d']}",
+        f"  basis phi: {report['basis_size']} parameters = {len(report['features'])} features "
+        f"x {report['classes'] - 1} class(es)",
+        f"  Sec. 6 eta->psi: {methods['decomposition']}   Sec. 4 kappa->lambda: exact "
+        f"{methods['exact']}, SVD {methods['svd']}{gap('svd')}",
+        f"  Jacobian theta->lambda: exact {methods['jacobian']}, SVD "
+        f"{methods['jacobian-svd']}{gap('jacobian-svd')}",
+        "  features: " + ", ".join(report["features"]),
+    ]
+    lines += [f"  WARNING: {line}" for line in report["warnings"]]
+    return "\n".join(lines)
