@@ -1,0 +1,384 @@
+"""Approximations of the log marginal likelihood ``log p(D | S)`` (paper 003 Secs. 2-3).
+
+All scores take the data as pattern counts and a fit at the MAP (or ML) parameters, as paper
+003 Sec. 3 evaluates them. ``N`` is the number of cases, ``ds`` the standard dimension
+(number of free parameters) and ``de`` the effective dimension (paper 000 Sec. 4, paper 002
+Sec. 2.4), computed elsewhere and passed in.
+
+* :func:`bic` -- Eq. 9: ``log p(D|theta) - d/2 log N``; BIC with ``d = ds``, BIC+ (paper 002
+  Sec. 2.3) with ``d = de``.
+* :func:`draper` -- Eq. 10: BIC ``+ d/2 log(2 pi)``.
+* :func:`bd_log_marginal` -- Eq. 5 (Cooper-Herskovits): the exact marginal likelihood of
+  complete data under Dirichlet priors; MLED (Eq. 12) is Eq. 5 at the expected counts.
+* :func:`cheeseman_stutz` -- Eq. 13 with ``d'`` and ``d``; paper 003 takes ``d' = d = ds``
+  (CS); CS+ (paper 002 Sec. 2.3, paper 000 Sec. 6) takes ``d' = ds`` and ``d = de``.
+* :func:`laplace` -- Eq. 8 with the exact negative Hessian ``A`` of
+  ``g = log p(D|theta) + log p(theta)`` in the free parameters (:func:`negative_hessian`) and
+  the Dirichlet log density in the same coordinates (:func:`dirichlet_log_density`).
+* :func:`exact_log_marginal_likelihood` -- Eq. 4 summed exactly over every completion of the
+  hidden values, for tiny data sets (the yardstick of the tests).
+
+Free parameters are the CPT entries without the last entry of each row, node by node, row by
+row (:func:`hiddenbn.models.free_parameters`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import LinAlgError, cho_factor, eigvalsh
+from scipy.special import gammaln, logsumexp, xlogy
+
+from hiddenbn.data import Dataset
+from hiddenbn.errors import HiddenbnError
+from hiddenbn.inference import (family_indices, hidden_configurations, is_latent_class,
+                                posterior_chunks, state_offsets)
+from hiddenbn.models import Network, check_parameters
+
+#: Largest dense block (rows x free parameters) built at once by the enumeration Hessian.
+HESSIAN_CHUNK_CELLS = 1 << 24
+#: Largest number of completions :func:`exact_log_marginal_likelihood` sums over.
+MAX_COMPLETIONS = 1 << 21
+
+
+# --- Dirichlet prior and complete data -------------------------------------------------------
+def dirichlet_log_normalizer(network: Network, alpha: float) -> float:
+    """``sum_ij log Gamma(r_i alpha) - r_i log Gamma(alpha)``: the constant of the prior."""
+    return float(sum(network.n_parent_configurations(i)
+                     * (gammaln(network.cardinalities[i] * alpha)
+                        - network.cardinalities[i] * gammaln(alpha))
+                     for i in range(network.n_nodes) if not network.is_deterministic(i)))
+
+
+def dirichlet_log_density(network: Network, cpts, alpha: float) -> float:
+    """``log p(theta)`` for independent symmetric Dirichlet(alpha) rows (paper 003 Eq. 3).
+
+    A density over the free parameters (each row without its last entry), the coordinates of
+    :func:`negative_hessian`, so Eq. 8 combines the two consistently.
+    """
+    return dirichlet_log_normalizer(network, alpha) + sum(
+        float(xlogy(alpha - 1.0, table).sum()) for table in cpts if table is not None)
+
+
+def complete_data_counts(network: Network, data: Dataset) -> list:
+    """``N_ijk`` of a data set that observes every node, as ``(q_i, r_i)`` arrays."""
+    if network.hidden_indices.size:
+        raise HiddenbnError("complete-data counts need every node observed; this network has "
+                            "hidden nodes (use the expected counts of an EM fit)")
+    data = data.for_network(network)
+    indices = family_indices(network, data.patterns, np.zeros((1, 0), dtype=np.int64))
+    return [np.bincount(index[:, 0], weights=data.counts.astype(float),
+                        minlength=network.n_parent_configurations(i) * network.cardinalities[i])
+            .reshape(network.n_parent_configurations(i), network.cardinalities[i])
+            for i, index in enumerate(indices)]
+
+
+def bd_log_marginal(network: Network, counts, alpha: float) -> float:
+    """Paper 003 Eq. 5 (Cooper & Herskovits): ``log p(D | S)`` for complete data.
+
+    ``counts`` are ``N_ijk`` (or expected counts, giving MLED, Eq. 12) as one ``(q_i, r_i)``
+    array per node; deterministic nodes (no parameters) are skipped. ``alpha_ijk = alpha``.
+    """
+    return float(sum(_bd_node_term(np.asarray(n, dtype=float), alpha)
+                     for i, n in enumerate(counts) if not network.is_deterministic(i)))
+
+
+def _bd_node_term(counts, alpha: float):
+    """One node's factor of Eq. 5 in logs; ``counts`` has shape ``(..., q_i, r_i)``."""
+    r = counts.shape[-1]
+    return (np.sum(gammaln(r * alpha) - gammaln(r * alpha + counts.sum(axis=-1)), axis=-1)
+            + np.sum(gammaln(alpha + counts) - gammaln(alpha), axis=(-2, -1)))
+
+
+def complete_log_likelihood(cpts, counts) -> float:
+    """``log p(D' | theta) = sum_ijk N_ijk log theta_ijk`` for (expected) complete data D'."""
+    return float(sum(xlogy(n, t).sum() for t, n in zip(cpts, counts) if t is not None))
+
+
+# --- the scores ------------------------------------------------------------------------------
+def bic(log_likelihood: float, dimension: int, n_cases: int) -> float:
+    """Paper 003 Eq. 9: ``log p(D | theta) - d/2 log N`` (BIC with ds, BIC+ with de)."""
+    return log_likelihood - 0.5 * dimension * np.log(n_cases)
+
+
+def draper(log_likelihood: float, dimension: int, n_cases: int) -> float:
+    """Paper 003 Eq. 10: ``log p(D | theta) - d/2 log N + d/2 log(2 pi)``."""
+    return bic(log_likelihood, dimension, n_cases) + 0.5 * dimension * np.log(2 * np.pi)
+
+
+def cheeseman_stutz(mled: float, complete_log_lik: float, log_likelihood: float, n_cases: int,
+                    d_prime: int, d: int) -> float:
+    """Paper 003 Eq. 13.
+
+    ``log p(D'|S) - log p(D'|theta) + d'/2 log N + log p(D|theta) - d/2 log N`` with
+    ``mled = log p(D'|S)`` and ``complete_log_lik = log p(D'|theta)``. CS: ``d' = d = ds``;
+    CS+ (paper 002): ``d' = ds, d = de``, i.e. CS ``+ (ds - de)/2 log N``.
+    """
+    return (mled - complete_log_lik + log_likelihood
+            + 0.5 * (d_prime - d) * np.log(n_cases))
+
+
+@dataclass(frozen=True)
+class Laplace:
+    """Paper 003 Eq. 8 and what it rests on.
+
+    ``value`` is NaN when the negative Hessian is not positive definite (then
+    ``smallest_eigenvalue`` says how far it is) or the MAP is on the boundary; never patched.
+    """
+
+    value: float
+    log_determinant: float
+    positive_definite: bool
+    smallest_eigenvalue: float
+    dimension: int
+
+
+def laplace(log_likelihood: float, log_prior: float, negative_hessian_matrix) -> Laplace:
+    """Paper 003 Eq. 8: ``g(theta) + d/2 log(2 pi) - 1/2 log |A|`` at the MAP."""
+    a = np.asarray(negative_hessian_matrix, dtype=float)
+    d = a.shape[0]
+    if not np.all(np.isfinite(a)):
+        return Laplace(float("nan"), float("nan"), False, float("nan"), d)
+    try:
+        factor, _ = cho_factor(a, lower=True, check_finite=False)
+    except LinAlgError:
+        smallest = float(eigvalsh(a, subset_by_index=[0, 0])[0])
+        return Laplace(float("nan"), float("nan"), False, smallest, d)
+    log_det = 2.0 * float(np.sum(np.log(np.diag(factor))))
+    value = log_likelihood + log_prior + 0.5 * d * np.log(2 * np.pi) - 0.5 * log_det
+    return Laplace(float(value), log_det, True, float("nan"), d)
+
+
+# --- the negative Hessian --------------------------------------------------------------------
+def parameter_starts(network: Network) -> np.ndarray:
+    """Index of each node's first free parameter (deterministic nodes have none)."""
+    sizes = [network.node_parameter_count(i) for i in range(network.n_nodes)]
+    return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+
+def prior_negative_hessian(network: Network, cpts, alpha: float) -> np.ndarray:
+    """``-d^2 log p(theta)``: per row ``(alpha - 1)(diag(1/theta_s^2) + 1/theta_last^2)``."""
+    d = network.standard_dimension
+    result = np.zeros((d, d))
+    for start, table in zip(parameter_starts(network), cpts):
+        if table is None:
+            continue
+        q, r = table.shape
+        block = start + (r - 1) * np.arange(q)[:, None] + np.arange(r - 1)  # (q, r - 1)
+        result[block[:, :, None], block[:, None, :]] = ((alpha - 1.0) / table[:, -1:, None] ** 2)
+        result[block, block] += (alpha - 1.0) / table[:, :-1] ** 2
+    return result
+
+
+def _score_vectors(network: Network, cpts, indices, starts) -> np.ndarray:
+    """``v[(p, h)] = d log p(x_p, h | theta) / d theta`` in free coordinates, one row per pair.
+
+    A CPT entry ``theta_ijk`` enters ``p(x, h)`` once; with ``theta_{ij,last} = 1 - sum_s
+    theta_ijs`` its derivative along free parameter ``s`` of row ``j`` is ``[k = s] -
+    [k = last]``, divided by the entry's value.
+    """
+    pairs = indices[0].size
+    v = np.zeros((pairs, network.standard_dimension))
+    rows = np.arange(pairs)
+    for i, table in enumerate(cpts):
+        if table is None:
+            continue
+        r = table.shape[1]
+        flat = indices[i].ravel()
+        j, k = np.divmod(flat, r)
+        inverse = 1.0 / table.ravel()[flat]
+        base = starts[i] + j * (r - 1)
+        interior = k < r - 1
+        v[rows[interior], base[interior] + k[interior]] = inverse[interior]
+        last = ~interior
+        v[rows[last][:, None], base[last][:, None] + np.arange(r - 1)] = -inverse[last][:, None]
+    return v
+
+
+def _zero_node_blocks(matrix, starts):
+    """Zero the diagonal block of every node: a CPT row enters each monomial linearly."""
+    for start, stop in zip(starts[:-1], starts[1:]):
+        matrix[start:stop, start:stop] = 0.0
+
+
+def _likelihood_hessian_by_enumeration(network: Network, cpts, data: Dataset) -> np.ndarray:
+    """``d^2 log p(D | theta)`` for any discrete network, by enumerating hidden states.
+
+    With ``w_ph = p(h | x_p)`` and the score vectors ``v_ph`` of :func:`_score_vectors`,
+    ``d^2 log p(x_p) = sum_h w_ph (v v^T - node blocks of v v^T) - g_p g_p^T`` where
+    ``g_p = sum_h w_ph v_ph`` (the polynomial p(x_p, h) is linear in each CPT row).
+    """
+    starts = parameter_starts(network)
+    d = network.standard_dimension
+    counts = data.counts.astype(float)
+    hessian = np.zeros((d, d))
+    configurations = hidden_configurations(network).shape[0]
+    step = max(1, HESSIAN_CHUNK_CELLS // max(1, d * configurations))
+    for start in range(0, data.n_patterns, step):
+        patterns = data.patterns[start:start + step]
+        for rows, indices, weights, _ in posterior_chunks(network, cpts, patterns):
+            chunk_counts = counts[start:start + step][rows]
+            keep = (weights > 0).ravel()  # impossible configurations carry no derivative
+            v = _score_vectors(network, cpts, [index.ravel()[keep] for index in indices], starts)
+            mass = (weights * chunk_counts[:, None]).ravel()[keep]
+            second = v.T @ (mass[:, None] * v)
+            _zero_node_blocks(second, starts)
+            owner = np.repeat(np.arange(weights.shape[0]), weights.shape[1])[keep]
+            gradients = np.zeros((weights.shape[0], d))
+            np.add.at(gradients, owner, weights.ravel()[keep][:, None] * v)
+            hessian += second - gradients.T @ (chunk_counts[:, None] * gradients)
+    return hessian
+
+
+def _likelihood_hessian_latent_class(network: Network, cpts, data: Dataset) -> np.ndarray:
+    """``d^2 log p(D | theta)`` of the latent class model in closed form, pattern-wise (BLAS).
+
+    The same formula as :func:`_likelihood_hessian_by_enumeration`, organised by hidden state
+    h: the score vector of ``(x_p, h)`` touches only ``p(H)`` and the rows ``h`` of the
+    children's CPTs, whose part is ``U_h[p] = Z[p] / theta_{j h}(x_pj)`` with
+    ``Z[p, (j, s)] = [x_pj = s] - [x_pj = r_j - 1]``. Cost ``O(m d^2)`` for the outer products
+    of the pattern gradients plus ``O(k m D^2)`` with ``D = sum_j (r_j - 1)``.
+    """
+    weights_h = cpts[0][0]
+    k = weights_h.size
+    cards = np.asarray(network.cardinalities[1:], dtype=np.int64)
+    free = cards - 1
+    n, d = cards.size, network.standard_dimension
+    patterns, counts = data.patterns, data.counts.astype(float)
+    m = patterns.shape[0]
+    table = np.vstack([t.T for t in cpts[1:]])  # (sum r_j, k)
+    rows = state_offsets(cards)[None, :] + patterns  # (m, n) row of each observed value
+    with np.errstate(divide="ignore"):
+        log_joint = np.log(weights_h)[None, :] + np.log(table)[rows].sum(axis=1)
+    posterior = np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))
+    free_offsets = state_offsets(free)
+    variable_of_column = np.repeat(np.arange(n), free)
+    state_of_column = np.arange(free.sum()) - free_offsets[variable_of_column]
+    x = patterns[:, variable_of_column]
+    design = ((x == state_of_column).astype(float)
+              - (x == (cards - 1)[variable_of_column]).astype(float))  # Z, shape (m, D)
+    gradients = np.zeros((m, d))
+    gradients[:, :k - 1] = posterior[:, :k - 1] / weights_h[:k - 1] - \
+        (posterior[:, k - 1] / weights_h[k - 1])[:, None]
+    hessian = np.zeros((d, d))
+    column_base = (k - 1) + k * free_offsets[variable_of_column] + state_of_column
+    same_variable = variable_of_column[:, None] == variable_of_column[None, :]
+    for h in range(k):
+        u = design / table[rows, h][:, variable_of_column]  # U_h, shape (m, D)
+        mass = counts * posterior[:, h]
+        columns = column_base + h * free[variable_of_column]
+        second = u.T @ (mass[:, None] * u)
+        second[same_variable] = 0.0
+        hessian[np.ix_(columns, columns)] += second
+        cross = (mass @ u) / weights_h[h]
+        if h < k - 1:
+            hessian[h, columns] += cross
+            hessian[columns, h] += cross
+        else:
+            hessian[:k - 1, columns] -= cross
+            hessian[columns, :k - 1] -= cross[:, None]
+        gradients[:, columns] = posterior[:, h:h + 1] * u
+    hessian -= gradients.T @ (counts[:, None] * gradients)
+    return hessian
+
+
+def negative_hessian(network: Network, data: Dataset, cpts, alpha: float) -> np.ndarray:
+    """``A = -d^2 g(theta)``, ``g = log p(D | theta) + log p(theta)``, in the free parameters.
+
+    Exact (analytic) at the given parameters (paper 003 Eq. 7); the latent class model uses a
+    closed form organised by hidden state, any other network enumerates hidden configurations.
+    """
+    cpts = check_parameters(network, cpts)
+    data = data.for_network(network)
+    if any(t is not None and np.any(t <= 0) for t in cpts):
+        d = network.standard_dimension
+        return np.full((d, d), np.nan)  # boundary: the Laplace approximation does not apply
+    if is_latent_class(network):
+        likelihood = _likelihood_hessian_latent_class(network, cpts, data)
+    else:
+        likelihood = _likelihood_hessian_by_enumeration(network, cpts, data)
+    return prior_negative_hessian(network, cpts, alpha) - likelihood
+
+
+# --- every score of a fit --------------------------------------------------------------------
+def score_fit(fit, data: Dataset, effective_dimension: int | None = None,
+              with_laplace: bool = True) -> dict:
+    """Every score of paper 003 (and BIC+/CS+ of paper 002 when ``de`` is given) for a fit.
+
+    ``fit`` is a :class:`hiddenbn.em.Fit` (MAP or ML parameters and expected counts there).
+    Returns a dict of floats; ``laplace_positive_definite`` says whether Eq. 8 applied.
+    """
+    network, n_cases = fit.network, fit.n_cases
+    ds = network.standard_dimension
+    mled = bd_log_marginal(network, fit.expected_counts, fit.alpha)
+    complete = complete_log_likelihood(fit.cpts, fit.expected_counts)
+    result = {
+        "loglik": fit.log_likelihood,
+        "bic": bic(fit.log_likelihood, ds, n_cases),
+        "draper": draper(fit.log_likelihood, ds, n_cases),
+        "mled": mled,
+        "cs": cheeseman_stutz(mled, complete, fit.log_likelihood, n_cases, ds, ds),
+    }
+    if effective_dimension is not None:
+        result["bic_plus"] = bic(fit.log_likelihood, effective_dimension, n_cases)
+        result["cs_plus"] = cheeseman_stutz(mled, complete, fit.log_likelihood, n_cases, ds,
+                                            effective_dimension)
+    if with_laplace:
+        approximation = laplace(fit.log_likelihood, fit.log_prior,
+                                negative_hessian(network, data, fit.cpts, fit.alpha))
+        result["laplace"] = approximation.value
+        result["laplace_positive_definite"] = approximation.positive_definite
+    return result
+
+
+# --- the exact marginal likelihood of tiny data sets ----------------------------------------
+def _compositions(total: int, parts: int) -> np.ndarray:
+    """Every way to write ``total`` as an ordered sum of ``parts`` non-negative integers."""
+    rows = []
+    for bars in itertools.combinations(range(total + parts - 1), parts - 1):
+        edges = (-1, *bars, total + parts - 1)
+        rows.append([edges[t + 1] - edges[t] - 1 for t in range(parts)])
+    return np.array(rows, dtype=np.int64).reshape(-1, parts)
+
+
+def exact_log_marginal_likelihood(network: Network, data: Dataset, alpha: float) -> float:
+    """``log p(D | S)`` summed over every completion of the hidden values (paper 003 Eq. 4).
+
+    Each completion is a complete data set scored exactly by Eq. 5; completions are grouped by
+    how many of the ``c_p`` cases of pattern ``p`` get hidden configuration ``h`` (a
+    multinomial number of orderings). Feasible only for tiny data sets: raises
+    :class:`~hiddenbn.errors.HiddenbnError` beyond :data:`MAX_COMPLETIONS` groups.
+    """
+    data = data.for_network(network)
+    configurations = hidden_configurations(network)
+    uniform = [None if network.is_deterministic(i) else
+               np.full((network.n_parent_configurations(i), network.cardinalities[i]),
+                       1.0 / network.cardinalities[i]) for i in range(network.n_nodes)]
+    sizes = [network.n_parent_configurations(i) * network.cardinalities[i]
+             for i in range(network.n_nodes)]
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    statistics = np.zeros((1, offsets[-1]))
+    log_orderings = np.zeros(1)
+    for rows, indices, weights, _ in posterior_chunks(network, uniform, data.patterns):
+        for p in range(weights.shape[0]):
+            possible = np.flatnonzero(weights[p] > 0)
+            count = int(data.counts[rows][p])
+            splits = _compositions(count, possible.size)
+            if statistics.shape[0] * splits.shape[0] > MAX_COMPLETIONS:
+                raise HiddenbnError("too many completions for the exact marginal likelihood; "
+                                    "use a smaller data set")
+            contribution = np.zeros((splits.shape[0], offsets[-1]))
+            for i, index in enumerate(indices):
+                np.add.at(contribution.T, offsets[i] + index[p, possible], splits.T)
+            statistics = (statistics[:, None, :] + contribution[None]).reshape(-1, offsets[-1])
+            multinomial = gammaln(count + 1) - gammaln(splits + 1).sum(axis=1)
+            log_orderings = (log_orderings[:, None] + multinomial[None]).ravel()
+    scores = log_orderings.copy()
+    for i in range(network.n_nodes):
+        if network.is_deterministic(i):
+            continue
+        scores += _bd_node_term(statistics[:, offsets[i]:offsets[i + 1]].reshape(
+            -1, network.n_parent_configurations(i), network.cardinalities[i]), alpha)
+    return float(logsumexp(scores))
