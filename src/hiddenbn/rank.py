@@ -1,0 +1,116 @@
+"""Matrix rank two ways, streaming over row blocks: SVD with its gap, and exact over ``F_p``.
+
+Both consume the row blocks of :func:`hiddenbn.jacobian.jacobian_blocks` one at a time, so the
+memory is ``O(ds^2)`` plus one block, whatever the number of rows.
+
+* Floating point: a tall-skinny QR keeps only the ``R`` factor of the rows seen so far
+  (``[R; block] -> R'``); ``R`` has the singular values of the whole matrix. The numerical rank
+  counts singular values above ``RELATIVE_TOLERANCE * s_max``, and the *gap* is
+  ``log10(s_rank / s_(rank+1))`` in decades (``s_(rank+1)`` is taken as ``eps * s_max`` when
+  every singular value is kept). A gap below ``CLEAR_GAP_DECADES`` means the cut is not clear.
+* Exact: Gaussian elimination modulo a prime (numba), one row at a time against the echelon
+  basis found so far, stopping early once the rank reaches a known upper bound (``ds`` or
+  ``dc``). At a point drawn uniformly from ``F_p`` this is the generic rank of a polynomial map
+  except with probability ``<= degree / p`` (Schwartz-Zippel), and it is never larger.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+#: Singular values below this fraction of the largest are counted as zero.
+RELATIVE_TOLERANCE = 1e-9
+#: A rank cut with fewer decades between the kept and the dropped singular values is unclear.
+CLEAR_GAP_DECADES = 4.0
+
+
+def singular_values(blocks, columns: int) -> np.ndarray:
+    """All ``columns`` singular values of the matrix stacked from ``blocks`` (descending).
+
+    Fewer rows than columns leaves the missing singular values at zero.
+    """
+    r_factor = np.zeros((0, columns))
+    for block in blocks:
+        stacked = np.vstack([r_factor, np.asarray(block, dtype=float)])
+        r_factor = np.linalg.qr(stacked, mode="r") if stacked.shape[0] else stacked
+    values = np.zeros(columns)
+    if r_factor.size:
+        found = np.linalg.svd(r_factor, compute_uv=False)
+        values[:found.size] = found
+    return values
+
+
+def numerical_rank(values: np.ndarray) -> tuple[int, float]:
+    """``(rank, gap)`` of descending singular values ``values`` (see the module notes)."""
+    if values.size == 0 or values[0] == 0:
+        return 0, math.inf
+    rank = int(np.count_nonzero(values > RELATIVE_TOLERANCE * values[0]))
+    below = values[rank] if rank < values.size else np.finfo(float).eps * values[0]
+    below = max(below, np.finfo(float).tiny)
+    return rank, float(np.log10(values[rank - 1] / below))
+
+
+@numba.njit(cache=True)
+def _inverse_mod(a, p):
+    result, base, exponent = 1, a % p, p - 2
+    while exponent > 0:
+        if exponent & 1:
+            result = result * base % p
+        base = base * base % p
+        exponent >>= 1
+    return result
+
+
+@numba.njit(cache=True)
+def _eliminate_rows(rows, basis, pivots, rank, p, bound):
+    """Add the rows of ``rows`` to the echelon ``basis[:rank]``; return the new rank.
+
+    Each basis row is scaled to 1 at its pivot and is zero at the pivots of earlier rows, so a
+    single pass over the basis in order reduces a new row. Stops once ``rank == bound``.
+    """
+    columns = rows.shape[1]
+    row = np.zeros(columns, dtype=np.int64)
+    for r in range(rows.shape[0]):
+        if rank >= bound:
+            break
+        for c in range(columns):
+            row[c] = rows[r, c] % p
+        for k in range(rank):
+            f = row[pivots[k]]
+            if f != 0:
+                for c in range(columns):
+                    row[c] = (row[c] - f * basis[k, c]) % p
+        pivot = -1
+        for c in range(columns):
+            if row[c] != 0:
+                pivot = c
+                break
+        if pivot < 0:
+            continue
+        scale = _inverse_mod(row[pivot], p)
+        for c in range(columns):
+            basis[rank, c] = row[c] * scale % p
+        pivots[rank] = pivot
+        rank += 1
+    return rank
+
+
+def modular_rank(blocks, columns: int, prime: int, bound: int | None = None) -> int:
+    """Rank over ``F_prime`` of the matrix stacked from int64 ``blocks`` of residues.
+
+    ``bound`` (default ``columns``) is a known upper bound on the rank: reaching it ends the
+    scan, which is what makes large full-rank models cheap.
+    """
+    bound = columns if bound is None else min(bound, columns)
+    basis = np.zeros((max(bound, 1), columns), dtype=np.int64)
+    pivots = np.zeros(max(bound, 1), dtype=np.int64)
+    rank = 0
+    for block in blocks:
+        if rank >= bound:
+            break
+        rank = _eliminate_rows(np.ascontiguousarray(block, dtype=np.int64), basis, pivots, rank,
+                               prime, bound)
+    return int(rank)
