@@ -43,7 +43,7 @@ generic rank except with probability at most ``deg / p`` (Schwartz-Zippel), and 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numba
 import numpy as np
@@ -359,7 +359,8 @@ def observed_function(network: Network, point: Point) -> np.ndarray:
             point.tables[layout.offsets[i]:layout.offsets[i] + network.n_parent_configurations(i)
                          * network.cardinalities[i]].reshape(-1, network.cardinalities[i])
             for i in range(network.n_nodes)]
-    return observed_distribution(network, cpts).ravel()
+    # a sigmoid network is a discrete network once its tables are formed
+    return observed_distribution(replace(network, kind="discrete"), cpts).ravel()
 
 
 # --- linear-Gaussian networks ---------------------------------------------------------------

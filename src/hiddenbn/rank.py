@@ -49,8 +49,9 @@ def numerical_rank(values: np.ndarray) -> tuple[int, float]:
         return 0, math.inf
     rank = int(np.count_nonzero(values > RELATIVE_TOLERANCE * values[0]))
     below = values[rank] if rank < values.size else np.finfo(float).eps * values[0]
-    below = max(below, np.finfo(float).tiny)
-    return rank, float(np.log10(values[rank - 1] / below))
+    if below <= 0:
+        return rank, math.inf
+    return rank, float(np.log10(values[rank - 1]) - np.log10(below))
 
 
 @numba.njit(cache=True)
