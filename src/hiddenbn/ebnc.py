@@ -46,6 +46,9 @@ METHODS = ("decomposition", "exact", "svd", "jacobian", "jacobian-svd")
 #: chance; a set of columns independent mod p is independent over the rationals.
 PRIMES = (2_147_483_647, 2_147_483_629)
 
+#: An SVD rank whose kept and dropped singular values are fewer decades apart is flagged.
+CLEAR_GAP_DECADES = 4.0
+
 #: Largest number of Markov-blanket configurations for which the Sec. 4 matrix and the
 #: Jacobian are built densely (they have one row per configuration and class).
 MAX_BLANKET_CONFIGURATIONS = 2**16
@@ -275,9 +278,10 @@ def exact_rank(matrix) -> tuple[int, np.ndarray]:
 
 
 def svd_rank(matrix) -> tuple[int, float]:
-    """Numerical rank by SVD and the gap ``s_rank / s_(rank+1)`` around it (inf if full rank).
+    """Numerical rank by SVD and the gap ``log10(s_rank / s_(rank+1))`` in decades.
 
-    The threshold is numpy's default ``max(shape) * eps * s_max``.
+    The threshold is numpy's default ``max(shape) * eps * s_max``; the gap is inf when no
+    singular value is dropped.
     """
     matrix = np.asarray(matrix, dtype=float)
     if matrix.size == 0:
@@ -287,7 +291,9 @@ def svd_rank(matrix) -> tuple[int, float]:
     rank = int(np.sum(singular > tolerance))
     if rank == 0 or rank == singular.size:
         return rank, float("inf")
-    return rank, float(singular[rank - 1] / singular[rank]) if singular[rank] > 0 else float("inf")
+    if singular[rank] == 0:
+        return rank, float("inf")
+    return rank, float(np.log10(singular[rank - 1] / singular[rank]))
 
 
 # --- Sec. 4: the linear map kappa -> lambda ---------------------------------------------------
@@ -626,7 +632,11 @@ class EbncSummary:
             lines.append(f"EBNC {self.node}: the exact Jacobian rank "
                          f"{self.by_method['jacobian']} and its SVD rank "
                          f"{self.by_method['jacobian-svd']} disagree (gap "
-                         f"{self.svd_gaps['jacobian-svd']:.3g}); trust the exact rank")
+                         f"{self.svd_gaps['jacobian-svd']:.1f} decades); trust the exact rank")
+        for method, gap in self.svd_gaps.items():
+            if gap < CLEAR_GAP_DECADES:
+                lines.append(f"EBNC {self.node}: the {method} rank cut has a singular-value gap "
+                             f"of only {gap:.1f} decades; trust the exact rank")
         if not self.span_is_model:
             lines.append(f"EBNC {self.node}: dimension {self.d} is below the {self.basis_size} "
                          "of the span of its log odds (the image of theta -> kappa is not open, "
@@ -678,7 +688,7 @@ def format_report(report: dict) -> str:
     gaps = report["svd_gaps"]
 
     def gap(method):
-        return "" if gaps.get(method) is None else f" (gap {gaps[method]:.2g})"
+        return "" if gaps.get(method) is None else f" (gap {gaps[method]:.1f} decades)"
 
     lines = [
         f"EBNC of {report['node']}: d = {report['d']}",

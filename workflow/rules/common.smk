@@ -41,3 +41,24 @@ def ch96_replicate_files(experiment):
 
 def chickering_heckerman1996_outputs():
     return [f for e in CH96["experiments"] for f in ch96_replicate_files(e)]
+
+
+# --- Heckerman & Meek (1997), paper 001 ---
+HM97 = config.get("heckerman_meek1997", {})
+HM97_DIR = f"{RESULTS}/heckerman_meek1997"
+
+
+def hm97_jacobian_points():
+    """Random points of the EBNC Jacobian-rank check (the dimension section's setting)."""
+    return config.get("dimension", {}).get("points", 3)
+
+
+def heckerman_meek1997_outputs():
+    """Figure 1, Figure 2 and the EBNC dimension table, when the config asks for Figure 2."""
+    if "figure2" not in HM97:
+        return []
+    return [
+        *multiext(f"{HM97_DIR}/figures/figure1", ".png", ".pdf"),
+        *multiext(f"{HM97_DIR}/figures/figure2", ".png", ".pdf"),
+        *multiext(f"{HM97_DIR}/tables/ebnc_dimensions", ".csv", ".md"),
+    ]

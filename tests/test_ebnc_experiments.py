@@ -1,0 +1,58 @@
+"""Paper 001 dimension outputs: the table's content and the figures, on a small config."""
+
+import csv
+
+import pytest
+
+from hiddenbn.experiments import heckerman_meek1997 as hm97
+
+SECTION = {"naive_bayes_inputs": 3, "markov_chain_inputs": 3, "full_table_inputs": 2,
+           "non_binary_states": {"X1": 3, "Y": 3}}
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("hm97")
+    paths = (directory / "table.csv", directory / "table.md", directory / "figure2")
+    hm97.write_dimension_outputs(SECTION, seed=5, points=2, table_csv=paths[0],
+                                 table_md=paths[1], figure2=paths[2])
+    hm97.draw_figure1(3, directory / "figure1")
+    with open(paths[0]) as handle:
+        rows = {row["panel"]: row for row in csv.DictReader(handle)}
+    return directory, rows, paths[1].read_text()
+
+
+def test_every_construction_agrees_on_every_panel_but_the_curved_one(outputs):
+    _, rows, _ = outputs
+    assert set(rows) == {"section6", "naive_bayes", "markov_chain", "non_binary", "full_table",
+                         "curved"}
+    for name, row in rows.items():
+        linear = {row[k] for k in ("d_sec6_decomposition", "d_sec4_exact", "d_sec4_svd")}
+        assert linear == {row["basis_size"]}
+        assert row["d"] == row["d_jacobian_exact"] == row["d_jacobian_svd"]
+        assert sum(int(t) for t in row["eq18_terms"].split(" + ")) == int(row["basis_size"])
+        if name == "curved":
+            assert int(row["d"]) < int(row["basis_size"]) and "curved" in row["note"]
+        else:
+            assert row["d"] == row["basis_size"]
+
+
+def test_paper_column_is_filled_from_the_printed_table_only(outputs):
+    _, rows, markdown = outputs
+    for name, row in rows.items():
+        if name in hm97.PRINTED:
+            assert row["paper_says"] == hm97.PRINTED[name][0]
+            assert row["agrees"] == ("yes" if row["paper_value"] == row["d"] else "no")
+        else:
+            assert row["paper_says"] == row["agrees"] == ""
+    assert rows["section6"]["note"] == ""  # the one certain panel is not marked reconstructed
+    assert "reconstructed" in rows["naive_bayes"]["note"]
+    assert markdown.count("\n| ") == len(rows) + 1  # header + one line per panel
+    assert "Non-redundant bases phi" in markdown
+
+
+def test_figures_are_written(outputs):
+    directory, _, _ = outputs
+    for name in ("figure1", "figure2"):
+        for suffix in (".png", ".pdf"):
+            assert (directory / f"{name}{suffix}").stat().st_size > 1000

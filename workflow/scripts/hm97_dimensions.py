@@ -1,0 +1,17 @@
+"""Paper 001: the EBNC dimension table (CSV + Markdown) and Figure 2 (a thin wrapper)."""
+
+import sys
+from pathlib import Path
+
+from hiddenbn.experiments.heckerman_meek1997 import write_dimension_outputs
+
+with open(snakemake.log[0], "w") as log:  # noqa: F821 (provided by Snakemake)
+    sys.stderr = log
+    write_dimension_outputs(
+        snakemake.params.section,  # noqa: F821
+        snakemake.params.seed,  # noqa: F821
+        snakemake.params.points,  # noqa: F821
+        snakemake.output.table[0],  # noqa: F821
+        snakemake.output.table[1],  # noqa: F821
+        Path(snakemake.output.figure[0]).with_suffix(""),  # noqa: F821
+    )
