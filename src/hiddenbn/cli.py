@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 
 import hiddenbn
-from hiddenbn import ebnc, seeding
+from hiddenbn import dimension, ebnc, seeding
 from hiddenbn.data import write_csv, write_rows_csv
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.models import (load_parameters, parameters_to_dict, random_parameters,
@@ -100,7 +101,13 @@ def command_params(args) -> None:
 def command_dim(args) -> None:
     network = parse_spec(args.spec)
     if args.ebnc is None:
-        raise HiddenbnError("only 'hiddenbn dim SPEC --ebnc NODE' is available so far")
+        with warnings.catch_warnings():  # the report carries its warnings; print them once
+            warnings.simplefilter("ignore", dimension.DimensionWarning)
+            report = dimension.dimension_report(network, args.points, args.seed)
+        for warning in report["warnings"]:
+            print(f"hiddenbn: warning: {warning}", file=sys.stderr)
+        print(json.dumps(report, indent=1) if args.json else dimension.format_report(report))
+        return
     # Random points of the Jacobian check: --seed when the command has one, else seed 0.
     rng = seeding.rng(getattr(args, "seed", 0), "ebnc", args.ebnc)
     report = ebnc.ebnc_report(network, args.ebnc, rng)
@@ -141,7 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
     dim = commands.add_parser(
         "dim", help="dimension of a model", epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="With --ebnc NODE: the dimension of the embedded Bayesian-network classifier "
+        description="The standard dimension ds, effective dimension de (exact Jacobian rank "
+                    "over a prime field and SVD rank with its singular-value gap, Geiger et al. "
+                    "1996), the complete dimension dc and, for latent class models, the "
+                    "Kocka-Zhang bounds dp and db. "
+                    "With --ebnc NODE: the dimension of the embedded Bayesian-network classifier "
                     "(EBNC) of NODE given the other nodes of the fully observed network SPEC "
                     "(Heckerman & Meek 1997, Secs. 4 and 6), its non-redundant basis of "
                     "indicator features, and the rank by every construction.")
@@ -149,8 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
                      "'3(2,2,2)', or a YAML/JSON file")
     dim.add_argument("--ebnc", metavar="NODE", help="give the EBNC dimension of NODE's local "
                      "distribution (the network must be fully observed)")
-    dim.add_argument("--json", action="store_true", help="print JSON (keys: node, d, method, "
-                     "basis_size, features, by_method, svd_gaps, warnings)")
+    dim.add_argument("--json", action="store_true", help="print JSON (keys: ds, de, dc, dp, db, "
+                     "method, gap, ...; with --ebnc: node, d, method, basis_size, features, "
+                     "by_method, svd_gaps, warnings)")
+    dim.add_argument("--points", type=_positive_int, default=5, help="random parameter points "
+                     "at which the Jacobian is ranked; the rank is the maximum (default 5)")
+    dim.add_argument("--seed", type=_seed, default=0, help="random seed of the points (default 0)")
     dim.set_defaults(run=command_dim)
     return parser
 

@@ -320,10 +320,12 @@ def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
 
     Keys: ``ds``, ``de``, ``dc``, ``dp``, ``db`` (None unless LC), ``method`` (``"exact+svd"``:
     direct rank; ``"hlc"``: HLC decomposition when the direct rank is infeasible), ``gap``
-    (SVD gap in decades, None for ``"hlc"``), ``svd_rank``, ``exact_rank``, ``agree``,
+    (SVD gap in decades; None for ``"hlc"`` or an exactly zero next singular value),
+    ``svd_rank``, ``exact_rank``, ``agree``,
     ``clear``, ``points``, ``prime``, ``kind``, ``latent_class``, ``hlc``, ``regular`` (None
-    unless LC/HLC), ``regular_equivalent`` (shorthand), ``hlc_de`` and ``hlc_terms`` (HLC
-    models with more than one hidden node), and ``warnings`` (list of strings).
+    unless LC/HLC), ``regular_equivalent`` (shorthand), ``hlc_de``, ``hlc_terms`` and
+    ``hlc_regular_ds`` (HLC models with more than one hidden node: ``hlc_de =
+    hlc_regular_ds - sum of the terms' differences``), and ``warnings`` (list of strings).
     """
     ds = network.standard_dimension
     report = {"ds": ds, "de": None, "dc": complete_dimension(network), "dp": None, "db": None,
@@ -331,7 +333,7 @@ def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
               "agree": None, "clear": None, "points": points, "prime": jac.PRIME,
               "kind": network.kind, "latent_class": is_latent_class(network),
               "hlc": is_hlc(network), "regular": None, "regular_equivalent": None,
-              "hlc_de": None, "hlc_terms": None, "warnings": []}
+              "hlc_de": None, "hlc_terms": None, "hlc_regular_ds": None, "warnings": []}
     if report["latent_class"]:
         bounds = latent_class_bounds(network)
         report.update(dp=bounds["dp"], db=bounds["db"])
@@ -340,7 +342,8 @@ def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
         report["regular_equivalent"] = tree_shorthand(regular_equivalent(network))
         if len(network.hidden_indices) > 1:
             decomposition = hlc_decomposition(network, points, seed)
-            report.update(hlc_de=decomposition["de"], hlc_terms=decomposition["terms"])
+            report.update(hlc_de=decomposition["de"], hlc_terms=decomposition["terms"],
+                          hlc_regular_ds=decomposition["regular_ds"])
     try:
         ranks = jacobian_rank(network, points, seed)
     except HiddenbnError as err:
@@ -351,7 +354,8 @@ def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
         report.update(de=report["hlc_de"], method="hlc")
         _warn(report, f"direct rank skipped ({err}); de from the HLC decomposition")
         return report
-    report.update(de=ranks["exact_rank"], method="exact+svd", gap=ranks["gap"],
+    gap = ranks["gap"] if math.isfinite(ranks["gap"]) else None  # None: nothing dropped as zero
+    report.update(de=ranks["exact_rank"], method="exact+svd", gap=gap,
                   svd_rank=ranks["svd_rank"], exact_rank=ranks["exact_rank"],
                   agree=ranks["agree"], clear=ranks["clear"])
     if not ranks["agree"]:
@@ -384,3 +388,27 @@ def effective_dimension(network: Network, points: int = 5, seed: int = 0) -> int
     """
     return _effective_dimension(network, int(points), int(seed))
 
+
+
+def format_report(report: dict) -> str:
+    """The report as the few lines ``hiddenbn dim`` prints."""
+    lines = [f"ds  {report['ds']:>6}  standard dimension (free parameters)"]
+    if report["method"] == "hlc":
+        how = "HLC decomposition (paper 002 Cor. 4.1)"
+    else:
+        gap = "inf" if report["gap"] is None else f"{report['gap']:.1f}"
+        how = (f"exact rank mod {report['prime']}, max over {report['points']} points; "
+               f"SVD rank {report['svd_rank']}, gap {gap} decades")
+    lines.append(f"de  {report['de']:>6}  effective dimension ({how})")
+    lines.append(f"dc  {report['dc']:>6}  complete model over the observed variables")
+    if report["dp"] is not None:
+        lines.append(f"dp  {report['dp']:>6}  pairwise bound (paper 002 Thm 3)")
+        lines.append(f"db  {report['db']:>6}  min(ds, dc, dp) (paper 002 Thm 4)")
+    if report["hlc_terms"]:
+        terms = ", ".join(f"{t['node']} {t['model']}: {t['difference']}" for t in report["hlc_terms"])
+        lines.append(f"HLC decomposition: de = {report['hlc_regular_ds']} (ds of the regular "
+                     f"model) - sum of local ds - de ({terms}) = {report['hlc_de']}")
+    if report["regular"] is False:
+        lines.append(f"irregular; equivalent regular model: {report['regular_equivalent']}")
+    lines += [f"WARNING: {w}" for w in report["warnings"]]
+    return "\n".join(lines)

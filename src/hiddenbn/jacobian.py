@@ -94,9 +94,9 @@ def check_enumerable(network: Network) -> None:
     if observed * hidden > MAX_JOINT_CONFIGURATIONS:
         raise HiddenbnError(
             f"the Jacobian of this network needs {observed:.3g} observed x {hidden:.3g} hidden "
-            f"configurations (limit {MAX_JOINT_CONFIGURATIONS:.3g}); for a latent class model "
-            "use the Kocka-Zhang bound db (hiddenbn dim --json reports it), for a hierarchical "
-            "latent class model the HLC decomposition, or a model with fewer observed states")
+            f"configurations (limit {MAX_JOINT_CONFIGURATIONS:.3g}); instead use the "
+            "Kocka-Zhang bound db for a latent class model, the HLC decomposition for a "
+            "hierarchical latent class model, or a model with fewer observed states")
 
 
 @numba.njit(cache=True)
