@@ -1,4 +1,6 @@
 # Chickering & Heckerman (1996), paper 003: naive-Bayes models with a hidden root.
+# models -> data sets -> (dimensions of the test models) -> one fit job per data set, scoring
+# every test model -> tables, figures and comparison.md. The reality check of Sec. 5 is one job.
 rule ch96_generate_model:
     output:
         f"{CH96_DIR}/models/{{model}}.json",
@@ -23,13 +25,91 @@ rule ch96_sample_data:
     params:
         spec=lambda w: ch96_model_spec(CH96["experiments"][w.experiment]["model"]),
         cases=lambda w: CH96["experiments"][w.experiment]["cases"],
-        seeds=lambda w: [
-            job_seed("chickering_heckerman1996", "data", w.experiment, replicate)
-            for replicate in ch96_replicates()
-        ],
+        seeds=lambda w: ch96_data_seeds(w.experiment),
     log:
         f"{LOGS}/chickering_heckerman1996/sample_data/{{experiment}}.log",
     conda:
         "../envs/hiddenbn.yaml"
     script:
         "../scripts/sample_data_sets.py"
+
+
+rule ch96_dimensions:
+    output:
+        f"{CH96_DIR}/dimensions/n{{features}}.csv",
+    params:
+        features=lambda w: int(w.features),
+        states=lambda w: ch96_states_for_features(int(w.features)),
+        points=CH96["dimension_points"],
+        max_features=CH96["dimension_max_features"],
+        seed=lambda w: job_seed("chickering_heckerman1996", "dimension", int(w.features)),
+    log:
+        f"{LOGS}/chickering_heckerman1996/dimensions/n{{features}}.log",
+    conda:
+        "../envs/hiddenbn.yaml"
+    script:
+        "../scripts/ch96_dimensions.py"
+
+
+rule ch96_fit:
+    input:
+        data=f"{CH96_DIR}/data/{{experiment}}/rep{{replicate}}.csv",
+        dimensions=lambda w: f"{CH96_DIR}/dimensions/n{ch96_model(w.experiment)['features']}.csv",
+    output:
+        f"{CH96_DIR}/fits/{{experiment}}/rep{{replicate}}.csv",
+    params:
+        features=lambda w: ch96_model(w.experiment)["features"],
+        states=lambda w: ch96_test_states(w.experiment),
+        seed=lambda w: job_seed(
+            "chickering_heckerman1996", "fit", w.experiment, int(w.replicate)
+        ),
+        prior_alpha=CH96["prior_alpha"],
+        em=CH96["em"],
+    threads: 1
+    log:
+        f"{LOGS}/chickering_heckerman1996/fit/{{experiment}}_rep{{replicate}}.log",
+    conda:
+        "../envs/hiddenbn.yaml"
+    script:
+        "../scripts/ch96_fit.py"
+
+
+rule ch96_reality_check:
+    output:
+        f"{CH96_DIR}/reality_check.csv",
+    params:
+        section=CH96["reality_check"],
+        prior_alpha=CH96["prior_alpha"],
+        em=CH96["em"],
+        seed=job_seed("chickering_heckerman1996", "reality_check"),
+    log:
+        f"{LOGS}/chickering_heckerman1996/reality_check.log",
+    conda:
+        "../envs/hiddenbn.yaml"
+    script:
+        "../scripts/ch96_reality_check.py"
+
+
+rule ch96_report:
+    input:
+        fits=ch96_fit_files(),
+        dimensions=ch96_dimension_files(),
+        reality=f"{CH96_DIR}/reality_check.csv",
+        printed_table1=workflow.source_path(
+            "../resources/chickering_heckerman1996/paper_table1.csv"
+        ),
+        printed_table2=workflow.source_path(
+            "../resources/chickering_heckerman1996/paper_table2.csv"
+        ),
+    output:
+        comparison=f"{CH96_DIR}/comparison.md",
+        table1=f"{CH96_DIR}/tables/table1.csv",
+        table2=f"{CH96_DIR}/tables/table2.csv",
+    params:
+        section=CH96,
+    log:
+        f"{LOGS}/chickering_heckerman1996/report.log",
+    conda:
+        "../envs/hiddenbn.yaml"
+    script:
+        "../scripts/ch96_report.py"

@@ -4,6 +4,7 @@ from snakemake.utils import validate
 from hiddenbn import seeding
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import chickering_heckerman1996 as ch96
+from hiddenbn.experiments import dimension as dimension_experiments
 
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -25,9 +26,30 @@ CH96 = config["chickering_heckerman1996"]
 CH96_DIR = f"{RESULTS}/chickering_heckerman1996"
 
 
+def ch96_model(experiment):
+    return CH96["models"][CH96["experiments"][experiment]["model"]]
+
+
 def ch96_model_spec(model):
     m = CH96["models"][model]
     return ch96.naive_bayes_spec(m["hidden_states"], m["features"])
+
+
+def ch96_test_states(experiment):
+    states = CH96["experiments"][experiment]["test_states"]
+    return list(range(states["min"], states["max"] + 1))
+
+
+def ch96_states_for_features(features):
+    """Every test state count fitted with ``features`` features (one dimension table each)."""
+    return sorted(
+        {
+            c
+            for e in CH96["experiments"]
+            if ch96_model(e)["features"] == features
+            for c in ch96_test_states(e)
+        }
+    )
 
 
 def ch96_replicates():
@@ -39,8 +61,28 @@ def ch96_replicate_files(experiment):
     return [f"{CH96_DIR}/data/{experiment}/rep{r}.csv" for r in ch96_replicates()]
 
 
+def ch96_data_seeds(experiment):
+    """Seeds keyed by (model, N, replicate): experiments sharing both share their data."""
+    e = CH96["experiments"][experiment]
+    return [
+        job_seed("chickering_heckerman1996", "data", e["model"], e["cases"], r)
+        for r in ch96_replicates()
+    ]
+
+
+def ch96_fit_files():
+    return [
+        f"{CH96_DIR}/fits/{e}/rep{r}.csv" for e in CH96["experiments"] for r in ch96_replicates()
+    ]
+
+
+def ch96_dimension_files():
+    features = sorted({ch96_model(e)["features"] for e in CH96["experiments"]})
+    return [f"{CH96_DIR}/dimensions/n{n}.csv" for n in features]
+
+
 def chickering_heckerman1996_outputs():
-    return [f for e in CH96["experiments"] for f in ch96_replicate_files(e)]
+    return [f"{CH96_DIR}/comparison.md"]
 
 
 # --- Heckerman & Meek (1997), paper 001 ---
@@ -62,3 +104,31 @@ def heckerman_meek1997_outputs():
         *multiext(f"{HM97_DIR}/figures/figure2", ".png", ".pdf"),
         *multiext(f"{HM97_DIR}/tables/ebnc_dimensions", ".csv", ".md"),
     ]
+
+
+# --- Dimension results of papers 000, 002 and 004 (hiddenbn.experiments.dimension) ---
+DIM = config.get("dimension")
+DIM_DIR = f"{RESULTS}/dimension"
+DIM_PAPERS = ("geiger_heckerman_meek1996", "kocka_zhang2002", "meek_heckerman1997")
+if DIM is not None:
+    try:
+        dimension_experiments.check_section(DIM)
+    except HiddenbnError as err:
+        raise WorkflowError(str(err)) from None
+
+
+def dimension_tables(paper, names):
+    """CSV and Markdown of each table ``names`` of ``paper``."""
+    return [f"{DIM_DIR}/{paper}/tables/{name}{ext}" for name in names for ext in (".csv", ".md")]
+
+
+def dimension_figures(paper, names):
+    """PNG and PDF of each figure ``names`` of ``paper``."""
+    return [f"{DIM_DIR}/{paper}/figures/{name}{ext}" for name in names for ext in (".png", ".pdf")]
+
+
+def dimension_outputs():
+    """Each paper's comparison.md (its rule makes the tables and figures beside it)."""
+    if DIM is None:
+        return []
+    return [f"{DIM_DIR}/{paper}/comparison.md" for paper in DIM_PAPERS]

@@ -1,0 +1,15 @@
+"""Effective dimensions of paper 003's test models (thin wrapper over the library)."""
+
+import sys
+
+from hiddenbn.experiments.chickering_heckerman1996 import test_model_dimensions
+
+with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821 (provided by Snakemake)
+    table = test_model_dimensions(
+        snakemake.params.features,  # noqa: F821
+        snakemake.params.states,  # noqa: F821
+        snakemake.params.points,  # noqa: F821
+        snakemake.params.seed,  # noqa: F821
+        snakemake.params.max_features,  # noqa: F821
+    )
+    table.to_csv(snakemake.output[0], index=False)  # noqa: F821

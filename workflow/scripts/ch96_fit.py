@@ -1,0 +1,20 @@
+"""Fit and score every test model on one data set of paper 003 (thin wrapper)."""
+
+import sys
+
+import numba
+
+from hiddenbn.experiments.chickering_heckerman1996 import (fit_test_models,
+                                                          read_effective_dimensions)
+from hiddenbn.files import atomic_output
+
+numba.set_num_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
+with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821
+    params = snakemake.params  # noqa: F821
+    table = fit_test_models(snakemake.input.data, params.features, params.states, params.seed,  # noqa: F821
+                            params.prior_alpha, params.em,
+                            read_effective_dimensions(snakemake.input.dimensions))  # noqa: F821
+    table.insert(0, "experiment", snakemake.wildcards.experiment)  # noqa: F821
+    table.insert(1, "replicate", int(snakemake.wildcards.replicate))  # noqa: F821
+    with atomic_output(snakemake.output[0]) as temporary:  # noqa: F821
+        table.to_csv(temporary, index=False)

@@ -1,0 +1,14 @@
+"""Sec. 5 reality check of paper 003 (thin wrapper)."""
+
+import sys
+
+from hiddenbn.experiments.chickering_heckerman1996 import reality_check
+from hiddenbn.files import atomic_output
+
+with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821 (provided by Snakemake)
+    params = snakemake.params  # noqa: F821
+    table = reality_check(params.section, params.prior_alpha, params.em, params.seed,
+                          range(params.section["test_states"]["min"],
+                                params.section["test_states"]["max"] + 1))
+    with atomic_output(snakemake.output[0]) as temporary:  # noqa: F821
+        table.to_csv(temporary, index=False)
