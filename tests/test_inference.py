@@ -1,0 +1,126 @@
+"""Exact inference: expected counts and log-likelihoods against brute-force joint tables."""
+
+import numba
+import numpy as np
+import pytest
+
+from hiddenbn import inference
+from hiddenbn.data import Dataset
+from hiddenbn.em import LatentClassEngine, make_engine
+from hiddenbn.errors import DataError
+from hiddenbn.models import latent_class, node_tables, random_parameters
+from hiddenbn.sampling import sample_dataset
+from hiddenbn.spec import parse_spec
+
+
+def brute_force_statistics(network, cpts, data):
+    """Expected counts and log-likelihood from the dense joint table over every node."""
+    tables = node_tables(network, cpts)
+    operands = []
+    for i, table in enumerate(tables):
+        shape = [network.cardinalities[p] for p in network.parents[i]] + [network.cardinalities[i]]
+        operands += [table.reshape(shape), [*network.parents[i], i]]
+    joint = np.einsum(*operands, list(range(network.n_nodes)))
+    observed = network.observed_indices
+    expected = [np.zeros(t.shape) for t in tables]
+    log_likelihood = 0.0
+    for pattern, count in zip(data.patterns, data.counts):
+        index = [slice(None)] * network.n_nodes
+        for column, node in enumerate(observed):
+            index[node] = pattern[column]
+        completion = np.zeros_like(joint)
+        completion[tuple(index)] = joint[tuple(index)]
+        marginal = completion.sum()
+        log_likelihood += count * np.log(marginal)
+        for i in range(network.n_nodes):
+            family = [*network.parents[i], i]
+            others = tuple(a for a in range(network.n_nodes) if a not in family)
+            family_table = completion.sum(axis=others)
+            # axes of family_table are in increasing node order; the CPT wants parents then i
+            order = np.argsort(np.argsort(family))
+            expected[i] += count * np.transpose(family_table, order).reshape(expected[i].shape) \
+                / marginal
+    return expected, log_likelihood
+
+
+@pytest.mark.parametrize("spec", ["3(2(2,2),3,2)", "3:2,3,2"])
+def test_enumeration_matches_the_dense_joint_table(spec, rng):
+    network = parse_spec(spec)
+    cpts = random_parameters(network, rng)
+    data = sample_dataset(network, cpts, 300, rng)
+    expected, log_likelihood = inference.enumeration_statistics(network, cpts, data.patterns,
+                                                                data.counts)
+    reference, reference_log_likelihood = brute_force_statistics(network, cpts, data)
+    assert log_likelihood == pytest.approx(reference_log_likelihood, rel=1e-12)
+    for ours, theirs in zip(expected, reference):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-10)
+
+
+def test_enumeration_with_deterministic_nodes(noisy_max_network, rng):
+    network = noisy_max_network
+    cpts = random_parameters(network, rng)
+    data = sample_dataset(network, cpts, 200, rng)
+    expected, log_likelihood = inference.enumeration_statistics(network, cpts, data.patterns,
+                                                                data.counts)
+    reference, reference_log_likelihood = brute_force_statistics(network, cpts, data)
+    assert log_likelihood == pytest.approx(reference_log_likelihood, rel=1e-12)
+    for ours, theirs in zip(expected, reference):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-10)
+
+
+def test_impossible_pattern_is_a_data_error():
+    network = parse_spec({"nodes": {"A": {"states": 2, "hidden": True},
+                                    "B": {"states": 2, "hidden": True},
+                                    "E": {"function": "max", "parents": ["A", "B"]},
+                                    "F": {"function": "sum", "parents": ["A", "B"]}}})
+    cpts = [np.array([[0.5, 0.5]]), np.array([[0.5, 0.5]]), None, None]
+    data = Dataset(("E", "F"), np.array([[0, 2]], dtype=np.int32), np.array([3]))
+    with pytest.raises(DataError, match="probability zero"):
+        inference.enumeration_statistics(network, cpts, data.patterns, data.counts)
+
+
+def test_latent_class_kernel_matches_enumeration(rng):
+    network = latent_class(4, [2, 3, 5, 2])
+    cpts = random_parameters(network, rng)
+    data = sample_dataset(network, cpts, 500, rng)
+    engine = LatentClassEngine(network, data, 1.0)
+    statistics = engine.e_step(engine.from_cpts(cpts))
+    expected, log_likelihood = inference.enumeration_statistics(network, cpts, data.patterns,
+                                                                data.counts)
+    assert statistics.log_likelihood == pytest.approx(log_likelihood, rel=1e-12)
+    for ours, theirs in zip(engine.expected_counts(statistics), expected):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-10)
+
+
+def test_latent_class_kernel_is_identical_for_one_and_two_threads(rng):
+    network = latent_class(32, [2] * 64)
+    cpts = random_parameters(network, rng)
+    data = sample_dataset(network, cpts, 3000, rng)  # large enough for the parallel path
+    assert data.patterns.size * 32 >= inference.PARALLEL_MIN_CELLS
+    engine = make_engine(network, data, 1.0)
+    state = engine.from_cpts(cpts)
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = engine.e_step(state)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = engine.e_step(state)
+    finally:
+        numba.set_num_threads(threads)
+    assert one.log_likelihood == two.log_likelihood
+    for a, b in zip(one.expected, two.expected):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_zero_weights_and_zero_entries_give_no_nan(rng):
+    network = latent_class(3, [2, 2, 2])
+    cpts = random_parameters(network, rng)
+    cpts[0] = np.array([[0.0, 0.4, 0.6]])  # an empty class
+    cpts[1][1] = [1.0, 0.0]  # a boundary estimate
+    data = sample_dataset(network, cpts, 100, rng)
+    engine = make_engine(network, data, 1.0)
+    statistics = engine.e_step(engine.from_cpts(cpts))
+    assert np.isfinite(statistics.log_likelihood)
+    counts = engine.expected_counts(statistics)
+    assert all(np.all(np.isfinite(c)) for c in counts)
+    assert counts[0][0, 0] == 0.0
