@@ -16,10 +16,12 @@ if not workflow.overwrite_configfiles:
 include: "workflow/rules/common.smk"
 include: "workflow/rules/chickering_heckerman1996.smk"
 include: "workflow/rules/heckerman_meek1997.smk"
+include: "workflow/rules/dimension.smk"
 
 
 rule all:
     input:
         chickering_heckerman1996_outputs(),
         heckerman_meek1997_outputs(),
+        dimension_outputs(),
     default_target: True

@@ -1,0 +1,59 @@
+# Effective dimensions of papers 000, 002 and 004 (tables beside the printed numbers, the
+# networks drawn, paper 000's Figure 1 from SymPy), from hiddenbn.experiments.dimension. One
+# job per paper: every model is small, and the whole set takes well under a minute.
+rule dimension_geiger_heckerman_meek1996:
+    output:
+        report=f"{DIM_DIR}/geiger_heckerman_meek1996/comparison.md",
+        tables=dimension_tables(
+            "geiger_heckerman_meek1996",
+            ["naive_bayes", "w_structure", "autoclass", "continuous"],
+        ),
+        figures=dimension_figures(
+            "geiger_heckerman_meek1996", ["figure1_jacobian", "structures"]
+        ),
+    params:
+        paper="geiger_heckerman_meek1996",
+        section=DIM,
+        seed=job_seed("dimension", "geiger_heckerman_meek1996"),
+    log:
+        f"{LOGS}/dimension/geiger_heckerman_meek1996.log",
+    conda:
+        "../envs/hiddenbn.yaml"
+    script:
+        "../scripts/dimension_paper.py"
+
+
+rule dimension_kocka_zhang2002:
+    output:
+        report=f"{DIM_DIR}/kocka_zhang2002/comparison.md",
+        tables=dimension_tables("kocka_zhang2002", ["table1", "hlc_decomposition"]),
+        figures=dimension_figures("kocka_zhang2002", ["structures"]),
+    params:
+        paper="kocka_zhang2002",
+        section=DIM,
+        seed=job_seed("dimension", "kocka_zhang2002"),
+    log:
+        f"{LOGS}/dimension/kocka_zhang2002.log",
+    conda:
+        "../envs/hiddenbn.yaml"
+    script:
+        "../scripts/dimension_paper.py"
+
+
+rule dimension_meek_heckerman1997:
+    output:
+        report=f"{DIM_DIR}/meek_heckerman1997/comparison.md",
+        tables=dimension_tables(
+            "meek_heckerman1997", ["table1", "nine_parameter_structures"]
+        ),
+        figures=dimension_figures("meek_heckerman1997", ["structures"]),
+    params:
+        paper="meek_heckerman1997",
+        section=DIM,
+        seed=job_seed("dimension", "meek_heckerman1997"),
+    log:
+        f"{LOGS}/dimension/meek_heckerman1997.log",
+    conda:
+        "../envs/hiddenbn.yaml"
+    script:
+        "../scripts/dimension_paper.py"

@@ -1,0 +1,14 @@
+"""One paper's dimension results (tables, figures, comparison.md): a thin wrapper."""
+
+import sys
+from pathlib import Path
+
+from hiddenbn.experiments.dimension import WRITERS
+
+with open(snakemake.log[0], "w") as log:  # noqa: F821 (provided by Snakemake)
+    sys.stderr = log  # DimensionWarnings land in the log
+    WRITERS[snakemake.params.paper](  # noqa: F821
+        snakemake.params.section,  # noqa: F821
+        snakemake.params.seed,  # noqa: F821
+        Path(snakemake.output.report).parent,  # noqa: F821
+    )
