@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from hiddenbn.em import map_update
 from hiddenbn.errors import SpecError
 from hiddenbn.models import Network
 from hiddenbn.spec import parse_spec
@@ -130,6 +131,12 @@ class InteractionModel:
     def cause_dimension(self) -> int:
         """Free parameters of the causes' own tables: ``sum_c (r_c - 1)``."""
         return int(sum(r - 1 for r in self.cause_states))
+
+    def cause_network(self) -> Network:
+        """The causes alone: independent observed roots (fully observed, no mechanisms)."""
+        return Network(names=self.cause_names, cardinalities=self.cause_states,
+                       parents=((),) * self.n_causes, hidden=(False,) * self.n_causes,
+                       functions=(None,) * self.n_causes)
 
     def network(self) -> Network:
         """The noisy-max model as a discrete network: causes, mechanisms (hidden), ``E = max``."""
@@ -304,3 +311,20 @@ def interaction_from_dict(document: dict) -> InteractionModel:
     return _checked(InteractionModel(family, tuple(cause_names), tuple(causes.values()),
                                      tuple(str(m) for m in mechanisms), tuple(mechanism_causes),
                                      str(effect.get("name", "E")), int(states or 0)))
+
+
+def fit_cause_tables(model: InteractionModel, causes, counts, alpha: float):
+    """MAP (ML for ``alpha = 1``) tables of the observed root causes, and their counts.
+
+    The causes are fully observed, so their tables follow from the counts in closed form (the
+    Dirichlet MAP update of paper 004 Sec. 4.1). Returns ``(tables, counts)``, one ``(1, r_c)``
+    array each per cause.
+    """
+    causes = np.asarray(causes, dtype=np.int64).reshape(-1, model.n_causes)
+    counts = np.asarray(counts, dtype=np.float64)
+    tables, totals = [], []
+    for c, r in enumerate(model.cause_states):
+        n = np.bincount(causes[:, c], weights=counts, minlength=r)[None, :]
+        tables.append(map_update(n, n.sum(), r, np.full((1, r), 1.0 / r), alpha))
+        totals.append(n)
+    return tables, totals

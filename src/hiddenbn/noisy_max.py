@@ -30,9 +30,9 @@ import numba
 import numpy as np
 
 from hiddenbn.data import Dataset
-from hiddenbn.em import Fit, map_update
+from hiddenbn.em import Fit
 from hiddenbn.errors import ParameterError
-from hiddenbn.interaction import InteractionModel, load_interaction
+from hiddenbn.interaction import InteractionModel, fit_cause_tables, load_interaction
 from hiddenbn.scores import complete_log_likelihood, dirichlet_log_density
 
 
@@ -159,16 +159,6 @@ def stacked_tables(model: InteractionModel, cpts) -> np.ndarray:
     return np.vstack(cpts[model.n_causes:model.n_causes + model.n_mechanisms])
 
 
-def _cause_fit(model: InteractionModel, causes, counts, alpha):
-    """MAP tables and counts of the observed root causes (no hidden variables involved)."""
-    tables, totals = [], []
-    for c, r in enumerate(model.cause_states):
-        n = np.bincount(causes[:, c], weights=counts, minlength=r)[None, :]
-        tables.append(map_update(n, n.sum(), r, np.full((1, r), 1.0 / r), alpha))
-        totals.append(n)
-    return tables, totals
-
-
 def fit_noisy_max(model, data: Dataset, rng: np.random.Generator, alpha: float = 1.0,
                   starts: int = 16, max_iterations: int = 1000, tolerance: float = 1e-9) -> Fit:
     """MAP (ML for ``alpha = 1``) parameters of an NMI model by EM with random restarts.
@@ -198,7 +188,7 @@ def fit_noisy_max(model, data: Dataset, rng: np.random.Generator, alpha: float =
         if best is None or g > best[0]:
             best = (g, table, expected, log_likelihood, iterations, converged)
     _, table, expected, effect_log_likelihood, iterations, converged = best
-    cause_tables, cause_counts = _cause_fit(model, causes, counts, float(alpha))
+    cause_tables, cause_counts = fit_cause_tables(model, causes, counts, float(alpha))
     offsets = model.mechanism_offsets()
     cpts = cause_tables + [table[a:b] for a, b in zip(offsets[:-1], offsets[1:])] + [None]
     expected_counts = cause_counts + [expected[a:b] for a, b in zip(offsets[:-1], offsets[1:])] \
