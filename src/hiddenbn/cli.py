@@ -9,12 +9,13 @@ import warnings
 
 import hiddenbn
 from hiddenbn import dimension, ebnc, seeding
-from hiddenbn.data import write_csv, write_rows_csv
+from hiddenbn.data import read_csv, write_csv, write_rows_csv
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.models import (load_parameters, parameters_to_dict, random_parameters,
                              save_parameters)
 from hiddenbn.sampling import forward_sample, sample_dataset
 from hiddenbn.spec import parse_spec
+from hiddenbn import selection
 
 EXAMPLES = """\
 examples:
@@ -23,6 +24,8 @@ examples:
   hiddenbn sample model.yaml --n 500 --params truth.json -o data.csv
   hiddenbn params 4:2,2,2,2,2,2,2,2 --seed 3 -o params.json
   hiddenbn dim embedded.yaml --ebnc Y --json
+  hiddenbn fit data.csv --model 3:2,2,2,2 --seed 1
+  hiddenbn select data.csv --family lc --states 1..8 --json
 
 A SPEC is a latent class shorthand (k:r1,...,rn), a tree shorthand for hierarchical latent
 class models (a hidden node's state count followed by its children in parentheses), or a YAML
@@ -114,6 +117,37 @@ def command_dim(args) -> None:
     print(json.dumps(report, indent=1) if args.json else ebnc.format_report(report))
 
 
+def command_fit(args) -> None:
+    network = parse_spec(args.model)
+    data = read_csv(args.data).for_network(network)
+    outcome = selection.fit_and_score(network, data, args.seed, args.alpha, args.restarts,
+                                      not args.skip_de)
+    report = selection.fit_report(outcome, data)
+    print(json.dumps(report, indent=1) if args.json else selection.format_fit_report(report))
+
+
+def command_select(args) -> None:
+    data = read_csv(args.data)
+    result = selection.select_latent_class(data, selection.parse_states(args.states), args.seed,
+                                           args.alpha, args.restarts, not args.skip_de)
+    print(json.dumps(result, indent=1) if args.json else selection.format_selection(result))
+
+
+def _add_em_options(parser):
+    parser.add_argument("data", metavar="DATA", help="CSV of integer states with a header of "
+                        "variable names; an optional 'count' column holds pattern counts")
+    parser.add_argument("--alpha", type=_positive_float, default=1.01, help="symmetric "
+                        "Dirichlet prior of every CPT row; >= 1, 1 gives ML (default 1.01, as "
+                        "in Chickering & Heckerman 1996)")
+    parser.add_argument("--restarts", type=_positive_int, default=64, help="random EM starts, "
+                        "halved after 1, 2, 4, ... iterations until one is left (default 64)")
+    parser.add_argument("--seed", type=_seed, default=0, help="random seed of the EM starts "
+                        "(default 0)")
+    parser.add_argument("--skip-de", action="store_true", help="do not compute the effective "
+                        "dimension (no BIC+ or CS+); it can take minutes for wide models")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hiddenbn", description="Model selection in Bayesian networks with hidden variables.",
@@ -167,6 +201,30 @@ def build_parser() -> argparse.ArgumentParser:
                      "at which the Jacobian is ranked; the rank is the maximum (default 5)")
     dim.add_argument("--seed", type=_seed, default=0, help="random seed of the points (default 0)")
     dim.set_defaults(run=command_dim)
+
+    fit = commands.add_parser(
+        "fit", help="fit a model by EM and score it", epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Fit the MAP parameters of --model to DATA by EM with the restart schedule "
+                    "of Chickering & Heckerman (1996) and print them with the log-likelihood, "
+                    "convergence and every score: BIC, BIC+, Draper, MLED, CS, CS+ and Laplace.")
+    _add_em_options(fit)
+    fit.add_argument("--model", metavar="SPEC", required=True, help="model: k:r1,...,rn, a tree "
+                     "such as '3(2,2,2)', or a YAML/JSON file; its observed nodes name columns")
+    fit.set_defaults(run=command_fit)
+
+    select = commands.add_parser(
+        "select", help="choose the number of hidden states by every score", epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Fit a latent class model (a hidden root with every column as a child) for "
+                    "each number of hidden states and print every score per model and the "
+                    "number of states each score selects.")
+    _add_em_options(select)
+    select.add_argument("--family", choices=["lc"], default="lc", help="model family: lc, the "
+                        "latent class model (default)")
+    select.add_argument("--states", default="1..8", help="hidden-state counts: a range such as "
+                        "1..8 or a list such as 2,3,5 (default 1..8)")
+    select.set_defaults(run=command_select)
     return parser
 
 

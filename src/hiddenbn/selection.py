@@ -1,0 +1,162 @@
+"""Model selection: fit a family of models to one data set and compare every score.
+
+:func:`fit_and_score` fits one network by EM with the restart schedule of paper 003 Sec. 3 and
+evaluates every score of :mod:`hiddenbn.scores`; :func:`select_latent_class` does it for the
+latent class models ``k:r1,...,rn`` (paper 002 Sec. 2.2, paper 003 Sec. 3) over a range of
+``k`` and reports which ``k`` each score selects.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hiddenbn import seeding
+from hiddenbn.data import Dataset
+from hiddenbn.em import fit
+from hiddenbn.errors import DataError, HiddenbnError
+from hiddenbn.models import Network
+from hiddenbn.scores import score_fit
+
+#: Scores reported for every model, in display order (BIC+/CS+ only when de is known).
+SCORE_NAMES = ("loglik", "bic", "bic_plus", "draper", "mled", "cs", "cs_plus", "laplace")
+
+
+def effective_dimension_or_reason(network: Network):
+    """``(de, None)`` from the dimension engine, or ``(None, reason)`` when it cannot say."""
+    try:
+        from hiddenbn.dimension import effective_dimension
+    except ImportError:
+        return None, "BIC+ and CS+ need the effective dimension engine (hiddenbn.dimension)"
+    try:
+        return int(effective_dimension(network)), None
+    except HiddenbnError as err:
+        return None, f"no effective dimension: {err}"
+
+
+def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.01,
+                  starts: int = 64, with_effective_dimension: bool = True, **em_options) -> dict:
+    """Fit ``network`` by EM (restart schedule, seeded by ``seed``) and compute every score.
+
+    Returns ``{"fit": Fit, "scores": dict, "ds": int, "de": int or None, "note": str or None}``.
+    """
+    result = fit(network, data, seeding.rng(seed, "em", network.to_dict()), alpha=alpha,
+                 starts=starts, **em_options)
+    de, note = (effective_dimension_or_reason(network) if with_effective_dimension
+                else (None, "effective dimension skipped: no BIC+ or CS+"))
+    return {"fit": result, "scores": score_fit(result, data, de), "ds": network.standard_dimension,
+            "de": de, "note": note}
+
+
+def latent_class_network(data: Dataset, hidden_states: int) -> Network:
+    """The latent class model over the data's columns: a hidden root and one child per column.
+
+    Each child gets ``max(2, largest state + 1)`` states; the hidden node is named ``H``
+    (with underscores added if a column already has that name).
+    """
+    if not data.n_patterns:
+        raise DataError("the data set has no cases")
+    hidden = "H"
+    while hidden in data.names:
+        hidden = f"_{hidden}_"
+    cards = [max(2, int(data.patterns[:, j].max()) + 1) for j in range(len(data.names))]
+    return Network(names=(hidden, *data.names), cardinalities=(int(hidden_states), *cards),
+                   parents=((),) + ((0,),) * len(cards), hidden=(True,) + (False,) * len(cards),
+                   functions=(None,) * (len(cards) + 1))
+
+
+def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, starts: int = 64,
+                        with_effective_dimension: bool = True) -> dict:
+    """Fit the latent class model for every ``k`` in ``states``; which ``k`` each score picks.
+
+    Returns ``{"models": [{"states", "ds", "de", "converged", "iterations", <scores>}],
+    "selected": {score: k}, "notes": [str]}``; a score that is NaN for some model (a Laplace
+    Hessian that is not positive definite) selects among the others.
+    """
+    models, notes = [], []
+    for k in states:
+        outcome = fit_and_score(latent_class_network(data, k), data, seed, alpha, starts,
+                                with_effective_dimension)
+        row = {"states": int(k), "ds": outcome["ds"], "de": outcome["de"],
+               "converged": outcome["fit"].converged, "iterations": outcome["fit"].iterations}
+        row.update(outcome["scores"])
+        models.append(row)
+        if outcome["note"] and outcome["note"] not in notes:
+            notes.append(outcome["note"])
+        if not row.get("laplace_positive_definite", True):
+            notes.append(f"k = {k}: the negative Hessian is not positive definite; no Laplace")
+    selected = {}
+    for name in SCORE_NAMES:
+        candidates = [m for m in models if name in m and not math.isnan(m[name])]
+        if candidates:
+            selected[name] = max(candidates, key=lambda m: m[name])["states"]
+    return {"models": models, "selected": selected, "notes": notes}
+
+
+def parse_states(text: str) -> list:
+    """``"1..8"``, ``"2,3,5"`` or ``"4"`` as a sorted list of distinct hidden-state counts."""
+    try:
+        if ".." in text:
+            low, high = (int(part) for part in text.split(".."))
+            values = list(range(low, high + 1))
+        else:
+            values = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise HiddenbnError(f"--states {text!r}: write a range such as 1..8 or a list such as "
+                            "2,3,5") from None
+    if not values or min(values) < 1:
+        raise HiddenbnError(f"--states {text!r}: need at least one hidden-state count, each >= 1")
+    return sorted(set(values))
+
+
+def fit_report(outcome: dict, data: Dataset) -> dict:
+    """A JSON-ready summary of :func:`fit_and_score`: fit, convergence, scores and parameters."""
+    result = outcome["fit"]
+    network = result.network
+    return {
+        "model": network.to_dict(), "n_cases": data.n_cases, "n_patterns": data.n_patterns,
+        "alpha": result.alpha, "ds": outcome["ds"], "de": outcome["de"],
+        "em": {"starts": result.starts, "schedule": result.schedule,
+               "iterations": result.iterations, "converged": result.converged,
+               "log_likelihood": result.log_likelihood, "log_prior": result.log_prior,
+               "log_posterior": result.log_posterior},
+        "scores": outcome["scores"], "notes": [outcome["note"]] if outcome["note"] else [],
+        "parameters": {network.names[i]: t.tolist() for i, t in enumerate(result.cpts)
+                       if t is not None},
+    }
+
+
+def format_fit_report(report: dict) -> str:
+    """The text form of :func:`fit_report`."""
+    em = report["em"]
+    de = "unknown" if report["de"] is None else report["de"]
+    lines = [f"data: {report['n_cases']} cases in {report['n_patterns']} distinct patterns; "
+             f"ds {report['ds']}, de {de}, Dirichlet alpha {report['alpha']}",
+             f"EM: {em['starts']} starts ({em['schedule']}), "
+             + (f"converged after {em['iterations']} final iterations" if em["converged"] else
+                f"NOT converged after {em['iterations']} final iterations"),
+             f"log-likelihood {em['log_likelihood']:.6f}, log posterior g {em['log_posterior']:.6f}",
+             "scores (approximate log marginal likelihood):"]
+    lines += [f"  {name:<8} {report['scores'][name]:.6f}" for name in SCORE_NAMES
+              if name in report["scores"]]
+    if report["scores"].get("laplace_positive_definite") is False:
+        lines.append("  laplace: the negative Hessian is not positive definite (not patched)")
+    lines += [f"note: {note}" for note in report["notes"]]
+    lines.append("parameters (one row per parent configuration, first parent most significant):")
+    for name, rows in report["parameters"].items():
+        lines += [f"  {name}[{j}] " + " ".join(f"{p:.6f}" for p in row)
+                  for j, row in enumerate(rows)]
+    return "\n".join(lines)
+
+
+def format_selection(result: dict) -> str:
+    """The text table of :func:`select_latent_class`: one row per model, then the choices."""
+    names = [n for n in SCORE_NAMES if any(n in m for m in result["models"])]
+    header = f"{'k':>3} {'ds':>6} {'de':>6} {'conv':>5} " + " ".join(f"{n:>12}" for n in names)
+    lines = [header]
+    for m in result["models"]:
+        de = "?" if m["de"] is None else str(m["de"])
+        lines.append(f"{m['states']:>3} {m['ds']:>6} {de:>6} {'yes' if m['converged'] else 'no':>5} "
+                     + " ".join(f"{m.get(n, float('nan')):>12.3f}" for n in names))
+    lines.append("selected k: " + ", ".join(f"{n} {k}" for n, k in result["selected"].items()))
+    lines += [f"note: {note}" for note in result["notes"]]
+    return "\n".join(lines)
