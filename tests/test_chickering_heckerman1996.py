@@ -1,0 +1,79 @@
+"""Paper 003 protocol: Delta c and Table 1 on hand-made fits, and one real fit's invariants."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hiddenbn.errors import HiddenbnError
+from hiddenbn.experiments import chickering_heckerman1996 as ch96
+from hiddenbn.models import latent_class, random_parameters
+from hiddenbn.sampling import sample_dataset
+
+
+def hand_made_fits():
+    """Two data sets; curves chosen so every score's argmax is known by construction."""
+    rows = []
+    peaks = {1: {"laplace": 4, "cs": 5, "mled": 5, "draper": 3, "bic": 2, "cs_de": 4},
+             2: {"laplace": 4, "cs": 4, "mled": 6, "draper": 4, "bic": 3, "cs_de": 4}}
+    for replicate, peak in peaks.items():
+        for c in range(2, 7):
+            row = {"experiment": "e", "replicate": replicate, "hidden_states": c,
+                   "laplace_positive_definite": True}
+            row.update({score: -float((c - p) ** 2) for score, p in peak.items()})
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_delta_c_and_table1_by_hand():
+    errors = ch96.selection_errors(hand_made_fits())
+    assert errors.set_index("replicate").loc[1, ["cs", "mled", "draper", "bic"]].tolist() == \
+        [1, 1, -1, -2]
+    assert errors.set_index("replicate").loc[2, ["cs", "mled", "draper", "bic"]].tolist() == \
+        [0, 2, 0, -1]
+    table = ch96.table1(errors, {"e": {"model": "m", "cases": 100}},
+                        {"m": {"features": 8, "hidden_states": 4}})
+    row = table.iloc[0]
+    assert (row.n, row.c, row.N, row.data_sets) == (8, 4, 100, 2)
+    assert row.mled_mean == 1.5 and row.mled_sd == pytest.approx(np.std([1, 2], ddof=1))
+    assert row.bic_mean == -1.5 and row.cs_de_mean == 0
+
+
+def test_laplace_undefined_models_are_not_candidates():
+    fits = hand_made_fits()
+    peak = (fits.replicate == 1) & (fits.hidden_states == 4)
+    fits.loc[peak, "laplace"] = np.nan
+    assert ch96.selected_states(fits, "laplace").loc[("e", 1)] in (3, 5)
+
+
+def test_format_mean_sd():
+    assert ch96.format_mean_sd(0.0, 0.0) == "0"
+    assert ch96.format_mean_sd(-1.0, 0.0) == "-1"
+    assert ch96.format_mean_sd(0.2, 0.4472) == "0.2 ± 0.4"
+
+
+def test_fit_and_score_invariants():
+    generator = latent_class(3, [2] * 6)
+    data = sample_dataset(generator, random_parameters(generator, np.random.default_rng(0)), 300,
+                          np.random.default_rng(1))
+    em = {"initialisations": 8, "max_iterations": 100, "tolerance": 1e-6}
+    row = ch96.fit_and_score(latent_class(3, [2] * 6), data, np.random.default_rng(2), 1.01, em,
+                             effective_dimension=17)
+    assert row["d"] == 2 + 3 * 6
+    # log p(D|theta) >= E_q log p(D, H|theta) (Jensen), so CS >= MLED when d' = d
+    assert row["cs"] >= row["mled"]
+    # CS with d = de adds (ds - de)/2 log N (paper 002's CS+)
+    assert row["cs_de"] - row["cs"] == pytest.approx(0.5 * (20 - 17) * np.log(300))
+    assert row["draper"] - row["bic"] == pytest.approx(0.5 * row["d"] * np.log(2 * np.pi))
+    assert row["laplace_positive_definite"] and np.isfinite(row["laplace"])
+    assert all(row[f"{step}_seconds"] >= 0 for step in ch96.TIMED)
+
+
+def test_check_config_names_bad_references():
+    section = {"models": {"m": {}}, "replicates": 2, "figures": {"figure1": ["e"]},
+               "timing": {"experiment": "e", "replicate": 3},
+               "experiments": {"e": {"model": "m", "test_states": {"min": 1, "max": 2}}}}
+    with pytest.raises(HiddenbnError, match="timing.replicate: 3 exceeds replicates"):
+        ch96.check_config(section)
+    section["figures"]["figure1"] = ["nope"]
+    with pytest.raises(HiddenbnError, match="figures.figure1: unknown experiment 'nope'"):
+        ch96.check_config(section)
