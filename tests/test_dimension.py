@@ -167,12 +167,15 @@ def test_streamed_singular_values_equal_dense_ones(rng):
     assert rank == 6 and gap > 6
 
 
-def test_block_size_does_not_change_the_jacobian(rng):
+def test_block_size_and_row_order_do_not_change_the_jacobian(rng):
     network = parse_spec("2:2,3,2,2")
     point = jac.random_point(network, rng)
     whole = jac.jacobian(network, point)
-    pieces = np.vstack([b for _, b in jac.jacobian_blocks(network, point, block_rows=5)])
+    pieces = np.vstack(list(jac.jacobian_blocks(network, point, block_rows=5)))
     np.testing.assert_array_equal(whole, pieces)
+    shuffled = np.vstack(list(jac.jacobian_blocks(network, point, block_rows=7, shuffle=rng)))
+    order = np.lexsort(shuffled.T[::-1])
+    np.testing.assert_array_equal(shuffled[order], whole[np.lexsort(whole.T[::-1])])
 
 
 # --- theorems and bounds --------------------------------------------------------------------

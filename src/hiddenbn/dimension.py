@@ -91,13 +91,13 @@ def jacobian_rank(network: Network, points: int = 5, seed: int = 0,
     exact_ranks, svd_ranks, gaps = [], [], []
     for _ in range(points):
         real = jac.random_point(network, rng)
-        values = singular_values((block for _, block in jac.jacobian_blocks(network, real)), ds)
+        values = singular_values(jac.jacobian_blocks(network, real), ds)
         rank, gap = numerical_rank(values)
         svd_ranks.append(rank)
         gaps.append(gap)
         exact = jac.random_point(network, rng, modulus=prime)
-        exact_ranks.append(modular_rank(
-            (block for _, block in jac.jacobian_blocks(network, exact)), ds, prime, bound))
+        exact_ranks.append(modular_rank(jac.jacobian_blocks(network, exact, shuffle=rng), ds,
+                                        prime, bound))
     svd_rank = max(svd_ranks)
     gap = min(g for r, g in zip(svd_ranks, gaps) if r == svd_rank)
     return {

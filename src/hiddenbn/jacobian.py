@@ -43,6 +43,7 @@ generic rank except with probability at most ``deg / p`` (Schwartz-Zippel), and 
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, replace
 
 import numba
@@ -115,8 +116,9 @@ def _addmod(a, b, modulus):
 
 @numba.njit(cache=True)
 def _entry_jacobian_block(cards, observed, hidden, parent_ptr, parent_idx, offsets, values,
-                          row_start, modulus, out):
-    """Rows ``row_start..row_start+len(out)`` of ``dP(o)/dt`` for every table entry ``t``.
+                          row_start, multiplier, offset, modulus, out):
+    """Rows ``o_r = (multiplier (row_start + r) + offset) mod |O|`` of ``dP(o)/dt``, for every
+    table entry ``t`` (``multiplier`` coprime to ``|O|``: a permutation of the rows).
 
     ``values`` holds every table (deterministic ones too) flattened; arithmetic is modulo
     ``modulus`` when it is positive (then ``values`` are int64 residues) and real otherwise.
@@ -129,8 +131,11 @@ def _entry_jacobian_block(cards, observed, hidden, parent_ptr, parent_idx, offse
     n_hidden = 1
     for k in range(hidden.shape[0]):
         n_hidden *= cards[hidden[k]]
+    n_observed = 1
+    for k in range(observed.shape[0]):
+        n_observed *= cards[observed[k]]
     for r in range(out.shape[0]):
-        rest = row_start + r
+        rest = (multiplier * (row_start + r) + offset) % n_observed
         for k in range(observed.shape[0] - 1, -1, -1):  # C order: last observed varies fastest
             node = observed[k]
             x[node] = rest % cards[node]
@@ -159,10 +164,11 @@ def _entry_jacobian_block(cards, observed, hidden, parent_ptr, parent_idx, offse
 @numba.njit(cache=True)
 def _apply_chain(entry_block, chain_entry, chain_column, chain_value, modulus, out):
     """``out = entry_block @ C`` for the sparse chain matrix ``C`` given as triplets."""
-    for k in range(chain_entry.shape[0]):
-        t, c, v = chain_entry[k], chain_column[k], chain_value[k]
-        for r in range(out.shape[0]):
-            out[r, c] = _addmod(out[r, c], _mulmod(entry_block[r, t], v, modulus), modulus)
+    for r in range(out.shape[0]):  # row-major: both blocks are read along their rows
+        for k in range(chain_entry.shape[0]):
+            t, c = chain_entry[k], chain_column[k]
+            out[r, c] = _addmod(out[r, c], _mulmod(entry_block[r, t], chain_value[k], modulus),
+                                modulus)
 
 
 # --- parameter points -----------------------------------------------------------------------
@@ -314,36 +320,46 @@ def n_rows(network: Network) -> int:
     return int(np.prod(network.observed_cardinalities, dtype=np.int64))
 
 
-def jacobian_blocks(network: Network, point: Point, block_rows: int | None = None):
-    """Yield ``(first_row, block)`` pieces of the Jacobian ``dW/dtheta`` at ``point``.
+def jacobian_blocks(network: Network, point: Point, block_rows: int | None = None,
+                    shuffle: np.random.Generator | None = None):
+    """Yield the Jacobian ``dW/dtheta`` at ``point`` as row blocks.
 
     Blocks have ``ds`` columns (parameter order of the module notes) and together cover all
-    rows once. Each block is a fresh array (float64, or int64 residues for points of ``F_p``).
+    rows once, in C order over the observed configurations, or, with ``shuffle``, in the
+    pseudo-random order ``o = (a i + b) mod |O|`` (``a`` coprime to ``|O|``), which lets an
+    exact rank that stops at a known bound do so after about ``ds`` rows. Each block is a
+    fresh array (float64, or int64 residues for points of ``F_p``).
     """
     if network.kind == "gaussian":
-        yield 0, gaussian_jacobian(network, point)
+        yield gaussian_jacobian(network, point)
         return
     check_enumerable(network)
     layout = _layout(network)
     ds = network.standard_dimension
+    total = layout.n_observed_configs
     if block_rows is None:
         block_rows = max(1, BLOCK_ENTRIES // max(layout.n_entries, ds, 1))
+    multiplier, offset = 1, 0
+    if shuffle is not None and total > 1:
+        multiplier = int(shuffle.integers(1, total))
+        while math.gcd(multiplier, total) != 1:
+            multiplier = int(shuffle.integers(1, total))
+        offset = int(shuffle.integers(0, total))
     chain_entry, chain_column, chain_value = point.chain
-    for start in range(0, layout.n_observed_configs, block_rows):
-        rows = min(block_rows, layout.n_observed_configs - start)
+    for start in range(0, total, block_rows):
+        rows = min(block_rows, total - start)
         entry_block = np.zeros((rows, layout.n_entries), dtype=point.tables.dtype)
         _entry_jacobian_block(layout.cards, layout.observed, layout.hidden, layout.parent_ptr,
                               layout.parent_idx, layout.offsets, point.tables, start,
-                              point.modulus, entry_block)
+                              multiplier, offset, point.modulus, entry_block)
         block = np.zeros((rows, ds), dtype=point.tables.dtype)
         _apply_chain(entry_block, chain_entry, chain_column, chain_value, point.modulus, block)
-        yield start, block
+        yield block
 
 
 def jacobian(network: Network, point: Point) -> np.ndarray:
     """The whole Jacobian as one dense array (small models and tests)."""
-    blocks = [block for _, block in jacobian_blocks(network, point)]
-    return np.vstack(blocks)
+    return np.vstack(list(jacobian_blocks(network, point)))
 
 
 def observed_function(network: Network, point: Point) -> np.ndarray:
