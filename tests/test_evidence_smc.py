@@ -1,0 +1,84 @@
+"""The SMC marginal likelihood against the exact value (over many seeds) and against Eq. 5."""
+
+import numba
+import numpy as np
+import pytest
+
+from hiddenbn.errors import ParameterError
+from hiddenbn.evidence import exact_log_evidence
+from hiddenbn.models import latent_class, random_parameters
+from hiddenbn.sampling import sample_dataset
+from hiddenbn.scores import bd_log_marginal, complete_data_counts
+from hiddenbn.smc import smc_log_evidence
+from hiddenbn.spec import parse_spec
+
+SEEDS = 24
+
+
+def small_data(network, n, seed):
+    rng = np.random.default_rng(seed)
+    return sample_dataset(network, random_parameters(network, rng), n, rng)
+
+
+def test_nothing_hidden_reproduces_the_bd_score_exactly():
+    """With no hidden node every predictive is exact: each run is the prequential Eq. 5."""
+    network = parse_spec({"nodes": {"A": {"states": 3}, "B": {"states": 2, "parents": ["A"]}}})
+    data = small_data(network, 150, 4)
+    result = smc_log_evidence(network, data, np.random.default_rng(0), alpha=1.2, runs=3,
+                              particles=2)
+    expected = bd_log_marginal(network, complete_data_counts(network, data), 1.2)
+    assert np.allclose(result.run_estimates, expected, atol=1e-9)
+    assert result.standard_error < 1e-9
+
+
+@pytest.mark.parametrize("network, n", [
+    (latent_class(2, [2, 2, 2, 2]), 40),
+    (latent_class(3, [2, 3, 2]), 18),
+    (parse_spec("2(2(2,2),2(2,2))"), 9),
+])
+def test_estimates_cover_the_exact_value_within_their_standard_error(network, n):
+    """Over many seeds: the errors average out to zero and |error| < 3 SE almost always."""
+    data = small_data(network, n, 3)
+    exact = exact_log_evidence(network, data, 1.0).log_evidence
+    errors, ses = [], []
+    for seed in range(SEEDS):
+        result = smc_log_evidence(network, data, np.random.default_rng(seed), runs=6,
+                                  particles=16)
+        errors.append(result.log_evidence - exact)
+        ses.append(result.standard_error)
+    errors, ses = np.array(errors), np.array(ses)
+    assert np.mean(np.abs(errors) < 3 * ses) >= 0.9
+    assert abs(errors.mean()) < 3 * errors.std(ddof=1) / np.sqrt(SEEDS) + 1e-3
+    assert np.all(ses > 0)
+
+
+def test_a_deterministic_node_is_handled(noisy_max_network):
+    data = small_data(noisy_max_network, 5, 2)
+    exact = exact_log_evidence(noisy_max_network, data, 1.0).log_evidence
+    result = smc_log_evidence(noisy_max_network, data, np.random.default_rng(1), runs=8,
+                              particles=32)
+    assert abs(result.log_evidence - exact) < 4 * result.standard_error + 1e-3
+
+
+def test_same_result_on_one_and_two_threads():
+    network = latent_class(3, [2] * 6)
+    data = small_data(network, 60, 8)
+    before = numba.get_num_threads()
+    results = []
+    try:
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            results.append(smc_log_evidence(network, data, np.random.default_rng(5), runs=2,
+                                            particles=8).run_estimates)
+    finally:
+        numba.set_num_threads(before)
+    assert np.array_equal(results[0], results[1])
+
+
+def test_bad_arguments_are_refused():
+    network = latent_class(2, [2, 2])
+    data = small_data(network, 5, 0)
+    with pytest.raises(ParameterError, match="2 independent runs"):
+        smc_log_evidence(network, data, np.random.default_rng(0), runs=1)
+    with pytest.raises(ParameterError, match="alpha"):
+        smc_log_evidence(network, data, np.random.default_rng(0), alpha=-1.0)
