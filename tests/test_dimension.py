@@ -46,9 +46,9 @@ def _central_differences(function, theta, step=1e-6):
 
 
 # --- the Jacobian against finite differences -------------------------------------------------
-@pytest.mark.parametrize("spec", ["3:2,3,2", W_STRUCTURE, "3(2,2(2,3))"])
-def test_discrete_jacobian_matches_finite_differences(spec, rng):
-    network = parse_spec(spec)
+@pytest.mark.parametrize("spec", ["3:2,3,2", W_STRUCTURE, "3(2,2(2,3))", "noisy max"])
+def test_discrete_jacobian_matches_finite_differences(spec, rng, noisy_max_network):
+    network = noisy_max_network if spec == "noisy max" else parse_spec(spec)
     cpts = random_parameters(network, rng, alpha=2.0)
     analytic = jac.jacobian(network, jac.discrete_point(network, cpts))
 
@@ -56,41 +56,18 @@ def test_discrete_jacobian_matches_finite_differences(spec, rng):
         return observed_distribution(network, parameters_from_free(network, theta)).ravel()
 
     numeric = _central_differences(observed, free_parameters(network, cpts))
-    np.testing.assert_allclose(analytic, numeric, atol=1e-8)
-
-
-def test_jacobian_with_deterministic_nodes_matches_finite_differences(noisy_max_network, rng):
-    network = noisy_max_network
-    cpts = random_parameters(network, rng, alpha=2.0)
-    analytic = jac.jacobian(network, jac.discrete_point(network, cpts))
-
-    def observed(theta):
-        return observed_distribution(network, parameters_from_free(network, theta)).ravel()
-
-    numeric = _central_differences(observed, free_parameters(network, cpts))
-    np.testing.assert_allclose(analytic, numeric, atol=1e-8)
     assert analytic.shape == (np.prod(network.observed_cardinalities), network.standard_dimension)
-
-
-def test_sigmoid_jacobian_matches_finite_differences(rng):
-    network = parse_spec(SIGMOID_THREE_LEVEL)
-    theta = rng.normal(size=network.standard_dimension)
-    analytic = jac.jacobian(network, jac.sigmoid_point(network, theta))
-    numeric = _central_differences(
-        lambda t: jac.observed_function(network, jac.sigmoid_point(network, t)), theta)
     np.testing.assert_allclose(analytic, numeric, atol=1e-8)
 
 
-def test_gaussian_jacobian_matches_finite_differences(rng):
-    network = parse_spec(GAUSSIAN_W)
-    point = jac.random_gaussian_point(network, rng)
-    theta = []
-    means, weights, variances = point.gaussian
-    for i, parents in enumerate(network.parents):
-        theta += [means[i], *[weights[i, p] for p in parents], variances[i]]
-    analytic = jac.gaussian_jacobian(network, point)
-    numeric = _central_differences(
-        lambda t: jac.gaussian_function(network, jac.gaussian_point(network, t)), theta)
+@pytest.mark.parametrize("spec, make_point, function", [
+    (SIGMOID_THREE_LEVEL, jac.sigmoid_point, jac.observed_function),
+    (GAUSSIAN_W, jac.gaussian_point, jac.gaussian_function)], ids=["sigmoid", "gaussian"])
+def test_sigmoid_and_gaussian_jacobians_match_finite_differences(spec, make_point, function, rng):
+    network = parse_spec(spec)
+    theta = rng.normal(size=network.standard_dimension)
+    analytic = jac.jacobian(network, make_point(network, theta))
+    numeric = _central_differences(lambda t: function(network, make_point(network, t)), theta)
     np.testing.assert_allclose(analytic, numeric, atol=1e-7)
 
 
