@@ -63,7 +63,8 @@ def run():
     with threadpool_limits(limits=1):
         start = time.perf_counter()
         dim.dimension_report(parse_spec("2:2,2,2"), points=1)  # JIT compile or cache load
-        lines.append(f"JIT compile or cache load (excluded below): {time.perf_counter() - start:.2f} s")
+        compile_seconds = time.perf_counter() - start
+        lines.append(f"JIT compile or cache load (excluded below): {compile_seconds:.2f} s")
 
         dim._latent_class_rank.cache_clear()
         start = time.perf_counter()
@@ -89,7 +90,8 @@ def run():
         "one thread",
         f"engine (exact mod p + SVD, every report field): {engine:.2f} s  (target < 5 s)",
         f"NumPy einsum Jacobian + matrix_rank baseline (SVD only): {baseline:.2f} s",
-        f"ratio baseline / engine: {baseline / engine:.1f}x; ranks agree on {agree}/{len(networks)}",
+        f"ratio baseline / engine: {baseline / engine:.1f}x; "
+        f"ranks agree on {agree}/{len(networks)}",
         f"LC 20:2x16 (65,536 observed states, ds = {big.standard_dimension}), 1 point: "
         f"{big_seconds:.2f} s, de = {report['de']}, peak NumPy memory {peak / 2**20:.0f} MiB "
         f"(a dense Jacobian alone would be {dense / 2**20:.0f} MiB)",

@@ -42,7 +42,8 @@ def test_w_structure_independences_bound_its_dimension(rng):
     abd = joint.sum(axis=2)
     np.testing.assert_allclose(abd, abd.sum(axis=(1, 2))[:, None, None] * abd.sum(axis=0)[None])
     abc = joint.sum(axis=3)
-    np.testing.assert_allclose(abc, abc.sum(axis=1)[:, None, :] * abc.sum(axis=(0, 2))[None, :, None])
+    np.testing.assert_allclose(abc, abc.sum(axis=1)[:, None, :]
+                               * abc.sum(axis=(0, 2))[None, :, None])
     assert dimension_report(network, points=2)["de"] <= 10
 
 

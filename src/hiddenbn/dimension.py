@@ -91,7 +91,7 @@ def jacobian_rank(network: Network, points: int = 5, seed: int = 0,
     exact_ranks, svd_ranks, gaps = [], [], []
     for _ in range(points):
         real = jac.random_point(network, rng)
-        values = singular_values(jac.jacobian_blocks(network, real), ds)
+        values = singular_values(jac.jacobian_blocks(network, real, shuffle=rng), ds, bound)
         rank, gap = numerical_rank(values)
         svd_ranks.append(rank)
         gaps.append(gap)
@@ -349,7 +349,8 @@ def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
     except HiddenbnError as err:
         if report["hlc_de"] is None:
             if report["db"] is not None:
-                raise HiddenbnError(f"{err} (db = {report['db']} is an upper bound on de)") from None
+                raise HiddenbnError(f"{err} (db = {report['db']} is an upper bound on de)") \
+                    from None
             raise
         report.update(de=report["hlc_de"], method="hlc")
         _warn(report, f"direct rank skipped ({err}); de from the HLC decomposition")
@@ -405,7 +406,8 @@ def format_report(report: dict) -> str:
         lines.append(f"dp  {report['dp']:>6}  pairwise bound (paper 002 Thm 3)")
         lines.append(f"db  {report['db']:>6}  min(ds, dc, dp) (paper 002 Thm 4)")
     if report["hlc_terms"]:
-        terms = ", ".join(f"{t['node']} {t['model']}: {t['difference']}" for t in report["hlc_terms"])
+        terms = ", ".join(f"{t['node']} {t['model']}: {t['difference']}"
+                          for t in report["hlc_terms"])
         lines.append(f"HLC decomposition: de = {report['hlc_regular_ds']} (ds of the regular "
                      f"model) - sum of local ds - de ({terms}) = {report['hlc_de']}")
     if report["regular"] is False:

@@ -25,9 +25,13 @@ The numba kernel enumerates, for one block of observed configurations, every hid
 configuration, and accumulates these leave-one-out products into a ``(block, T)`` matrix over
 the ``T`` table entries; a sparse "chain" matrix (``dt/dtheta``) then maps it to the
 ``(block, ds)`` Jacobian block. Only one block lives in memory at a time (about
-``BLOCK_ENTRIES`` numbers), so a latent class model with ``2^16`` observed states and a few
-hundred parameters needs a few tens of megabytes; the rank routines consume the blocks one at a
-time. Time is proportional to (observed configurations) x (hidden configurations) x (nodes).
+``BLOCK_ENTRIES`` numbers) and the rank routines keep ``O(ds^2)`` beside it, never the
+``|O| x ds`` Jacobian. Rows can be read in a pseudo-random order, so both ranks stop after
+about ``ds`` rows once they reach a known bound (``min(ds, dc)``). The latent class model
+20:2x16 (65,536 observed states, 339 parameters) is ranked in about 0.5 s with a 21 MiB peak
+(``benchmarks/bench_dimension.py``; its dense Jacobian alone would take 170 MiB). A model whose
+rank stays below the bound reads every row: time is then proportional to (observed
+configurations) x (hidden configurations) x (nodes) plus ``|O| ds^2`` for the ranks.
 
 Exact arithmetic
 ----------------
@@ -50,12 +54,13 @@ import numba
 import numpy as np
 
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.models import Network, deterministic_table
+from hiddenbn.models import (Network, check_parameters, deterministic_table, node_tables,
+                             observed_distribution)
 
 #: The prime of the exact rank test: the largest prime below 2^31.
 PRIME = 2_147_483_647
 #: Numbers in one block of the entry Jacobian; bounds the memory of the discrete path.
-BLOCK_ENTRIES = 2**22
+BLOCK_ENTRIES = 2**20
 #: Largest (observed configurations x hidden configurations) the discrete path enumerates.
 MAX_JOINT_CONFIGURATIONS = 2**31
 
@@ -239,9 +244,8 @@ def random_discrete_point(network: Network, rng: np.random.Generator, modulus: i
 
 def discrete_point(network: Network, cpts) -> Point:
     """The real point of given CPTs (e.g. fitted ones), for the Jacobian at that point."""
-    from hiddenbn.models import check_parameters, node_tables
-
-    tables = np.concatenate([t.ravel() for t in node_tables(network, check_parameters(network, cpts))])
+    checked = check_parameters(network, cpts)
+    tables = np.concatenate([t.ravel() for t in node_tables(network, checked)])
     return Point(0, tables, _free_chain(network, _layout(network), 0))
 
 
@@ -368,8 +372,6 @@ def observed_function(network: Network, point: Point) -> np.ndarray:
     Used by the tests (finite differences) and as a check of the kernel: every row of the
     entry Jacobian dotted with its own factor gives ``P(o)`` back.
     """
-    from hiddenbn.models import observed_distribution
-
     layout = _layout(network)
     cpts = [None if network.is_deterministic(i) else
             point.tables[layout.offsets[i]:layout.offsets[i] + network.n_parent_configurations(i)
@@ -392,7 +394,8 @@ def gaussian_point(network: Network, theta, modulus: int = 0) -> Point:
     weights = np.zeros((n, n), dtype=dtype)
     position = 0
     for i, parents in enumerate(network.parents):
-        values = [int(v) if modulus else float(v) for v in theta[position:position + len(parents) + 2]]
+        own = theta[position:position + len(parents) + 2]
+        values = [int(v) if modulus else float(v) for v in own]
         means[i], variances[i] = values[0], values[-1]
         for p, weight in zip(parents, values[1:-1]):
             weights[i, p] = weight

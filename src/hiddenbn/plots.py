@@ -155,10 +155,11 @@ def draw_network(network: Network, ax=None, labels=None, title=None):
         for p in network.parents[i]:
             direction = centre - position[p]
             direction = direction / np.linalg.norm(direction)
+            arc = f"arc:{network.names[p]}->{network.names[i]}"
             ax.add_patch(FancyArrowPatch(position[p] + NODE_RADIUS * direction,
                                          centre - NODE_RADIUS * direction, arrowstyle="-|>",
                                          mutation_scale=9, color=EDGE_COLOUR, linewidth=0.9,
-                                         zorder=1, gid=f"arc:{network.names[p]}->{network.names[i]}"))
+                                         zorder=1, gid=arc))
     margin = NODE_RADIUS + 0.25
     ax.set_xlim(position[:, 0].min() - margin, position[:, 0].max() + margin + 0.2)
     ax.set_ylim(position[:, 1].min() - margin, position[:, 1].max() + margin)

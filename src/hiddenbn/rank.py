@@ -27,18 +27,31 @@ RELATIVE_TOLERANCE = 1e-9
 CLEAR_GAP_DECADES = 4.0
 
 
-def singular_values(blocks, columns: int) -> np.ndarray:
+def singular_values(blocks, columns: int, stop_rank: int | None = None) -> np.ndarray:
     """All ``columns`` singular values of the matrix stacked from ``blocks`` (descending).
 
-    Fewer rows than columns leaves the missing singular values at zero.
+    Fewer rows than columns leaves the missing singular values at zero. With ``stop_rank`` (a
+    known upper bound on the rank), reading stops as soon as the rows read so far have that
+    numerical rank with a clear gap: adding rows never lowers a singular value (interlacing),
+    so the whole matrix has that rank too, and the values returned are those of the rows read
+    (lower bounds of the full ones). With rows in random order this usually takes one block.
     """
     r_factor = np.zeros((0, columns))
     for block in blocks:
         stacked = np.vstack([r_factor, np.asarray(block, dtype=float)])
         r_factor = np.linalg.qr(stacked, mode="r") if stacked.shape[0] else stacked
+        if stop_rank is not None:
+            values = _padded_singular_values(r_factor, columns)
+            rank, gap = numerical_rank(values)
+            if rank >= stop_rank and gap >= CLEAR_GAP_DECADES:
+                return values
+    return _padded_singular_values(r_factor, columns)
+
+
+def _padded_singular_values(matrix: np.ndarray, columns: int) -> np.ndarray:
     values = np.zeros(columns)
-    if r_factor.size:
-        found = np.linalg.svd(r_factor, compute_uv=False)
+    if matrix.size:
+        found = np.linalg.svd(matrix, compute_uv=False)
         values[:found.size] = found
     return values
 

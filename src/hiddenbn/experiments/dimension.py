@@ -104,7 +104,8 @@ def noisy_max_network(mechanism_causes, causes: int = 3) -> Network:
     nodes = {f"C{c}": {"states": 2} for c in range(1, causes + 1)}
     for m, cause_set in enumerate(mechanism_causes, start=1):
         nodes[f"M{m}"] = {"states": 2, "hidden": True, "parents": [f"C{c}" for c in cause_set]}
-    nodes["E"] = {"function": "max", "parents": [f"M{m}" for m in range(1, len(mechanism_causes) + 1)]}
+    mechanisms = [f"M{m}" for m in range(1, len(mechanism_causes) + 1)]
+    nodes["E"] = {"function": "max", "parents": mechanisms}
     return parse_spec({"nodes": nodes})
 
 
@@ -199,8 +200,10 @@ def autoclass_table(section: dict, points: int, seed: int) -> pd.DataFrame:
 
 def continuous_table(points: int, seed: int) -> pd.DataFrame:
     """Paper 000 Secs. 7-8: Gaussian naive Bayes and W; sigmoid two- and three-level networks."""
-    networks = {"gaussian naive Bayes": gaussian_naive_bayes(), "gaussian W": w_structure(kind="gaussian"),
-                "sigmoid two-level": sigmoid_two_level(), "sigmoid three-level": sigmoid_three_level()}
+    networks = {"gaussian naive Bayes": gaussian_naive_bayes(),
+                "gaussian W": w_structure(kind="gaussian"),
+                "sigmoid two-level": sigmoid_two_level(),
+                "sigmoid three-level": sigmoid_three_level()}
     reasons = {"gaussian W": GAUSSIAN_W_REASON}
     rows = []
     for name, network in networks.items():
