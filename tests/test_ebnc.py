@@ -176,7 +176,8 @@ def test_binary_naive_bayes_has_n_plus_1(n):
     assert set(summary.by_method.values()) == {n + 1}
 
 
-@pytest.mark.parametrize("class_states, input_states", [(3, [2, 2]), (4, [2, 3, 2]), (3, [4, 2, 5])])
+@pytest.mark.parametrize("class_states, input_states",
+                         [(3, [2, 2]), (4, [2, 3, 2]), (3, [4, 2, 5])])
 def test_naive_bayes_with_more_states(class_states, input_states):
     # Per class an additive function of the inputs, and each input's log-odds ratios are free
     # logit differences while the constant absorbs the rest: (r_Y - 1)(1 + sum_i (r_i - 1)).
@@ -202,7 +203,8 @@ def test_binary_markov_chain_given_y_has_2n(n):
 
 def test_non_binary_chain_span_formula():
     states = [3, 2, 4]
-    span = 1 + sum(r - 1 for r in states) + sum((a - 1) * (b - 1) for a, b in zip(states, states[1:]))
+    pairs = sum((a - 1) * (b - 1) for a, b in zip(states, states[1:]))
+    span = 1 + sum(r - 1 for r in states) + pairs
     summary = ebnc.ebnc_dimensions(markov_chain_given_y(2, states), "Y")
     assert set(summary.by_method.values()) == {span}
 
@@ -292,3 +294,28 @@ def test_bad_input_gives_one_line_errors():
         basis.design_matrix(np.array([[0, 2]]))
     with pytest.raises(HiddenbnError, match="unknown EBNC dimension method"):
         ebnc.ebnc_dimension(naive_bayes(2, [2]), "Y", method="guess")
+
+
+# --- large networks: sampled checks, skipped checks, size limits --------------------------------
+def test_large_blanket_is_checked_on_sampled_configurations():
+    # 2^30 blanket configurations: the checks run on a random subset, a lower bound that
+    # reaches the span and so proves every rank exactly.
+    summary = ebnc.ebnc_dimensions(naive_bayes(2, [2] * 30), "Y")
+    assert summary.sampled_rows is not None and summary.sampled_rows < 2**30
+    assert set(summary.by_method.values()) == {31}
+    assert not summary.warnings()
+
+
+def test_dense_checks_are_skipped_with_a_warning_beyond_the_work_limit(monkeypatch):
+    monkeypatch.setattr(ebnc, "MAX_DENSE_WORK", 0)
+    summary = ebnc.ebnc_dimensions(markov_chain_given_y(2, [2] * 3), "Y")
+    assert summary.by_method == {"decomposition": 6} and summary.d == 6
+    assert "exact" in summary.skipped
+    assert any("too large for the dense checks" in line for line in summary.warnings())
+    assert "skipped" in ebnc.format_report(ebnc.ebnc_report(markov_chain_given_y(2, [2] * 3), "Y"))
+
+
+def test_oversized_sec6_block_is_refused_with_its_size():
+    # The block of X14 maps functions of X1..X13 to themselves: 2^13 x 2^13 entries.
+    with pytest.raises(HiddenbnError, match=r"input 'X14' is a 8.19e\+03 x 8.19e\+03 matrix"):
+        ebnc.ebnc_basis(full_table(2, [2] * 26), "Y")

@@ -37,6 +37,7 @@ import numpy as np
 
 from hiddenbn.errors import DataError, HiddenbnError, SpecError
 from hiddenbn.models import Network, check_parameters, random_parameters
+from hiddenbn.rank import CLEAR_GAP_DECADES, numerical_rank
 
 METHODS = ("decomposition", "exact", "svd", "jacobian", "jacobian-svd")
 
@@ -46,12 +47,17 @@ METHODS = ("decomposition", "exact", "svd", "jacobian", "jacobian-svd")
 #: chance; a set of columns independent mod p is independent over the rationals.
 PRIMES = (2_147_483_647, 2_147_483_629)
 
-#: An SVD rank whose kept and dropped singular values are fewer decades apart is flagged.
-CLEAR_GAP_DECADES = 4.0
-
 #: Largest number of Markov-blanket configurations for which the Sec. 4 matrix and the
 #: Jacobian are built densely (they have one row per configuration and class).
 MAX_BLANKET_CONFIGURATIONS = 2**16
+
+#: Largest elimination work (rows x columns x min(rows, columns)) of the dense checks (Sec. 4
+#: matrix and Jacobian) that :func:`ebnc_dimensions` runs; beyond it they are skipped. About
+#: a second of modular elimination here; the Sec. 6 decomposition has no such limit.
+MAX_DENSE_WORK = 2**26
+
+#: Largest Sec. 6 block ``d psi_i / d eta_i`` (entries) that is built (int64: 128 MiB).
+MAX_BLOCK_ENTRIES = 2**24
 
 
 @dataclass(frozen=True)
@@ -278,22 +284,15 @@ def exact_rank(matrix) -> tuple[int, np.ndarray]:
 
 
 def svd_rank(matrix) -> tuple[int, float]:
-    """Numerical rank by SVD and the gap ``log10(s_rank / s_(rank+1))`` in decades.
+    """Numerical rank by SVD and the singular-value gap in decades (:mod:`hiddenbn.rank`).
 
-    The threshold is numpy's default ``max(shape) * eps * s_max``; the gap is inf when no
-    singular value is dropped.
+    The matrix is small enough to decompose whole, which is faster than the streamed QR of
+    :func:`hiddenbn.rank.singular_values`; the rank cut and the gap are the project's.
     """
     matrix = np.asarray(matrix, dtype=float)
     if matrix.size == 0:
         return 0, float("inf")
-    singular = np.linalg.svd(matrix, compute_uv=False)
-    tolerance = max(matrix.shape) * np.finfo(float).eps * singular[0]
-    rank = int(np.sum(singular > tolerance))
-    if rank == 0 or rank == singular.size:
-        return rank, float("inf")
-    if singular[rank] == 0:
-        return rank, float("inf")
-    return rank, float(np.log10(singular[rank - 1] / singular[rank]))
+    return numerical_rank(np.linalg.svd(matrix, compute_uv=False))
 
 
 # --- Sec. 4: the linear map kappa -> lambda ---------------------------------------------------
@@ -305,9 +304,45 @@ def _configurations(cards) -> np.ndarray:
     return np.indices(cards, dtype=np.int64).reshape(len(cards), -1).T
 
 
+def blanket_configuration_count(classifier: EmbeddedClassifier) -> float:
+    """Number of joint states of the target's Markov blanket (a float: it may be huge)."""
+    return float(np.prod([classifier.network.cardinalities[v] for v in classifier.blanket],
+                         dtype=np.float64))
+
+
+def dense_check_work(classifier: EmbeddedClassifier, rows: float) -> float:
+    """Elimination work ``rows x columns x min(rows, columns)`` of the larger dense check
+    built on ``rows`` blanket configurations."""
+    network = classifier.network
+    kappa_columns = sum(float(np.prod([network.cardinalities[v] for v in family.scope]))
+                        for family in classifier.families)
+    jacobian_rows = rows * (classifier.n_classes - 1)
+    jacobian_columns = sum(float(network.n_parent_configurations(family.node)
+                                 * network.cardinalities[family.node])
+                           for family in classifier.families)
+    return max(rows * kappa_columns * min(rows, kappa_columns),
+               jacobian_rows * jacobian_columns * min(jacobian_rows, jacobian_columns))
+
+
+def check_configurations(classifier: EmbeddedClassifier, rng: np.random.Generator,
+                         rows: int) -> np.ndarray:
+    """Blanket configurations for the dense checks: all of them, or ``rows`` random ones.
+
+    A subset of configurations gives a lower bound on each rank (a submatrix of rows); when it
+    reaches the Sec. 6 span dimension, which bounds every rank from above, the rank is exact.
+    The all-reference configuration is always included.
+    """
+    cards = [classifier.network.cardinalities[v] for v in classifier.blanket]
+    if blanket_configuration_count(classifier) <= rows:
+        return _configurations(cards)
+    sample = np.column_stack([rng.integers(0, r, size=rows) for r in cards]).astype(np.int64)
+    sample[0] = 0
+    return sample
+
+
 def _blanket_configurations(classifier: EmbeddedClassifier) -> np.ndarray:
     cards = [classifier.network.cardinalities[v] for v in classifier.blanket]
-    count = float(np.prod(cards, dtype=np.float64))
+    count = blanket_configuration_count(classifier)
     if count > MAX_BLANKET_CONFIGURATIONS:
         raise HiddenbnError(
             f"the Markov blanket of {classifier.network.names[classifier.target]!r} has "
@@ -339,14 +374,16 @@ def _indicator_matrix(row_configurations, row_variables, column_groups, cards) -
     return matrix
 
 
-def kappa_lambda_matrix(classifier: EmbeddedClassifier) -> np.ndarray:
+def kappa_lambda_matrix(classifier: EmbeddedClassifier, configurations=None) -> np.ndarray:
     """One class's block of the Jacobian ``d lambda / d kappa`` of paper 001 Eq. 7.
 
     Rows are Markov-blanket configurations (C order over :attr:`~EmbeddedClassifier.blanket`),
     columns the ``kappa`` of each family over its scope configurations: entry 1 where the
     family's term of Eq. 7 for that row is that ``kappa``.
     """
-    return _indicator_matrix(_blanket_configurations(classifier), classifier.blanket,
+    if configurations is None:
+        configurations = _blanket_configurations(classifier)
+    return _indicator_matrix(configurations, classifier.blanket,
                              [family.scope for family in classifier.families],
                              classifier.network.cardinalities)
 
@@ -391,6 +428,15 @@ def eta_psi_blocks(classifier: EmbeddedClassifier) -> list[EtaPsiBlock]:
         groups = tuple(tuple(v for v in family.scope if v < node)
                        for family in classifier.families if node in family.scope)
         predecessors = tuple(sorted({v for group in groups for v in group}))
+        rows = float(np.prod([cards[v] for v in predecessors], dtype=np.float64))
+        columns = sum(float(np.prod([cards[v] for v in group], dtype=np.float64))
+                      for group in groups)
+        if rows * columns > MAX_BLOCK_ENTRIES:
+            raise HiddenbnError(
+                f"the Sec. 6 block of input {classifier.network.names[node]!r} is a "
+                f"{rows:.3g} x {columns:.3g} matrix, more than {MAX_BLOCK_ENTRIES} entries (the "
+                "construction is exponential in the inputs a family shares, paper 001 Sec. 6); "
+                "use an embedded network with smaller families")
         matrix = _indicator_matrix(_configurations([cards[v] for v in predecessors]),
                                    predecessors, groups, cards)
         blocks.append(EtaPsiBlock(node, predecessors, groups, matrix))
@@ -463,7 +509,7 @@ def ebnc_basis(network: Network, target) -> EbncBasis:
 
 
 # --- the non-linear check: Jacobian of theta -> lambda ----------------------------------------
-def log_odds_jacobian(classifier: EmbeddedClassifier, cpts) -> np.ndarray:
+def log_odds_jacobian(classifier: EmbeddedClassifier, cpts, configurations=None) -> np.ndarray:
     """Jacobian of ``lambda`` (blanket configurations x classes 2..r_Y) w.r.t. row logits.
 
     Each CPT row of the target and of its children is written ``theta = softmax(beta)``, so
@@ -474,7 +520,8 @@ def log_odds_jacobian(classifier: EmbeddedClassifier, cpts) -> np.ndarray:
     up to a final reduction mod the prime.
     """
     network = classifier.network
-    blanket_states = _blanket_configurations(classifier)
+    blanket_states = (_blanket_configurations(classifier) if configurations is None
+                      else configurations)
     column = {v: j for j, v in enumerate(classifier.inputs)}
     configurations = np.zeros((blanket_states.shape[0], len(classifier.inputs)), dtype=np.int64)
     configurations[:, [column[v] for v in classifier.blanket]] = blanket_states
@@ -516,8 +563,10 @@ def _random_residue_tables(network: Network, rng: np.random.Generator, prime: in
 
 
 def jacobian_rank(classifier: EmbeddedClassifier, rng: np.random.Generator, points: int = 3,
-                  exact: bool = True) -> tuple[int, float | None]:
+                  exact: bool = True, configurations=None) -> tuple[int, float | None]:
     """Generic rank of :func:`log_odds_jacobian`: the largest rank over ``points`` draws.
+
+    ``configurations`` (blanket configurations, default all) selects the rows.
 
     ``exact``: parameters are random residues mod the first of :data:`PRIMES` and the rank is
     taken over that field (Schwartz-Zippel: a non-zero minor of degree at most ``d`` vanishes at
@@ -529,12 +578,12 @@ def jacobian_rank(classifier: EmbeddedClassifier, rng: np.random.Generator, poin
     for _ in range(points):
         if exact:
             tables = _random_residue_tables(classifier.network, rng, PRIMES[0])
-            jacobian = np.mod(log_odds_jacobian(classifier, tables), PRIMES[0])
+            jacobian = np.mod(log_odds_jacobian(classifier, tables, configurations), PRIMES[0])
             rank, _ = _echelon_mod_prime(jacobian, PRIMES[0])
             gap = None
         else:
             cpts = random_parameters(classifier.network, rng)
-            rank, gap = svd_rank(log_odds_jacobian(classifier, cpts))
+            rank, gap = svd_rank(log_odds_jacobian(classifier, cpts, configurations))
         if rank > best:
             best, best_gap = int(rank), gap
         elif rank == best and gap is not None:
@@ -554,7 +603,8 @@ class EbncDimension:
 
 
 def ebnc_dimension(network: Network, target, method: str = "decomposition",
-                   rng: np.random.Generator | None = None, points: int = 3) -> EbncDimension:
+                   rng: np.random.Generator | None = None, points: int = 3,
+                   configurations=None) -> EbncDimension:
     """The dimension of the EBNC of ``target`` (paper 001 Secs. 4 and 6) by one method.
 
     Parameters
@@ -565,6 +615,9 @@ def ebnc_dimension(network: Network, target, method: str = "decomposition",
         (Eq. 7) over prime fields / by SVD. ``"jacobian"``/``"jacobian-svd"``: generic rank of
         the non-linear map ``theta -> lambda`` at ``points`` random points drawn from ``rng``,
         over a prime field / by SVD (:func:`jacobian_rank`).
+    configurations : int array (q, len(blanket)), optional
+        Blanket configurations on which the Sec. 4 matrix and the Jacobian are built (default
+        all); a subset gives lower bounds (:func:`check_configurations`).
 
     Notes
     -----
@@ -581,14 +634,15 @@ def ebnc_dimension(network: Network, target, method: str = "decomposition",
     if method == "decomposition":
         return EbncDimension(name, ebnc_basis(network, target).dimension, method)
     if method in ("exact", "svd"):
-        matrix = kappa_lambda_matrix(classifier)
+        matrix = kappa_lambda_matrix(classifier, configurations)
         if method == "exact":
             return EbncDimension(name, exact_rank(matrix)[0] * classes, method)
         rank, gap = svd_rank(matrix)
         return EbncDimension(name, rank * classes, method, gap)
     if method in ("jacobian", "jacobian-svd"):
         rng = rng if rng is not None else np.random.default_rng(0)
-        rank, gap = jacobian_rank(classifier, rng, points, exact=method == "jacobian")
+        rank, gap = jacobian_rank(classifier, rng, points, exact=method == "jacobian",
+                                  configurations=configurations)
         return EbncDimension(name, rank, method, gap)
     raise HiddenbnError(f"unknown EBNC dimension method {method!r}; use one of "
                         f"{', '.join(METHODS)}")
@@ -607,15 +661,18 @@ class EbncSummary:
     basis_size: int
     by_method: dict
     svd_gaps: dict
+    skipped: tuple = ()
+    sampled_rows: int | None = None
 
     @property
     def linear_constructions_agree(self) -> bool:
-        """Sec. 4 (exact and SVD) and Sec. 6 give the same rank."""
-        return len({self.by_method[m] for m in ("decomposition", "exact", "svd")}) == 1
+        """Sec. 4 (exact and SVD) and Sec. 6 give the same rank (those that were computed)."""
+        return len({self.by_method[m] for m in ("decomposition", "exact", "svd")
+                    if m in self.by_method}) == 1
 
     @property
     def jacobian_ranks_agree(self) -> bool:
-        return self.by_method["jacobian"] == self.by_method["jacobian-svd"]
+        return self.by_method.get("jacobian") == self.by_method.get("jacobian-svd")
 
     @property
     def span_is_model(self) -> bool:
@@ -625,6 +682,16 @@ class EbncSummary:
     def warnings(self) -> list[str]:
         """One line per disagreement between constructions, empty when all agree."""
         lines = []
+        if self.skipped:
+            lines.append(f"EBNC {self.node}: the Markov blanket is too large for the dense "
+                         f"checks ({', '.join(self.skipped)} skipped), so d is the Sec. 6 span "
+                         "dimension: exact for a binary class, an upper bound otherwise")
+        if self.sampled_rows is not None and min(self.by_method.values()) < self.basis_size:
+            lines.append(f"EBNC {self.node}: the checks ran on {self.sampled_rows} random blanket "
+                         f"configurations and reached only {min(self.by_method.values())} of the "
+                         f"span's {self.basis_size}: inconclusive lower bounds (d is between "
+                         f"{self.d} and {self.basis_size})")
+            return lines
         if not self.linear_constructions_agree:
             lines.append(f"EBNC {self.node}: the Sec. 4 and Sec. 6 ranks disagree "
                          f"({self.by_method}); this is a bug, please report it")
@@ -649,14 +716,26 @@ def ebnc_dimensions(network: Network, target, rng: np.random.Generator | None = 
                     points: int = 3) -> EbncSummary:
     """The dimension of the EBNC of ``target`` by every method of :func:`ebnc_dimension`."""
     rng = rng if rng is not None else np.random.default_rng(0)
-    results = {method: ebnc_dimension(network, target, method, rng, points) for method in METHODS}
+    classifier = embedded_classifier(network, target)
+    basis = ebnc_basis(network, target)
+    count = blanket_configuration_count(classifier)
+    rows = min(count, float(max(64, 4 * basis.n_features)))
+    dense = (rows <= MAX_BLANKET_CONFIGURATIONS
+             and dense_check_work(classifier, rows) <= MAX_DENSE_WORK)
+    results = {"decomposition": EbncDimension(basis.classifier.network.names[classifier.target],
+                                              basis.dimension, "decomposition")}
+    configurations = check_configurations(classifier, rng, int(rows)) if dense else None
+    for method in METHODS[1:] if dense else ():
+        results[method] = ebnc_dimension(network, target, method, rng, points, configurations)
     return EbncSummary(
         node=results["decomposition"].node,
-        d=results["jacobian"].d,
-        basis_size=results["decomposition"].d,
+        d=results["jacobian"].d if dense else basis.dimension,
+        basis_size=basis.dimension,
         by_method={method: result.d for method, result in results.items()},
         svd_gaps={method: result.gap for method, result in results.items()
-                  if result.gap is not None})
+                  if result.gap is not None},
+        skipped=tuple(m for m in METHODS if m not in results),
+        sampled_rows=int(rows) if dense and rows < count else None)
 
 
 def ebnc_report(network: Network, target, rng: np.random.Generator | None = None,
@@ -684,7 +763,7 @@ def ebnc_report(network: Network, target, rng: np.random.Generator | None = None
 
 def format_report(report: dict) -> str:
     """The text form of :func:`ebnc_report` for the command line."""
-    methods = report["by_method"]
+    methods = {m: "skipped" for m in METHODS} | report["by_method"]
     gaps = report["svd_gaps"]
 
     def gap(method):

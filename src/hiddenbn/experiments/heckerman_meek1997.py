@@ -198,7 +198,8 @@ def dimension_markdown(rows: list[dict], panels: list[Panel]) -> str:
         if row["note"]:
             lines.append(f"- **{row['title']}**: {row['note']}.")
     lines += ["", "## Non-redundant bases phi (Sec. 6, Eq. 19)", "",
-              "lambda_k(x) = sum_f phi_{f,k} f(x) for each class k = 2..r_Y, with the features:", ""]
+              "lambda_k(x) = sum_f phi_{f,k} f(x) for each class k = 2..r_Y, with the features:",
+              ""]
     for panel in panels:
         basis = ebnc.ebnc_basis(panel.network, panel.target)
         lines.append(f"- **{panel.title}** ({basis.n_features} features): "
