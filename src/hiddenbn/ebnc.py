@@ -12,15 +12,19 @@ each term depending on ``k`` and on the inputs in the family's *scope* (``Pa_Y``
 ``C`` and its parents other than ``Y`` for a child ``C``). Only the Markov blanket of ``Y`` (the
 union of the scopes) enters, so every matrix below is built over blanket configurations.
 
-The dimension ``d`` of the EBNC is computed three ways that must agree:
+The dimension ``d`` of the EBNC is computed by the paper's two constructions, which always
+agree, and checked against the non-linear map they linearise:
 
 * ``"exact"`` and ``"svd"`` -- Sec. 4 (proof of Theorem 1): the rank of the linear map
   ``kappa -> lambda``, by elimination over prime fields or by floating SVD with its gap;
 * ``"decomposition"`` -- Sec. 6 (Eqs. 12-19): ``d = sum_i rank(d psi_i / d eta_i)`` over the
   inputs turned on one at a time, which also yields the non-redundant basis ``phi`` (Eq. 19) as
   indicator features: an EBNC is a softmax regression on these features (end of Sec. 6);
-* ``"jacobian"`` -- a check of the openness assumption of both constructions: the generic rank
-  of the Jacobian of the non-linear map ``theta -> lambda`` at random parameters (SVD).
+* ``"jacobian"`` and ``"jacobian-svd"`` -- the generic rank of the Jacobian of the non-linear
+  map ``theta -> lambda`` at random parameters (over a prime field, and by SVD). It equals the
+  constructions' rank when the image of ``theta -> kappa`` is open, as Theorem 1's proof
+  assumes; that holds for a binary ``Y`` but can fail for a non-binary one, and then the EBNC is
+  a curved subset of its span (:func:`ebnc_dimension`, Notes).
 
 States are numbered from 0 and state 0 is the reference state (the paper's ``y^1``, ``x_i^1``).
 Because the ``kappa`` (and ``eta``) of class ``k`` enter only ``lambda_k``, and all classes see
@@ -53,7 +57,7 @@ MAX_BLANKET_CONFIGURATIONS = 2**16
 
 #: Largest elimination work (rows x columns x min(rows, columns)) of the dense checks (Sec. 4
 #: matrix and Jacobian) that :func:`ebnc_dimensions` runs; beyond it they are skipped. About
-#: a second of modular elimination here; the Sec. 6 decomposition has no such limit.
+#: a second of modular elimination here; the Sec. 6 decomposition is not limited by it.
 MAX_DENSE_WORK = 2**26
 
 #: Largest Sec. 6 block ``d psi_i / d eta_i`` (entries) that is built (int64: 128 MiB).
@@ -192,9 +196,10 @@ def log_odds(network: Network, cpts, target, configurations) -> np.ndarray:
     Returns
     -------
     array (m, r_Y - 1)
-        Column ``k - 1`` is ``lambda_{k+1}``: the sum over families of
-        ``log theta(cell with y^k) - log theta(cell with y^1)`` (Eq. 4). A zero probability in a
-        used cell gives an infinite log odds.
+        Column ``k - 1`` is the log odds of state ``k`` (0-based; the paper's ``y^(k+1)``)
+        against state 0: the sum over families of ``log theta(cell with Y = k) - log
+        theta(cell with Y = 0)`` (Eq. 4). A zero probability in a used cell gives an infinite
+        log odds.
     """
     classifier = embedded_classifier(network, target)
     cpts = check_parameters(network, cpts)
@@ -450,7 +455,8 @@ class EbncBasis:
     ``lambda(x) = design_matrix(x) @ phi`` with ``phi`` of shape ``(n_features, r_Y - 1)``: every
     class has the same features, so ``d = n_features * (r_Y - 1)``. A feature is a tuple of
     ``(node, state)`` pairs and is 1 when every listed node is in its state (the empty tuple is
-    the constant ``eta_0``).
+    the constant ``eta_0``). ``block_ranks`` maps each blanket input's name to the rank of its
+    block ``d psi_i / d eta_i`` for one class (the terms of Eq. 18 after ``eta_0``).
     """
 
     classifier: EmbeddedClassifier
