@@ -17,6 +17,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/chickering_heckerman1996.smk"
 include: "workflow/rules/heckerman_meek1997.smk"
 include: "workflow/rules/dimension.smk"
+include: "workflow/rules/meek_heckerman1997.smk"
 
 
 rule all:
@@ -24,4 +25,5 @@ rule all:
         chickering_heckerman1996_outputs(),
         heckerman_meek1997_outputs(),
         dimension_outputs(),
+        meek_heckerman1997_outputs(),
     default_target: True

@@ -5,6 +5,7 @@ from hiddenbn import seeding
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import chickering_heckerman1996 as ch96
 from hiddenbn.experiments import dimension as dimension_experiments
+from hiddenbn.experiments import meek_heckerman1997 as mh97
 
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -132,3 +133,36 @@ def dimension_outputs():
     if DIM is None:
         return []
     return [f"{DIM_DIR}/{paper}/comparison.md" for paper in DIM_PAPERS]
+
+
+# --- Meek & Heckerman (1997), paper 004: the causal-interaction simulation study ---
+MH97 = config.get("meek_heckerman1997")
+MH97_DIR = f"{RESULTS}/meek_heckerman1997"
+if MH97 is not None:
+    if DIM is None:
+        raise WorkflowError("config meek_heckerman1997 needs the dimension section: its models "
+                            "are dimension.causal_interaction_models")
+    try:
+        mh97.check_config(MH97, DIM["causal_interaction_models"])
+    except HiddenbnError as err:
+        raise WorkflowError(str(err)) from None
+
+
+# the generating and candidate models F1..F5 (mechanism cause sets)
+MH97_STRUCTURES = DIM["causal_interaction_models"] if MH97 is not None else {}
+
+
+def mh97_generators():
+    return list(MH97_STRUCTURES)
+
+
+def mh97_seeds(generator):
+    """One seed per data set of ``generator``: data set 0 is the paper's, 1.. the replicates."""
+    return [job_seed("meek_heckerman1997", "data", generator, replicate)
+            for replicate in range(MH97["replicates"] + 1)]
+
+
+def meek_heckerman1997_outputs():
+    if MH97 is None:
+        return []
+    return [f"{MH97_DIR}/comparison.md"]

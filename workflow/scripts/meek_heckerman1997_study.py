@@ -1,0 +1,17 @@
+"""Paper 004 Sec. 5 for one generating model: sample, fit F1..F5, score (a thin wrapper)."""
+
+import sys
+
+from hiddenbn.experiments.meek_heckerman1997 import run_generator
+
+with open(snakemake.log[0], "w") as log:  # noqa: F821 (provided by Snakemake)
+    sys.stderr = log
+    run_generator(
+        snakemake.params.section,  # noqa: F821
+        snakemake.params.structures,  # noqa: F821
+        snakemake.wildcards.generator,  # noqa: F821
+        snakemake.params.seeds,  # noqa: F821
+        snakemake.input.table1,  # noqa: F821
+        snakemake.output.scores,  # noqa: F821
+        snakemake.output.data,  # noqa: F821
+    )
