@@ -326,13 +326,20 @@ def test_too_large_models_give_the_size_and_an_alternative():
         dim.dimension_report(parse_spec("3:" + ",".join(["2"] * 40)))
 
 
+def test_huge_irregular_latent_class_model_is_ranked_through_its_regular_equivalent():
+    network = parse_spec("100000:3,2")  # 6 observed states; Lemma 3.2: 2 hidden states suffice
+    report = dim.dimension_report(network, points=1)
+    assert report["method"] == "exact+svd (regular equivalent)"
+    assert report["de"] == dim.effective_dimension(parse_spec("2:3,2"), points=1)
+
+
 def test_large_hlc_falls_back_to_the_decomposition():
     spec = "2(" + ",".join(["2(" + ",".join(["2"] * 6) + ")"] * 6) + ")"  # 36 leaves, 2^36 states
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = dim.dimension_report(parse_spec(spec), points=1)
+        assert report["de"] == dim.effective_dimension(parse_spec(spec), points=1)
     assert report["method"] == "hlc" and any("HLC" in str(w.message) for w in caught)
-    assert report["de"] == dim.effective_dimension(parse_spec(spec), points=1)
 
 
 def test_disagreement_is_reported_loudly(monkeypatch):

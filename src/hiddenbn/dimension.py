@@ -315,11 +315,25 @@ def _warn(report: dict, message: str) -> None:
     warnings.warn(message, DimensionWarning, stacklevel=3)
 
 
+def _direct_rank(network: Network, regular, points: int, seed: int):
+    """The Jacobian rank of ``network``, or of its regular equivalent (same ``de``, Lemmas 3.2
+    and 4.1) when ``network`` is an irregular LC/HLC model too large to rank directly."""
+    try:
+        return jacobian_rank(network, points, seed), "exact+svd"
+    except HiddenbnError:
+        if regular is not False:
+            raise
+    ranks = jacobian_rank(regular_equivalent(network), points, seed)
+    return ranks, "exact+svd (regular equivalent)"
+
+
 def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
     """Every dimension of ``network``, with how ``de`` was obtained and how sure it is.
 
     Keys: ``ds``, ``de``, ``dc``, ``dp``, ``db`` (None unless LC), ``method`` (``"exact+svd"``:
-    direct rank; ``"hlc"``: HLC decomposition when the direct rank is infeasible), ``gap``
+    direct rank; ``"exact+svd (regular equivalent)"``: rank of the regular equivalent of an
+    irregular LC/HLC model too large to rank directly; ``"hlc"``: HLC decomposition when no
+    direct rank is feasible), ``gap``
     (SVD gap in decades; None for ``"hlc"`` or an exactly zero next singular value),
     ``svd_rank``, ``exact_rank``, ``agree``,
     ``clear``, ``points``, ``prime``, ``kind``, ``latent_class``, ``hlc``, ``regular`` (None
@@ -345,7 +359,7 @@ def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
             report.update(hlc_de=decomposition["de"], hlc_terms=decomposition["terms"],
                           hlc_regular_ds=decomposition["regular_ds"])
     try:
-        ranks = jacobian_rank(network, points, seed)
+        ranks, method = _direct_rank(network, report["regular"], points, seed)
     except HiddenbnError as err:
         if report["hlc_de"] is None:
             if report["db"] is not None:
@@ -356,7 +370,7 @@ def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
         _warn(report, f"direct rank skipped ({err}); de from the HLC decomposition")
         return report
     gap = ranks["gap"] if math.isfinite(ranks["gap"]) else None  # None: nothing dropped as zero
-    report.update(de=ranks["exact_rank"], method="exact+svd", gap=gap,
+    report.update(de=ranks["exact_rank"], method=method, gap=gap,
                   svd_rank=ranks["svd_rank"], exact_rank=ranks["exact_rank"],
                   agree=ranks["agree"], clear=ranks["clear"])
     if not ranks["agree"]:
@@ -373,22 +387,16 @@ def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
 
 @functools.lru_cache(maxsize=1024)
 def _effective_dimension(network: Network, points: int, seed: int) -> int:
-    if is_hlc(network) and len(network.hidden_indices) > 1:
-        try:
-            jac.check_enumerable(network)
-        except HiddenbnError:
-            return hlc_decomposition(network, points, seed)["de"]
-    return jacobian_rank(network, points, seed)["exact_rank"]
+    return dimension_report(network, points, seed)["de"]
 
 
 def effective_dimension(network: Network, points: int = 5, seed: int = 0) -> int:
-    """``de``: the exact Jacobian rank, maximum over ``points`` random points of ``F_p``.
-
-    Large HLC models whose observed space cannot be enumerated use the HLC decomposition
-    (paper 002 Cor. 4.1). Results are cached per (network, points, seed).
+    """``de`` as :func:`dimension_report` finds it (exact Jacobian rank, maximum over
+    ``points`` random points of ``F_p``; the regular equivalent or the HLC decomposition for
+    models too large to rank directly). Cached per (network, points, seed); warnings about
+    disagreeing ranks are emitted on the first call only.
     """
     return _effective_dimension(network, int(points), int(seed))
-
 
 
 def format_report(report: dict) -> str:
