@@ -8,7 +8,7 @@ import sys
 import warnings
 
 import hiddenbn
-from hiddenbn import dimension, ebnc, seeding
+from hiddenbn import dimension, ebnc, interaction_report, seeding
 from hiddenbn.data import read_csv, write_csv, write_rows_csv
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.models import (load_parameters, parameters_to_dict, random_parameters,
@@ -102,7 +102,13 @@ def command_params(args) -> None:
 
 
 def command_dim(args) -> None:
-    network = parse_spec(args.spec)
+    model = interaction_report.interaction_spec(args.spec)  # paper 004 interaction form
+    if model is not None and model.family != "noisy-max":
+        report = interaction_report.dimension_report(model)
+        print(json.dumps(report, indent=1) if args.json
+              else interaction_report.format_dimension_report(report))
+        return
+    network = model.network() if model is not None else parse_spec(args.spec)
     if args.ebnc is None:
         with warnings.catch_warnings():  # the report carries its warnings; print them once
             warnings.simplefilter("ignore", dimension.DimensionWarning)
@@ -118,6 +124,13 @@ def command_dim(args) -> None:
 
 
 def command_fit(args) -> None:
+    model = interaction_report.interaction_spec(args.model)  # paper 004 interaction form
+    if model is not None:
+        report = interaction_report.fit_report(model, args.data, args.seed, args.alpha,
+                                               args.restarts)
+        print(json.dumps(report, indent=1) if args.json
+              else interaction_report.format_fit_report(report))
+        return
     network = parse_spec(args.model)
     data = read_csv(args.data).for_network(network)
     outcome = selection.fit_and_score(network, data, args.seed, args.alpha, args.restarts,

@@ -238,7 +238,8 @@ def is_interaction_document(document) -> bool:
     return isinstance(document, dict) and "interaction" in document
 
 
-def _read_document(spec):
+def read_spec_document(spec):
+    """The parsed YAML/JSON document of a spec file, or None if there is no such file."""
     path = Path(spec)
     if not path.is_file():
         return None
@@ -261,7 +262,7 @@ def load_interaction(spec) -> InteractionModel:
     if isinstance(spec, dict):
         document = spec
     elif isinstance(spec, (str, Path)) and str(spec).lower().endswith((".yaml", ".yml", ".json")):
-        document = _read_document(spec)
+        document = read_spec_document(spec)
     if is_interaction_document(document):
         try:
             return interaction_from_dict(document)
