@@ -79,11 +79,14 @@ def test_impossible_pattern_is_a_data_error():
         inference.enumeration_statistics(network, cpts, data.patterns, data.counts)
 
 
-def test_latent_class_kernel_matches_enumeration(rng):
+@pytest.mark.parametrize("with_design", [False, True])
+def test_latent_class_e_step_matches_enumeration(with_design, rng):
     network = latent_class(4, [2, 3, 5, 2])
     cpts = random_parameters(network, rng)
     data = sample_dataset(network, cpts, 500, rng)
     engine = LatentClassEngine(network, data, 1.0)
+    engine.design = inference.latent_class_design(data.patterns, engine.cards) if with_design \
+        else None
     statistics = engine.e_step(engine.from_cpts(cpts))
     expected, log_likelihood = inference.enumeration_statistics(network, cpts, data.patterns,
                                                                 data.counts)
@@ -98,6 +101,7 @@ def test_latent_class_kernel_is_identical_for_one_and_two_threads(rng):
     data = sample_dataset(network, cpts, 3000, rng)  # large enough for the parallel path
     assert data.patterns.size * 32 >= inference.PARALLEL_MIN_CELLS
     engine = make_engine(network, data, 1.0)
+    engine.design = None  # the gather kernel
     state = engine.from_cpts(cpts)
     threads = numba.get_num_threads()
     try:

@@ -33,7 +33,8 @@ from scipy.special import xlogy
 from hiddenbn.data import Dataset
 from hiddenbn.errors import ParameterError
 from hiddenbn.inference import (enumeration_statistics, is_latent_class,
-                                latent_class_statistics, state_offsets)
+                                latent_class_design, latent_class_statistics, prefers_design,
+                                state_offsets)
 from hiddenbn.models import Network, check_parameters, random_parameters
 from hiddenbn.scores import dirichlet_log_normalizer
 
@@ -111,6 +112,8 @@ class LatentClassEngine:
         self.cards = np.asarray(network.cardinalities[1:], dtype=np.int64)
         self.offsets = state_offsets(self.cards)
         self.row_states = np.repeat(self.cards, self.cards)[:, None].astype(float)
+        self.design = (latent_class_design(self.patterns, self.cards)
+                       if prefers_design(data.n_patterns, self.cards) else None)
         self.normalizer = dirichlet_log_normalizer(network, alpha)
 
     def random_state(self, rng):
@@ -127,7 +130,7 @@ class LatentClassEngine:
 
     def e_step(self, state) -> Statistics:
         class_counts, table_counts, log_likelihood = latent_class_statistics(
-            self.patterns, self.counts, state[0], state[1], self.offsets)
+            self.patterns, self.counts, state[0], state[1], self.offsets, self.design)
         return Statistics((class_counts, table_counts), log_likelihood)
 
     def m_step(self, statistics: Statistics, state):

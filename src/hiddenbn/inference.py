@@ -20,6 +20,8 @@ log joint and zero to the posterior, and no pattern-count is ever divided by zer
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numba
 import numpy as np
 
@@ -34,6 +36,9 @@ ENUMERATION_CHUNK_CELLS = 1 << 22
 LATENT_CLASS_BLOCKS = 16
 #: Below this many pattern x variable x class cells the latent class kernel runs on one thread.
 PARALLEL_MIN_CELLS = 1 << 22
+#: :func:`latent_class_design` is used up to this many cells and mean free states per variable.
+DESIGN_MAX_CELLS = 1 << 24
+DESIGN_MAX_MEAN_STATES = 4
 
 # fastmath without nnan/ninf: log(0) = -inf must stay meaningful
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
@@ -153,6 +158,18 @@ def is_latent_class(network: Network) -> bool:
             and not any(network.is_deterministic(i) for i in range(network.n_nodes)))
 
 
+@contextmanager
+def _threads_for(cells: int):
+    """One numba thread for small work (waking threads costs more than the work), else all."""
+    threads = numba.get_num_threads()
+    if cells < PARALLEL_MIN_CELLS:
+        numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(threads)
+
+
 def state_offsets(cardinalities) -> np.ndarray:
     """Start row of each observed variable in the packed ``(sum r_j, k)`` table."""
     return np.concatenate([[0], np.cumsum(cardinalities)[:-1]]).astype(np.int64)
@@ -197,7 +214,69 @@ def _latent_class_kernel(patterns, counts, log_weights, log_table, offsets, n_bl
     return class_stats, table_stats, log_likelihood
 
 
-def latent_class_statistics(patterns, counts, weights, table, offsets):
+def latent_class_design(patterns, cardinalities):
+    """Indicators ``Z[p, (j, s)] = [x_pj = s]`` of every non-last state ``s < r_j - 1``.
+
+    With it the latent class E step is two matrix products (BLAS): ``log p(x_p, h) =
+    Z[p] @ (log theta_{j,s,h} - log theta_{j,last,h}) + log p(h) + sum_j log theta_{j,last,h}``
+    and ``E(N_{j,s,h}) = Z^T @ (counts * posterior)``. Worth it when the states are few
+    (:func:`prefers_design`); the numba gather kernel wins for many states.
+    """
+    cards = np.asarray(cardinalities, dtype=np.int64)
+    free = cards - 1
+    variable = np.repeat(np.arange(cards.size), free)
+    state = np.arange(free.sum()) - state_offsets(free)[variable]
+    return (patterns[:, variable] == state).astype(np.float64)
+
+
+def prefers_design(n_patterns: int, cardinalities) -> bool:
+    """True when :func:`latent_class_design` fits in memory and beats the gather kernel."""
+    free = np.asarray(cardinalities, dtype=np.int64) - 1
+    return bool(free.mean() <= DESIGN_MAX_MEAN_STATES and n_patterns * free.sum() <= DESIGN_MAX_CELLS)
+
+
+@numba.njit(cache=True, parallel=True, fastmath=_FASTMATH)
+def _weigh_posterior(log_joint, counts, n_blocks):
+    """In place: row p of ``log_joint`` becomes ``counts_p p(h | x_p)``; per-block log-likelihood."""
+    m, k = log_joint.shape
+    log_likelihood = np.zeros(n_blocks)
+    block_size = (m + n_blocks - 1) // n_blocks
+    for b in numba.prange(n_blocks):
+        for p in range(b * block_size, min(m, (b + 1) * block_size)):
+            row = log_joint[p]
+            top = row.max()
+            total = 0.0
+            for h in range(k):
+                row[h] = np.exp(row[h] - top)
+                total += row[h]
+            log_likelihood[b] += counts[p] * (top + np.log(total))
+            scale = counts[p] / total
+            for h in range(k):
+                row[h] *= scale
+    return log_likelihood
+
+
+def _statistics_by_design(design, counts, weights, table, offsets, cards):
+    last = offsets + cards - 1
+    free_rows = np.delete(np.arange(table.shape[0]), last)
+    log_table = np.log(table)
+    variable = np.repeat(np.arange(cards.size), cards - 1)
+    contrast = log_table[free_rows] - log_table[last][variable]
+    log_joint = design @ contrast + (np.log(weights) + log_table[last].sum(axis=0))
+    blocks = max(1, min(LATENT_CLASS_BLOCKS, design.shape[0]))
+    with _threads_for(log_joint.size * cards.size):
+        log_likelihood = _weigh_posterior(log_joint, np.asarray(counts, dtype=np.float64), blocks)
+    class_counts = log_joint.sum(axis=0)
+    free_counts = design.T @ log_joint
+    table_counts = np.empty_like(table)
+    table_counts[free_rows] = free_counts
+    # every observed variable has at least two states, so each has a free row
+    table_counts[last] = class_counts - np.add.reduceat(free_counts, state_offsets(cards - 1),
+                                                        axis=0)
+    return class_counts, table_counts, float(log_likelihood.sum())
+
+
+def latent_class_statistics(patterns, counts, weights, table, offsets, design=None):
     """E step of the latent class model in packed form.
 
     Parameters
@@ -212,6 +291,9 @@ def latent_class_statistics(patterns, counts, weights, table, offsets):
         ``table[offsets[j] + x, h] = p(X_j = x | H = h)``.
     offsets : int ndarray, shape (n,)
         :func:`state_offsets` of the observed cardinalities.
+    design : ndarray, optional
+        :func:`latent_class_design` of ``patterns``: use BLAS products instead of the gather
+        kernel (only while every probability is positive; zeros take the kernel).
 
     Returns
     -------
@@ -221,16 +303,14 @@ def latent_class_statistics(patterns, counts, weights, table, offsets):
         ``E(N_{j,h,x})`` in the layout of ``table`` (paper 003 Eq. 11).
     log_likelihood : float
     """
+    if design is not None and np.all(weights > 0) and np.all(table > 0):
+        cards = np.diff(np.append(offsets, table.shape[0]))
+        return _statistics_by_design(design, counts, weights, table, offsets, cards)
     with np.errstate(divide="ignore"):
         log_weights, log_table = np.log(weights), np.log(table)
     blocks = max(1, min(LATENT_CLASS_BLOCKS, patterns.shape[0]))
-    threads = numba.get_num_threads()
-    if patterns.size * weights.size < PARALLEL_MIN_CELLS:
-        numba.set_num_threads(1)  # waking threads costs more than the work
-    try:
+    with _threads_for(patterns.size * weights.size):
         class_stats, table_stats, log_likelihood = _latent_class_kernel(
             np.ascontiguousarray(patterns, dtype=np.int32), np.asarray(counts, dtype=np.float64),
             log_weights, np.ascontiguousarray(log_table), offsets, blocks)
-    finally:
-        numba.set_num_threads(threads)
     return class_stats.sum(axis=0), table_stats.sum(axis=0), float(log_likelihood.sum())
