@@ -348,3 +348,10 @@ def test_disagreement_is_reported_loudly(monkeypatch):
     with pytest.warns(dim.DimensionWarning, match="disagree"):
         report = dim.dimension_report(parse_spec("2:2,2,2"), points=1)
     assert report["agree"] is False and report["warnings"]
+
+
+def test_unclear_gap_is_reported_loudly(monkeypatch):
+    monkeypatch.setattr(dim, "CLEAR_GAP_DECADES", 100.0)
+    with pytest.warns(dim.DimensionWarning, match="unclear singular-value gap"):
+        report = dim.dimension_report(parse_spec("2:2,2,2"), points=1)
+    assert report["clear"] is False and report["agree"] is True

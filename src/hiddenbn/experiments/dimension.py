@@ -54,10 +54,12 @@ PRINTED_KZ_TABLE1 = {
 }
 #: Paper 002 Sec. 4: HLC 5,3,3:2,2,2,2,2 (ds, de) and the local LC differences ds - de.
 PRINTED_HLC = {"ds": 41, "de": 23, "local": {"3:5,2,2": 3, "5:3,3,2": 12}, "sum": 18}
+#: Paper 000 Sec. 5: the generic rank of the Figure 1 Jacobian.
+PRINTED_FIGURE1_RANK = 3
 #: Paper 004 Table 1: model -> (dimension, unadjusted dimension).
 PRINTED_MH_TABLE1 = {"F1": (7, 9), "F2": (7, 9), "F3": (9, 11), "F4": (10, 15), "F5": (11, 11)}
 
-RECONSTRUCTED = "reconstructed (the figure is lost; see FIGURES.md)"
+RECONSTRUCTED = "reconstructed from the text (the figure is lost; see FIGURES.md)"
 
 
 # --- structures -----------------------------------------------------------------------------
@@ -296,7 +298,7 @@ def write_geiger1996(section: dict, seed: int, directory) -> None:
         "",
         "## Naive Bayes, binary hidden root, n binary features (Sec. 5)",
         "",
-        tables["naive_bayes"].to_markdown(index=False),
+        markdown(tables["naive_bayes"]),
         "",
         "The conjecture de = 2n + 1 (n > 2), checked by the paper for n <= 7, holds for every n "
         "above: " + ("yes" if tables["naive_bayes"]["conjecture holds"].dropna().all() else "NO")
@@ -304,7 +306,7 @@ def write_geiger1996(section: dict, seed: int, directory) -> None:
         "",
         "## W structure A -> C <- H -> D <- B (Sec. 5)",
         "",
-        tables["w_structure"].to_markdown(index=False),
+        markdown(tables["w_structure"]),
         "",
         "## AutoClass: CS (d' parameters) vs corrected CS (rank d) (Sec. 6)",
         "",
@@ -313,16 +315,16 @@ def write_geiger1996(section: dict, seed: int, directory) -> None:
         + str(PRINTED_AUTOCLASS["d'"]) + f", d = {PRINTED_AUTOCLASS['d']} for 3:2,2,2,2 "
         "(b = 2, k = 3, n = 4). Full sweep: `tables/autoclass.csv`.",
         "",
-        differing.to_markdown(index=False) if len(differing) else "",
+        markdown(differing) if len(differing) else "",
         "",
         "## Gaussian and sigmoid networks (Secs. 7-8)",
         "",
-        tables["continuous"].to_markdown(index=False),
+        markdown(tables["continuous"]),
         "",
         "## Figure 1 (the 3x5 Jacobian)",
         "",
         f"Computed symbolically with SymPy (`figures/figure1_jacobian.png`); generic rank {rank} "
-        "(the paper: 3). Entries:",
+        f"(the paper: {PRINTED_FIGURE1_RANK}). Entries:",
         "",
         *[f"- row {i + 1}: " + ", ".join(f"${sympy.latex(matrix[i, j])}$" for j in range(5))
           for i in range(matrix.rows)],
@@ -369,7 +371,7 @@ def hlc_table(points: int, seed: int, spec: str = HLC_SPEC) -> pd.DataFrame:
                      "ds": term["ds"], "de": term["de"], "ds - de": term["difference"],
                      "paper ds - de": PRINTED_HLC["local"].get(term["model"])})
     total = sum(t["difference"] for t in decomposition["terms"])
-    rows.append({"part": "sum of local differences", "ds - de": total,
+    rows.append({"part": "Cor. 4.1: de = ds - sum of local differences", "ds - de": total,
                  "paper ds - de": PRINTED_HLC["sum"],
                  "de": decomposition["regular_ds"] - total, "ds": decomposition["regular_ds"]})
     root_children = [network.names[c] for c in network.children(0) if network.hidden[c]]
@@ -421,11 +423,11 @@ def write_kocka_zhang2002(section: dict, seed: int, directory) -> None:
                     else ".") + f" Models where db overestimates de: "
         + ", ".join(table1.loc[table1["db > de"], "LC model"]) + ".",
         "",
-        table1.to_markdown(index=False),
+        markdown(table1),
         "",
         f"## HLC {HLC_SPEC} (Fig. 2; the text's '5,3,3:2,2,2,2' lacks a leaf, FIGURES.md)",
         "",
-        hlc.to_markdown(index=False),
+        markdown(hlc),
         "",
         "Structures in `figures/structures.png` (Figs. 1-3; Fig. 2 " + RECONSTRUCTED + ").",
     ]
@@ -495,14 +497,14 @@ def write_meek_heckerman1997(section: dict, seed: int, directory) -> None:
         "",
         "Binary causes C1..C3 (observed roots), one hidden binary mechanism per cause set with a "
         "full table, observed E = max of the mechanisms. Structures " + RECONSTRUCTED
-        + " (F2 in particular). Unadjusted dimension = 3 + the mechanisms' table sizes; "
+        + "; F2 is our choice. Unadjusted dimension = 3 + the mechanisms' table sizes; "
         f"dimension = exact Jacobian rank (max over {points} random points), checked by SVD.",
         "",
-        table1.to_markdown(index=False),
+        markdown(table1),
         "",
         "## Every 9-parameter binary noisy-max structure in which each cause has a mechanism",
         "",
-        alternatives.to_markdown(index=False),
+        markdown(alternatives),
     ]
     _write_text(directory / "comparison.md", "\n".join(text) + "\n")
 
@@ -519,13 +521,19 @@ def _write_text(path, text: str) -> None:
         Path(temporary).write_text(text)
 
 
+def markdown(table: pd.DataFrame) -> str:
+    """``table`` as a Markdown table, missing values left blank."""
+    return table.astype(object).where(table.notna(), None).to_markdown(index=False,
+                                                                       missingval="")
+
+
 def write_table(table: pd.DataFrame, stem) -> None:
     """Write ``table`` as ``stem.csv`` (tidy, for figures) and ``stem.md`` (for reading)."""
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     with atomic_output(stem.with_suffix(".csv")) as temporary:
         table.to_csv(temporary, index=False)
-    _write_text(stem.with_suffix(".md"), table.to_markdown(index=False) + "\n")
+    _write_text(stem.with_suffix(".md"), markdown(table) + "\n")
 
 
 def check_section(section: dict) -> None:
