@@ -175,6 +175,26 @@ def state_offsets(cardinalities) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(cardinalities)[:-1]]).astype(np.int64)
 
 
+@numba.njit(cache=True, fastmath=_FASTMATH)
+def _weigh_row(row, count):
+    """In place: ``log p(x, h)`` becomes ``count p(h | x)``; returns ``count log p(x)``.
+
+    A pattern of probability zero gets zero weights and ``-inf``.
+    """
+    top = row.max()
+    if top == -np.inf:
+        row[:] = 0.0
+        return -np.inf
+    total = 0.0
+    for h in range(row.shape[0]):
+        row[h] = np.exp(row[h] - top)
+        total += row[h]
+    scale = count / total
+    for h in range(row.shape[0]):
+        row[h] *= scale
+    return count * (top + np.log(total))
+
+
 @numba.njit(cache=True, parallel=True, fastmath=_FASTMATH)
 def _latent_class_kernel(patterns, counts, log_weights, log_table, offsets, n_blocks):
     m, n = patterns.shape
@@ -192,20 +212,8 @@ def _latent_class_kernel(patterns, counts, log_weights, log_table, offsets, n_bl
                 row = offsets[j] + patterns[p, j]
                 for h in range(k):
                     joint[h] += log_table[row, h]
-            top = -np.inf
+            log_likelihood[b] += _weigh_row(joint, counts[p])
             for h in range(k):
-                top = max(top, joint[h])
-            if top == -np.inf:  # probability zero: the log-likelihood is -inf
-                log_likelihood[b] = -np.inf
-                continue
-            total = 0.0
-            for h in range(k):
-                joint[h] = np.exp(joint[h] - top)
-                total += joint[h]
-            log_likelihood[b] += counts[p] * (top + np.log(total))
-            scale = counts[p] / total
-            for h in range(k):
-                joint[h] *= scale
                 class_stats[b, h] += joint[h]
             for j in range(n):
                 row = offsets[j] + patterns[p, j]
@@ -232,27 +240,19 @@ def latent_class_design(patterns, cardinalities):
 def prefers_design(n_patterns: int, cardinalities) -> bool:
     """True when :func:`latent_class_design` fits in memory and beats the gather kernel."""
     free = np.asarray(cardinalities, dtype=np.int64) - 1
-    return bool(free.mean() <= DESIGN_MAX_MEAN_STATES and n_patterns * free.sum() <= DESIGN_MAX_CELLS)
+    return bool(free.mean() <= DESIGN_MAX_MEAN_STATES
+                and n_patterns * free.sum() <= DESIGN_MAX_CELLS)
 
 
 @numba.njit(cache=True, parallel=True, fastmath=_FASTMATH)
 def _weigh_posterior(log_joint, counts, n_blocks):
     """In place: row p of ``log_joint`` becomes ``counts_p p(h | x_p)``; per-block log-likelihood."""
-    m, k = log_joint.shape
+    m = log_joint.shape[0]
     log_likelihood = np.zeros(n_blocks)
     block_size = (m + n_blocks - 1) // n_blocks
     for b in numba.prange(n_blocks):
         for p in range(b * block_size, min(m, (b + 1) * block_size)):
-            row = log_joint[p]
-            top = row.max()
-            total = 0.0
-            for h in range(k):
-                row[h] = np.exp(row[h] - top)
-                total += row[h]
-            log_likelihood[b] += counts[p] * (top + np.log(total))
-            scale = counts[p] / total
-            for h in range(k):
-                row[h] *= scale
+            log_likelihood[b] += _weigh_row(log_joint[p], counts[p])
     return log_likelihood
 
 
