@@ -305,6 +305,13 @@ def test_regular_equivalent_removes_a_saturated_two_neighbour_hidden_node():
 
 
 # --- reports, errors and warnings -----------------------------------------------------------
+def test_fully_observed_network_has_de_equal_to_ds():
+    network = parse_spec({"nodes": {"A": {"states": 3}, "B": {"states": 2, "parents": ["A"]}}})
+    report = dim.dimension_report(network, points=1)
+    assert report["de"] == report["ds"] == report["dc"] == 5
+    assert not report["hlc"] and not report["latent_class"]
+
+
 def test_report_keys_and_latent_class_fields():
     report = dim.dimension_report(parse_spec("2:2,2,2,2"), points=2)
     for key in ("ds", "de", "dc", "dp", "db", "method", "gap"):

@@ -181,8 +181,9 @@ def _neighbours(network: Network, i: int) -> tuple[int, ...]:
 
 
 def is_hlc(network: Network) -> bool:
-    """True for an HLC model: a discrete tree whose observed nodes are exactly its leaves."""
-    if network.kind != "discrete" or any(network.functions) or network.n_nodes < 2:
+    """True for an HLC model: a discrete tree with hidden nodes whose observed nodes are exactly
+    its leaves (paper 002 Sec. 2.2)."""
+    if network.kind != "discrete" or any(network.functions) or not network.hidden_indices.size:
         return False
     if any(len(pa) > 1 for pa in network.parents) or sum(not pa for pa in network.parents) != 1:
         return False  # a directed tree: one root, every other node one parent
