@@ -35,6 +35,8 @@ from hiddenbn.spec import parse_spec
 SCORES = ("laplace", "cs", "mled", "draper", "bic")
 LABELS = {"laplace": "Laplace", "cs": "CS", "mled": "MLED", "draper": "Draper",
           "bic": "BIC/MDL", "cs_de": "CS (d = de)"}
+#: Line styles that keep CS and MLED apart where their curves coincide.
+LINESTYLES = {"laplace": "-", "cs": "--", "mled": ":", "draper": "-", "bic": "-"}
 
 
 def naive_bayes_spec(hidden_states: int, features: int) -> str:
@@ -257,6 +259,7 @@ def figure_score_curves(fits: pd.DataFrame, panels: list, experiments: dict, mod
     its shape matters (the paper notes the curves differ little between data sets).
     """
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     from hiddenbn import plots
 
@@ -269,18 +272,19 @@ def figure_score_curves(fits: pd.DataFrame, panels: list, experiments: dict, mod
                 if replicate is not None:
                     curve = cell[cell.replicate == replicate].sort_values("hidden_states")
                     ax.plot(curve.hidden_states, curve[score], marker="o", ms=3, color=colour,
-                            label=LABELS[score])
+                            linestyle=LINESTYLES[score], label=LABELS[score])
                     continue
                 shifted = cell.assign(value=cell[score] - cell.groupby("replicate")[score]
                                       .transform("max"))
                 summary = shifted.groupby("hidden_states").value.agg(["mean", "std"])
                 ax.plot(summary.index, summary["mean"], marker="o", ms=3, color=colour,
-                        label=LABELS[score])
+                        linestyle=LINESTYLES[score], label=LABELS[score])
                 ax.fill_between(summary.index, summary["mean"] - summary["std"],
                                 summary["mean"] + summary["std"], color=colour, alpha=0.15,
                                 linewidth=0)
             ax.set_title(_panel_title(experiments[name], models[experiments[name]["model"]]))
             ax.set_xlabel("hidden states of the test model")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes[0][0].set_ylabel("log marginal likelihood" if replicate is not None
                               else "log marginal likelihood − its maximum")
         axes[0][-1].legend(loc="lower right", fontsize="small")
