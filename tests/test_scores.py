@@ -62,6 +62,17 @@ def test_latent_class_hessian_equals_the_enumeration_hessian(rng):
                                atol=1e-10 * np.abs(enumerated).max())
 
 
+@pytest.mark.parametrize("spec", ["4:2,3,2", "2(2(2,2),3)"])
+def test_hessian_in_pattern_chunks_equals_one_piece(spec, rng, monkeypatch):
+    network = parse_spec(spec)
+    cpts = random_parameters(network, rng, alpha=3.0)
+    data = sample_dataset(network, cpts, 200, rng)
+    whole = scores.negative_hessian(network, data, cpts, 1.2)
+    monkeypatch.setattr(scores, "HESSIAN_CHUNK_CELLS", 5 * network.standard_dimension)
+    np.testing.assert_allclose(scores.negative_hessian(network, data, cpts, 1.2), whole,
+                               rtol=1e-12, atol=1e-9)
+
+
 def test_dirichlet_log_density_matches_scipy(rng):
     network = parse_spec(FULLY_OBSERVED)
     cpts = random_parameters(network, rng, alpha=2.0)

@@ -39,6 +39,8 @@ from hiddenbn.models import Network, check_parameters
 
 #: Largest dense block (rows x free parameters) built at once by the enumeration Hessian.
 HESSIAN_CHUNK_CELLS = 1 << 24
+#: Largest number of free parameters for which :func:`score_fit` builds the dense Hessian.
+LAPLACE_MAX_DIMENSION = 8000
 #: Largest number of completions :func:`exact_log_marginal_likelihood` sums over.
 MAX_COMPLETIONS = 1 << 21
 
@@ -295,8 +297,12 @@ def negative_hessian(network: Network, data: Dataset, cpts, alpha: float) -> np.
     if any(t is not None and np.any(t <= 0) for t in cpts):
         d = network.standard_dimension
         return np.full((d, d), np.nan)  # boundary: the Laplace approximation does not apply
-    if is_latent_class(network):
-        likelihood = _likelihood_hessian_latent_class(network, cpts, data)
+    if is_latent_class(network):  # a sum over patterns: chunks bound the gradient matrix
+        step = max(1, HESSIAN_CHUNK_CELLS // max(1, network.standard_dimension))
+        likelihood = sum(_likelihood_hessian_latent_class(
+            network, cpts, Dataset(data.names, data.patterns[start:start + step],
+                                   data.counts[start:start + step]))
+            for start in range(0, data.n_patterns, step))
     else:
         likelihood = _likelihood_hessian_by_enumeration(network, cpts, data)
     return prior_negative_hessian(network, cpts, alpha) - likelihood
@@ -308,7 +314,9 @@ def score_fit(fit, data: Dataset, effective_dimension: int | None = None,
     """Every score of paper 003 (and BIC+/CS+ of paper 002 when ``de`` is given) for a fit.
 
     ``fit`` is a :class:`hiddenbn.em.Fit` (MAP or ML parameters and expected counts there).
-    Returns a dict of floats; ``laplace_positive_definite`` says whether Eq. 8 applied.
+    Returns a dict of floats; ``laplace_positive_definite`` says whether Eq. 8 applied. Models
+    with more than :data:`LAPLACE_MAX_DIMENSION` parameters get no Laplace score (the dense
+    Hessian would not fit in memory).
     """
     network, n_cases = fit.network, fit.n_cases
     ds = network.standard_dimension
@@ -325,7 +333,7 @@ def score_fit(fit, data: Dataset, effective_dimension: int | None = None,
         result["bic_plus"] = bic(fit.log_likelihood, effective_dimension, n_cases)
         result["cs_plus"] = cheeseman_stutz(mled, complete, fit.log_likelihood, n_cases, ds,
                                             effective_dimension)
-    if with_laplace:
+    if with_laplace and ds <= LAPLACE_MAX_DIMENSION:
         approximation = laplace(fit.log_likelihood, fit.log_prior,
                                 negative_hessian(network, data, fit.cpts, fit.alpha))
         result["laplace"] = approximation.value

@@ -15,7 +15,7 @@ from hiddenbn.data import Dataset
 from hiddenbn.em import fit
 from hiddenbn.errors import DataError, HiddenbnError
 from hiddenbn.models import Network
-from hiddenbn.scores import score_fit
+from hiddenbn.scores import LAPLACE_MAX_DIMENSION, score_fit
 
 #: Scores reported for every model, in display order (BIC+/CS+ only when de is known).
 SCORE_NAMES = ("loglik", "bic", "bic_plus", "draper", "mled", "cs", "cs_plus", "laplace")
@@ -82,7 +82,10 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, s
         models.append(row)
         if outcome["note"] and outcome["note"] not in notes:
             notes.append(outcome["note"])
-        if not row.get("laplace_positive_definite", True):
+        if "laplace" not in row:
+            notes.append(f"k = {k}: no Laplace score, more than {LAPLACE_MAX_DIMENSION} "
+                         "parameters")
+        elif not row["laplace_positive_definite"]:
             notes.append(f"k = {k}: the negative Hessian is not positive definite; no Laplace")
     selected = {}
     for name in SCORE_NAMES:
@@ -119,7 +122,10 @@ def fit_report(outcome: dict, data: Dataset) -> dict:
                "iterations": result.iterations, "converged": result.converged,
                "log_likelihood": result.log_likelihood, "log_prior": result.log_prior,
                "log_posterior": result.log_posterior},
-        "scores": outcome["scores"], "notes": [outcome["note"]] if outcome["note"] else [],
+        "scores": outcome["scores"],
+        "notes": ([outcome["note"]] if outcome["note"] else [])
+        + ([] if "laplace" in outcome["scores"] else
+           [f"no Laplace score: more than {LAPLACE_MAX_DIMENSION} parameters"]),
         "parameters": {network.names[i]: t.tolist() for i, t in enumerate(result.cpts)
                        if t is not None},
     }
