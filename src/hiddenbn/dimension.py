@@ -80,7 +80,9 @@ def jacobian_rank(network: Network, points: int = 5, seed: int = 0,
 
     Returns a dict with ``exact_rank`` and ``svd_rank`` (maxima over the points),
     ``exact_ranks``, ``svd_ranks`` and ``gaps`` (per point, decades), ``gap`` (the gap at the
-    points that reach the SVD rank, the smallest of them), ``agree`` and ``clear``.
+    points that reach the SVD rank, the smallest of them), ``agree``, ``clear`` and
+    ``points_used``: once both ranks reach the upper bound ``min(ds, dc)`` with a clear gap at
+    one point, the remaining points cannot raise the maximum and are skipped.
     """
     if points < 1:
         raise HiddenbnError(f"points must be at least 1, got {points}")
@@ -98,13 +100,15 @@ def jacobian_rank(network: Network, points: int = 5, seed: int = 0,
         exact = jac.random_point(network, rng, modulus=prime)
         exact_ranks.append(modular_rank(jac.jacobian_blocks(network, exact, shuffle=rng), ds,
                                         prime, bound))
+        if exact_ranks[-1] == rank == bound and gap >= CLEAR_GAP_DECADES:
+            break  # no further point can raise a maximum that has reached its upper bound
     svd_rank = max(svd_ranks)
     gap = min(g for r, g in zip(svd_ranks, gaps) if r == svd_rank)
     return {
         "exact_rank": max(exact_ranks), "svd_rank": svd_rank, "exact_ranks": exact_ranks,
         "svd_ranks": svd_ranks, "gaps": gaps, "gap": gap,
         "agree": max(exact_ranks) == svd_rank, "clear": gap >= CLEAR_GAP_DECADES,
-        "prime": prime, "points": points,
+        "prime": prime, "points": points, "points_used": len(exact_ranks),
     }
 
 
@@ -337,7 +341,8 @@ def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
     direct rank is feasible), ``gap``
     (SVD gap in decades; None for ``"hlc"`` or an exactly zero next singular value),
     ``svd_rank``, ``exact_rank``, ``agree``,
-    ``clear``, ``points``, ``prime``, ``kind``, ``latent_class``, ``hlc``, ``regular`` (None
+    ``clear``, ``points``, ``points_used`` (points ranked: the rest are skipped once both ranks
+    reach ``min(ds, dc)``), ``prime``, ``kind``, ``latent_class``, ``hlc``, ``regular`` (None
     unless LC/HLC), ``regular_equivalent`` (shorthand), ``hlc_de``, ``hlc_terms`` and
     ``hlc_regular_ds`` (HLC models with more than one hidden node: ``hlc_de =
     hlc_regular_ds - sum of the terms' differences``), and ``warnings`` (list of strings).
@@ -345,7 +350,8 @@ def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
     ds = network.standard_dimension
     report = {"ds": ds, "de": None, "dc": complete_dimension(network), "dp": None, "db": None,
               "method": None, "gap": None, "svd_rank": None, "exact_rank": None,
-              "agree": None, "clear": None, "points": points, "prime": jac.PRIME,
+              "agree": None, "clear": None, "points": points, "points_used": None,
+              "prime": jac.PRIME,
               "kind": network.kind, "latent_class": is_latent_class(network),
               "hlc": is_hlc(network), "regular": None, "regular_equivalent": None,
               "hlc_de": None, "hlc_terms": None, "hlc_regular_ds": None, "warnings": []}
@@ -373,6 +379,7 @@ def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
     gap = ranks["gap"] if math.isfinite(ranks["gap"]) else None  # None: nothing dropped as zero
     report.update(de=ranks["exact_rank"], method=method, gap=gap,
                   svd_rank=ranks["svd_rank"], exact_rank=ranks["exact_rank"],
+                  points_used=ranks["points_used"],
                   agree=ranks["agree"], clear=ranks["clear"])
     if not ranks["agree"]:
         _warn(report, f"exact rank {ranks['exact_rank']} (mod {jac.PRIME}) and SVD rank "
@@ -407,7 +414,8 @@ def format_report(report: dict) -> str:
         how = "HLC decomposition (paper 002 Cor. 4.1)"
     else:
         gap = "inf" if report["gap"] is None else f"{report['gap']:.1f}"
-        how = (f"exact rank mod {report['prime']}, max over {report['points']} points; "
+        how = (f"exact rank mod {report['prime']}, max over {report['points_used']} of "
+               f"{report['points']} points; "
                f"SVD rank {report['svd_rank']}, gap {gap} decades")
     lines.append(f"de  {report['de']:>6}  effective dimension ({how})")
     lines.append(f"dc  {report['dc']:>6}  complete model over the observed variables")
