@@ -10,9 +10,11 @@ cost follows the number of distinct patterns ``m``, not the number of cases ``N`
   configurations get weight zero. Cost ``O(m H n)`` with ``H`` the number of hidden
   configurations; networks with more than :data:`MAX_HIDDEN_CONFIGURATIONS` are refused.
 * :func:`latent_class_statistics` for the latent class / naive-Bayes model with a hidden root
-  (paper 003 Sec. 3, paper 002 Sec. 2.2): a numba kernel, parallel over fixed blocks of
-  patterns (bit-identical for any thread count), for wide data (~128 variables, ~64 hidden
-  states, 10^6 patterns) at ``O(m n k)`` per E step.
+  (paper 003 Sec. 3, paper 002 Sec. 2.2): a numba gather kernel, parallel over fixed blocks
+  of patterns (bit-identical for any thread count), for wide data (~128 variables with ~64
+  states, ~64 hidden states, 10^6 patterns) at ``O(m n k)`` per E step; for variables with
+  few states, two BLAS products on the state-indicator matrix of
+  :func:`latent_class_design` instead (``O(m sum(r_j - 1) k)``, faster per flop).
 
 Everything is in log space: a class or state with probability zero contributes ``-inf`` to the
 log joint and zero to the posterior, and no pattern-count is ever divided by zero.
