@@ -44,3 +44,14 @@ def test_dim_ebnc_bad_input_exits_2_with_one_line(tmp_path, capsys):
     assert "hidden" in err and "\n" not in err
     assert cli.main(["dim", write_spec(tmp_path, CHAIN), "--ebnc", "Z"]) == 2
     assert "no node called 'Z'" in capsys.readouterr().err
+
+
+def test_dim_ebnc_uses_points_and_seed(tmp_path, capsys):
+    spec = write_spec(tmp_path, CHAIN)
+    runs = []
+    for seed in (0, 0, 7):
+        assert cli.main(["dim", spec, "--ebnc", "Y", "--json", "--points", "1",
+                         "--seed", str(seed)]) == 0
+        runs.append(json.loads(capsys.readouterr().out))
+    assert runs[0] == runs[1]  # reproducible
+    assert runs[2]["d"] == runs[0]["d"]  # the generic rank does not depend on the points

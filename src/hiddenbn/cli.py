@@ -117,9 +117,8 @@ def command_dim(args) -> None:
             print(f"hiddenbn: warning: {warning}", file=sys.stderr)
         print(json.dumps(report, indent=1) if args.json else dimension.format_report(report))
         return
-    # Random points of the Jacobian check: --seed when the command has one, else seed 0.
-    rng = seeding.rng(getattr(args, "seed", 0), "ebnc", args.ebnc)
-    report = ebnc.ebnc_report(network, args.ebnc, rng)
+    rng = seeding.rng(args.seed, "ebnc", args.ebnc)  # the Jacobian check's random points
+    report = ebnc.ebnc_report(network, args.ebnc, rng, args.points)
     print(json.dumps(report, indent=1) if args.json else ebnc.format_report(report))
 
 
