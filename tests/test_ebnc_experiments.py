@@ -56,3 +56,19 @@ def test_figures_are_written(outputs):
     for name in ("figure1", "figure2"):
         for suffix in (".png", ".pdf"):
             assert (directory / f"{name}{suffix}").stat().st_size > 1000
+
+
+def test_figure2_arcs_that_would_cross_a_node_are_bent():
+    # In the Markov chain given Y every arc Y -> X_i (i > 1) lies on the line of the chain.
+    import matplotlib.pyplot as plt
+
+    from hiddenbn.plots import draw_network
+
+    ax = draw_network(hm97.markov_chain_network(3))
+    bends = {patch.get_gid(): patch.get_connectionstyle().rad for patch in ax.patches
+             if (patch.get_gid() or "").startswith("arc:")}
+    plt.close(ax.figure)
+    assert bends["arc:Y->X1"] == bends["arc:X1->X2"] == 0.0
+    assert bends["arc:Y->X2"] != 0.0 and bends["arc:Y->X3"] != 0.0
+    left, right = ax.get_xlim()
+    assert right - left > 1.5  # the bent arcs widen the panel instead of leaving it

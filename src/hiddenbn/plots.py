@@ -54,6 +54,8 @@ _RC = {
 #: Node radius and spacing of :func:`draw_network`, in data units (one unit between layers).
 NODE_RADIUS = 0.27
 _DOUBLE_RING_GAP = 0.055
+#: Curvature (matplotlib ``arc3`` rad) of an arc bent around a node in its way.
+_ARC_BEND = 0.45
 
 
 def style():
@@ -107,6 +109,31 @@ def network_layout(network: Network) -> np.ndarray:
     return position
 
 
+def _arc_bend(position: np.ndarray, start: int, end: int) -> float:
+    """Curvature of the arc ``start -> end``: 0, or bent away from a node the chord crosses.
+
+    Matplotlib's ``arc3`` puts the Bezier control point at ``mid + rad * (dy, -dx)``; the sign
+    is chosen so that the curve bulges away from the first node in the way.
+    """
+    a, b = position[start], position[end]
+    chord = b - a
+    length2 = float(np.dot(chord, chord))
+    for k, point in enumerate(position):
+        if k in (start, end) or length2 == 0.0:
+            continue
+        t = np.clip(np.dot(point - a, chord) / length2, 0.0, 1.0)
+        if np.linalg.norm(a + t * chord - point) < NODE_RADIUS * 1.05:
+            side = np.dot(np.array([chord[1], -chord[0]]), point - (a + b) / 2)
+            return -_ARC_BEND if side > 0 else _ARC_BEND
+    return 0.0
+
+
+def _arc_apex(position: np.ndarray, start: int, end: int, bend: float) -> np.ndarray:
+    """The point of the ``arc3`` curve halfway along it (for the axis limits)."""
+    a, b = position[start], position[end]
+    return (a + b) / 2 + bend / 2 * np.array([b[1] - a[1], a[0] - b[0]])
+
+
 def _node_text(network: Network, i: int) -> str:
     if network.kind == "gaussian":
         return ""
@@ -137,6 +164,7 @@ def draw_network(network: Network, ax=None, labels=None, title=None):
         height = max(1.6, 0.8 * (node_depths(network).max() + 1) + 0.4)
         _, ax = plt.subplots(figsize=(width, height))
     position = network_layout(network)
+    extent = list(position)
     for i in range(network.n_nodes):
         centre = position[i]
         fill = HIDDEN_FILL if network.hidden[i] else OBSERVED_FILL
@@ -156,13 +184,20 @@ def draw_network(network: Network, ax=None, labels=None, title=None):
             direction = centre - position[p]
             direction = direction / np.linalg.norm(direction)
             arc = f"arc:{network.names[p]}->{network.names[i]}"
+            # An arc that would run through another node (e.g. Y -> X2 along the chain
+            # Y -> X1 -> X2 of paper 001's Figure 2) is bent so that it stays visible.
+            bend = _arc_bend(position, p, i)
+            if bend:
+                extent.append(_arc_apex(position, p, i, bend))
             ax.add_patch(FancyArrowPatch(position[p] + NODE_RADIUS * direction,
                                          centre - NODE_RADIUS * direction, arrowstyle="-|>",
+                                         connectionstyle=f"arc3,rad={bend}",
                                          mutation_scale=9, color=EDGE_COLOUR, linewidth=0.9,
                                          zorder=1, gid=arc))
     margin = NODE_RADIUS + 0.25
-    ax.set_xlim(position[:, 0].min() - margin, position[:, 0].max() + margin + 0.2)
-    ax.set_ylim(position[:, 1].min() - margin, position[:, 1].max() + margin)
+    extent = np.array(extent)
+    ax.set_xlim(extent[:, 0].min() - margin, extent[:, 0].max() + margin + 0.2)
+    ax.set_ylim(extent[:, 1].min() - margin, extent[:, 1].max() + margin)
     ax.set_aspect("equal")
     ax.set_axis_off()
     if title:
