@@ -39,6 +39,8 @@ def test_fit_is_reproducible_and_prints_text(data_file, capsys):
     assert main(arguments) == 0
     assert capsys.readouterr().out == first
     assert "log-likelihood" in first and "cs" in first and "X3[1]" in first
+    assert main(arguments + ["--max-iterations", "1", "--tolerance", "1e-300"]) == 0
+    assert "NOT converged after 1 final iterations" in capsys.readouterr().out
 
 
 def test_select_reports_a_table_and_the_choices(data_file, capsys):

@@ -133,7 +133,8 @@ def command_fit(args) -> None:
     network = parse_spec(args.model)
     data = read_csv(args.data).for_network(network)
     outcome = selection.fit_and_score(network, data, args.seed, args.alpha, args.restarts,
-                                      not args.skip_de)
+                                      not args.skip_de, max_iterations=args.max_iterations,
+                                      tolerance=args.tolerance)
     report = selection.fit_report(outcome, data)
     print(json.dumps(report, indent=1) if args.json else selection.format_fit_report(report))
 
@@ -141,7 +142,9 @@ def command_fit(args) -> None:
 def command_select(args) -> None:
     data = read_csv(args.data)
     result = selection.select_latent_class(data, selection.parse_states(args.states), args.seed,
-                                           args.alpha, args.restarts, not args.skip_de)
+                                           args.alpha, args.restarts, not args.skip_de,
+                                           max_iterations=args.max_iterations,
+                                           tolerance=args.tolerance)
     print(json.dumps(result, indent=1) if args.json else selection.format_selection(result))
 
 
@@ -155,6 +158,10 @@ def _add_em_options(parser):
                         "halved after 1, 2, 4, ... iterations until one is left (default 64)")
     parser.add_argument("--seed", type=_seed, default=0, help="random seed of the EM starts "
                         "(default 0)")
+    parser.add_argument("--max-iterations", type=_positive_int, default=200, help="EM "
+                        "iterations after the restart schedule at most (default 200)")
+    parser.add_argument("--tolerance", type=_positive_float, default=1e-5, help="converged when "
+                        "the relative change of the log posterior is below this (default 1e-5)")
     parser.add_argument("--skip-de", action="store_true", help="do not compute the effective "
                         "dimension (no BIC+ or CS+); it can take minutes for wide models")
     parser.add_argument("--json", action="store_true", help="print JSON")

@@ -65,17 +65,19 @@ def latent_class_network(data: Dataset, hidden_states: int) -> Network:
 
 
 def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, starts: int = 64,
-                        with_effective_dimension: bool = True) -> dict:
+                        with_effective_dimension: bool = True, **em_options) -> dict:
     """Fit the latent class model for every ``k`` in ``states``; which ``k`` each score picks.
 
-    Returns ``{"models": [{"states", "ds", "de", "converged", "iterations", <scores>}],
+    ``em_options`` (``max_iterations``, ``tolerance``, ``schedule``) go to
+    :func:`hiddenbn.em.fit`. Returns ``{"models": [{"states", "ds", "de", "converged",
+    "iterations", <scores>}],
     "selected": {score: k}, "notes": [str]}``; a score that is NaN for some model (a Laplace
     Hessian that is not positive definite) selects among the others.
     """
     models, notes = [], []
     for k in states:
         outcome = fit_and_score(latent_class_network(data, k), data, seed, alpha, starts,
-                                with_effective_dimension)
+                                with_effective_dimension, **em_options)
         row = {"states": int(k), "ds": outcome["ds"], "de": outcome["de"],
                "converged": outcome["fit"].converged, "iterations": outcome["fit"].iterations}
         row.update(outcome["scores"])
