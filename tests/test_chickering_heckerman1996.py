@@ -55,7 +55,8 @@ def test_fit_and_score_invariants():
     generator = latent_class(3, [2] * 6)
     data = sample_dataset(generator, random_parameters(generator, np.random.default_rng(0)), 300,
                           np.random.default_rng(1))
-    em = {"initialisations": 8, "max_iterations": 100, "tolerance": 1e-6}
+    em = {"initialisations": 8, "max_iterations": 100, "tolerance": 1e-6,
+          "run_all_iterations": True}
     row = ch96.fit_and_score(latent_class(3, [2] * 6), data, np.random.default_rng(2), 1.01, em,
                              effective_dimension=17)
     assert row["d"] == 2 + 3 * 6
@@ -66,6 +67,13 @@ def test_fit_and_score_invariants():
     assert row["draper"] - row["bic"] == pytest.approx(0.5 * row["d"] * np.log(2 * np.pi))
     assert row["laplace_positive_definite"] and np.isfinite(row["laplace"])
     assert all(row[f"{step}_seconds"] >= 0 for step in ch96.TIMED)
+    assert row["iterations"] <= 100 and row["converged"]
+
+
+def test_convergence_check_of_section_3():
+    assert ch96.converged([-1000.0, -999.999], 1e-5)
+    assert not ch96.converged([-1000.0, -999.9], 1e-5)
+    assert not ch96.converged([-1000.0], 1e-5)
 
 
 def test_check_config_names_bad_references():
