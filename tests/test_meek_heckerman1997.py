@@ -101,6 +101,10 @@ def test_quick_study_writes_the_report(quick_study):
         assert heading in comparison
     assert "**Verdict: differs for F2.** F2: ours 8, printed 7" in comparison
     assert "EM reached its tolerance in" in comparison
+    assert "## Claim: F5 could also be represented as a full table" in comparison
+    larger = pd.read_csv(directory / "tables" / "effect_state_dimensions.csv")
+    assert set(larger["effect states"]) == {2, 3, 4}
+    assert (larger.dimension <= larger.unadjusted).all()
     for name in ("figure5", "figure5_replicates", "models"):
         assert (directory / "figures" / f"{name}.png").stat().st_size > 10_000
     data = pd.read_csv(directory / "data" / "F1.csv")

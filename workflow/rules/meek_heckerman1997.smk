@@ -26,7 +26,11 @@ rule mh97_report:
         scores=expand(f"{MH97_DIR}/tables/scores_{{generator}}.csv", generator=mh97_generators()),
     output:
         report=f"{MH97_DIR}/comparison.md",
-        tables=multiext(f"{MH97_DIR}/tables/table1", ".csv", ".md"),
+        tables=[
+            f"{MH97_DIR}/tables/{name}{ext}"
+            for name in ("table1", "effect_state_dimensions")
+            for ext in (".csv", ".md")
+        ],
         summary=f"{MH97_DIR}/tables/replicate_summary.csv",
         figures=[
             f"{MH97_DIR}/figures/{name}{ext}"
