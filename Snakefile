@@ -18,6 +18,7 @@ include: "workflow/rules/chickering_heckerman1996.smk"
 include: "workflow/rules/heckerman_meek1997.smk"
 include: "workflow/rules/dimension.smk"
 include: "workflow/rules/meek_heckerman1997.smk"
+include: "workflow/rules/gold_standard.smk"
 
 
 rule all:
@@ -26,4 +27,5 @@ rule all:
         heckerman_meek1997_outputs(),
         dimension_outputs(),
         meek_heckerman1997_outputs(),
+        gold_standard_outputs(),
     default_target: True

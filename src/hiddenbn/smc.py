@@ -168,8 +168,15 @@ def _row_kinds(layout: CellLayout):
     return kinds, row_kind.astype(np.int64)
 
 
+def _log_sum_exp(values: np.ndarray) -> np.ndarray:
+    """``log sum exp`` along the last axis of finite values (scipy's costs ~0.5 ms a call,
+    and the sampler makes several per case)."""
+    top = values.max(axis=-1)
+    return top + np.log(np.exp(values - top[..., None]).sum(axis=-1))
+
+
 def _systematic_resample(log_weights: np.ndarray, u: float) -> np.ndarray:
-    weights = np.exp(log_weights - logsumexp(log_weights))
+    weights = np.exp(log_weights - _log_sum_exp(log_weights))
     positions = (u + np.arange(weights.size)) / weights.size
     return np.minimum(np.searchsorted(np.cumsum(weights), positions), weights.size - 1)
 
@@ -229,10 +236,10 @@ def smc_log_evidence(network: Network, data: Dataset, rng: np.random.Generator,
                   run_of_particle, position, layout.cells, possible, layout.row_of_cell,
                   row_kind, cell_log, row_log, uniforms)
         increments = log_increments.reshape(runs, particles)
-        normalised = log_weights - logsumexp(log_weights, axis=1, keepdims=True)
-        log_evidence += logsumexp(normalised + increments, axis=1)
+        normalised = log_weights - _log_sum_exp(log_weights)[:, None]
+        log_evidence += _log_sum_exp(normalised + increments)
         log_weights += increments
-        ess = np.exp(2 * logsumexp(log_weights, axis=1) - logsumexp(2 * log_weights, axis=1))
+        ess = np.exp(2 * _log_sum_exp(log_weights) - _log_sum_exp(2 * log_weights))
         weak = np.flatnonzero(ess < RESAMPLE_THRESHOLD * particles)
         if weak.size == 0 or position == n_cases - 1:
             continue

@@ -166,3 +166,37 @@ def meek_heckerman1997_outputs():
     if MH97 is None:
         return []
     return [f"{MH97_DIR}/comparison.md"]
+
+
+# --- gold standard for the marginal likelihood (issue 9) ---
+GOLD = config.get("gold_standard")
+GOLD_DIR = f"{RESULTS}/gold_standard"
+if GOLD is not None:
+    for _experiment in GOLD["paper003"]["experiments"]:
+        if _experiment not in CH96["experiments"]:
+            raise WorkflowError(
+                f"config gold_standard.paper003.experiments: unknown experiment {_experiment!r}; "
+                f"use names under chickering_heckerman1996.experiments "
+                f"({', '.join(CH96['experiments'])})")
+    if GOLD["paper003"]["replicates"] > CH96["replicates"]:
+        raise WorkflowError(
+            f"config gold_standard.paper003.replicates: {GOLD['paper003']['replicates']} exceeds "
+            f"chickering_heckerman1996.replicates ({CH96['replicates']})")
+
+
+def gold_exact_files():
+    return [f"{GOLD_DIR}/exact/rep{r}.csv" for r in range(1, GOLD["exact"]["replicates"] + 1)]
+
+
+def gold_paper_files():
+    return [f"{GOLD_DIR}/paper003/{e}/rep{r}.csv" for e in GOLD["paper003"]["experiments"]
+            for r in range(1, GOLD["paper003"]["replicates"] + 1)]
+
+
+def gold_slope_files():
+    return [f"{GOLD_DIR}/slopes/{s}/rep{r}.csv" for s in GOLD["slope"]["settings"]
+            for r in range(1, GOLD["slope"]["replicates"] + 1)]
+
+
+def gold_standard_outputs():
+    return [] if GOLD is None else [f"{GOLD_DIR}/findings.md"]

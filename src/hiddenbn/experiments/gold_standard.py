@@ -1,0 +1,431 @@
+"""A gold standard for the marginal likelihood, and the questions the papers left open (issue 9).
+
+Three experiments, each a set of plain functions called by thin Snakemake scripts:
+
+Exact (small data)
+    Paper 003's journal setting: naive-Bayes data sets of ``N = 10`` cases from a model with
+    two hidden states and 64 binary features. Every test model ``k:2,...,2`` is fitted and scored
+    as in paper 003 (:func:`hiddenbn.experiments.chickering_heckerman1996.fit_and_score`) and
+    compared with the exact ``log p(D | S)`` (:mod:`hiddenbn.evidence`); the SMC estimate is
+    shown beside it as a check of the estimator.
+Paper 003's settings
+    The data sets and fits of the paper-003 pipeline (same EM, same prior ``alpha = 1.01``)
+    are scored against the SMC estimate (:mod:`hiddenbn.smc`) with its standard error: the
+    error of each approximation in ``log p(D | S)`` and ``Delta c`` against the gold-standard
+    choice, the comparison the paper "could not make" (Sec. 3).
+Slopes (paper 000 Sec. 4, paper 002 Sec. 2.3)
+    For a model with ``de < ds`` and generic true parameters, ``log p(D | theta_ML) - log p(D)``
+    should grow as ``(de / 2) log N`` if paper 000's argument holds, ``(ds / 2) log N`` if the
+    standard count is right. Nested data sets (the first ``N`` cases of one sample) for each N;
+    the slope is fitted per replicate by least squares on ``log N``. A model with more hidden
+    states than the truth is included: singular learning theory (Watanabe) predicts a slope
+    (the learning coefficient) below ``de / 2``. The same fits answer whether CS+ is closer to
+    the gold standard than CS (paper 002).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from hiddenbn import plots, seeding
+from hiddenbn.data import Dataset, read_csv
+from hiddenbn.dimension import effective_dimension
+from hiddenbn.em import fit
+from hiddenbn.errors import HiddenbnError
+from hiddenbn.evidence import exact_log_evidence
+from hiddenbn.experiments import chickering_heckerman1996 as ch96
+from hiddenbn.files import atomic_output
+from hiddenbn.models import Network, random_parameters
+from hiddenbn.sampling import forward_sample
+from hiddenbn.scores import score_fit
+from hiddenbn.smc import smc_log_evidence
+from hiddenbn.spec import parse_spec
+
+import matplotlib.pyplot as plt  # noqa: E402 (after hiddenbn.plots selects the Agg backend)
+
+#: The approximations compared with the gold standard, and their labels.
+SCORES = {"laplace": "Laplace", "cs": "CS", "cs_plus": "CS+", "mled": "MLED",
+          "draper": "Draper", "bic": "BIC", "bic_plus": "BIC+"}
+
+
+def gold_standard(network: Network, data: Dataset, seed: int, alpha: float, smc: dict):
+    """SMC ``(log p(D | S), standard error)`` with the configured runs and particles."""
+    result = smc_log_evidence(network, data, np.random.default_rng(seed), alpha,
+                              runs=smc["runs"], particles=smc["particles"],
+                              moves=smc.get("moves", 1))
+    return result.log_evidence, result.standard_error
+
+
+def effective_dimension_or_nan(network: Network, points: int, seed: int) -> float:
+    """``de`` when the Jacobian is small enough to rank, else NaN (reported as missing)."""
+    try:
+        return float(effective_dimension(network, points=points, seed=seed))
+    except HiddenbnError:
+        return float("nan")
+
+
+def _with_plus_scores(row: dict, n_cases: int) -> dict:
+    """BIC+ from the fit's log-likelihood and ``de``; CS+ is the paper-003 pipeline's cs_de."""
+    row["bic_plus"] = row["log_likelihood"] - 0.5 * row["de"] * np.log(n_cases)
+    row["cs_plus"] = row.get("cs_de", np.nan)
+    return row
+
+
+# --- exact (small data) ----------------------------------------------------------------------
+def exact_cell(section: dict, em: dict, prior_alpha: float, smc: dict, seed: int) -> pd.DataFrame:
+    """One replicate of the exact experiment: every test model's scores, exact and SMC values."""
+    generating = ch96.naive_bayes_spec(section["hidden_states"], section["features"])
+    truth = parse_spec(generating)
+    rng = seeding.rng(seed, "data")
+    cpts = random_parameters(truth, rng, 1.0)
+    data = Dataset.from_rows(truth.observed_names,
+                             forward_sample(truth, cpts, section["cases"], rng),
+                             truth.observed_cardinalities)
+    rows = []
+    for k in range(section["test_states"]["min"], section["test_states"]["max"] + 1):
+        network = parse_spec(ch96.naive_bayes_spec(k, section["features"]))
+        de = float(network.standard_dimension) if k == 1 else effective_dimension_or_nan(
+            network, 3, seed)
+        row = ch96.fit_and_score(network, data, seeding.rng(seed, "em", k), prior_alpha, em,
+                                 None if np.isnan(de) else int(de))
+        row["de"] = de
+        row = _with_plus_scores(row, data.n_cases)
+        exact = exact_log_evidence(network, data, prior_alpha)
+        row["cases"] = data.n_cases
+        row["exact"], row["exact_states"] = exact.log_evidence, exact.peak_states
+        row["gold"], row["gold_se"] = gold_standard(network, data, seeding.job_seed(seed, "smc", k),
+                                                    prior_alpha, smc)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# --- paper 003's settings --------------------------------------------------------------------
+def paper_cell(data_file, fits_file, features: int, prior_alpha: float, smc: dict,
+               seed: int) -> pd.DataFrame:
+    """The paper-003 pipeline's fits of one data set, with the SMC gold standard added."""
+    data = read_csv(data_file)
+    fits = pd.read_csv(fits_file)
+    rows = []
+    for row in fits.to_dict("records"):
+        network = parse_spec(ch96.naive_bayes_spec(int(row["hidden_states"]), features))
+        row = _with_plus_scores(row, data.n_cases)
+        row["gold"], row["gold_se"] = gold_standard(
+            network, data, seeding.job_seed(seed, int(row["hidden_states"])), prior_alpha, smc)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# --- slopes ----------------------------------------------------------------------------------
+def slope_cell(setting: dict, sizes, prior_alpha: float, em: dict, smc: dict, points: int,
+               seed: int) -> pd.DataFrame:
+    """One replicate of a slope setting: for each N, the ML fit, BIC/CS (+) and the gold standard.
+
+    ``setting`` has ``truth`` and ``model`` specs; the truth's parameters are drawn from the
+    uniform Dirichlet (generic) and one sample of ``max(sizes)`` cases is cut into prefixes.
+    """
+    truth, model = parse_spec(setting["truth"]), parse_spec(setting["model"])
+    rng = seeding.rng(seed, "data")
+    cpts = random_parameters(truth, rng, 1.0)
+    sample = forward_sample(truth, cpts, max(sizes), rng)
+    de = effective_dimension(model, points=points, seed=seed)
+    rows = []
+    for n in sorted(sizes):
+        data = Dataset.from_rows(truth.observed_names, sample[:n], truth.observed_cardinalities)
+        result = fit(model, data, seeding.rng(seed, "em", n), prior_alpha,
+                     em["initialisations"], em["max_iterations"], em["tolerance"])
+        scores = score_fit(result, data, de, with_laplace=False)
+        gold, gold_se = gold_standard(model, data, seeding.job_seed(seed, "smc", n),
+                                      prior_alpha, smc)
+        rows.append({"cases": n, "ds": model.standard_dimension, "de": de,
+                     "log_likelihood": result.log_likelihood, "converged": result.converged,
+                     "gold": gold, "gold_se": gold_se,
+                     **{name: scores[name] for name in ("bic", "bic_plus", "cs", "cs_plus",
+                                                       "mled", "draper")}})
+    return pd.DataFrame(rows)
+
+
+def _slope(group: pd.DataFrame) -> float:
+    x = np.log(group["cases"].to_numpy(float))
+    y = (group["log_likelihood"] - group["gold"]).to_numpy(float)
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def fitted_slopes(slopes: pd.DataFrame) -> pd.DataFrame:
+    """Least-squares slope of ``log p(D | theta_ML) - log p(D)`` on ``log N`` per replicate,
+    over all sizes and over the larger half of them (the asymptotic end), with mean and
+    standard error over replicates per setting, beside ``ds / 2`` and ``de / 2``."""
+    sizes = np.sort(slopes["cases"].unique())
+    upper = sizes[len(sizes) // 2:] if len(sizes) >= 4 else sizes
+    per_replicate = []
+    for (setting, replicate), group in slopes.groupby(["setting", "replicate"]):
+        per_replicate.append({"setting": setting, "replicate": replicate,
+                              "slope": _slope(group),
+                              "slope_upper": _slope(group[group["cases"].isin(upper)])})
+    per_replicate = pd.DataFrame(per_replicate)
+    rows = []
+    for setting, group in per_replicate.groupby("setting"):
+        first = slopes[slopes["setting"] == setting].iloc[0]
+        count = len(group)
+        row = {"setting": setting, "replicates": count}
+        for column in ("slope", "slope_upper"):
+            row[column] = group[column].mean()
+            row[f"{column}_se"] = (group[column].std(ddof=1) / np.sqrt(count) if count > 1
+                                   else np.nan)
+        row.update({"upper_from_N": int(upper[0]), "ds_half": first["ds"] / 2,
+                    "de_half": first["de"] / 2})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def slope_verdict(slope: float, se: float, ds_half: float, de_half: float) -> str:
+    """Which predicted slope a measured one is consistent with (within 2 standard errors)."""
+    consistent = [name for name, value in (("de/2", de_half), ("ds/2", ds_half))
+                  if abs(slope - value) <= 2 * se]
+    if consistent:
+        return "consistent with " + " and ".join(consistent) + " (2 SE)"
+    side = "below" if slope < min(de_half, ds_half) else (
+        "above" if slope > max(de_half, ds_half) else "between")
+    return f"{side} both de/2 and ds/2 by more than 2 SE"
+
+
+# --- selection and accuracy ------------------------------------------------------------------
+def selection_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
+    """``Delta c`` = states chosen by each score minus states chosen by the gold standard (and
+    by Laplace, paper 003's yardstick), one row per data set; ``gold_margin_se`` is the gap
+    between the best and second-best gold values in units of their combined standard error
+    (below ~2 the gold choice itself is uncertain)."""
+    rows = []
+    for key, group in frame.groupby(keys):
+        group = group.sort_values("hidden_states")
+        states = group["hidden_states"].to_numpy()
+        best = group["gold"].to_numpy().argsort()[::-1]
+        row = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
+        row["gold_states"] = states[best[0]]
+        if best.size > 1:
+            gap = group["gold"].iloc[best[0]] - group["gold"].iloc[best[1]]
+            se = np.hypot(group["gold_se"].iloc[best[0]], group["gold_se"].iloc[best[1]])
+            row["gold_margin_se"] = gap / se if se > 0 else np.inf
+        for score in SCORES:
+            values = group[score].to_numpy(float)
+            if np.all(np.isnan(values)):
+                continue
+            row[f"{score}_vs_gold"] = states[np.nanargmax(values)] - row["gold_states"]
+            if score != "laplace" and not np.all(np.isnan(group["laplace"])):
+                row[f"{score}_vs_laplace"] = (states[np.nanargmax(values)]
+                                              - states[np.nanargmax(group["laplace"])])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def score_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
+    """Mean and sd over data sets of ``score - gold`` (nats) per test model, and the mean
+    gold standard error, for every score."""
+    errors = frame.copy()
+    for score in SCORES:
+        errors[score] = errors[score] - errors["gold"]
+    aggregated = errors.groupby(keys)[[*SCORES, "gold_se"]].agg(["mean", "std"])
+    aggregated.columns = [f"{a}_{b}" for a, b in aggregated.columns]
+    return aggregated.reset_index()
+
+
+def cs_plus_comparison(slopes: pd.DataFrame) -> pd.DataFrame:
+    """Per setting and N: mean |CS - gold| and |CS+ - gold| (and BIC, BIC+), and how often
+    CS+ is the closer one."""
+    frame = slopes.copy()
+    for score in ("cs", "cs_plus", "bic", "bic_plus"):
+        frame[f"abs_{score}"] = (frame[score] - frame["gold"]).abs()
+    frame["cs_plus_closer"] = frame["abs_cs_plus"] < frame["abs_cs"]
+    return (frame.groupby(["setting", "cases"])
+            [["abs_cs", "abs_cs_plus", "abs_bic", "abs_bic_plus", "cs_plus_closer", "gold_se"]]
+            .mean().reset_index())
+
+
+# --- figures and findings --------------------------------------------------------------------
+def figure_paper_curves(paper: pd.DataFrame, path) -> None:
+    """Each score minus the gold standard against the test model's hidden states, one panel
+    per paper-003 experiment (first replicate), gold standard error as a band around zero."""
+    experiments = sorted(paper["experiment"].unique())
+    with plots.style():
+        figure, axes = plt.subplots(1, len(experiments), figsize=(3.2 * len(experiments), 3),
+                                    squeeze=False)
+        for ax, experiment in zip(axes[0], experiments):
+            cell = paper[(paper["experiment"] == experiment)
+                         & (paper["replicate"] == paper["replicate"].min())]
+            cell = cell.sort_values("hidden_states")
+            for colour, (score, label) in zip(plots.PALETTE, SCORES.items()):
+                if cell[score].notna().any():
+                    ax.plot(cell["hidden_states"], cell[score] - cell["gold"], "o-", ms=3,
+                            color=colour, label=label)
+            ax.fill_between(cell["hidden_states"], -2 * cell["gold_se"], 2 * cell["gold_se"],
+                            color="#999999", alpha=0.4, lw=0)
+            ax.axhline(0.0, color="black", lw=0.6)
+            ax.set_title(experiment)
+            ax.set_xlabel("hidden states of the test model")
+        axes[0][0].set_ylabel("score - log p(D|S) (nats)")
+        axes[0][-1].legend(loc="best")
+        plots.save_figure(figure, path)
+
+
+def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
+    """``log p(D|theta_ML) - log p(D)`` against ``log N`` with lines of slope ds/2 and de/2."""
+    settings = sorted(slopes["setting"].unique())
+    with plots.style():
+        figure, axes = plt.subplots(1, len(settings), figsize=(3.2 * len(settings), 3),
+                                    squeeze=False)
+        for ax, setting in zip(axes[0], settings):
+            cell = slopes[slopes["setting"] == setting]
+            for replicate, group in cell.groupby("replicate"):
+                ax.errorbar(np.log(group["cases"]), group["log_likelihood"] - group["gold"],
+                            yerr=2 * group["gold_se"], fmt="o-", ms=3, lw=0.8,
+                            color="#555555", alpha=0.7)
+            row = table[table["setting"] == setting].iloc[0]
+            x = np.log(np.sort(cell["cases"].unique()))
+            anchor = (cell["log_likelihood"] - cell["gold"]).groupby(cell["cases"]).mean()
+            y0 = anchor.iloc[0]
+            for colour, (label, slope) in zip(plots.PALETTE, [("ds/2", row["ds_half"]),
+                                                              ("de/2", row["de_half"])]):
+                ax.plot(x, y0 + slope * (x - x[0]), "--", color=colour,
+                        label=f"slope {label} = {slope:g}")
+            ax.set_title(f"{setting}: slope {row['slope']:.2f}, upper {row['slope_upper']:.2f}")
+            ax.set_xlabel("log N")
+            ax.legend(loc="upper left")
+        axes[0][0].set_ylabel("log p(D|theta_ML) - log p(D)")
+        plots.save_figure(figure, path)
+
+
+def _markdown(frame: pd.DataFrame, digits: int = 2) -> str:
+    shown = frame.copy()
+    for column in shown.columns:
+        if pd.api.types.is_float_dtype(shown[column]):
+            shown[column] = shown[column].map(lambda v: "" if pd.isna(v) else f"{v:.{digits}f}")
+    header = "| " + " | ".join(map(str, shown.columns)) + " |"
+    rule = "|" + "---|" * len(shown.columns)
+    body = ["| " + " | ".join(map(str, row)) + " |" for row in shown.itertuples(index=False)]
+    return "\n".join([header, rule, *body])
+
+
+def _ranking(frame: pd.DataFrame) -> list[tuple[str, float]]:
+    """Scores ordered by mean absolute error against the gold standard (nats)."""
+    errors = {label: float((frame[score] - frame["gold"]).abs().mean())
+              for score, label in SCORES.items() if frame[score].notna().any()}
+    return sorted(errors.items(), key=lambda item: item[1])
+
+
+def _selection_summary(selection: pd.DataFrame, suffix: str) -> pd.DataFrame:
+    columns = [c for c in selection.columns if c.endswith(suffix)]
+    rows = []
+    for experiment, group in selection.groupby("experiment"):
+        row = {"experiment": experiment, "data sets": len(group)}
+        for column in columns:
+            label = SCORES[column.removesuffix(suffix)]
+            values = group[column].dropna()
+            row[label] = (f"{values.mean():+.1f} ± {values.std(ddof=1):.1f}"
+                          if len(values) > 1 else f"{values.mean():+.1f}")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame) -> str:
+    """``findings.md``: what the gold standard says, in plain words and numbers."""
+    lines = ["# Gold standard for the marginal likelihood: findings", "",
+             "Generated by `hiddenbn.experiments.gold_standard.findings` from the tables in "
+             "`tables/`. The gold standard is the SMC estimate of log p(D|S) "
+             "(`hiddenbn.smc`; ± its standard error from independent runs), and the exact sum "
+             "over completions (`hiddenbn.evidence`) where that is feasible.", ""]
+    if not exact.empty:
+        z = (exact["gold"] - exact["exact"]) / exact["gold_se"].where(exact["gold_se"] > 0)
+        lines += ["## 1. Small data sets, exact values (paper 003's journal setting)", "",
+                  f"{exact['replicate'].nunique()} data sets of N = {int(exact['cases'].iloc[0])}"
+                  f" cases; test models with {exact['hidden_states'].min()} to "
+                  f"{exact['hidden_states'].max()} hidden states.", "",
+                  f"* The SMC estimator against the exact value: largest |error| "
+                  f"{(exact['gold'] - exact['exact']).abs().max():.3f} nats, largest |error| / SE "
+                  f"{np.nanmax(np.abs(z)):.1f} over {len(exact)} (data set, model) pairs.",
+                  "* Mean error of each approximation against the exact log p(D|S) (nats), by "
+                  "test model:", ""]
+        against_exact = exact.assign(gold=exact["exact"], gold_se=0.0)
+        table = score_errors(against_exact, ["hidden_states"])
+        lines += [_markdown(table[["hidden_states", *[f"{s}_mean" for s in SCORES]]]
+                            .rename(columns={f"{s}_mean": SCORES[s] for s in SCORES})), ""]
+        ranking = _ranking(against_exact)
+        lines += ["* Ranked by mean |error|: " + ", ".join(f"{label} ({value:.1f})"
+                                                          for label, value in ranking) + ".",
+                  ""]
+        selection = selection_errors(against_exact.assign(experiment="exact"),
+                                     ["experiment", "replicate"])
+        lines += ["* Delta c against the exact choice (mean ± sd over data sets):", "",
+                  _markdown(_selection_summary(selection, "_vs_gold")), ""]
+    if not paper.empty:
+        lines += ["## 2. Paper 003's settings against the SMC gold standard", ""]
+        ranking = _ranking(paper)
+        laplace_rank = [label for label, _ in ranking].index("Laplace") + 1 \
+            if "Laplace" in dict(ranking) else None
+        lines += ["* Mean |score - gold| over all data sets and test models (nats): "
+                  + ", ".join(f"{label} {value:.1f}" for label, value in ranking) + ".",
+                  f"* Paper 003 assumed Laplace is the most accurate; here it ranks "
+                  f"{laplace_rank} of {len(ranking)}." if laplace_rank else "", ""]
+        selection = selection_errors(paper, ["experiment", "replicate"])
+        uncertain = int((selection.get("gold_margin_se", pd.Series(dtype=float)) < 2).sum())
+        lines += ["* Delta c against the gold-standard choice (mean ± sd over data sets):", "",
+                  _markdown(_selection_summary(selection, "_vs_gold")), "",
+                  "* Delta c against Laplace (paper 003's Table 1 yardstick), same data sets:",
+                  "", _markdown(_selection_summary(selection, "_vs_laplace")), "",
+                  f"* In {uncertain} of {len(selection)} data sets the best and second-best test"
+                  " models are within 2 standard errors of each other by the gold standard, so "
+                  "the gold choice itself is uncertain there.", ""]
+    if not slopes.empty:
+        table = fitted_slopes(slopes)
+        lines += ["## 3. The penalty: slope of log p(D|theta_ML) - log p(D) against log N", "",
+                  f"Sample sizes {', '.join(map(str, sorted(slopes['cases'].unique())))}; nested "
+                  "data sets per replicate; slope fitted per replicate, mean ± SE over "
+                  "replicates.", "", _markdown(table), ""]
+        for row in table.itertuples():
+            lines.append(f"* {row.setting} (ds/2 = {row.ds_half:g}, de/2 = {row.de_half:g}): "
+                         f"slope over all N {row.slope:.2f} ± {row.slope_se:.2f}, "
+                         f"{slope_verdict(row.slope, row.slope_se, row.ds_half, row.de_half)}"
+                         f"; for N >= {row.upper_from_N} {row.slope_upper:.2f} ± "
+                         f"{row.slope_upper_se:.2f}, "
+                         f"{slope_verdict(row.slope_upper, row.slope_upper_se, row.ds_half, row.de_half)}.")
+        lines += ["", "## 4. CS+ against CS (paper 002)", "",
+                  _markdown(cs_plus_comparison(slopes)), ""]
+        frame = slopes.assign(closer=(slopes["cs_plus"] - slopes["gold"]).abs()
+                              < (slopes["cs"] - slopes["gold"]).abs())
+        lines.append(f"* CS+ is closer to the gold standard than CS in {int(frame['closer'].sum())}"
+                     f" of {len(frame)} fits (all settings, all N).")
+    return "\n".join(lines) + "\n"
+
+
+def _read_all(files) -> pd.DataFrame:
+    frames = [pd.read_csv(f) for f in files]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def write_report(exact_files, paper_files, slope_files, out_dir) -> None:
+    """Tables (CSV), figures (PNG + PDF) and ``findings.md`` under ``out_dir``."""
+    out = Path(out_dir)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    exact, paper, slopes = (_read_all(exact_files), _read_all(paper_files),
+                            _read_all(slope_files))
+
+    def save(frame, name):
+        with atomic_output(out / "tables" / name) as temporary:
+            frame.to_csv(temporary, index=False)
+
+    save(exact, "exact.csv")
+    save(paper, "paper003.csv")
+    save(slopes, "slopes.csv")
+    if not paper.empty:
+        save(score_errors(paper, ["experiment", "hidden_states"]), "paper003_errors.csv")
+        save(selection_errors(paper, ["experiment", "replicate"]), "paper003_delta_c.csv")
+        figure_paper_curves(paper, out / "figures" / "paper003_errors")
+    if not slopes.empty:
+        table = fitted_slopes(slopes)
+        save(table, "slope_fits.csv")
+        save(cs_plus_comparison(slopes), "cs_plus.csv")
+        figure_slopes(slopes, table, out / "figures" / "slopes")
+    with atomic_output(out / "findings.md") as temporary:
+        Path(temporary).write_text(findings(exact, paper, slopes))

@@ -1,0 +1,15 @@
+"""One replicate of a slope setting: ML fits, scores and gold standard for every N (thin wrapper)."""
+
+import sys
+
+from hiddenbn.experiments.gold_standard import slope_cell
+from hiddenbn.files import atomic_output
+
+with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821 (provided by Snakemake)
+    params = snakemake.params  # noqa: F821
+    table = slope_cell(params.setting, params.sizes, params.prior_alpha, params.em, params.smc,
+                       params.points, params.seed)
+    table.insert(0, "setting", snakemake.wildcards.setting)  # noqa: F821
+    table.insert(1, "replicate", int(snakemake.wildcards.replicate))  # noqa: F821
+    with atomic_output(snakemake.output[0]) as temporary:  # noqa: F821
+        table.to_csv(temporary, index=False)
