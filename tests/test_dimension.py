@@ -265,14 +265,34 @@ def test_pairwise_dimension_is_the_minimum_over_all_splits(rng):
         assert dim.pairwise_dimension(k, observed) == best
 
 
+def _random_dag(rng, kind="discrete"):
+    """A random small DAG: up to two parents per node, a random hidden subset (never all)."""
+    n = int(rng.integers(3, 7))
+    nodes = {}
+    for i in range(n):
+        parents = sorted(rng.choice(i, size=min(i, int(rng.integers(0, 3))), replace=False))
+        node = {"parents": [f"V{p}" for p in parents]}
+        if kind == "discrete":
+            node["states"] = int(rng.integers(2, 4))
+        if i < n - 2 and rng.random() < 0.5:
+            node["hidden"] = True
+        nodes[f"V{i}"] = node
+    return parse_spec({"type": kind, "nodes": nodes})
+
+
 def test_de_is_at_most_ds_and_dc_on_random_networks(noisy_max_network, rng):
     networks = [noisy_max_network, parse_spec(W_STRUCTURE), parse_spec(SIGMOID_THREE_LEVEL),
                 parse_spec(GAUSSIAN_W)]
+    networks += [_random_dag(rng, kind) for kind in ("discrete", "sigmoid", "gaussian")
+                 for _ in range(4)]
     for network in networks:
         report = dim.dimension_report(network, points=2, seed=3)
         assert report["de"] <= min(report["ds"], report["dc"])
-        assert report["agree"] and report["clear"]
-        assert report["db"] is None and report["dp"] is None
+        assert report["agree"] and report["clear"], network
+        if report["latent_class"]:
+            assert report["db"] >= report["de"]
+        else:
+            assert report["db"] is None and report["dp"] is None
 
 
 def test_gaussian_rank_agrees_with_finite_difference_rank(rng):
