@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import warnings
 
@@ -33,34 +34,22 @@ or JSON file with 'nodes: {NAME: {states: INT, parents: [...], hidden: BOOL}}'.
 """
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value}")
-    return value
+def _bounded(convert, minimum, strict: bool, description: str):
+    """An argparse type: ``convert`` the text and require it ``> minimum`` (``>=`` unless strict)."""
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {description}, got {text!r}") from None
+        if not math.isfinite(value) or not (value > minimum if strict else value >= minimum):
+            raise argparse.ArgumentTypeError(f"expected {description}, got {value}")
+        return value
+    return parse
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a seed is a non-negative whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"a seed is a non-negative whole number, got {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {value}")
-    return value
+_positive_int = _bounded(int, 1, False, "a positive whole number")
+_seed = _bounded(int, 0, False, "a non-negative whole number as seed")
+_positive_float = _bounded(float, 0.0, True, "a positive number")
 
 
 def _parameters(args, network):
