@@ -152,7 +152,8 @@ GAUSSIAN_W_REASON = ("the W structure forces cov(A,B) = cov(A,D) = cov(B,C) = 0,
 
 
 def naive_bayes_table(features: range, points: int, seed: int) -> pd.DataFrame:
-    """Paper 000 Sec. 5: binary hidden root, n binary features, vs the conjecture 2n + 1."""
+    """Paper 000 Sec. 5: binary hidden root, n binary features, vs the conjecture 2n + 1 and
+    the proven bounds of its Theorem 2 (n > 2)."""
     rows = []
     for n in features:
         report = dimension_report(naive_bayes(2, n), points, seed)
@@ -160,6 +161,8 @@ def naive_bayes_table(features: range, points: int, seed: int) -> pd.DataFrame:
         rows.append({"n": n, "ds": report["ds"], "dc": report["dc"], "de": report["de"],
                      "conjecture 2n+1 (n>2)": 2 * n + 1 if n > 2 else None,
                      "conjecture holds": report["de"] == 2 * n + 1 if n > 2 else None,
+                     "Thm 2: 2n <= de <= 2n+1": 2 * n <= report["de"] <= 2 * n + 1 if n > 2
+                     else None,
                      "paper": printed, "verdict": _verdict(report["de"], printed),
                      "svd gap (decades)": _rounded(report["gap"])})
     return pd.DataFrame(rows)
