@@ -2,8 +2,8 @@
 
 Both fit model F4 of paper 004 (three pairwise mechanisms, binary) to the same 1600 cases from
 the same starting tables, for a fixed number of iterations (a negative tolerance never stops
-early), in the same process: the baseline is :func:`hiddenbn.em.run_em`, which enumerates the hidden mechanism states with
-the effect's 0/1 table. The report gives EM iterations per second and the ratio.
+early), in the same process: the baseline is :func:`hiddenbn.em.run_em`, which enumerates the
+hidden mechanism states with the effect's 0/1 table. The report gives EM iterations per second and the ratio.
 """
 
 import time

@@ -5,7 +5,6 @@ import itertools
 import numpy as np
 import pytest
 
-from hiddenbn.data import Dataset
 from hiddenbn.errors import SpecError
 from hiddenbn.inference import enumeration_statistics
 from hiddenbn.interaction import from_network, load_interaction, noisy_max_model

@@ -170,8 +170,9 @@ def test_poisson_dimension_is_the_jacobian_rank_of_the_observed_distribution(rng
                                  rate_vector[rows].sum(axis=1)[:, None]).ravel()
 
     step = 1e-6
-    jacobian = np.column_stack([(distribution(rates + step * unit) - distribution(rates - step * unit))
-                                / (2 * step) for unit in np.eye(rates.size)])
+    jacobian = np.column_stack([(distribution(rates + step * unit)
+                                 - distribution(rates - step * unit)) / (2 * step)
+                                for unit in np.eye(rates.size)])
     singular = np.linalg.svd(jacobian, compute_uv=False)
     rank = int(np.sum(singular > 1e-7 * singular[0]))
     assert additive_dimension(m) == rank + m.cause_dimension

@@ -79,7 +79,8 @@ def quick_study(tmp_path_factory):
 def test_quick_study_scores_every_model_on_every_segment(quick_study):
     _, scores = quick_study
     n_models = len(STRUCTURES)
-    assert len(scores) == n_models * (SECTION["replicates"] + 1) * len(SECTION["segments"]) * n_models
+    data_sets = SECTION["replicates"] + 1
+    assert len(scores) == n_models * data_sets * len(SECTION["segments"]) * n_models
     assert scores.converged.mean() > 0.95  # the rest stopped at max_iterations (reported)
     for variant in mh.VARIANTS:
         totals = scores.groupby(["generator", "replicate", "N"])[f"posterior_{variant}"].sum()

@@ -169,9 +169,9 @@ def noisy_max_model(mechanism_causes, cause_states=None, effect_states: int = 2,
     if leak:
         mechanisms.append(())
         names.append("L")
-    return _checked(InteractionModel("noisy-max", tuple(f"C{c + 1}" for c in range(len(cause_states))),
-                                     cause_states, tuple(names), tuple(mechanisms), "E",
-                                     int(effect_states)))
+    causes = tuple(f"C{c + 1}" for c in range(len(cause_states)))
+    return _checked(InteractionModel("noisy-max", causes, cause_states, tuple(names),
+                                     tuple(mechanisms), "E", int(effect_states)))
 
 
 def _checked(model: InteractionModel) -> InteractionModel:
@@ -279,7 +279,8 @@ def interaction_from_dict(document: dict) -> InteractionModel:
                         f"{', '.join(_KEYS)}")
     family = document.get("interaction")
     if family not in FAMILIES:
-        raise SpecError(f"interaction: {family!r} is not a family; use one of {', '.join(FAMILIES)}")
+        raise SpecError(f"interaction: {family!r} is not a family; use one of "
+                        f"{', '.join(FAMILIES)}")
     causes = document.get("causes")
     if not isinstance(causes, dict) or not causes:
         raise SpecError("'causes' must map each cause name to its number of states, "

@@ -11,8 +11,6 @@ and the adjusted Cheeseman-Stutz score of paper 004 Eq. 6 under the weak priors 
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
 import pandas as pd
 
 from hiddenbn import dimension, seeding, selection
@@ -85,8 +83,8 @@ def fit_report(model: InteractionModel, data_path, seed: int, alpha: float, star
         data = read_csv(data_path).for_network(model.network())
         fit = fit_noisy_max(model, data, rng, alpha=alpha, starts=starts)
         de = dimension.effective_dimension(model.network())
-        outcome = {"fit": fit, "scores": score_fit(fit, data, de), "ds": fit.network.standard_dimension,
-                   "de": de, "note": None}
+        outcome = {"fit": fit, "scores": score_fit(fit, data, de),
+                   "ds": fit.network.standard_dimension, "de": de, "note": None}
         return selection.fit_report(outcome, data)
     summary = read_additive_csv(data_path, model)
     fit = fit_additive(model, summary, rng, starts=starts, alpha=alpha)
@@ -102,7 +100,8 @@ def fit_report(model: InteractionModel, data_path, seed: int, alpha: float, star
     return {"family": model.family, "n_cases": summary.n_cases, "ds": ds, "de": de,
             "em": {"starts": fit.starts, "iterations": fit.iterations,
                    "converged": bool(fit.converged), "log_likelihood": fit.log_likelihood},
-            "scores": {"loglik": fit.log_likelihood, "bic": bic(fit.log_likelihood, ds, fit.n_cases),
+            "scores": {"loglik": fit.log_likelihood,
+                       "bic": bic(fit.log_likelihood, ds, fit.n_cases),
                        "bic_plus": bic(fit.log_likelihood, de, fit.n_cases),
                        "cs_plus": adjusted_cheeseman_stutz(fit, prior, de)},
             "prior_of_cs": list(prior), "parameters": parameters}

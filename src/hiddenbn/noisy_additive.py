@@ -85,7 +85,8 @@ def summarise(causes, effect, weights=None) -> EffectSummary:
         return np.bincount(inverse, weights=weights * values, minlength=patterns.shape[0])
 
     with np.errstate(invalid="ignore"):
-        log_factorials = gammaln(effect + 1) if np.all(effect >= 0) else np.full(effect.size, np.nan)
+        log_factorials = (gammaln(effect + 1) if np.all(effect >= 0)
+                          else np.full(effect.size, np.nan))
     return EffectSummary(patterns, add(np.ones(effect.size)), add(effect), add(effect**2),
                          add(log_factorials))
 
@@ -206,7 +207,8 @@ def gaussian_statistics(model, means, variances, summary):
     centred = t - n * m  # sum of (e - M)
     centred_squares = q - 2 * m * t + n * m**2  # sum of (e - M)^2
     first = n * mu + share * centred
-    second = n * var * (1 - share) + n * mu**2 + 2 * mu * share * centred + share**2 * centred_squares
+    second = (n * var * (1 - share) + n * mu**2 + 2 * mu * share * centred
+              + share**2 * centred_squares)
     size = means.size
 
     def add(values):
@@ -293,7 +295,8 @@ def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=
     """
     model = load_interaction(model)
     if model.family not in ("poisson", "gaussian"):
-        raise ParameterError(f"fit_additive fits Poisson or Gaussian NAI models, not {model.family}")
+        raise ParameterError(f"fit_additive fits Poisson or Gaussian NAI models, not "
+                             f"{model.family}")
     _check_prior(model.family, prior)
     if model.family == "poisson" and (np.any(summary.total < 0)
                                       or not np.all(np.isfinite(summary.log_factorials))):

@@ -174,7 +174,8 @@ def replicate_summary(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def _posterior_grid(panels, path, title):
-    """Rows = dimension variants, columns = generating models; ``panels(variant, generator, ax)``."""
+    """Rows = dimension variants, columns = generating models, each panel drawn by
+    ``panels.draw(variant, generator, ax)``."""
     generators, variants = panels.generators, panels.variants
     with plots.style():
         figure, axes = plt.subplots(len(variants), len(generators), sharex=True, sharey=True,
@@ -251,7 +252,8 @@ def model_drawings(structures: dict) -> list:
               ("Fig. 1c: causal interaction", noisy_max_model([[1, 2], [2, 3]]).network()),
               ("Fig. 2a: interaction + leak", noisy_max_model([[1, 2], [3]], leak=True).network()),
               ("Fig. 2b: a nested mechanism", mechanism)]
-    panels += [(f"Fig. 4 {name}", model.network()) for name, model in study_models(structures).items()]
+    panels += [(f"Fig. 4 {name}", model.network())
+               for name, model in study_models(structures).items()]
     return panels
 
 
