@@ -46,7 +46,13 @@ def _central_differences(function, theta, step=1e-6):
 
 
 # --- the Jacobian against finite differences -------------------------------------------------
-@pytest.mark.parametrize("spec", ["3:2,3,2", W_STRUCTURE, "3(2,2(2,3))", "noisy max"])
+NOISY_SUM = {"nodes": {"C1": {"states": 2}, "M1": {"states": 2, "parents": ["C1"], "hidden": True},
+                       "M2": {"states": 3, "hidden": True},
+                       "E": {"function": "sum", "parents": ["M1", "M2"]},
+                       "F": {"states": 2, "parents": ["M2"]}}}
+
+
+@pytest.mark.parametrize("spec", ["3:2,3,2", W_STRUCTURE, "3(2,2(2,3))", NOISY_SUM, "noisy max"])
 def test_discrete_jacobian_matches_finite_differences(spec, rng, noisy_max_network):
     network = noisy_max_network if spec == "noisy max" else parse_spec(spec)
     cpts = random_parameters(network, rng, alpha=2.0)
