@@ -1,0 +1,86 @@
+"""The gold-standard experiment's bookkeeping: slopes, Delta c, errors, verdicts and findings."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hiddenbn.experiments import gold_standard as gs
+
+
+def synthetic_slopes(slope, replicates=4, noise=0.05, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for replicate in range(1, replicates + 1):
+        for n in (100, 200, 400, 800, 1600, 3200):
+            gap = 3.0 + slope * np.log(n) + rng.normal(0, noise)
+            rows.append({"setting": "toy", "replicate": replicate, "cases": n, "ds": 14,
+                         "de": 13, "log_likelihood": -n * 1.0, "gold": -n * 1.0 - gap,
+                         "gold_se": 0.1, "cs": -n - gap + 1.0, "cs_plus": -n - gap + 0.5,
+                         "bic": -n - gap - 2.0, "bic_plus": -n - gap - 1.0})
+    return pd.DataFrame(rows)
+
+
+def test_fitted_slope_recovers_a_known_slope():
+    table = gs.fitted_slopes(synthetic_slopes(6.5)).iloc[0]
+    assert table["slope"] == pytest.approx(6.5, abs=0.05)
+    assert table["slope_upper"] == pytest.approx(6.5, abs=0.1)
+    assert table["upper_from_N"] == 800
+    assert (table["ds_half"], table["de_half"]) == (7.0, 6.5)
+    assert 0 < table["slope_se"] < 0.05
+
+
+def test_slope_verdicts():
+    assert gs.slope_verdict(6.5, 0.1, 7.0, 6.5) == "consistent with de/2 (2 SE)"
+    assert gs.slope_verdict(6.8, 0.2, 7.0, 6.5) == "consistent with de/2 and ds/2 (2 SE)"
+    assert gs.slope_verdict(4.0, 0.3, 7.0, 6.5).startswith("below both")
+    assert gs.slope_verdict(8.0, 0.3, 7.0, 6.5).startswith("above both")
+
+
+def test_delta_c_against_the_gold_standard_and_laplace():
+    states = [2, 3, 4]
+    frame = pd.DataFrame({
+        "experiment": "e", "replicate": 1, "hidden_states": states,
+        "gold": [-10.0, -5.0, -6.0], "gold_se": [0.5, 0.5, 0.5],
+        "laplace": [-9.0, -8.0, -7.0],      # picks 4
+        "bic": [-1.0, -2.0, -3.0],          # picks 2
+        "cs": [-3.0, -1.0, -2.0], "cs_plus": [-3.0, -1.0, -2.0], "mled": [0.0, 1.0, 2.0],
+        "draper": [0.0, 0.0, -1.0], "bic_plus": [np.nan] * 3})
+    row = gs.selection_errors(frame, ["experiment", "replicate"]).iloc[0]
+    assert row["gold_states"] == 3
+    assert row["gold_margin_se"] == pytest.approx(1.0 / np.hypot(0.5, 0.5))
+    assert (row["bic_vs_gold"], row["laplace_vs_gold"], row["mled_vs_gold"]) == (-1, 1, 1)
+    assert (row["bic_vs_laplace"], row["cs_vs_laplace"]) == (-2, -1)
+    assert "bic_plus_vs_gold" not in row.index
+
+
+def test_score_errors_and_the_cs_plus_comparison():
+    slopes = synthetic_slopes(5.0, replicates=2)
+    comparison = gs.cs_plus_comparison(slopes)
+    assert np.allclose(comparison["abs_cs"], 1.0) and np.allclose(comparison["abs_cs_plus"], 0.5)
+    assert comparison["cs_plus_closer"].all()
+    frame = slopes.assign(hidden_states=3, laplace=slopes["gold"] + 0.25, mled=slopes["gold"],
+                          draper=slopes["gold"] - 4.0)
+    errors = gs.score_errors(frame, ["setting"]).iloc[0]
+    assert errors["laplace_mean"] == pytest.approx(0.25)
+    assert errors["bic_mean"] == pytest.approx(-2.0)
+    assert errors["draper_std"] == pytest.approx(0.0)
+
+
+def test_findings_state_each_experiment():
+    slopes = synthetic_slopes(6.5)
+    text = gs.findings(pd.DataFrame(), pd.DataFrame(), slopes)
+    assert "## 3. The penalty" in text and "toy (ds/2 = 7, de/2 = 6.5)" in text
+    assert "consistent with de/2 (2 SE)" in text
+    assert "CS+ is closer to the gold standard than CS in 24 of 24 fits" in text
+
+
+def test_exact_cell_on_a_tiny_setting():
+    section = {"hidden_states": 2, "features": 4, "cases": 8, "test_states": {"min": 1, "max": 2}}
+    em = {"initialisations": 4, "tolerance": 1e-5, "max_iterations": 50,
+          "run_all_iterations": False}
+    table = gs.exact_cell(section, em, 1.01, {"runs": 6, "particles": 32}, seed=3)
+    assert list(table["hidden_states"]) == [1, 2]
+    assert np.all(np.abs(table["gold"] - table["exact"]) <= 4 * table["gold_se"] + 1e-9)
+    assert table.loc[0, "gold_se"] < 1e-9  # one hidden state: nothing to sample
+    for score in gs.SCORES:
+        assert np.isfinite(table.loc[1, score]) or score == "laplace"
