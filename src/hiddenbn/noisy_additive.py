@@ -91,17 +91,6 @@ def summarise(causes, effect, weights=None) -> EffectSummary:
                          add(log_factorials))
 
 
-def summarise_dataset(model: InteractionModel, data) -> EffectSummary:
-    """:func:`summarise` of a :class:`~hiddenbn.data.Dataset` with the causes and the effect."""
-    column = {name: t for t, name in enumerate(data.names)}
-    missing = [n for n in model.observed_names if n not in column]
-    if missing:
-        raise DataError(f"the data have no column {missing[0]!r}; the model needs "
-                        f"{', '.join(model.observed_names)}")
-    causes = data.patterns[:, [column[n] for n in model.cause_names]]
-    return summarise(causes, data.patterns[:, column[model.effect_name]], data.counts)
-
-
 # --- mechanism posteriors ---------------------------------------------------------------------
 def poisson_pmf(rate: float, upto: int) -> np.ndarray:
     """``Poisson(k; rate)`` for ``k = 0..upto``."""
