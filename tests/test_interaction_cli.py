@@ -98,3 +98,9 @@ def test_fit_with_a_missing_column_is_a_one_line_error(spec, tmp_path, capsys):
     code, _, err = run(capsys, "fit", str(data), "--model", spec(POISSON))
     assert code == 2
     assert "no column 'C2'" in err and err.count("\n") == 1
+
+
+def test_bad_interaction_spec_is_a_one_line_error(spec, capsys):
+    code, _, err = run(capsys, "dim", spec(POISSON.replace("poisson", "noisy-or")))
+    assert code == 2
+    assert "'noisy-or' is not a family" in err and err.count("\n") == 1
