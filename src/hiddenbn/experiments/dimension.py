@@ -59,6 +59,11 @@ PRINTED_FIGURE1_RANK = 3
 #: Paper 004 Table 1: model -> (dimension, unadjusted dimension).
 PRINTED_MH_TABLE1 = {"F1": (7, 9), "F2": (7, 9), "F3": (9, 11), "F4": (10, 15), "F5": (11, 11)}
 
+def _points_note(points: int) -> str:
+    return (f"(max over up to {points} random points; the rest are skipped once both ranks "
+            "reach min(ds, dc))")
+
+
 RECONSTRUCTED = "reconstructed from the text (the figure is lost; see FIGURES.md)"
 
 
@@ -297,7 +302,7 @@ def write_geiger1996(section: dict, seed: int, directory) -> None:
     text = [
         "# Geiger, Heckerman & Meek (1996): dimensions recomputed",
         "",
-        f"Effective dimension = exact Jacobian rank over F_p (max over {points} random points), "
+        f"Effective dimension = exact Jacobian rank over F_p {_points_note(points)}, "
         "checked by SVD; `svd gap` is the distance in decades between the kept and the dropped "
         "singular values. `paper` columns are the printed numbers.",
         "",
@@ -422,7 +427,7 @@ def write_kocka_zhang2002(section: dict, seed: int, directory) -> None:
     text = [
         "# Kočka & Zhang (2002): dimensions recomputed",
         "",
-        f"de = exact Jacobian rank over F_p (max over {points} random points), checked by SVD. "
+        f"de = exact Jacobian rank over F_p {_points_note(points)}, checked by SVD. "
         "db = min(ds, dc, dp) (Thm 4); dp shown as `dc` when it equals dc, as in the paper.",
         "",
         "## Table 1",
@@ -507,7 +512,7 @@ def write_meek_heckerman1997(section: dict, seed: int, directory) -> None:
         "Binary causes C1..C3 (observed roots), one hidden binary mechanism per cause set with a "
         "full table, observed E = max of the mechanisms. Structures " + RECONSTRUCTED
         + "; F2 is our choice. Unadjusted dimension = 3 + the mechanisms' table sizes; "
-        f"dimension = exact Jacobian rank (max over {points} random points), checked by SVD.",
+        f"dimension = exact Jacobian rank {_points_note(points)}, checked by SVD.",
         "",
         markdown(table1),
         "",
