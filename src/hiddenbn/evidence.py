@@ -18,11 +18,14 @@ that sum so it goes far beyond brute force:
    order (the per-label blocks sorted), which divides the table by up to ``k!``.
 
 Cost is the number of distinct canonical statistics, which grows polynomially in the counts of
-repeated patterns and exponentially only in the number of distinct patterns. Measured here
-(``benchmarks/bench_evidence.py``): the journal-version setting of paper 003 (N = 10, two
-hidden states, 64 binary features) takes well under a second; a latent class model
-``2:2,2,2,2`` handles N in the hundreds (16 possible patterns), ``3:2,2,2,2`` N ~ 60. Beyond
-that use the Monte-Carlo estimator (:mod:`hiddenbn.annealing`).
+repeated patterns and exponentially only in the number of distinct patterns. Measured on this
+machine (``benchmarks/bench_evidence.py``; peak table size, time): paper 003's journal setting,
+N = 10 with two hidden states and 64 binary features, 512 statistics in 0.05 s; the same with
+N = 16, 32768 in ~4 s, N = 20, 524288 in ~45 s; ``2:2,2,2,2`` at N = 40, 78k in 0.7 s;
+``3:2,2,2,2`` at N = 20, 461k in ~7 s (N = 30 exceeds :data:`MAX_STATES` and is refused);
+``4:2x32`` at N = 8, 2795 in 0.2 s; the HLC ``2(2(2,2),2(2,2))`` (three hidden nodes, only one
+canonicalised) at N = 12, 580k in ~27 s. Beyond that use the Monte-Carlo estimator
+(:mod:`hiddenbn.smc`).
 
 Statistics are deduplicated by a random 64-bit linear hash of the statistics vector (two
 distinct vectors collide with probability ``2**-64``; with ``M`` distinct vectors the chance of
@@ -43,6 +46,8 @@ from hiddenbn.models import Network, deterministic_table
 
 #: Most distinct (canonical) sufficient statistics the exact enumeration keeps at once.
 MAX_STATES = 1 << 21
+#: Refuse before expanding more than this many times ``max_states`` (statistics x splits).
+EXPANSION_FACTOR = 8
 #: Largest block of integers (states x splits x cells) expanded at once.
 EXPANSION_CELLS = 1 << 25
 #: Seed of the random hash that identifies equal statistics (fixed: results are reproducible).
@@ -206,6 +211,12 @@ def compositions(total: int, parts: int) -> np.ndarray:
     return np.asarray(rows, dtype=np.int64)
 
 
+def _refuse(max_states: int):
+    raise HiddenbnError(f"the exact marginal likelihood needs more than {max_states} distinct "
+                        "sufficient statistics for this data set; use --method mc (sequential "
+                        "Monte Carlo) instead")
+
+
 @dataclass(frozen=True)
 class ExactEvidence:
     """The exact ``log p(D | S)`` and the size of the enumeration that gave it."""
@@ -255,6 +266,8 @@ def exact_log_evidence(network: Network, data: Dataset, alpha: float = 1.0,
         contribution = np.zeros((allowed.size, layout.n_cells), dtype=np.int32)
         for h_index, h in enumerate(allowed):
             np.add.at(contribution[h_index], layout.cells[p, h], 1)
+        if states.shape[0] * splits.shape[0] > EXPANSION_FACTOR * max_states:
+            _refuse(max_states)
         added = (splits @ contribution).astype(np.int32)  # (Q, cells)
         log_multinomial = gammaln(count + 1.0) - gammaln(splits + 1.0).sum(axis=1)
         chunk = max(1, EXPANSION_CELLS // max(1, splits.shape[0] * layout.n_cells))
@@ -270,9 +283,7 @@ def exact_log_evidence(network: Network, data: Dataset, alpha: float = 1.0,
                                      np.concatenate([w for _, w in parts]), state_hash)
         peak = max(peak, states.shape[0])
         if states.shape[0] > max_states:
-            raise HiddenbnError(f"the exact marginal likelihood needs more than {max_states} "
-                                "distinct sufficient statistics for this data set; use "
-                                "--method mc (annealed importance sampling) instead")
+            _refuse(max_states)
     scores = np.concatenate([log_bd_score(layout, states[s:s + 65536], alpha)
                              for s in range(0, states.shape[0], 65536)])
     return ExactEvidence(float(logsumexp(log_weights + scores)), peak,

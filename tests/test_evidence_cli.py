@@ -1,0 +1,54 @@
+"""``hiddenbn evidence``: exact and Monte-Carlo values as the library gives them; one-line errors."""
+
+import json
+
+import numpy as np
+import pytest
+
+from hiddenbn.cli import main
+from hiddenbn.data import read_csv, write_csv
+from hiddenbn.evidence import exact_log_evidence
+from hiddenbn.models import latent_class, random_parameters
+from hiddenbn.sampling import sample_dataset
+
+
+@pytest.fixture
+def data_file(tmp_path):
+    network = latent_class(2, [2, 3, 2])
+    rng = np.random.default_rng(4)
+    path = tmp_path / "data.csv"
+    write_csv(path, sample_dataset(network, random_parameters(network, rng), 9, rng))
+    return path
+
+
+def test_exact_and_mc_agree_with_the_library(data_file, capsys):
+    expected = exact_log_evidence(latent_class(2, [2, 3, 2]), read_csv(data_file), 1.0)
+    assert main(["evidence", str(data_file), "--model", "2:2,3,2", "--method", "exact",
+                 "--json"]) == 0
+    exact = json.loads(capsys.readouterr().out)
+    assert exact["log_evidence"] == pytest.approx(expected.log_evidence, abs=1e-12)
+    assert exact["cases"] == 9
+    assert main(["evidence", str(data_file), "--model", "2:2,3,2", "--runs", "4",
+                 "--particles", "32", "--json"]) == 0
+    mc = json.loads(capsys.readouterr().out)
+    assert len(mc["run_estimates"]) == 4 and mc["standard_error"] > 0
+    assert abs(mc["log_evidence"] - expected.log_evidence) < 5 * mc["standard_error"] + 1e-3
+    assert main(["evidence", str(data_file), "--model", "2:2,3,2"]) == 0
+    assert capsys.readouterr().out.startswith("log p(D | 2:2,3,2) = ")
+
+
+@pytest.mark.parametrize("model, message", [
+    ("2:2,3,2,2", "no column 'X4'"),
+    ("2:2,2,2", "outside the model's range"),
+])
+def test_bad_data_or_model_exits_2_with_one_line(data_file, capsys, model, message):
+    assert main(["evidence", str(data_file), "--model", model]) == 2
+    error = capsys.readouterr().err
+    assert message in error and error.count("\n") == 1
+
+
+def test_one_run_is_refused(data_file, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["evidence", str(data_file), "--model", "2:2,3,2", "--runs", "1"])
+    assert exit_info.value.code == 2
+    assert "at least 2 runs" in capsys.readouterr().err
