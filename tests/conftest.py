@@ -1,9 +1,16 @@
 """Shared fixtures: small networks with hidden and deterministic nodes."""
 
-import numpy as np
-import pytest
+import os
 
-from hiddenbn.spec import parse_spec
+# Before numpy loads BLAS: the suite's matrices are small, where threads only cost time (and
+# on a shared machine a great deal of it); subprocesses inherit the setting.
+for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(variable, "1")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from hiddenbn.spec import parse_spec  # noqa: E402
 
 
 @pytest.fixture
