@@ -70,12 +70,6 @@ def test_fit_and_score_invariants():
     assert row["iterations"] <= 100 and row["converged"]
 
 
-def test_convergence_check_of_section_3():
-    assert ch96.converged([-1000.0, -999.999], 1e-5)
-    assert not ch96.converged([-1000.0, -999.9], 1e-5)
-    assert not ch96.converged([-1000.0], 1e-5)
-
-
 def test_check_config_names_bad_references():
     section = {"models": {"m": {}}, "replicates": 2, "figures": {"figure1": ["e"]},
                "timing": {"experiment": "e", "replicate": 3},

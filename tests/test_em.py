@@ -81,6 +81,20 @@ def test_halving_schedule_is_seeded_and_records_convergence(rng):
     assert not capped.converged and capped.iterations == 1
 
 
+def test_run_all_iterations_runs_the_final_phase_to_the_end(rng):
+    """Paper 003's protocol: 200 iterations after the schedule, then the convergence check."""
+    network = latent_class(4, [2] * 8)
+    data = sample_dataset(latent_class(2, [2] * 8), random_parameters(latent_class(2, [2] * 8),
+                                                                      rng), 400, rng)
+    early = em.fit(network, data, np.random.default_rng(3), starts=8, max_iterations=50)
+    full = em.fit(network, data, np.random.default_rng(3), starts=8, max_iterations=50,
+                  run_all_iterations=True)
+    assert early.iterations < 50 and early.converged
+    assert full.iterations == 50 or full.trace[-1] == full.trace[-2]
+    assert full.converged and full.log_posterior >= early.log_posterior
+    assert full.trace[:early.iterations] == early.trace
+
+
 def test_halving_beats_or_matches_its_own_first_start(rng):
     """The schedule keeps the best g; so it is at least as good as best-of-1 from its stream."""
     network = latent_class(4, [2] * 8)

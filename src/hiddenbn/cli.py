@@ -126,7 +126,8 @@ def command_fit(args) -> None:
     data = read_csv(args.data).for_network(network)
     outcome = selection.fit_and_score(network, data, args.seed, args.alpha, args.restarts,
                                       not args.skip_de, max_iterations=args.max_iterations,
-                                      tolerance=args.tolerance)
+                                      tolerance=args.tolerance,
+                                      run_all_iterations=not args.stop_early)
     report = selection.fit_report(outcome, data)
     print(json.dumps(report, indent=1) if args.json else selection.format_fit_report(report))
 
@@ -136,7 +137,8 @@ def command_select(args) -> None:
     result = selection.select_latent_class(data, selection.parse_states(args.states), args.seed,
                                            args.alpha, args.restarts, not args.skip_de,
                                            max_iterations=args.max_iterations,
-                                           tolerance=args.tolerance)
+                                           tolerance=args.tolerance,
+                                           run_all_iterations=not args.stop_early)
     print(json.dumps(result, indent=1) if args.json else selection.format_selection(result))
 
 
@@ -174,9 +176,13 @@ def _add_em_options(parser):
     parser.add_argument("--seed", type=_seed, default=0, help="random seed of the EM starts "
                         "(default 0)")
     parser.add_argument("--max-iterations", type=_positive_int, default=200, help="EM "
-                        "iterations after the restart schedule at most (default 200)")
+                        "iterations after the restart schedule (default 200, as in Chickering "
+                        "& Heckerman 1996)")
     parser.add_argument("--tolerance", type=_positive_float, default=1e-5, help="converged when "
-                        "the relative change of the log posterior is below this (default 1e-5)")
+                        "the relative change of the log posterior over the last iteration is "
+                        "below this (default 1e-5)")
+    parser.add_argument("--stop-early", action="store_true", help="end the final EM phase as "
+                        "soon as the tolerance is met instead of running all --max-iterations")
     parser.add_argument("--skip-de", action="store_true", help="do not compute the effective "
                         "dimension (no BIC+ or CS+); it can take minutes for wide models")
     parser.add_argument("--json", action="store_true", help="print JSON")
