@@ -1,0 +1,406 @@
+"""Learning EBNCs from complete data: fitting ``phi``, Laplace and BIC, selection (paper 001 Sec. 5).
+
+By Sec. 6 an EBNC is a softmax regression on the indicator features of its non-redundant basis
+(:func:`hiddenbn.ebnc.ebnc_basis`): ``lambda_k(x) = sum_f phi_{f,k} f(x)`` and ``p(y | x)`` by
+the softmax of Eq. 3. The log-likelihood is concave in ``phi``, so the ML and MAP values are
+found by Newton's method with the analytic gradient and Hessian (:func:`fit_phi`).
+
+Scores of the local distribution of ``Y`` (Sec. 5):
+
+* Laplace (Eq. 8) needs a proper prior (Theorem 2). We use independent normals
+  ``phi_{f,k} ~ N(0, prior_sd^2)`` (:data:`DEFAULT_PRIOR_SD`): every ``phi`` is a log-odds
+  contrast, and a standard deviation of 2 lets a single feature move a probability from 0.5 to
+  about 0.02 or 0.98 at one standard deviation while keeping the MAP finite when the training
+  data separate the classes. ``A`` is the negative Hessian of the log posterior at the MAP
+  (the Laplace integrand); it differs from Eq. 8's likelihood Hessian by the prior precision,
+  an ``O(1/N)`` relative change.
+* BIC (Eq. 9): ``log L(phi_ML) - d/2 log N`` with the EBNC's dimension ``d``. For a binary
+  class the paper's constructions give it (the EBNC fills the span of its log odds); for a
+  non-binary class the true ``d`` is the Jacobian rank, which can be below the number of basis
+  parameters (:func:`hiddenbn.ebnc.ebnc_dimension`, Notes), and :func:`ebnc_model_dimension`
+  returns it. Both scores fit ``phi`` over the whole span: for such a curved EBNC the fitted
+  model is the span's softmax regression, a superset of the EBNC.
+
+The trivial EBNC (a full table for ``Y`` given its inputs) is scored exactly by the BD metric
+(paper 003 Eq. 5, :func:`full_table_log_marginal`); a network of EBNCs is scored as the sum of
+its nodes' local scores (Theorem 2: the likelihood and the Hessian factor by node).
+
+Model and feature selection (end of Sec. 5): :func:`select_embedded_network` hill-climbs over
+embedded networks on ``Y`` and the candidate inputs (add, delete or reverse one arc); the inputs
+of the selected EBNC (the Markov blanket of ``Y``) are the selected features.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import permutations
+
+import numpy as np
+from scipy.special import logsumexp
+
+from hiddenbn import ebnc
+from hiddenbn.data import Dataset
+from hiddenbn.errors import DataError, HiddenbnError
+from hiddenbn.models import Network
+from hiddenbn.scores import _bd_node_term, bic, laplace
+from hiddenbn.spec import parse_spec
+
+#: Standard deviation of the normal prior on every ``phi`` (see the module docstring).
+DEFAULT_PRIOR_SD = 2.0
+
+#: Newton stops when the largest gradient entry of the objective is below this (per case).
+GRADIENT_TOLERANCE = 1e-9
+
+SCORES = ("laplace", "bic")
+
+
+# --- the softmax regression on the basis ----------------------------------------------------
+@dataclass(frozen=True)
+class ClassData:
+    """Distinct input patterns of one EBNC as design rows, their classes and counts.
+
+    ``design`` is ``(m, n_features)``, ``targets`` the class (0-based) of each row, ``counts``
+    how many cases have that (pattern, class); cost follows ``m``, never the number of cases.
+    """
+
+    design: np.ndarray
+    targets: np.ndarray
+    counts: np.ndarray
+    n_classes: int
+
+    @property
+    def n_cases(self) -> float:
+        return float(self.counts.sum())
+
+
+def _class_probabilities(phi: np.ndarray, design: np.ndarray) -> np.ndarray:
+    """``p(y | x)`` (Eq. 3) for every row, reference class first."""
+    return ebnc.class_probabilities(design @ phi)
+
+
+def log_likelihood(phi, data: ClassData) -> float:
+    """``sum_cases log p(y | x, phi)`` (the ``L_i`` of paper 001 Eq. 8, in logs)."""
+    logits = np.hstack([np.zeros((data.design.shape[0], 1)), data.design @ phi])
+    picked = logits[np.arange(logits.shape[0]), data.targets] - logsumexp(logits, axis=1)
+    return float(data.counts @ picked)
+
+
+def gradient(phi, data: ClassData) -> np.ndarray:
+    """``d log L / d phi``, shape ``(n_features, r_Y - 1)``: ``X^T W (onehot - p)`` per class."""
+    probabilities = _class_probabilities(phi, data.design)
+    residual = -probabilities[:, 1:]
+    rows = np.flatnonzero(data.targets > 0)
+    residual[rows, data.targets[rows] - 1] += 1.0
+    return data.design.T @ (data.counts[:, None] * residual)
+
+
+def hessian(phi, data: ClassData) -> np.ndarray:
+    """``d^2 log L / d phi^2`` over ``phi.ravel()`` (C order: feature-major, then class).
+
+    ``-sum_cases x x^T (x) (diag(p) - p p^T)`` over the non-reference classes.
+    """
+    p = _class_probabilities(phi, data.design)[:, 1:]
+    weighted = data.design * data.counts[:, None]
+    covariance = -p[:, :, None] * p[:, None, :]
+    classes = p.shape[1]
+    covariance[:, np.arange(classes), np.arange(classes)] += p
+    block = np.einsum("nf,ng,nkl->fkgl", weighted, data.design, covariance)
+    size = phi.size
+    return -block.reshape(size, size)
+
+
+@dataclass(frozen=True)
+class PhiFit:
+    """ML (``prior_sd`` None) or MAP estimate of ``phi`` and the quantities Eq. 8 needs."""
+
+    phi: np.ndarray
+    log_likelihood: float
+    log_prior: float
+    negative_hessian: np.ndarray  # of the log posterior (of the likelihood for ML)
+    iterations: int
+    converged: bool
+
+
+def log_prior_density(phi, prior_sd: float) -> float:
+    """``log p(phi)`` of independent ``N(0, prior_sd^2)`` entries."""
+    return float(-0.5 * phi.size * np.log(2 * np.pi * prior_sd**2)
+                 - 0.5 * np.sum(phi**2) / prior_sd**2)
+
+
+def fit_phi(data: ClassData, prior_sd: float | None = DEFAULT_PRIOR_SD,
+            max_iterations: int = 100) -> PhiFit:
+    """Maximise the log-likelihood (plus the normal log prior) over ``phi`` by Newton's method.
+
+    Each Newton step solves with the negative Hessian (a small ridge is added only if it is not
+    positive definite, as for ML when the classes are separated or a feature is never on) and is
+    halved until the objective does not decrease. For ML with separated classes the maximum is
+    at infinity: the iteration then stops at ``max_iterations`` with ``converged`` False and a
+    log-likelihood within rounding of its supremum.
+    """
+    n_features = data.design.shape[1]
+    phi = np.zeros((n_features, data.n_classes - 1))
+    precision = 0.0 if prior_sd is None else 1.0 / prior_sd**2
+
+    def objective(values):
+        return log_likelihood(values, data) - 0.5 * precision * np.sum(values**2)
+
+    current = objective(phi)
+    scale = max(data.n_cases, 1.0)
+    converged = False
+    for iteration in range(1, max_iterations + 1):
+        step_gradient = (gradient(phi, data) - precision * phi).ravel()
+        if np.max(np.abs(step_gradient)) < GRADIENT_TOLERANCE * scale:
+            converged = True
+            break
+        negative = -hessian(phi, data) + precision * np.eye(phi.size)
+        step = _newton_step(negative, step_gradient).reshape(phi.shape)
+        length = 1.0
+        while length > 1e-10:
+            trial = phi + length * step
+            value = objective(trial)
+            if value >= current - 1e-12 * abs(current):
+                break
+            length /= 2
+        else:
+            break
+        phi, current = trial, value
+    negative = -hessian(phi, data) + precision * np.eye(phi.size)
+    log_prior = 0.0 if prior_sd is None else log_prior_density(phi, prior_sd)
+    return PhiFit(phi, log_likelihood(phi, data), log_prior, negative, iteration, converged)
+
+
+def _newton_step(negative_hessian: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """Solve ``A step = grad`` by Cholesky, with a growing ridge when ``A`` is singular."""
+    ridge = 0.0
+    scale = max(float(np.max(np.abs(np.diag(negative_hessian)))), 1.0)
+    while True:
+        try:
+            factor = np.linalg.cholesky(negative_hessian + ridge * np.eye(grad.size))
+            return np.linalg.solve(factor.T, np.linalg.solve(factor, grad))
+        except np.linalg.LinAlgError:
+            ridge = max(ridge * 10, 1e-10 * scale)
+
+
+def predict(phi, design) -> np.ndarray:
+    """``p(y | x)`` for design rows (Eq. 3), shape ``(m, r_Y)``."""
+    return _class_probabilities(np.asarray(phi), np.asarray(design, dtype=float))
+
+
+# --- data for an embedded network ------------------------------------------------------------
+def class_data(basis: ebnc.EbncBasis, data: Dataset) -> ClassData:
+    """The distinct (input pattern, class) pairs of ``data`` as design rows of ``basis``."""
+    network = basis.classifier.network
+    restricted = data.for_network(network)
+    names = list(restricted.names)
+    target = names.index(network.names[basis.classifier.target])
+    inputs = [names.index(name) for name in basis.classifier.input_names]
+    return ClassData(basis.design_matrix(restricted.patterns[:, inputs]),
+                     restricted.patterns[:, target].astype(np.int64),
+                     restricted.counts.astype(float), basis.classifier.n_classes)
+
+
+def ebnc_model_dimension(network: Network, target, rng=None) -> int:
+    """The dimension ``d`` of the EBNC: the basis size for a binary class (Theorem 1), else the
+    Jacobian rank of :func:`hiddenbn.ebnc.ebnc_dimensions` (the basis may overstate it)."""
+    basis = ebnc.ebnc_basis(network, target)
+    if basis.classifier.n_classes == 2:
+        return basis.dimension
+    return ebnc.ebnc_dimensions(network, target, rng).d
+
+
+@dataclass(frozen=True)
+class EbncScore:
+    """Laplace (Eq. 8) and BIC (Eq. 9) of one EBNC on one data set, with its fits."""
+
+    laplace: float
+    bic: float
+    d: int
+    basis_size: int
+    map_fit: PhiFit
+    ml_fit: PhiFit
+    features: tuple[str, ...]
+    inputs: tuple[str, ...]
+
+    def value(self, score: str) -> float:
+        return self.laplace if score == "laplace" else self.bic
+
+
+def score_ebnc(network: Network, target, data: Dataset, prior_sd: float = DEFAULT_PRIOR_SD,
+               dimension: int | None = None) -> EbncScore:
+    """Laplace and BIC of the EBNC of ``target`` in the embedded ``network`` on complete data.
+
+    ``dimension`` (default :func:`ebnc_model_dimension`) is the ``d`` of BIC.
+    """
+    basis = ebnc.ebnc_basis(network, target)
+    rows = class_data(basis, data)
+    if rows.n_cases <= 0:
+        raise DataError("the data set has no cases; an EBNC needs at least one")
+    d = ebnc_model_dimension(network, target) if dimension is None else dimension
+    map_fit = fit_phi(rows, prior_sd)
+    ml_fit = fit_phi(rows, None)
+    approximation = laplace(map_fit.log_likelihood, map_fit.log_prior, map_fit.negative_hessian)
+    names = network.names
+    return EbncScore(
+        laplace=approximation.value,
+        bic=float(bic(ml_fit.log_likelihood, d, int(round(rows.n_cases)))),
+        d=d, basis_size=basis.dimension, map_fit=map_fit, ml_fit=ml_fit,
+        features=tuple(basis.feature_names()),
+        inputs=tuple(names[v] for v in basis.classifier.blanket))
+
+
+# --- the trivial EBNC, scored exactly ---------------------------------------------------------
+def full_table_counts(data: Dataset, target: str, inputs, cardinalities: dict) -> np.ndarray:
+    """``N_jk``: cases with inputs in configuration ``j`` (C order) and ``target = k``."""
+    columns = [data.names.index(name) for name in inputs]
+    rows = (np.ravel_multi_index(tuple(data.patterns[:, columns].T.astype(np.int64)),
+                                 [cardinalities[name] for name in inputs])
+            if columns else np.zeros(data.n_patterns, dtype=np.int64))
+    q = int(np.prod([cardinalities[name] for name in inputs], dtype=np.int64))
+    r = cardinalities[target]
+    counts = np.zeros((q, r))
+    np.add.at(counts, (rows, data.patterns[:, data.names.index(target)]), data.counts)
+    return counts
+
+
+def full_table_log_marginal(data: Dataset, target: str, inputs, cardinalities: dict,
+                            alpha: float = 1.0) -> float:
+    """Exact BD ``log p(y-column | x-columns)`` of a full table (paper 003 Eq. 5, one family)."""
+    return float(_bd_node_term(full_table_counts(data, target, inputs, cardinalities), alpha))
+
+
+def full_table_predict(train: Dataset, target: str, inputs, cardinalities: dict,
+                       configurations, alpha: float = 1.0) -> np.ndarray:
+    """The BD posterior predictive ``(N_jk + alpha) / (N_j + r alpha)`` at input configurations
+    (columns in the order of ``inputs``)."""
+    counts = full_table_counts(train, target, inputs, cardinalities) + alpha
+    table = counts / counts.sum(axis=1, keepdims=True)
+    configurations = np.asarray(configurations, dtype=np.int64)
+    rows = (np.ravel_multi_index(tuple(configurations.T), [cardinalities[n] for n in inputs])
+            if len(inputs) else np.zeros(configurations.shape[0], dtype=np.int64))
+    return table[rows]
+
+
+def network_of_ebncs_score(local_models: dict, data: Dataset, score: str = "laplace",
+                           prior_sd: float = DEFAULT_PRIOR_SD, alpha: float = 1.0) -> float:
+    """Score of a network whose every local distribution is an EBNC (Theorem 2, Eqs. 8-9).
+
+    ``local_models`` maps each node name to either an embedded :class:`Network` (its EBNC,
+    scored by ``score``) or a tuple of parent names (the trivial EBNC: a full table, scored
+    exactly by BD with Dirichlet ``alpha``). The likelihood and Hessian factor by node, so the
+    score is the sum of the local scores (with a prior that factors by node).
+    """
+    if score not in SCORES:
+        raise HiddenbnError(f"unknown EBNC score {score!r}; use one of {', '.join(SCORES)}")
+    cardinalities = dict(zip(data.names, (data.patterns.max(axis=0) + 1).tolist()))
+    total = 0.0
+    for node, model in local_models.items():
+        if isinstance(model, Network):
+            cardinalities.update(zip(model.names, model.cardinalities))
+            total += score_ebnc(model, node, data, prior_sd).value(score)
+        else:
+            total += full_table_log_marginal(data, node, tuple(model), cardinalities, alpha)
+    return total
+
+
+# --- model and feature selection (end of Sec. 5) ---------------------------------------------
+def embedded_network(parents: dict, cardinalities: dict) -> Network:
+    """A discrete network from ``{name: parent names}`` (any order; must be acyclic)."""
+    return parse_spec({"nodes": {name: {"states": int(cardinalities[name]),
+                                        "parents": list(parents[name])}
+                                 for name in parents}})
+
+
+def _is_acyclic(parents: dict) -> bool:
+    state = {}
+
+    def visit(node):
+        if state.get(node) == 1:
+            return False
+        if state.get(node) == 2:
+            return True
+        state[node] = 1
+        if not all(visit(p) for p in parents[node]):
+            return False
+        state[node] = 2
+        return True
+
+    return all(visit(node) for node in parents)
+
+
+def _family_key(network: Network, target: str) -> tuple:
+    """The EBNC depends only on the families of ``target`` and its children (Eq. 4)."""
+    classifier = ebnc.embedded_classifier(network, target)
+    names = network.names
+    return tuple(sorted((names[f.node], tuple(sorted(names[v] for v in f.scope)))
+                        for f in classifier.families))
+
+
+@dataclass
+class Selection:
+    """The result of :func:`select_embedded_network`."""
+
+    parents: dict
+    score: EbncScore
+    value: float
+    steps: int
+    visited: dict = field(default_factory=dict)  # family key -> (network, EbncScore)
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        return self.score.inputs
+
+
+def select_embedded_network(data: Dataset, target: str, inputs, score: str = "laplace",
+                            prior_sd: float = DEFAULT_PRIOR_SD, max_parents: int = 3,
+                            cache: dict | None = None) -> Selection:
+    """Greedy search over embedded networks on ``target`` and ``inputs`` (paper 001 Sec. 5).
+
+    Starts from the empty network (no input used) and applies the best single-arc addition,
+    deletion or reversal (acyclic, at most ``max_parents`` parents) while ``score`` improves.
+    Networks with the same families of ``target`` and its children define the same EBNC and are
+    scored once (``cache``, shared between calls on the same data, maps that key to the network
+    and its :class:`EbncScore`). The selected features are the inputs of the final EBNC.
+    """
+    if score not in SCORES:
+        raise HiddenbnError(f"unknown EBNC score {score!r}; use one of {', '.join(SCORES)}")
+    inputs = list(inputs)
+    names = [target] + inputs
+    missing = [name for name in names if name not in data.names]
+    if missing:
+        raise DataError(f"the data has no column {missing[0]!r}; columns are "
+                        f"{', '.join(data.names)}")
+    maxima = data.patterns.max(axis=0) + 1
+    cardinalities = {name: max(2, int(maxima[data.names.index(name)])) for name in names}
+    cache = {} if cache is None else cache
+
+    def evaluate(parents):
+        network = embedded_network(parents, cardinalities)
+        key = _family_key(network, target)
+        if key not in cache:
+            cache[key] = (network, score_ebnc(network, target, data, prior_sd))
+        return cache[key][1]
+
+    parents = {name: () for name in names}
+    best = evaluate(parents)
+    steps = 0
+    while True:
+        candidates = []
+        for a, b in permutations(names, 2):
+            if a in parents[b]:
+                deleted = dict(parents, **{b: tuple(p for p in parents[b] if p != a)})
+                candidates.append(deleted)
+                if len(parents[a]) < max_parents:
+                    reversed_ = dict(deleted, **{a: parents[a] + (b,)})
+                    if _is_acyclic(reversed_):
+                        candidates.append(reversed_)
+            elif b not in parents[a] and len(parents[b]) < max_parents:
+                added = dict(parents, **{b: parents[b] + (a,)})
+                if _is_acyclic(added):
+                    candidates.append(added)
+        scored = [(evaluate(c).value(score), i) for i, c in enumerate(candidates)]
+        value, index = max(scored, default=(-np.inf, -1))
+        if not value > best.value(score) + 1e-9:
+            break
+        parents, best = candidates[index], evaluate(candidates[index])
+        steps += 1
+    return Selection(parents, best, best.value(score), steps, cache)
