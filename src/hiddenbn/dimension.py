@@ -332,6 +332,46 @@ def _direct_rank(network: Network, regular, points: int, seed: int):
     return ranks, "exact+svd (regular equivalent)"
 
 
+#: Largest observed state space of one block in :func:`latent_class_block_certificate`.
+MAX_BLOCK_STATES = 2**13
+
+
+def latent_class_blocks(observed_states, max_block_states: int = MAX_BLOCK_STATES) -> list:
+    """Split the observed variables into as few consecutive, nearly equal blocks as keep each
+    block's joint state space within ``max_block_states``."""
+    log_states = np.log2(np.asarray(observed_states, dtype=float))
+    blocks = 1
+    while True:
+        bounds = np.linspace(0, len(log_states), blocks + 1).round().astype(int)
+        groups = [list(range(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]
+        if all(log_states[g].sum() <= math.log2(max_block_states) for g in groups):
+            return groups
+        blocks += 1
+
+
+def latent_class_block_certificate(network: Network, points: int = 5, seed: int = 0,
+                                   max_block_states: int = MAX_BLOCK_STATES) -> int | None:
+    """``de = ds`` for a latent class model too wide to rank directly, when it can be shown.
+
+    Split the observed variables into blocks (:func:`latent_class_blocks`). The marginal of a
+    block is a linear image of the observed distribution, and depends only on the root's
+    parameters ``x`` and the block's own ``y_g``, so the Jacobian of all block marginals is
+    ``M = [A_g B_g]`` stacked over blocks, and ``rank J >= rank M``. If every block's own LC
+    model ``|X| : block`` has full rank (its ``de`` equals its ``ds``; generic, so at one common
+    generic point), ``M (x, y) = 0`` gives ``A_g x + B_g y_g = 0`` for every g, hence ``x = 0``
+    and every ``y_g = 0``: ``M`` has full column rank ``ds``, and ``ds >= de >= ds``.
+
+    Returns ``ds`` when every block has full rank, ``None`` when one does not (inconclusive:
+    ``db`` remains an upper bound).
+    """
+    hidden_states, observed_states = latent_class_shape(network)
+    for block in latent_class_blocks(observed_states, max_block_states):
+        sub_model = latent_class(hidden_states, [observed_states[j] for j in block])
+        if effective_dimension(sub_model, points, seed) < sub_model.standard_dimension:
+            return None
+    return network.standard_dimension
+
+
 def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
     """Every dimension of ``network``, with how ``de`` was obtained and how sure it is.
 
@@ -368,6 +408,13 @@ def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
     try:
         ranks, method = _direct_rank(network, report["regular"], points, seed)
     except HiddenbnError as err:
+        if report["hlc_de"] is None and report["db"] is not None:
+            certified = latent_class_block_certificate(network, points, seed)
+            if certified is not None:
+                report.update(de=certified, method="blocks")
+                _warn(report, f"direct rank skipped ({err}); de = ds from full-rank blocks of "
+                              "observed variables (latent_class_block_certificate)")
+                return report
         if report["hlc_de"] is None:
             if report["db"] is not None:
                 raise HiddenbnError(f"{err} (db = {report['db']} is an upper bound on de)") \
@@ -412,6 +459,8 @@ def format_report(report: dict) -> str:
     lines = [f"ds  {report['ds']:>6}  standard dimension (free parameters)"]
     if report["method"] == "hlc":
         how = "HLC decomposition (paper 002 Cor. 4.1)"
+    elif report["method"] == "blocks":
+        how = "ds: every block of observed variables has a full-rank latent class model"
     else:
         gap = "inf" if report["gap"] is None else f"{report['gap']:.1f}"
         how = (f"exact rank mod {report['prime']}, max over {report['points_used']} of "
