@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import warnings
 
@@ -301,6 +302,9 @@ def main(argv=None) -> int:
     except HiddenbnError as err:
         print(f"hiddenbn: error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (e.g. `| head`): nothing left to tell it
+        sys.stdout = open(os.devnull, "w")
+        return 0
     except OSError as err:
         print(f"hiddenbn: error: cannot use {err.filename or 'a file'}: {err.strerror}; check the "
               "path and its permissions", file=sys.stderr)

@@ -41,7 +41,6 @@ rule ch96_dimensions:
         features=lambda w: int(w.features),
         states=lambda w: ch96_states_for_features(int(w.features)),
         points=CH96["dimension_points"],
-        max_features=CH96["dimension_max_features"],
         seed=lambda w: job_seed("chickering_heckerman1996", "dimension", int(w.features)),
     log:
         f"{LOGS}/chickering_heckerman1996/dimensions/n{{features}}.log",

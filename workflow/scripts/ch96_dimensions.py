@@ -2,14 +2,13 @@
 
 import sys
 
-from hiddenbn.experiments.chickering_heckerman1996 import test_model_dimensions
+from hiddenbn.experiments.chickering_heckerman1996 import dimensions_of_test_models
 
 with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821 (provided by Snakemake)
-    table = test_model_dimensions(
+    table = dimensions_of_test_models(
         snakemake.params.features,  # noqa: F821
         snakemake.params.states,  # noqa: F821
         snakemake.params.points,  # noqa: F821
         snakemake.params.seed,  # noqa: F821
-        snakemake.params.max_features,  # noqa: F821
     )
     table.to_csv(snakemake.output[0], index=False)  # noqa: F821

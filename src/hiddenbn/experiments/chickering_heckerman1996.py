@@ -430,30 +430,27 @@ def comparison_markdown(fits, table, printed_table1, timing, reality, experiment
 
 
 # --- pipeline entry points -------------------------------------------------------------------
-def test_model_dimensions(features: int, states, points: int, seed: int,
-                          max_features: int) -> pd.DataFrame:
-    """``ds`` and ``de`` of every test model ``c:2,...,2``; ``de`` is left empty, with the
-    reason, where the dense Jacobian over the ``2^n`` observed states would not fit."""
-    from hiddenbn.dimension import effective_dimension
+def dimensions_of_test_models(features: int, states, points: int, seed: int) -> pd.DataFrame:
+    """``ds`` and ``de`` of every test model ``c:2,...,2``, with how ``de`` was found; ``de`` is
+    left empty, with the reason, where the dimension engine cannot establish it."""
+    from hiddenbn.dimension import dimension_report
 
     rows = []
     for c in states:
         network = latent_class(c, [2] * features)
-        row = {"hidden_states": c, "ds": network.standard_dimension, "de": None, "note": ""}
-        if features > max_features:
-            row["note"] = (f"not computed: {features} features give a Jacobian with 2^{features}"
-                           f" rows (config dimension_max_features = {max_features})")
-        else:
-            try:
-                row["de"] = effective_dimension(network, points=points, seed=seed)
-            except HiddenbnError as err:
-                row["note"] = f"not computed: {err}"
+        row = {"hidden_states": c, "ds": network.standard_dimension, "de": None, "method": "",
+               "note": ""}
+        try:
+            report = dimension_report(network, points=points, seed=seed)
+            row.update(de=report["de"], method=report["method"])
+        except HiddenbnError as err:
+            row["note"] = f"not computed: {err}"
         rows.append(row)
     return pd.DataFrame(rows).astype({"de": "Int64"})
 
 
 def read_effective_dimensions(path) -> dict:
-    """``{c: de}`` from a table written by :func:`test_model_dimensions` (computed ones only)."""
+    """``{c: de}`` from a table written by :func:`dimensions_of_test_models` (computed ones only)."""
     table = pd.read_csv(path).dropna(subset=["de"])
     return {int(c): int(de) for c, de in zip(table.hidden_states, table.de)}
 
