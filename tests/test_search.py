@@ -72,3 +72,50 @@ def test_recovers_the_skeleton_of_a_strong_dependence():
     arcs = {frozenset((found.names[i], found.names[p])) for i, pa in enumerate(found.parents)
             for p in pa}
     assert arcs == {frozenset(("A", "B"))}
+
+
+def test_bd_with_uniform_prior_equals_pgmpy_k2(data):
+    """Peer check: Eq. 5 with alpha = 1 is the K2 score (Cooper & Herskovits 1992)."""
+    import warnings
+
+    import pandas as pd
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        from pgmpy.estimators import K2
+        from pgmpy.models import DiscreteBayesianNetwork
+
+    found, score = greedy_search(data)
+    frame = pd.DataFrame(data.rows(), columns=list(data.names))
+    arcs = [(found.names[p], found.names[i]) for i, pa in enumerate(found.parents) for p in pa]
+    model = DiscreteBayesianNetwork(arcs)
+    model.add_nodes_from(data.names)
+    assert K2(frame).score(model) == pytest.approx(score, rel=1e-10)
+    empty = DiscreteBayesianNetwork()
+    empty.add_nodes_from(data.names)
+    assert K2(frame).score(empty) == pytest.approx(
+        bd_of_parent_sets(list(data.names), [2, 3, 2, 2], [set()] * 4, data), rel=1e-10)
+
+
+def equivalence_class(network):
+    """Skeleton and v-structures (a -> c <- b with a, b not adjacent): Verma & Pearl's class."""
+    arcs = {(network.names[p], network.names[i]) for i, pa in enumerate(network.parents)
+            for p in pa}
+    skeleton = {frozenset(arc) for arc in arcs}
+    v_structures = {(frozenset((a, b)), c) for (a, c) in arcs for (b, c2) in arcs
+                    if c == c2 and a != b and frozenset((a, b)) not in skeleton}
+    return skeleton, v_structures
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_recovers_the_equivalence_class_on_easy_data(seed):
+    # a tree with strong arcs; every DAG of its class (same skeleton, no v-structure) scores
+    # the same, so the search must return that skeleton and introduce no v-structure
+    truth = parse_spec({"nodes": {"A": {"states": 2}, "B": {"states": 3, "parents": ["A"]},
+                                  "C": {"states": 2, "parents": ["B"]},
+                                  "D": {"states": 2, "parents": ["A"]}, "E": {"states": 2}}})
+    cpts = [np.array([[0.5, 0.5]]), np.array([[0.8, 0.15, 0.05], [0.1, 0.2, 0.7]]),
+            np.array([[0.9, 0.1], [0.5, 0.5], [0.1, 0.9]]), np.array([[0.85, 0.15], [0.2, 0.8]]),
+            np.array([[0.3, 0.7]])]
+    data = sample_dataset(truth, cpts, 4000, np.random.default_rng(seed))
+    found, _ = greedy_search(data)
+    assert equivalence_class(found) == equivalence_class(truth)

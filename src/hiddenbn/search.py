@@ -62,6 +62,8 @@ def greedy_search(data: Dataset, alpha: float = 1.0, cardinalities=None,
 
     Every step applies the operator with the largest increase of the BD log marginal likelihood
     (uniform Dirichlet(``alpha``) parameter priors); the search stops when none increases it.
+    The result is a local optimum: from the empty graph a v-structure ``A -> C <- B`` can end
+    up with an extra covering arc between ``A`` and ``B``.
     Returns the network (all nodes observed, named as the data columns) and its log score.
     """
     n = len(data.names)
