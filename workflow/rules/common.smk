@@ -5,6 +5,8 @@ from hiddenbn import seeding
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import chickering_heckerman1996 as ch96
 from hiddenbn.experiments import dimension as dimension_experiments
+from hiddenbn.experiments import heckerman_meek1997 as hm97
+from hiddenbn.experiments import kocka_zhang2002 as kz02
 from hiddenbn.experiments import meek_heckerman1997 as mh97
 
 
@@ -96,15 +98,32 @@ def hm97_jacobian_points():
     return config.get("dimension", {}).get("points", 3)
 
 
+HM97_STUDY_CASES = hm97.STUDY_CASES
+
+
+def hm97_study_seed(wildcards):
+    """Seed of one case of the paper 001 learning study."""
+    return job_seed("heckerman_meek1997", "study", wildcards.case)
+
+
 def heckerman_meek1997_outputs():
-    """Figure 1, Figure 2 and the EBNC dimension table, when the config asks for Figure 2."""
-    if "figure2" not in HM97:
-        return []
-    return [
-        *multiext(f"{HM97_DIR}/figures/figure1", ".png", ".pdf"),
-        *multiext(f"{HM97_DIR}/figures/figure2", ".png", ".pdf"),
-        *multiext(f"{HM97_DIR}/tables/ebnc_dimensions", ".csv", ".md"),
-    ]
+    """Figure 1, Figure 2 and the EBNC dimension table when the config asks for Figure 2; the
+    learning study's tables, curves and findings.md when it has a study section."""
+    outputs = []
+    if "figure2" in HM97:
+        outputs += [
+            *multiext(f"{HM97_DIR}/figures/figure1", ".png", ".pdf"),
+            *multiext(f"{HM97_DIR}/figures/figure2", ".png", ".pdf"),
+            *multiext(f"{HM97_DIR}/tables/ebnc_dimensions", ".csv", ".md"),
+        ]
+    if "study" in HM97:
+        outputs += [
+            f"{HM97_DIR}/tables/study_learning_curves.csv",
+            f"{HM97_DIR}/tables/study_selection.csv",
+            f"{HM97_DIR}/findings.md",
+            *multiext(f"{HM97_DIR}/figures/learning_curves", ".png", ".pdf"),
+        ]
+    return outputs
 
 
 # --- Dimension results of papers 000, 002 and 004 (hiddenbn.experiments.dimension) ---
@@ -200,3 +219,34 @@ def gold_slope_files():
 
 def gold_standard_outputs():
     return [] if GOLD is None else [f"{GOLD_DIR}/findings.md"]
+
+
+# --- Kočka & Zhang (2002), paper 002: LC and HLC experiments (Figures 4-5, Table 2) ---
+KZ02 = config.get("kocka_zhang2002")
+KZ02_DIR = f"{RESULTS}/kocka_zhang2002"
+# Jacobian-rank points for de of the test models (the dimension section's setting)
+KZ02_POINTS = config.get("dimension", {}).get("points", 5)
+if KZ02 is not None:
+    try:
+        kz02.check_config(KZ02)
+    except HiddenbnError as err:
+        raise WorkflowError(str(err)) from None
+
+
+def kz02_lc_files():
+    return [f"{KZ02_DIR}/lc/{g}.csv" for g in kz02.lc_generators(KZ02)]
+
+
+def kz02_hlc_files():
+    return [f"{KZ02_DIR}/hlc/n{n}.csv" for n in KZ02["hierarchical"]["sample_sizes"]]
+
+
+def kz02_figure_files():
+    names = ["figure4", "figure4_supplementary"]
+    if KZ02["latent_class"]["deterministic_children"] > 0:
+        names.append("figure5")
+    return [f"{KZ02_DIR}/figures/{name}{ext}" for name in names for ext in (".png", ".pdf")]
+
+
+def kocka_zhang2002_outputs():
+    return [] if KZ02 is None else [f"{KZ02_DIR}/comparison.md"]

@@ -27,3 +27,39 @@ rule hm97_figure1:
         "../envs/hiddenbn.yaml"
     script:
         "../scripts/hm97_figure1.py"
+
+
+# The learning study paper 001 asks for (issue 8): one batched job per case (every training
+# size and replicate), then tables, learning curves and findings.md.
+rule hm97_study_case:
+    output:
+        learners=f"{HM97_DIR}/study/{{case}}_learners.csv",
+        selections=f"{HM97_DIR}/study/{{case}}_selections.csv",
+    params:
+        section=HM97,
+        seed=hm97_study_seed,
+    wildcard_constraints:
+        case="|".join(HM97_STUDY_CASES),
+    log:
+        f"{LOGS}/heckerman_meek1997/study_{{case}}.log",
+    conda:
+        "../envs/hiddenbn.yaml"
+    script:
+        "../scripts/hm97_study_case.py"
+
+
+rule hm97_study_summary:
+    input:
+        learners=expand(f"{HM97_DIR}/study/{{case}}_learners.csv", case=HM97_STUDY_CASES),
+        selections=expand(f"{HM97_DIR}/study/{{case}}_selections.csv", case=HM97_STUDY_CASES),
+    output:
+        curves=f"{HM97_DIR}/tables/study_learning_curves.csv",
+        selection=f"{HM97_DIR}/tables/study_selection.csv",
+        findings=f"{HM97_DIR}/findings.md",
+        figure=multiext(f"{HM97_DIR}/figures/learning_curves", ".png", ".pdf"),
+    log:
+        f"{LOGS}/heckerman_meek1997/study_summary.log",
+    conda:
+        "../envs/hiddenbn.yaml"
+    script:
+        "../scripts/hm97_study_summary.py"

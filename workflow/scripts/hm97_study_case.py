@@ -1,0 +1,15 @@
+"""Paper 001 learning study: every training size and replicate of one case (a thin wrapper)."""
+
+import sys
+
+from hiddenbn.experiments.heckerman_meek1997 import run_study_case
+
+with open(snakemake.log[0], "w") as log:  # noqa: F821 (provided by Snakemake)
+    sys.stderr = log
+    run_study_case(
+        snakemake.wildcards.case,  # noqa: F821
+        snakemake.params.section,  # noqa: F821
+        snakemake.params.seed,  # noqa: F821
+        snakemake.output.learners,  # noqa: F821
+        snakemake.output.selections,  # noqa: F821
+    )
