@@ -19,6 +19,7 @@ include: "workflow/rules/heckerman_meek1997.smk"
 include: "workflow/rules/dimension.smk"
 include: "workflow/rules/meek_heckerman1997.smk"
 include: "workflow/rules/gold_standard.smk"
+include: "workflow/rules/kocka_zhang2002.smk"
 
 
 rule all:
@@ -28,4 +29,5 @@ rule all:
         dimension_outputs(),
         meek_heckerman1997_outputs(),
         gold_standard_outputs(),
+        kocka_zhang2002_outputs(),
     default_target: True

@@ -272,9 +272,11 @@ def _statistics_by_design(design, counts, weights, table, offsets, cards):
     free_counts = design.T @ log_joint
     table_counts = np.empty_like(table)
     table_counts[free_rows] = free_counts
-    # every observed variable has at least two states, so each has a free row
-    table_counts[last] = class_counts - np.add.reduceat(free_counts, state_offsets(cards - 1),
-                                                        axis=0)
+    # every observed variable has at least two states, so each has a free row; the difference
+    # cancels to a tiny negative number when a last-state probability is ~1e-16 (the M step
+    # would then give a negative probability), so clip it at the true lower bound 0
+    table_counts[last] = np.maximum(
+        class_counts - np.add.reduceat(free_counts, state_offsets(cards - 1), axis=0), 0.0)
     return class_counts, table_counts, float(log_likelihood.sum())
 
 

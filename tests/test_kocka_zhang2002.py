@@ -1,0 +1,172 @@
+"""Paper 002 experiments: KL, deterministic generators, hill-climb, selection, Table 2 and the
+quick configuration's content (KL >= 0 and falling with N, selections within the regular range)."""
+
+import copy
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from scipy.stats import entropy, t as student_t
+
+from hiddenbn.errors import HiddenbnError
+from hiddenbn.experiments import kocka_zhang2002 as kz
+from hiddenbn.inference import latent_class_design, latent_class_statistics, state_offsets
+from hiddenbn.models import latent_class, observed_distribution, random_parameters
+from hiddenbn.spec import parse_spec
+
+REPO = Path(__file__).resolve().parents[1]
+QUICK = yaml.safe_load((REPO / "config" / "quick.yaml").read_text())["kocka_zhang2002"]
+DEFAULT = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["kocka_zhang2002"]
+
+
+def test_kl_bits_matches_scipy_and_is_infinite_off_support():
+    rng = np.random.default_rng(1)
+    p, q = rng.dirichlet(np.ones(16)), rng.dirichlet(np.ones(16))
+    assert kz.kl_bits(p, q) == pytest.approx(entropy(p, q, base=2), rel=1e-12)
+    assert kz.kl_bits(p, p) == pytest.approx(0.0, abs=1e-15)
+    p[0], q[0] = 0.0, 0.5  # zero-probability states of p contribute nothing
+    assert math.isfinite(kz.kl_bits(p / p.sum(), q / q.sum()))
+    assert kz.kl_bits(np.array([0.5, 0.5]), np.array([1.0, 0.0])) == math.inf
+
+
+def test_deterministic_children_encode_the_hidden_state_in_binary():
+    network = latent_class(8, [2, 2, 2, 2])
+    cpts = kz.deterministic_parameters(network, random_parameters(network,
+                                                                  np.random.default_rng(2)), 3)
+    joint = observed_distribution(network, cpts)  # axes O1..O4
+    marginal = joint.sum(axis=3)
+    for h in range(8):
+        bits = (h & 1, (h >> 1) & 1, (h >> 2) & 1)
+        assert marginal[bits] == pytest.approx(cpts[0][0, h], rel=1e-12)
+    assert np.array_equal(cpts[4], random_parameters(network, np.random.default_rng(2))[4])
+
+
+def _with(start, cards):
+    for name, c in zip(("H1", "H2", "H3"), cards):
+        start = start.with_cardinality(name, c)
+    return start
+
+
+def test_hill_climb_adds_one_state_at_a_time_to_the_best_node():
+    start = kz.all_binary(parse_spec("5(3(2,2),3(2,2),2)"))
+    target = np.array([5, 3, 3])
+    calls = []
+
+    def evaluate(cards):
+        calls.append(cards)
+        return {"score": -float(np.sum((np.array(cards) - target) ** 2))}
+
+    final, path = kz.hill_climb(start, evaluate, "score")
+    assert final == (5, 3, 3)
+    assert path[0] == (2, 2, 2)
+    for before, after in zip(path, path[1:]):
+        assert sum(after) - sum(before) == 1
+    assert all(kz.is_regular_hlc(_with(start, c)) for c in calls)
+    flat, flat_path = kz.hill_climb(start, lambda cards: {"score": 0.0}, "score")
+    assert flat == (2, 2, 2) and flat_path == [(2, 2, 2)]
+
+
+def test_selection_takes_the_best_score_and_the_fewest_states_on_ties():
+    models = pd.DataFrame({"generator": "k3", "parametrisation": 1, "cases": 100,
+                           "states": [1, 2, 3], "BIC": [-5.0, -1.0, -1.0],
+                           "CS": [-1.0, -2.0, -3.0], "kl_bits": [0.3, 0.2, 0.1]})
+    chosen = kz.lc_selections(models, ["BIC", "CS"]).set_index("score")
+    assert chosen.loc["BIC", "states"] == 2 and chosen.loc["BIC", "kl_bits"] == 0.2
+    assert chosen.loc["CS", "states"] == 1
+
+
+def test_table2_bold_follows_a_paired_t_test_against_the_lowest_mean():
+    rng = np.random.default_rng(3)
+    base = rng.uniform(1e-3, 2e-3, 20)
+    frame = pd.concat([pd.DataFrame({"parametrisation": range(20), "cases": 1000, "score": s,
+                                     "kl_bits": v})
+                       for s, v in (("A", base), ("B", base + 1e-3 + rng.normal(0, 1e-5, 20)),
+                                    ("C", base), ("D", base + rng.normal(0, 1e-3, 20)))])
+    row = kz.table2(frame, ["A", "B", "C", "D"]).iloc[0]
+    values = {s: frame[frame.score == s].kl_bits.to_numpy() * 1e3 for s in "ABCD"}
+    best = min(values, key=lambda s: values[s].mean())
+    assert row["best"] == best
+    assert row["A bold"] and row["C bold"] and not row["B bold"]
+    for score in "BD":  # an independent paired t-test: mean difference over its standard error
+        difference = values[score] - values[best]
+        statistic = difference.mean() / (difference.std(ddof=1) / math.sqrt(len(difference)))
+        assert row[f"{score} p"] == pytest.approx(2 * student_t.sf(abs(statistic), 19),
+                                                  rel=1e-9)
+        assert row[f"{score} bold"] == (row[f"{score} p"] >= 0.05)
+    assert row["A mean"] == pytest.approx(base.mean() * 1e3)
+
+
+def test_design_e_step_counts_stay_nonnegative_near_the_boundary():
+    """A last-state probability of 2e-16 made the subtraction in the BLAS path negative."""
+    cards = np.array([2, 2, 2, 2])
+    offsets = state_offsets(cards)
+    patterns = np.array([[a, b, c, d] for a in (0, 1) for b in (0, 1) for c in (0, 1)
+                         for d in (0, 1)], dtype=np.int32)
+    counts = np.arange(1, 17, dtype=float) * 100
+    weights = np.array([0.2, 0.3, 0.5])
+    table = np.array([[0.6, 0.9, 0.3], [0.4, 0.1, 0.7], [0.02, 1 - 2e-16, 0.2],
+                      [0.98, 2e-16, 0.8], [3e-5, 0.9, 0.9], [1 - 3e-5, 0.1, 0.1],
+                      [0.5, 0.8, 0.25], [0.5, 0.2, 0.75]])
+    by_design = latent_class_statistics(patterns, counts, weights, table, offsets,
+                                         latent_class_design(patterns, cards))
+    by_kernel = latent_class_statistics(patterns, counts, weights, table, offsets)
+    assert np.all(by_design[1] >= 0)
+    np.testing.assert_allclose(by_design[1], by_kernel[1], rtol=1e-9, atol=1e-9)
+
+
+def test_check_config_accepts_the_configs_and_names_bad_keys():
+    kz.check_config(QUICK)
+    kz.check_config(DEFAULT)
+    assert kz.lc_generators(DEFAULT) == ["k2", "k3", "k4", "k5", "k6", "k7", "k8", "k8det"]
+    bad = copy.deepcopy(QUICK)
+    bad["latent_class"]["test_states"] = {"min": 1, "max": 9}
+    with pytest.raises(HiddenbnError, match="test_states: 9 hidden states is not regular"):
+        kz.check_config(bad)
+    bad = copy.deepcopy(QUICK)
+    bad["hierarchical"]["spec"] = "3(2,2)"
+    with pytest.raises(HiddenbnError, match="is not a regular HLC model"):
+        kz.check_config(bad)
+
+
+@pytest.fixture(scope="module")
+def quick_results():
+    seed = 20020101
+    lc = pd.concat([kz.lc_experiment(g, QUICK, seed, points=2)
+                    for g in kz.lc_generators(QUICK)], ignore_index=True)
+    hlc = pd.concat([kz.hlc_experiment(n, QUICK, seed, points=2)
+                     for n in QUICK["hierarchical"]["sample_sizes"]], ignore_index=True)
+    return lc, hlc
+
+
+def test_quick_content(quick_results):
+    lc, hlc = quick_results
+    tests = QUICK["latent_class"]["test_states"]
+    selections = kz.lc_selections(lc, list(kz.SCORE_KEYS))
+    assert (lc.kl_bits >= 0).all() and (hlc.kl_bits >= 0).all()
+    assert selections.states.between(tests["min"], tests["max"]).all()
+    for frame in (selections, hlc):
+        means = frame.groupby(["score", "cases"]).kl_bits.mean().unstack("cases")
+        assert (means.diff(axis=1).iloc[:, 1:] < 0).all().all(), means
+    # de never exceeds ds, and the scores order as their penalties say
+    assert (lc.de <= lc.ds).all()
+    np.testing.assert_allclose(lc["BIC+"] - lc["BIC"], (lc.ds - lc.de) / 2 * np.log(lc.cases))
+    np.testing.assert_allclose(lc["CS+"] - lc["CS"], (lc.ds - lc.de) / 2 * np.log(lc.cases))
+    for cards in hlc.cardinalities:
+        network = _with(parse_spec(QUICK["hierarchical"]["spec"]),
+                        [int(c) for c in cards.split(",")])
+        assert kz.is_regular_hlc(network)
+
+
+def test_quick_report_writes_every_output(quick_results, tmp_path):
+    lc, hlc = quick_results
+    printed = pd.read_csv(REPO / "workflow/resources/kocka_zhang2002/paper_table2.csv")
+    kz.write_outputs(lc, hlc, printed, QUICK, tmp_path)
+    text = (tmp_path / "comparison.md").read_text()
+    assert "## Verdicts" in text and "paired t-test" in text
+    for name in ("figure4", "figure4_supplementary", "figure5"):
+        assert (tmp_path / "figures" / f"{name}.png").stat().st_size > 0
+    table = pd.read_csv(tmp_path / "tables" / "table2.csv")
+    assert list(table.cases) == QUICK["hierarchical"]["sample_sizes"]

@@ -1,0 +1,17 @@
+"""Hill-climb the HLC cardinalities with every score at one sample size of paper 002 (thin
+wrapper)."""
+
+import sys
+
+import numba
+
+from hiddenbn.experiments.kocka_zhang2002 import hlc_experiment
+from hiddenbn.files import atomic_output
+
+numba.set_num_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
+with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821
+    params = snakemake.params  # noqa: F821
+    table = hlc_experiment(int(snakemake.wildcards.cases), params.section, params.seed,  # noqa: F821
+                           params.points)
+    with atomic_output(snakemake.output[0]) as temporary:  # noqa: F821
+        table.to_csv(temporary, index=False)

@@ -1,0 +1,16 @@
+"""Fit every test LC model on every data set of one LC generator of paper 002 (thin wrapper)."""
+
+import sys
+
+import numba
+
+from hiddenbn.experiments.kocka_zhang2002 import lc_experiment
+from hiddenbn.files import atomic_output
+
+numba.set_num_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
+with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821
+    params = snakemake.params  # noqa: F821
+    table = lc_experiment(snakemake.wildcards.generator, params.section, params.seed,  # noqa: F821
+                          params.points)
+    with atomic_output(snakemake.output[0]) as temporary:  # noqa: F821
+        table.to_csv(temporary, index=False)
