@@ -88,3 +88,32 @@ def test_quick_run_is_identical_with_one_and_two_cores(tmp_path):
     assert "## Table 1" in comparison and "## The paper's claims" in comparison
     for figure in quick["figures"]:
         assert Path(f"chickering_heckerman1996/figures/{figure}.png") in outputs[1]
+    check_paper_003_tables(outputs[1], quick)
+
+
+def check_paper_003_tables(outputs, section):
+    """Content, not just presence: every fit scored, values in range, Table 1 complete."""
+    def table(name):
+        return pd.read_csv(io.BytesIO(outputs[Path("chickering_heckerman1996/tables") / name]))
+
+    fits = table("fits.csv")
+    expected = sum(e["test_states"]["max"] - e["test_states"]["min"] + 1
+                   for e in section["experiments"].values()) * section["replicates"]
+    assert len(fits) == expected
+    for column in ("log_likelihood", "cs", "mled", "draper", "bic", "cs_de", "em_seconds"):
+        assert fits[column].notna().all(), column
+    assert (fits.laplace.isna() == ~fits.laplace_positive_definite).all()
+    features = fits.experiment.map(
+        lambda e: section["models"][section["experiments"][e]["model"]]["features"])
+    assert (fits.d == fits.hidden_states - 1 + fits.hidden_states * features).all()
+    assert (fits.cs >= fits.mled).all() and (fits.log_likelihood < 0).all()
+    assert fits.iterations.between(1, section["em"]["max_iterations"]).all()
+    table1 = table("table1.csv")
+    assert list(table1.experiment) == list(section["experiments"])
+    spread = max(e["test_states"]["max"] - e["test_states"]["min"]
+                 for e in section["experiments"].values())
+    for score in ("cs", "mled", "draper", "bic"):
+        assert table1[f"{score}_mean"].abs().max() <= spread
+    reality = table("reality_check.csv")
+    assert len(reality) == section["reality_check"]["repetitions"]
+    assert reality.log_marginal_dag.notna().all() and reality.delta_m.notna().all()
