@@ -10,7 +10,7 @@ import sys
 import warnings
 
 import hiddenbn
-from hiddenbn import dimension, ebnc, interaction_report, seeding
+from hiddenbn import dimension, ebnc, ebnc_fit, interaction_report, seeding
 from hiddenbn.data import read_csv, write_csv, write_rows_csv
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.evidence import exact_log_evidence
@@ -31,6 +31,8 @@ examples:
   hiddenbn fit data.csv --model 3:2,2,2,2 --seed 1
   hiddenbn select data.csv --family lc --states 1..8 --json
   hiddenbn evidence data.csv --model 3:2,2,2,2 --method mc --runs 8
+  hiddenbn ebnc fit data.csv --target Y --embedded embedded.yaml
+  hiddenbn ebnc select data.csv --target Y --score bic
 
 A SPEC is a latent class shorthand (k:r1,...,rn), a tree shorthand for hierarchical latent
 class models (a hidden node's state count followed by its children in parentheses), or a YAML
@@ -113,6 +115,19 @@ def command_dim(args) -> None:
     rng = seeding.rng(args.seed, "ebnc", args.ebnc)  # the Jacobian check's random points
     report = ebnc.ebnc_report(network, args.ebnc, rng, args.points)
     print(json.dumps(report, indent=1) if args.json else ebnc.format_report(report))
+
+
+def command_ebnc_fit(args) -> None:
+    report = ebnc_fit.fit_report(parse_spec(args.embedded), args.target, read_csv(args.data),
+                                 args.prior_sd)
+    print(json.dumps(report, indent=1))
+
+
+def command_ebnc_select(args) -> None:
+    inputs = args.inputs.split(",") if args.inputs else None
+    report = ebnc_fit.select_report(read_csv(args.data), args.target, inputs, args.score,
+                                    args.prior_sd, args.max_parents)
+    print(json.dumps(report, indent=1))
 
 
 def command_fit(args) -> None:
@@ -291,6 +306,43 @@ def build_parser() -> argparse.ArgumentParser:
     evidence.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     evidence.add_argument("--json", action="store_true", help="print JSON")
     evidence.set_defaults(run=command_evidence)
+
+    ebnc_command = commands.add_parser(
+        "ebnc", help="fit or select embedded Bayesian-network classifiers (JSON)",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Embedded Bayesian-network classifiers (Heckerman & Meek 1997): 'fit' "
+                    "fits the EBNC of --target in an embedded network to complete DATA and "
+                    "prints Laplace (Eq. 8, normal prior on phi), BIC (Eq. 9) and phi; "
+                    "'select' searches embedded networks and inputs for --target.")
+    ebnc_commands = ebnc_command.add_subparsers(dest="ebnc_command", required=True,
+                                                metavar="ACTION")
+    ebnc_fit_parser = ebnc_commands.add_parser(
+        "fit", help="fit and score the EBNC of an embedded network",
+        description="Fit the EBNC of --target in --embedded (ML and MAP of its non-redundant "
+                    "parameters phi) and print JSON: d, Laplace, BIC, log-likelihoods, phi.")
+    ebnc_fit_parser.add_argument("--embedded", metavar="SPEC", required=True,
+                                 help="the embedded network: a YAML/JSON file of observed "
+                                 "discrete nodes whose names are columns of DATA")
+    ebnc_fit_parser.set_defaults(run=command_ebnc_fit)
+    ebnc_select_parser = ebnc_commands.add_parser(
+        "select", help="select an embedded network and inputs by Laplace or BIC",
+        description="Greedy search over embedded networks on --target and the inputs (add, "
+                    "delete or reverse an arc); prints JSON: the selected inputs, network, "
+                    "scores and features.")
+    ebnc_select_parser.add_argument("--inputs", metavar="X1,X2,...", help="candidate input "
+                                    "columns (default: every other column)")
+    ebnc_select_parser.add_argument("--score", choices=list(ebnc_fit.SCORES),
+                                    default="laplace", help="selection score (default laplace)")
+    ebnc_select_parser.add_argument("--max-parents", type=_positive_int, default=3,
+                                    help="largest parent set in the search (default 3)")
+    ebnc_select_parser.set_defaults(run=command_ebnc_select)
+    for action in (ebnc_fit_parser, ebnc_select_parser):
+        action.add_argument("data", metavar="DATA", help="CSV of integer states with a header "
+                            "of variable names; an optional 'count' column holds pattern counts")
+        action.add_argument("--target", metavar="Y", required=True, help="the class column")
+        action.add_argument("--prior-sd", type=_positive_float,
+                            default=ebnc_fit.DEFAULT_PRIOR_SD, help="s.d. of the normal prior "
+                            f"on every phi (default {ebnc_fit.DEFAULT_PRIOR_SD})")
     return parser
 
 

@@ -404,3 +404,56 @@ def select_embedded_network(data: Dataset, target: str, inputs, score: str = "la
         parents, best = candidates[index], evaluate(candidates[index])
         steps += 1
     return Selection(parents, best, best.value(score), steps, cache)
+
+
+# --- JSON-ready reports (the command line) ----------------------------------------------------
+def _phi_table(phi: np.ndarray, features) -> dict:
+    """``{feature: [phi for classes 2..r_Y]}``."""
+    return {name: [float(v) for v in row] for name, row in zip(features, phi)}
+
+
+def fit_report(network: Network, target: str, data: Dataset,
+               prior_sd: float = DEFAULT_PRIOR_SD) -> dict:
+    """The EBNC of ``target`` in ``network`` fitted to ``data``: Laplace, BIC and ``phi``.
+
+    Keys: ``target``, ``inputs`` (the Markov blanket), ``n_cases``, ``d``, ``basis_size``,
+    ``laplace``, ``bic``, ``log_likelihood_ml``, ``log_likelihood_map``, ``prior_sd``,
+    ``ml_converged`` (False when the classes are separated: the ML phi is infinite),
+    ``phi_map`` and ``phi_ml`` (feature -> values for classes 2..r_Y).
+    """
+    if target not in network.names:
+        raise HiddenbnError(f"--target {target!r} is not a node of the embedded network; its "
+                            f"nodes are {', '.join(network.names)}")
+    score = score_ebnc(network, target, data, prior_sd)
+    return {
+        "target": target, "inputs": list(score.inputs), "n_cases": data.n_cases,
+        "d": score.d, "basis_size": score.basis_size, "laplace": score.laplace,
+        "bic": score.bic, "log_likelihood_ml": score.ml_fit.log_likelihood,
+        "log_likelihood_map": score.map_fit.log_likelihood, "prior_sd": prior_sd,
+        "ml_converged": score.ml_fit.converged,
+        "phi_map": _phi_table(score.map_fit.phi, score.features),
+        "phi_ml": _phi_table(score.ml_fit.phi, score.features),
+    }
+
+
+def select_report(data: Dataset, target: str, inputs=None, score: str = "laplace",
+                  prior_sd: float = DEFAULT_PRIOR_SD, max_parents: int = 3) -> dict:
+    """Model and feature selection for ``target`` (default inputs: every other column).
+
+    Keys: ``target``, ``score``, ``selected_inputs``, ``embedded_network`` (node -> parents),
+    ``value`` (the selected model's score), ``laplace``, ``bic``, ``d``, ``features``,
+    ``steps`` and ``models_scored``.
+    """
+    if target not in data.names:
+        raise DataError(f"--target {target!r} is not a column of the data; columns are "
+                        f"{', '.join(data.names)}")
+    inputs = [name for name in data.names if name != target] if inputs is None else inputs
+    selection = select_embedded_network(data, target, inputs, score, prior_sd, max_parents)
+    return {
+        "target": target, "score": score, "selected_inputs": list(selection.inputs),
+        "embedded_network": {node: list(parents) for node, parents in selection.parents.items()},
+        "value": selection.value, "laplace": selection.score.laplace,
+        "bic": selection.score.bic, "d": selection.score.d,
+        "features": list(selection.score.features), "steps": selection.steps,
+        "models_scored": len(selection.visited),
+    }
