@@ -170,3 +170,19 @@ def test_quick_report_writes_every_output(quick_results, tmp_path):
         assert (tmp_path / "figures" / f"{name}.png").stat().st_size > 0
     table = pd.read_csv(tmp_path / "tables" / "table2.csv")
     assert list(table.cases) == QUICK["hierarchical"]["sample_sizes"]
+
+
+def test_deterministic_claim_compares_where_the_plus_scores_start_to_win():
+    rows = []
+    for generator, wins_from in (("k8", 3000), ("k8det", 1000)):
+        for cases in (1000, 3000):
+            for score in kz.SCORE_KEYS:
+                plus = score.endswith("+")
+                kl = 1.0 if (plus and cases >= wins_from) else 2.0 if plus else 1.5
+                rows.append({"generator": generator, "parametrisation": 1, "cases": cases,
+                             "score": score, "states": 2, "kl_bits": kl})
+    selections = pd.DataFrame(rows)
+    claim, verdict, evidence = kz.deterministic_claim(selections, "k8", "k8det")
+    assert verdict == "supported" and "8:2,2,2,2 3000" in evidence
+    claim, verdict, evidence = kz.deterministic_claim(selections, "k8det", "k8")
+    assert verdict == "not supported"
