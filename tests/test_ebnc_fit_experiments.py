@@ -79,7 +79,7 @@ def test_findings_name_the_learner_with_the_lowest_loss():
     selections = pd.DataFrame([
         {"case": case, "n": n, "replicate": 0, "score": score, "inputs": "X1",
          "inputs_recovered": score == "laplace", "network_recovered": np.nan, "d": 2,
-         "true_d": 4, "held_out_regret": 0.0 if score == "laplace" else 0.1,
+         "true_d": 4, "search_missed_truth": False, "held_out_regret": 0.0 if score == "laplace" else 0.1,
          "spearman_score_vs_held_out": 0.9 if score == "laplace" else 0.1, "models_scored": 9}
         for case in hm.STUDY_CASES for n in (50, 100) for score in ("laplace", "bic")])
     text = hm.study_findings(pd.DataFrame(rows), selections)
