@@ -314,6 +314,20 @@ def table2(fits: pd.DataFrame, printed: pd.DataFrame, experiment: str,
 
 
 # --- comparison with the paper ---------------------------------------------------------------
+def _decline_beyond_maximum(cell: pd.DataFrame, score: str) -> float:
+    """Mean drop of ``score`` per added hidden state from its maximum to the largest test model,
+    over the data sets (how flat the curve stays to the right, paper 003 Sec. 4)."""
+    drops = []
+    for _, curve in cell.dropna(subset=[score]).groupby("replicate"):
+        curve = curve.sort_values("hidden_states")
+        best = curve[score].idxmax()
+        last = curve.index[-1]
+        steps = curve.hidden_states[last] - curve.hidden_states[best]
+        if steps > 0:
+            drops.append((curve[score][best] - curve[score][last]) / steps)
+    return float(np.mean(drops)) if drops else float("nan")
+
+
 def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None,
            experiments: dict, models: dict) -> list[tuple[str, str, str]]:
     """The paper's claims, each with our verdict and the evidence behind it, from our results."""
@@ -358,6 +372,7 @@ def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None
             cell = fits[fits.experiment == name]
             chosen = {s: sorted(selected_states(cell, s).tolist()) for s in ("laplace", "draper", "cs")}
             near = {s: sum(v >= 0.75 * c for v in chosen[s]) for s in chosen}
+            decline = {s: _decline_beyond_maximum(cell, s) for s in chosen}
             out.append((
                 f"c = {c}: two peaks, a broad one around c/2 = {c // 2} and a sharp one around "
                 f"c = {c}; the first dominates for Laplace and Draper, the second for CS.",
@@ -365,7 +380,9 @@ def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None
                 and near["laplace"] <= len(chosen["laplace"]) / 2 else "not supported",
                 "states selected per data set: " + "; ".join(
                     f"{LABELS[s]} {chosen[s]} ({near[s]} at or above 3c/4 = {0.75 * c:g})"
-                    for s in chosen) + "."))
+                    for s in chosen) + "; mean fall per added state beyond each curve's "
+                "maximum: " + ", ".join(f"{LABELS[s]} {decline[s]:.1f} nats" for s in chosen)
+                + "."))
     if reality is not None and len(reality):
         mean, sd = reality.delta_m.mean(), reality.delta_m.std(ddof=1)
         out.append((
