@@ -12,8 +12,9 @@ from hiddenbn.errors import DataError, HiddenbnError
 from hiddenbn.evidence import compositions, exact_log_evidence
 from hiddenbn.models import latent_class, random_parameters
 from hiddenbn.sampling import sample_dataset
-from hiddenbn.scores import bd_log_marginal, complete_data_counts, exact_log_marginal_likelihood
+from hiddenbn.scores import bd_log_marginal, complete_data_counts
 from hiddenbn.spec import parse_spec
+from reference import exact_log_marginal_likelihood
 
 W_STRUCTURE = {"nodes": {
     "A": {"states": 2}, "B": {"states": 2}, "H": {"states": 3, "hidden": True},

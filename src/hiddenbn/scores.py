@@ -15,8 +15,9 @@ Sec. 2.4), computed elsewhere and passed in.
 * :func:`laplace` -- Eq. 8 with the exact negative Hessian ``A`` of
   ``g = log p(D|theta) + log p(theta)`` in the free parameters (:func:`negative_hessian`) and
   the Dirichlet log density in the same coordinates (:func:`dirichlet_log_density`).
-* :func:`exact_log_marginal_likelihood` -- Eq. 4 summed exactly over every completion of the
-  hidden values, for tiny data sets (the yardstick of the tests).
+
+The exact marginal likelihood itself (Eq. 4 summed over every completion of the hidden values)
+is :func:`hiddenbn.evidence.exact_log_evidence`.
 
 Free parameters are the CPT entries without the last entry of each row, node by node, row by
 row (:func:`hiddenbn.models.free_parameters`).
@@ -24,7 +25,6 @@ row (:func:`hiddenbn.models.free_parameters`).
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,8 +41,6 @@ from hiddenbn.models import Network, check_parameters
 HESSIAN_CHUNK_CELLS = 1 << 24
 #: Largest number of free parameters for which :func:`score_fit` builds the dense Hessian.
 LAPLACE_MAX_DIMENSION = 8000
-#: Largest number of completions :func:`exact_log_marginal_likelihood` sums over.
-MAX_COMPLETIONS = 1 << 21
 
 
 # --- Dirichlet prior and complete data -------------------------------------------------------
@@ -339,54 +337,3 @@ def score_fit(fit, data: Dataset, effective_dimension: int | None = None,
         result["laplace"] = approximation.value
         result["laplace_positive_definite"] = approximation.positive_definite
     return result
-
-
-# --- the exact marginal likelihood of tiny data sets ----------------------------------------
-def _compositions(total: int, parts: int) -> np.ndarray:
-    """Every way to write ``total`` as an ordered sum of ``parts`` non-negative integers."""
-    rows = []
-    for bars in itertools.combinations(range(total + parts - 1), parts - 1):
-        edges = (-1, *bars, total + parts - 1)
-        rows.append([edges[t + 1] - edges[t] - 1 for t in range(parts)])
-    return np.array(rows, dtype=np.int64).reshape(-1, parts)
-
-
-def exact_log_marginal_likelihood(network: Network, data: Dataset, alpha: float) -> float:
-    """``log p(D | S)`` summed over every completion of the hidden values (paper 003 Eq. 4).
-
-    Each completion is a complete data set scored exactly by Eq. 5; completions are grouped by
-    how many of the ``c_p`` cases of pattern ``p`` get hidden configuration ``h`` (a
-    multinomial number of orderings). Feasible only for tiny data sets: raises
-    :class:`~hiddenbn.errors.HiddenbnError` beyond :data:`MAX_COMPLETIONS` groups.
-    """
-    data = data.for_network(network)
-    configurations = hidden_configurations(network)
-    uniform = [None if network.is_deterministic(i) else
-               np.full((network.n_parent_configurations(i), network.cardinalities[i]),
-                       1.0 / network.cardinalities[i]) for i in range(network.n_nodes)]
-    sizes = [network.n_parent_configurations(i) * network.cardinalities[i]
-             for i in range(network.n_nodes)]
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    statistics = np.zeros((1, offsets[-1]))
-    log_orderings = np.zeros(1)
-    for rows, indices, weights, _ in posterior_chunks(network, uniform, data.patterns):
-        for p in range(weights.shape[0]):
-            possible = np.flatnonzero(weights[p] > 0)
-            count = int(data.counts[rows][p])
-            splits = _compositions(count, possible.size)
-            if statistics.shape[0] * splits.shape[0] > MAX_COMPLETIONS:
-                raise HiddenbnError("too many completions for the exact marginal likelihood; "
-                                    "use a smaller data set")
-            contribution = np.zeros((splits.shape[0], offsets[-1]))
-            for i, index in enumerate(indices):
-                np.add.at(contribution.T, offsets[i] + index[p, possible], splits.T)
-            statistics = (statistics[:, None, :] + contribution[None]).reshape(-1, offsets[-1])
-            multinomial = gammaln(count + 1) - gammaln(splits + 1).sum(axis=1)
-            log_orderings = (log_orderings[:, None] + multinomial[None]).ravel()
-    scores = log_orderings.copy()
-    for i in range(network.n_nodes):
-        if network.is_deterministic(i):
-            continue
-        scores += _bd_node_term(statistics[:, offsets[i]:offsets[i + 1]].reshape(
-            -1, network.n_parent_configurations(i), network.cardinalities[i]), alpha)
-    return float(logsumexp(scores))
