@@ -6,19 +6,10 @@ networks (the Markov chain given Y and naive Bayes, n binary inputs), after a JI
 report gives the best of three times and the ratio Sec. 4 / Sec. 6.
 """
 
-import time
 
+from benchmarks import best_time
 from hiddenbn import ebnc
 from hiddenbn.experiments.heckerman_meek1997 import markov_chain_network, naive_bayes_network
-
-
-def best_time(function, repeats=3):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def run():

@@ -10,20 +10,12 @@ import time
 
 import numpy as np
 
+from benchmarks import best_time
 from hiddenbn.em import run_em
 from hiddenbn.interaction import noisy_max_model
 from hiddenbn.models import random_parameters
 from hiddenbn.noisy_max import _em_kernel, _case_arrays, stacked_tables
 from hiddenbn.sampling import sample_dataset
-
-
-def best_time(function, repeats=3):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def run():

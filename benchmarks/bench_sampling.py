@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 
+from benchmarks import best_time
 from hiddenbn.models import latent_class, random_parameters
 from hiddenbn.sampling import _flatten, _forward_sample_kernel, forward_sample
 
@@ -23,15 +24,6 @@ def numpy_forward_sample(network, cpts, n_cases, rng):
         u = rng.random(n_cases)
         values[:, i] = np.minimum((u[:, None] >= cdf[row]).sum(axis=1), cpts[i].shape[1] - 1)
     return values[:, network.observed_indices]
-
-
-def best_time(function, repeats=3):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def run():
