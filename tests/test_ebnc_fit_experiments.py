@@ -73,13 +73,15 @@ def test_findings_name_the_learner_with_the_lowest_loss():
     for case in hm.STUDY_CASES:
         for n in (50, 100):
             for learner in ("truth",) + hm.LEARNERS:
-                loss = {"truth": 0.1, "true_structure": 0.2, "naive_bayes": 0.3}.get(learner, 0.5)
+                loss = {"truth": 0.1, "true_structure": 0.2, "naive_bayes": 0.3,
+                        "ebnc_laplace": 0.4}.get(learner, 0.5)
                 rows.append({"case": case, "n": n, "replicate": 0, "learner": learner,
                              "log_loss": loss, "accuracy": 0.8})
     selections = pd.DataFrame([
         {"case": case, "n": n, "replicate": 0, "score": score, "inputs": "X1",
          "inputs_recovered": score == "laplace", "network_recovered": np.nan, "d": 2,
-         "true_d": 4, "search_missed_truth": False, "held_out_regret": 0.0 if score == "laplace" else 0.1,
+         "true_d": 4, "search_missed_truth": False,
+         "held_out_regret": 0.0 if score == "laplace" else 0.1,
          "spearman_score_vs_held_out": 0.9 if score == "laplace" else 0.1, "models_scored": 9}
         for case in hm.STUDY_CASES for n in (50, 100) for score in ("laplace", "bic")])
     text = hm.study_findings(pd.DataFrame(rows), selections)
@@ -87,3 +89,5 @@ def test_findings_name_the_learner_with_the_lowest_loss():
     assert "Laplace 0.90, BIC 0.10" in text
     assert "Laplace's choice is better in 100% of data sets, BIC's in 0%" in text
     assert "in 0% of 6 data sets" in text
+    assert text.count("than the full table at 2, than naive Bayes at 0 and than logistic "
+                      "regression at 2 of 2 training sizes") == 3

@@ -1,4 +1,4 @@
-"""Learning EBNCs from complete data: fitting ``phi``, Laplace and BIC, selection (paper 001 Sec. 5).
+"""Learning EBNCs from complete data: ``phi``, Laplace, BIC and selection (paper 001 Sec. 5).
 
 By Sec. 6 an EBNC is a softmax regression on the indicator features of its non-redundant basis
 (:func:`hiddenbn.ebnc.ebnc_basis`): ``lambda_k(x) = sum_f phi_{f,k} f(x)`` and ``p(y | x)`` by
