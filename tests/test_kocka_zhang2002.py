@@ -186,3 +186,11 @@ def test_deterministic_claim_compares_where_the_plus_scores_start_to_win():
     assert verdict == "supported" and "8:2,2,2,2 3000" in evidence
     claim, verdict, evidence = kz.deterministic_claim(selections, "k8det", "k8")
     assert verdict == "not supported"
+
+
+def test_tie_generator_is_the_first_generator_whose_test_model_saturates_de():
+    de = {1: 4, 2: 9, 3: 13, 4: 15, 5: 15, 6: 15}
+    models = pd.DataFrame({"states": list(de), "de": list(de.values())})
+    assert kz.tie_generator(models, [2, 3, 4, 5]) == "k4"
+    assert kz.tie_generator(models, [2, 3]) is None  # no generator at the saturation point
+    assert kz.tie_generator(models[models.states <= 4], [2, 3, 4]) is None  # nothing to tie
