@@ -47,12 +47,14 @@ def test_same_ebnc_compares_spans():
 def test_reduced_study_runs_every_case_and_writes_findings(tmp_path):
     learner_files, selection_files = [], []
     for case in hm.STUDY_CASES:
-        learners, selections = tmp_path / f"{case}_l.csv", tmp_path / f"{case}_s.csv"
-        hm.run_study_case(case, SECTION, 7, learners, selections)
-        learner_files.append(learners)
-        selection_files.append(selections)
+        for size in SECTION["training_sizes"]:
+            learners, selections = (tmp_path / f"{case}{size}_l.csv",
+                                    tmp_path / f"{case}{size}_s.csv")
+            hm.run_study_case(case, size, SECTION, 7, learners, selections)
+            learner_files.append(learners)
+            selection_files.append(selections)
         frame = pd.read_csv(learners)
-        assert len(frame) == 2 * (len(hm.LEARNERS) + 1)
+        assert len(frame) == len(hm.LEARNERS) + 1
         assert np.isfinite(frame.log_loss).all() and frame.accuracy.between(0, 1).all()
         chosen = pd.read_csv(selections)
         assert set(chosen.score) == {"laplace", "bic"}

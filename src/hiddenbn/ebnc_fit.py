@@ -26,8 +26,9 @@ The trivial EBNC (a full table for ``Y`` given its inputs) is scored exactly by 
 its nodes' local scores (Theorem 2: the likelihood and the Hessian factor by node).
 
 Model and feature selection (end of Sec. 5): :func:`select_embedded_network` hill-climbs over
-embedded networks on ``Y`` and the candidate inputs (add, delete or reverse one arc); the inputs
-of the selected EBNC (the Markov blanket of ``Y``) are the selected features.
+embedded networks on ``Y`` and the candidate inputs (add, delete or reverse one arc, from the
+empty and from the naive-Bayes network); the inputs of the selected EBNC (the Markov blanket of
+``Y``) are the selected features.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from dataclasses import dataclass, field
 from itertools import permutations
 
 import numpy as np
-from scipy.special import logsumexp
 
 from hiddenbn import ebnc
 from hiddenbn.data import Dataset
@@ -81,7 +81,9 @@ def _class_probabilities(phi: np.ndarray, design: np.ndarray) -> np.ndarray:
 def log_likelihood(phi, data: ClassData) -> float:
     """``sum_cases log p(y | x, phi)`` (the ``L_i`` of paper 001 Eq. 8, in logs)."""
     logits = np.hstack([np.zeros((data.design.shape[0], 1)), data.design @ phi])
-    picked = logits[np.arange(logits.shape[0]), data.targets] - logsumexp(logits, axis=1)
+    top = logits.max(axis=1)  # numpy log-sum-exp: scipy's costs a millisecond a call
+    normalizer = top + np.log(np.exp(logits - top[:, None]).sum(axis=1))
+    picked = logits[np.arange(logits.shape[0]), data.targets] - normalizer
     return float(data.counts @ picked)
 
 
@@ -199,10 +201,11 @@ def class_data(basis: ebnc.EbncBasis, data: Dataset) -> ClassData:
                      restricted.counts.astype(float), basis.classifier.n_classes)
 
 
-def ebnc_model_dimension(network: Network, target, rng=None) -> int:
+def ebnc_model_dimension(network: Network, target, rng=None, basis=None) -> int:
     """The dimension ``d`` of the EBNC: the basis size for a binary class (Theorem 1), else the
-    Jacobian rank of :func:`hiddenbn.ebnc.ebnc_dimensions` (the basis may overstate it)."""
-    basis = ebnc.ebnc_basis(network, target)
+    Jacobian rank of :func:`hiddenbn.ebnc.ebnc_dimensions` (the basis may overstate it).
+    ``basis`` is :func:`hiddenbn.ebnc.ebnc_basis` of the same EBNC, if already built."""
+    basis = ebnc.ebnc_basis(network, target) if basis is None else basis
     if basis.classifier.n_classes == 2:
         return basis.dimension
     return ebnc.ebnc_dimensions(network, target, rng).d
@@ -235,7 +238,7 @@ def score_ebnc(network: Network, target, data: Dataset, prior_sd: float = DEFAUL
     rows = class_data(basis, data)
     if rows.n_cases <= 0:
         raise DataError("the data set has no cases; an EBNC needs at least one")
-    d = ebnc_model_dimension(network, target) if dimension is None else dimension
+    d = ebnc_model_dimension(network, target, basis=basis) if dimension is None else dimension
     map_fit = fit_phi(rows, prior_sd)
     ml_fit = fit_phi(rows, None)
     approximation = laplace(map_fit.log_likelihood, map_fit.log_prior, map_fit.negative_hessian)
@@ -355,11 +358,14 @@ def select_embedded_network(data: Dataset, target: str, inputs, score: str = "la
                             cache: dict | None = None) -> Selection:
     """Greedy search over embedded networks on ``target`` and ``inputs`` (paper 001 Sec. 5).
 
-    Starts from the empty network (no input used) and applies the best single-arc addition,
-    deletion or reversal (acyclic, at most ``max_parents`` parents) while ``score`` improves.
-    Networks with the same families of ``target`` and its children define the same EBNC and are
-    scored once (``cache``, shared between calls on the same data, maps that key to the network
-    and its :class:`EbncScore`). The selected features are the inputs of the final EBNC.
+    Two ascents, one from the empty network (no input used) and one from the naive-Bayes
+    network on every input (``target`` a parent of each, within ``max_parents``: children with
+    more parents than that are impossible, so it always is), each applying the best single-arc
+    addition, deletion or reversal (acyclic, at most ``max_parents`` parents) while ``score``
+    improves; the better end point is selected. Networks with the same families of ``target``
+    and its children define the same EBNC and are scored once (``cache``, shared between calls
+    on the same data, maps that key to the network and its :class:`EbncScore`). The selected
+    features are the inputs of the final EBNC.
     """
     if score not in SCORES:
         raise HiddenbnError(f"unknown EBNC score {score!r}; use one of {', '.join(SCORES)}")
@@ -380,30 +386,40 @@ def select_embedded_network(data: Dataset, target: str, inputs, score: str = "la
             cache[key] = (network, score_ebnc(network, target, data, prior_sd))
         return cache[key][1]
 
-    parents = {name: () for name in names}
-    best = evaluate(parents)
-    steps = 0
-    while True:
-        candidates = []
-        for a, b in permutations(names, 2):
-            if a in parents[b]:
-                deleted = dict(parents, **{b: tuple(p for p in parents[b] if p != a)})
-                candidates.append(deleted)
-                if len(parents[a]) < max_parents:
-                    reversed_ = dict(deleted, **{a: parents[a] + (b,)})
-                    if _is_acyclic(reversed_):
-                        candidates.append(reversed_)
-            elif b not in parents[a] and len(parents[b]) < max_parents:
-                added = dict(parents, **{b: parents[b] + (a,)})
-                if _is_acyclic(added):
-                    candidates.append(added)
-        scored = [(evaluate(c).value(score), i) for i, c in enumerate(candidates)]
-        value, index = max(scored, default=(-np.inf, -1))
-        if not value > best.value(score) + 1e-9:
-            break
-        parents, best = candidates[index], evaluate(candidates[index])
-        steps += 1
-    return Selection(parents, best, best.value(score), steps, cache)
+    def ascend(parents):
+        best, steps = evaluate(parents), 0
+        while True:
+            candidates = _neighbours(parents, names, max_parents)
+            scored = [(evaluate(c).value(score), i) for i, c in enumerate(candidates)]
+            value, index = max(scored, default=(-np.inf, -1))
+            if not value > best.value(score) + 1e-9:
+                return parents, best, steps
+            parents, best = candidates[index], evaluate(candidates[index])
+            steps += 1
+
+    empty = {name: () for name in names}
+    naive_bayes = dict(empty, **{name: (target,) for name in inputs})
+    ends = [ascend(start) for start in (empty, naive_bayes)]
+    parents, best, _ = max(ends, key=lambda end: end[1].value(score))
+    return Selection(parents, best, best.value(score), sum(end[2] for end in ends), cache)
+
+
+def _neighbours(parents: dict, names, max_parents: int) -> list[dict]:
+    """Every acyclic network one arc addition, deletion or reversal away."""
+    candidates = []
+    for a, b in permutations(names, 2):
+        if a in parents[b]:
+            deleted = dict(parents, **{b: tuple(p for p in parents[b] if p != a)})
+            candidates.append(deleted)
+            if len(parents[a]) < max_parents:
+                reversed_ = dict(deleted, **{a: parents[a] + (b,)})
+                if _is_acyclic(reversed_):
+                    candidates.append(reversed_)
+        elif b not in parents[a] and len(parents[b]) < max_parents:
+            added = dict(parents, **{b: parents[b] + (a,)})
+            if _is_acyclic(added):
+                candidates.append(added)
+    return candidates
 
 
 # --- JSON-ready reports (the command line) ----------------------------------------------------

@@ -102,8 +102,14 @@ HM97_STUDY_CASES = hm97.STUDY_CASES
 
 
 def hm97_study_seed(wildcards):
-    """Seed of one case of the paper 001 learning study."""
+    """Seed of one case of the paper 001 learning study (shared by its training sizes)."""
     return job_seed("heckerman_meek1997", "study", wildcards.case)
+
+
+def hm97_study_files(kind):
+    """The per-(case, training size) outputs of the learning study: learners or selections."""
+    return [f"{HM97_DIR}/study/{case}_n{size}_{kind}.csv"
+            for case in HM97_STUDY_CASES for size in HM97["training_sizes"]]
 
 
 def heckerman_meek1997_outputs():

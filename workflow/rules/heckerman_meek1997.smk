@@ -29,19 +29,21 @@ rule hm97_figure1:
         "../scripts/hm97_figure1.py"
 
 
-# The learning study paper 001 asks for (issue 8): one batched job per case (every training
-# size and replicate), then tables, learning curves and findings.md.
+# The learning study paper 001 asks for (issue 8): one batched job per case and training size
+# (every replicate), then tables, learning curves and findings.md.
 rule hm97_study_case:
     output:
-        learners=f"{HM97_DIR}/study/{{case}}_learners.csv",
-        selections=f"{HM97_DIR}/study/{{case}}_selections.csv",
+        learners=f"{HM97_DIR}/study/{{case}}_n{{size}}_learners.csv",
+        selections=f"{HM97_DIR}/study/{{case}}_n{{size}}_selections.csv",
     params:
         section=HM97,
+        size=lambda wildcards: int(wildcards.size),
         seed=hm97_study_seed,
     wildcard_constraints:
         case="|".join(HM97_STUDY_CASES),
+        size=r"\d+",
     log:
-        f"{LOGS}/heckerman_meek1997/study_{{case}}.log",
+        f"{LOGS}/heckerman_meek1997/study_{{case}}_n{{size}}.log",
     conda:
         "../envs/hiddenbn.yaml"
     script:
@@ -50,8 +52,8 @@ rule hm97_study_case:
 
 rule hm97_study_summary:
     input:
-        learners=expand(f"{HM97_DIR}/study/{{case}}_learners.csv", case=HM97_STUDY_CASES),
-        selections=expand(f"{HM97_DIR}/study/{{case}}_selections.csv", case=HM97_STUDY_CASES),
+        learners=hm97_study_files("learners"),
+        selections=hm97_study_files("selections"),
     output:
         curves=f"{HM97_DIR}/tables/study_learning_curves.csv",
         selection=f"{HM97_DIR}/tables/study_selection.csv",

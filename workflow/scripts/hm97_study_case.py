@@ -1,4 +1,4 @@
-"""Paper 001 learning study: every training size and replicate of one case (a thin wrapper)."""
+"""Paper 001 learning study: every replicate of one case and training size (a thin wrapper)."""
 
 import sys
 
@@ -8,6 +8,7 @@ with open(snakemake.log[0], "w") as log:  # noqa: F821 (provided by Snakemake)
     sys.stderr = log
     run_study_case(
         snakemake.wildcards.case,  # noqa: F821
+        snakemake.params.size,  # noqa: F821
         snakemake.params.section,  # noqa: F821
         snakemake.params.seed,  # noqa: F821
         snakemake.output.learners,  # noqa: F821
