@@ -351,12 +351,14 @@ def test_db_of_a_non_latent_class_model_is_a_clear_error():
 
 
 def test_too_large_models_give_the_size_and_an_alternative():
+    # 10^12 observed states, and no block of variables small enough to certify de = ds
+    wide = parse_spec("3:" + ",".join(["100"] * 6))
     with pytest.raises(HiddenbnError, match=r"observed x .* hidden configurations.*db"):
-        dim.effective_dimension(parse_spec("3:" + ",".join(["2"] * 40)))
+        dim.effective_dimension(wide)
     with pytest.raises(HiddenbnError, match=r"free parameters.*GiB"):
         dim.effective_dimension(parse_spec("600:" + ",".join(["2"] * 14)))
     with pytest.raises(HiddenbnError, match=r"db = \d+ is an upper bound"):
-        dim.dimension_report(parse_spec("3:" + ",".join(["2"] * 40)))
+        dim.dimension_report(wide)
 
 
 def test_huge_irregular_latent_class_model_is_ranked_through_its_regular_equivalent():
@@ -393,6 +395,7 @@ def test_unclear_gap_is_reported_loudly(monkeypatch):
 def test_block_certificate_agrees_with_the_direct_rank_when_it_applies():
     assert dim.latent_class_blocks([2] * 8, 2**4) == [[0, 1, 2, 3], [4, 5, 6, 7]]
     assert dim.latent_class_blocks([3, 3, 2, 2, 2], 2**4) == [[0, 1], [2, 3, 4]]
+    assert dim.latent_class_blocks([2, 100], 2**4) is None
     identifiable = latent_class(2, [2] * 8)
     certified = dim.latent_class_block_certificate(identifiable, points=2, max_block_states=2**4)
     assert certified == dim.effective_dimension(identifiable, points=2) == 17

@@ -25,6 +25,6 @@ def test_dim_text_names_every_dimension_and_the_regular_equivalent(capsys):
 
 
 def test_dim_of_a_huge_model_exits_2_with_size_and_alternative(capsys):
-    assert main(["dim", "3:" + ",".join(["2"] * 40)]) == 2
+    assert main(["dim", "3:" + ",".join(["100"] * 6)]) == 2
     err = capsys.readouterr().err
     assert "observed x" in err and "db = " in err and err.count("\n") == 1

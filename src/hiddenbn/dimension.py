@@ -336,10 +336,13 @@ def _direct_rank(network: Network, regular, points: int, seed: int):
 MAX_BLOCK_STATES = 2**13
 
 
-def latent_class_blocks(observed_states, max_block_states: int = MAX_BLOCK_STATES) -> list:
+def latent_class_blocks(observed_states, max_block_states: int = MAX_BLOCK_STATES):
     """Split the observed variables into as few consecutive, nearly equal blocks as keep each
-    block's joint state space within ``max_block_states``."""
+    block's joint state space within ``max_block_states`` (``None`` if one variable alone
+    exceeds it)."""
     log_states = np.log2(np.asarray(observed_states, dtype=float))
+    if log_states.max() > math.log2(max_block_states):
+        return None
     blocks = 1
     while True:
         bounds = np.linspace(0, len(log_states), blocks + 1).round().astype(int)
@@ -361,13 +364,19 @@ def latent_class_block_certificate(network: Network, points: int = 5, seed: int 
     generic point), ``M (x, y) = 0`` gives ``A_g x + B_g y_g = 0`` for every g, hence ``x = 0``
     and every ``y_g = 0``: ``M`` has full column rank ``ds``, and ``ds >= de >= ds``.
 
-    Returns ``ds`` when every block has full rank, ``None`` when one does not (inconclusive:
-    ``db`` remains an upper bound).
+    Returns ``ds`` when every block has full rank, ``None`` when one does not or cannot be
+    ranked (inconclusive: ``db`` remains an upper bound).
     """
     hidden_states, observed_states = latent_class_shape(network)
-    for block in latent_class_blocks(observed_states, max_block_states):
+    blocks = latent_class_blocks(observed_states, max_block_states)
+    if blocks is None:
+        return None
+    for block in blocks:
         sub_model = latent_class(hidden_states, [observed_states[j] for j in block])
-        if effective_dimension(sub_model, points, seed) < sub_model.standard_dimension:
+        try:
+            if effective_dimension(sub_model, points, seed) < sub_model.standard_dimension:
+                return None
+        except HiddenbnError:
             return None
     return network.standard_dimension
 
