@@ -204,6 +204,12 @@ def _add_em_options(parser):
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
+def _subcommand(commands, name: str, help: str, **settings):
+    """A subcommand that shows the command-line examples under its own --help."""
+    return commands.add_parser(name, help=help, epilog=EXAMPLES,
+                               formatter_class=argparse.RawDescriptionHelpFormatter, **settings)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hiddenbn", description="Model selection in Bayesian networks with hidden variables.",
@@ -211,9 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"hiddenbn {hiddenbn.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    sample = commands.add_parser(
-        "sample", help="sample data from a model", epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    sample = _subcommand(
+        commands, "sample", "sample data from a model",
         description="Forward-sample cases from a model and write the observed variables as CSV. "
                     "Without --params the CPTs are drawn from Dirichlet(--alpha); parameters and "
                     "data use separate streams derived from --seed.")
@@ -227,17 +232,15 @@ def build_parser() -> argparse.ArgumentParser:
     sample.add_argument("-o", "--output", metavar="FILE", help="output CSV (default: stdout)")
     sample.set_defaults(run=command_sample)
 
-    params = commands.add_parser(
-        "params", help="draw random parameters for a model", epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    params = _subcommand(
+        commands, "params", "draw random parameters for a model",
         description="Draw every CPT row from Dirichlet(--alpha) and write them as JSON.")
     _add_parameter_options(params)
     params.add_argument("-o", "--output", metavar="FILE", help="output JSON (default: stdout)")
     params.set_defaults(run=command_params)
 
-    dim = commands.add_parser(
-        "dim", help="dimension of a model", epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    dim = _subcommand(
+        commands, "dim", "dimension of a model",
         description="The standard dimension ds, effective dimension de (exact Jacobian rank "
                     "over a prime field and SVD rank with its singular-value gap, Geiger et al. "
                     "1996), the complete dimension dc and, for latent class models, the "
@@ -258,9 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
     dim.add_argument("--seed", type=_seed, default=0, help="random seed of the points (default 0)")
     dim.set_defaults(run=command_dim)
 
-    fit = commands.add_parser(
-        "fit", help="fit a model by EM and score it", epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    fit = _subcommand(
+        commands, "fit", "fit a model by EM and score it",
         description="Fit the MAP parameters of --model to DATA by EM with the restart schedule "
                     "of Chickering & Heckerman (1996) and print them with the log-likelihood, "
                     "convergence and every score: BIC, BIC+, Draper, MLED, CS, CS+ and Laplace.")
@@ -269,9 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "such as '3(2,2,2)', or a YAML/JSON file; its observed nodes name columns")
     fit.set_defaults(run=command_fit)
 
-    select = commands.add_parser(
-        "select", help="choose the number of hidden states by every score", epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    select = _subcommand(
+        commands, "select", "choose the number of hidden states by every score",
         description="Fit a latent class model (a hidden root with every column as a child) for "
                     "each number of hidden states and print every score per model and the "
                     "number of states each score selects.")
@@ -282,9 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "1..8 or a list such as 2,3,5 (default 1..8)")
     select.set_defaults(run=command_select)
 
-    evidence = commands.add_parser(
-        "evidence", help="marginal likelihood log p(D | S), exact or Monte Carlo",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    evidence = _subcommand(
+        commands, "evidence", "marginal likelihood log p(D | S), exact or Monte Carlo",
         description="The marginal likelihood of DATA under --model with a symmetric Dirichlet "
                     "prior: 'exact' sums the complete-data Bayesian-Dirichlet score over every "
                     "completion of the hidden values (small data only); 'mc' estimates it by "
@@ -307,9 +307,8 @@ def build_parser() -> argparse.ArgumentParser:
     evidence.add_argument("--json", action="store_true", help="print JSON")
     evidence.set_defaults(run=command_evidence)
 
-    ebnc_command = commands.add_parser(
-        "ebnc", help="fit or select embedded Bayesian-network classifiers (JSON)",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    ebnc_command = _subcommand(
+        commands, "ebnc", "fit or select embedded Bayesian-network classifiers (JSON)",
         description="Embedded Bayesian-network classifiers (Heckerman & Meek 1997): 'fit' "
                     "fits the EBNC of --target in an embedded network to complete DATA and "
                     "prints Laplace (Eq. 8, normal prior on phi), BIC (Eq. 9) and phi; "
