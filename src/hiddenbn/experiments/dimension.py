@@ -151,7 +151,8 @@ def _verdict(ours, printed, reason=""):
 
 
 W_REASON = ("the W structure implies A indep. (B, D) and B indep. (A, C), which leaves at most "
-            "2 + (4 x 3 - 4) = 10 free parameters for any |H|; the printed value exceeds that")
+            "2 + (4 x 3 - 4) = 10 free parameters for any number of states of H; the printed value "
+            "exceeds that")
 GAUSSIAN_W_REASON = ("the W structure forces cov(A,B) = cov(A,D) = cov(B,C) = 0, leaving at most "
                      "4 means + 4 variances + 3 covariances = 11; the printed value exceeds that")
 
@@ -179,7 +180,7 @@ def w_structure_table(hidden_states: range, points: int, seed: int) -> pd.DataFr
     for k in hidden_states:
         report = dimension_report(w_structure(k), points, seed)
         printed = PRINTED_W.get(k)
-        rows.append({"|H|": k, "ds": report["ds"], "de": report["de"], "paper": printed,
+        rows.append({"states of H": k, "ds": report["ds"], "de": report["de"], "paper": printed,
                      "verdict": _verdict(report["de"], printed, W_REASON),
                      "svd gap (decades)": _rounded(report["gap"])})
     return pd.DataFrame(rows)

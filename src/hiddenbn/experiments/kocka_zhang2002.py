@@ -385,7 +385,7 @@ def lc_claims(selections: pd.DataFrame, main: str, tie: str | None) -> list:
     order = states["BIC+"] >= states["CS+"] >= max(states["BIC"], states["CS"])
     out.append(("LC: BIC+ selects more states than CS+, which selects more than BIC and CS",
                 "supported" if order else "not supported",
-                f"{_generator_title(main)}, mean selected |X| over all N: " +
+                f"{_generator_title(main)}, mean selected number of hidden states over all N: " +
                 ", ".join(f"{s} {v:.2f}" for s, v in states.items())))
     if tie is not None:
         chosen = selections[selections.generator == tie]
@@ -399,7 +399,7 @@ def lc_claims(selections: pd.DataFrame, main: str, tie: str | None) -> list:
                     f"{_generator_title(tie)}: share of selections above the true "
                     f"{true_states} states " +
                     ", ".join(f"{s} {v:.0%}" for s, v in above.items()) +
-                    "; sd of the selected |X| " +
+                    "; sd of the selected number of hidden states " +
                     ", ".join(f"{s} {v:.2f}" for s, v in spread.items())))
     out.append(_plus_scores_agree(subset))
     return out
