@@ -37,6 +37,7 @@ import numpy as np
 
 from hiddenbn import jacobian as jac
 from hiddenbn.errors import HiddenbnError
+from hiddenbn.inference import is_latent_class
 from hiddenbn.models import Network, latent_class
 from hiddenbn.rank import CLEAR_GAP_DECADES, modular_rank, numerical_rank, singular_values
 
@@ -113,15 +114,6 @@ def jacobian_rank(network: Network, points: int = 5, seed: int = 0,
 
 
 # --- latent class models (paper 002 Sec. 3) -------------------------------------------------
-def is_latent_class(network: Network) -> bool:
-    """True for an LC model: one hidden discrete root whose children are all observed nodes."""
-    if network.kind != "discrete" or any(network.functions) or len(network.hidden_indices) != 1:
-        return False
-    h = int(network.hidden_indices[0])
-    return not network.parents[h] and all(network.parents[i] == (h,)
-                                          for i in network.observed_indices)
-
-
 def latent_class_shape(network: Network) -> tuple[int, tuple[int, ...]]:
     """``(|X|, (|O_1|, ..., |O_n|))`` of an LC model; a clear error for any other network."""
     if not is_latent_class(network):
