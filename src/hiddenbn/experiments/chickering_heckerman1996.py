@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from hiddenbn import seeding
 from hiddenbn.data import Dataset, read_csv, write_csv
+from hiddenbn.dimension import dimension_report
 from hiddenbn.em import fit, make_engine
 from hiddenbn.errors import HiddenbnError
+from hiddenbn.files import atomic_output
 from hiddenbn.models import latent_class, load_parameters, random_parameters
 from hiddenbn.sampling import sample_dataset
 from hiddenbn.scores import (bd_log_marginal, bic, cheeseman_stutz, complete_log_likelihood,
@@ -450,8 +453,6 @@ def comparison_markdown(fits, table, printed_table1, timing, reality, experiment
 def dimensions_of_test_models(features: int, states, points: int, seed: int) -> pd.DataFrame:
     """``ds`` and ``de`` of every test model ``c:2,...,2``, with how ``de`` was found; ``de`` is
     left empty, with the reason, where the dimension engine cannot establish it."""
-    from hiddenbn.dimension import dimension_report
-
     rows = []
     for c in states:
         network = latent_class(c, [2] * features)
@@ -477,10 +478,6 @@ def write_outputs(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: l
                   comparison_path) -> None:
     """``comparison.md`` and, beside it, ``tables/`` (Tables 1-2 and every fit as CSV) and
     ``figures/`` (Figures 1-3 for one data set, and mean ± s.d. over data sets)."""
-    from pathlib import Path
-
-    from hiddenbn.files import atomic_output
-
     outdir = Path(comparison_path).parent
     (outdir / "tables").mkdir(parents=True, exist_ok=True)
     experiments, models = section["experiments"], section["models"]
