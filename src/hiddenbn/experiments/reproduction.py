@@ -1,0 +1,230 @@
+"""``REPRODUCTION.md``: every per-paper comparison in one document, with a verdict per check.
+
+Each paper's report function writes, beside its ``comparison.md``, a ``verdicts.csv`` with one
+row per printed number or claim it checks (:data:`COLUMNS`), judged in the shared vocabulary
+:data:`VERDICTS` (:func:`compared`, :func:`claim_rows`, :func:`write_verdicts`).
+:func:`write_reproduction` reads those files and the comparison documents of every paper the
+config runs and assembles one Markdown document: a summary table, the known disagreements with
+their explanations, then each paper's verdicts and its comparison in full. Nothing here
+computes a result: every number in the document comes from the files it reads.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from hiddenbn.errors import HiddenbnError
+from hiddenbn.files import atomic_output
+
+#: Columns of a ``verdicts.csv``: where in the paper, what is checked, the paper's value (empty
+#: for a claim), ours (a number or the evidence), the verdict, and why it disagrees where known.
+COLUMNS = ("where", "item", "paper", "ours", "verdict", "explanation")
+#: The verdicts, in the order of the summary table's columns.
+VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not checked")
+#: Verdicts listed among the known disagreements.
+DISAGREEMENTS = ("not reproduced", "partly reproduced")
+#: The words of the per-paper claim tables (``| claim | verdict | evidence |``) as verdicts.
+CLAIM_VERDICTS = {"supported": "reproduced", "partly supported": "partly reproduced",
+                  "not supported": "not reproduced"}
+
+#: Paper key -> (authors and year, title). ``gold_standard`` is this project's own study.
+PAPERS = {
+    "000": ("Geiger, Heckerman & Meek (1996)",
+            "Asymptotic Model Selection for Directed Networks with Hidden Variables"),
+    "001": ("Heckerman & Meek (1997)", "Embedded Bayesian Network Classifiers"),
+    "002": ("Kočka & Zhang (2002)", "Dimension Correction for Hierarchical Latent Class Models"),
+    "003": ("Chickering & Heckerman (1996)",
+            "Efficient Approximations for the Marginal Likelihood of Incomplete Data Given a "
+            "Bayesian Network"),
+    "004": ("Meek & Heckerman (1997)",
+            "Structure and Parameter Learning for Causal Independence and Causal Interaction "
+            "Models"),
+    "gold_standard": ("Gold standard for the marginal likelihood",
+                      "exact and sequential Monte-Carlo values against every approximation "
+                      "(beyond the papers)"),
+}
+
+
+def report_category(paper: str) -> str:
+    """The Snakemake report category of ``paper``'s figures and tables (no colon: the report
+    turns categories into reStructuredText link targets)."""
+    authors, _ = _paper(paper)
+    return authors if paper == "gold_standard" else f"Paper {paper} {authors}"
+
+
+def _paper(key: str) -> tuple[str, str]:
+    if key not in PAPERS:
+        raise HiddenbnError(f"unknown paper {key!r}; use one of {', '.join(PAPERS)}")
+    return PAPERS[key]
+
+
+# --- writing verdicts (called by each paper's report function) --------------------------------
+def verdict_row(where: str, item: str, paper, ours, verdict: str, explanation: str = "") -> dict:
+    """One row of a ``verdicts.csv``; ``verdict`` must be one of :data:`VERDICTS`."""
+    if verdict not in VERDICTS:
+        raise HiddenbnError(f"verdict {verdict!r} of {item!r}: use one of {', '.join(VERDICTS)}")
+    return dict(zip(COLUMNS, (where, item, _text(paper), _text(ours), verdict, explanation)))
+
+
+def compared(where: str, item: str, paper, ours, explanation: str = "") -> dict:
+    """A printed value beside ours: reproduced when they are equal, else not reproduced with
+    ``explanation`` (why they differ, where that is known)."""
+    same = _text(paper) == _text(ours)
+    return verdict_row(where, item, paper, ours, "reproduced" if same else "not reproduced",
+                       "" if same else explanation)
+
+
+def claim_rows(where: str, claims) -> list[dict]:
+    """Rows from the ``(claim, verdict, evidence)`` triples of a comparison's claim table; the
+    evidence is our side, the paper's side is the claim itself."""
+    return [verdict_row(where, claim, "", evidence, CLAIM_VERDICTS[verdict])
+            for claim, verdict, evidence in claims]
+
+
+def write_verdicts(rows: list[dict], path) -> None:
+    """Write ``rows`` (from :func:`verdict_row`) as ``path``, a CSV with :data:`COLUMNS`."""
+    with atomic_output(path) as temporary:
+        pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(temporary, index=False)
+
+
+def _text(value) -> str:
+    """A cell as text: integers without a trailing ``.0``, missing values empty."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def read_verdicts(path) -> pd.DataFrame:
+    """A ``verdicts.csv`` as text columns; one clear error if it is not one."""
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if tuple(frame.columns) != COLUMNS:
+        raise HiddenbnError(f"{path}: expected the columns {', '.join(COLUMNS)}, found "
+                            f"{', '.join(frame.columns)}; rerun the rule that writes it")
+    unknown = sorted(set(frame.verdict) - set(VERDICTS))
+    if unknown:
+        raise HiddenbnError(f"{path}: unknown verdict {unknown[0]!r}; use one of "
+                            f"{', '.join(VERDICTS)}")
+    return frame
+
+
+# --- assembling REPRODUCTION.md ----------------------------------------------------------------
+def _cell(value: str) -> str:
+    """Markdown table cell: '|' would split the column, a newline the row."""
+    return str(value).replace("|", "\\|").replace("\n", " ") or "—"
+
+
+def _table(frame: pd.DataFrame) -> str:
+    lines = ["| " + " | ".join(frame.columns) + " |", "|" + "---|" * frame.shape[1]]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |"
+              for row in frame.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def _link(path, base: Path) -> str:
+    relative = Path(os.path.relpath(path, base)).as_posix()
+    return f"[`{relative}`]({relative})"
+
+
+def _embedded(path, base: Path, depth: int) -> list[str]:
+    """A comparison document with its headings moved ``depth`` levels down, and a line saying
+    where it comes from (its file names are relative to its own folder)."""
+    lines, fenced = [], False
+    for line in Path(path).read_text().splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        lines.append("#" * depth + line if line.startswith("#") and not fenced else line)
+    source = (f"*From {_link(path, base)}; file names in it are relative to its folder.*")
+    if lines and lines[0].startswith("#"):
+        return [lines[0], "", source, *lines[1:]]
+    return [source, "", *lines]
+
+
+def _check_sections(sections) -> None:
+    for section in sections:
+        _paper(section["paper"])
+        for path in [*section["documents"], *section["verdicts"]]:
+            if not Path(path).is_file():
+                raise HiddenbnError(f"{path}: missing; run the rule that makes it before "
+                                    "assembling REPRODUCTION.md")
+
+
+def reproduction_markdown(sections: list[dict], base) -> str:
+    """The text of ``REPRODUCTION.md``.
+
+    Parameters
+    ----------
+    sections : list of dict
+        One per paper, in the order of the document: ``paper`` (a key of :data:`PAPERS`),
+        ``documents`` (its comparison or findings files, embedded in full) and ``verdicts``
+        (its ``verdicts.csv`` files).
+    base : path
+        The folder of ``REPRODUCTION.md``: links are relative to it.
+
+    Returns
+    -------
+    str
+        Markdown: summary table, known disagreements, then each paper's verdicts and
+        comparisons.
+    """
+    _check_sections(sections)
+    base = Path(base)
+    verdicts = {s["paper"]: pd.concat([read_verdicts(p) for p in s["verdicts"]],
+                                      ignore_index=True) if s["verdicts"]
+                else pd.DataFrame(columns=list(COLUMNS)) for s in sections}
+    summary = []
+    for section in sections:
+        rows = verdicts[section["paper"]]
+        where = ", ".join(dict.fromkeys(rows["where"])) or "no printed numbers (findings only)"
+        summary.append({"paper": f"{section['paper']} {_paper(section['paper'])[0]}",
+                        "what was compared": where,
+                        **{v: str(int((rows.verdict == v).sum())) for v in VERDICTS},
+                        "full comparison": "<br>".join(_link(p, base)
+                                                       for p in section["documents"])})
+    lines = ["# Reproduction of the five papers: every comparison in one document", "",
+             "Generated by `hiddenbn.experiments.reproduction` from the files this run wrote "
+             "(the config in force): each paper's `verdicts.csv` (one row per printed number or "
+             "claim checked, with the paper's value, ours and a verdict) and its comparison, "
+             "which is reproduced in full below. Verdicts: "
+             + ", ".join(f"*{v}*" for v in VERDICTS) + ". Structures and settings the papers "
+             "do not give are reconstructed as FIGURES.md describes and flagged in the "
+             "comparisons.", "", "## Summary", "", _table(pd.DataFrame(summary)), ""]
+    known = pd.concat([verdicts[s["paper"]].assign(paper_key=s["paper"]) for s in sections],
+                      ignore_index=True)
+    known = known[known.verdict.isin(DISAGREEMENTS)]
+    lines += ["## Known disagreements", ""]
+    if known.empty:
+        lines += ["None: every check is reproduced or marked not checked.", ""]
+    else:
+        lines += [f"Every check whose verdict is *{DISAGREEMENTS[0]}* or *{DISAGREEMENTS[1]}*, "
+                  "with the explanation its comparison gives (none recorded: see the evidence "
+                  "under *ours* and the paper's comparison below).", "",
+                  _table(pd.DataFrame({
+                      "paper": known.paper_key, "where": known["where"], "item": known["item"],
+                      "paper's value": known["paper"], "ours": known["ours"],
+                      "verdict": known.verdict,
+                      "explanation": known.explanation.replace("", "none recorded")})), ""]
+    for section in sections:
+        authors, title = _paper(section["paper"])
+        heading = (authors if section["paper"] == "gold_standard"
+                   else f"Paper {section['paper']}: {authors}")
+        lines += [f"## {heading}", "", f"*{title}*", "", "### Verdicts", ""]
+        rows = verdicts[section["paper"]]
+        lines += [_table(rows.rename(columns={"paper": "paper's value"})) if len(rows)
+                  else "No printed number or claim is checked here; the findings below go "
+                       "beyond the paper.", ""]
+        for document in section["documents"]:
+            lines += [*_embedded(document, base, 2), ""]
+    return "\n".join(lines)
+
+
+def write_reproduction(sections: list[dict], path) -> None:
+    """Write ``REPRODUCTION.md`` at ``path`` (see :func:`reproduction_markdown`)."""
+    path = Path(path)
+    text = reproduction_markdown(sections, path.parent)
+    with atomic_output(path) as temporary:
+        Path(temporary).write_text(text)
