@@ -225,18 +225,22 @@ def _latent_class_kernel(patterns, counts, log_weights, log_table, offsets, n_bl
 
 
 def latent_class_design(patterns, cardinalities):
-    """Indicators ``Z[p, (j, s)] = [x_pj = s]`` of every non-last state ``s < r_j - 1``.
+    """Indicators ``Z[p, (j, s)] = [x_pj = s]`` of every non-last state ``s < r_j - 1``, then a
+    column of ones.
 
     With it the latent class E step is two matrix products (BLAS): ``log p(x_p, h) =
-    Z[p] @ (log theta_{j,s,h} - log theta_{j,last,h}) + log p(h) + sum_j log theta_{j,last,h}``
-    and ``E(N_{j,s,h}) = Z^T @ (counts * posterior)``. Worth it when the states are few
-    (:func:`prefers_design`); the numba gather kernel wins for many states.
+    Z[p] @ C`` where the rows of ``C`` are ``log theta_{j,s,h} - log theta_{j,last,h}`` and,
+    against the ones column, ``log p(h) + sum_j log theta_{j,last,h}``; and ``Z^T @ (counts *
+    posterior)`` gives ``E(N_{j,s,h})`` and, in its last row, ``E(N_h)``. Worth it when the
+    states are few (:func:`prefers_design`); the numba gather kernel wins for many states.
     """
     cards = np.asarray(cardinalities, dtype=np.int64)
     free = cards - 1
     variable = np.repeat(np.arange(cards.size), free)
     state = np.arange(free.sum()) - state_offsets(free)[variable]
-    return (patterns[:, variable] == state).astype(np.float64)
+    design = np.ones((patterns.shape[0], free.sum() + 1))
+    design[:, :-1] = patterns[:, variable] == state
+    return design
 
 
 def prefers_design(n_patterns: int, cardinalities) -> bool:
@@ -247,14 +251,38 @@ def prefers_design(n_patterns: int, cardinalities) -> bool:
 
 
 @numba.njit(cache=True, parallel=True, fastmath=_FASTMATH)
-def _weigh_posterior(log_joint, counts, n_blocks):
-    """In place: row p of ``log_joint`` becomes ``counts_p p(h | x_p)``; per-block log-likelihood."""
-    m = log_joint.shape[0]
+def _subtract_row_maxima(log_joint, n_blocks):
+    """In place: each row of ``log_joint`` minus its maximum, which is returned."""
+    m, k = log_joint.shape
+    top = np.empty(m)
+    block_size = (m + n_blocks - 1) // n_blocks
+    for b in numba.prange(n_blocks):
+        for p in range(b * block_size, min(m, (b + 1) * block_size)):
+            row_max = log_joint[p, 0]
+            for h in range(1, k):
+                row_max = max(row_max, log_joint[p, h])
+            top[p] = row_max
+            for h in range(k):
+                log_joint[p, h] -= row_max
+    return top
+
+
+@numba.njit(cache=True, parallel=True, fastmath=_FASTMATH)
+def _normalise_rows(joint, counts, top, n_blocks):
+    """In place: row p of ``joint`` (``p(x_p, h) / max_h p(x_p, h)``) becomes
+    ``counts_p p(h | x_p)``; returns the per-block sums of ``counts_p log p(x_p)``."""
+    m, k = joint.shape
     log_likelihood = np.zeros(n_blocks)
     block_size = (m + n_blocks - 1) // n_blocks
     for b in numba.prange(n_blocks):
         for p in range(b * block_size, min(m, (b + 1) * block_size)):
-            log_likelihood[b] += _weigh_row(log_joint[p], counts[p])
+            total = 0.0
+            for h in range(k):
+                total += joint[p, h]
+            scale = counts[p] / total
+            for h in range(k):
+                joint[p, h] *= scale
+            log_likelihood[b] += counts[p] * (top[p] + np.log(total))
     return log_likelihood
 
 
@@ -263,13 +291,19 @@ def _statistics_by_design(design, counts, weights, table, offsets, cards):
     free_rows = np.delete(np.arange(table.shape[0]), last)
     log_table = np.log(table)
     variable = np.repeat(np.arange(cards.size), cards - 1)
-    contrast = log_table[free_rows] - log_table[last][variable]
-    log_joint = design @ contrast + (np.log(weights) + log_table[last].sum(axis=0))
+    coefficients = np.empty((free_rows.size + 1, table.shape[1]))
+    coefficients[:-1] = log_table[free_rows] - log_table[last][variable]
+    coefficients[-1] = np.log(weights) + log_table[last].sum(axis=0)
+    log_joint = design @ coefficients
     blocks = max(1, min(LATENT_CLASS_BLOCKS, design.shape[0]))
     with _threads_for(log_joint.size * cards.size):
-        log_likelihood = _weigh_posterior(log_joint, np.asarray(counts, dtype=np.float64), blocks)
-    class_counts = log_joint.sum(axis=0)
-    free_counts = design.T @ log_joint
+        top = _subtract_row_maxima(log_joint, blocks)
+        # NumPy's exp is vectorised (SIMD); numba's scalar exp costs several times more here
+        np.exp(log_joint, out=log_joint)
+        log_likelihood = _normalise_rows(log_joint, np.asarray(counts, dtype=np.float64), top,
+                                         blocks)
+    expected = design.T @ log_joint
+    class_counts, free_counts = expected[-1], expected[:-1]
     table_counts = np.empty_like(table)
     table_counts[free_rows] = free_counts
     # every observed variable has at least two states, so each has a free row; the difference
