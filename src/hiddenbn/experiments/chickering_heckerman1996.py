@@ -26,6 +26,7 @@ from hiddenbn.data import Dataset, read_csv, write_csv
 from hiddenbn.dimension import dimension_report
 from hiddenbn.em import fit, make_engine
 from hiddenbn.errors import HiddenbnError
+from hiddenbn.experiments.reproduction import claim_rows, write_verdicts
 from hiddenbn.files import atomic_output
 from hiddenbn.models import latent_class, load_parameters, random_parameters
 from hiddenbn.sampling import sample_dataset
@@ -404,9 +405,10 @@ def _markdown_table(frame: pd.DataFrame) -> str:
     return "\n".join([header, rule, *body])
 
 
-def comparison_markdown(fits, table, printed_table1, timing, reality, experiments, models,
+def comparison_markdown(fits, table, printed_table1, timing, claim_list,
                         dimensions_note: str) -> str:
-    """``comparison.md``: every number beside the paper's, and a verdict per claim."""
+    """``comparison.md``: every number beside the paper's, and a verdict per claim
+    (``claim_list`` from :func:`claims`)."""
     lines = ["# Chickering & Heckerman (1996): our results beside the paper's", "",
              "Every number below is computed by this pipeline from the config in force; the "
              "paper's printed values come from `workflow/resources/chickering_heckerman1996/`. "
@@ -444,8 +446,7 @@ def comparison_markdown(fits, table, printed_table1, timing, reality, experiment
                 shown[column] = shown[column].map(lambda v: f"{v:.3g}")
         lines += [_markdown_table(shown.fillna("—")), ""]
     lines += ["## The paper's claims", "", "| claim | verdict | evidence |", "|---|---|---|"]
-    lines += [f"| {c} | {v} | {e} |" for c, v, e in
-              claims(fits, table, reality, experiments, models)]
+    lines += [f"| {c} | {v} | {e} |" for c, v, e in claim_list]
     return "\n".join(lines) + "\n"
 
 
@@ -476,8 +477,9 @@ def read_effective_dimensions(path) -> dict:
 def write_outputs(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: list,
                   printed_table1: pd.DataFrame, printed_table2: pd.DataFrame, section: dict,
                   comparison_path) -> None:
-    """``comparison.md`` and, beside it, ``tables/`` (Tables 1-2 and every fit as CSV) and
-    ``figures/`` (Figures 1-3 for one data set, and mean ± s.d. over data sets)."""
+    """``comparison.md`` and, beside it, ``verdicts.csv`` (its claims, for REPRODUCTION.md),
+    ``tables/`` (Tables 1-2 and every fit as CSV) and ``figures/`` (Figures 1-3 for one data
+    set, and mean ± s.d. over data sets)."""
     outdir = Path(comparison_path).parent
     (outdir / "tables").mkdir(parents=True, exist_ok=True)
     experiments, models = section["experiments"], section["models"]
@@ -507,7 +509,8 @@ def write_outputs(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: l
     dimensions_note = ("CS (d = de) uses the effective dimension from the dimension engine. "
                        + (f"Not available for every test model: {missing[0]}" if missing
                           else "It was computed for every test model."))
-    text = comparison_markdown(fits, table, printed_table1, timing, reality, experiments,
-                               models, dimensions_note)
+    claim_list = claims(fits, table, reality, experiments, models)
+    write_verdicts(claim_rows("Secs. 4-5", claim_list), outdir / "verdicts.csv")
+    text = comparison_markdown(fits, table, printed_table1, timing, claim_list, dimensions_note)
     with atomic_output(comparison_path) as temporary:
         Path(temporary).write_text(text)
