@@ -35,6 +35,7 @@ from hiddenbn.data import Dataset
 from hiddenbn.dimension import effective_dimension, is_regular_hlc, regular_hidden_states
 from hiddenbn.em import fit
 from hiddenbn.errors import HiddenbnError
+from hiddenbn.experiments.reproduction import claim_rows, write_verdicts
 from hiddenbn.files import atomic_output
 from hiddenbn.models import Network, latent_class, observed_distribution, random_parameters
 from hiddenbn.sampling import sample_dataset
@@ -515,7 +516,8 @@ def _markdown(frame: pd.DataFrame) -> str:
 
 def write_outputs(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd.DataFrame,
                   section: dict, outdir) -> None:
-    """Tables, figures and ``comparison.md`` of paper 002's experiments under ``outdir``."""
+    """Tables, figures, ``comparison.md`` and its claims as ``verdicts.csv`` (for
+    REPRODUCTION.md) of paper 002's experiments under ``outdir``."""
     outdir = Path(outdir)
     scores = list(SCORE_KEYS)
     lc = section["latent_class"]
@@ -542,10 +544,13 @@ def write_outputs(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: p
     tie = tie_generator(lc_models, lc["hidden_states"])
     true_cards = ",".join(str(c) for c in hidden_cardinalities(
         parse_spec(section["hierarchical"]["spec"])))
-    claims = lc_claims(selections, main, tie)
+    lc_verdicts = lc_claims(selections, main, tie)
     if deterministic:
-        claims.append(deterministic_claim(selections, main, deterministic[0]))
-    claims += hlc_claims(hlc_results, table, scores, true_cards)
+        lc_verdicts.append(deterministic_claim(selections, main, deterministic[0]))
+    hlc_verdicts = hlc_claims(hlc_results, table, scores, true_cards)
+    claims = lc_verdicts + hlc_verdicts
+    write_verdicts(claim_rows("Sec. 5 (Figures 4-5)", lc_verdicts)
+                   + claim_rows("Sec. 6 (Table 2)", hlc_verdicts), outdir / "verdicts.csv")
     main_rows = summary[summary.generator == main]
     text = [
         "# Kočka & Zhang (2002), paper 002: experiments of Secs. 5-6",
