@@ -157,14 +157,20 @@ class Network:
         return {"type": self.kind, "nodes": nodes}
 
 
-def latent_class(hidden_states: int, observed_states) -> Network:
+def latent_class(hidden_states: int, observed_states, names=None, hidden: str = "H1") -> Network:
     """The latent class model ``k:r1,...,rn`` (paper 002 Sec. 2.2, Fig. 1).
 
-    A hidden root ``H1`` with ``hidden_states`` states and observed children ``X1..Xn``; with
-    binary children it is the naive-Bayes model with a hidden root of paper 003 Sec. 3.
+    A hidden root ``hidden`` (``H1``) with ``hidden_states`` states and observed children
+    ``names`` (``X1..Xn``); with binary children it is the naive-Bayes model with a hidden root
+    of paper 003 Sec. 3. A ``hidden`` name that is also an observed name gets underscores
+    around it until it is unique.
     """
     observed_states = [int(r) for r in observed_states]
-    names = ("H1",) + tuple(f"X{j + 1}" for j in range(len(observed_states)))
+    names = (tuple(f"X{j + 1}" for j in range(len(observed_states))) if names is None
+             else tuple(names))
+    while hidden in names:
+        hidden = f"_{hidden}_"
+    names = (hidden,) + names
     return Network(
         names=names,
         cardinalities=(int(hidden_states), *observed_states),

@@ -14,7 +14,7 @@ from hiddenbn import seeding
 from hiddenbn.data import Dataset
 from hiddenbn.em import fit
 from hiddenbn.errors import DataError, HiddenbnError
-from hiddenbn.models import Network
+from hiddenbn.models import Network, latent_class
 from hiddenbn.scores import LAPLACE_MAX_DIMENSION, score_fit
 
 #: Scores reported for every model, in display order (BIC+/CS+ only when de is known).
@@ -34,8 +34,10 @@ def effective_dimension_or_reason(network: Network):
 
 
 def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.01,
-                  starts: int = 64, with_effective_dimension: bool = True, **em_options) -> dict:
-    """Fit ``network`` by EM (restart schedule, seeded by ``seed``) and compute every score.
+                  starts: int = 64, with_effective_dimension: bool = True,
+                  with_laplace: bool = True, **em_options) -> dict:
+    """Fit ``network`` by EM (restart schedule, seeded by ``seed``) and compute every score
+    (Laplace, whose exact Hessian costs the most, only ``with_laplace``).
 
     Returns ``{"fit": Fit, "scores": dict, "ds": int, "de": int or None, "note": str or None}``.
     """
@@ -43,8 +45,8 @@ def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.0
                  starts=starts, **em_options)
     de, note = (effective_dimension_or_reason(network) if with_effective_dimension
                 else (None, "effective dimension skipped: no BIC+ or CS+"))
-    return {"fit": result, "scores": score_fit(result, data, de), "ds": network.standard_dimension,
-            "de": de, "note": note}
+    return {"fit": result, "scores": score_fit(result, data, de, with_laplace),
+            "ds": network.standard_dimension, "de": de, "note": note}
 
 
 def latent_class_network(data: Dataset, hidden_states: int) -> Network:
@@ -55,13 +57,8 @@ def latent_class_network(data: Dataset, hidden_states: int) -> Network:
     """
     if not data.n_patterns:
         raise DataError("the data set has no cases")
-    hidden = "H"
-    while hidden in data.names:
-        hidden = f"_{hidden}_"
     cards = [max(2, int(data.patterns[:, j].max()) + 1) for j in range(len(data.names))]
-    return Network(names=(hidden, *data.names), cardinalities=(int(hidden_states), *cards),
-                   parents=((),) + ((0,),) * len(cards), hidden=(True,) + (False,) * len(cards),
-                   functions=(None,) * (len(cards) + 1))
+    return latent_class(hidden_states, cards, data.names, hidden="H")
 
 
 def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, starts: int = 64,

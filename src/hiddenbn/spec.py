@@ -45,7 +45,7 @@ def parse_spec(spec) -> Network:
         return spec
     if isinstance(spec, dict):
         return network_from_dict(spec)
-    if isinstance(spec, Path) or str(spec).strip().lower().endswith(_SPEC_FILE_SUFFIXES):
+    if is_spec_file(spec):
         return load_spec_file(spec)
     if not isinstance(spec, str):
         raise SpecError(f"a model spec must be a string, a path or a dict, not {type(spec).__name__}")
@@ -56,6 +56,13 @@ def parse_spec(spec) -> Network:
     if ":" in text:
         return _parse_latent_class(text)
     return parse_tree(text)
+
+
+def is_spec_file(spec) -> bool:
+    """Whether :func:`parse_spec` reads ``spec`` as a file: a path, or a name ending in
+    ``.yaml``, ``.yml`` or ``.json``."""
+    return isinstance(spec, Path) or (isinstance(spec, str)
+                                      and spec.strip().lower().endswith(_SPEC_FILE_SUFFIXES))
 
 
 def _parse_latent_class(text: str) -> Network:

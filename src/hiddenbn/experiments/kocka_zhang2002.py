@@ -199,7 +199,8 @@ def hidden_cardinalities(network: Network) -> tuple[int, ...]:
     return tuple(int(network.cardinalities[i]) for i in network.hidden_indices)
 
 
-def _with_hidden(network: Network, cardinalities) -> Network:
+def with_hidden_cardinalities(network: Network, cardinalities) -> Network:
+    """``network`` with its hidden nodes, in network order, given ``cardinalities`` states."""
     for i, states in zip(network.hidden_indices, cardinalities):
         network = network.with_cardinality(network.names[i], int(states))
     return network
@@ -220,7 +221,7 @@ def hill_climb(start: Network, evaluate, score: str) -> tuple[tuple[int, ...], l
         candidates = []
         for j in range(len(current)):
             bigger = current[:j] + (current[j] + 1,) + current[j + 1:]
-            if is_regular_hlc(_with_hidden(start, bigger)):
+            if is_regular_hlc(with_hidden_cardinalities(start, bigger)):
                 candidates.append((evaluate(bigger)[score], bigger))
         if not candidates:
             return current, path
@@ -256,7 +257,7 @@ def hlc_experiment(cases: int, section: dict, seed: int, points: int = 5) -> pd.
 
         def evaluate(cardinalities):
             if cardinalities not in fitted:
-                network = _with_hidden(start, cardinalities)
+                network = with_hidden_cardinalities(start, cardinalities)
                 de = effective_dimension(network, points, seed)
                 result = _fit(network, data, seeding.rng(seed, "em", p, cases,
                                                          *cardinalities), em)
@@ -322,31 +323,45 @@ def table2_markdown(table: pd.DataFrame, scores, printed: pd.DataFrame | None = 
 
 
 # --- figures and comparison.md ---------------------------------------------------------------
-def figure_lc(selections: pd.DataFrame, generators, scores, path, title: str) -> None:
-    """Figure 4/5 form: per generator, mean KL (bits, log scale) and mean selected |X| against
-    N, one line per score, error bars one standard error."""
+#: Figure 4's panels: the column of the selections each plots and its axis label.
+LC_PANELS = (("kl_bits", "KL(true ‖ selected) [bits]"), ("states", "selected |X|"))
+
+
+def figure_lc(selections: pd.DataFrame, generators, scores, path, title: str,
+              panel_titles: dict | None = None, panels=LC_PANELS) -> None:
+    """Figure 4/5 form: per generator, the mean of each panel's column (by default KL in bits,
+    log scale, and the selected |X|) against N, one line per score, error bars one standard
+    error. ``panel_titles`` maps a generator to its row's title (default: paper 002's
+    ``k:2,2,2,2`` names)."""
     import matplotlib.pyplot as plt
 
     from hiddenbn import plots
 
     with plots.style():
-        figure, axes = plt.subplots(len(generators), 2, figsize=(8, 3 * len(generators)),
+        figure, axes = plt.subplots(len(generators), len(panels),
+                                    figsize=(4 * len(panels), 3 * len(generators)),
                                     squeeze=False)
         for row, generator in zip(axes, generators):
             subset = selections[selections.generator == generator]
-            for column, (value, label) in enumerate((("kl_bits", "KL(true ‖ selected) [bits]"),
-                                                     ("states", "selected |X|"))):
+            for column, (value, label) in enumerate(panels):
                 summary = mean_and_error(subset, ["score", "cases"], value)
-                for colour, score in zip(plots.PALETTE, scores):
+                # scores that select alike draw one line: their markers tell them apart
+                for colour, marker, score in zip(plots.PALETTE, "osD^vPX*", scores):
                     line = summary[summary.score == score]
                     row[column].errorbar(line.cases, line["mean"], yerr=line.se, label=score,
-                                         color=colour, marker="o", capsize=2)
+                                         color=colour, marker=marker, markerfacecolor="none",
+                                         capsize=2)
                 row[column].set_xscale("log")
+                sizes = sorted(subset.cases.unique())  # label the sample sizes themselves
+                row[column].set_xticks(sizes, [f"{n:,}" for n in sizes])
+                row[column].xaxis.set_minor_locator(plt.NullLocator())
                 if value == "kl_bits":
                     row[column].set_yscale("log")
                 row[column].set_xlabel("sample size N")
                 row[column].set_ylabel(label)
-                row[column].set_title(f"generator {_generator_title(generator)}")
+                row[column].set_title("generator " + (_generator_title(generator)
+                                                      if panel_titles is None
+                                                      else panel_titles[generator]))
             row[0].legend()
         figure.suptitle(title)
         figure.tight_layout()
