@@ -1,0 +1,596 @@
+"""User-defined simulation studies: paper 002's protocol on any models, from the config.
+
+A study (one entry of the config's ``studies:`` section, issue 10) names generating models
+(any spec :func:`hiddenbn.spec.parse_spec` accepts), how their parameters are drawn (a fresh
+Dirichlet(``alpha``) draw per replicate, or a fixed parameter file), sample sizes, replicates,
+one family of candidate models, the scores that select from it (names from
+:data:`hiddenbn.selection.SCORE_NAMES`) and the metrics to report (:data:`METRICS`).
+
+Families (``family.type``):
+
+``latent_class``
+    the latent class models with ``hidden_states.min..max`` hidden states over the generator's
+    observed variables (paper 002 Sec. 5, paper 003 Sec. 3); every candidate is fitted and each
+    score selects its best, ties going to the fewest parameters;
+``hill_climb``
+    paper 002 Sec. 6: keeping an HLC structure (the generator's own, or ``structure``), each
+    score climbs from all hidden nodes binary by adding one state at a time
+    (:func:`hiddenbn.experiments.kocka_zhang2002.hill_climb`); the climbs share their fits;
+``models``
+    a named list of candidate models over the generator's observed variables.
+
+Replicate ``r`` of a generator draws its parameters from ``parameter_seed(r)`` (the same for
+every N, so the curves against N are paired as in paper 002) and its data set of N cases from
+``data_seed(N, r)``, with the streams ``hiddenbn params`` and ``hiddenbn sample`` use, so
+``hiddenbn params SPEC --seed P --alpha A`` and ``hiddenbn sample SPEC --params FILE --n N
+--seed D`` regenerate them (each job's log prints P and D). Candidates are fitted by EM with
+random restarts and scored by :func:`hiddenbn.selection.fit_and_score`; the KL of a candidate
+to the truth is exact, in bits, over the observed states
+(:func:`hiddenbn.experiments.kocka_zhang2002.kl_bits`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from hiddenbn import seeding
+from hiddenbn.dimension import is_hlc, is_regular_hlc
+from hiddenbn.errors import HiddenbnError
+from hiddenbn.experiments import kocka_zhang2002 as kz02
+from hiddenbn.experiments.dimension import markdown
+from hiddenbn.files import atomic_output
+from hiddenbn.models import (MAX_DENSE_STATES, Network, latent_class, load_parameters,
+                             observed_distribution, random_parameters)
+from hiddenbn.sampling import sample_dataset
+from hiddenbn.selection import SCORE_NAMES, effective_dimension_or_reason, fit_and_score
+from hiddenbn.spec import is_spec_file, parse_spec
+
+FAMILIES = ("latent_class", "hill_climb", "models")
+#: The keys each family takes besides ``type`` (and whether it needs them).
+FAMILY_KEYS = {"latent_class": {"hidden_states": True}, "hill_climb": {"structure": False},
+               "models": {"models": True}}
+#: ``kl``: KL(true || selected) in bits (needs the observed distribution, so a dense array over
+#: the observed states); ``selected``: which model each score selects and how often;
+#: ``time``: seconds of EM and scoring per replicate.
+METRICS = ("kl", "selected", "time")
+#: Scores that need the effective dimension.
+PLUS_SCORES = ("bic_plus", "cs_plus")
+#: EM settings of a study that gives none: MAP with paper 003's prior (1 + 0.01), paper 002's
+#: restarts and convergence threshold.
+DEFAULT_EM = {"prior_alpha": 1.01, "restarts": 8, "schedule": "halving", "tolerance": 1e-6,
+              "max_iterations": 1000}
+#: Dirichlet parameter of the generating CPT rows when a generator gives neither ``alpha`` nor
+#: ``parameters`` (the uniform Dirichlet of papers 002 and 003).
+DEFAULT_ALPHA = 1.0
+#: The figure panels: column of the selections and axis label, by metric.
+PANELS = {"kl": kz02.LC_PANELS[0], "selected": ("hidden_states", "selected hidden states")}
+
+
+# --- configuration ---------------------------------------------------------------------------
+def check_config(studies: dict, base_dir) -> dict:
+    """Check every study and return them normalised (defaults filled, file names absolute).
+
+    ``base_dir`` is the folder relative file names (spec and parameter files) are read from:
+    the pipeline passes the folder of the config file. Raises
+    :class:`~hiddenbn.errors.HiddenbnError` naming the first problem, its key and the fix.
+    """
+    return {name: check_study(name, study, base_dir) for name, study in studies.items()}
+
+
+def check_study(name: str, study: dict, base_dir) -> dict:
+    """One study of :func:`check_config`: returns a normalised copy."""
+    where = f"config studies.{name}"
+    base_dir = Path(base_dir)
+    scores = list(study["scores"])
+    for score in scores:
+        if score not in SCORE_NAMES:
+            raise HiddenbnError(f"{where}.scores: unknown score {score!r}; use any of "
+                                f"{', '.join(SCORE_NAMES)}")
+    metrics = list(study.get("metrics", METRICS))
+    for metric in metrics:
+        if metric not in METRICS:
+            raise HiddenbnError(f"{where}.metrics: unknown metric {metric!r}; use any of "
+                                f"{', '.join(METRICS)}")
+    generators = {g: _check_generator(f"{where}.generators.{g}", entry, base_dir, "kl" in metrics)
+                  for g, entry in study["generators"].items()}
+    family = _check_family(f"{where}.family", study["family"], base_dir)
+    for g, generator in generators.items():
+        _check_family_fits(f"{where}.family", family, g, parse_spec(generator["spec"]))
+    return {"description": study.get("description", ""), "generators": generators,
+            "sample_sizes": sorted(set(study["sample_sizes"])),
+            "replicates": study["replicates"], "family": family, "scores": scores,
+            "metrics": [m for m in METRICS if m in metrics],
+            "em": {**DEFAULT_EM, **study.get("em", {})}}
+
+
+def _resolve(spec, base_dir: Path):
+    """A spec with a relative file name made absolute; shorthands and mappings unchanged."""
+    if is_spec_file(spec) and not Path(spec).is_absolute():
+        return str(base_dir / spec)
+    return spec
+
+
+def _parse(where: str, spec) -> Network:
+    """The network of ``spec``, or one error naming the config key; discrete networks only."""
+    try:
+        network = parse_spec(spec)
+    except HiddenbnError as err:
+        raise HiddenbnError(f"{where}: {err}") from None
+    if network.kind != "discrete":
+        raise HiddenbnError(f"{where}: a {network.kind} network; studies sample and fit discrete "
+                            "networks (remove 'type' or write type: discrete)")
+    return network
+
+
+def _check_generator(where: str, entry: dict, base_dir: Path, with_kl: bool) -> dict:
+    spec = _resolve(entry["spec"], base_dir)
+    network = _parse(f"{where}.spec", spec)
+    if "alpha" in entry and "parameters" in entry:
+        raise HiddenbnError(f"{where}: give alpha (fresh random parameters per replicate) or "
+                            "parameters (a parameter file), not both")
+    parameters = entry.get("parameters")
+    if parameters is not None:
+        parameters = str(base_dir / parameters)
+        _check_parameter_file(f"{where}.parameters", parameters, network)
+    if with_kl:
+        states = math.prod(network.observed_cardinalities)
+        if states > MAX_DENSE_STATES:
+            raise HiddenbnError(f"{where}.spec: the observed variables have {states:.3g} joint "
+                                f"states, more than the {MAX_DENSE_STATES} the exact KL can "
+                                "hold; remove kl from the study's metrics")
+    return {"spec": spec, "alpha": entry.get("alpha", DEFAULT_ALPHA) if parameters is None
+            else None, "parameters": parameters}
+
+
+def _check_parameter_file(where: str, path: str, network: Network) -> None:
+    """The file must load for ``network`` and, if it names its network, name this one."""
+    try:
+        load_parameters(path, network)
+    except HiddenbnError as err:
+        raise HiddenbnError(f"{where}: {err}; write one with hiddenbn params SPEC -o FILE") \
+            from None
+    document = json.loads(Path(path).read_text())
+    if "network" in document and _parse(f"{where} (its network)", document["network"]) != network:
+        raise HiddenbnError(f"{where}: {path} holds parameters of another network than the "
+                            "generator's spec; write them with hiddenbn params SPEC -o FILE")
+
+
+def _check_family(where: str, family: dict, base_dir: Path) -> dict:
+    kind = family["type"]
+    if kind not in FAMILIES:
+        raise HiddenbnError(f"{where}.type: unknown family {kind!r}; use one of "
+                            f"{', '.join(FAMILIES)}")
+    keys = FAMILY_KEYS[kind]
+    for key in sorted(set(family) - {"type"} - set(keys)):
+        raise HiddenbnError(f"{where}.{key}: not a setting of family {kind}; it takes "
+                            f"{', '.join(keys)}")
+    for key, required in keys.items():
+        if required and key not in family:
+            raise HiddenbnError(f"{where}: family {kind} needs {key}")
+    out = {"type": kind}
+    if kind == "latent_class":
+        states = family["hidden_states"]
+        if states["min"] > states["max"]:
+            raise HiddenbnError(f"{where}.hidden_states: min {states['min']} exceeds max "
+                                f"{states['max']}")
+        out["hidden_states"] = dict(states)
+    elif kind == "hill_climb":
+        if "structure" in family:
+            out["structure"] = _resolve(family["structure"], base_dir)
+            _check_climbable(f"{where}.structure", _parse(f"{where}.structure",
+                                                          out["structure"]))
+    else:
+        out["models"] = {}
+        for label, spec in family["models"].items():
+            out["models"][label] = _resolve(spec, base_dir)
+            _parse(f"{where}.models.{label}", out["models"][label])
+    return out
+
+
+def _check_climbable(where: str, structure: Network) -> None:
+    if not is_hlc(structure):
+        raise HiddenbnError(f"{where}: the hill-climb needs a hierarchical latent class model (a "
+                            "tree whose observed nodes are its leaves), e.g. "
+                            "'5(3(2,2),3(2,2),2)'")
+    if not is_regular_hlc(kz02.all_binary(structure)):
+        raise HiddenbnError(f"{where}: the climb starts with every hidden node binary, which is "
+                            "not a regular model here (a binary hidden node with two "
+                            "neighbours, one of them hidden, can be removed); give every hidden "
+                            "node with a hidden neighbour at least three neighbours")
+
+
+def _observed(network: Network) -> dict:
+    return dict(zip(network.observed_names, network.observed_cardinalities))
+
+
+def _observed_text(network: Network) -> str:
+    return ", ".join(f"{n} ({r} states)" for n, r in _observed(network).items())
+
+
+def _check_family_fits(where: str, family: dict, generator: str, network: Network) -> None:
+    """Every candidate must model the generator's observed variables, no more, no fewer."""
+    if family["type"] == "latent_class":
+        return  # built over the generator's observed variables
+    if family["type"] == "hill_climb":
+        structures = {"structure": family.get("structure")}
+        if structures["structure"] is None:
+            _check_climbable(f"{where} (type hill_climb, generator {generator})", network)
+            return
+    else:
+        structures = {f"models.{label}": spec for label, spec in family["models"].items()}
+    for key, spec in structures.items():
+        candidate = parse_spec(spec)
+        if _observed(candidate) != _observed(network):
+            raise HiddenbnError(f"{where}.{key}: its observed variables {_observed_text(candidate)} "
+                                f"differ from generator {generator}'s "
+                                f"{_observed_text(network)}; a candidate must model the same "
+                                "observed variables (names and state counts)")
+
+
+def generator_files(study: dict, generator: str) -> list[str]:
+    """The files a generator and the study's family read (inputs of the study's jobs)."""
+    entry, family = study["generators"][generator], study["family"]
+    specs = [entry["spec"], family.get("structure"), *family.get("models", {}).values()]
+    return [str(s) for s in specs if s is not None and is_spec_file(s)] + \
+        ([entry["parameters"]] if entry["parameters"] else [])
+
+
+def summary_files(study: dict) -> list[str]:
+    """What the summary of ``study`` writes, relative to its folder: summary.md, the tables of
+    every candidate and every selection, the summary by (generator, N, score), the selection
+    frequencies (metric ``selected``), the run times (``time``) and the figure (``kl`` or
+    ``selected``)."""
+    files = ["summary.md", "tables/fits.csv", "tables/selections.csv", "tables/summary.csv"]
+    if "selected" in study["metrics"]:
+        files.append("tables/frequency.csv")
+    if "time" in study["metrics"]:
+        files.append("tables/time.csv")
+    if _panels(study):
+        files += ["figures/selection.png", "figures/selection.pdf"]
+    return files
+
+
+# --- one job: a generator at one sample size, every replicate --------------------------------
+def generating_parameters(network: Network, generator: dict, parameter_seed: int) -> list:
+    """The generator's parameter file, or CPT rows from Dirichlet(alpha) as ``hiddenbn params
+    --seed parameter_seed --alpha alpha`` draws them."""
+    if generator["parameters"] is not None:
+        return load_parameters(generator["parameters"], network)
+    return random_parameters(network, seeding.rng(parameter_seed, "parameters"),
+                             generator["alpha"])
+
+
+def _hidden_text(network: Network) -> str:
+    return ",".join(f"{network.names[i]}={network.cardinalities[i]}"
+                    for i in network.hidden_indices)
+
+
+def fixed_candidates(family: dict, generator: Network) -> dict:
+    """The candidates of a ``latent_class`` or ``models`` family: label -> network.
+
+    Latent class candidates are labelled by their shorthand (``3:2,2,2``), take the
+    generator's observed variables and, for their hidden node, the name of the generator's
+    first hidden node (so the true model compares equal to the generator).
+    """
+    if family["type"] == "models":
+        return {label: parse_spec(spec) for label, spec in family["models"].items()}
+    hidden = (generator.names[generator.hidden_indices[0]] if generator.hidden_indices.size
+              else "H")
+    states = family["hidden_states"]
+    cards = generator.observed_cardinalities
+    return {f"{k}:" + ",".join(map(str, cards)):
+            latent_class(k, cards, generator.observed_names, hidden)
+            for k in range(states["min"], states["max"] + 1)}
+
+
+def climb_start(family: dict, generator: Network) -> Network:
+    """The all-binary start of the ``hill_climb`` family."""
+    structure = generator if family.get("structure") is None else parse_spec(family["structure"])
+    return kz02.all_binary(structure)
+
+
+def true_model(study: dict, generator: str) -> str | None:
+    """The label of the candidate equal to the generator, or None if the family lacks it."""
+    network = parse_spec(study["generators"][generator]["spec"])
+    family = study["family"]
+    if family["type"] == "hill_climb":
+        start = climb_start(family, network)
+        same = kz02.with_hidden_cardinalities(start, kz02.hidden_cardinalities(network))
+        return _hidden_text(same) if same == network and is_regular_hlc(network) else None
+    return next((label for label, candidate in fixed_candidates(family, network).items()
+                 if candidate == network), None)
+
+
+def _observed_in_order(network: Network, cpts, names) -> np.ndarray:
+    """The observed distribution of ``network`` with its axes in the order of ``names``."""
+    joint = observed_distribution(network, cpts)
+    return np.transpose(joint, [network.observed_names.index(n) for n in names])
+
+
+class _Candidates:
+    """Fits and scores the candidates of one data set, each once (climbs share them)."""
+
+    def __init__(self, study: dict, generator: Network, data, data_seed: int, truth):
+        self.study, self.generator, self.data = study, generator, data
+        self.data_seed, self.truth = data_seed, truth
+        self.rows: dict[str, dict] = {}
+
+    def __call__(self, label: str, network: Network) -> dict:
+        if label not in self.rows:
+            self.rows[label] = self._fit(label, network)
+        return self.rows[label]
+
+    def _fit(self, label: str, network: Network) -> dict:
+        em, scores = self.study["em"], self.study["scores"]
+        with_de = any(s in PLUS_SCORES for s in scores)
+        if with_de:  # de is a property of the model, cached: keep it out of the timing
+            effective_dimension_or_reason(network)
+        start = time.perf_counter()
+        outcome = fit_and_score(network, self.data, self.data_seed, em["prior_alpha"],
+                                em["restarts"], with_de, "laplace" in scores,
+                                max_iterations=em["max_iterations"], tolerance=em["tolerance"],
+                                schedule=em["schedule"])
+        seconds = time.perf_counter() - start
+        result, values = outcome["fit"], outcome["scores"]
+        notes = [outcome["note"]] if with_de and outcome["note"] else []
+        if "laplace" in scores and not values.get("laplace_positive_definite", False):
+            notes.append("no Laplace score: the negative Hessian is not positive definite"
+                         if "laplace" in values else "no Laplace score: too many parameters")
+        row = {"model": label, "hidden_states": int(sum(network.cardinalities[i]
+                                                        for i in network.hidden_indices)),
+               "ds": outcome["ds"], "de": outcome["de"], "converged": result.converged,
+               "iterations": result.iterations, "seconds": seconds,
+               "loglik": result.log_likelihood,
+               **{s: float(values.get(s, math.nan)) for s in scores if s != "loglik"}}
+        if self.truth is not None:
+            row["kl_bits"] = kz02.kl_bits(self.truth, _observed_in_order(
+                network, result.cpts, self.generator.observed_names))
+        row["is_true"] = network == self.generator
+        row["note"] = "; ".join(notes)
+        print(f"  {label}: loglik {result.log_likelihood:.2f}, {seconds:.2f} s", file=sys.stderr,
+              flush=True)
+        return row
+
+
+def _score_value(row: dict, score: str) -> float:
+    """The score as the selection compares it: a missing score is never chosen."""
+    value = row[score]
+    return -math.inf if math.isnan(value) else value
+
+
+def _selection_row(score: str, row: dict | None, with_kl: bool, path: str | None = None) -> dict:
+    keys = ("model", "hidden_states", "ds") + (("kl_bits",) if with_kl else ()) + ("is_true",)
+    chosen = {k: (row[k] if row is not None else math.nan) for k in keys}
+    if row is None:
+        chosen["model"] = "(no candidate has this score)"
+    return {"score": score, **chosen, **({} if path is None else {"path": path})}
+
+
+def run_replicate(study: dict, generator: str, cases: int, parameter_seed: int,
+                  data_seed: int) -> tuple[list, list]:
+    """Sample one data set and let every score select from the family.
+
+    Returns the rows of every candidate fitted and one selection row per score.
+    """
+    entry = study["generators"][generator]
+    network = parse_spec(entry["spec"])
+    cpts = generating_parameters(network, entry, parameter_seed)
+    data = sample_dataset(network, cpts, cases, seeding.rng(data_seed, "data"))
+    truth = observed_distribution(network, cpts) if "kl" in study["metrics"] else None
+    candidates = _Candidates(study, network, data, data_seed, truth)
+    family, scores = study["family"], study["scores"]
+    selections = []
+    if family["type"] == "hill_climb":
+        start = climb_start(family, network)
+
+        def evaluate(cardinalities):
+            net = kz02.with_hidden_cardinalities(start, cardinalities)
+            row = candidates(_hidden_text(net), net)
+            return {s: _score_value(row, s) for s in scores}
+
+        for score in scores:
+            _, path = kz02.hill_climb(start, evaluate, score)
+            labels = [_hidden_text(kz02.with_hidden_cardinalities(start, c)) for c in path]
+            selections.append(_selection_row(score, candidates.rows[labels[-1]],
+                                             truth is not None, " > ".join(labels)))
+    else:
+        rows = [candidates(label, net) for label, net in fixed_candidates(family, network).items()]
+        for score in scores:
+            scored = [r for r in rows if not math.isnan(r[score])]
+            # ties go to the fewest parameters, then to the first listed
+            best = max(scored, key=lambda r: (r[score], -r["ds"])) if scored else None
+            selections.append(_selection_row(score, best, truth is not None))
+    return list(candidates.rows.values()), selections
+
+
+def run_job(study: dict, generator: str, cases: int, seeds) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every replicate of one (generator, N): ``seeds`` holds ``(parameter_seed, data_seed)``
+    per replicate. Returns the tables of candidates and of selections, both keyed by
+    generator, cases and replicate."""
+    fits, selections = [], []
+    for replicate, (parameter_seed, data_seed) in enumerate(seeds, start=1):
+        print(f"replicate {replicate}: parameter seed {parameter_seed}, data seed {data_seed}",
+              file=sys.stderr, flush=True)
+        rows, chosen = run_replicate(study, generator, cases, parameter_seed, data_seed)
+        key = {"generator": generator, "cases": cases, "replicate": replicate}
+        fits += [{**key, **row} for row in rows]
+        selections += [{**key, **row} for row in chosen]
+    return pd.DataFrame(fits), pd.DataFrame(selections)
+
+
+# --- the summary of a study -------------------------------------------------------------------
+def _panels(study: dict) -> list:
+    return [PANELS[m] for m in ("kl", "selected") if m in study["metrics"]]
+
+
+def summary_table(selections: pd.DataFrame, study: dict) -> pd.DataFrame:
+    """Per generator, N and score: mean and standard error of the selected model's KL (metric
+    ``kl``) and hidden states, and the share of replicates that selected the true model
+    (``selected``)."""
+    keys = ["generator", "cases", "score"]
+    values = [v for m, v in (("kl", "kl_bits"), ("selected", "hidden_states"))
+              if m in study["metrics"]]
+    table = selections.groupby(keys, sort=True).size().rename("replicates").reset_index()
+    for value in values:
+        part = kz02.mean_and_error(selections, keys, value).drop(columns="n")
+        table = table.merge(part.rename(columns={"mean": f"{value}_mean", "se": f"{value}_se"}),
+                            on=keys)
+    if "selected" in study["metrics"]:
+        recovered = selections.assign(is_true=selections.is_true == True)  # noqa: E712 (NaN)
+        table = table.merge(recovered.groupby(keys).is_true.mean().rename("recovered")
+                            .reset_index(), on=keys)
+    return table
+
+
+def frequency_table(selections: pd.DataFrame) -> pd.DataFrame:
+    """How often each score selected each model, per generator and N (most frequent first)."""
+    keys = ["generator", "cases", "score"]
+    counts = selections.groupby(keys + ["model"]).size().rename("count").reset_index()
+    counts["share"] = counts["count"] / counts.groupby(keys)["count"].transform("sum")
+    return counts.sort_values(keys + ["count", "model"], ascending=[True] * 3 + [False, True],
+                              ignore_index=True)
+
+
+def time_table(fits: pd.DataFrame) -> pd.DataFrame:
+    """Seconds of EM and scoring per replicate (every candidate the family fitted) and the
+    number of candidates fitted, mean and standard error per generator and N."""
+    keys = ["generator", "cases"]
+    per_replicate = fits.groupby(keys + ["replicate"]).agg(
+        seconds=("seconds", "sum"), models=("model", "size")).reset_index()
+    seconds = kz02.mean_and_error(per_replicate, keys, "seconds")
+    models = per_replicate.groupby(keys).models.mean().rename("models_fitted").reset_index()
+    return seconds.rename(columns={"mean": "seconds_mean", "se": "seconds_se",
+                                   "n": "replicates"}).merge(models, on=keys)
+
+
+def _spec_text(spec) -> str:
+    return "an inline model" if isinstance(spec, dict) else (
+        Path(spec).name if is_spec_file(spec) else str(spec))
+
+
+def _generator_text(study: dict, generator: str) -> str:
+    entry = study["generators"][generator]
+    how = (f"parameters from {Path(entry['parameters']).name}" if entry["parameters"]
+           else f"Dirichlet({entry['alpha']:g}) parameters per replicate")
+    return f"{_spec_text(entry['spec'])}, {how}"
+
+
+def _family_text(family: dict) -> str:
+    if family["type"] == "latent_class":
+        states = family["hidden_states"]
+        return f"latent class models with {states['min']}..{states['max']} hidden states"
+    if family["type"] == "hill_climb":
+        structure = family.get("structure")
+        return ("hill-climb on the hidden cardinalities of " +
+                ("the generator's structure" if structure is None else _spec_text(structure)) +
+                ", from every hidden node binary (paper 002 Sec. 6)")
+    return "the models " + ", ".join(family["models"])
+
+
+def _mean_se(mean: float, se: float, digits: str = ".3g") -> str:
+    return "" if pd.isna(mean) else f"{mean:{digits}} ± {se:{digits}}"
+
+
+def _generator_section(name: str, study: dict, summary: pd.DataFrame,
+                       frequency: pd.DataFrame) -> list[str]:
+    """The lines of summary.md about one generator: what each score selected at each N."""
+    truth = true_model(study, name)
+    metrics = study["metrics"]
+    lines = [f"## Generator {name}: {_generator_text(study, name)}", "",
+             (f"The true model, {truth}, is in the family." if truth is not None else
+              "The true model is not in the family: the best a score can do is the candidate "
+              "closest to it.")]
+    rows = []
+    for r in summary[summary.generator == name].itertuples(index=False):
+        row = {"N": r.cases, "score": r.score}
+        if "selected" in metrics:
+            top = frequency[(frequency.generator == name) & (frequency.cases == r.cases)
+                            & (frequency.score == r.score)].iloc[0]
+            row["selected most often (share)"] = f"{top.model} ({top.share:.0%})"
+            row["selected hidden states"] = _mean_se(r.hidden_states_mean, r.hidden_states_se)
+            if truth is not None:
+                row["true model selected"] = f"{r.recovered:.0%}"
+        if "kl" in metrics:
+            row["KL(true ‖ selected), bits"] = _mean_se(r.kl_bits_mean, r.kl_bits_se)
+        rows.append(row)
+    lines += ["", markdown(pd.DataFrame(rows)), ""]
+    if "kl" in metrics:
+        best = summary[summary.generator == name].sort_values("kl_bits_mean") \
+            .groupby("cases", sort=True).first()
+        lines += ["Lowest mean KL: " + "; ".join(f"N = {n}: {r.score} ({r.kl_bits_mean:.3g} "
+                                                 "bits)" for n, r in best.iterrows()) + ".", ""]
+    return lines
+
+
+def summary_markdown(name: str, study: dict, summary: pd.DataFrame, frequency, times,
+                     notes: pd.Series) -> str:
+    """summary.md: the design of the study and, per generator, what each score selected."""
+    em = study["em"]
+    lines = [f"# Study {name}", ""]
+    if study["description"]:
+        lines += [study["description"].strip(), ""]
+    lines += [
+        f"Family: {_family_text(study['family'])}. Scores: {', '.join(study['scores'])}. "
+        f"Sample sizes: {', '.join(map(str, study['sample_sizes']))}; "
+        f"{study['replicates']} replicates each. EM: Dirichlet prior "
+        f"{em['prior_alpha']:g}, {em['restarts']} restarts ({em['schedule']}), relative "
+        f"tolerance {em['tolerance']:g}, at most {em['max_iterations']} iterations. " +
+        ("A climb stops when no one-state increase raises its score." if
+         study["family"]["type"] == "hill_climb" else
+         "Ties go to the candidate with fewer parameters."), "",
+        "Generated by `hiddenbn.experiments.studies`. Every candidate fitted: `tables/fits.csv`; "
+        "every selection: `tables/selections.csv`; means by generator, N and score: "
+        "`tables/summary.csv`" +
+        (", selection frequencies: `tables/frequency.csv`" if frequency is not None else "") +
+        (", run times: `tables/time.csv`" if times is not None else "") +
+        (". Figure: `figures/selection.png`." if _panels(study) else "."), ""]
+    for generator in study["generators"]:
+        lines += _generator_section(generator, study, summary,
+                                    frequency if frequency is not None else pd.DataFrame())
+    if times is not None:
+        shown = times.assign(seconds=[_mean_se(m, s) for m, s in
+                                      zip(times.seconds_mean, times.seconds_se)])
+        lines += ["## Time", "",
+                  "Seconds of EM and scoring per replicate (every candidate fitted; effective "
+                  "dimensions excluded), mean ± standard error:", "",
+                  markdown(shown[["generator", "cases", "seconds", "models_fitted"]]), ""]
+    if len(notes):
+        lines += ["## Notes", "", *[f"- {note} ({count} fits)" for note, count in notes.items()],
+                  ""]
+    return "\n".join(lines)
+
+
+def write_summary(name: str, study: dict, fits: pd.DataFrame, selections: pd.DataFrame,
+                  outdir) -> None:
+    """Every file of :func:`summary_files` under ``outdir`` from the jobs' tables."""
+    outdir = Path(outdir)
+    fits = fits.sort_values(["generator", "cases", "replicate"], kind="stable")
+    selections = selections.sort_values(["generator", "cases", "replicate"], kind="stable")
+    summary = summary_table(selections, study)
+    tables = {"fits": fits, "selections": selections, "summary": summary}
+    frequency = times = None
+    if "selected" in study["metrics"]:
+        tables["frequency"] = frequency = frequency_table(selections)
+    if "time" in study["metrics"]:
+        tables["time"] = times = time_table(fits)
+    for table, frame in tables.items():
+        with atomic_output(outdir / "tables" / f"{table}.csv") as temporary:
+            frame.to_csv(temporary, index=False)
+    panels = _panels(study)
+    if panels:
+        titles = {g: f"{g} ({_spec_text(e['spec'])})" for g, e in study["generators"].items()}
+        kz02.figure_lc(selections, list(study["generators"]), study["scores"],
+                       outdir / "figures" / "selection", f"Study {name}: the selected model",
+                       titles, panels)
+    notes = fits.note.fillna("")
+    notes = notes[notes != ""].str.split("; ").explode().value_counts()
+    text = summary_markdown(name, study, summary, frequency, times, notes)
+    with atomic_output(outdir / "summary.md") as temporary:
+        Path(temporary).write_text(text)

@@ -1,0 +1,18 @@
+"""Every replicate of one (study, generator, N): data, candidate fits, selections (thin
+wrapper)."""
+
+import sys
+
+import numba
+
+from hiddenbn.experiments.studies import run_job
+from hiddenbn.files import atomic_output
+
+numba.set_num_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
+with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821
+    fits, selections = run_job(snakemake.params.study, snakemake.wildcards.generator,  # noqa: F821
+                               int(snakemake.wildcards.cases), snakemake.params.seeds)  # noqa: F821
+    for frame, path in ((fits, snakemake.output.fits),  # noqa: F821
+                        (selections, snakemake.output.selections)):  # noqa: F821
+        with atomic_output(path) as temporary:
+            frame.to_csv(temporary, index=False)
