@@ -14,12 +14,41 @@ if not workflow.overwrite_configfiles:
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/chickering_heckerman1996.smk"
-include: "workflow/rules/heckerman_meek1997.smk"
-include: "workflow/rules/dimension.smk"
-include: "workflow/rules/meek_heckerman1997.smk"
-include: "workflow/rules/gold_standard.smk"
-include: "workflow/rules/kocka_zhang2002.smk"
+
+
+# A paper's rules are read only when the config has its section, so a config of user studies
+# alone (config/studies_example.yaml) needs none of the papers' settings.
+if "chickering_heckerman1996" in config:
+
+    include: "workflow/rules/chickering_heckerman1996.smk"
+
+
+if "heckerman_meek1997" in config:
+
+    include: "workflow/rules/heckerman_meek1997.smk"
+
+
+if "dimension" in config:
+
+    include: "workflow/rules/dimension.smk"
+
+
+if "meek_heckerman1997" in config:
+
+    include: "workflow/rules/meek_heckerman1997.smk"
+
+
+if "gold_standard" in config:
+
+    include: "workflow/rules/gold_standard.smk"
+
+
+if "kocka_zhang2002" in config:
+
+    include: "workflow/rules/kocka_zhang2002.smk"
+
+
+include: "workflow/rules/studies.smk"
 
 
 rule all:
@@ -30,4 +59,5 @@ rule all:
         meek_heckerman1997_outputs(),
         gold_standard_outputs(),
         kocka_zhang2002_outputs(),
+        studies_outputs(),
     default_target: True

@@ -1,4 +1,6 @@
 # Shared set-up: config validation and job seeds.
+from pathlib import Path
+
 from snakemake.utils import validate
 
 from hiddenbn import seeding
@@ -8,15 +10,12 @@ from hiddenbn.experiments import dimension as dimension_experiments
 from hiddenbn.experiments import heckerman_meek1997 as hm97
 from hiddenbn.experiments import kocka_zhang2002 as kz02
 from hiddenbn.experiments import meek_heckerman1997 as mh97
+from hiddenbn.experiments import studies as user_studies
 
 
 validate(config, schema="../schemas/config.schema.yaml")
 RESULTS = config["results_dir"]
 LOGS = f"{RESULTS}/logs"
-try:
-    ch96.check_config(config["chickering_heckerman1996"])
-except HiddenbnError as err:
-    raise WorkflowError(str(err)) from None
 
 
 def job_seed(*key):
@@ -25,8 +24,13 @@ def job_seed(*key):
 
 
 # --- Chickering & Heckerman (1996), paper 003 ---
-CH96 = config["chickering_heckerman1996"]
+CH96 = config.get("chickering_heckerman1996")
 CH96_DIR = f"{RESULTS}/chickering_heckerman1996"
+if CH96 is not None:
+    try:
+        ch96.check_config(CH96)
+    except HiddenbnError as err:
+        raise WorkflowError(str(err)) from None
 
 
 def ch96_model(experiment):
@@ -85,7 +89,7 @@ def ch96_dimension_files():
 
 
 def chickering_heckerman1996_outputs():
-    return [f"{CH96_DIR}/comparison.md"]
+    return [] if CH96 is None else [f"{CH96_DIR}/comparison.md"]
 
 
 # --- Heckerman & Meek (1997), paper 001 ---
@@ -197,6 +201,9 @@ def meek_heckerman1997_outputs():
 GOLD = config.get("gold_standard")
 GOLD_DIR = f"{RESULTS}/gold_standard"
 if GOLD is not None:
+    if CH96 is None:
+        raise WorkflowError("config gold_standard needs the chickering_heckerman1996 section: it "
+                            "scores that paper's data sets with its EM settings")
     for _experiment in GOLD["paper003"]["experiments"]:
         if _experiment not in CH96["experiments"]:
             raise WorkflowError(
@@ -256,3 +263,45 @@ def kz02_figure_files():
 
 def kocka_zhang2002_outputs():
     return [] if KZ02 is None else [f"{KZ02_DIR}/comparison.md"]
+
+
+# --- User studies (issue 10): the `studies:` section (hiddenbn.experiments.studies) ---
+STUDIES_DIR = f"{RESULTS}/studies"
+# Relative file names in a study (spec and parameter files) are read from the folder of the
+# config file (the last one given), so a study and its files can live anywhere.
+STUDIES_BASE = (Path(workflow.configfiles[-1]).resolve().parent if workflow.configfiles
+                else Path.cwd())
+try:
+    STUDIES = user_studies.check_config(config.get("studies", {}), STUDIES_BASE)
+except HiddenbnError as err:
+    raise WorkflowError(str(err)) from None
+
+
+def study_inputs(wildcards):
+    """The spec and parameter files one (study, generator) job reads."""
+    return user_studies.generator_files(STUDIES[wildcards.study], wildcards.generator)
+
+
+def study_seeds(wildcards):
+    """(parameter seed, data seed) per replicate of one (study, generator, N) job; the parameter
+    seed leaves out N, so every sample size of a replicate shares its generating parameters."""
+    key = ("studies", wildcards.study, wildcards.generator)
+    return [(job_seed(*key, "parameters", r), job_seed(*key, int(wildcards.cases), r))
+            for r in range(1, STUDIES[wildcards.study]["replicates"] + 1)]
+
+
+def study_run_files(study, kind):
+    """The per-(generator, N) tables of one study: ``fits`` or ``selections``."""
+    section = STUDIES[study]
+    return [f"{STUDIES_DIR}/{study}/runs/{generator}/n{cases}_{kind}.csv"
+            for generator in section["generators"] for cases in section["sample_sizes"]]
+
+
+def study_summary_files(study):
+    """Everything a study's summary writes; summary.md first."""
+    return [f"{STUDIES_DIR}/{study}/{name}"
+            for name in user_studies.summary_files(STUDIES[study])]
+
+
+def studies_outputs():
+    return [f"{STUDIES_DIR}/{study}/summary.md" for study in STUDIES]
