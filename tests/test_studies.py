@@ -1,0 +1,255 @@
+"""User studies from the config (issue 10): config errors, tiny studies run in-process and checked
+for content, regeneration of a replicate with the command line, and the example config's dry
+run."""
+
+import copy
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from test_workflow import REPO, snakemake
+
+from hiddenbn import cli
+from hiddenbn.data import read_csv
+from hiddenbn.errors import HiddenbnError
+from hiddenbn.experiments import studies
+from hiddenbn.models import latent_class, load_parameters, save_parameters
+from hiddenbn.selection import SCORE_NAMES, fit_and_score
+from hiddenbn.spec import parse_spec
+
+EXAMPLE = REPO / "config" / "studies_example.yaml"
+EM = {"restarts": 2, "max_iterations": 200, "tolerance": 1e-5}
+LC_STUDY = {"generators": {"g": {"spec": "2:2,2,2,2"}}, "sample_sizes": [200, 800],
+            "replicates": 2, "family": {"type": "latent_class", "hidden_states": {"min": 1,
+                                                                                "max": 3}},
+            "scores": ["bic", "cs_plus", "laplace"], "em": EM}
+TREE = "3(2(2,2,2),2(2,2),2)"
+# not a hierarchical latent class model: the observed X1 has a child
+CHAIN = {"nodes": {"H1": {"states": 2, "hidden": True}, "X1": {"states": 2, "parents": ["H1"]},
+                   "X2": {"states": 2, "parents": ["X1"]}, "X3": {"states": 2, "parents": ["H1"]},
+                   "X4": {"states": 2, "parents": ["H1"]}}}
+
+
+def checked(study, base=REPO):
+    return studies.check_config({"s": study}, base)["s"]
+
+
+def edited(edit):
+    study = copy.deepcopy(LC_STUDY)
+    edit(study)
+    return study
+
+
+def _set_generator(study, **entry):
+    study["generators"]["g"] = entry
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda s: s.update(scores=["bic", "bicc"]),
+     "studies.s.scores: unknown score 'bicc'; use any of " + ", ".join(SCORE_NAMES)),
+    (lambda s: s.update(metrics=["kl", "speed"]), "studies.s.metrics: unknown metric 'speed'"),
+    (lambda s: _set_generator(s, spec="3(2,2"),
+     "studies.s.generators.g.spec: tree spec '3(2,2', character 6: expected ',' or ')'"),
+    (lambda s: _set_generator(s, spec="missing.yaml"),
+     "studies.s.generators.g.spec: spec file " + str(REPO / "missing.yaml") + " does not exist"),
+    (lambda s: _set_generator(s, spec={"type": "gaussian", "nodes": {"A": {}, "B": {
+        "parents": ["A"]}}}), "studies.s.generators.g.spec: a gaussian network"),
+    (lambda s: _set_generator(s, spec="2:2,2,2,2", alpha=1.0, parameters="p.json"),
+     "studies.s.generators.g: give alpha (fresh random parameters per replicate) or parameters"),
+    (lambda s: _set_generator(s, spec="2:2,2,2,2", parameters="nowhere.json"),
+     "studies.s.generators.g.parameters: parameter file " + str(REPO / "nowhere.json") +
+     " does not exist"),
+    (lambda s: s["family"].update(type="forest"), "studies.s.family.type: unknown family "
+                                                  "'forest'; use one of latent_class, hill_climb"),
+    (lambda s: s["family"].update(hidden_states={"min": 4, "max": 2}),
+     "studies.s.family.hidden_states: min 4 exceeds max 2"),
+    (lambda s: s["family"].update(structure=TREE),
+     "studies.s.family.structure: not a setting of family latent_class; it takes hidden_states"),
+    (lambda s: s.update(family={"type": "models"}), "studies.s.family: family models needs models"),
+    (lambda s: s.update(generators={"g": {"spec": CHAIN}}, family={"type": "hill_climb"}),
+     "studies.s.family (type hill_climb, generator g): the hill-climb needs a hierarchical "
+     "latent class model"),
+    (lambda s: s.update(generators={"g": {"spec": "2(2(2,2,2),2(2,2,2))"}},
+                        family={"type": "hill_climb"}),
+     "the climb starts with every hidden node binary, which is not a regular model here"),
+    (lambda s: s.update(family={"type": "hill_climb", "structure": CHAIN}),
+     "studies.s.family.structure: the hill-climb needs a hierarchical latent class model"),
+    (lambda s: s.update(family={"type": "models", "models": {"a": "2:2,2,2", "b": "2:2,2,2,2"}}),
+     "studies.s.family.models.a: its observed variables X1 (2 states), X2 (2 states), X3 (2 "
+     "states) differ from generator g's X1 (2 states), X2 (2 states), X3 (2 states), X4 (2 "
+     "states)"),
+    (lambda s: s.update(family={"type": "models", "models": {"a": "2:2,2,2,3"}}),
+     "a candidate must model the same observed variables (names and state counts)"),
+    (lambda s: _set_generator(s, spec="2:" + ",".join(["2"] * 26)),
+     "studies.s.generators.g.spec: the observed variables have 6.71e+07 joint states, more than "
+     "the 33554432 the exact KL can hold; remove kl from the study's metrics"),
+])
+def test_config_errors_name_the_key_and_the_fix(edit, message):
+    with pytest.raises(HiddenbnError) as error:
+        checked(edited(edit))
+    assert message in str(error.value)
+
+
+def test_parameter_file_must_belong_to_the_spec(tmp_path):
+    save_parameters(tmp_path / "lc3.json", latent_class(3, [2] * 4),
+                    [np.full((1, 3), 1 / 3)] + [np.full((3, 2), 0.5)] * 4)
+    study = edited(lambda s: _set_generator(s, spec="2:2,2,2,2", parameters="lc3.json"))
+    with pytest.raises(HiddenbnError, match="parameters: node 'H1': table has shape"):
+        checked(study, tmp_path)
+    # shapes that fit but a different network: the file's own spec says so
+    save_parameters(tmp_path / "named.json", latent_class(2, [2] * 4, ["A", "B", "C", "D"]),
+                    [np.full((1, 2), 0.5)] + [np.full((2, 2), 0.5)] * 4)
+    document = json.loads((tmp_path / "named.json").read_text())
+    document["cpts"] = {{"A": "X1", "B": "X2", "C": "X3", "D": "X4"}.get(k, k): v
+                        for k, v in document["cpts"].items()}
+    (tmp_path / "named.json").write_text(json.dumps(document))
+    study = edited(lambda s: _set_generator(s, spec="2:2,2,2,2", parameters="named.json"))
+    with pytest.raises(HiddenbnError, match="holds parameters of another network than the "
+                                            "generator's spec"):
+        checked(study, tmp_path)
+
+
+def test_relative_files_are_read_from_the_base_folder_and_defaults_filled(tmp_path):
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "tree.yaml").write_text(
+        "nodes: {H: {states: 2, hidden: true}, X1: {states: 2, parents: [H]}, "
+        "X2: {states: 2, parents: [H]}, X3: {states: 3, parents: [H]}}\n")
+    study = checked({"generators": {"g": {"spec": "models/tree.yaml"}}, "sample_sizes": [9, 3, 9],
+                     "replicates": 1, "family": {"type": "latent_class",
+                                                 "hidden_states": {"min": 1, "max": 2}},
+                     "scores": ["bic"]}, tmp_path)
+    assert study["generators"]["g"] == {"spec": str(tmp_path / "models" / "tree.yaml"),
+                                        "alpha": studies.DEFAULT_ALPHA, "parameters": None}
+    assert study["sample_sizes"] == [3, 9]
+    assert study["em"] == studies.DEFAULT_EM and study["metrics"] == list(studies.METRICS)
+    assert studies.generator_files(study, "g") == [str(tmp_path / "models" / "tree.yaml")]
+    # the LC candidates take the generator's variables, and the true one equals the generator
+    assert studies.true_model(study, "g") == "2:2,2,3"
+
+
+def run(study, generator="g"):
+    fits, selections = [], []
+    for cases in study["sample_sizes"]:
+        seeds = [(100 + r, 1000 * cases + r) for r in range(1, study["replicates"] + 1)]
+        f, s = studies.run_job(study, generator, cases, seeds)
+        fits.append(f)
+        selections.append(s)
+    return pd.concat(fits, ignore_index=True), pd.concat(selections, ignore_index=True)
+
+
+def test_latent_class_study_content(tmp_path):
+    study = checked(LC_STUDY)
+    fits, selections = run(study)
+    labels = ["1:2,2,2,2", "2:2,2,2,2", "3:2,2,2,2"]
+    assert len(fits) == 2 * 2 * 3 and len(selections) == 2 * 2 * 3
+    assert set(fits.model) == set(labels) and set(selections.model) <= set(labels)
+    assert (fits.kl_bits >= 0).all() and (selections.kl_bits >= 0).all()
+    assert (fits.is_true == (fits.model == "2:2,2,2,2")).all()
+    assert (fits.ds == 4 * fits.hidden_states + fits.hidden_states - 1).all()
+    for (cases, replicate, score), chosen in selections.groupby(["cases", "replicate", "score"]):
+        models = fits[(fits.cases == cases) & (fits.replicate == replicate)]
+        best = models.loc[models[score].idxmax()]
+        assert chosen.model.item() == best.model and chosen.kl_bits.item() == best.kl_bits
+    # the same seeds give the same study; parameters are shared by every N of a replicate
+    again, _ = run(study)
+    pd.testing.assert_frame_equal(fits.drop(columns="seconds"), again.drop(columns="seconds"))
+    network = parse_spec("2:2,2,2,2")
+    first = studies.generating_parameters(network, study["generators"]["g"], 101)
+    assert not np.allclose(first[0], studies.generating_parameters(
+        network, study["generators"]["g"], 102)[0])
+
+    studies.write_summary("s", study, fits, selections, tmp_path)
+    for name in studies.summary_files(study):
+        assert (tmp_path / name).is_file(), name
+    summary = pd.read_csv(tmp_path / "tables" / "summary.csv")
+    assert len(summary) == 2 * 3 and (summary.replicates == 2).all()
+    assert (summary.kl_bits_mean > 0).all() and summary.recovered.between(0, 1).all()
+    frequency = pd.read_csv(tmp_path / "tables" / "frequency.csv")
+    assert np.allclose(frequency.groupby(["cases", "score"])["share"].sum(), 1.0)
+    assert (pd.read_csv(tmp_path / "tables" / "time.csv").models_fitted == 3).all()
+    text = (tmp_path / "summary.md").read_text()
+    assert "The true model, 2:2,2,2,2, is in the family." in text
+    assert "selected most often (share)" in text and "Lowest mean KL" in text
+
+
+def test_hill_climb_study_walks_regular_models_one_state_at_a_time():
+    study = checked({"generators": {"tree": {"spec": TREE}}, "sample_sizes": [1500],
+                     "replicates": 1, "family": {"type": "hill_climb"},
+                     "scores": ["bic", "bic_plus"], "metrics": ["kl", "selected"], "em": EM})
+    fits, selections = run(study, "tree")
+    assert studies.true_model(study, "tree") == "H1=3,H2=2,H3=2"
+    assert len(selections) == 2 and (fits.kl_bits >= 0).all()
+    assert fits.model.is_unique and set(selections.model) <= set(fits.model)
+    for path in selections.path:
+        steps = path.split(" > ")
+        assert steps[0] == "H1=2,H2=2,H3=2"
+        totals = [sum(int(part.split("=")[1]) for part in step.split(",")) for step in steps]
+        assert totals == list(range(6, 6 + len(steps)))
+    assert "tables/time.csv" not in studies.summary_files(study)
+
+
+def test_models_study_needs_no_kl_and_selects_among_the_named_candidates(tmp_path):
+    two = {"nodes": {"A": {"states": 2, "hidden": True}, "B": {"states": 2, "hidden": True},
+                     "X1": {"states": 2, "parents": ["A"]}, "X2": {"states": 2, "parents": ["A"]},
+                     "X3": {"states": 2, "parents": ["A", "B"]},
+                     "X4": {"states": 2, "parents": ["B"]}}}
+    study = checked({"generators": {"g": {"spec": two, "alpha": 0.5}}, "sample_sizes": [400],
+                     "replicates": 2, "family": {"type": "models", "models": {
+                         "lc2": "2:2,2,2,2", "two": two}},
+                     "scores": ["bic", "mled"], "metrics": ["selected"], "em": EM})
+    assert studies.true_model(study, "g") == "two"
+    fits, selections = run(study)
+    assert "kl_bits" not in fits and "kl_bits" not in selections
+    assert set(fits.model) == {"lc2", "two"} and len(fits) == 4
+    assert (fits.hidden_states == fits.model.map({"lc2": 2, "two": 4})).all()
+    studies.write_summary("m", study, fits, selections, tmp_path)
+    assert studies.summary_files(study) == ["summary.md", "tables/fits.csv",
+                                            "tables/selections.csv", "tables/summary.csv",
+                                            "tables/frequency.csv", "figures/selection.png",
+                                            "figures/selection.pdf"]
+    assert "KL" not in (tmp_path / "summary.md").read_text()
+
+
+def test_a_replicate_is_regenerated_by_the_command_line(tmp_path):
+    study = checked(edited(lambda s: s.update(sample_sizes=[300], replicates=1,
+                                              scores=["bic"])))
+    fits, _ = studies.run_job(study, "g", 300, [(17, 23)])
+    truth, data = tmp_path / "truth.json", tmp_path / "data.csv"
+    assert cli.main(["params", "2:2,2,2,2", "--seed", "17", "--alpha", "1.0", "-o",
+                     str(truth)]) == 0
+    assert cli.main(["sample", "2:2,2,2,2", "--params", str(truth), "--n", "300", "--seed",
+                     "23", "--counts", "-o", str(data)]) == 0
+    network = parse_spec("2:2,2,2,2")
+    assert all(np.array_equal(a, b) for a, b in zip(
+        load_parameters(truth, network),
+        studies.generating_parameters(network, study["generators"]["g"], 17)))
+    refit = fit_and_score(network, read_csv(data), 23, 1.01, EM["restarts"], False, False,
+                          max_iterations=EM["max_iterations"], tolerance=EM["tolerance"],
+                          schedule="halving")
+    row = fits[fits.model == "2:2,2,2,2"].iloc[0]
+    assert math.isclose(row.loglik, refit["fit"].log_likelihood, rel_tol=1e-12)
+
+
+def test_example_config_dry_run_lists_every_job(tmp_path):
+    result = snakemake("-n", "--directory", str(tmp_path), "--configfile", str(EXAMPLE))
+    assert result.returncode == 0, result.stderr[-3000:]
+    example = yaml.safe_load(EXAMPLE.read_text())["studies"]
+    jobs = sum(len(s["generators"]) * len(s["sample_sizes"]) for s in example.values())
+    assert f"study_run                        {jobs}" in result.stdout
+    for name in example:
+        assert f"study_summary_{name}" in result.stdout
+    assert "ch96_" not in result.stdout  # a studies-only config runs no paper
+
+
+def test_a_bad_study_stops_the_workflow_before_any_job(tmp_path):
+    config = tmp_path / "bad.yaml"
+    config.write_text("seed: 1\nstudies:\n  s:\n    generators: {g: {spec: '2:2,2,2'}}\n"
+                      "    sample_sizes: [10]\n    replicates: 1\n"
+                      "    family: {type: latent_class, hidden_states: {min: 1, max: 2}}\n"
+                      "    scores: [bic, aic]\n")
+    result = snakemake("-n", "--directory", str(tmp_path), "--configfile", str(config))
+    assert result.returncode != 0
+    assert "config studies.s.scores: unknown score 'aic'" in result.stdout + result.stderr
