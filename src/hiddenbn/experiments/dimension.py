@@ -25,6 +25,7 @@ from hiddenbn import plots
 from hiddenbn.dimension import (dimension_report, effective_dimension, hlc_decomposition,
                                 latent_class_spec)
 from hiddenbn.errors import HiddenbnError
+from hiddenbn.experiments.reproduction import compared, verdict_row, write_verdicts
 from hiddenbn.files import atomic_output
 from hiddenbn.models import Network, latent_class
 from hiddenbn.spec import parse_spec
@@ -281,6 +282,43 @@ def geiger1996_structures() -> list[tuple[str, Network]]:
             ("sigmoid three-level", sigmoid_three_level())]
 
 
+def _printed_rows(table: pd.DataFrame, column: str) -> list[dict]:
+    """The rows of ``table`` that have a printed value in ``column``."""
+    return table[table[column].notna()].to_dict("records")
+
+
+def geiger1996_verdicts(tables: dict, rank: int) -> list[dict]:
+    """Every printed number of paper 000 beside ours, for ``verdicts.csv``."""
+    rows = [compared("Sec. 5", f"rank of naive Bayes, binary hidden root, n = {r['n']} binary "
+                     "features", r["paper"], r["de"])
+            for r in _printed_rows(tables["naive_bayes"], "paper")]
+    checked = tables["naive_bayes"].dropna(subset=["conjecture holds"])
+    if len(checked):
+        failed = checked.loc[~checked["conjecture holds"].astype(bool), "n"].tolist()
+        rows.append(verdict_row(
+            "Sec. 5", "conjecture: de = 2n + 1 for n > 2", "",
+            f"fails for n = {', '.join(map(str, failed))}" if failed
+            else f"holds for n = {checked.n.min()}..{checked.n.max()}",
+            "not reproduced" if failed else "reproduced"))
+    rows += [compared("Sec. 5", f"dimension of the W structure, |H| = {r['states of H']} "
+                      "(structure reconstructed)", r["paper"], r["de"], W_REASON)
+             for r in _printed_rows(tables["w_structure"], "paper")]
+    for r in _printed_rows(tables["autoclass"], "paper d"):
+        rows.append(compared("Sec. 6", f"parameters d' of AutoClass {r['model']}", r["paper d'"],
+                             r["d' (CS)"]))
+        rows.append(compared("Sec. 6", f"rank d of AutoClass {r['model']}", r["paper d"],
+                             r["d (corrected CS)"]))
+    for r in tables["continuous"].to_dict("records"):
+        reason = GAUSSIAN_W_REASON if r["model"] == "gaussian W" else ""
+        rows.append(compared("Secs. 7-8", f"parameters of the {r['model']} network (structure "
+                             "reconstructed)", r["paper ds"], r["ds"]))
+        rows.append(compared("Secs. 7-8", f"dimension of the {r['model']} network (structure "
+                             "reconstructed)", r["paper de"], r["de"], reason))
+    rows.append(compared("Figure 1", "generic rank of the 3x5 Jacobian", PRINTED_FIGURE1_RANK,
+                         rank))
+    return rows
+
+
 def write_geiger1996(section: dict, seed: int, directory) -> None:
     """All of paper 000's dimension results into ``directory`` (see the Snakemake rule)."""
     directory = Path(directory)
@@ -348,6 +386,7 @@ def write_geiger1996(section: dict, seed: int, directory) -> None:
         "and sigmoid networks).",
     ]
     _write_text(directory / "comparison.md", "\n".join(text) + "\n")
+    write_verdicts(geiger1996_verdicts(tables, rank), directory / "verdicts.csv")
 
 
 # --- paper 002: Kočka & Zhang (2002) --------------------------------------------------------
@@ -410,6 +449,23 @@ def _describe(network: Network) -> str:
                      for i in range(network.n_nodes))
 
 
+KZ_COLUMNS = ("de", "db", "ds", "dc", "dp")
+
+
+def kocka_zhang2002_verdicts(table1: pd.DataFrame, hlc: pd.DataFrame) -> list[dict]:
+    """Every printed number of paper 002's Table 1 and Sec. 4 beside ours, for
+    ``verdicts.csv``."""
+    rows = [compared("Table 1", f"({', '.join(KZ_COLUMNS)}) of LC {r['LC model']}",
+                     tuple(r[f"paper {c}"] for c in KZ_COLUMNS), tuple(r[c] for c in KZ_COLUMNS))
+            for r in table1.to_dict("records")]
+    for r in _printed_rows(hlc, "paper ds - de"):
+        name = r["part"] + (f", {r['model']}" if isinstance(r["model"], str) else "")
+        rows.append(compared("Sec. 4", f"ds - de: {name}", r["paper ds - de"], r["ds - de"]))
+    rows += [compared("Sec. 4", f"de: {r['part']}, {r['model']}", r["paper de"], r["de"])
+             for r in _printed_rows(hlc, "paper de")]
+    return rows
+
+
 def write_kocka_zhang2002(section: dict, seed: int, directory) -> None:
     directory = Path(directory)
     points = section["points"]
@@ -447,6 +503,7 @@ def write_kocka_zhang2002(section: dict, seed: int, directory) -> None:
         "Structures in `figures/structures.png` (Figs. 1-3; Fig. 2 " + RECONSTRUCTED + ").",
     ]
     _write_text(directory / "comparison.md", "\n".join(text) + "\n")
+    write_verdicts(kocka_zhang2002_verdicts(table1, hlc), directory / "verdicts.csv")
 
 
 # --- paper 004: Meek & Heckerman (1997) -----------------------------------------------------
@@ -495,6 +552,16 @@ def _cause_sets(cause_sets) -> str:
     return " ".join("{" + ",".join(f"C{c}" for c in s) + "}" for s in cause_sets)
 
 
+def meek_heckerman1997_verdicts(table1: pd.DataFrame) -> list[dict]:
+    """Paper 004's Table 1 beside ours, for ``verdicts.csv``."""
+    return [compared("Table 1", f"(dimension, unadjusted dimension) of {r['model']} "
+                     f"{r['mechanisms']}" + (" (structure reconstructed)" if r["model"] == "F2"
+                                             else ""),
+                     (r["paper dimension"], r["paper unadjusted"]),
+                     (r["dimension"], r["unadjusted"]), F2_REASON if r["model"] == "F2" else "")
+            for r in _printed_rows(table1, "paper dimension")]
+
+
 def write_meek_heckerman1997(section: dict, seed: int, directory) -> None:
     directory = Path(directory)
     points = section["points"]
@@ -522,6 +589,7 @@ def write_meek_heckerman1997(section: dict, seed: int, directory) -> None:
         markdown(alternatives),
     ]
     _write_text(directory / "comparison.md", "\n".join(text) + "\n")
+    write_verdicts(meek_heckerman1997_verdicts(table1), directory / "verdicts.csv")
 
 
 # --- output helpers -------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from scipy.stats import spearmanr
 
 from hiddenbn import ebnc, ebnc_fit, plots, seeding
 from hiddenbn.errors import HiddenbnError
+from hiddenbn.experiments.reproduction import compared, write_verdicts
 from hiddenbn.files import atomic_output
 from hiddenbn.models import Network, random_parameters
 from hiddenbn.sampling import sample_dataset
@@ -244,15 +245,26 @@ def draw_figure1(n: int, path) -> None:
         pass
 
 
+def dimension_verdicts(rows: list[dict], panels: list[Panel]) -> list[dict]:
+    """Each panel with a printed dimension beside ours, for ``verdicts.csv``."""
+    return [compared(row["paper_where"], f"EBNC dimension of Y, {row['title']}"
+                     + (" (reconstructed panel)" if panel.reconstructed else "")
+                     + f": {row['paper_says']}", row["paper_value"], row["d"])
+            for panel, row in zip(panels, rows, strict=True) if row["paper_value"] != ""]
+
+
 def write_dimension_outputs(section: dict, seed: int, points: int, table_csv, table_md,
-                            figure2) -> None:
-    """The dimension table (CSV + Markdown) and Figure 2 of paper 001."""
+                            figure2, verdicts_csv=None) -> None:
+    """The dimension table (CSV + Markdown) and Figure 2 of paper 001; with ``verdicts_csv``,
+    also the printed dimensions beside ours as a ``verdicts.csv`` (for REPRODUCTION.md)."""
     panels = figure2_panels(section)
     rows = dimension_rows(panels, seed, points)
     write_csv_rows(table_csv, rows)
     with atomic_output(table_md) as temporary:
         Path(temporary).write_text(dimension_markdown(rows, panels))
     draw_figure2(panels, rows, figure2)
+    if verdicts_csv is not None:
+        write_verdicts(dimension_verdicts(rows, panels), verdicts_csv)
 
 
 # --- the learning study the paper asks for (Sec. 1: "Experiments are needed ...") -----------

@@ -48,9 +48,10 @@ PAPERS = {
 }
 
 
-def report_category(paper: str) -> str:
-    """The Snakemake report category of ``paper``'s figures and tables (no colon: the report
-    turns categories into reStructuredText link targets)."""
+def paper_label(paper: str) -> str:
+    """``Paper 003 Chickering & Heckerman (1996)``, the gold standard by its name alone: the
+    heading of a paper here and its category in the Snakemake report (no colon there: the
+    report turns categories into reStructuredText link targets)."""
     authors, _ = _paper(paper)
     return authors if paper == "gold_standard" else f"Paper {paper} {authors}"
 
@@ -91,7 +92,10 @@ def write_verdicts(rows: list[dict], path) -> None:
 
 
 def _text(value) -> str:
-    """A cell as text: integers without a trailing ``.0``, missing values empty."""
+    """A cell as text: integers without a trailing ``.0``, missing values empty, a tuple as its
+    items separated by commas."""
+    if isinstance(value, tuple):
+        return ", ".join(_text(v) for v in value)
     if value is None or (isinstance(value, float) and value != value):
         return ""
     if isinstance(value, float) and value.is_integer():
@@ -179,8 +183,8 @@ def reproduction_markdown(sections: list[dict], base) -> str:
     summary = []
     for section in sections:
         rows = verdicts[section["paper"]]
-        where = ", ".join(dict.fromkeys(rows["where"])) or "no printed numbers (findings only)"
-        summary.append({"paper": f"{section['paper']} {_paper(section['paper'])[0]}",
+        where = "; ".join(dict.fromkeys(rows["where"])) or "no printed numbers (findings only)"
+        summary.append({"paper": paper_label(section["paper"]),
                         "what was compared": where,
                         **{v: str(int((rows.verdict == v).sum())) for v in VERDICTS},
                         "full comparison": "<br>".join(_link(p, base)
@@ -209,10 +213,8 @@ def reproduction_markdown(sections: list[dict], base) -> str:
                       "verdict": known.verdict,
                       "explanation": known.explanation.replace("", "none recorded")})), ""]
     for section in sections:
-        authors, title = _paper(section["paper"])
-        heading = (authors if section["paper"] == "gold_standard"
-                   else f"Paper {section['paper']}: {authors}")
-        lines += [f"## {heading}", "", f"*{title}*", "", "### Verdicts", ""]
+        lines += [f"## {paper_label(section['paper'])}", "", f"*{_paper(section['paper'])[1]}*",
+                  "", "### Verdicts", ""]
         rows = verdicts[section["paper"]]
         lines += [_table(rows.rename(columns={"paper": "paper's value"})) if len(rows)
                   else "No printed number or claim is checked here; the findings below go "

@@ -1,0 +1,100 @@
+"""REPRODUCTION.md: verdict rows, their files, and the document assembled from them."""
+
+import pandas as pd
+import pytest
+
+from hiddenbn.errors import HiddenbnError
+from hiddenbn.experiments import reproduction as rp
+
+
+def test_compared_judges_a_printed_value_by_equality_and_keeps_the_reason_only_if_it_differs():
+    same = rp.compared("Table 1", "de of 3:2,2,2,2", 13.0, 13, "never shown")
+    assert (same["paper"], same["ours"], same["verdict"], same["explanation"]) == \
+        ("13", "13", "reproduced", "")
+    differs = rp.compared("Table 1", "F2", (7, 9), (8, 9), "F2 is reconstructed")
+    assert (differs["paper"], differs["ours"], differs["verdict"], differs["explanation"]) == \
+        ("7, 9", "8, 9", "not reproduced", "F2 is reconstructed")
+
+
+def test_claim_rows_translate_the_claim_tables_words():
+    rows = rp.claim_rows("Sec. 4", [("A", "supported", "a"), ("B", "partly supported", "b"),
+                                    ("C", "not supported", "c")])
+    assert [r["verdict"] for r in rows] == ["reproduced", "partly reproduced", "not reproduced"]
+    assert [(r["item"], r["paper"], r["ours"]) for r in rows][0] == ("A", "", "a")
+    with pytest.raises(HiddenbnError, match="verdict 'maybe'"):
+        rp.verdict_row("Sec. 1", "x", 1, 1, "maybe")
+
+
+def test_read_verdicts_names_a_file_that_is_not_one(tmp_path):
+    wrong = tmp_path / "verdicts.csv"
+    pd.DataFrame({"claim": ["x"], "verdict": ["supported"]}).to_csv(wrong, index=False)
+    with pytest.raises(HiddenbnError, match="expected the columns where, item"):
+        rp.read_verdicts(wrong)
+    rows = [dict(zip(rp.COLUMNS, ("Sec. 1", "x", "1", "1", "fine", "")))]
+    pd.DataFrame(rows).to_csv(wrong, index=False)
+    with pytest.raises(HiddenbnError, match="unknown verdict 'fine'"):
+        rp.read_verdicts(wrong)
+
+
+@pytest.fixture
+def sections(tmp_path):
+    """Two papers with verdicts and comparisons, and the gold standard with findings only."""
+    def paper(folder, title, rows):
+        directory = tmp_path / folder
+        directory.mkdir()
+        (directory / "comparison.md").write_text(f"# {title}\n\n## Table 1\n\nbody of {title}\n"
+                                                 "```\n# not a heading\n```\n")
+        rp.write_verdicts(rows, directory / "verdicts.csv")
+        return {"paper": folder, "documents": [str(directory / "comparison.md")],
+                "verdicts": [str(directory / "verdicts.csv")]}
+
+    first = paper("000", "Dimensions", [
+        rp.compared("Sec. 5", "rank, n = 3", 7, 7),
+        rp.compared("Secs. 7-8", "Gaussian W (|H| = 2)", 12, 11, "the structure bounds it"),
+    ])
+    second = paper("003", "Approximations", rp.claim_rows("Secs. 4-5", [
+        ("BIC is the least accurate.", "supported", "mean |Δc| BIC 1.2"),
+        ("Draper and CS are the most accurate.", "partly supported", "mean |Δc| CS 0.4"),
+    ]) + [rp.verdict_row("Sec. 5", "random parameters", "", "", "not checked", "not run")])
+    gold = tmp_path / "gold_standard"
+    gold.mkdir()
+    (gold / "findings.md").write_text("# Findings\n\nCS+ is closer.\n")
+    return [first, second, {"paper": "gold_standard", "documents": [str(gold / "findings.md")],
+                            "verdicts": []}]
+
+
+def test_document_has_a_summary_the_disagreements_and_every_paper_in_full(sections, tmp_path):
+    path = tmp_path / "REPRODUCTION.md"
+    rp.write_reproduction(sections, path)
+    text = path.read_text()
+    summary = text[text.index("## Summary"):text.index("## Known disagreements")]
+    assert "| Paper 000 Geiger, Heckerman & Meek (1996) | Sec. 5; Secs. 7-8 | 1 | 0 | 1 | 0 |" \
+        in summary
+    assert "| Paper 003 Chickering & Heckerman (1996) | Secs. 4-5; Sec. 5 | 1 | 1 | 0 | 1 |" \
+        in summary
+    assert "| Gold standard for the marginal likelihood | no printed numbers" in summary
+    assert "[`000/comparison.md`](000/comparison.md)" in summary
+    known = text[text.index("## Known disagreements"):text.index("## Paper 000")]
+    assert "| 000 | Secs. 7-8 | Gaussian W (\\|H\\| = 2) | 12 | 11 | not reproduced | the " \
+        "structure bounds it |" in known
+    assert "| Draper and CS are the most accurate. | — | mean \\|Δc\\| CS 0.4 | partly " \
+        "reproduced | none recorded |" in known
+    assert "rank, n = 3" not in known and "random parameters" not in known
+    for heading in ("## Paper 000 Geiger", "## Paper 003 Chickering", "## Gold standard"):
+        assert heading in text
+    # every verdict row appears in its paper's section
+    for item in ("rank, n = 3", "BIC is the least accurate.", "random parameters"):
+        assert f"| {item} |" in text
+    # comparisons embedded with their headings two levels down, code blocks untouched
+    assert "### Dimensions\n\n*From [`000/comparison.md`]" in text
+    assert "#### Table 1" in text and "body of Approximations" in text
+    assert "```\n# not a heading\n```" in text
+    assert "### Findings" in text and "CS+ is closer." in text
+
+
+def test_a_missing_input_or_unknown_paper_is_named(sections, tmp_path):
+    sections[0]["verdicts"].append(str(tmp_path / "nowhere.csv"))
+    with pytest.raises(HiddenbnError, match="nowhere.csv: missing"):
+        rp.reproduction_markdown(sections, tmp_path)
+    with pytest.raises(HiddenbnError, match="unknown paper '007'"):
+        rp.reproduction_markdown([{"paper": "007", "documents": [], "verdicts": []}], tmp_path)
