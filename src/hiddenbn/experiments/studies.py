@@ -77,8 +77,9 @@ PANELS = {"kl": kz02.LC_PANELS[0], "selected": ("hidden_states", "selected hidde
 def check_config(studies: dict, base_dir) -> dict:
     """Check every study and return them normalised (defaults filled, file names absolute).
 
-    ``base_dir`` is the folder relative file names (spec and parameter files) are read from:
-    the pipeline passes the folder of the config file. Raises
+    ``studies`` has passed the config schema (workflow/schemas/config.schema.yaml: keys and
+    types); this checks the rest. ``base_dir`` is the folder relative file names (spec and
+    parameter files) are read from: the pipeline passes the folder of the config file. Raises
     :class:`~hiddenbn.errors.HiddenbnError` naming the first problem, its key and the fix.
     """
     return {name: check_study(name, study, base_dir) for name, study in studies.items()}
