@@ -2,10 +2,14 @@
 
 import sys
 
+import numba
+
 from hiddenbn.experiments.chickering_heckerman1996 import reality_check
 from hiddenbn.files import atomic_output
 
-with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821 (provided by Snakemake)
+# the EM E step runs in parallel: on as many threads as the rule has
+numba.set_num_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
+with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821
     params = snakemake.params  # noqa: F821
     table = reality_check(params.section, params.prior_alpha, params.em, params.seed,
                           range(params.section["test_states"]["min"],
