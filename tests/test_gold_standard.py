@@ -7,13 +7,14 @@ import pytest
 from hiddenbn.experiments import gold_standard as gs
 
 
-def synthetic_slopes(slope, replicates=4, noise=0.05, seed=0):
+def synthetic_slopes(slope, replicates=4, noise=0.05, seed=0, setting="toy",
+                     sizes=(100, 200, 400, 800, 1600, 3200)):
     rng = np.random.default_rng(seed)
     rows = []
     for replicate in range(1, replicates + 1):
-        for n in (100, 200, 400, 800, 1600, 3200):
+        for n in sizes:
             gap = 3.0 + slope * np.log(n) + rng.normal(0, noise)
-            rows.append({"setting": "toy", "replicate": replicate, "cases": n, "ds": 14,
+            rows.append({"setting": setting, "replicate": replicate, "cases": n, "ds": 14,
                          "de": 13, "log_likelihood": -n * 1.0, "gold": -n * 1.0 - gap,
                          "gold_se": 0.1, "cs": -n - gap + 1.0, "cs_plus": -n - gap + 0.5,
                          "bic": -n - gap - 2.0, "bic_plus": -n - gap - 1.0})
@@ -27,6 +28,14 @@ def test_fitted_slope_recovers_a_known_slope():
     assert table["upper_from_N"] == 800
     assert (table["ds_half"], table["de_half"]) == (7.0, 6.5)
     assert 0 < table["slope_se"] < 0.05
+
+
+def test_each_setting_has_its_own_sizes_and_asymptotic_end():
+    slopes = pd.concat([synthetic_slopes(6.5),
+                        synthetic_slopes(2.0, setting="small", sizes=(100, 400, 1600, 6400))])
+    table = gs.fitted_slopes(slopes).set_index("setting")
+    assert table.loc["toy", "upper_from_N"] == 800 and table.loc["small", "upper_from_N"] == 1600
+    assert table.loc["small", "slope_upper"] == pytest.approx(2.0, abs=0.1)
 
 
 def test_slope_verdicts():

@@ -123,9 +123,12 @@ def slope_cell(setting: dict, sizes, prior_alpha: float, em: dict, smc: dict, po
                seed: int) -> pd.DataFrame:
     """One replicate of a slope setting: for each N, the ML fit, BIC/CS (+) and the gold standard.
 
-    ``setting`` has ``truth`` and ``model`` specs; the truth's parameters are drawn from the
-    uniform Dirichlet (generic) and one sample of ``max(sizes)`` cases is cut into prefixes.
+    ``setting`` has ``truth`` and ``model`` specs and optionally its own ``sample_sizes`` (which
+    replace ``sizes``: the gold standard of a model with many hidden configurations costs more
+    per case); the truth's parameters are drawn from the uniform Dirichlet (generic) and one
+    sample of ``max(sizes)`` cases is cut into prefixes.
     """
+    sizes = setting.get("sample_sizes", sizes)
     truth, model = parse_spec(setting["truth"]), parse_spec(setting["model"])
     rng = seeding.rng(seed, "data")
     cpts = random_parameters(truth, rng, 1.0)
@@ -157,13 +160,15 @@ def fitted_slopes(slopes: pd.DataFrame) -> pd.DataFrame:
     """Least-squares slope of ``log p(D | theta_ML) - log p(D)`` on ``log N`` per replicate,
     over all sizes and over the larger half of them (the asymptotic end), with mean and
     standard error over replicates per setting, beside ``ds / 2`` and ``de / 2``."""
-    sizes = np.sort(slopes["cases"].unique())
-    upper = sizes[len(sizes) // 2:] if len(sizes) >= 4 else sizes
+    upper = {}
+    for setting, group in slopes.groupby("setting"):
+        sizes = np.sort(group["cases"].unique())
+        upper[setting] = sizes[len(sizes) // 2:] if len(sizes) >= 4 else sizes
     per_replicate = []
     for (setting, replicate), group in slopes.groupby(["setting", "replicate"]):
         per_replicate.append({"setting": setting, "replicate": replicate,
                               "slope": _slope(group),
-                              "slope_upper": _slope(group[group["cases"].isin(upper)])})
+                              "slope_upper": _slope(group[group["cases"].isin(upper[setting])])})
     per_replicate = pd.DataFrame(per_replicate)
     rows = []
     for setting, group in per_replicate.groupby("setting"):
@@ -174,7 +179,7 @@ def fitted_slopes(slopes: pd.DataFrame) -> pd.DataFrame:
             row[column] = group[column].mean()
             row[f"{column}_se"] = (group[column].std(ddof=1) / np.sqrt(count) if count > 1
                                    else np.nan)
-        row.update({"upper_from_N": int(upper[0]), "ds_half": first["ds"] / 2,
+        row.update({"upper_from_N": int(upper[setting][0]), "ds_half": first["ds"] / 2,
                     "de_half": first["de"] / 2})
         rows.append(row)
     return pd.DataFrame(rows)
@@ -424,10 +429,12 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame) -> 
                   "the gold choice itself is uncertain there.", ""]
     if not slopes.empty:
         table = fitted_slopes(slopes)
+        sizes = slopes.groupby("setting")["cases"].unique()
         lines += ["## 3. The penalty: slope of log p(D|theta_ML) - log p(D) against log N", "",
-                  f"Sample sizes {', '.join(map(str, sorted(slopes['cases'].unique())))}; nested "
-                  "data sets per replicate; slope fitted per replicate, mean ± SE over "
-                  "replicates.", "", _markdown(table), ""]
+                  "Sample sizes: " + "; ".join(f"{setting} {', '.join(map(str, sorted(n)))}"
+                                               for setting, n in sizes.items())
+                  + ". Nested data sets per replicate; slope fitted per replicate, mean ± SE "
+                  "over replicates.", "", _markdown(table), ""]
         for row in table.itertuples():
             lines.append(f"* {row.setting} (ds/2 = {row.ds_half:g}, de/2 = {row.de_half:g}): "
                          f"slope over all N {row.slope:.2f} ± {row.slope_se:.2f}, "
@@ -444,6 +451,8 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame) -> 
                      f"{int(closer.sum())} of {len(frame)} fits (all such settings, all N); "
                      f"CS+ = CS + (ds - de)/2 log N is still below the gold standard in "
                      f"{int((frame['cs_plus'] < frame['gold']).sum())} of them.")
+        for setting, group in closer.groupby(frame["setting"]):
+            lines.append(f"  * {setting}: CS+ closer in {int(group.sum())} of {len(group)}.")
     return "\n".join(lines) + "\n"
 
 
