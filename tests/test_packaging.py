@@ -17,7 +17,8 @@ def requirement(text):
 def test_environment_yml_matches_pyproject():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     wanted = dict(requirement(r) for r in project["dependencies"])
-    wanted.update(requirement(r) for r in project["optional-dependencies"]["test"])
+    for extra in project["optional-dependencies"].values():  # test, bench, cluster
+        wanted.update(requirement(r) for r in extra)
     environment = yaml.safe_load((REPO / "environment.yml").read_text())["dependencies"]
     conda = dict(requirement(d) for d in environment if isinstance(d, str))
     pip = dict(requirement(d) for entry in environment if isinstance(entry, dict)
