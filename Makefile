@@ -15,11 +15,20 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# $(call pipeline,<config arguments>,<its results_dir>): run every job (Snakemake prints each
+# step and "n of m steps done"), build the HTML report beside the results, say where both are.
+define pipeline
+	$(BIN)/snakemake --cores all $(1)
+	$(BIN)/snakemake $(1) --report $(2)/report.html
+	@echo "Report: $(abspath $(2))/report.html"
+	@echo "Every comparison with the paper, with verdicts: $(abspath $(2))/REPRODUCTION.md"
+endef
+
 reproduce: $(STAMP)
-	$(BIN)/snakemake --cores all
+	$(call pipeline,,results)
 
 quick: $(STAMP)
-	$(BIN)/snakemake --cores all --configfile config/quick.yaml
+	$(call pipeline,--configfile config/quick.yaml,results/quick)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

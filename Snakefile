@@ -6,6 +6,10 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
+# The global description of `snakemake --report` (figures and tables are flagged in the rules).
+report: "workflow/report/workflow.rst"
+
+
 # A config given with --configfile replaces the default one instead of being merged into it,
 # so a smaller study (config/quick.yaml, or a user's own) never inherits the papers' experiments.
 if not workflow.overwrite_configfiles:
@@ -49,6 +53,7 @@ if "kocka_zhang2002" in config:
 
 
 include: "workflow/rules/studies.smk"
+include: "workflow/rules/reproduction.smk"
 
 
 rule all:
@@ -60,4 +65,5 @@ rule all:
         gold_standard_outputs(),
         kocka_zhang2002_outputs(),
         studies_outputs(),
+        reproduction_outputs(),
     default_target: True

@@ -1,6 +1,7 @@
 """The Snakemake workflow: lint, dry run, config validation, determinism across core counts."""
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -9,6 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+
+from hiddenbn.experiments import reproduction
 
 REPO = Path(__file__).resolve().parents[1]
 QUICK = REPO / "config" / "quick.yaml"
@@ -62,22 +65,32 @@ def without_timings(csv_bytes):
     return table.drop(columns=[c for c in table.columns if c.endswith("_seconds")]).to_csv()
 
 
-def test_quick_run_is_identical_with_one_and_two_cores(tmp_path):
-    outputs = {}
-    for cores in (1, 2):
-        workdir = tmp_path / f"cores{cores}"
-        result = snakemake("--cores", str(cores), "--directory", str(workdir), "--configfile",
-                           str(QUICK))
-        assert result.returncode == 0, result.stderr[-3000:]
-        results = workdir / "results" / "quick"
-        outputs[cores] = {p.relative_to(results): p.read_bytes()
-                          for p in sorted(results.rglob("*")) if p.is_file()
-                          and "logs" not in p.parts}
+def quick_outputs(workdir, cores):
+    """Run the quick config in ``workdir``; its outputs (logs aside) by path under results/."""
+    result = snakemake("--cores", str(cores), "--directory", str(workdir), "--configfile",
+                       str(QUICK))
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = workdir / "results" / "quick"
+    return {p.relative_to(results): p.read_bytes()
+            for p in sorted(results.rglob("*")) if p.is_file() and "logs" not in p.parts}
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """One quick run on one core, shared by the tests below: (its directory, its outputs)."""
+    workdir = tmp_path_factory.mktemp("quick_cores1")
+    return workdir, quick_outputs(workdir, 1)
+
+
+def test_quick_run_is_identical_with_one_and_two_cores(quick_run, tmp_path):
+    outputs = {1: quick_run[1], 2: quick_outputs(tmp_path / "cores2", 2)}
     assert set(outputs[1]) == set(outputs[2])
+    # comparison.md (Table 2's run times) and REPRODUCTION.md, which includes it, differ
+    timed = ("comparison.md", "REPRODUCTION.md")
     for path, content in outputs[1].items():
         if path.suffix == ".csv":  # identical but for the measured run times
             assert without_timings(content) == without_timings(outputs[2][path]), path
-        elif path.suffix in (".json", ".md") and path.name != "comparison.md":
+        elif path.suffix in (".json", ".md") and path.name not in timed:
             assert content == outputs[2][path], path
     quick = yaml.safe_load(QUICK.read_text())["chickering_heckerman1996"]
     data = [p for p in outputs[1] if p.parts[:2] == ("chickering_heckerman1996", "data")]
@@ -117,3 +130,20 @@ def check_paper_003_tables(outputs, section):
     reality = table("reality_check.csv")
     assert len(reality) == section["reality_check"]["repetitions"]
     assert reality.log_marginal_dag.notna().all() and reality.delta_m.notna().all()
+
+
+def test_report_of_a_quick_run_shows_every_paper(quick_run, tmp_path):
+    workdir, outputs = quick_run
+    html = tmp_path / "report.html"
+    result = snakemake("--report", str(html), "--directory", str(workdir), "--configfile",
+                       str(QUICK))
+    assert result.returncode == 0, result.stderr[-3000:]
+    text = html.read_text()
+    # categories are JSON in the page (non-ASCII letters escaped as json.dumps does)
+    for key in reproduction.PAPERS:
+        assert json.dumps(reproduction.paper_label(key)) in text, key
+    assert json.dumps("All papers") in text and "system-message" not in text
+    assert text.count('"caption": "<p>') == text.count('"mime_type"')  # every result captioned
+    document = outputs[Path("REPRODUCTION.md")].decode()
+    for key in reproduction.PAPERS:
+        assert f"## {reproduction.paper_label(key)}" in document, key

@@ -102,8 +102,18 @@ rule ch96_report:
         ),
     output:
         comparison=f"{CH96_DIR}/comparison.md",
-        table1=f"{CH96_DIR}/tables/table1.csv",
-        table2=f"{CH96_DIR}/tables/table2.csv",
+        verdicts=f"{CH96_DIR}/verdicts.csv",
+        table1=in_report(f"{CH96_DIR}/tables/table1.csv", "paper003_table1", "003", "Table 1"),
+        table2=in_report(f"{CH96_DIR}/tables/table2.csv", "paper003_table2", "003", "Table 2"),
+        tables=[
+            in_report(f"{CH96_DIR}/tables/{name}.csv", f"paper003_{name}", "003", item)
+            for name, item in (
+                ("reality_check", "Sec. 5, reality check"),
+                ("selection_errors", "Table 1 per data set"),
+                ("fits", "every fit and score"),
+            )
+        ],
+        figures=ch96_figure_files(),
     params:
         section=CH96,
     log:

@@ -10,6 +10,7 @@ from hiddenbn.experiments import dimension as dimension_experiments
 from hiddenbn.experiments import heckerman_meek1997 as hm97
 from hiddenbn.experiments import kocka_zhang2002 as kz02
 from hiddenbn.experiments import meek_heckerman1997 as mh97
+from hiddenbn.experiments import reproduction
 from hiddenbn.experiments import studies as user_studies
 
 
@@ -83,6 +84,18 @@ def ch96_fit_files():
     ]
 
 
+def ch96_figure_files():
+    """Figures 1-3 as the config asks for them: one data set, and mean ± s.d. over data sets."""
+    files = []
+    for figure in CH96["figures"]:
+        label = figure.replace("figure", "Figure ")
+        files += in_report(multiext(f"{CH96_DIR}/figures/{figure}", ".png", ".pdf"),
+                           f"paper003_{figure}", "003", f"{label}, one data set")
+        files += in_report(multiext(f"{CH96_DIR}/figures/{figure}_mean", ".png", ".pdf"),
+                           f"paper003_{figure}", "003", f"{label}, mean ± s.d. over data sets")
+    return files
+
+
 def ch96_dimension_files():
     features = sorted({ch96_model(e)["features"] for e in CH96["experiments"]})
     return [f"{CH96_DIR}/dimensions/n{n}.csv" for n in features]
@@ -140,6 +153,8 @@ def heckerman_meek1997_outputs():
 DIM = config.get("dimension")
 DIM_DIR = f"{RESULTS}/dimension"
 DIM_PAPERS = ("geiger_heckerman_meek1996", "kocka_zhang2002", "meek_heckerman1997")
+# the paper numbers of INDEX.md (report categories, REPRODUCTION.md sections)
+DIM_PAPER_KEYS = dict(zip(DIM_PAPERS, ("000", "002", "004")))
 if DIM is not None:
     try:
         dimension_experiments.check_section(DIM)
@@ -147,14 +162,21 @@ if DIM is not None:
         raise WorkflowError(str(err)) from None
 
 
-def dimension_tables(paper, names):
-    """CSV and Markdown of each table ``names`` of ``paper``."""
-    return [f"{DIM_DIR}/{paper}/tables/{name}{ext}" for name in names for ext in (".csv", ".md")]
+def dimension_tables(paper, items):
+    """CSV and Markdown of each table of ``paper``; ``items`` maps a table's name to what it is
+    in the paper (its label in the report, whose caption is paper<key>_<name>.rst)."""
+    key = DIM_PAPER_KEYS[paper]
+    return [path for name, item in items.items() for path in in_report(
+        multiext(f"{DIM_DIR}/{paper}/tables/{name}", ".csv", ".md"), f"paper{key}_{name}", key,
+        item)]
 
 
-def dimension_figures(paper, names):
-    """PNG and PDF of each figure ``names`` of ``paper``."""
-    return [f"{DIM_DIR}/{paper}/figures/{name}{ext}" for name in names for ext in (".png", ".pdf")]
+def dimension_figures(paper, items):
+    """PNG and PDF of each figure of ``paper``; ``items`` as for :func:`dimension_tables`."""
+    key = DIM_PAPER_KEYS[paper]
+    return [path for name, item in items.items() for path in in_report(
+        multiext(f"{DIM_DIR}/{paper}/figures/{name}", ".png", ".pdf"), f"paper{key}_{name}", key,
+        item)]
 
 
 def dimension_outputs():
@@ -230,6 +252,31 @@ def gold_slope_files():
             for r in range(1, GOLD["slope"]["replicates"] + 1)]
 
 
+def gold_report_files():
+    """The tables and figures of the gold-standard report; a part without data sets (no paper
+    003 or slope replicates) has none."""
+    def table(name, item):
+        return in_report(f"{GOLD_DIR}/tables/{name}.csv", f"gold_standard_{name}",
+                         "gold_standard", item)
+
+    def figure(name, item):
+        return in_report(multiext(f"{GOLD_DIR}/figures/{name}", ".png", ".pdf"),
+                         f"gold_standard_figure_{name}", "gold_standard", item)
+
+    files = [table("exact", "exact log p(D|S) on small data sets"),
+             table("paper003", "paper 003's data sets: every score and the SMC value"),
+             table("slopes", "every fit of the slope experiment")]
+    if gold_paper_files():
+        files += [table("paper003_errors", "score − gold per test model"),
+                  table("paper003_delta_c", "Δc against the gold standard and Laplace"),
+                  *figure("paper003_errors", "score − gold against hidden states")]
+    if gold_slope_files():
+        files += [table("slope_fits", "fitted slopes beside ds/2 and de/2"),
+                  table("cs_plus", "CS+ against CS"),
+                  *figure("slopes", "log p(D|θ_ML) − log p(D) against log N")]
+    return files
+
+
 def gold_standard_outputs():
     return [] if GOLD is None else [f"{GOLD_DIR}/findings.md"]
 
@@ -255,10 +302,11 @@ def kz02_hlc_files():
 
 
 def kz02_figure_files():
-    names = ["figure4", "figure4_supplementary"]
+    items = {"figure4": "Figure 4", "figure4_supplementary": "Figure 4, the other generators"}
     if KZ02["latent_class"]["deterministic_children"] > 0:
-        names.append("figure5")
-    return [f"{KZ02_DIR}/figures/{name}{ext}" for name in names for ext in (".png", ".pdf")]
+        items["figure5"] = "Figure 5"
+    return [path for name, item in items.items() for path in in_report(
+        multiext(f"{KZ02_DIR}/figures/{name}", ".png", ".pdf"), f"paper002_{name}", "002", item)]
 
 
 def kocka_zhang2002_outputs():
@@ -305,3 +353,60 @@ def study_summary_files(study):
 
 def studies_outputs():
     return [f"{STUDIES_DIR}/{study}/summary.md" for study in STUDIES]
+
+
+# --- the Snakemake report (snakemake --report) and REPRODUCTION.md ---
+def in_report(paths, caption, paper, item):
+    """``paths`` (one path or a list) with the PNG figures and CSV tables among them flagged for
+    the report: captioned by workflow/report/<caption>.rst, under ``paper``'s category (a key of
+    hiddenbn.experiments.reproduction.PAPERS), labelled ``item``. PDF and Markdown copies stay
+    unflagged, so the report shows each figure and table once."""
+    kinds = {".png": "Figures", ".csv": "Tables"}
+
+    def flagged(path):
+        kind = kinds.get(Path(path).suffix)
+        if kind is None:
+            return path
+        return report(path, caption=f"../report/{caption}.rst",
+                      category=reproduction.paper_label(paper), subcategory=kind,
+                      labels={"item": item})
+
+    return flagged(paths) if isinstance(paths, str) else [flagged(p) for p in paths]
+
+
+def reproduction_sections():
+    """What REPRODUCTION.md collects, paper by paper, from the sections the config runs: each
+    paper's comparison (or findings) documents and the verdicts.csv written beside them."""
+    sections = {key: {"paper": key, "documents": [], "verdicts": []}
+                for key in reproduction.PAPERS}
+
+    def add(key, document, verdicts=None):
+        sections[key]["documents"].append(document)
+        if verdicts is not None:
+            sections[key]["verdicts"].append(verdicts)
+
+    if DIM is not None:
+        for paper, key in DIM_PAPER_KEYS.items():
+            add(key, f"{DIM_DIR}/{paper}/comparison.md", f"{DIM_DIR}/{paper}/verdicts.csv")
+    if "figure2" in HM97:
+        add("001", f"{HM97_DIR}/tables/ebnc_dimensions.md", f"{HM97_DIR}/verdicts.csv")
+    if "study" in HM97:
+        add("001", f"{HM97_DIR}/findings.md")
+    if KZ02 is not None:
+        add("002", f"{KZ02_DIR}/comparison.md", f"{KZ02_DIR}/verdicts.csv")
+    if CH96 is not None:
+        add("003", f"{CH96_DIR}/comparison.md", f"{CH96_DIR}/verdicts.csv")
+    if MH97 is not None:
+        add("004", f"{MH97_DIR}/comparison.md", f"{MH97_DIR}/verdicts.csv")
+    if GOLD is not None:
+        add("gold_standard", f"{GOLD_DIR}/findings.md")
+    return [section for section in sections.values() if section["documents"]]
+
+
+def reproduction_inputs():
+    return [path for section in reproduction_sections()
+            for path in section["documents"] + section["verdicts"]]
+
+
+def reproduction_outputs():
+    return [f"{RESULTS}/REPRODUCTION.md"] if reproduction_sections() else []

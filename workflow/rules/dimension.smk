@@ -4,12 +4,19 @@
 rule dimension_geiger_heckerman_meek1996:
     output:
         report=f"{DIM_DIR}/geiger_heckerman_meek1996/comparison.md",
+        verdicts=f"{DIM_DIR}/geiger_heckerman_meek1996/verdicts.csv",
         tables=dimension_tables(
             "geiger_heckerman_meek1996",
-            ["naive_bayes", "w_structure", "autoclass", "continuous"],
+            {
+                "naive_bayes": "Sec. 5, naive Bayes",
+                "w_structure": "Sec. 5, W structure",
+                "autoclass": "Sec. 6, AutoClass",
+                "continuous": "Secs. 7-8, Gaussian and sigmoid networks",
+            },
         ),
         figures=dimension_figures(
-            "geiger_heckerman_meek1996", ["figure1_jacobian", "structures"]
+            "geiger_heckerman_meek1996",
+            {"figure1_jacobian": "Figure 1", "structures": "the networks of Secs. 5-8"},
         ),
     params:
         paper="geiger_heckerman_meek1996",
@@ -26,8 +33,12 @@ rule dimension_geiger_heckerman_meek1996:
 rule dimension_kocka_zhang2002:
     output:
         report=f"{DIM_DIR}/kocka_zhang2002/comparison.md",
-        tables=dimension_tables("kocka_zhang2002", ["table1", "hlc_decomposition"]),
-        figures=dimension_figures("kocka_zhang2002", ["structures"]),
+        verdicts=f"{DIM_DIR}/kocka_zhang2002/verdicts.csv",
+        tables=dimension_tables(
+            "kocka_zhang2002",
+            {"table1": "Table 1", "hlc_decomposition": "Sec. 4, HLC decomposition"},
+        ),
+        figures=dimension_figures("kocka_zhang2002", {"structures": "Figures 1-3"}),
     params:
         paper="kocka_zhang2002",
         section=DIM,
@@ -43,10 +54,15 @@ rule dimension_kocka_zhang2002:
 rule dimension_meek_heckerman1997:
     output:
         report=f"{DIM_DIR}/meek_heckerman1997/comparison.md",
+        verdicts=f"{DIM_DIR}/meek_heckerman1997/verdicts.csv",
         tables=dimension_tables(
-            "meek_heckerman1997", ["table1", "nine_parameter_structures"]
+            "meek_heckerman1997",
+            {
+                "table1": "Table 1",
+                "nine_parameter_structures": "every 9-parameter structure",
+            },
         ),
-        figures=dimension_figures("meek_heckerman1997", ["structures"]),
+        figures=dimension_figures("meek_heckerman1997", {"structures": "Figure 4"}),
     params:
         paper="meek_heckerman1997",
         section=DIM,

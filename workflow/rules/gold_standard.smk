@@ -66,6 +66,7 @@ rule gold_report:
         slopes=gold_slope_files(),
     output:
         findings=f"{GOLD_DIR}/findings.md",
+        files=gold_report_files(),
     log:
         f"{LOGS}/gold_standard/report.log",
     conda:

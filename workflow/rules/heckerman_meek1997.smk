@@ -2,8 +2,19 @@
 # the paper's printed values) and Figure 1, all from hiddenbn.experiments.heckerman_meek1997.
 rule hm97_dimensions:
     output:
-        table=multiext(f"{HM97_DIR}/tables/ebnc_dimensions", ".csv", ".md"),
-        figure=multiext(f"{HM97_DIR}/figures/figure2", ".png", ".pdf"),
+        table=in_report(
+            multiext(f"{HM97_DIR}/tables/ebnc_dimensions", ".csv", ".md"),
+            "paper001_ebnc_dimensions",
+            "001",
+            "Secs. 4 and 6, EBNC dimensions",
+        ),
+        figure=in_report(
+            multiext(f"{HM97_DIR}/figures/figure2", ".png", ".pdf"),
+            "paper001_figure2",
+            "001",
+            "Figure 2",
+        ),
+        verdicts=f"{HM97_DIR}/verdicts.csv",
     params:
         section=HM97.get("figure2"),
         seed=job_seed("heckerman_meek1997", "dimensions"),
@@ -18,7 +29,12 @@ rule hm97_dimensions:
 
 rule hm97_figure1:
     output:
-        multiext(f"{HM97_DIR}/figures/figure1", ".png", ".pdf"),
+        in_report(
+            multiext(f"{HM97_DIR}/figures/figure1", ".png", ".pdf"),
+            "paper001_figure1",
+            "001",
+            "Figure 1",
+        ),
     params:
         inputs=HM97.get("figure2", {}).get("naive_bayes_inputs"),
     log:
@@ -55,10 +71,25 @@ rule hm97_study_summary:
         learners=hm97_study_files("learners"),
         selections=hm97_study_files("selections"),
     output:
-        curves=f"{HM97_DIR}/tables/study_learning_curves.csv",
-        selection=f"{HM97_DIR}/tables/study_selection.csv",
+        curves=in_report(
+            f"{HM97_DIR}/tables/study_learning_curves.csv",
+            "paper001_study_learning_curves",
+            "001",
+            "learning study, held-out log-loss and accuracy",
+        ),
+        selection=in_report(
+            f"{HM97_DIR}/tables/study_selection.csv",
+            "paper001_study_selection",
+            "001",
+            "learning study, what the selection recovers",
+        ),
         findings=f"{HM97_DIR}/findings.md",
-        figure=multiext(f"{HM97_DIR}/figures/learning_curves", ".png", ".pdf"),
+        figure=in_report(
+            multiext(f"{HM97_DIR}/figures/learning_curves", ".png", ".pdf"),
+            "paper001_learning_curves",
+            "001",
+            "learning study, learning curves",
+        ),
     log:
         f"{LOGS}/heckerman_meek1997/study_summary.log",
     conda:

@@ -40,7 +40,16 @@ rule kz02_report:
         printed_table2=workflow.source_path("../resources/kocka_zhang2002/paper_table2.csv"),
     output:
         comparison=f"{KZ02_DIR}/comparison.md",
-        table2=f"{KZ02_DIR}/tables/table2.csv",
+        verdicts=f"{KZ02_DIR}/verdicts.csv",
+        table2=in_report(f"{KZ02_DIR}/tables/table2.csv", "paper002_table2", "002", "Table 2"),
+        tables=[
+            in_report(f"{KZ02_DIR}/tables/{name}.csv", f"paper002_{name}", "002", item)
+            for name, item in (
+                ("lc_summary", "Figures 4-5, the plotted means"),
+                ("lc_selections", "Figures 4-5, every selection"),
+                ("hlc_frequent_models", "Sec. 6, most frequent HLC models"),
+            )
+        ],
         figures=kz02_figure_files(),
     params:
         section=KZ02,

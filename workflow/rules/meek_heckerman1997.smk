@@ -6,7 +6,12 @@ rule mh97_study:
     input:
         table1=f"{DIM_DIR}/meek_heckerman1997/tables/table1.csv",
     output:
-        scores=f"{MH97_DIR}/tables/scores_{{generator}}.csv",
+        scores=in_report(
+            f"{MH97_DIR}/tables/scores_{{generator}}.csv",
+            "paper004_scores",
+            "004",
+            "Sec. 5, every fit, generating model {generator}",
+        ),
         data=f"{MH97_DIR}/data/{{generator}}.csv",
     params:
         section=MH97,
@@ -26,16 +31,34 @@ rule mh97_report:
         scores=expand(f"{MH97_DIR}/tables/scores_{{generator}}.csv", generator=mh97_generators()),
     output:
         report=f"{MH97_DIR}/comparison.md",
-        tables=[
-            f"{MH97_DIR}/tables/{name}{ext}"
-            for name in ("table1", "effect_state_dimensions")
-            for ext in (".csv", ".md")
-        ],
-        summary=f"{MH97_DIR}/tables/replicate_summary.csv",
+        verdicts=f"{MH97_DIR}/verdicts.csv",
+        # table1 copies the dimension rule's Table 1, which is the one in the report
+        table1=multiext(f"{MH97_DIR}/tables/table1", ".csv", ".md"),
+        effects=in_report(
+            multiext(f"{MH97_DIR}/tables/effect_state_dimensions", ".csv", ".md"),
+            "paper004_effect_state_dimensions",
+            "004",
+            "Sec. 5, F1 and F2 with more effect states",
+        ),
+        summary=in_report(
+            f"{MH97_DIR}/tables/replicate_summary.csv",
+            "paper004_replicate_summary",
+            "004",
+            "Figure 5 over independent data sets",
+        ),
         figures=[
-            f"{MH97_DIR}/figures/{name}{ext}"
-            for name in ("figure5", "figure5_replicates", "models")
-            for ext in (".png", ".pdf")
+            path
+            for name, item in (
+                ("figure5", "Figure 5"),
+                ("figure5_replicates", "Figure 5 over independent data sets"),
+                ("models", "Figures 1, 2 and 4"),
+            )
+            for path in in_report(
+                multiext(f"{MH97_DIR}/figures/{name}", ".png", ".pdf"),
+                f"paper004_{name}",
+                "004",
+                item,
+            )
         ],
     params:
         section=MH97,

@@ -1,4 +1,5 @@
-"""Paper 001: the EBNC dimension table (CSV + Markdown) and Figure 2 (a thin wrapper)."""
+"""Paper 001: the EBNC dimension table (CSV + Markdown), Figure 2 and verdicts.csv (a thin
+wrapper)."""
 
 import sys
 from pathlib import Path
@@ -14,4 +15,5 @@ with open(snakemake.log[0], "w") as log:  # noqa: F821 (provided by Snakemake)
         snakemake.output.table[0],  # noqa: F821
         snakemake.output.table[1],  # noqa: F821
         Path(snakemake.output.figure[0]).with_suffix(""),  # noqa: F821
+        snakemake.output.verdicts,  # noqa: F821
     )
