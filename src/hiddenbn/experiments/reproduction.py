@@ -142,7 +142,7 @@ def _embedded(path, base: Path, depth: int) -> list[str]:
         if line.startswith("```"):
             fenced = not fenced
         lines.append("#" * depth + line if line.startswith("#") and not fenced else line)
-    source = (f"*From {_link(path, base)}; file names in it are relative to its folder.*")
+    source = f"*From {_link(path, base)}; file names in it are relative to its folder.*"
     if lines and lines[0].startswith("#"):
         return [lines[0], "", source, *lines[1:]]
     return [source, "", *lines]
