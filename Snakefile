@@ -1,9 +1,23 @@
 # hiddenbn: reproduce the papers' figures and tables from synthetic models.
 # Rules live in workflow/rules/, one file per paper or stage; the science lives in the hiddenbn
 # library, which the rules call through its command line.
+import os
+import tempfile
+
 from snakemake.utils import min_version
 
 min_version("9.0")
+
+
+# numba caches its compiled kernels beside the package's sources. In a SLURM job, cache them on
+# the compute node instead (set before common.smk imports numba; script and shell jobs inherit
+# it), so that jobs on many nodes do not compile into and read from the same files on a shared
+# file system at once; the cost is one compile per node and kind of job (2-4 s each here). A
+# NUMBA_CACHE_DIR set by the user, e.g. a shared cache warmed beforehand, wins.
+if "SLURM_JOB_ID" in os.environ:
+    os.environ.setdefault(
+        "NUMBA_CACHE_DIR", os.path.join(tempfile.gettempdir(), f"hiddenbn-numba-{os.getuid()}")
+    )
 
 
 # The global description of `snakemake --report` (figures and tables are flagged in the rules).
