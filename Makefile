@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # Rules call the `hiddenbn` command; put the venv's first on PATH without activating it.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: reproduce quick test bench lint dry-run clean
+.PHONY: reproduce quick test test-cluster bench lint dry-run clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ quick: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# config/quick.yaml locally and on a one-node SLURM cluster it sets up (as root on Debian; it
+# says why it skips elsewhere), checking that every job ran as a SLURM job and the results agree.
+test-cluster: $(STAMP)
+	$(BIN)/python tools/slurm/test-cluster.py
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
