@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from hiddenbn.experiments import reproduction
+from run_outputs import differences, result_files
 
 REPO = Path(__file__).resolve().parents[1]
 QUICK = REPO / "config" / "quick.yaml"
@@ -60,19 +61,12 @@ def test_bad_config_stops_before_any_job(tmp_path, edit, message):
     assert "Job stats" not in result.stdout
 
 
-def without_timings(csv_bytes):
-    table = pd.read_csv(io.BytesIO(csv_bytes))
-    return table.drop(columns=[c for c in table.columns if c.endswith("_seconds")]).to_csv()
-
-
 def quick_outputs(workdir, cores):
     """Run the quick config in ``workdir``; its outputs (logs aside) by path under results/."""
     result = snakemake("--cores", str(cores), "--directory", str(workdir), "--configfile",
                        str(QUICK))
     assert result.returncode == 0, result.stderr[-3000:]
-    results = workdir / "results" / "quick"
-    return {p.relative_to(results): p.read_bytes()
-            for p in sorted(results.rglob("*")) if p.is_file() and "logs" not in p.parts}
+    return result_files(workdir / "results" / "quick")
 
 
 @pytest.fixture(scope="module")
@@ -84,14 +78,7 @@ def quick_run(tmp_path_factory):
 
 def test_quick_run_is_identical_with_one_and_two_cores(quick_run, tmp_path):
     outputs = {1: quick_run[1], 2: quick_outputs(tmp_path / "cores2", 2)}
-    assert set(outputs[1]) == set(outputs[2])
-    # comparison.md (Table 2's run times) and REPRODUCTION.md, which includes it, differ
-    timed = ("comparison.md", "REPRODUCTION.md")
-    for path, content in outputs[1].items():
-        if path.suffix == ".csv":  # identical but for the measured run times
-            assert without_timings(content) == without_timings(outputs[2][path]), path
-        elif path.suffix in (".json", ".md") and path.name not in timed:
-            assert content == outputs[2][path], path
+    assert not differences(outputs[1], outputs[2])  # identical but for measured run times
     quick = yaml.safe_load(QUICK.read_text())["chickering_heckerman1996"]
     data = [p for p in outputs[1] if p.parts[:2] == ("chickering_heckerman1996", "data")]
     assert len(data) == len(quick["experiments"]) * quick["replicates"]
