@@ -42,8 +42,8 @@ QUICK = REPO / "config" / "quick.yaml"
 PROFILE = REPO / "workflow" / "profiles" / "slurm"
 START = REPO / "tools" / "slurm" / "start-cluster.sh"
 SKIPPED = 75  # start-cluster.sh's exit status when no cluster can be set up here
-# Each run takes 4-8 minutes on the 2-core development machine at load 8; past this limit it
-# is stuck (the plugin polls forever when it cannot see a job's state, and ignores SIGTERM).
+# A run takes 1-5 minutes on the 2-core development machine; past this limit it is stuck (the
+# plugin polls forever when it cannot see a job's state, and ignores SIGTERM).
 RUN_LIMIT_SECONDS = 20 * 60
 # The default target collects the results and runs nothing, so Snakemake runs it in the main
 # process; every other job must run on the cluster.
@@ -65,9 +65,9 @@ class Failure(Exception):
 
 def install_plugin():
     """Install the ``cluster`` extra's requirements that this environment lacks."""
-    extra = tomllib.loads((REPO / "pyproject.toml").read_text())
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     missing = []
-    for text in extra["project"]["optional-dependencies"]["cluster"]:
+    for text in project["optional-dependencies"]["cluster"]:
         requirement = Requirement(text)
         try:
             if requirement.specifier.contains(version(requirement.name), prereleases=True):
@@ -180,7 +180,7 @@ def main():
     if status == SKIPPED:
         skip("no SLURM cluster could be started (start-cluster.sh says why above)")
     if status != 0:
-        say(f"error: tools/slurm/start-cluster.sh failed with exit status {status}")
+        say(f"FAILED: tools/slurm/start-cluster.sh exited with status {status}")
         return 1
 
     scratch = Path(tempfile.mkdtemp(prefix="hiddenbn-test-cluster-"))
