@@ -302,7 +302,8 @@ def _statistics_by_design(design, counts, weights, table, offsets, cards):
         np.exp(log_joint, out=log_joint)
         log_likelihood = _normalise_rows(log_joint, np.asarray(counts, dtype=np.float64), top,
                                          blocks)
-    expected = design.T @ log_joint
+    # (posterior^T Z)^T: OpenBLAS runs this orientation ~20% faster for a C-ordered Z
+    expected = (log_joint.T @ design).T
     class_counts, free_counts = expected[-1], expected[:-1]
     table_counts = np.empty_like(table)
     table_counts[free_rows] = free_counts
