@@ -71,6 +71,7 @@ include: "workflow/rules/reproduction.smk"
 
 
 rule all:
+    default_target: True
     input:
         chickering_heckerman1996_outputs(),
         heckerman_meek1997_outputs(),
@@ -80,4 +81,3 @@ rule all:
         kocka_zhang2002_outputs(),
         studies_outputs(),
         reproduction_outputs(),
-    default_target: True

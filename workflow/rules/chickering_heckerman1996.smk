@@ -4,14 +4,14 @@
 rule ch96_generate_model:
     output:
         f"{CH96_DIR}/models/{{model}}.json",
-    params:
-        spec=lambda w: ch96_model_spec(w.model),
-        seed=lambda w: job_seed("chickering_heckerman1996", "model", w.model),
-        alpha=CH96["generating_alpha"],
     log:
         f"{LOGS}/chickering_heckerman1996/generate_model/{{model}}.log",
     conda:
         "../envs/hiddenbn.yaml"
+    params:
+        spec=lambda w: ch96_model_spec(w.model),
+        seed=lambda w: job_seed("chickering_heckerman1996", "model", w.model),
+        alpha=CH96["generating_alpha"],
     shell:
         "hiddenbn params '{params.spec}' --seed {params.seed} --alpha {params.alpha}"
         " -o {output} 2> {log}"
@@ -22,14 +22,14 @@ rule ch96_sample_data:
         lambda w: f"{CH96_DIR}/models/{CH96['experiments'][w.experiment]['model']}.json",
     output:
         ch96_replicate_files("{experiment}"),
-    params:
-        spec=lambda w: ch96_model_spec(CH96["experiments"][w.experiment]["model"]),
-        cases=lambda w: CH96["experiments"][w.experiment]["cases"],
-        seeds=lambda w: ch96_data_seeds(w.experiment),
     log:
         f"{LOGS}/chickering_heckerman1996/sample_data/{{experiment}}.log",
     conda:
         "../envs/hiddenbn.yaml"
+    params:
+        spec=lambda w: ch96_model_spec(CH96["experiments"][w.experiment]["model"]),
+        cases=lambda w: CH96["experiments"][w.experiment]["cases"],
+        seeds=lambda w: ch96_data_seeds(w.experiment),
     script:
         "../scripts/sample_data_sets.py"
 
@@ -37,15 +37,15 @@ rule ch96_sample_data:
 rule ch96_dimensions:
     output:
         f"{CH96_DIR}/dimensions/n{{features}}.csv",
+    log:
+        f"{LOGS}/chickering_heckerman1996/dimensions/n{{features}}.log",
+    conda:
+        "../envs/hiddenbn.yaml"
     params:
         features=lambda w: int(w.features),
         states=lambda w: ch96_states_for_features(int(w.features)),
         points=CH96["dimension_points"],
         seed=lambda w: job_seed("chickering_heckerman1996", "dimension", int(w.features)),
-    log:
-        f"{LOGS}/chickering_heckerman1996/dimensions/n{{features}}.log",
-    conda:
-        "../envs/hiddenbn.yaml"
     script:
         "../scripts/ch96_dimensions.py"
 
@@ -56,19 +56,17 @@ rule ch96_fit:
         dimensions=lambda w: f"{CH96_DIR}/dimensions/n{ch96_model(w.experiment)['features']}.csv",
     output:
         f"{CH96_DIR}/fits/{{experiment}}/rep{{replicate}}.csv",
-    params:
-        features=lambda w: ch96_model(w.experiment)["features"],
-        states=lambda w: ch96_test_states(w.experiment),
-        seed=lambda w: job_seed(
-            "chickering_heckerman1996", "fit", w.experiment, int(w.replicate)
-        ),
-        prior_alpha=CH96["prior_alpha"],
-        em=CH96["em"],
-    threads: 1
     log:
         f"{LOGS}/chickering_heckerman1996/fit/{{experiment}}_rep{{replicate}}.log",
     conda:
         "../envs/hiddenbn.yaml"
+    threads: 1
+    params:
+        features=lambda w: ch96_model(w.experiment)["features"],
+        states=lambda w: ch96_test_states(w.experiment),
+        seed=lambda w: job_seed("chickering_heckerman1996", "fit", w.experiment, int(w.replicate)),
+        prior_alpha=CH96["prior_alpha"],
+        em=CH96["em"],
     script:
         "../scripts/ch96_fit.py"
 
@@ -76,15 +74,15 @@ rule ch96_fit:
 rule ch96_reality_check:
     output:
         f"{CH96_DIR}/reality_check.csv",
+    log:
+        f"{LOGS}/chickering_heckerman1996/reality_check.log",
+    conda:
+        "../envs/hiddenbn.yaml"
     params:
         section=CH96["reality_check"],
         prior_alpha=CH96["prior_alpha"],
         em=CH96["em"],
         seed=job_seed("chickering_heckerman1996", "reality_check"),
-    log:
-        f"{LOGS}/chickering_heckerman1996/reality_check.log",
-    conda:
-        "../envs/hiddenbn.yaml"
     script:
         "../scripts/ch96_reality_check.py"
 
@@ -114,11 +112,11 @@ rule ch96_report:
             )
         ],
         figures=ch96_figure_files(),
-    params:
-        section=CH96,
     log:
         f"{LOGS}/chickering_heckerman1996/report.log",
     conda:
         "../envs/hiddenbn.yaml"
+    params:
+        section=CH96,
     script:
         "../scripts/ch96_report.py"

@@ -13,7 +13,6 @@ from hiddenbn.experiments import meek_heckerman1997 as mh97
 from hiddenbn.experiments import reproduction
 from hiddenbn.experiments import studies as user_studies
 
-
 validate(config, schema="../schemas/config.schema.yaml")
 RESULTS = config["results_dir"]
 LOGS = f"{RESULTS}/logs"
@@ -89,10 +88,18 @@ def ch96_figure_files():
     files = []
     for figure in CH96["figures"]:
         label = figure.replace("figure", "Figure ")
-        files += in_report(multiext(f"{CH96_DIR}/figures/{figure}", ".png", ".pdf"),
-                           f"paper003_{figure}", "003", f"{label}, one data set")
-        files += in_report(multiext(f"{CH96_DIR}/figures/{figure}_mean", ".png", ".pdf"),
-                           f"paper003_{figure}", "003", f"{label}, mean ± s.d. over data sets")
+        files += in_report(
+            multiext(f"{CH96_DIR}/figures/{figure}", ".png", ".pdf"),
+            f"paper003_{figure}",
+            "003",
+            f"{label}, one data set",
+        )
+        files += in_report(
+            multiext(f"{CH96_DIR}/figures/{figure}_mean", ".png", ".pdf"),
+            f"paper003_{figure}",
+            "003",
+            f"{label}, mean ± s.d. over data sets",
+        )
     return files
 
 
@@ -125,8 +132,11 @@ def hm97_study_seed(wildcards):
 
 def hm97_study_files(kind):
     """The per-(case, training size) outputs of the learning study: learners or selections."""
-    return [f"{HM97_DIR}/study/{case}_n{size}_{kind}.csv"
-            for case in HM97_STUDY_CASES for size in HM97["training_sizes"]]
+    return [
+        f"{HM97_DIR}/study/{case}_n{size}_{kind}.csv"
+        for case in HM97_STUDY_CASES
+        for size in HM97["training_sizes"]
+    ]
 
 
 def heckerman_meek1997_outputs():
@@ -166,17 +176,31 @@ def dimension_tables(paper, items):
     """CSV and Markdown of each table of ``paper``; ``items`` maps a table's name to what it is
     in the paper (its label in the report, whose caption is paper<key>_<name>.rst)."""
     key = DIM_PAPER_KEYS[paper]
-    return [path for name, item in items.items() for path in in_report(
-        multiext(f"{DIM_DIR}/{paper}/tables/{name}", ".csv", ".md"), f"paper{key}_{name}", key,
-        item)]
+    return [
+        path
+        for name, item in items.items()
+        for path in in_report(
+            multiext(f"{DIM_DIR}/{paper}/tables/{name}", ".csv", ".md"),
+            f"paper{key}_{name}",
+            key,
+            item,
+        )
+    ]
 
 
 def dimension_figures(paper, items):
     """PNG and PDF of each figure of ``paper``; ``items`` as for :func:`dimension_tables`."""
     key = DIM_PAPER_KEYS[paper]
-    return [path for name, item in items.items() for path in in_report(
-        multiext(f"{DIM_DIR}/{paper}/figures/{name}", ".png", ".pdf"), f"paper{key}_{name}", key,
-        item)]
+    return [
+        path
+        for name, item in items.items()
+        for path in in_report(
+            multiext(f"{DIM_DIR}/{paper}/figures/{name}", ".png", ".pdf"),
+            f"paper{key}_{name}",
+            key,
+            item,
+        )
+    ]
 
 
 def dimension_outputs():
@@ -191,8 +215,10 @@ MH97 = config.get("meek_heckerman1997")
 MH97_DIR = f"{RESULTS}/meek_heckerman1997"
 if MH97 is not None:
     if DIM is None:
-        raise WorkflowError("config meek_heckerman1997 needs the dimension section: its models "
-                            "are dimension.causal_interaction_models")
+        raise WorkflowError(
+            "config meek_heckerman1997 needs the dimension section: its models "
+            "are dimension.causal_interaction_models"
+        )
     try:
         mh97.check_config(MH97, DIM["causal_interaction_models"])
     except HiddenbnError as err:
@@ -209,8 +235,10 @@ def mh97_generators():
 
 def mh97_seeds(generator):
     """One seed per data set of ``generator``: data set 0 is the paper's, 1.. the replicates."""
-    return [job_seed("meek_heckerman1997", "data", generator, replicate)
-            for replicate in range(MH97["replicates"] + 1)]
+    return [
+        job_seed("meek_heckerman1997", "data", generator, replicate)
+        for replicate in range(MH97["replicates"] + 1)
+    ]
 
 
 def meek_heckerman1997_outputs():
@@ -224,18 +252,22 @@ GOLD = config.get("gold_standard")
 GOLD_DIR = f"{RESULTS}/gold_standard"
 if GOLD is not None:
     if CH96 is None:
-        raise WorkflowError("config gold_standard needs the chickering_heckerman1996 section: it "
-                            "scores that paper's data sets with its EM settings")
+        raise WorkflowError(
+            "config gold_standard needs the chickering_heckerman1996 section: it "
+            "scores that paper's data sets with its EM settings"
+        )
     for _experiment in GOLD["paper003"]["experiments"]:
         if _experiment not in CH96["experiments"]:
             raise WorkflowError(
                 f"config gold_standard.paper003.experiments: unknown experiment {_experiment!r}; "
                 f"use names under chickering_heckerman1996.experiments "
-                f"({', '.join(CH96['experiments'])})")
+                f"({', '.join(CH96['experiments'])})"
+            )
     if GOLD["paper003"]["replicates"] > CH96["replicates"]:
         raise WorkflowError(
             f"config gold_standard.paper003.replicates: {GOLD['paper003']['replicates']} exceeds "
-            f"chickering_heckerman1996.replicates ({CH96['replicates']})")
+            f"chickering_heckerman1996.replicates ({CH96['replicates']})"
+        )
 
 
 def gold_exact_files():
@@ -243,37 +275,55 @@ def gold_exact_files():
 
 
 def gold_paper_files():
-    return [f"{GOLD_DIR}/paper003/{e}/rep{r}.csv" for e in GOLD["paper003"]["experiments"]
-            for r in range(1, GOLD["paper003"]["replicates"] + 1)]
+    return [
+        f"{GOLD_DIR}/paper003/{e}/rep{r}.csv"
+        for e in GOLD["paper003"]["experiments"]
+        for r in range(1, GOLD["paper003"]["replicates"] + 1)
+    ]
 
 
 def gold_slope_files():
-    return [f"{GOLD_DIR}/slopes/{s}/rep{r}.csv" for s in GOLD["slope"]["settings"]
-            for r in range(1, GOLD["slope"]["replicates"] + 1)]
+    return [
+        f"{GOLD_DIR}/slopes/{s}/rep{r}.csv"
+        for s in GOLD["slope"]["settings"]
+        for r in range(1, GOLD["slope"]["replicates"] + 1)
+    ]
 
 
 def gold_report_files():
     """The tables and figures of the gold-standard report; a part without data sets (no paper
     003 or slope replicates) has none."""
+
     def table(name, item):
-        return in_report(f"{GOLD_DIR}/tables/{name}.csv", f"gold_standard_{name}",
-                         "gold_standard", item)
+        return in_report(
+            f"{GOLD_DIR}/tables/{name}.csv", f"gold_standard_{name}", "gold_standard", item
+        )
 
     def figure(name, item):
-        return in_report(multiext(f"{GOLD_DIR}/figures/{name}", ".png", ".pdf"),
-                         f"gold_standard_figure_{name}", "gold_standard", item)
+        return in_report(
+            multiext(f"{GOLD_DIR}/figures/{name}", ".png", ".pdf"),
+            f"gold_standard_figure_{name}",
+            "gold_standard",
+            item,
+        )
 
-    files = [table("exact", "exact log p(D|S) on small data sets"),
-             table("paper003", "paper 003's data sets: every score and the SMC value"),
-             table("slopes", "every fit of the slope experiment")]
+    files = [
+        table("exact", "exact log p(D|S) on small data sets"),
+        table("paper003", "paper 003's data sets: every score and the SMC value"),
+        table("slopes", "every fit of the slope experiment"),
+    ]
     if gold_paper_files():
-        files += [table("paper003_errors", "score − gold per test model"),
-                  table("paper003_delta_c", "Δc against the gold standard and Laplace"),
-                  *figure("paper003_errors", "score − gold against hidden states")]
+        files += [
+            table("paper003_errors", "score − gold per test model"),
+            table("paper003_delta_c", "Δc against the gold standard and Laplace"),
+            *figure("paper003_errors", "score − gold against hidden states"),
+        ]
     if gold_slope_files():
-        files += [table("slope_fits", "fitted slopes beside ds/2 and de/2"),
-                  table("cs_plus", "CS+ against CS"),
-                  *figure("slopes", "log p(D|θ_ML) − log p(D) against log N")]
+        files += [
+            table("slope_fits", "fitted slopes beside ds/2 and de/2"),
+            table("cs_plus", "CS+ against CS"),
+            *figure("slopes", "log p(D|θ_ML) − log p(D) against log N"),
+        ]
     return files
 
 
@@ -305,8 +355,13 @@ def kz02_figure_files():
     items = {"figure4": "Figure 4", "figure4_supplementary": "Figure 4, the other generators"}
     if KZ02["latent_class"]["deterministic_children"] > 0:
         items["figure5"] = "Figure 5"
-    return [path for name, item in items.items() for path in in_report(
-        multiext(f"{KZ02_DIR}/figures/{name}", ".png", ".pdf"), f"paper002_{name}", "002", item)]
+    return [
+        path
+        for name, item in items.items()
+        for path in in_report(
+            multiext(f"{KZ02_DIR}/figures/{name}", ".png", ".pdf"), f"paper002_{name}", "002", item
+        )
+    ]
 
 
 def kocka_zhang2002_outputs():
@@ -317,8 +372,9 @@ def kocka_zhang2002_outputs():
 STUDIES_DIR = f"{RESULTS}/studies"
 # Relative file names in a study (spec and parameter files) are read from the folder of the
 # config file (the last one given), so a study and its files can live anywhere.
-STUDIES_BASE = (Path(workflow.configfiles[-1]).resolve().parent if workflow.configfiles
-                else Path.cwd())
+STUDIES_BASE = (
+    Path(workflow.configfiles[-1]).resolve().parent if workflow.configfiles else Path.cwd()
+)
 try:
     STUDIES = user_studies.check_config(config.get("studies", {}), STUDIES_BASE)
 except HiddenbnError as err:
@@ -334,21 +390,25 @@ def study_seeds(wildcards):
     """(parameter seed, data seed) per replicate of one (study, generator, N) job; the parameter
     seed leaves out N, so every sample size of a replicate shares its generating parameters."""
     key = ("studies", wildcards.study, wildcards.generator)
-    return [(job_seed(*key, "parameters", r), job_seed(*key, int(wildcards.cases), r))
-            for r in range(1, STUDIES[wildcards.study]["replicates"] + 1)]
+    return [
+        (job_seed(*key, "parameters", r), job_seed(*key, int(wildcards.cases), r))
+        for r in range(1, STUDIES[wildcards.study]["replicates"] + 1)
+    ]
 
 
 def study_run_files(study, kind):
     """The per-(generator, N) tables of one study: ``fits`` or ``selections``."""
     section = STUDIES[study]
-    return [f"{STUDIES_DIR}/{study}/runs/{generator}/n{cases}_{kind}.csv"
-            for generator in section["generators"] for cases in section["sample_sizes"]]
+    return [
+        f"{STUDIES_DIR}/{study}/runs/{generator}/n{cases}_{kind}.csv"
+        for generator in section["generators"]
+        for cases in section["sample_sizes"]
+    ]
 
 
 def study_summary_files(study):
     """Everything a study's summary writes; summary.md first."""
-    return [f"{STUDIES_DIR}/{study}/{name}"
-            for name in user_studies.summary_files(STUDIES[study])]
+    return [f"{STUDIES_DIR}/{study}/{name}" for name in user_studies.summary_files(STUDIES[study])]
 
 
 def studies_outputs():
@@ -367,9 +427,13 @@ def in_report(paths, caption, paper, item):
         kind = kinds.get(Path(path).suffix)
         if kind is None:
             return path
-        return report(path, caption=f"../report/{caption}.rst",
-                      category=reproduction.paper_label(paper), subcategory=kind,
-                      labels={"item": item})
+        return report(
+            path,
+            caption=f"../report/{caption}.rst",
+            category=reproduction.paper_label(paper),
+            subcategory=kind,
+            labels={"item": item},
+        )
 
     return flagged(paths) if isinstance(paths, str) else [flagged(p) for p in paths]
 
@@ -377,8 +441,7 @@ def in_report(paths, caption, paper, item):
 def reproduction_sections():
     """What REPRODUCTION.md collects, paper by paper, from the sections the config runs: each
     paper's comparison (or findings) documents and the verdicts.csv written beside them."""
-    sections = {key: {"paper": key, "documents": [], "verdicts": []}
-                for key in reproduction.PAPERS}
+    sections = {key: {"paper": key, "documents": [], "verdicts": []} for key in reproduction.PAPERS}
 
     def add(key, document, verdicts=None):
         sections[key]["documents"].append(document)
@@ -404,8 +467,11 @@ def reproduction_sections():
 
 
 def reproduction_inputs():
-    return [path for section in reproduction_sections()
-            for path in section["documents"] + section["verdicts"]]
+    return [
+        path
+        for section in reproduction_sections()
+        for path in section["documents"] + section["verdicts"]
+    ]
 
 
 def reproduction_outputs():

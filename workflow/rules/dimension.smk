@@ -18,14 +18,14 @@ rule dimension_geiger_heckerman_meek1996:
             "geiger_heckerman_meek1996",
             {"figure1_jacobian": "Figure 1", "structures": "the networks of Secs. 5-8"},
         ),
-    params:
-        paper="geiger_heckerman_meek1996",
-        section=DIM,
-        seed=job_seed("dimension", "geiger_heckerman_meek1996"),
     log:
         f"{LOGS}/dimension/geiger_heckerman_meek1996.log",
     conda:
         "../envs/hiddenbn.yaml"
+    params:
+        paper="geiger_heckerman_meek1996",
+        section=DIM,
+        seed=job_seed("dimension", "geiger_heckerman_meek1996"),
     script:
         "../scripts/dimension_paper.py"
 
@@ -39,14 +39,14 @@ rule dimension_kocka_zhang2002:
             {"table1": "Table 1", "hlc_decomposition": "Sec. 4, HLC decomposition"},
         ),
         figures=dimension_figures("kocka_zhang2002", {"structures": "Figures 1-3"}),
-    params:
-        paper="kocka_zhang2002",
-        section=DIM,
-        seed=job_seed("dimension", "kocka_zhang2002"),
     log:
         f"{LOGS}/dimension/kocka_zhang2002.log",
     conda:
         "../envs/hiddenbn.yaml"
+    params:
+        paper="kocka_zhang2002",
+        section=DIM,
+        seed=job_seed("dimension", "kocka_zhang2002"),
     script:
         "../scripts/dimension_paper.py"
 
@@ -63,13 +63,13 @@ rule dimension_meek_heckerman1997:
             },
         ),
         figures=dimension_figures("meek_heckerman1997", {"structures": "Figure 4"}),
-    params:
-        paper="meek_heckerman1997",
-        section=DIM,
-        seed=job_seed("dimension", "meek_heckerman1997"),
     log:
         f"{LOGS}/dimension/meek_heckerman1997.log",
     conda:
         "../envs/hiddenbn.yaml"
+    params:
+        paper="meek_heckerman1997",
+        section=DIM,
+        seed=job_seed("dimension", "meek_heckerman1997"),
     script:
         "../scripts/dimension_paper.py"

@@ -4,17 +4,17 @@
 rule gold_exact:
     output:
         f"{GOLD_DIR}/exact/rep{{replicate}}.csv",
+    log:
+        f"{LOGS}/gold_standard/exact/rep{{replicate}}.log",
+    conda:
+        "../envs/hiddenbn.yaml"
+    threads: 1
     params:
         section=GOLD.get("exact"),
         em=CH96["em"],
         prior_alpha=CH96["prior_alpha"],
         smc=GOLD.get("smc"),
         seed=lambda w: job_seed("gold_standard", "exact", int(w.replicate)),
-    threads: 1
-    log:
-        f"{LOGS}/gold_standard/exact/rep{{replicate}}.log",
-    conda:
-        "../envs/hiddenbn.yaml"
     script:
         "../scripts/gold_exact.py"
 
@@ -25,16 +25,16 @@ rule gold_paper003:
         fits=f"{CH96_DIR}/fits/{{experiment}}/rep{{replicate}}.csv",
     output:
         f"{GOLD_DIR}/paper003/{{experiment}}/rep{{replicate}}.csv",
+    log:
+        f"{LOGS}/gold_standard/paper003/{{experiment}}_rep{{replicate}}.log",
+    conda:
+        "../envs/hiddenbn.yaml"
+    threads: 1
     params:
         features=lambda w: ch96_model(w.experiment)["features"],
         prior_alpha=CH96["prior_alpha"],
         smc=GOLD.get("smc"),
         seed=lambda w: job_seed("gold_standard", "paper003", w.experiment, int(w.replicate)),
-    threads: 1
-    log:
-        f"{LOGS}/gold_standard/paper003/{{experiment}}_rep{{replicate}}.log",
-    conda:
-        "../envs/hiddenbn.yaml"
     script:
         "../scripts/gold_paper003.py"
 
@@ -42,6 +42,11 @@ rule gold_paper003:
 rule gold_slope:
     output:
         f"{GOLD_DIR}/slopes/{{setting}}/rep{{replicate}}.csv",
+    log:
+        f"{LOGS}/gold_standard/slopes/{{setting}}_rep{{replicate}}.log",
+    conda:
+        "../envs/hiddenbn.yaml"
+    threads: 1
     params:
         setting=lambda w: GOLD["slope"]["settings"][w.setting],
         sizes=lambda w: GOLD["slope"]["sample_sizes"],
@@ -50,11 +55,6 @@ rule gold_slope:
         smc=GOLD.get("smc"),
         points=lambda w: GOLD["slope"]["dimension_points"],
         seed=lambda w: job_seed("gold_standard", "slope", w.setting, int(w.replicate)),
-    threads: 1
-    log:
-        f"{LOGS}/gold_standard/slopes/{{setting}}_rep{{replicate}}.log",
-    conda:
-        "../envs/hiddenbn.yaml"
     script:
         "../scripts/gold_slope.py"
 

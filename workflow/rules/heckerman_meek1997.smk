@@ -15,14 +15,14 @@ rule hm97_dimensions:
             "Figure 2",
         ),
         verdicts=f"{HM97_DIR}/verdicts.csv",
-    params:
-        section=HM97.get("figure2"),
-        seed=job_seed("heckerman_meek1997", "dimensions"),
-        points=hm97_jacobian_points(),
     log:
         f"{LOGS}/heckerman_meek1997/dimensions.log",
     conda:
         "../envs/hiddenbn.yaml"
+    params:
+        section=HM97.get("figure2"),
+        seed=job_seed("heckerman_meek1997", "dimensions"),
+        points=hm97_jacobian_points(),
     script:
         "../scripts/hm97_dimensions.py"
 
@@ -35,12 +35,12 @@ rule hm97_figure1:
             "001",
             "Figure 1",
         ),
-    params:
-        inputs=HM97.get("figure2", {}).get("naive_bayes_inputs"),
     log:
         f"{LOGS}/heckerman_meek1997/figure1.log",
     conda:
         "../envs/hiddenbn.yaml"
+    params:
+        inputs=HM97.get("figure2", {}).get("naive_bayes_inputs"),
     script:
         "../scripts/hm97_figure1.py"
 
@@ -51,17 +51,17 @@ rule hm97_study_case:
     output:
         learners=f"{HM97_DIR}/study/{{case}}_n{{size}}_learners.csv",
         selections=f"{HM97_DIR}/study/{{case}}_n{{size}}_selections.csv",
+    log:
+        f"{LOGS}/heckerman_meek1997/study_{{case}}_n{{size}}.log",
+    wildcard_constraints:
+        case="|".join(HM97_STUDY_CASES),
+        size=r"\d+",
+    conda:
+        "../envs/hiddenbn.yaml"
     params:
         section=HM97,
         size=lambda wildcards: int(wildcards.size),
         seed=hm97_study_seed,
-    wildcard_constraints:
-        case="|".join(HM97_STUDY_CASES),
-        size=r"\d+",
-    log:
-        f"{LOGS}/heckerman_meek1997/study_{{case}}_n{{size}}.log",
-    conda:
-        "../envs/hiddenbn.yaml"
     script:
         "../scripts/hm97_study_case.py"
 

@@ -4,15 +4,15 @@
 rule kz02_lc:
     output:
         f"{KZ02_DIR}/lc/{{generator}}.csv",
-    params:
-        section=KZ02,
-        seed=job_seed("kocka_zhang2002", "lc"),
-        points=KZ02_POINTS,
-    threads: 1
     log:
         f"{LOGS}/kocka_zhang2002/lc/{{generator}}.log",
     conda:
         "../envs/hiddenbn.yaml"
+    threads: 1
+    params:
+        section=KZ02,
+        seed=job_seed("kocka_zhang2002", "lc"),
+        points=KZ02_POINTS,
     script:
         "../scripts/kz02_lc.py"
 
@@ -20,15 +20,15 @@ rule kz02_lc:
 rule kz02_hlc:
     output:
         f"{KZ02_DIR}/hlc/n{{cases}}.csv",
-    params:
-        section=KZ02,
-        seed=job_seed("kocka_zhang2002", "hlc"),
-        points=KZ02_POINTS,
-    threads: 1
     log:
         f"{LOGS}/kocka_zhang2002/hlc/n{{cases}}.log",
     conda:
         "../envs/hiddenbn.yaml"
+    threads: 1
+    params:
+        section=KZ02,
+        seed=job_seed("kocka_zhang2002", "hlc"),
+        points=KZ02_POINTS,
     script:
         "../scripts/kz02_hlc.py"
 
@@ -51,11 +51,11 @@ rule kz02_report:
             )
         ],
         figures=kz02_figure_files(),
-    params:
-        section=KZ02,
     log:
         f"{LOGS}/kocka_zhang2002/report.log",
     conda:
         "../envs/hiddenbn.yaml"
+    params:
+        section=KZ02,
     script:
         "../scripts/kz02_report.py"

@@ -13,14 +13,14 @@ rule mh97_study:
             "Sec. 5, every fit, generating model {generator}",
         ),
         data=f"{MH97_DIR}/data/{{generator}}.csv",
-    params:
-        section=MH97,
-        structures=MH97_STRUCTURES,
-        seeds=lambda w: mh97_seeds(w.generator),
     log:
         f"{LOGS}/meek_heckerman1997/study/{{generator}}.log",
     conda:
         "../envs/hiddenbn.yaml"
+    params:
+        section=MH97,
+        structures=MH97_STRUCTURES,
+        seeds=lambda w: mh97_seeds(w.generator),
     script:
         "../scripts/meek_heckerman1997_study.py"
 
@@ -60,12 +60,12 @@ rule mh97_report:
                 item,
             )
         ],
-    params:
-        section=MH97,
-        structures=MH97_STRUCTURES,
     log:
         f"{LOGS}/meek_heckerman1997/report.log",
     conda:
         "../envs/hiddenbn.yaml"
+    params:
+        section=MH97,
+        structures=MH97_STRUCTURES,
     script:
         "../scripts/meek_heckerman1997_report.py"

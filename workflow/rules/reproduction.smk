@@ -11,11 +11,11 @@ rule reproduction:
             category="All papers",
             labels={"item": "every comparison, verdicts and known disagreements"},
         ),
-    params:
-        sections=reproduction_sections(),
     log:
         f"{LOGS}/reproduction.log",
     conda:
         "../envs/hiddenbn.yaml"
+    params:
+        sections=reproduction_sections(),
     script:
         "../scripts/reproduction.py"

@@ -8,18 +8,18 @@ rule study_run:
     output:
         fits=f"{STUDIES_DIR}/{{study}}/runs/{{generator}}/n{{cases}}_fits.csv",
         selections=f"{STUDIES_DIR}/{{study}}/runs/{{generator}}/n{{cases}}_selections.csv",
-    params:
-        study=lambda wildcards: STUDIES[wildcards.study],
-        seeds=study_seeds,
+    log:
+        f"{LOGS}/studies/{{study}}/{{generator}}_n{{cases}}.log",
     wildcard_constraints:
         study=r"[A-Za-z0-9_]+",
         generator=r"[A-Za-z0-9_]+",
         cases=r"\d+",
-    threads: 1
-    log:
-        f"{LOGS}/studies/{{study}}/{{generator}}_n{{cases}}.log",
     conda:
         "../envs/hiddenbn.yaml"
+    threads: 1
+    params:
+        study=lambda wildcards: STUDIES[wildcards.study],
+        seeds=study_seeds,
     script:
         "../scripts/study_run.py"
 
@@ -35,12 +35,12 @@ for _study in STUDIES:
             selections=study_run_files(_study, "selections"),
         output:
             study_summary_files(_study),
-        params:
-            name=_study,
-            study=STUDIES[_study],
         log:
             f"{LOGS}/studies/{_study}/summary.log",
         conda:
             "../envs/hiddenbn.yaml"
+        params:
+            name=_study,
+            study=STUDIES[_study],
         script:
             "../scripts/study_summary.py"
