@@ -8,9 +8,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def test_rule_files_are_formatted_with_snakefmt():
-    files = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
+    files = [REPO / "workflow" / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
     result = subprocess.run([sys.executable, "-m", "snakefmt", "--check", "--diff",
                              *map(str, files)], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, (
-        "run `.venv/bin/snakefmt Snakefile workflow/rules` to format:\n"
+        "run `.venv/bin/snakefmt workflow/Snakefile workflow/rules` to format:\n"
         + result.stdout[-3000:] + result.stderr[-3000:])

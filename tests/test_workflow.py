@@ -16,11 +16,12 @@ from run_outputs import differences, result_files
 
 REPO = Path(__file__).resolve().parents[1]
 QUICK = REPO / "config" / "quick.yaml"
+SNAKEFILE = REPO / "workflow" / "Snakefile"
 
 
 def snakemake(*args, cwd=REPO):
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    return subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
+    return subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE),
                            *args], cwd=cwd, env=env, capture_output=True, text=True)
 
 

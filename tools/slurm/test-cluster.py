@@ -88,8 +88,8 @@ def run_snakemake(name, workdir, *options):
     log = workdir / "snakemake.out"
     # the rules call the `hiddenbn` command, which lives beside this Python
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    arguments = ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir), *options,
-                 "--configfile", str(QUICK)]
+    arguments = ["--snakefile", str(REPO / "workflow" / "Snakefile"), "--directory", str(workdir),
+                 *options, "--configfile", str(QUICK)]
     command = ["timeout", "-k", "30", str(RUN_LIMIT_SECONDS), sys.executable, "-m", "snakemake",
                *arguments]
     say(f"{name} run: snakemake {' '.join(arguments)}")
