@@ -38,6 +38,18 @@ def test_dry_run_lists_the_rules(tmp_path):
         assert rule in result.stdout
 
 
+def test_a_config_with_one_paper_section_runs_only_its_rules(tmp_path):
+    config = yaml.safe_load(QUICK.read_text())
+    only = {"seed": config["seed"], "results_dir": config["results_dir"],
+            "heckerman_meek1997": {"figure2": config["heckerman_meek1997"]["figure2"]}}
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(only))
+    result = snakemake("-n", "--directory", str(tmp_path), "--configfile", str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "hm97_dimensions" in result.stdout and "ch96_fit" not in result.stdout
+    assert "hm97_study_case" not in result.stdout
+
+
 def write_config(tmp_path, edit):
     config = yaml.safe_load(QUICK.read_text())
     edit(config)
@@ -53,6 +65,8 @@ def write_config(tmp_path, edit):
      "chickering_heckerman1996.experiments.fig1_n8.model: unknown model 'nope'"),
     (lambda c: c["chickering_heckerman1996"]["experiments"]["fig1_n8"].update(
         test_states={"min": 5, "max": 2}), "test_states: min 5 exceeds max 2"),
+    (lambda c: c["heckerman_meek1997"].pop("training_sizes"),
+     "'training_sizes' is a dependency of 'study'"),
 ])
 def test_bad_config_stops_before_any_job(tmp_path, edit, message):
     result = snakemake("-n", "--directory", str(tmp_path), "--configfile",

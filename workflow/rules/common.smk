@@ -135,7 +135,7 @@ def hm97_study_files(kind):
     return [
         f"{HM97_DIR}/study/{case}_n{size}_{kind}.csv"
         for case in HM97_STUDY_CASES
-        for size in HM97["training_sizes"]
+        for size in HM97.get("training_sizes", [])
     ]
 
 
