@@ -98,6 +98,9 @@ rule ch96_report:
         printed_table2=workflow.source_path(
             "../resources/chickering_heckerman1996/paper_table2.csv"
         ),
+        printed_reality=workflow.source_path(
+            "../resources/chickering_heckerman1996/paper_reality_check.csv"
+        ),
     output:
         comparison=f"{CH96_DIR}/comparison.md",
         verdicts=f"{CH96_DIR}/verdicts.csv",

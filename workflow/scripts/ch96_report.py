@@ -13,6 +13,7 @@ with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821 (provided by Snake
         [pd.read_csv(f) for f in snakemake.input.dimensions],  # noqa: F821
         pd.read_csv(snakemake.input.printed_table1, dtype=str),  # noqa: F821
         pd.read_csv(snakemake.input.printed_table2),  # noqa: F821
+        pd.read_csv(snakemake.input.printed_reality).iloc[0],  # noqa: F821
         snakemake.params.section,  # noqa: F821
         snakemake.output.comparison,  # noqa: F821
     )
