@@ -194,3 +194,10 @@ def test_tie_generator_is_the_first_generator_whose_test_model_saturates_de():
     assert kz.tie_generator(models, [2, 3, 4, 5]) == "k4"
     assert kz.tie_generator(models, [2, 3]) is None  # no generator at the saturation point
     assert kz.tie_generator(models[models.states <= 4], [2, 3, 4]) is None  # nothing to tie
+
+
+def test_the_score_order_claims_explain_cs_plus_out_picking_bic_plus():
+    states = pd.Series({"BIC": 2.7, "BIC+": 5.0, "CS": 3.0, "CS+": 8.0})
+    (why,) = kz._cs_plus_most_explanation(states)
+    assert "CS+ - BIC+ = CS - BIC" in why
+    assert kz._cs_plus_most_explanation(states.replace({8.0: 4.0})) == ()

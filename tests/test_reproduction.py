@@ -18,9 +18,10 @@ def test_compared_judges_a_printed_value_by_equality_and_keeps_the_reason_only_i
 
 def test_claim_rows_translate_the_claim_tables_words():
     rows = rp.claim_rows("Sec. 4", [("A", "supported", "a"), ("B", "partly supported", "b"),
-                                    ("C", "not supported", "c")])
+                                    ("C", "not supported", "c", "because")])
     assert [r["verdict"] for r in rows] == ["reproduced", "partly reproduced", "not reproduced"]
     assert [(r["item"], r["paper"], r["ours"]) for r in rows][0] == ("A", "", "a")
+    assert [r["explanation"] for r in rows] == ["", "", "because"]
     with pytest.raises(HiddenbnError, match="verdict 'maybe'"):
         rp.verdict_row("Sec. 1", "x", 1, 1, "maybe")
 

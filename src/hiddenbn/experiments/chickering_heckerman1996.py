@@ -452,7 +452,7 @@ def comparison_markdown(fits, table, printed_table1, timing, claim_list,
                 shown[column] = shown[column].map(lambda v: f"{v:.3g}")
         lines += [_markdown_table(shown.fillna("—")), ""]
     lines += ["## The paper's claims", "", "| claim | verdict | evidence |", "|---|---|---|"]
-    lines += [f"| {c} | {v} | {e} |" for c, v, e in claim_list]
+    lines += [f"| {c} | {v} | {e} |" for c, v, e, *_ in claim_list]
     return "\n".join(lines) + "\n"
 
 

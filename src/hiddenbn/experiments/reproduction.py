@@ -79,10 +79,10 @@ def compared(where: str, item: str, paper, ours, explanation: str = "") -> dict:
 
 
 def claim_rows(where: str, claims) -> list[dict]:
-    """Rows from the ``(claim, verdict, evidence)`` triples of a comparison's claim table; the
-    evidence is our side, the paper's side is the claim itself."""
-    return [verdict_row(where, claim, "", evidence, CLAIM_VERDICTS[verdict])
-            for claim, verdict, evidence in claims]
+    """Rows from the ``(claim, verdict, evidence[, explanation])`` tuples of a comparison's claim
+    table; the evidence is our side, the paper's side is the claim itself."""
+    return [verdict_row(where, claim, "", evidence, CLAIM_VERDICTS[verdict], *explanation)
+            for claim, verdict, evidence, *explanation in claims]
 
 
 def write_verdicts(rows: list[dict], path) -> None:
