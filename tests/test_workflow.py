@@ -38,6 +38,12 @@ def test_dry_run_lists_the_rules(tmp_path):
         assert rule in result.stdout
 
 
+def test_the_default_config_is_found_from_another_working_directory(tmp_path):
+    result = snakemake("-n", "--directory", str(tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ch96_fit" in result.stdout and "gold_slope" in result.stdout
+
+
 def test_a_config_with_one_paper_section_runs_only_its_rules(tmp_path):
     config = yaml.safe_load(QUICK.read_text())
     only = {"seed": config["seed"], "results_dir": config["results_dir"],
