@@ -28,6 +28,7 @@ from hiddenbn.em import fit, make_engine
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.reproduction import claim_rows, write_verdicts
 from hiddenbn.files import atomic_output
+from hiddenbn.markdown import pipe_table
 from hiddenbn.models import latent_class, load_parameters, random_parameters
 from hiddenbn.sampling import sample_dataset
 from hiddenbn.scores import (bd_log_marginal, bic, cheeseman_stutz, complete_log_likelihood,
@@ -404,13 +405,6 @@ def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None
     return out
 
 
-def _markdown_table(frame: pd.DataFrame) -> str:
-    header = "| " + " | ".join(map(str, frame.columns)) + " |"
-    rule = "|" + "---|" * len(frame.columns)
-    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join([header, rule, *body])
-
-
 def comparison_markdown(fits, table, printed_table1, timing, claim_list,
                         dimensions_note: str) -> str:
     """``comparison.md``: every number beside the paper's, and a verdict per claim
@@ -434,7 +428,7 @@ def comparison_markdown(fits, table, printed_table1, timing, claim_list,
         if "cs_de_mean" in row:
             entry["CS (d = de)"] = format_mean_sd(row["cs_de_mean"], row["cs_de_sd"])
         rows.append(entry)
-    lines += [_markdown_table(pd.DataFrame(rows)), "", dimensions_note, ""]
+    lines += [pipe_table(pd.DataFrame(rows)), "", dimensions_note, ""]
     not_pd = fits[~fits.laplace_positive_definite.astype(bool)]
     lines += [f"Laplace was undefined (negative Hessian not positive definite) for {len(not_pd)} "
               f"of {len(fits)} fitted test models; those are not candidates for Laplace's "
@@ -450,7 +444,7 @@ def comparison_markdown(fits, table, printed_table1, timing, claim_list,
         for column in shown.columns:
             if column.endswith("_seconds"):
                 shown[column] = shown[column].map(lambda v: f"{v:.3g}")
-        lines += [_markdown_table(shown.fillna("—")), ""]
+        lines += [pipe_table(shown.fillna("—")), ""]
     lines += ["## The paper's claims", "", "| claim | verdict | evidence |", "|---|---|---|"]
     lines += [f"| {c} | {v} | {e} |" for c, v, e, *_ in claim_list]
     return "\n".join(lines) + "\n"

@@ -38,6 +38,7 @@ from hiddenbn.errors import HiddenbnError
 from hiddenbn.evidence import exact_log_evidence
 from hiddenbn.experiments import chickering_heckerman1996 as ch96
 from hiddenbn.files import atomic_output
+from hiddenbn.markdown import pipe_table
 from hiddenbn.models import Network, random_parameters
 from hiddenbn.sampling import forward_sample
 from hiddenbn.scores import score_fit
@@ -308,10 +309,7 @@ def _markdown(frame: pd.DataFrame, digits: int = 2) -> str:
     for column in shown.columns:
         if pd.api.types.is_float_dtype(shown[column]):
             shown[column] = shown[column].map(lambda v: "" if pd.isna(v) else f"{v:.{digits}f}")
-    header = "| " + " | ".join(map(str, shown.columns)) + " |"
-    rule = "|" + "---|" * len(shown.columns)
-    body = ["| " + " | ".join(map(str, row)) + " |" for row in shown.itertuples(index=False)]
-    return "\n".join([header, rule, *body])
+    return pipe_table(shown)
 
 
 def _ranking(frame: pd.DataFrame) -> list[tuple[str, float]]:

@@ -37,6 +37,7 @@ from hiddenbn.em import fit
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.reproduction import claim_rows, write_verdicts
 from hiddenbn.files import atomic_output
+from hiddenbn.markdown import pipe_table
 from hiddenbn.models import Network, latent_class, observed_distribution, random_parameters
 from hiddenbn.sampling import sample_dataset
 from hiddenbn.scores import score_fit
@@ -535,11 +536,7 @@ def frequent_models(results: pd.DataFrame, top: int = 3) -> pd.DataFrame:
 
 
 def _markdown(frame: pd.DataFrame) -> str:
-    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * frame.shape[1]]
-    for row in frame.itertuples(index=False):
-        lines.append("| " + " | ".join(_format(v) if isinstance(v, float) else str(v)
-                                       for v in row) + " |")
-    return "\n".join(lines)
+    return pipe_table(frame, lambda v: _format(v) if isinstance(v, float) else str(v))
 
 
 def write_outputs(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd.DataFrame,

@@ -18,6 +18,7 @@ import pandas as pd
 
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.files import atomic_output
+from hiddenbn.markdown import pipe_table
 
 #: Columns of a ``verdicts.csv``: where in the paper, what is checked, the paper's value (empty
 #: for a claim), ours (a number or the evidence), the verdict, and why it disagrees where known.
@@ -123,10 +124,7 @@ def _cell(value: str) -> str:
 
 
 def _table(frame: pd.DataFrame) -> str:
-    lines = ["| " + " | ".join(frame.columns) + " |", "|" + "---|" * frame.shape[1]]
-    lines += ["| " + " | ".join(_cell(v) for v in row) + " |"
-              for row in frame.itertuples(index=False)]
-    return "\n".join(lines)
+    return pipe_table(frame, _cell)
 
 
 def _link(path, base: Path) -> str:
