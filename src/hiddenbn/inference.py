@@ -11,10 +11,13 @@ cost follows the number of distinct patterns ``m``, not the number of cases ``N`
   configurations; networks with more than :data:`MAX_HIDDEN_CONFIGURATIONS` are refused.
 * :func:`latent_class_statistics` for the latent class / naive-Bayes model with a hidden root
   (paper 003 Sec. 3, paper 002 Sec. 2.2): a numba gather kernel, parallel over fixed blocks
-  of patterns (bit-identical for any thread count), for wide data (~128 variables with ~64
-  states, ~64 hidden states, 10^6 patterns) at ``O(m n k)`` per E step; for variables with
-  few states, two BLAS products on the state-indicator matrix of
-  :func:`latent_class_design` instead (``O(m sum(r_j - 1) k)``, faster per flop).
+  of patterns, for wide data (~128 variables with ~64 states, ~64 hidden states, 10^6
+  patterns) at ``O(m n k)`` per E step; for variables with few states, two BLAS products on
+  the state-indicator matrix of :func:`latent_class_design` instead (``O(m sum(r_j - 1) k)``,
+  faster per flop), in fixed blocks of rows.
+
+Both are bit-identical for any number of threads and any numba cache state
+(:mod:`hiddenbn.threads` says how).
 
 Everything is in log space: a class or state with probability zero contributes ``-inf`` to the
 log joint and zero to the posterior, and no pattern-count is ever divided by zero.
@@ -29,6 +32,7 @@ import numpy as np
 
 from hiddenbn.errors import DataError, HiddenbnError
 from hiddenbn.models import Network, node_tables
+from hiddenbn.threads import block_starts, map_blocks
 
 #: Largest number of joint hidden configurations that :func:`enumeration_statistics` enumerates.
 MAX_HIDDEN_CONFIGURATIONS = 1 << 16
@@ -41,9 +45,8 @@ PARALLEL_MIN_CELLS = 1 << 22
 #: :func:`latent_class_design` is used up to this many cells and mean free states per variable.
 DESIGN_MAX_CELLS = 1 << 24
 DESIGN_MAX_MEAN_STATES = 4
-
-# fastmath without nnan/ninf: log(0) = -inf must stay meaningful
-_FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
+#: Rows of the design per block of the BLAS E step (the blocks follow the data, not the threads).
+DESIGN_BLOCK_ROWS = 4096
 
 
 # --- general networks: enumeration of the hidden configurations ------------------------------
@@ -177,7 +180,7 @@ def state_offsets(cardinalities) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(cardinalities)[:-1]]).astype(np.int64)
 
 
-@numba.njit(cache=True, fastmath=_FASTMATH)
+@numba.njit(cache=True)
 def _weigh_row(row, count):
     """In place: ``log p(x, h)`` becomes ``count p(h | x)``; returns ``count log p(x)``.
 
@@ -197,7 +200,7 @@ def _weigh_row(row, count):
     return count * (top + np.log(total))
 
 
-@numba.njit(cache=True, parallel=True, fastmath=_FASTMATH)
+@numba.njit(cache=True, parallel=True)
 def _latent_class_kernel(patterns, counts, log_weights, log_table, offsets, n_blocks):
     m, n = patterns.shape
     k = log_weights.shape[0]
@@ -250,40 +253,49 @@ def prefers_design(n_patterns: int, cardinalities) -> bool:
                 and n_patterns * free.sum() <= DESIGN_MAX_CELLS)
 
 
-@numba.njit(cache=True, parallel=True, fastmath=_FASTMATH)
-def _subtract_row_maxima(log_joint, n_blocks):
+@numba.njit(cache=True, nogil=True)
+def _subtract_row_maxima(log_joint):
     """In place: each row of ``log_joint`` minus its maximum, which is returned."""
     m, k = log_joint.shape
     top = np.empty(m)
-    block_size = (m + n_blocks - 1) // n_blocks
-    for b in numba.prange(n_blocks):
-        for p in range(b * block_size, min(m, (b + 1) * block_size)):
-            row_max = log_joint[p, 0]
-            for h in range(1, k):
-                row_max = max(row_max, log_joint[p, h])
-            top[p] = row_max
-            for h in range(k):
-                log_joint[p, h] -= row_max
+    for p in range(m):
+        row_max = log_joint[p, 0]
+        for h in range(1, k):
+            row_max = max(row_max, log_joint[p, h])
+        top[p] = row_max
+        for h in range(k):
+            log_joint[p, h] -= row_max
     return top
 
 
-@numba.njit(cache=True, parallel=True, fastmath=_FASTMATH)
-def _normalise_rows(joint, counts, top, n_blocks):
+@numba.njit(cache=True, nogil=True)
+def _normalise_rows(joint, counts, top):
     """In place: row p of ``joint`` (``p(x_p, h) / max_h p(x_p, h)``) becomes
-    ``counts_p p(h | x_p)``; returns the per-block sums of ``counts_p log p(x_p)``."""
+    ``counts_p p(h | x_p)``; returns ``sum_p counts_p log p(x_p)``."""
     m, k = joint.shape
-    log_likelihood = np.zeros(n_blocks)
-    block_size = (m + n_blocks - 1) // n_blocks
-    for b in numba.prange(n_blocks):
-        for p in range(b * block_size, min(m, (b + 1) * block_size)):
-            total = 0.0
-            for h in range(k):
-                total += joint[p, h]
-            scale = counts[p] / total
-            for h in range(k):
-                joint[p, h] *= scale
-            log_likelihood[b] += counts[p] * (top[p] + np.log(total))
+    log_likelihood = 0.0
+    for p in range(m):
+        total = 0.0
+        for h in range(k):
+            total += joint[p, h]
+        scale = counts[p] / total
+        for h in range(k):
+            joint[p, h] *= scale
+        log_likelihood += counts[p] * (top[p] + np.log(total))
     return log_likelihood
+
+
+def _design_block(design, counts, coefficients, start, stop):
+    """E step of rows ``start:stop``: ``(posterior^T Z, sum_p counts_p log p(x_p))``."""
+    rows = design[start:stop]
+    joint = rows @ coefficients
+    top = _subtract_row_maxima(joint)
+    # NumPy's exp is vectorised (SIMD); numba's scalar exp costs several times more here
+    np.exp(joint, out=joint)
+    log_likelihood = _normalise_rows(joint, counts[start:stop], top)
+    # posterior^T Z, transposed by the caller: OpenBLAS runs this orientation ~20% faster for a
+    # C-ordered Z
+    return joint.T @ rows, log_likelihood
 
 
 def _statistics_by_design(design, counts, weights, table, offsets, cards):
@@ -294,16 +306,17 @@ def _statistics_by_design(design, counts, weights, table, offsets, cards):
     coefficients = np.empty((free_rows.size + 1, table.shape[1]))
     coefficients[:-1] = log_table[free_rows] - log_table[last][variable]
     coefficients[-1] = np.log(weights) + log_table[last].sum(axis=0)
-    log_joint = design @ coefficients
-    blocks = max(1, min(LATENT_CLASS_BLOCKS, design.shape[0]))
-    with _threads_for(log_joint.size * cards.size):
-        top = _subtract_row_maxima(log_joint, blocks)
-        # NumPy's exp is vectorised (SIMD); numba's scalar exp costs several times more here
-        np.exp(log_joint, out=log_joint)
-        log_likelihood = _normalise_rows(log_joint, np.asarray(counts, dtype=np.float64), top,
-                                         blocks)
-    # (posterior^T Z)^T: OpenBLAS runs this orientation ~20% faster for a C-ordered Z
-    expected = (log_joint.T @ design).T
+    counts = np.asarray(counts, dtype=np.float64)
+    blocks = map_blocks(
+        lambda start, stop: _design_block(design, counts, coefficients, start, stop),
+        block_starts(design.shape[0], DESIGN_BLOCK_ROWS),
+        parallel=design.shape[0] * table.shape[1] * cards.size >= PARALLEL_MIN_CELLS)
+    # the blocks' sums are added in block order: the same result on any number of threads
+    expected, log_likelihood = blocks[0][0].copy(), blocks[0][1]
+    for block_expected, block_log_likelihood in blocks[1:]:
+        expected += block_expected
+        log_likelihood += block_log_likelihood
+    expected = expected.T
     class_counts, free_counts = expected[-1], expected[:-1]
     table_counts = np.empty_like(table)
     table_counts[free_rows] = free_counts
@@ -312,7 +325,7 @@ def _statistics_by_design(design, counts, weights, table, offsets, cards):
     # would then give a negative probability), so clip it at the true lower bound 0
     table_counts[last] = np.maximum(
         class_counts - np.add.reduceat(free_counts, state_offsets(cards - 1), axis=0), 0.0)
-    return class_counts, table_counts, float(log_likelihood.sum())
+    return class_counts, table_counts, float(log_likelihood)
 
 
 def latent_class_statistics(patterns, counts, weights, table, offsets, design=None):

@@ -37,7 +37,8 @@ Standard error
 
 Random draws come from ``numpy.random.Generator`` streams (one per run) outside the kernels;
 particles are updated independently between resampling steps, so results do not depend on the
-thread count.
+thread count; the kernels are compiled without ``fastmath``, so neither on the compiler's choice
+of summation order (:mod:`hiddenbn.threads`).
 """
 
 from __future__ import annotations
@@ -57,12 +58,9 @@ from hiddenbn.models import Network
 #: Resample a run when its effective sample size falls below this fraction of its particles.
 RESAMPLE_THRESHOLD = 0.5
 
-# fastmath without nnan/ninf: impossible configurations are -inf
-_FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
-
 
 # --- kernels ---------------------------------------------------------------------------------
-@numba.njit(cache=True, fastmath=_FASTMATH)
+@numba.njit(cache=True)
 def _configuration_log_predictive(log_q, counts, row_counts, p, cells, possible, row_of_cell,
                                   row_kind, cell_log, row_log):
     """``log_q[h] = log p(x_p, h | statistics)`` for every configuration; returns the max."""
@@ -81,7 +79,7 @@ def _configuration_log_predictive(log_q, counts, row_counts, p, cells, possible,
     return top
 
 
-@numba.njit(cache=True, fastmath=_FASTMATH)
+@numba.njit(cache=True)
 def _draw(log_q, top, u):
     """Turn ``log_q`` into weights in place, draw a configuration with uniform ``u``; return
     ``(configuration, log sum of the weights)``."""
@@ -101,7 +99,7 @@ def _draw(log_q, top, u):
     return chosen, top + math.log(total)
 
 
-@numba.njit(cache=True, fastmath=_FASTMATH)
+@numba.njit(cache=True)
 def _update(counts, row_counts, cells, row_of_cell, p, h, delta):
     for s in range(cells.shape[2]):
         cell = cells[p, h, s]
@@ -109,7 +107,7 @@ def _update(counts, row_counts, cells, row_of_cell, p, h, delta):
         row_counts[row_of_cell[cell]] += delta
 
 
-@numba.njit(cache=True, fastmath=_FASTMATH)
+@numba.njit(cache=True)
 def _add_case(assignments, counts, row_counts, log_increments, case_patterns, run_of_particle,
               position, cells, possible, row_of_cell, row_kind, cell_log, row_log, uniforms):
     """Add case ``position`` to every particle: log predictive into ``log_increments``, then
@@ -125,7 +123,7 @@ def _add_case(assignments, counts, row_counts, log_increments, case_patterns, ru
         _update(counts[particle], row_counts[particle], cells, row_of_cell, p, h, 1)
 
 
-@numba.njit(cache=True, parallel=True, fastmath=_FASTMATH)
+@numba.njit(cache=True, parallel=True)
 def _gibbs_sweeps(movers, assignments, counts, row_counts, case_patterns, run_of_particle,
                   length, cells, possible, row_of_cell, row_kind, cell_log, row_log, uniforms):
     """Systematic-scan collapsed Gibbs sweeps over cases ``0..length-1`` of the particles in

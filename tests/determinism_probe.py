@@ -1,0 +1,94 @@
+"""Digests of every floating-point kernel's output on fixed inputs, for tests/test_determinism.py.
+
+Run as a script (``python tests/determinism_probe.py THREADS``), it prints one JSON object
+mapping a computation to the SHA-256 of its output bytes. The test runs it in fresh processes
+under different conditions (a cold and a warm numba cache, 1 and 2 numba and BLAS threads) and
+requires identical digests: results must not depend on how or where a job ran.
+
+The E steps run first, under whatever BLAS threads the environment sets (the library's own
+guarantee); then the probe sets up its threads as a workflow job does
+(:func:`hiddenbn.threads.use_threads`) and runs an EM fit with its scores and an SMC estimate.
+
+The inputs are big enough for the parallel paths of the kernels
+(:data:`hiddenbn.inference.PARALLEL_MIN_CELLS`) and for BLAS to use its threads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+
+import numpy as np
+
+from hiddenbn import inference
+from hiddenbn.data import Dataset
+from hiddenbn.em import fit
+from hiddenbn.models import latent_class, random_parameters
+from hiddenbn.sampling import sample_dataset
+from hiddenbn.scores import score_fit
+from hiddenbn.smc import smc_log_evidence
+from hiddenbn.threads import use_threads
+
+
+def digest(*arrays) -> str:
+    hasher = hashlib.sha256()
+    for array in arrays:
+        hasher.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
+    return hasher.hexdigest()
+
+
+def latent_class_inputs(cardinalities, hidden_states: int, cases: int, seed: int):
+    network = latent_class(hidden_states, cardinalities)
+    rng = np.random.default_rng(seed)
+    cpts = random_parameters(network, rng, 1.0)
+    data = sample_dataset(network, cpts, cases, rng)
+    offsets = inference.state_offsets(cardinalities)
+    table = np.vstack([t.T for t in cpts[1:]])
+    return network, data, cpts[0][0], table, offsets
+
+
+def e_step_digests() -> dict:
+    out = {}
+    # binary: the BLAS design path (subtract maxima, exp, normalise rows)
+    cards = np.full(30, 2)
+    _, data, weights, table, offsets = latent_class_inputs(cards, 8, 40000, 1)
+    design = inference.latent_class_design(data.patterns, cards)
+    out["e_step_design"] = digest(*inference.latent_class_statistics(
+        data.patterns, data.counts, weights, table, offsets, design))
+    # many states: the numba gather kernel
+    cards = np.full(30, 6)
+    _, data, weights, table, offsets = latent_class_inputs(cards, 8, 40000, 2)
+    out["e_step_gather"] = digest(*inference.latent_class_statistics(
+        data.patterns, data.counts, weights, table, offsets))
+    return out
+
+
+def em_digests() -> dict:
+    """A paper-002-sized LC fit and its scores: the path of the kz02_lc job."""
+    network, data, *_ = latent_class_inputs(np.full(4, 2), 3, 500, 3)
+    test = latent_class(4, [2, 2, 2, 2])
+    result = fit(test, data, np.random.default_rng(4), alpha=1.0, starts=4, max_iterations=300,
+                 tolerance=1e-5, schedule="halving")
+    scores = score_fit(result, data, 15, with_laplace=True)
+    return {"em_fit": digest(result.log_likelihood, *result.cpts),
+            "scores": digest(*[scores[key] for key in sorted(scores)
+                               if isinstance(scores[key], float)])}
+
+
+def smc_digests() -> dict:
+    network, data, *_ = latent_class_inputs(np.full(6, 3), 3, 60, 5)
+    estimate = smc_log_evidence(latent_class(3, [3] * 6), data, np.random.default_rng(6),
+                                runs=4, particles=32, moves=1)
+    return {"smc": digest(estimate.run_estimates)}
+
+
+def main(threads: int) -> None:
+    digests = e_step_digests()
+    use_threads(threads)
+    digests |= {**em_digests(), **smc_digests()}
+    print(json.dumps(digests, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]))
