@@ -19,6 +19,7 @@ from hiddenbn.models import (load_parameters, parameters_to_dict, random_paramet
 from hiddenbn.sampling import forward_sample, sample_dataset
 from hiddenbn.smc import smc_log_evidence
 from hiddenbn.spec import parse_spec
+from hiddenbn.threads import pin_blas_to_one_thread
 from hiddenbn import selection
 
 EXAMPLES = """\
@@ -348,6 +349,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # numba on every core, BLAS on one: the same result on any machine (hiddenbn.threads)
+    pin_blas_to_one_thread()
     try:
         args.run(args)
     except HiddenbnError as err:

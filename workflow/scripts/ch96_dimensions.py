@@ -3,7 +3,10 @@
 import sys
 
 from hiddenbn.experiments.chickering_heckerman1996 import dimensions_of_test_models
+from hiddenbn.threads import use_threads
 
+# numba kernels on the rule's threads, BLAS on one: results independent of the cores
+use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
 with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821 (provided by Snakemake)
     table = dimensions_of_test_models(
         snakemake.params.features,  # noqa: F821

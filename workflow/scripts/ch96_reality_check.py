@@ -2,13 +2,12 @@
 
 import sys
 
-import numba
-
 from hiddenbn.experiments.chickering_heckerman1996 import reality_check
 from hiddenbn.files import atomic_output
+from hiddenbn.threads import use_threads
 
-# the EM E step runs in parallel: on as many threads as the rule has
-numba.set_num_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
+# numba kernels on the rule's threads, BLAS on one: results independent of the cores
+use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
 with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821
     params = snakemake.params  # noqa: F821
     table = reality_check(params.section, params.prior_alpha, params.em, params.seed,

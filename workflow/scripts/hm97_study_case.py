@@ -3,7 +3,10 @@
 import sys
 
 from hiddenbn.experiments.heckerman_meek1997 import run_study_case
+from hiddenbn.threads import use_threads
 
+# numba kernels on the rule's threads, BLAS on one: results independent of the cores
+use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
 with open(snakemake.log[0], "w") as log:  # noqa: F821 (provided by Snakemake)
     sys.stderr = log
     run_study_case(

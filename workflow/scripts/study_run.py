@@ -3,12 +3,12 @@ wrapper)."""
 
 import sys
 
-import numba
-
 from hiddenbn.experiments.studies import run_job
 from hiddenbn.files import atomic_output
+from hiddenbn.threads import use_threads
 
-numba.set_num_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
+# numba kernels on the rule's threads, BLAS on one: results independent of the cores
+use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
 with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821
     fits, selections = run_job(snakemake.params.study, snakemake.wildcards.generator,  # noqa: F821
                                int(snakemake.wildcards.cases), snakemake.params.seeds)  # noqa: F821
