@@ -1,6 +1,7 @@
 """environment.yml (conda users) and pyproject.toml (pip users) ask for the same packages."""
 
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -28,3 +29,16 @@ def test_environment_yml_matches_pyproject():
         assert name in have, f"environment.yml lacks {name}"
         assert have[name] == spec, f"{name}: pyproject says {spec!r}, environment.yml {have[name]!r}"
     assert conda["python"] == project["requires-python"]
+
+
+def test_the_repository_cites_only_what_it_ships():
+    """Notes a user needs (reconstructions, printed numbers) live in the repository: no tracked
+    file points outside it to the developers' own paper copies or notes."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True,
+                             check=True).stdout.split()
+    outside = re.compile(r"\.\./shared|FIGURES\.md|papers/00\d_")
+    offenders = [name for name in tracked if (REPO / name).is_file()
+                 and name != "tests/test_packaging.py"
+                 and outside.search((REPO / name).read_text(errors="ignore"))]
+    assert not offenders, f"these files cite material outside the repository: {offenders}"
+    assert (REPO / "docs" / "RECONSTRUCTIONS.md").is_file()

@@ -412,7 +412,8 @@ def comparison_markdown(fits, table, printed_table1, timing, claim_list,
     lines = ["# Chickering & Heckerman (1996): our results beside the paper's", "",
              "Every number below is computed by this pipeline from the config in force; the "
              "paper's printed values come from `workflow/resources/chickering_heckerman1996/`. "
-             "Figure 2's test-model ranges are reconstructed (FIGURES.md). The paper's Table 1 "
+             "Figure 2's test-model ranges are reconstructed (docs/RECONSTRUCTIONS.md). The "
+             "paper's Table 1 "
              "repeats the rows (n, c, N) = (64, 4, 400) and (32, 4, 400) with identical values, "
              "so those experiments share a generating model and data sets here too.", "",
              "## Table 1: Δc (states selected by the score − states selected by Laplace), "

@@ -8,7 +8,7 @@ can explain. The papers' printed numbers live only in the ``PRINTED_*`` tables b
 used only for the "paper" columns, never as expected values.
 
 Structures whose figure is lost are reconstructed as described in
-``../shared/papers/FIGURES.md`` and flagged "reconstructed" in the outputs.
+``docs/RECONSTRUCTIONS.md`` and flagged "reconstructed" in the outputs.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def _points_note(points: int) -> str:
             "reach min(ds, dc))")
 
 
-RECONSTRUCTED = "reconstructed from the text (the figure is lost; see FIGURES.md)"
+RECONSTRUCTED = "reconstructed from the text (the figure is lost; see docs/RECONSTRUCTIONS.md)"
 
 
 # --- structures -----------------------------------------------------------------------------
@@ -223,7 +223,8 @@ def continuous_table(points: int, seed: int) -> pd.DataFrame:
     for name, network in networks.items():
         report = dimension_report(network, points, seed)
         printed_ds, printed_de = PRINTED_CONTINUOUS[name]
-        rows.append({"model": name, "structure": "reconstructed from the text (FIGURES.md)",
+        rows.append({"model": name,
+                     "structure": "reconstructed from the text (docs/RECONSTRUCTIONS.md)",
                      "ds": report["ds"], "paper ds": printed_ds, "dc": report["dc"],
                      "de": report["de"], "paper de": printed_de,
                      "verdict": _verdict(report["de"], printed_de, reasons.get(name, "")),
@@ -496,7 +497,8 @@ def write_kocka_zhang2002(section: dict, seed: int, directory) -> None:
         "",
         markdown(table1),
         "",
-        f"## HLC {HLC_SPEC} (Fig. 2; the text's '5,3,3:2,2,2,2' lacks a leaf, FIGURES.md)",
+        f"## HLC {HLC_SPEC} (Fig. 2; the text's '5,3,3:2,2,2,2' lacks a leaf, "
+        "docs/RECONSTRUCTIONS.md)",
         "",
         markdown(hlc),
         "",

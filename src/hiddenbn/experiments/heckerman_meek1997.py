@@ -1,7 +1,8 @@
 """Heckerman & Meek (1997), paper 001: the dimension results (Figures 1 and 2, Secs. 4 and 6).
 
 Figure 2 ("Some Bayesian networks and their EBNC dimensions") was lost; only its Section 6
-panel is certain (FIGURES.md). It is rebuilt as panels from the networks the text discusses:
+panel is certain (docs/RECONSTRUCTIONS.md). It is rebuilt as panels from the networks the text
+discusses:
 the Section 6 network, the naive-Bayes EBNC (Eq. 6), the Markov chain conditioned on ``Y``
 (end of Sec. 6), the Section 6 structure with non-binary nodes and a trivial (full-table) EBNC,
 with sizes and state counts from the config (reconstructed). One panel is ours: the smallest
@@ -145,7 +146,7 @@ def dimension_rows(panels: list[Panel], seed: int, points: int) -> list[dict]:
         paper_value = printed[2](panel.size) if printed else None
         notes = []
         if panel.reconstructed:
-            notes.append("reconstructed panel (FIGURES.md)")
+            notes.append("reconstructed panel (docs/RECONSTRUCTIONS.md)")
         if paper_value is not None and paper_value != summary.d:
             notes.append(f"differs from the paper's {paper_value}")
         notes += summary.warnings()

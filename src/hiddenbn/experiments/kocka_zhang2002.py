@@ -593,7 +593,8 @@ def write_outputs(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: p
         "",
         f"## Figure 4 (generator {_generator_title(main)}): mean ± se per N and score",
         "",
-        "The paper's Figure 4 is lost (FIGURES.md); its sample sizes are reconstructed. "
+        "The paper's Figure 4 is lost (docs/RECONSTRUCTIONS.md); its sample sizes are "
+        "reconstructed. "
         "Figures: `figures/figure4.png`, `figures/figure4_supplementary.png`"
         + (", `figures/figure5.png`." if deterministic else "."),
         "",

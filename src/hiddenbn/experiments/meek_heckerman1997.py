@@ -1,7 +1,8 @@
 """Protocol of Meek & Heckerman (1997), paper 004 Sec. 5: learning NMI structures.
 
 Five noisy-max interaction (NMI) models F1..F5 over three binary causes and a binary effect
-(Fig. 4; the mechanism cause sets are in the config, F2 reconstructed, see FIGURES.md) generate
+(Fig. 4; the mechanism cause sets are in the config, F2 reconstructed, see
+docs/RECONSTRUCTIONS.md) generate
 one data set of ``cases`` cases each, with hand-chosen parameters from the config. On the
 initial segments of each data set every model is fitted by EM and scored by the adjusted
 Cheeseman-Stutz approximation (Eq. 6); with a uniform prior over F1..F5 the posterior of a
@@ -341,7 +342,8 @@ def comparison_markdown(section: dict, table1: pd.DataFrame, scores: pd.DataFram
     lines = [
         "# Meek & Heckerman (1997), paper 004: comparison with the paper",
         "",
-        f"Five binary noisy-max models F1..F5 (Fig. 4, **F2 reconstructed**: see FIGURES.md) each "
+        "Five binary noisy-max models F1..F5 (Fig. 4, **F2 reconstructed**: see "
+        "docs/RECONSTRUCTIONS.md) each "
         f"generate one data set of {section['cases']} cases with the hand-chosen parameters of "
         "`config/config.yaml` (`meek_heckerman1997.parameters`; the paper's values are not given). "
         f"On the initial segments N = {', '.join(map(str, sizes))} every model is fitted by EM "

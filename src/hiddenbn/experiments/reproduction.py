@@ -193,8 +193,8 @@ def reproduction_markdown(sections: list[dict], base) -> str:
              "claim checked, with the paper's value, ours and a verdict) and its comparison, "
              "which is reproduced in full below. Verdicts: "
              + ", ".join(f"*{v}*" for v in VERDICTS) + ". Structures and settings the papers "
-             "do not give are reconstructed as FIGURES.md describes and flagged in the "
-             "comparisons.", "", "## Summary", "", _table(pd.DataFrame(summary)), ""]
+             "do not give are reconstructed as docs/RECONSTRUCTIONS.md describes and flagged in "
+             "the comparisons.", "", "## Summary", "", _table(pd.DataFrame(summary)), ""]
     known = pd.concat([verdicts[s["paper"]].assign(paper_key=s["paper"]) for s in sections],
                       ignore_index=True)
     known = known[known.verdict.isin(DISAGREEMENTS)]
