@@ -123,7 +123,7 @@ def test_bad_arguments_are_one_line_errors(rng):
     with pytest.raises(ParameterError, match="alpha"):
         em.fit(network, data, rng, alpha=0.5)
     with pytest.raises(ParameterError, match="schedule"):
-        em.fit(network, data, rng, schedule="annealing")
+        em.fit(network, data, rng, schedule="simulated")
 
 
 def test_best_log_likelihood_at_least_stepmix(rng):

@@ -8,6 +8,7 @@ import pytest
 from hiddenbn.cli import main
 from hiddenbn.data import read_csv
 from hiddenbn.em import run_em
+from hiddenbn.models import load_parameters
 from hiddenbn.spec import parse_spec
 
 
@@ -73,3 +74,30 @@ def test_fit_data_errors_are_one_line(tmp_path, capsys, content, message):
 def test_select_bad_states_is_one_line(data_file, capsys):
     assert main(["select", str(data_file), "--states", "0..3"]) == 2
     assert "--states" in capsys.readouterr().err
+
+
+def test_fit_from_given_parameters_is_em_from_them(data_file, tmp_path, capsys):
+    """--init starts EM once from a parameter file (the oracle check from the truth)."""
+    truth = tmp_path / "truth.json"
+    assert main(["params", "2:2,2,3", "--seed", "4", "-o", str(truth)]) == 0
+    assert main(["fit", str(data_file), "--model", "2:2,2,3", "--init", str(truth), "--skip-de",
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["em"]["starts"] == 1 and report["em"]["schedule"] == "single"
+    network = parse_spec("2:2,2,3")
+    expected = run_em(network, read_csv(data_file), load_parameters(truth, network), 1.01, 200,
+                      1e-5, run_all_iterations=True)
+    assert report["em"]["log_posterior"] == expected.log_posterior
+    assert main(["fit", str(data_file), "--model", "3:2,2,3", "--init", str(truth)]) == 2
+    error = capsys.readouterr().err
+    assert "expected (1, 3)" in error and error.count("\n") == 1
+
+
+def test_fit_with_the_annealed_search(data_file, capsys):
+    assert main(["fit", str(data_file), "--model", "2:2,2,3", "--schedule", "annealing",
+                 "--restarts", "2", "--sweeps", "10", "--skip-de", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["em"]["schedule"] == "annealing" and report["em"]["starts"] == 2
+    with pytest.raises(SystemExit) as exit_info:  # argparse: usage and one line, exit 2
+        main(["fit", str(data_file), "--model", "2:2,2,3", "--schedule", "anneal"])
+    assert exit_info.value.code == 2

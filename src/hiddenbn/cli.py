@@ -11,7 +11,9 @@ import warnings
 
 import hiddenbn
 from hiddenbn import dimension, ebnc, ebnc_fit, interaction_report, seeding
+from hiddenbn.annealing import SWEEPS as ANNEALING_SWEEPS
 from hiddenbn.data import read_csv, write_csv, write_rows_csv
+from hiddenbn.em import SCHEDULES
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.evidence import exact_log_evidence
 from hiddenbn.models import (load_parameters, parameters_to_dict, random_parameters,
@@ -30,6 +32,8 @@ examples:
   hiddenbn params 4:2,2,2,2,2,2,2,2 --seed 3 -o params.json
   hiddenbn dim embedded.yaml --ebnc Y --json
   hiddenbn fit data.csv --model 3:2,2,2,2 --seed 1
+  hiddenbn fit data.csv --model 3:2,2,2,2 --schedule annealing --restarts 8
+  hiddenbn fit data.csv --model 3:2,2,2,2 --init truth.json
   hiddenbn select data.csv --family lc --states 1..8 --json
   hiddenbn evidence data.csv --model 3:2,2,2,2 --method mc --runs 8
   hiddenbn ebnc fit data.csv --target Y --embedded embedded.yaml
@@ -141,10 +145,9 @@ def command_fit(args) -> None:
         return
     network = parse_spec(args.model)
     data = read_csv(args.data).for_network(network)
+    initial = load_parameters(args.init, network) if args.init else None
     outcome = selection.fit_and_score(network, data, args.seed, args.alpha, args.restarts,
-                                      not args.skip_de, max_iterations=args.max_iterations,
-                                      tolerance=args.tolerance,
-                                      run_all_iterations=not args.stop_early)
+                                      not args.skip_de, initial=initial, **_em_options(args))
     report = selection.fit_report(outcome, data)
     print(json.dumps(report, indent=1) if args.json else selection.format_fit_report(report))
 
@@ -153,9 +156,7 @@ def command_select(args) -> None:
     data = read_csv(args.data)
     result = selection.select_latent_class(data, selection.parse_states(args.states), args.seed,
                                            args.alpha, args.restarts, not args.skip_de,
-                                           max_iterations=args.max_iterations,
-                                           tolerance=args.tolerance,
-                                           run_all_iterations=not args.stop_early)
+                                           **_em_options(args))
     print(json.dumps(result, indent=1) if args.json else selection.format_selection(result))
 
 
@@ -182,14 +183,29 @@ def command_evidence(args) -> None:
               f"N = {data.n_cases}, {data.n_patterns} patterns)")
 
 
+def _em_options(args) -> dict:
+    return {"max_iterations": args.max_iterations, "tolerance": args.tolerance,
+            "run_all_iterations": not args.stop_early, "schedule": args.schedule,
+            "sweeps": args.sweeps}
+
+
 def _add_em_options(parser):
     parser.add_argument("data", metavar="DATA", help="CSV of integer states with a header of "
                         "variable names; an optional 'count' column holds pattern counts")
     parser.add_argument("--alpha", type=_positive_float, default=1.01, help="symmetric "
                         "Dirichlet prior of every CPT row; >= 1, 1 gives ML (default 1.01, as "
                         "in Chickering & Heckerman 1996)")
-    parser.add_argument("--restarts", type=_positive_int, default=64, help="random EM starts, "
-                        "halved after 1, 2, 4, ... iterations until one is left (default 64)")
+    parser.add_argument("--restarts", type=_positive_int, default=64, help="EM starts "
+                        "(default 64)")
+    parser.add_argument("--schedule", choices=SCHEDULES, default="halving", help="halving: "
+                        "random starts, the best half kept after 1, 2, 4, ... iterations until "
+                        "one is left (Chickering & Heckerman 1996, the default); best-of-n: "
+                        "every random start to convergence, the best kept; annealing: the same "
+                        "from starts found by simulated annealing over hard completions (the "
+                        "thorough search: use a few --restarts, e.g. 8)")
+    parser.add_argument("--sweeps", type=_positive_int, default=ANNEALING_SWEEPS,
+                        help="annealing sweeps over the cases per start (--schedule annealing; "
+                        f"default {ANNEALING_SWEEPS})")
     parser.add_argument("--seed", type=_seed, default=0, help="random seed of the EM starts "
                         "(default 0)")
     parser.add_argument("--max-iterations", type=_positive_int, default=200, help="EM "
@@ -270,6 +286,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_em_options(fit)
     fit.add_argument("--model", metavar="SPEC", required=True, help="model: k:r1,...,rn, a tree "
                      "such as '3(2,2,2)', or a YAML/JSON file; its observed nodes name columns")
+    fit.add_argument("--init", metavar="FILE", help="start EM once from these parameters (JSON, "
+                     "as written by 'hiddenbn params' or 'sample --save-params') instead of the "
+                     "restart schedule: from the generating parameters it shows whether a "
+                     "search found the mode near the truth")
     fit.set_defaults(run=command_fit)
 
     select = _subcommand(

@@ -21,9 +21,13 @@ parameters. Two restart strategies (paper 003 Sec. 3):
   EM iterations following the initialization phase"), and the tolerance only decides whether
   the fit is reported as converged.
 * ``schedule="best-of-n"``: every start runs to convergence, the best g wins.
+* ``schedule="annealing"``: like best-of-n, but each start is the best hard completion of a
+  simulated-annealing run (:mod:`hiddenbn.annealing`) instead of a random point. This is the
+  search to use when the answer matters: on paper 003's c = 32 data sets it ends 100-650 nats
+  of g above the paper's schedule and above EM started from the generating parameters.
 
-Initial parameters are drawn from the uniform Dirichlet with a ``numpy.random.Generator``
-(outside every kernel), so a seed fixes the fit.
+Initial parameters are drawn from the uniform Dirichlet (or annealed) with a
+``numpy.random.Generator`` (outside every kernel), so a seed fixes the fit.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import xlogy
 
+from hiddenbn.annealing import SWEEPS, AnnealedStarts
 from hiddenbn.data import Dataset
 from hiddenbn.errors import ParameterError
 from hiddenbn.inference import (enumeration_statistics, is_latent_class,
@@ -41,7 +46,7 @@ from hiddenbn.inference import (enumeration_statistics, is_latent_class,
 from hiddenbn.models import Network, check_parameters, random_parameters
 from hiddenbn.scores import dirichlet_log_normalizer
 
-SCHEDULES = ("halving", "best-of-n")
+SCHEDULES = ("halving", "best-of-n", "annealing")
 
 
 def map_update(expected, totals, states, previous, alpha: float):
@@ -227,17 +232,21 @@ def _finish(engine, run: _Run, iterations, converged, trace, starts, schedule, n
 
 
 def run_em(network: Network, data: Dataset, cpts, alpha: float = 1.01,
-           max_iterations: int = 200, tolerance: float = 1e-5) -> Fit:
-    """EM from the given parameters until convergence (one start)."""
+           max_iterations: int = 200, tolerance: float = 1e-5,
+           run_all_iterations: bool = False) -> Fit:
+    """EM from the given parameters until convergence (one start; the final phase of
+    :func:`fit`). Started from the parameters that generated the data, it is the oracle that
+    shows whether a search found the mode near the truth."""
     engine = make_engine(network, data, alpha)
     run = _Run(engine, engine.from_cpts(check_parameters(network, cpts)))
-    return _finish(engine, run, *run.converge(max_iterations, tolerance), 1, "single",
-                   data.n_cases)
+    return _finish(engine, run, *run.converge(max_iterations, tolerance, run_all_iterations),
+                   1, "single", data.n_cases)
 
 
 def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float = 1.01,
         starts: int = 64, max_iterations: int = 200, tolerance: float = 1e-5,
-        schedule: str = "halving", run_all_iterations: bool = False) -> Fit:
+        schedule: str = "halving", run_all_iterations: bool = False,
+        sweeps: int = SWEEPS) -> Fit:
     """MAP parameters by EM with random restarts (paper 003 Sec. 3).
 
     Parameters
@@ -258,18 +267,26 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
     run_all_iterations : bool
         Paper 003's protocol: always run the ``max_iterations`` (stopping only at an exact
         fixed point); the fit is converged if the last relative change is within ``tolerance``.
-    schedule : {"halving", "best-of-n"}
+    schedule : {"halving", "best-of-n", "annealing"}
         Keep the best half after 1, 2, 4, ... iterations until one start is left (paper 003),
-        or run every start to convergence and keep the best.
+        run every start to convergence and keep the best, or the same from annealed starts.
+    sweeps : int
+        Annealing sweeps over the cases per start (``schedule="annealing"`` only).
     """
     if schedule not in SCHEDULES:
         raise ParameterError(f"unknown restart schedule {schedule!r}; use one of "
                              f"{', '.join(SCHEDULES)}")
     if starts < 1:
         raise ParameterError(f"need at least one EM start, got {starts}")
+    if schedule == "annealing" and sweeps < 1:
+        raise ParameterError(f"the annealed search needs at least one sweep, got {sweeps}")
     engine = make_engine(network, data, alpha)
-    runs = [_Run(engine, engine.random_state(rng)) for _ in range(starts)]
-    if schedule == "best-of-n":
+    if schedule == "annealing":
+        annealed = AnnealedStarts(network, data, sweeps)
+        runs = [_Run(engine, engine.from_cpts(annealed.parameters(rng))) for _ in range(starts)]
+    else:
+        runs = [_Run(engine, engine.random_state(rng)) for _ in range(starts)]
+    if schedule != "halving":
         outcomes = [(run, run.converge(max_iterations, tolerance, run_all_iterations))
                     for run in runs]
         run, outcome = max(outcomes, key=lambda pair: pair[0].g)

@@ -12,7 +12,7 @@ import math
 
 from hiddenbn import seeding
 from hiddenbn.data import Dataset
-from hiddenbn.em import fit
+from hiddenbn.em import fit, run_em
 from hiddenbn.errors import DataError, HiddenbnError
 from hiddenbn.models import Network, latent_class
 from hiddenbn.scores import LAPLACE_MAX_DIMENSION, score_fit
@@ -35,14 +35,21 @@ def effective_dimension_or_reason(network: Network):
 
 def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.01,
                   starts: int = 64, with_effective_dimension: bool = True,
-                  with_laplace: bool = True, **em_options) -> dict:
-    """Fit ``network`` by EM (restart schedule, seeded by ``seed``) and compute every score
-    (Laplace, whose exact Hessian costs the most, only ``with_laplace``).
+                  with_laplace: bool = True, initial=None, **em_options) -> dict:
+    """Fit ``network`` by EM (restart schedule, seeded by ``seed``; or one start from the CPTs
+    ``initial``) and compute every score (Laplace, whose exact Hessian costs the most, only
+    ``with_laplace``). ``em_options`` go to :func:`hiddenbn.em.fit` (with ``initial``:
+    ``max_iterations``, ``tolerance`` and ``run_all_iterations`` to :func:`~hiddenbn.em.run_em`).
 
     Returns ``{"fit": Fit, "scores": dict, "ds": int, "de": int or None, "note": str or None}``.
     """
-    result = fit(network, data, seeding.rng(seed, "em", network.to_dict()), alpha=alpha,
-                 starts=starts, **em_options)
+    if initial is None:
+        result = fit(network, data, seeding.rng(seed, "em", network.to_dict()), alpha=alpha,
+                     starts=starts, **em_options)
+    else:
+        final_phase = {key: em_options[key] for key in
+                       ("max_iterations", "tolerance", "run_all_iterations") if key in em_options}
+        result = run_em(network, data, initial, alpha, **final_phase)
     de, note = (effective_dimension_or_reason(network) if with_effective_dimension
                 else (None, "effective dimension skipped: no BIC+ or CS+"))
     return {"fit": result, "scores": score_fit(result, data, de, with_laplace),
@@ -136,7 +143,7 @@ def format_fit_report(report: dict) -> str:
     de = "unknown" if report["de"] is None else report["de"]
     lines = [f"data: {report['n_cases']} cases in {report['n_patterns']} distinct patterns; "
              f"ds {report['ds']}, de {de}, Dirichlet alpha {report['alpha']}",
-             f"EM: {em['starts']} starts ({em['schedule']}), "
+             f"EM: {em['starts']} start{'s' if em['starts'] != 1 else ''} ({em['schedule']}), "
              + (f"converged after {em['iterations']} final iterations" if em["converged"] else
                 f"NOT converged after {em['iterations']} final iterations"),
              f"log-likelihood {em['log_likelihood']:.6f}, log posterior g {em['log_posterior']:.6f}",

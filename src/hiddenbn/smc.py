@@ -43,13 +43,13 @@ of summation order (:mod:`hiddenbn.threads`).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 from scipy.special import logsumexp
 
+from hiddenbn.collapsed import configuration_log_predictive, draw, update
 from hiddenbn.data import Dataset
 from hiddenbn.errors import ParameterError
 from hiddenbn.evidence import CellLayout, cell_layout
@@ -61,53 +61,6 @@ RESAMPLE_THRESHOLD = 0.5
 
 # --- kernels ---------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def _configuration_log_predictive(log_q, counts, row_counts, p, cells, possible, row_of_cell,
-                                  row_kind, cell_log, row_log):
-    """``log_q[h] = log p(x_p, h | statistics)`` for every configuration; returns the max."""
-    top = -np.inf
-    for h in range(cells.shape[1]):
-        if not possible[p, h]:
-            log_q[h] = -np.inf
-            continue
-        value = 0.0
-        for s in range(cells.shape[2]):
-            cell = cells[p, h, s]
-            row = row_of_cell[cell]
-            value += cell_log[counts[cell]] - row_log[row_kind[row], row_counts[row]]
-        log_q[h] = value
-        top = max(top, value)
-    return top
-
-
-@numba.njit(cache=True)
-def _draw(log_q, top, u):
-    """Turn ``log_q`` into weights in place, draw a configuration with uniform ``u``; return
-    ``(configuration, log sum of the weights)``."""
-    total = 0.0
-    for h in range(log_q.size):
-        log_q[h] = math.exp(log_q[h] - top)
-        total += log_q[h]
-    threshold = u * total
-    chosen = -1
-    running = 0.0
-    for h in range(log_q.size):
-        if log_q[h] > 0.0:
-            chosen = h  # the last possible configuration absorbs rounding at the top
-            running += log_q[h]
-            if running > threshold:
-                break
-    return chosen, top + math.log(total)
-
-
-@numba.njit(cache=True)
-def _update(counts, row_counts, cells, row_of_cell, p, h, delta):
-    for s in range(cells.shape[2]):
-        cell = cells[p, h, s]
-        counts[cell] += delta
-        row_counts[row_of_cell[cell]] += delta
-
-
-@numba.njit(cache=True)
 def _add_case(assignments, counts, row_counts, log_increments, case_patterns, run_of_particle,
               position, cells, possible, row_of_cell, row_kind, cell_log, row_log, uniforms):
     """Add case ``position`` to every particle: log predictive into ``log_increments``, then
@@ -115,12 +68,12 @@ def _add_case(assignments, counts, row_counts, log_increments, case_patterns, ru
     log_q = np.empty(cells.shape[1])
     for particle in range(assignments.shape[0]):
         p = case_patterns[run_of_particle[particle], position]
-        top = _configuration_log_predictive(log_q, counts[particle], row_counts[particle], p,
-                                            cells, possible, row_of_cell, row_kind, cell_log,
-                                            row_log)
-        h, log_increments[particle] = _draw(log_q, top, uniforms[particle])
+        top = configuration_log_predictive(log_q, counts[particle], row_counts[particle], p,
+                                           cells, possible, row_of_cell, row_kind, cell_log,
+                                           row_log)
+        h, log_increments[particle] = draw(log_q, top, uniforms[particle])
         assignments[particle, position] = h
-        _update(counts[particle], row_counts[particle], cells, row_of_cell, p, h, 1)
+        update(counts[particle], row_counts[particle], cells, row_of_cell, p, h, 1)
 
 
 @numba.njit(cache=True, parallel=True)
@@ -136,14 +89,14 @@ def _gibbs_sweeps(movers, assignments, counts, row_counts, case_patterns, run_of
         for sweep in range(uniforms.shape[1]):
             for case in range(length):
                 p = patterns[case]
-                _update(counts[particle], row_counts[particle], cells, row_of_cell, p,
+                update(counts[particle], row_counts[particle], cells, row_of_cell, p,
                         assignments[particle, case], -1)
-                top = _configuration_log_predictive(log_q, counts[particle],
-                                                    row_counts[particle], p, cells, possible,
-                                                    row_of_cell, row_kind, cell_log, row_log)
-                h, _ = _draw(log_q, top, uniforms[t, sweep, case])
+                top = configuration_log_predictive(log_q, counts[particle],
+                                                   row_counts[particle], p, cells, possible,
+                                                   row_of_cell, row_kind, cell_log, row_log)
+                h, _ = draw(log_q, top, uniforms[t, sweep, case])
                 assignments[particle, case] = h
-                _update(counts[particle], row_counts[particle], cells, row_of_cell, p, h, 1)
+                update(counts[particle], row_counts[particle], cells, row_of_cell, p, h, 1)
 
 
 # --- the sampler -----------------------------------------------------------------------------

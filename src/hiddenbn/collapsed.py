@@ -1,0 +1,67 @@
+"""Collapsed moves: a case's hidden configuration given every other case's completion.
+
+With the parameters integrated out under a Dirichlet prior, the probability of completing case
+``l`` (observed pattern ``p``) with the joint hidden configuration ``h``, given the completions
+of the other cases, depends only on the sufficient statistics ``N_ijk`` of those completions:
+
+    p(x_l, h | H_-l, D_-l) = prod_i (alpha + N_ijk) / (r_i alpha + N_ij)
+
+over the cells ``ijk`` that ``(x_p, h)`` touches (paper 003 Eq. 5, one case at a time). The
+kernels below work on the cell layout of :func:`hiddenbn.evidence.cell_layout` with the two
+terms read from tables (``cell_log[N]``, ``row_log[kind, N]``), so the same kernels serve any
+per-cell gain: the sequential Monte-Carlo sampler (:mod:`hiddenbn.smc`) uses the log predictive
+above, the annealed search (:mod:`hiddenbn.annealing`) the change of the classification
+log-likelihood.
+"""
+
+import math
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True)
+def configuration_log_predictive(log_q, counts, row_counts, p, cells, possible, row_of_cell,
+                                 row_kind, cell_log, row_log):
+    """``log_q[h] = log p(x_p, h | statistics)`` for every configuration; returns the max."""
+    top = -np.inf
+    for h in range(cells.shape[1]):
+        if not possible[p, h]:
+            log_q[h] = -np.inf
+            continue
+        value = 0.0
+        for s in range(cells.shape[2]):
+            cell = cells[p, h, s]
+            row = row_of_cell[cell]
+            value += cell_log[counts[cell]] - row_log[row_kind[row], row_counts[row]]
+        log_q[h] = value
+        top = max(top, value)
+    return top
+
+
+@numba.njit(cache=True)
+def draw(log_q, top, u):
+    """Turn ``log_q`` into weights in place, draw a configuration with uniform ``u``; return
+    ``(configuration, log sum of the weights)``."""
+    total = 0.0
+    for h in range(log_q.size):
+        log_q[h] = math.exp(log_q[h] - top)
+        total += log_q[h]
+    threshold = u * total
+    chosen = -1
+    running = 0.0
+    for h in range(log_q.size):
+        if log_q[h] > 0.0:
+            chosen = h  # the last possible configuration absorbs rounding at the top
+            running += log_q[h]
+            if running > threshold:
+                break
+    return chosen, top + math.log(total)
+
+
+@numba.njit(cache=True)
+def update(counts, row_counts, cells, row_of_cell, p, h, delta):
+    for s in range(cells.shape[2]):
+        cell = cells[p, h, s]
+        counts[cell] += delta
+        row_counts[row_of_cell[cell]] += delta
