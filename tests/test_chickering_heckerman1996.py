@@ -79,3 +79,33 @@ def test_check_config_names_bad_references():
     section["figures"]["figure1"] = ["nope"]
     with pytest.raises(HiddenbnError, match="figures.figure1: unknown experiment 'nope'"):
         ch96.check_config(section)
+
+
+def test_both_protocols_the_oracle_and_the_search_summary(tmp_path):
+    """Each test model is fitted under the paper's protocol and the search (the better of the
+    annealed and the paper's fit); the generating size also gets the oracle start."""
+    from hiddenbn.data import write_csv
+    from hiddenbn.models import save_parameters
+    generator = latent_class(3, [2] * 6)
+    truth = random_parameters(generator, np.random.default_rng(0))
+    data = sample_dataset(generator, truth, 200, np.random.default_rng(1))
+    write_csv(tmp_path / "data.csv", data)
+    save_parameters(tmp_path / "truth.json", generator, truth)
+    em = {"initialisations": 4, "max_iterations": 50, "tolerance": 1e-6,
+          "run_all_iterations": True}
+    fits = ch96.fit_test_models(tmp_path / "data.csv", 6, [2, 3], 7, 1.01, em,
+                                {"starts": 2, "sweeps": 20}, {2: 13, 3: 20},
+                                tmp_path / "truth.json", 3)
+    assert fits.groupby("hidden_states").protocol.apply(sorted).tolist() == \
+        [["paper", "search"]] * 2
+    g = fits.pivot(index="hidden_states", columns="protocol", values="log_posterior")
+    assert (g.search >= g.paper).all()
+    assert fits.loc[fits.hidden_states == 2, "oracle_log_posterior"].isna().all()
+    assert fits.loc[fits.hidden_states == 3, "oracle_log_posterior"].notna().all()
+    assert set(fits.search_start) <= {"annealed", "random"}
+    summary = ch96.search_summary(fits.assign(experiment="e", replicate=1))
+    row = summary.iloc[0]
+    assert row.fits == 2 and row.oracle_fits == 1
+    assert row.gain_max == pytest.approx((g.search - g.paper).max())
+    oracle = fits.loc[fits.hidden_states == 3, "oracle_log_posterior"].iloc[0]
+    assert row.search_minus_oracle_min == pytest.approx(g.search[3] - oracle)

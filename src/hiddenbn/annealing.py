@@ -25,7 +25,7 @@ seen gives EM its start, ``theta_ijk = (N_ijk + 1) / (N_ij + r_i)`` (no zero pro
 
 Why the classification likelihood and not the collapsed Bayesian-Dirichlet score of paper 003
 Eq. 5 (which the SMC sampler uses): the Occam factor of Eq. 5 empties and merges small classes,
-and EM from those completions ended 25-150 nats below EM from the classification-likelihood
+and EM from those completions ended 23-203 nats below EM from the classification-likelihood
 completions on the c = 32 data sets (docs/SEARCH.md has the measurements).
 """
 

@@ -26,6 +26,20 @@ from hiddenbn.models import Network  # noqa: E402
 
 #: Colours shared by every figure: one per score or series, in this order, then node shading.
 PALETTE = ("#1b6ca8", "#d1495b", "#3b8b5a", "#edae49", "#6a4c93", "#00798c", "#8d6a50", "#555555")
+#: One look per score, the same in every figure of the project: colour, marker, line style and
+#: legend label. Markers and line styles keep curves apart where they coincide (CS and MLED
+#: often do).
+SCORE_STYLES = {
+    "laplace": ("#1b6ca8", "o", "-", "Laplace"),
+    "cs": ("#d1495b", "s", "--", "CS"),
+    "mled": ("#3b8b5a", "^", ":", "MLED"),
+    "draper": ("#edae49", "D", "-", "Draper"),
+    "bic": ("#6a4c93", "v", "-", "BIC/MDL"),
+    "bic_plus": ("#00798c", "P", "--", "BIC+"),
+    "cs_plus": ("#8d6a50", "X", "-.", "CS+"),
+    "cs_de": ("#c05299", "x", "-.", "CS (d = de)"),
+    "gold": ("#222222", "*", "-", "gold standard"),
+}
 HIDDEN_FILL = "#c8c8c8"
 OBSERVED_FILL = "white"
 EDGE_COLOUR = "#222222"
@@ -56,6 +70,13 @@ NODE_RADIUS = 0.27
 _DOUBLE_RING_GAP = 0.055
 #: Curvature (matplotlib ``arc3`` rad) of an arc bent around a node in its way.
 _ARC_BEND = 0.45
+
+
+def score_style(score: str, markersize: float = 3.5) -> dict:
+    """Keyword arguments of ``Axes.plot`` for ``score`` (a key of :data:`SCORE_STYLES`)."""
+    colour, marker, linestyle, label = SCORE_STYLES[score]
+    return {"color": colour, "marker": marker, "linestyle": linestyle, "label": label,
+            "markersize": markersize}
 
 
 def style():

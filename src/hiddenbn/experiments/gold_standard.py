@@ -106,15 +106,21 @@ def exact_cell(section: dict, em: dict, prior_alpha: float, smc: dict, seed: int
 # --- paper 003's settings --------------------------------------------------------------------
 def paper_cell(data_file, fits_file, features: int, prior_alpha: float, smc: dict,
                seed: int) -> pd.DataFrame:
-    """The paper-003 pipeline's fits of one data set, with the SMC gold standard added."""
+    """The paper-003 pipeline's fits of one data set (every protocol), with the SMC gold
+    standard added: one estimate per test model, shared by its fits (log p(D | S) does not
+    depend on the fit)."""
     data = read_csv(data_file)
     fits = pd.read_csv(fits_file)
+    gold = {}
     rows = []
     for row in fits.to_dict("records"):
-        network = parse_spec(ch96.naive_bayes_spec(int(row["hidden_states"]), features))
+        states = int(row["hidden_states"])
+        if states not in gold:
+            network = parse_spec(ch96.naive_bayes_spec(states, features))
+            gold[states] = gold_standard(network, data, seeding.job_seed(seed, states),
+                                         prior_alpha, smc)
         row = _with_plus_scores(row, data.n_cases)
-        row["gold"], row["gold_se"] = gold_standard(
-            network, data, seeding.job_seed(seed, int(row["hidden_states"])), prior_alpha, smc)
+        row["gold"], row["gold_se"] = gold[states]
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -394,7 +400,10 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame) -> 
         lines += ["* Delta c against the exact choice (mean ± sd over data sets):", "",
                   _markdown(_selection_summary(selection, "_vs_gold")), ""]
     if not paper.empty:
-        lines += ["## 2. Paper 003's settings against the SMC gold standard", ""]
+        lines += ["## 2. Paper 003's settings against the SMC gold standard", "",
+                  "Every approximation is evaluated at the fit of the annealed search "
+                  "(`hiddenbn.annealing`), the best mode we find; paper 003's own report sets "
+                  "the paper's EM protocol beside it.", ""]
         ranking = _ranking(paper)
         laplace_rank = [label for label, _ in ranking].index("Laplace") + 1 \
             if "Laplace" in dict(ranking) else None
@@ -474,6 +483,10 @@ def write_report(exact_files, paper_files, slope_files, out_dir) -> None:
     save(exact, "exact.csv")
     save(paper, "paper003.csv")
     save(slopes, "slopes.csv")
+    if "protocol" in paper:
+        # the approximations at the best mode we find; paper 003's report sets its EM protocol
+        # beside the search
+        paper = paper[paper["protocol"] == "search"]
     if not paper.empty:
         save(score_errors(paper, ["experiment", "hidden_states"]), "paper003_errors.csv")
         save(selection_errors(paper, ["experiment", "replicate"]), "paper003_delta_c.csv")
