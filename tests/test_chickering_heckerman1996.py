@@ -1,5 +1,7 @@
 """Paper 003 protocol: Delta c and Table 1 on hand-made fits, and one real fit's invariants."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -109,3 +111,38 @@ def test_both_protocols_the_oracle_and_the_search_summary(tmp_path):
     assert row.gain_max == pytest.approx((g.search - g.paper).max())
     oracle = fits.loc[fits.hidden_states == 3, "oracle_log_posterior"].iloc[0]
     assert row.search_minus_oracle_min == pytest.approx(g.search[3] - oracle)
+
+
+PRINTED_TABLE1 = (Path(__file__).resolve().parents[1]
+                  / "workflow/resources/chickering_heckerman1996/paper_table1.csv")
+
+
+def printed_table1():
+    return ch96.parse_printed_table1(pd.read_csv(PRINTED_TABLE1, dtype=str))
+
+
+def test_every_table1_claim_holds_on_the_paper_s_own_table():
+    """A claim check that refuted the paper on its own numbers would be wrong."""
+    table = printed_table1()
+    assert len(table) == 12 and len(ch96.distinct_experiments(table)) == 10
+    assert table.loc[table.c == 32, "cs_mean"].item() == 16.2
+    assert table.loc[table.c == 32, "cs_sd"].item() == 1.5
+    verdicts = {claim: verdict for claim, verdict, _ in ch96.table1_claims(table)}
+    assert len(verdicts) == len(ch96.TABLE1_CLAIMS)
+    assert set(verdicts.values()) == {"supported"}
+
+
+def test_table1_claims_turn_when_the_numbers_do():
+    table = printed_table1()
+    worse_draper = table.assign(draper_mean=table.draper_mean - 5.0)  # Draper now errs most
+    verdicts = dict((c, v) for c, v, _ in ch96.table1_claims(worse_draper))
+    assert verdicts["BIC/MDL is the least accurate and biased toward simple models."] != \
+        "supported"
+    assert verdicts["Draper and CS are the most accurate."] == "not supported"
+    assert verdicts["For large c, Draper does better than CS."] == "partly supported"
+    upward_bic = table.assign(bic_mean=-table.bic_mean)
+    verdict, evidence = ch96.claim_bic_least_accurate(upward_bic)
+    assert verdict == "partly supported" and "above zero in 9" in evidence
+    # the duplicated experiments are counted once: doubling a row changes no median
+    doubled = pd.concat([table, table.iloc[[4]]], ignore_index=True)
+    assert ch96.median_abs_error(doubled) == ch96.median_abs_error(table)
