@@ -146,3 +146,35 @@ def test_table1_claims_turn_when_the_numbers_do():
     # the duplicated experiments are counted once: doubling a row changes no median
     doubled = pd.concat([table, table.iloc[[4]]], ignore_index=True)
     assert ch96.median_abs_error(doubled) == ch96.median_abs_error(table)
+
+
+def test_table1_cells_agree_within_two_combined_standard_errors():
+    # a printed 0 (every data set agreed): one data set off by one state is within, four not
+    assert ch96.cell_agrees(0.2, 0.447, 5, 0.0, 0.0, 5)[0]
+    assert not ch96.cell_agrees(0.8, 0.447, 5, 0.0, 0.0, 5)[0]
+    agree, tolerance = ch96.cell_agrees(13.0, 2.0, 5, 16.2, 1.5, 5)
+    assert not agree and tolerance == pytest.approx(2 * np.hypot(2.0, 1.5) / np.sqrt(5))
+    printed = pd.read_csv(PRINTED_TABLE1, dtype=str)
+    table = printed_table1().assign(experiment="e")
+    rows = ch96.table1_cell_rows(table, printed, "Table 1")
+    assert len(rows) == 48 and {r["verdict"] for r in rows} == {"reproduced"}
+    moved = table.assign(bic_mean=table.bic_mean - 1.0)
+    rows = ch96.table1_cell_rows(moved, printed, "Table 1")
+    assert sum(r["verdict"] == "not reproduced" for r in rows) >= 8
+
+
+def test_table2_verdicts_on_the_paper_s_own_times():
+    printed = pd.read_csv(PRINTED_TABLE1.with_name("paper_table2.csv"))
+    b, se = ch96.scaling_exponent(printed.d, printed.laplace)
+    assert 2.4 < b < 3.0 and se < 0.2  # 2800 s at d = 1689 to 6700 s at d = 2339
+    ours = printed.rename(columns={step: f"{step}_seconds" for step in ch96.TIMED})
+    timing = ours.merge(printed.add_prefix("paper_").rename(columns={"paper_d": "d"}), on="d")
+    rows = ch96.table2_rows(timing)
+    assert len(rows) == len(ch96.TIMED) + 3
+    assert {r["verdict"] for r in rows} == {"reproduced"}
+    faster_laplace = timing.assign(laplace_seconds=0.1 * timing.em_seconds)
+    verdicts = {r["item"]: r for r in ch96.table2_rows(faster_laplace)}
+    assert verdicts["Laplace: time grows as d^b"]["verdict"] == "not reproduced"
+    assert verdicts["Laplace costs several times EM (median ratio over d)"]["verdict"] == \
+        "not reproduced"
+    assert "Thiesson" in verdicts["Laplace: time grows as d^b"]["explanation"]
