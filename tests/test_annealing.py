@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from hiddenbn import em
-from hiddenbn.annealing import AnnealedStarts, _sweep, inverse_temperatures
+from hiddenbn.annealing import (AnnealedStarts, _CellMoves, _LatentClassMoves,
+                                inverse_temperatures)
 from hiddenbn.inference import hidden_configurations
 from hiddenbn.models import latent_class, random_parameters
 from hiddenbn.sampling import sample_dataset
@@ -43,26 +44,47 @@ def networks(noisy_max_network):
 
 @pytest.mark.parametrize("name", ["latent class", "tree", "noisy-max"])
 def test_objective_and_greedy_moves_match_brute_force(name, noisy_max_network, rng):
+    """Both move kernels (the latent class one and the general cell layout)."""
     network = networks(noisy_max_network)[name]
     data = sample_dataset(network, random_parameters(network, rng), 40, rng)
-    search = AnnealedStarts(network, data, sweeps=4)
-    assignments = search._random_completion(rng)
-    counts, row_counts = search._statistics(assignments)
-    assert search.classification_log_likelihood(counts, row_counts) == pytest.approx(
-        direct_classification_log_likelihood(network, data, assignments), abs=1e-9)
-    layout = search.layout
-    while _sweep(assignments, counts, row_counts, search.case_patterns, layout.cells,
-                 search.possible, layout.row_of_cell, search.row_kind, search.gain,
-                 search.gain[None, :], np.inf, np.zeros(0)):
+    moves = AnnealedStarts(network, data, sweeps=4).moves
+    moves.start(rng)
+    assert moves.value() == pytest.approx(
+        direct_classification_log_likelihood(network, data, moves.assignments), abs=1e-9)
+    while moves.sweep(np.inf, np.zeros(0)):
         pass
     # the kernel's counts follow its moves, and no single case can move to a better completion
-    current = direct_classification_log_likelihood(network, data, assignments)
-    assert search.classification_log_likelihood(counts, row_counts) == pytest.approx(current)
-    for case in range(assignments.size):
-        for h in np.flatnonzero(search.possible[search.case_patterns[case]]):
-            moved = assignments.copy()
+    current = direct_classification_log_likelihood(network, data, moves.assignments)
+    assert moves.value() == pytest.approx(current)
+    allowed = (np.ones((40, network.cardinalities[0]), dtype=bool) if name == "latent class"
+               else moves.possible[moves.case_patterns])
+    for case in range(moves.assignments.size):
+        for h in np.flatnonzero(allowed[case]):
+            moved = moves.assignments.copy()
             moved[case] = h
             assert direct_classification_log_likelihood(network, data, moved) <= current + 1e-9
+
+
+def test_latent_class_moves_agree_with_the_cell_layout(rng):
+    """The fast latent class kernel makes the moves the general one makes."""
+    network = latent_class(4, [2, 3, 2, 2])
+    data = sample_dataset(network, random_parameters(network, rng), 60, rng)
+    fast, general = _LatentClassMoves(network, data), _CellMoves(network, data)
+    fast.start(np.random.default_rng(3))
+    general.start(np.random.default_rng(4))
+    general.assignments[:] = fast.assignments
+    cells = general.layout.cells[general.case_patterns, general.assignments]
+    general.counts[:] = np.bincount(cells.ravel(), minlength=general.layout.n_cells)
+    general.row_counts[:] = np.bincount(general.layout.row_of_cell, weights=general.counts,
+                                        minlength=general.row_counts.size)
+    assert fast.value() == pytest.approx(general.value())
+    uniforms = np.random.default_rng(5).random(60)
+    fast.sweep(1.0, uniforms)
+    general.sweep(1.0, uniforms)
+    np.testing.assert_array_equal(fast.assignments, general.assignments)
+    assert fast.value() == pytest.approx(general.value())
+    for a, b in zip(fast.parameters(fast.snapshot()), general.parameters(general.snapshot())):
+        np.testing.assert_allclose(a, b)
 
 
 def test_schedule_rises_from_the_start_to_the_end_temperature():

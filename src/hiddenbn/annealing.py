@@ -37,6 +37,7 @@ import numpy as np
 from hiddenbn.collapsed import configuration_log_predictive, draw, update
 from hiddenbn.data import Dataset
 from hiddenbn.evidence import cell_layout
+from hiddenbn.inference import is_latent_class, state_offsets
 from hiddenbn.models import Network
 
 #: Inverse temperature of the first annealing sweep (moves that lose 2 nats keep e^-1 odds).
@@ -87,79 +88,101 @@ def _sweep(assignments, counts, row_counts, case_patterns, cells, possible, row_
     return moved
 
 
-class AnnealedStarts:
-    """EM starting points for ``network`` on ``data`` from annealed hard completions.
+@numba.njit(cache=True)
+def _sweep_latent_class(assignments, rows, counts, gains, class_sizes, gain, beta, uniforms):
+    """:func:`_sweep` for the latent class model, on its own layout: ``counts[r, h]`` cases of
+    class ``h`` with ``offsets[j] + x_j = r``, ``gains[r, h] = gain[counts[r, h]]`` kept up to
+    date, so a case's gain for every class is ``(1 - n) gain[N_h]`` plus ``n`` contiguous rows
+    of ``gains`` (the rows ``(j, h)`` of the children all have ``N_h`` cases)."""
+    n_cases, n = rows.shape
+    k = class_sizes.size
+    log_q = np.empty(k)
+    moved = 0
+    for case in range(n_cases):
+        old = assignments[case]
+        class_sizes[old] -= 1
+        for j in range(n):
+            r = rows[case, j]
+            counts[r, old] -= 1
+            gains[r, old] = gain[counts[r, old]]
+        for h in range(k):
+            log_q[h] = (1 - n) * gain[class_sizes[h]]
+        for j in range(n):
+            r = rows[case, j]
+            for h in range(k):
+                log_q[h] += gains[r, h]
+        top = log_q.max()
+        if beta == np.inf:
+            new = 0
+            while log_q[new] != top:
+                new += 1
+        else:
+            for h in range(k):
+                log_q[h] = beta * (log_q[h] - top)
+            new, _ = draw(log_q, 0.0, uniforms[case])
+        if new != old:
+            moved += 1
+        assignments[case] = new
+        class_sizes[new] += 1
+        for j in range(n):
+            r = rows[case, j]
+            counts[r, new] += 1
+            gains[r, new] = gain[counts[r, new]]
+    return moved
 
-    The cell layout is built once; :meth:`parameters` anneals one completion per call.
-    """
 
-    def __init__(self, network: Network, data: Dataset, sweeps: int = SWEEPS):
+def _x_log_x(largest: int) -> np.ndarray:
+    """``f(x) = x log x`` for ``x = 0..largest`` (``f(0) = 0``)."""
+    x = np.arange(largest + 1, dtype=np.float64)
+    f = np.zeros_like(x)
+    f[1:] = x[1:] * np.log(x[1:])
+    return f
+
+
+class _CellMoves:
+    """Single-case moves of any discrete network, on the cell layout of
+    :func:`hiddenbn.evidence.cell_layout` (the state: a configuration per case and the counts
+    of every cell and CPT row)."""
+
+    def __init__(self, network: Network, data: Dataset):
         self.network = network
         self.layout = cell_layout(network, data)
         data = data.for_network(network)
         self.case_patterns = np.repeat(np.arange(data.n_patterns),
                                        data.counts).astype(np.int64)
-        self.betas = inverse_temperatures(sweeps)
-        # f(x) = x log x with f(0) = 0, and its increments f(N + 1) - f(N)
-        x = np.arange(self.case_patterns.size + 2, dtype=np.float64)
-        self.f = np.zeros_like(x)
-        self.f[1:] = x[1:] * np.log(x[1:])
+        self.f = _x_log_x(self.case_patterns.size + 1)
         self.gain = np.diff(self.f)
         self.row_kind = np.zeros(self.layout.row_states.size, dtype=np.int64)
         self.possible = np.ascontiguousarray(self.layout.possible)
 
-    def _random_completion(self, rng: np.random.Generator) -> np.ndarray:
+    def start(self, rng: np.random.Generator) -> None:
         """A configuration per case, uniform among those its pattern allows."""
-        out = np.empty(self.case_patterns.size, dtype=np.int64)
-        for start in range(0, out.size, DRAW_CHUNK_CASES):
+        self.assignments = np.empty(self.case_patterns.size, dtype=np.int64)
+        for start in range(0, self.assignments.size, DRAW_CHUNK_CASES):
             chunk = self.case_patterns[start:start + DRAW_CHUNK_CASES]
             keys = rng.random((chunk.size, self.possible.shape[1]))
-            out[start:start + chunk.size] = np.where(self.possible[chunk], keys, -1.0).argmax(1)
-        return out
+            self.assignments[start:start + chunk.size] = np.where(
+                self.possible[chunk], keys, -1.0).argmax(1)
+        cells = self.layout.cells[self.case_patterns, self.assignments]
+        self.counts = np.bincount(cells.ravel(),
+                                  minlength=self.layout.n_cells).astype(np.int64)
+        self.row_counts = np.bincount(self.layout.row_of_cell, weights=self.counts,
+                                      minlength=self.layout.row_states.size).astype(np.int64)
 
-    def _statistics(self, assignments):
-        cells = self.layout.cells[self.case_patterns, assignments]
-        counts = np.bincount(cells.ravel(), minlength=self.layout.n_cells).astype(np.int64)
-        row_counts = np.bincount(self.layout.row_of_cell, weights=counts,
-                                 minlength=self.layout.row_states.size).astype(np.int64)
-        return counts, row_counts
-
-    def classification_log_likelihood(self, counts, row_counts) -> float:
-        """``L(H) = sum_ijk f(N_ijk) - sum_ij f(N_ij)`` of a completion's counts."""
-        return float(self.f[counts].sum() - self.f[row_counts].sum())
-
-    def completion(self, rng: np.random.Generator):
-        """The best completion one annealing run visits: ``(counts per cell, L(H))``."""
+    def sweep(self, beta: float, uniforms) -> int:
         layout = self.layout
-        assignments = self._random_completion(rng)
-        counts, row_counts = self._statistics(assignments)
-        row_gain = self.gain[None, :]
-        best, best_counts = -np.inf, counts.copy()
+        return _sweep(self.assignments, self.counts, self.row_counts, self.case_patterns,
+                      layout.cells, self.possible, layout.row_of_cell, self.row_kind,
+                      self.gain, self.gain[None, :], beta, uniforms)
 
-        def sweep(beta, uniforms):
-            nonlocal best, best_counts
-            moved = _sweep(assignments, counts, row_counts, self.case_patterns, layout.cells,
-                           self.possible, layout.row_of_cell, self.row_kind, self.gain,
-                           row_gain, beta, uniforms)
-            value = self.classification_log_likelihood(counts, row_counts)
-            if value > best:
-                best, best_counts = value, counts.copy()
-            return moved
+    def value(self) -> float:
+        """``L(H) = sum_ijk f(N_ijk) - sum_ij f(N_ij)``."""
+        return float(self.f[self.counts].sum() - self.f[self.row_counts].sum())
 
-        for beta in self.betas:
-            # past beta = 1 a sweep in which no case moves has frozen: only greedy sweeps remain
-            if sweep(beta, rng.random(self.case_patterns.size)) == 0 and beta >= 1.0:
-                break
-        no_uniforms = np.zeros(0)
-        for _ in range(MAX_GREEDY_SWEEPS):
-            if sweep(np.inf, no_uniforms) == 0:
-                break
-        return best_counts, best
+    def snapshot(self):
+        return self.counts.copy()
 
-    def parameters(self, rng: np.random.Generator) -> list:
-        """CPTs ``(N_ijk + 1) / (N_ij + r_i)`` of the best annealed completion (``None`` for
-        deterministic nodes), a starting point for EM."""
-        counts, _ = self.completion(rng)
+    def parameters(self, counts) -> list:
         cpts = [None] * self.network.n_nodes
         start = 0
         for node in self.layout.stochastic:
@@ -169,3 +192,94 @@ class AnnealedStarts:
             cpts[node] = table / table.sum(axis=1, keepdims=True)
             start += rows * states
         return cpts
+
+
+class _LatentClassMoves:
+    """The same moves for the latent class model, several times faster
+    (:func:`_sweep_latent_class`)."""
+
+    def __init__(self, network: Network, data: Dataset):
+        self.network = network
+        data = data.for_network(network)
+        self.cards = np.asarray(network.cardinalities[1:], dtype=np.int64)
+        self.offsets = state_offsets(self.cards)
+        self.rows = np.repeat(data.patterns.astype(np.int64) + self.offsets, data.counts,
+                              axis=0)
+        self.k = network.cardinalities[0]
+        self.f = _x_log_x(self.rows.shape[0] + 1)
+        self.gain = np.diff(self.f)
+
+    def start(self, rng: np.random.Generator) -> None:
+        n_cases = self.rows.shape[0]
+        self.assignments = rng.integers(0, self.k, n_cases).astype(np.int64)
+        self.class_sizes = np.bincount(self.assignments, minlength=self.k).astype(np.int64)
+        self.counts = np.zeros((int(self.cards.sum()), self.k), dtype=np.int64)
+        for j in range(self.rows.shape[1]):
+            np.add.at(self.counts, (self.rows[:, j], self.assignments), 1)
+        self.gains = self.gain[self.counts]
+
+    def sweep(self, beta: float, uniforms) -> int:
+        return _sweep_latent_class(self.assignments, self.rows, self.counts, self.gains,
+                                   self.class_sizes, self.gain, beta, uniforms)
+
+    def value(self) -> float:
+        """``L(H)``: the class node's cells and row, then the children's."""
+        n = self.rows.shape[1]
+        return float(self.f[self.counts].sum() + (1 - n) * self.f[self.class_sizes].sum()
+                     - self.f[self.rows.shape[0]])
+
+    def snapshot(self):
+        return self.class_sizes.copy(), self.counts.copy()
+
+    def parameters(self, snapshot) -> list:
+        class_sizes, counts = snapshot
+        weights = (class_sizes + 1.0) / (class_sizes.sum() + self.k)
+        cpts = [weights[None, :]]
+        for offset, states in zip(self.offsets, self.cards):
+            table = counts[offset:offset + states].T + 1.0
+            cpts.append(table / table.sum(axis=1, keepdims=True))
+        return cpts
+
+
+class AnnealedStarts:
+    """EM starting points for ``network`` on ``data`` from annealed hard completions.
+
+    The layout is built once (the latent class model gets its own, faster moves);
+    :meth:`parameters` anneals one completion per call.
+    """
+
+    def __init__(self, network: Network, data: Dataset, sweeps: int = SWEEPS):
+        self.network = network
+        self.moves = (_LatentClassMoves if is_latent_class(network) else _CellMoves)(
+            network, data)
+        self.betas = inverse_temperatures(sweeps)
+
+    def completion(self, rng: np.random.Generator):
+        """The best completion one annealing run visits: ``(its counts, L(H))``."""
+        moves = self.moves
+        moves.start(rng)
+        best, best_snapshot = -np.inf, moves.snapshot()
+
+        def sweep(beta, uniforms):
+            nonlocal best, best_snapshot
+            moved = moves.sweep(beta, uniforms)
+            value = moves.value()
+            if value > best:
+                best, best_snapshot = value, moves.snapshot()
+            return moved
+
+        n_cases = moves.assignments.size
+        for beta in self.betas:
+            # past beta = 1 a sweep in which no case moves has frozen: only greedy sweeps remain
+            if sweep(beta, rng.random(n_cases)) == 0 and beta >= 1.0:
+                break
+        no_uniforms = np.zeros(0)
+        for _ in range(MAX_GREEDY_SWEEPS):
+            if sweep(np.inf, no_uniforms) == 0:
+                break
+        return best_snapshot, best
+
+    def parameters(self, rng: np.random.Generator) -> list:
+        """CPTs ``(N_ijk + 1) / (N_ij + r_i)`` of the best annealed completion (``None`` for
+        deterministic nodes), a starting point for EM."""
+        return self.moves.parameters(self.completion(rng)[0])
