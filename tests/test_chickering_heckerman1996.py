@@ -178,3 +178,30 @@ def test_table2_verdicts_on_the_paper_s_own_times():
     assert verdicts["Laplace costs several times EM (median ratio over d)"]["verdict"] == \
         "not reproduced"
     assert "Thiesson" in verdicts["Laplace: time grows as d^b"]["explanation"]
+
+
+def test_convergence_and_reality_check_claims():
+    fits = pd.DataFrame({"converged": [True] * 549 + [False]})
+    assert ch96.claim_convergence(fits)[0] == "supported"
+    assert ch96.claim_convergence(pd.DataFrame({"converged": [True, False]}))[0] == \
+        "not supported"
+    reality = pd.DataFrame({"repetition": [1, 2], "hidden_states": [3, 3],
+                            "cs_states": [3, 3], "mled_states": [3, 2],
+                            "draper_states": [3, 3], "bic_states": [3, 3]})
+    verdict, evidence = ch96.claim_reality_same_model(reality, 3)
+    assert verdict == "partly supported" and "agree in 1 of 2" in evidence
+    assert ch96.claim_reality_same_model(reality.assign(mled_states=3), 3)[0] == "supported"
+
+
+def test_model_averaging_weight_and_shape_distance():
+    fits = hand_made_fits()  # every curve -(c - peak)^2 over c = 2..6
+    weights = np.exp(-np.array([4.0, 1.0, 0.0, 1.0, 4.0]))
+    assert ch96.weight_at_generating_c(fits[fits.replicate == 1], "laplace", 4) == \
+        pytest.approx(1 / weights.sum())
+    # data set 1: Laplace peaks at 4, BIC at 2: shapes differ by |(c-2)^2 - (c-4)^2| on average
+    one = fits[fits.replicate == 1]
+    expected = np.mean([abs((c - 4) ** 2 - (c - 2) ** 2) for c in range(2, 7)])
+    assert ch96.curve_shape_distance(one, "bic") == pytest.approx(expected)
+    assert ch96.curve_shape_distance(one, "laplace") == 0.0
+    verdict, _ = ch96.claim_draper_cs_shapes(fits)
+    assert verdict == "supported"  # Draper and CS one state off at most, BIC two

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.special import logsumexp
 
 from hiddenbn import seeding
 from hiddenbn.data import Dataset, read_csv, write_csv
@@ -645,15 +646,132 @@ def table1_claims(table: pd.DataFrame) -> list[tuple[str, str, str]]:
     return out
 
 
+def claim_convergence(fits: pd.DataFrame) -> tuple[str, str]:
+    """Sec. 3: "The algorithm converged in all but one of the 550 runs" (the relative change of
+    g below the tolerance after the final phase): supported when at least 99% of our fits
+    under the same protocol converged, partly when at least 90%."""
+    converged, total = int(fits.converged.astype(bool).sum()), len(fits)
+    share = converged / total if total else float("nan")
+    verdict = ("supported" if share >= 0.99 else "partly supported" if share >= 0.9
+               else "not supported")
+    return verdict, (f"{converged} of {total} fits met the criterion (the paper: 549 of 550); "
+                     "it says EM stopped moving, not that it found the best mode.")
+
+
+def claim_reality_same_model(reality: pd.DataFrame, generating_states: int) -> tuple[str, str]:
+    """Sec. 5: "all scoring functions yielded the same model: one with three hidden states" (the
+    generating c): supported when every score picks the generating c in every repetition,
+    partly when all five agree in at least half of them."""
+    columns = ["hidden_states", *[f"{s}_states" for s in TABLE1_SCORES]]
+    chosen = reality[columns].to_numpy()
+    agree = (chosen == chosen[:, :1]).all(axis=1)
+    right = agree & (chosen[:, 0] == generating_states)
+    verdict = ("supported" if right.all() else "partly supported" if agree.mean() >= 0.5
+               else "not supported")
+    picks = "; ".join(f"repetition {int(r.repetition)}: " + ", ".join(
+        f"{label} {int(getattr(r, column))}" for label, column in
+        zip(["Laplace", *[LABELS[s] for s in TABLE1_SCORES]], columns))
+        for r in reality.itertuples())
+    return verdict, (f"all five scores agree in {int(agree.sum())} of {len(reality)} "
+                     f"repetitions, on the generating c = {generating_states} in "
+                     f"{int(right.sum())}; {picks}.")
+
+
+def weight_at_generating_c(fits: pd.DataFrame, score: str, c: int) -> float:
+    """Model averaging's weight of the generating ``c``: ``exp(s(c)) / sum_c' exp(s(c'))`` over
+    the test models where ``score`` is defined, averaged over the data sets."""
+    weights = []
+    for _, curve in fits.dropna(subset=[score]).groupby("replicate"):
+        values = curve.set_index("hidden_states")[score]
+        if c in values.index:
+            weights.append(float(np.exp(values[c] - logsumexp(values.to_numpy()))))
+    return float(np.mean(weights)) if weights else float("nan")
+
+
+#: Figures 1-3's series and the direction in which the paper says the curves sharpen about c.
+SHARPENING = (("figure1", "n", "increases"), ("figure3", "N", "increases"),
+              ("figure2", "c", "decreases"))
+
+
+def claim_curves_sharpen(fits: pd.DataFrame, section: dict) -> tuple[str, str] | None:
+    """Sec. 4: "for each approximation, the curves become more peaked about the value of c as
+    N increases, n increases, and as c decreases". Peakedness: the model-averaging weight of
+    the generating c (:func:`weight_at_generating_c`). Supported when it moves the stated way
+    between every neighbour in every series for every score, partly when it does so for most
+    (the paper's figures are lost, so this check cannot be tried on its numbers)."""
+    experiments, models = section["experiments"], section["models"]
+    steps, holds, lines = 0, 0, []
+    for figure, variable, direction in SHARPENING:
+        panels = section["figures"].get(figure, [])
+        if len(panels) < 2:
+            continue
+        key = {"n": lambda e: models[e["model"]]["features"], "N": lambda e: e["cases"],
+               "c": lambda e: models[e["model"]]["hidden_states"]}[variable]
+        ordered = sorted(panels, key=lambda name: key(experiments[name]))
+        for score in SCORES:
+            weights = [weight_at_generating_c(fits[fits.experiment == name], score,
+                                              models[experiments[name]["model"]]["hidden_states"])
+                       for name in ordered]
+            change = np.diff(weights) * (1 if direction == "increases" else -1)
+            steps += change.size
+            holds += int((change >= -0.01).sum())
+            if score == "laplace":
+                lines.append(f"{variable} = " + ", ".join(
+                    str(key(experiments[name])) for name in ordered) + ": Laplace "
+                    + ", ".join(f"{w:.2f}" for w in weights))
+    if steps == 0:
+        return None
+    verdict = ("supported" if holds == steps else "partly supported" if holds >= steps / 2
+               else "not supported")
+    return verdict, (f"the weight of the generating c moved as stated in {holds} of {steps} "
+                     "steps between neighbouring panels (all scores); " + "; ".join(lines) + ".")
+
+
+def curve_shape_distance(fits: pd.DataFrame, score: str) -> float:
+    """Mean over data sets and test models of ``|(s - max s) - (L - max L)|``: how far a
+    score's curve departs in shape from Laplace's (only shapes matter for model averaging,
+    Sec. 4), over the test models where Laplace is defined."""
+    distances = []
+    for _, curve in fits.dropna(subset=["laplace", score]).groupby(["experiment", "replicate"]):
+        shape = curve[score] - curve[score].max()
+        reference = curve.laplace - curve.laplace.max()
+        distances.append(float(np.mean(np.abs(shape - reference))))
+    return float(np.mean(distances)) if distances else float("nan")
+
+
+def claim_draper_cs_shapes(fits: pd.DataFrame) -> tuple[str, str]:
+    """Sec. 4: "the Draper and CS scoring functions appear to be equally good approximations,
+    both better than the BIC/MDL" (curve shapes against Laplace's): supported when both are
+    closer to Laplace's shape than BIC/MDL and within a factor of two of each other."""
+    distance = {s: curve_shape_distance(fits, s) for s in ("draper", "cs", "mled", "bic")}
+    better = distance["draper"] < distance["bic"] and distance["cs"] < distance["bic"]
+    equal = max(distance["draper"], distance["cs"]) <= 2 * min(distance["draper"],
+                                                               distance["cs"])
+    verdict = ("supported" if better and equal else "partly supported" if better
+               else "not supported")
+    return verdict, ("mean distance of each curve's shape from Laplace's, in nats: " + ", ".join(
+        f"{LABELS[s]} {d:.1f}" for s, d in sorted(distance.items(), key=lambda x: x[1])) + ".")
+
+
 def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None,
-           printed_reality, experiments: dict, models: dict) -> list[tuple[str, str, str]]:
+           printed_reality, section: dict) -> list[tuple[str, str, str]]:
     """The paper's claims, each with our verdict and the evidence behind it, from our results:
     those about Table 1 (:data:`TABLE1_CLAIMS`), Figure 2's peaks and the reality check.
 
     ``printed_reality`` holds the paper's Sec. 5 numbers (``repetitions``, ``delta_m_mean``,
     ``delta_m_sd``; workflow/resources/chickering_heckerman1996/paper_reality_check.csv).
     """
+    experiments, models = section["experiments"], section["models"]
     out = table1_claims(table)
+    out.append(("EM converged in all but one of the 550 runs (Sec. 3).",
+                *claim_convergence(fits)))
+    sharpen = claim_curves_sharpen(fits, section)
+    if sharpen is not None:
+        out.append(("For each approximation, the curves become more peaked about the "
+                    "generating c as N increases, n increases and c decreases (Sec. 4).",
+                    *sharpen))
+    out.append(("For model averaging, Draper and CS are equally good approximations, both "
+                "better than BIC/MDL (Sec. 4).", *claim_draper_cs_shapes(fits)))
     large = [name for name, e in experiments.items()
              if models[e["model"]]["hidden_states"] >= 16]
     if large:
@@ -683,6 +801,10 @@ def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None
             "supported" if mean > 0 else "not supported",
             f"Δm = {mean:.1f} ± {sd:.1f} over {len(reality)} repetitions "
             f"(hidden states chosen by Laplace: {sorted(reality.hidden_states.tolist())})."))
+        generating = section["reality_check"]["hidden_states"]
+        out.append((f"Reality check: all scoring functions yield the same model, the one with "
+                    f"the generating c = {generating} hidden states (Sec. 5).",
+                    *claim_reality_same_model(reality, generating)))
     return out
 
 
@@ -896,7 +1018,7 @@ def write_outputs(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: l
         # the reality check (its own job) follows the paper's protocol
         claim_lists[protocol] = claims(subset, tables[protocol],
                                        reality if protocol == "paper" else None,
-                                       printed_reality, experiments, models)
+                                       printed_reality, section)
     if len(tables) == len(PROTOCOLS):
         save_csv(search_summary(fits), "search.csv")
     timing = table2(fits[fits.protocol == "paper"], printed_table2,
