@@ -201,3 +201,18 @@ def test_the_score_order_claims_explain_cs_plus_out_picking_bic_plus():
     (why,) = kz._cs_plus_most_explanation(states)
     assert "CS+ - BIC+ = CS - BIC" in why
     assert kz._cs_plus_most_explanation(states.replace({8.0: 4.0})) == ()
+
+
+def test_table2_claims_and_cells_hold_on_the_paper_s_own_table():
+    """Each Table 2 check is a function of a Table 2; on the paper's it must agree with it."""
+    printed = pd.read_csv(Path(__file__).resolve().parents[1]
+                          / "workflow/resources/kocka_zhang2002/paper_table2.csv", dtype=str)
+    table = kz.parse_printed_table2(printed)
+    assert table.loc[table.cases == 9000, "CS+ mean"].item() == 0.69
+    for claim, check in kz.TABLE2_CLAIMS:
+        assert check(table)[0] == "supported", claim
+    rows = kz.table2_cell_rows(table, printed)
+    assert len(rows) == 24 and {r["verdict"] for r in rows} == {"reproduced"}
+    worse = table.assign(**{"CS+ mean": table["CS+ mean"] + 1.0})
+    assert kz.claim_cs_plus_score_of_choice(worse)[0] == "not supported"
+    assert sum(r["verdict"] == "not reproduced" for r in kz.table2_cell_rows(worse, printed)) >= 4
