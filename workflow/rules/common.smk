@@ -318,7 +318,9 @@ def gold_report_files():
         files += [
             table("paper003_errors", "score − gold per test model"),
             table("paper003_delta_c", "Δc against the gold standard and Laplace"),
+            table("paper003_shapes", "shape of each curve against the gold standard's"),
             *figure("paper003_errors", "score − gold against hidden states"),
+            *figure("paper003_shapes", "each curve minus its maximum, gold standard among them"),
         ]
     if gold_slope_files():
         files += [

@@ -32,6 +32,7 @@ rule gold_paper003:
     threads: 1
     params:
         features=lambda w: ch96_model(w.experiment)["features"],
+        generating_states=lambda w: ch96_model(w.experiment)["hidden_states"],
         prior_alpha=CH96["prior_alpha"],
         smc=GOLD.get("smc"),
         seed=lambda w: job_seed("gold_standard", "paper003", w.experiment, int(w.replicate)),

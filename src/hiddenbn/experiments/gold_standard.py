@@ -105,7 +105,7 @@ def exact_cell(section: dict, em: dict, prior_alpha: float, smc: dict, seed: int
 
 # --- paper 003's settings --------------------------------------------------------------------
 def paper_cell(data_file, fits_file, features: int, prior_alpha: float, smc: dict,
-               seed: int) -> pd.DataFrame:
+               seed: int, generating_states: int | None = None) -> pd.DataFrame:
     """The paper-003 pipeline's fits of one data set (every protocol), with the SMC gold
     standard added: one estimate per test model, shared by its fits (log p(D | S) does not
     depend on the fit)."""
@@ -121,6 +121,8 @@ def paper_cell(data_file, fits_file, features: int, prior_alpha: float, smc: dic
                                          prior_alpha, smc)
         row = _with_plus_scores(row, data.n_cases)
         row["gold"], row["gold_se"] = gold[states]
+        row.update(features=features, cases=data.n_cases,
+                   generating_states=generating_states)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -258,29 +260,80 @@ def cs_plus_comparison(slopes: pd.DataFrame) -> pd.DataFrame:
 
 
 # --- figures and findings --------------------------------------------------------------------
-def figure_paper_curves(paper: pd.DataFrame, path) -> None:
-    """Each score minus the gold standard against the test model's hidden states, one panel
-    per paper-003 experiment (first replicate), gold standard error as a band around zero."""
-    experiments = sorted(paper["experiment"].unique())
+def _experiment_title(cell: pd.DataFrame) -> str:
+    """``n = 64, c = 32, N = 400`` for a paper-003 experiment (its name where the columns are
+    missing)."""
+    if {"features", "generating_states", "cases"} <= set(cell):
+        row = cell.iloc[0]
+        return (f"n = {int(row['features'])}, c = {int(row['generating_states'])}, "
+                f"N = {int(row['cases'])}")
+    return str(cell["experiment"].iloc[0])
+
+
+def _panel_grid(count: int, columns: int = 4):
+    rows = -(-count // columns)
+    width = min(count, columns)
+    figure, axes = plt.subplots(rows, width, figsize=(3.3 * width + 1.4, 3.0 * rows),
+                                squeeze=False)
+    for ax in axes.ravel()[count:]:
+        ax.set_visible(False)
+    return figure, axes.ravel()[:count]
+
+
+def figure_paper_curves(paper: pd.DataFrame, path, shapes: bool = False) -> None:
+    """One panel per paper-003 experiment (first replicate), at most four in a row, the scores
+    in the project's styles. Levels (``shapes=False``): each score minus the gold standard,
+    with the gold standard's ±2 SE band around zero. Shapes: each curve minus its own maximum,
+    the gold standard's (black, ±2 SE) among them: model averaging and selection see only the
+    shape (paper 003 Sec. 4)."""
+    experiments = sorted(paper["experiment"].unique(),
+                         key=lambda e: (paper.loc[paper.experiment == e, "hidden_states"].max(),
+                                        e))
     with plots.style():
-        figure, axes = plt.subplots(1, len(experiments), figsize=(3.2 * len(experiments), 3),
-                                    squeeze=False)
-        for ax, experiment in zip(axes[0], experiments):
+        figure, axes = _panel_grid(len(experiments))
+        for ax, experiment in zip(axes, experiments):
             cell = paper[paper["experiment"] == experiment]
             cell = cell[cell["replicate"] == cell["replicate"].min()]
             cell = cell.sort_values("hidden_states")
-            for colour, (score, label) in zip(plots.PALETTE, SCORES.items()):
+            gold = cell["gold"] - (cell["gold"].max() if shapes else cell["gold"])
+            for score in SCORES:
                 if cell[score].notna().any():
-                    ax.plot(cell["hidden_states"], cell[score] - cell["gold"], "o-", ms=3,
-                            color=colour, label=label)
-            ax.fill_between(cell["hidden_states"], -2 * cell["gold_se"], 2 * cell["gold_se"],
-                            color="#999999", alpha=0.4, lw=0)
-            ax.axhline(0.0, color="black", lw=0.6)
-            ax.set_title(experiment)
+                    values = cell[score] - (cell[score].max() if shapes else cell["gold"])
+                    ax.plot(cell["hidden_states"], values, **plots.score_style(score, 3))
+            if shapes:
+                ax.plot(cell["hidden_states"], gold, **plots.score_style("gold", 4))
+            ax.fill_between(cell["hidden_states"], gold - 2 * cell["gold_se"],
+                            gold + 2 * cell["gold_se"], color="#999999", alpha=0.4, lw=0)
+            if "generating_states" in cell:
+                ax.axvline(cell["generating_states"].iloc[0], color="#777777", ls=":", lw=1.0)
+            ax.set_title(_experiment_title(cell))
             ax.set_xlabel("hidden states of the test model")
-        axes[0][0].set_ylabel("score - log p(D|S) (nats)")
-        axes[0][0].legend(loc="best")
+        axes[0].set_ylabel("curve − its maximum (nats)" if shapes
+                           else "score − log p(D|S) (nats)")
+        axes[-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small")
+        figure.suptitle("Paper 003's data sets: " + (
+            "shape of each curve against the gold standard's" if shapes else
+            "each approximation minus the gold standard log p(D|S)") + " (one data set each)")
+        figure.tight_layout(rect=(0, 0, 1, 1 - 0.3 / figure.get_figheight()))
         plots.save_figure(figure, path)
+
+
+def shape_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
+    """Per group (e.g. experiment): the mean over data sets and test models of
+    ``|(s - max s) - (gold - max gold)|`` for every score, in nats: how far each curve's shape
+    departs from the gold standard's (Laplace over the test models where it is defined)."""
+    rows = []
+    for key, group in frame.groupby(keys):
+        row = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
+        for score in SCORES:
+            distances = []
+            for _, curve in group.dropna(subset=[score]).groupby("replicate"):
+                shape = curve[score] - curve[score].max()
+                gold = curve["gold"] - curve["gold"].max()
+                distances.append(float(np.mean(np.abs(shape - gold))))
+            row[score] = float(np.mean(distances)) if distances else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
@@ -490,7 +543,9 @@ def write_report(exact_files, paper_files, slope_files, out_dir) -> None:
     if not paper.empty:
         save(score_errors(paper, ["experiment", "hidden_states"]), "paper003_errors.csv")
         save(selection_errors(paper, ["experiment", "replicate"]), "paper003_delta_c.csv")
+        save(shape_errors(paper, ["experiment"]), "paper003_shapes.csv")
         figure_paper_curves(paper, out / "figures" / "paper003_errors")
+        figure_paper_curves(paper, out / "figures" / "paper003_shapes", shapes=True)
     if not slopes.empty:
         table = fitted_slopes(slopes)
         save(table, "slope_fits.csv")

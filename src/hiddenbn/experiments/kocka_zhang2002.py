@@ -347,11 +347,12 @@ def figure_lc(selections: pd.DataFrame, generators, scores, path, title: str,
             for column, (value, label) in enumerate(panels):
                 summary = mean_and_error(subset, ["score", "cases"], value)
                 # scores that select alike draw one line: their markers tell them apart
-                for colour, marker, score in zip(plots.PALETTE, "osD^vPX*", scores):
+                for score in scores:
                     line = summary[summary.score == score]
-                    row[column].errorbar(line.cases, line["mean"], yerr=line.se, label=score,
-                                         color=colour, marker=marker, markerfacecolor="none",
-                                         capsize=2)
+                    style = plots.score_style(SCORE_KEYS[score])
+                    row[column].errorbar(line.cases, line["mean"], yerr=line.se,
+                                         markerfacecolor="none", capsize=2,
+                                         **{**style, "label": score})
                 row[column].set_xscale("log")
                 sizes = sorted(subset.cases.unique())  # label the sample sizes themselves
                 row[column].set_xticks(sizes, [f"{n:,}" for n in sizes])
@@ -365,7 +366,8 @@ def figure_lc(selections: pd.DataFrame, generators, scores, path, title: str,
                                                       else panel_titles[generator]))
             row[0].legend()
         figure.suptitle(title)
-        figure.tight_layout()
+        # keep the suptitle clear of the first row's panel titles
+        figure.tight_layout(rect=(0, 0, 1, 1 - 0.35 / figure.get_figheight()))
         plots.save_figure(figure, path)
 
 
