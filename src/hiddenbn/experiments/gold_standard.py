@@ -478,6 +478,14 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame) -> 
                                                      for k in by_states["hidden_states"]])
                             .rename(columns={f"{s}_mean": SCORES[s] for s in SCORES}
                                     | {"gold_se_mean": "gold SE"})), ""]
+        shapes = shape_errors(paper, ["experiment"])
+        closest = shapes.set_index("experiment")[list(SCORES)].idxmin(axis=1)
+        lines += ["* Shape: distance of each curve minus its maximum from the gold standard's "
+                  "curve minus its maximum (nats, mean over data sets and test models). Only "
+                  "the shape matters for model averaging and selection (paper 003 Sec. 4):", "",
+                  _markdown(shapes.rename(columns=SCORES)), "",
+                  "* Closest in shape per experiment: " + ", ".join(
+                      f"{e} {SCORES[s]}" for e, s in closest.items()) + ".", ""]
         selection = selection_errors(paper, ["experiment", "replicate"])
         uncertain = int((selection.get("gold_margin_se", pd.Series(dtype=float)) < 2).sum())
         lines += ["* Delta c against the gold-standard choice (mean ± sd over data sets):", "",
