@@ -205,3 +205,12 @@ def test_model_averaging_weight_and_shape_distance():
     assert ch96.curve_shape_distance(one, "laplace") == 0.0
     verdict, _ = ch96.claim_draper_cs_shapes(fits)
     assert verdict == "supported"  # Draper and CS one state off at most, BIC two
+
+
+def test_delta_m_grows_with_the_models():
+    reality = pd.DataFrame({"features": [12, 12, 16, 16], "generating_states": [3, 3, 4, 4],
+                            "delta_m": [20.0, 30.0, 50.0, 70.0]})
+    verdict, evidence = ch96.claim_delta_m_grows(reality)
+    assert verdict == "supported" and "n = 16, c = 4: 60.0" in evidence
+    assert ch96.claim_delta_m_grows(reality.assign(delta_m=[50.0, 70.0, 20.0, 30.0]))[0] == \
+        "not supported"
