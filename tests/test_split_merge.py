@@ -1,0 +1,47 @@
+"""Split-and-merge moves: posteriors against enumeration, and a fit with two classes for one
+group and one class for two, which EM cannot leave and one move repairs."""
+
+import numpy as np
+import pytest
+
+from hiddenbn import em
+from hiddenbn.inference import posterior_chunks
+from hiddenbn.models import latent_class, random_parameters
+from hiddenbn.sampling import sample_dataset
+from hiddenbn.split_merge import _state_frequencies, class_posteriors, split_merge
+
+
+def test_posteriors_and_frequencies(rng):
+    network = latent_class(3, [2, 3, 4])
+    cpts = random_parameters(network, rng)
+    data = sample_dataset(network, cpts, 200, rng)
+    engine = em.make_engine(network, data, 1.01)
+    ours = class_posteriors(engine, engine.from_cpts(cpts))
+    (_, _, weights, _), = posterior_chunks(network, cpts, data.patterns)
+    np.testing.assert_allclose(ours, weights, rtol=1e-10)
+    column = _state_frequencies(engine, rng.random(data.n_patterns))
+    np.testing.assert_allclose(np.add.reduceat(column, engine.offsets), 1.0)
+
+
+def test_a_move_repairs_a_fit_em_cannot_leave():
+    """Three well-separated groups fitted by three classes of which two share one group: g
+    rises to that of EM started from the truth."""
+    network = latent_class(3, [2] * 12)
+    truth = [np.array([[0.4, 0.3, 0.3]])] + [
+        np.array([[0.95, 0.05], [0.05, 0.95], [0.5, 0.5]]) if j % 2 else
+        np.array([[0.95, 0.05], [0.95, 0.05], [0.05, 0.95]]) for j in range(12)]
+    rng = np.random.default_rng(0)
+    data = sample_dataset(network, truth, 600, rng)
+    oracle = em.run_em(network, data, truth, 1.01, 300, 1e-9, True).log_posterior
+    # class 0 covers groups 0 and 1 (their average), classes 1 and 2 both sit on group 2
+    wrong = [np.array([[0.7, 0.15, 0.15]])] + [
+        np.array([[(t[0, 0] + t[1, 0]) / 2, (t[0, 1] + t[1, 1]) / 2], t[2], t[2]])
+        for t in truth[1:]]
+    stuck = em.run_em(network, data, wrong, 1.01, 300, 1e-9, True)
+    assert stuck.log_posterior < oracle - 50
+    engine = em.make_engine(network, data, 1.01)
+    run = em._Run(engine, engine.from_cpts(stuck.cpts))
+    repaired, moves = split_merge(engine, run, np.random.default_rng(1))
+    assert moves >= 1
+    repaired.converge(300, 1e-9, True)
+    assert repaired.g == pytest.approx(oracle, abs=1.0) or repaired.g > oracle
