@@ -258,18 +258,24 @@ if GOLD is not None:
             "config gold_standard needs the chickering_heckerman1996 section: it "
             "scores that paper's data sets with its EM settings"
         )
-    for _experiment in GOLD["paper003"]["experiments"]:
-        if _experiment not in CH96["experiments"]:
+    for _key, _part in (
+        ("paper003", GOLD["paper003"]),
+        ("paper003.large_c", GOLD["paper003"].get("large_c")),
+    ):
+        if _part is None:
+            continue
+        for _experiment in _part["experiments"]:
+            if _experiment not in CH96["experiments"]:
+                raise WorkflowError(
+                    f"config gold_standard.{_key}.experiments: unknown experiment "
+                    f"{_experiment!r}; use names under chickering_heckerman1996.experiments "
+                    f"({', '.join(CH96['experiments'])})"
+                )
+        if _part["replicates"] > CH96["replicates"]:
             raise WorkflowError(
-                f"config gold_standard.paper003.experiments: unknown experiment {_experiment!r}; "
-                f"use names under chickering_heckerman1996.experiments "
-                f"({', '.join(CH96['experiments'])})"
+                f"config gold_standard.{_key}.replicates: {_part['replicates']} exceeds "
+                f"chickering_heckerman1996.replicates ({CH96['replicates']})"
             )
-    if GOLD["paper003"]["replicates"] > CH96["replicates"]:
-        raise WorkflowError(
-            f"config gold_standard.paper003.replicates: {GOLD['paper003']['replicates']} exceeds "
-            f"chickering_heckerman1996.replicates ({CH96['replicates']})"
-        )
 
 
 def gold_exact_files():
@@ -277,10 +283,14 @@ def gold_exact_files():
 
 
 def gold_paper_files():
+    """The paper-003 data sets scored against the gold standard: ``paper003``'s experiments,
+    and those of ``paper003.large_c`` with their own (fewer) replicates."""
+    parts = [GOLD["paper003"], GOLD["paper003"].get("large_c") or {"experiments": []}]
     return [
         f"{GOLD_DIR}/paper003/{e}/rep{r}.csv"
-        for e in GOLD["paper003"]["experiments"]
-        for r in range(1, GOLD["paper003"]["replicates"] + 1)
+        for part in parts
+        for e in part["experiments"]
+        for r in range(1, part.get("replicates", 0) + 1)
     ]
 
 
