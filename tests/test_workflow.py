@@ -120,7 +120,8 @@ def check_paper_003_tables(outputs, section):
     fits = table("fits.csv")
     expected = sum(e["test_states"]["max"] - e["test_states"]["min"] + 1
                    for e in section["experiments"].values()) * section["replicates"]
-    assert len(fits) == expected
+    assert len(fits) == 2 * expected  # the paper's EM protocol and the annealed search
+    assert set(fits.protocol) == {"paper", "search"}
     for column in ("log_likelihood", "cs", "mled", "draper", "bic", "cs_de", "em_seconds"):
         assert fits[column].notna().all(), column
     assert (fits.laplace.isna() == ~fits.laplace_positive_definite).all()
@@ -131,12 +132,14 @@ def check_paper_003_tables(outputs, section):
     assert fits.iterations.between(1, section["em"]["max_iterations"]).all()
     table1 = table("table1.csv")
     assert list(table1.experiment) == list(section["experiments"])
+    assert list(table("table1_search.csv").experiment) == list(section["experiments"])
     spread = max(e["test_states"]["max"] - e["test_states"]["min"]
                  for e in section["experiments"].values())
     for score in ("cs", "mled", "draper", "bic"):
         assert table1[f"{score}_mean"].abs().max() <= spread
     reality = table("reality_check.csv")
-    assert len(reality) == section["reality_check"]["repetitions"]
+    sizes = 1 + len(section["reality_check"].get("larger_models", []))
+    assert len(reality) == sizes * section["reality_check"]["repetitions"]
     assert reality.log_marginal_dag.notna().all() and reality.delta_m.notna().all()
 
 

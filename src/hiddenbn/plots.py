@@ -39,6 +39,7 @@ SCORE_STYLES = {
     "cs_plus": ("#8d6a50", "X", "-.", "CS+"),
     "cs_de": ("#c05299", "x", "-.", "CS (d = de)"),
     "gold": ("#222222", "*", "-", "gold standard"),
+    "loglik": ("#999999", ".", ":", "log-likelihood"),
 }
 HIDDEN_FILL = "#c8c8c8"
 OBSERVED_FILL = "white"

@@ -347,9 +347,9 @@ def figure_lc(selections: pd.DataFrame, generators, scores, path, title: str,
             for column, (value, label) in enumerate(panels):
                 summary = mean_and_error(subset, ["score", "cases"], value)
                 # scores that select alike draw one line: their markers tell them apart
-                for score in scores:
+                for score in scores:  # paper 002's names (BIC+) or the library's (bic_plus)
                     line = summary[summary.score == score]
-                    style = plots.score_style(SCORE_KEYS[score])
+                    style = plots.score_style(SCORE_KEYS.get(score, score))
                     row[column].errorbar(line.cases, line["mean"], yerr=line.se,
                                          markerfacecolor="none", capsize=2,
                                          **{**style, "label": score})
