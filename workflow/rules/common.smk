@@ -165,7 +165,7 @@ def heckerman_meek1997_outputs():
 DIM = config.get("dimension")
 DIM_DIR = f"{RESULTS}/dimension"
 DIM_PAPERS = ("geiger_heckerman_meek1996", "kocka_zhang2002", "meek_heckerman1997")
-# the paper numbers of INDEX.md (report categories, REPRODUCTION.md sections)
+# paper numbers (reproduction.PAPERS): report categories, REPRODUCTION.md sections
 DIM_PAPER_KEYS = dict(zip(DIM_PAPERS, ("000", "002", "004")))
 if DIM is not None:
     try:
