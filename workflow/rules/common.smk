@@ -328,6 +328,7 @@ def gold_report_files():
         files += [
             table("paper003_errors", "score − gold per test model"),
             table("paper003_delta_c", "Δc against the gold standard and Laplace"),
+            table("paper003_table1", "paper 003's Table 1 with the gold standard as yardstick"),
             table("paper003_shapes", "shape of each curve against the gold standard's"),
             *figure("paper003_errors", "score − gold against hidden states"),
             *figure("paper003_shapes", "each curve minus its maximum, gold standard among them"),
@@ -476,7 +477,7 @@ def reproduction_sections():
     if MH97 is not None:
         add("004", f"{MH97_DIR}/comparison.md", f"{MH97_DIR}/verdicts.csv")
     if GOLD is not None:
-        add("gold_standard", f"{GOLD_DIR}/findings.md")
+        add("gold_standard", f"{GOLD_DIR}/findings.md", f"{GOLD_DIR}/verdicts.csv")
     return [section for section in sections.values() if section["documents"]]
 
 

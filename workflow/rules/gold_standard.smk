@@ -67,6 +67,7 @@ rule gold_report:
         slopes=gold_slope_files(),
     output:
         findings=f"{GOLD_DIR}/findings.md",
+        verdicts=f"{GOLD_DIR}/verdicts.csv",
         files=gold_report_files(),
     log:
         f"{LOGS}/gold_standard/report.log",
