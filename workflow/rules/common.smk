@@ -282,15 +282,23 @@ def gold_exact_files():
     return [f"{GOLD_DIR}/exact/rep{r}.csv" for r in range(1, GOLD["exact"]["replicates"] + 1)]
 
 
+def gold_parts(experiment):
+    """Jobs per data set: ``paper003.large_c.parts`` for the large-c experiments (whose SMC
+    would otherwise make one job of 20 minutes), one for the others."""
+    large = GOLD["paper003"].get("large_c") or {"experiments": []}
+    return large.get("parts", 1) if experiment in large["experiments"] else 1
+
+
 def gold_paper_files():
-    """The paper-003 data sets scored against the gold standard: ``paper003``'s experiments,
-    and those of ``paper003.large_c`` with their own (fewer) replicates."""
-    parts = [GOLD["paper003"], GOLD["paper003"].get("large_c") or {"experiments": []}]
+    """The paper-003 data sets scored against the gold standard, each in its parts:
+    ``paper003``'s experiments, and those of ``paper003.large_c`` with their own replicates."""
+    groups = [GOLD["paper003"], GOLD["paper003"].get("large_c") or {"experiments": []}]
     return [
-        f"{GOLD_DIR}/paper003/{e}/rep{r}.csv"
-        for part in parts
-        for e in part["experiments"]
-        for r in range(1, part.get("replicates", 0) + 1)
+        f"{GOLD_DIR}/paper003/{e}/rep{r}_part{p}.csv"
+        for group in groups
+        for e in group["experiments"]
+        for r in range(1, group.get("replicates", 0) + 1)
+        for p in range(1, gold_parts(e) + 1)
     ]
 
 

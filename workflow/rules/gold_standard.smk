@@ -24,9 +24,9 @@ rule gold_paper003:
         data=f"{CH96_DIR}/data/{{experiment}}/rep{{replicate}}.csv",
         fits=f"{CH96_DIR}/fits/{{experiment}}/rep{{replicate}}.csv",
     output:
-        f"{GOLD_DIR}/paper003/{{experiment}}/rep{{replicate}}.csv",
+        f"{GOLD_DIR}/paper003/{{experiment}}/rep{{replicate}}_part{{part}}.csv",
     log:
-        f"{LOGS}/gold_standard/paper003/{{experiment}}_rep{{replicate}}.log",
+        f"{LOGS}/gold_standard/paper003/{{experiment}}_rep{{replicate}}_part{{part}}.log",
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
@@ -36,6 +36,8 @@ rule gold_paper003:
         prior_alpha=CH96["prior_alpha"],
         smc=GOLD.get("smc"),
         seed=lambda w: job_seed("gold_standard", "paper003", w.experiment, int(w.replicate)),
+        part=lambda w: int(w.part),
+        parts=lambda w: gold_parts(w.experiment),
     script:
         "../scripts/gold_paper003.py"
 

@@ -11,6 +11,7 @@ use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
 with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821
     params = snakemake.params  # noqa: F821
     table = paper_cell(snakemake.input.data, snakemake.input.fits, params.features,  # noqa: F821
-                       params.prior_alpha, params.smc, params.seed, params.generating_states)
+                       params.prior_alpha, params.smc, params.seed, params.generating_states,
+                       params.part, params.parts)
     with atomic_output(snakemake.output[0]) as temporary:  # noqa: F821
         table.to_csv(temporary, index=False)

@@ -106,12 +106,17 @@ def exact_cell(section: dict, em: dict, prior_alpha: float, smc: dict, seed: int
 
 # --- paper 003's settings --------------------------------------------------------------------
 def paper_cell(data_file, fits_file, features: int, prior_alpha: float, smc: dict,
-               seed: int, generating_states: int | None = None) -> pd.DataFrame:
+               seed: int, generating_states: int | None = None, part: int = 1,
+               parts: int = 1) -> pd.DataFrame:
     """The paper-003 pipeline's fits of one data set (every protocol), with the SMC gold
     standard added: one estimate per test model, shared by its fits (log p(D | S) does not
-    depend on the fit)."""
+    depend on the fit). With ``parts > 1`` only every ``parts``-th test model from the
+    ``part``-th (interleaved, so the parts cost alike); each estimate's seed depends on its
+    test model alone, so the split does not change a result."""
     data = read_csv(data_file)
     fits = pd.read_csv(fits_file)
+    test_models = np.sort(fits["hidden_states"].unique())
+    fits = fits[fits["hidden_states"].isin(test_models[part - 1::parts])]
     gold = {}
     rows = []
     for row in fits.to_dict("records"):
@@ -591,6 +596,9 @@ def write_report(exact_files, paper_files, slope_files, out_dir) -> None:
     (out / "figures").mkdir(parents=True, exist_ok=True)
     exact, paper, slopes = (_read_all(exact_files), _read_all(paper_files),
                             _read_all(slope_files))
+    if not paper.empty:  # a data set's parts back in test-model order
+        paper = paper.sort_values(["experiment", "replicate", "hidden_states"], kind="stable",
+                                  ignore_index=True)
 
     def save(frame, name):
         with atomic_output(out / "tables" / name) as temporary:
