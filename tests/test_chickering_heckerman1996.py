@@ -214,3 +214,14 @@ def test_delta_m_grows_with_the_models():
     assert verdict == "supported" and "n = 16, c = 4: 60.0" in evidence
     assert ch96.claim_delta_m_grows(reality.assign(delta_m=[50.0, 70.0, 20.0, 30.0]))[0] == \
         "not supported"
+
+
+def test_reality_check_explains_mled_leaving_the_generating_c():
+    reality = pd.DataFrame({"repetition": [1, 2], "hidden_states": [3, 3],
+                            "cs_states": [3, 3], "mled_states": [3, 2],
+                            "draper_states": [3, 3], "bic_states": [3, 3],
+                            "mled_choice_cs_deficit": [0.0, 22.6],
+                            "mled_choice_entropy_deficit": [0.0, 40.9]})
+    why = ch96.reality_mled_explanation(reality, 3)
+    assert why.startswith("Only MLED") and "by 22.6 nats" in why and "add 40.9 nats" in why
+    assert "also leave" in ch96.reality_mled_explanation(reality.assign(bic_states=[2, 3]), 3)

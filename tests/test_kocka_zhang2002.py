@@ -216,3 +216,75 @@ def test_table2_claims_and_cells_hold_on_the_paper_s_own_table():
     worse = table.assign(**{"CS+ mean": table["CS+ mean"] + 1.0})
     assert kz.claim_cs_plus_score_of_choice(worse)[0] == "not supported"
     assert sum(r["verdict"] == "not reproduced" for r in kz.table2_cell_rows(worse, printed)) >= 4
+
+
+def test_cases_to_reach_interpolates_in_log_log():
+    sizes, kl = [1000, 4000], [0.02, 0.005]  # KL proportional to 1/N
+    assert kz.cases_to_reach(sizes, kl, 0.01) == pytest.approx(2000)
+    assert kz.cases_to_reach(sizes, kl, 0.03) == 1000
+    assert np.isnan(kz.cases_to_reach(sizes, kl, 0.001))
+
+
+def synthetic_lc(plus_factor, parametrisations=6, sizes=(1000, 2000, 4000, 8000), seed=0):
+    """Selections where the plain scores' KL is 1/N and the plus scores' KL at N equals the
+    plain scores' at ``plus_factor`` N, with noise per parametrisation."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for p in range(1, parametrisations + 1):
+        for n in sizes:
+            noise = np.exp(rng.normal(0, 0.02))
+            for score in kz.SCORE_KEYS:
+                factor = plus_factor if score.endswith("+") else 1.0
+                rows.append({"generator": "k8det", "parametrisation": p, "cases": n,
+                             "score": score, "states": 8, "kl_bits": noise / (factor * n)})
+    return pd.DataFrame(rows)
+
+
+def test_half_the_data_claim_measures_the_data_factor():
+    assert kz.half_the_data_claim(synthetic_lc(2.2), "k8det")[1] == "supported"
+    claim = kz.half_the_data_claim(synthetic_lc(1.3), "k8det")
+    assert claim[1] == "not supported"
+    assert "N = 1000: 1.3" in claim[3] and "Below 2 beyond variance" in claim[3]
+    factors = kz.data_factors(np.array([1000, 2000, 4000]),
+                              np.array([[4e-3, 2e-3, 4e-3, 2e-3], [2e-3, 1e-3, 2e-3, 1e-3],
+                                        [1e-3, 5e-4, 1e-3, 5e-4]]))
+    np.testing.assert_allclose(factors[:2], [2.0, 2.0])
+    assert np.isnan(factors[2])  # the plain curve never gets that low
+
+
+def test_ties_and_underfit_explanations():
+    models = pd.DataFrame([{"generator": "k4", "parametrisation": 1, "cases": n, "states": k,
+                            "de": min(4 * k, 15), "loglik": -100.0 - 0.5 * k}
+                           for n in (1000, 9000) for k in range(1, 7)])
+    selections = pd.DataFrame([
+        {"generator": "k4", "parametrisation": 1, "cases": n, "score": s, "states": k,
+         "kl_bits": kl}
+        for n, picks in ((1000, {"BIC": (2, 3e-3), "BIC+": (2, 3e-3), "CS": (2, 3e-3),
+                                 "CS+": (6, 1e-3)}),
+                         (9000, {"BIC": (3, 2e-3), "BIC+": (5, 1e-3), "CS": (3, 2e-3),
+                                 "CS+": (6, 1e-3)}))
+        for s, (k, kl) in picks.items()])
+    why = kz.ties_explanation(models, selections, "k4")
+    assert "4-6-state models (de = 15; N = 9000)" in why and "5 states (1)" in why
+    assert "median 1 nats" in why
+    underfit = kz._underfit_explanation(selections, "k4", [1000, 9000])
+    assert "worst BIC (2.0 states)" in underfit and "fewer states than the generating" in underfit
+
+
+def test_hlc_explanations_name_the_rows_and_the_effective_dimensions():
+    printed = pd.read_csv(Path(__file__).resolve().parents[1]
+                          / "workflow/resources/kocka_zhang2002/paper_table2.csv", dtype=str)
+    paper = kz.parse_printed_table2(printed)
+    ours = paper.assign(**{"CS+ mean": paper["CS+ mean"] * 1.15,
+                           "CS+ se": paper["CS+ se"] * 0.5})
+    assert kz.claim_cs_plus_score_of_choice(ours)[0] != "supported"
+    why = kz.cs_plus_choice_explanation(ours, paper)
+    assert "CS+ " in why and "(paper: none)" in why and "N = 1000: CS+" in why
+    network = kz.all_binary(parse_spec("5(3(2,2),3(2,2),2)"))
+    results = pd.DataFrame({"cases": 1000, "score": "BIC+",
+                            "cardinalities": ["4,2,2", "4,2,2", "2,3,3", "3,3,3"]})
+    why = kz.frequent_models_explanation(results, network, ("2,2,2", "2,3,2"))
+    assert "2,2,2: 15" in why and "4,2,2: 15" in why and "3,3,3: 23" in why
+    assert "differ in de" in why
+    same = kz.frequent_models_explanation(results.head(3), network, ("2,2,2", "2,3,2"))
+    assert "All have the same de" in same

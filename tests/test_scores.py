@@ -216,3 +216,21 @@ def test_every_score_selects_the_true_number_of_classes_on_clear_data(rng):
     for name in ("bic", "draper", "mled", "cs", "laplace"):
         assert result["selected"][name] == 3, (name, result["selected"])
     assert result["selected"]["loglik"] >= 3
+
+
+def test_cs_minus_mled_is_the_summed_posterior_entropy_of_the_hidden_variable(rng):
+    """Eq. 13 minus Eq. 12 (d' = d) is log p(D | theta) - log p(D' | theta), which at EM's
+    expected counts is sum_l H(hidden | case l): checked by enumerating each case's posterior."""
+    network = latent_class(3, [2, 3, 2, 2])
+    truth = random_parameters(network, rng, 1.0)
+    data = sample_dataset(network, truth, 300, rng)
+    result = em.fit(network, data, rng, alpha=1.01, starts=4, max_iterations=50)
+    values = scores.score_fit(result, data, with_laplace=False)
+    prior, children = result.cpts[0][0], result.cpts[1:]
+    entropy = 0.0
+    for row in data.rows():
+        joint = np.log(prior) + sum(np.log(table[:, state])
+                                    for table, state in zip(children, row))
+        posterior = np.exp(joint - logsumexp(joint))
+        entropy -= float(np.sum(posterior * np.log(posterior)))
+    assert values["cs"] - values["mled"] == pytest.approx(entropy, rel=1e-9, abs=1e-8)
