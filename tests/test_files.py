@@ -29,3 +29,19 @@ def test_temporaries_of_a_killed_writer_are_removed_by_the_next(tmp_path):
     with atomic_output(target) as temporary:
         Path(temporary).write_text("whole")
     assert sorted(p.name for p in tmp_path.iterdir()) == [other.name, target.name]
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_outputs_are_created_with_the_user_s_umask(tmp_path, umask, mode):
+    """As open() would create them: results written on a cluster are readable by whoever the
+    user's umask lets read them (tempfile alone makes every output 0600)."""
+    import os
+    import stat
+
+    previous = os.umask(umask)
+    try:
+        with atomic_output(tmp_path / "table.csv") as temporary:
+            Path(temporary).write_text("whole")
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "table.csv").stat().st_mode) == mode

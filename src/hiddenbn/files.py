@@ -5,8 +5,19 @@ from __future__ import annotations
 import glob
 import os
 import tempfile
+import threading
 from contextlib import contextmanager
 from pathlib import Path
+
+_UMASK_LOCK = threading.Lock()
+
+
+def _umask() -> int:
+    """The process's umask (reading it means setting it, hence the lock)."""
+    with _UMASK_LOCK:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
 
 
 @contextmanager
@@ -26,6 +37,9 @@ def atomic_output(path):
     os.close(handle)
     try:
         yield temporary
+        # mkstemp makes the file 0600 whatever the umask; an output is created as open() would
+        # (0644 under umask 022), so that colleagues and web servers can read results
+        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
     finally:
         if os.path.exists(temporary):
