@@ -1,4 +1,11 @@
-"""The ``hiddenbn`` command line: argument parsing only; the work is done by the library."""
+"""The ``hiddenbn`` command line: argument parsing only; the work is done by the library.
+
+Bad input of any kind (spec, data file, parameter file, argument) gets one line ``hiddenbn:
+error: ...`` on stderr and exit status 2, before any work: every size an argument asks for is
+checked by :mod:`hiddenbn.limits` first. A command writes all of its output files or none.
+JSON output is strict: a NaN or infinite value (a Laplace score without a positive definite
+Hessian) is written as ``null``.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +15,16 @@ import math
 import os
 import sys
 import warnings
+from contextlib import ExitStack, contextmanager
 
 import hiddenbn
-from hiddenbn import dimension, ebnc, ebnc_fit, interaction_report, seeding
+from hiddenbn import dimension, ebnc, ebnc_fit, interaction_report, limits, seeding
 from hiddenbn.annealing import SWEEPS as ANNEALING_SWEEPS
 from hiddenbn.data import read_csv, write_csv, write_rows_csv
 from hiddenbn.em import SCHEDULES
-from hiddenbn.errors import HiddenbnError
+from hiddenbn.errors import HiddenbnError, excerpt
 from hiddenbn.evidence import exact_log_evidence
+from hiddenbn.files import atomic_output
 from hiddenbn.models import (load_parameters, parameters_to_dict, random_parameters,
                              save_parameters)
 from hiddenbn.sampling import forward_sample, sample_dataset
@@ -45,22 +54,76 @@ or JSON file with 'nodes: {NAME: {states: INT, parents: [...], hidden: BOOL}}'.
 """
 
 
-def _bounded(convert, minimum, strict: bool, description: str):
-    """An argparse type: ``convert`` the text and require it ``> minimum`` (``>=`` unless strict)."""
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, like every other error of hiddenbn."""
+
+    def error(self, message):
+        self.exit(2, f"hiddenbn: error: {message} (see '{self.prog} --help')\n")
+
+
+def _bounded(convert, minimum, strict: bool, description: str, maximum=None):
+    """An argparse type: ``convert`` the text and require it ``> minimum`` (``>=`` unless
+    strict), finite, and at most ``maximum`` (a limit of :mod:`hiddenbn.limits`)."""
     def parse(text: str):
         try:
             value = convert(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {description}, got {text!r}") from None
-        if not math.isfinite(value) or not (value > minimum if strict else value >= minimum):
+            raise argparse.ArgumentTypeError(f"expected {description}, got {excerpt(text)}") \
+                from None
+        if not (value > minimum if strict else value >= minimum) \
+                or (isinstance(value, float) and not math.isfinite(value)):
             raise argparse.ArgumentTypeError(f"expected {description}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{limits.shown(value)} is above the limit of "
+                                             f"{maximum}; give at most {maximum}")
         return value
     return parse
+
+
+def _count(maximum: int, minimum: int = 1, description: str = "a positive whole number"):
+    """An argparse type: a whole number from ``minimum`` to ``maximum``."""
+    return _bounded(int, minimum, False, description, maximum)
 
 
 _positive_int = _bounded(int, 1, False, "a positive whole number")
 _seed = _bounded(int, 0, False, "a non-negative whole number as seed")
 _positive_float = _bounded(float, 0.0, True, "a positive number")
+_prior_sd = _bounded(float, limits.MIN_PRIOR_SD, False,
+                     f"a number from {limits.MIN_PRIOR_SD} to {limits.MAX_PRIOR_SD}",
+                     limits.MAX_PRIOR_SD)
+
+
+def _print_json(report) -> None:
+    """Print ``report`` as strict JSON, NaN and infinities as null (see the module docstring)."""
+    print(json.dumps(_finite(report), indent=1, allow_nan=False))
+
+
+def _print_report(report, format_text, as_json: bool) -> None:
+    """Print ``report`` as strict JSON or as the text ``format_text`` makes of it."""
+    if as_json:
+        _print_json(report)
+    else:
+        print(format_text(report))
+
+
+def _finite(value):
+    """``value`` with every non-finite float, however deeply nested, replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
+@contextmanager
+def _outputs(*paths):
+    """Temporary paths for the output files ``paths`` (None where an output is not wanted);
+    they are renamed onto ``paths`` together when the block succeeds and all removed when it
+    fails, so a failed command leaves no output behind, not even the ones it finished."""
+    with ExitStack() as stack:
+        yield [path and stack.enter_context(atomic_output(path)) for path in paths]
 
 
 def _parameters(args, network):
@@ -80,16 +143,18 @@ def _add_parameter_options(parser):
 
 def command_sample(args) -> None:
     network = parse_spec(args.spec)
+    limits.check_sample(args.n, len(network.observed_indices), args.counts)
     cpts = _parameters(args, network)
-    if args.save_params:
-        save_parameters(args.save_params, network, cpts)
     data_rng = seeding.rng(args.seed, "data")
-    output = args.output or sys.stdout
-    if args.counts:
-        write_csv(output, sample_dataset(network, cpts, args.n, data_rng))
-    else:
-        write_rows_csv(output, network.observed_names,
-                       forward_sample(network, cpts, args.n, data_rng))
+    with _outputs(args.save_params, args.output) as (params_file, data_file):
+        if params_file:
+            save_parameters(params_file, network, cpts)
+        output = data_file or sys.stdout
+        if args.counts:
+            write_csv(output, sample_dataset(network, cpts, args.n, data_rng))
+        else:
+            write_rows_csv(output, network.observed_names,
+                           forward_sample(network, cpts, args.n, data_rng))
 
 
 def command_params(args) -> None:
@@ -98,15 +163,14 @@ def command_params(args) -> None:
     if args.output:
         save_parameters(args.output, network, cpts)
     else:
-        print(json.dumps(parameters_to_dict(network, cpts), indent=1))
+        _print_json(parameters_to_dict(network, cpts))
 
 
 def command_dim(args) -> None:
     model = interaction_report.interaction_spec(args.spec)  # paper 004 interaction form
     if model is not None and model.family != "noisy-max":
         report = interaction_report.dimension_report(model)
-        print(json.dumps(report, indent=1) if args.json
-              else interaction_report.format_dimension_report(report))
+        _print_report(report, interaction_report.format_dimension_report, args.json)
         return
     network = model.network() if model is not None else parse_spec(args.spec)
     if args.ebnc is None:
@@ -115,24 +179,24 @@ def command_dim(args) -> None:
             report = dimension.dimension_report(network, args.points, args.seed)
         for warning in report["warnings"]:
             print(f"hiddenbn: warning: {warning}", file=sys.stderr)
-        print(json.dumps(report, indent=1) if args.json else dimension.format_report(report))
+        _print_report(report, dimension.format_report, args.json)
         return
     rng = seeding.rng(args.seed, "ebnc", args.ebnc)  # the Jacobian check's random points
     report = ebnc.ebnc_report(network, args.ebnc, rng, args.points)
-    print(json.dumps(report, indent=1) if args.json else ebnc.format_report(report))
+    _print_report(report, ebnc.format_report, args.json)
 
 
 def command_ebnc_fit(args) -> None:
     report = ebnc_fit.fit_report(parse_spec(args.embedded), args.target, read_csv(args.data),
                                  args.prior_sd)
-    print(json.dumps(report, indent=1))
+    _print_json(report)
 
 
 def command_ebnc_select(args) -> None:
     inputs = args.inputs.split(",") if args.inputs else None
     report = ebnc_fit.select_report(read_csv(args.data), args.target, inputs, args.score,
                                     args.prior_sd, args.max_parents)
-    print(json.dumps(report, indent=1))
+    _print_json(report)
 
 
 def command_fit(args) -> None:
@@ -140,29 +204,34 @@ def command_fit(args) -> None:
     if model is not None:
         report = interaction_report.fit_report(model, args.data, args.seed, args.alpha,
                                                args.restarts)
-        print(json.dumps(report, indent=1) if args.json
-              else interaction_report.format_fit_report(report))
+        _print_report(report, interaction_report.format_fit_report, args.json)
         return
     network = parse_spec(args.model)
     data = read_csv(args.data).for_network(network)
+    limits.check_em(network, data.n_cases, 1 if args.init else args.restarts,
+                    args.schedule == "annealing" and not args.init)
     initial = load_parameters(args.init, network) if args.init else None
     outcome = selection.fit_and_score(network, data, args.seed, args.alpha, args.restarts,
                                       not args.skip_de, initial=initial, **_em_options(args))
-    report = selection.fit_report(outcome, data)
-    print(json.dumps(report, indent=1) if args.json else selection.format_fit_report(report))
+    _print_report(selection.fit_report(outcome, data), selection.format_fit_report, args.json)
 
 
 def command_select(args) -> None:
     data = read_csv(args.data)
-    result = selection.select_latent_class(data, selection.parse_states(args.states), args.seed,
-                                           args.alpha, args.restarts, not args.skip_de,
-                                           **_em_options(args))
-    print(json.dumps(result, indent=1) if args.json else selection.format_selection(result))
+    states = selection.parse_states(args.states)
+    largest = selection.latent_class_network(data, states[-1])
+    limits.check_network(largest, f"the latent class model with {states[-1]} hidden states")
+    limits.check_em(largest, data.n_cases, args.restarts, args.schedule == "annealing")
+    result = selection.select_latent_class(data, states, args.seed, args.alpha, args.restarts,
+                                           not args.skip_de, **_em_options(args))
+    _print_report(result, selection.format_selection, args.json)
 
 
 def command_evidence(args) -> None:
     network = parse_spec(args.model)
     data = read_csv(args.data).for_network(network)
+    runs, particles = (0, 0) if args.method == "exact" else (args.runs, args.particles)
+    limits.check_evidence(network, data.n_patterns, data.n_cases, runs, particles)
     report = {"model": args.model, "method": args.method, "alpha": args.alpha,
               "cases": data.n_cases, "patterns": data.n_patterns}
     if args.method == "exact":
@@ -176,7 +245,7 @@ def command_evidence(args) -> None:
                       runs=result.runs, particles=result.particles,
                       run_estimates=result.run_estimates.tolist())
     if args.json:
-        print(json.dumps(report, indent=1))
+        _print_json(report)
     else:
         error = "" if args.method == "exact" else f" +- {report['standard_error']:.3f}"
         print(f"log p(D | {args.model}) = {report['log_evidence']:.4f}{error} ({args.method}, "
@@ -195,22 +264,22 @@ def _add_em_options(parser):
     parser.add_argument("--alpha", type=_positive_float, default=1.01, help="symmetric "
                         "Dirichlet prior of every CPT row; >= 1, 1 gives ML (default 1.01, as "
                         "in Chickering & Heckerman 1996)")
-    parser.add_argument("--restarts", type=_positive_int, default=64, help="EM starts "
-                        "(default 64)")
+    parser.add_argument("--restarts", type=_count(limits.MAX_RESTARTS), default=64,
+                        help="EM starts (default 64)")
     parser.add_argument("--schedule", choices=SCHEDULES, default="halving", help="halving: "
                         "random starts, the best half kept after 1, 2, 4, ... iterations until "
                         "one is left (Chickering & Heckerman 1996, the default); best-of-n: "
                         "every random start to convergence, the best kept; annealing: the same "
                         "from starts found by simulated annealing over hard completions (the "
                         "thorough search: use a few --restarts, e.g. 8)")
-    parser.add_argument("--sweeps", type=_positive_int, default=ANNEALING_SWEEPS,
-                        help="annealing sweeps over the cases per start (--schedule annealing; "
-                        f"default {ANNEALING_SWEEPS})")
+    parser.add_argument("--sweeps", type=_count(limits.MAX_ITERATIONS),
+                        default=ANNEALING_SWEEPS, help="annealing sweeps over the cases per "
+                        f"start (--schedule annealing; default {ANNEALING_SWEEPS})")
     parser.add_argument("--seed", type=_seed, default=0, help="random seed of the EM starts "
                         "(default 0)")
-    parser.add_argument("--max-iterations", type=_positive_int, default=200, help="EM "
-                        "iterations after the restart schedule (default 200, as in Chickering "
-                        "& Heckerman 1996)")
+    parser.add_argument("--max-iterations", type=_count(limits.MAX_ITERATIONS), default=200,
+                        help="EM iterations after the restart schedule (default 200, as in "
+                        "Chickering & Heckerman 1996)")
     parser.add_argument("--tolerance", type=_positive_float, default=1e-5, help="converged when "
                         "the relative change of the log posterior over the last iteration is "
                         "below this (default 1e-5)")
@@ -228,7 +297,7 @@ def _subcommand(commands, name: str, help: str, **settings):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="hiddenbn", description="Model selection in Bayesian networks with hidden variables.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"hiddenbn {hiddenbn.__version__}")
@@ -240,7 +309,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "Without --params the CPTs are drawn from Dirichlet(--alpha); parameters and "
                     "data use separate streams derived from --seed.")
     _add_parameter_options(sample)
-    sample.add_argument("--n", type=_positive_int, required=True, help="number of cases")
+    sample.add_argument("--n", type=_count(limits.MAX_CASES), required=True,
+                        help="number of cases")
     sample.add_argument("--params", metavar="FILE", help="parameter file (JSON, as written by "
                         "--save-params or 'hiddenbn params')")
     sample.add_argument("--save-params", metavar="FILE", help="write the parameters used as JSON")
@@ -273,8 +343,9 @@ def build_parser() -> argparse.ArgumentParser:
     dim.add_argument("--json", action="store_true", help="print JSON (keys: ds, de, dc, dp, db, "
                      "method, gap, ...; with --ebnc: node, d, method, basis_size, features, "
                      "by_method, svd_gaps, warnings)")
-    dim.add_argument("--points", type=_positive_int, default=5, help="random parameter points "
-                     "at which the Jacobian is ranked; the rank is the maximum (default 5)")
+    dim.add_argument("--points", type=_count(limits.MAX_POINTS), default=5, help="random "
+                     "parameter points at which the Jacobian is ranked; the rank is the maximum "
+                     "(default 5)")
     dim.add_argument("--seed", type=_seed, default=0, help="random seed of the points (default 0)")
     dim.set_defaults(run=command_dim)
 
@@ -317,10 +388,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "a tree such as '3(2,2,2)', or a YAML/JSON file")
     evidence.add_argument("--method", choices=["exact", "mc"], default="mc",
                           help="exact enumeration or Monte Carlo (default mc)")
-    evidence.add_argument("--runs", type=_bounded(int, 2, False, "at least 2 runs"), default=8,
+    evidence.add_argument("--runs", type=_count(limits.MAX_RUNS, 2, "at least 2 runs"), default=8,
                           help="independent Monte-Carlo runs; their spread is the standard "
                           "error (default 8)")
-    evidence.add_argument("--particles", type=_positive_int, default=64,
+    evidence.add_argument("--particles", type=_count(limits.MAX_PARTICLES), default=64,
                           help="particles per Monte-Carlo run (default 64)")
     evidence.add_argument("--alpha", type=_positive_float, default=1.0, help="symmetric "
                           "Dirichlet prior of every CPT row (default 1)")
@@ -360,9 +431,9 @@ def build_parser() -> argparse.ArgumentParser:
         action.add_argument("data", metavar="DATA", help="CSV of integer states with a header "
                             "of variable names; an optional 'count' column holds pattern counts")
         action.add_argument("--target", metavar="Y", required=True, help="the class column")
-        action.add_argument("--prior-sd", type=_positive_float,
-                            default=ebnc_fit.DEFAULT_PRIOR_SD, help="s.d. of the normal prior "
-                            f"on every phi (default {ebnc_fit.DEFAULT_PRIOR_SD})")
+        action.add_argument("--prior-sd", type=_prior_sd, default=ebnc_fit.DEFAULT_PRIOR_SD,
+                            help="s.d. of the normal prior on every phi (default "
+                            f"{ebnc_fit.DEFAULT_PRIOR_SD})")
     return parser
 
 
@@ -374,16 +445,23 @@ def main(argv=None) -> int:
     try:
         args.run(args)
     except HiddenbnError as err:
-        print(f"hiddenbn: error: {err}", file=sys.stderr)
-        return 2
+        return _error(str(err))
+    except MemoryError:  # a backstop: sizes are checked before anything is allocated
+        return _error("out of memory; use a smaller model, less data, fewer --restarts or fewer "
+                      "--particles")
     except BrokenPipeError:  # the reader went away (e.g. `| head`): nothing left to tell it
         sys.stdout = open(os.devnull, "w")
         return 0
     except OSError as err:
-        print(f"hiddenbn: error: cannot use {err.filename or 'a file'}: {err.strerror}; check the "
-              "path and its permissions", file=sys.stderr)
-        return 2
+        return _error(f"cannot use {err.filename or 'a file'}: {err.strerror}; check the path and "
+                      "its permissions")
     return 0
+
+
+def _error(message: str) -> int:
+    """Print the one line of a failed command; its exit status."""
+    print(f"hiddenbn: error: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -9,15 +9,22 @@ optional ``count`` column holds pattern counts.
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from hiddenbn.errors import DataError
+from hiddenbn import limits
+from hiddenbn.errors import DataError, excerpt
 from hiddenbn.files import atomic_output
+from hiddenbn.textfiles import open_text
 
 COUNT_COLUMN = "count"
+#: Rows read before they are packed into arrays (see :func:`read_csv`).
+READ_BLOCK_ROWS = 1 << 16
+#: A cell of a data file: ASCII digits with an optional sign, blanks around them.
+_INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*")
 
 
 def pattern_counts(rows, cardinalities=None, weights=None) -> tuple[np.ndarray, np.ndarray]:
@@ -33,6 +40,11 @@ def pattern_counts(rows, cardinalities=None, weights=None) -> tuple[np.ndarray, 
         raise DataError(f"data must be a 2-D array of cases x variables, got shape {rows.shape}")
     if rows.shape[0] == 0:
         return rows.astype(np.int32), np.zeros(0, dtype=np.int64)
+    # checked before the cast to int32 below, which would wrap larger states around
+    if rows.size and not (rows.dtype.kind in "biu" and rows.min() >= 0
+                          and rows.max() < limits.MAX_STATES):
+        raise DataError(f"data states must be whole numbers 0..{limits.MAX_STATES - 1}; states "
+                        "are 0..r-1")
     if cardinalities is None:
         cardinalities = rows.max(axis=0) + 1
     cardinalities = np.asarray(cardinalities, dtype=np.int64)
@@ -129,59 +141,122 @@ def write_rows_csv(path, names, rows) -> None:
 
 
 def read_csv(path) -> Dataset:
-    """Read a data file; every malformed input is a one-line :class:`DataError`."""
+    """Read a data file; every malformed input is a one-line :class:`DataError`.
+
+    Cells are checked as Python integers (states ``0..MAX_STATES - 1``, counts up to
+    :data:`~hiddenbn.limits.MAX_CASES` in all) before they are stored in arrays, so no value
+    is ever wrapped around; a UTF-8 byte-order mark is skipped.
+    """
     path = Path(path)
-    if not path.is_file():
-        raise DataError(f"data file {path} does not exist")
-    with path.open(newline="") as handle:
+    with open_text(path, DataError, "data file", limits.DATA_BYTES_PER_TEXT_BYTE) as handle:
         reader = csv.reader(handle)
-        header = next(reader, None)
-        if not header or not any(cell.strip() for cell in header):
-            raise DataError(f"data file {path} is empty; it needs a header of variable names")
-        header = [cell.strip() for cell in header]
-        if len(set(header)) != len(header):
-            raise DataError(f"data file {path}: a column name appears twice in the header")
-        values = []
-        for line_number, record in enumerate(reader, start=2):
-            if not record or all(not cell.strip() for cell in record):
-                continue
-            if len(record) != len(header):
-                raise DataError(f"data file {path}, line {line_number}: {len(record)} cells, "
-                                f"but the header has {len(header)}")
-            try:
-                values.append([int(cell) for cell in record])
-            except ValueError:
-                cell = next(c for c in record if not _is_integer(c))
-                raise DataError(f"data file {path}, line {line_number}: {cell.strip()!r} is not "
-                                "an integer state") from None
-    if not values:
-        raise DataError(f"data file {path} has a header but no rows")
-    table = np.asarray(values, dtype=np.int64)
+        try:
+            header = _read_header(path, reader)
+            states, counts = _read_rows(path, reader, header)
+        except csv.Error as err:
+            raise DataError(f"data file {path}, line {reader.line_num}: {err}; write one case "
+                            "per line, cells separated by commas") from None
     if COUNT_COLUMN in header:
-        k = header.index(COUNT_COLUMN)
-        counts = table[:, k]
-        table = np.delete(table, k, axis=1)
-        header.pop(k)
-        if np.any(counts < 0):
-            raise DataError(f"data file {path}: the count column has a negative count")
-    else:
-        counts = np.ones(len(table), dtype=np.int64)
+        header.remove(COUNT_COLUMN)
     if not header:
         raise DataError(f"data file {path} has a count column but no variables")
-    negative = np.argwhere(table < 0)
-    if negative.size:
-        row, column = negative[0]
-        raise DataError(f"data file {path}, data row {row + 1}: column {header[column]!r} has the "
-                        f"negative state {table[row, column]}; states are 0..r-1")
     keep = counts > 0
     if not keep.any():
         raise DataError(f"data file {path}: every count is zero")
-    return Dataset.from_rows(header, table[keep], weights=counts[keep])
+    return Dataset.from_rows(header, states[keep], weights=counts[keep])
 
 
-def _is_integer(cell: str) -> bool:
+def _read_header(path: Path, reader) -> list[str]:
+    header = next(reader, None)
+    if not header or not any(cell.strip() for cell in header):
+        raise DataError(f"data file {path} is empty; it needs a header of variable names")
+    header = [cell.strip() for cell in header]
+    if len(set(header)) != len(header):
+        raise DataError(f"data file {path}: a column name appears twice in the header")
+    return header
+
+
+def _read_rows(path: Path, reader, header: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The states (int32, the count column removed) and counts (int64) of the data rows.
+
+    Rows are packed into arrays every :data:`READ_BLOCK_ROWS` rows: a list of Python rows costs
+    several times the array.
+    """
+    count_column = header.index(COUNT_COLUMN) if COUNT_COLUMN in header else None
+    names = [name for name in header if name != COUNT_COLUMN]
+    blocks, rows, row_counts, total = [], [], [], 0
+    for record in reader:
+        if not record or all(not cell.strip() for cell in record):
+            continue
+        if len(record) != len(header):
+            raise DataError(f"{_where(path, reader)}: {len(record)} cells, but the header has "
+                            f"{len(header)}")
+        values = _integers(path, reader, record)
+        count = 1 if count_column is None else values.pop(count_column)
+        if values and not (min(values) >= 0 and max(values) < limits.MAX_STATES):
+            raise _bad_state(path, reader, names, values)
+        total += count
+        if count < 0 or total > limits.MAX_CASES:
+            raise _bad_count(path, reader, count, total)
+        rows.append(values)
+        row_counts.append(count)
+        if len(rows) == READ_BLOCK_ROWS:
+            blocks.append(_pack(rows, row_counts, len(names)))
+            rows, row_counts = [], []
+    if not rows and not blocks:
+        raise DataError(f"data file {path} has a header but no rows")
+    blocks.append(_pack(rows, row_counts, len(names)))
+    return (np.concatenate([states for states, _ in blocks]),
+            np.concatenate([counts for _, counts in blocks]))
+
+
+def _where(path: Path, reader) -> str:
+    return f"data file {path}, line {reader.line_num}"
+
+
+def _pack(rows: list, row_counts: list, n_columns: int) -> tuple[np.ndarray, np.ndarray]:
+    """Checked rows and counts as arrays (their ranges make the casts exact)."""
+    return (np.array(rows, dtype=np.int32).reshape(len(rows), n_columns),
+            np.array(row_counts, dtype=np.int64))
+
+
+def _integers(path: Path, reader, record: list[str]) -> list[int]:
+    """The cells of ``record`` as integers: ASCII digits with an optional sign and blanks
+    around them (``int`` alone would also take ``1_000`` and non-ASCII digits)."""
+    joined = "".join(record)
+    if joined.isascii() and "_" not in joined:  # int() takes exactly the cells _INTEGER does
+        try:
+            return [int(cell) for cell in record]
+        except ValueError:
+            pass
+    for cell in record:
+        if not _INTEGER.fullmatch(cell):
+            raise DataError(f"{_where(path, reader)}: {excerpt(cell.strip())} is not an integer "
+                            "state")
     try:
-        int(cell)
-    except ValueError:
-        return False
-    return True
+        return [int(cell) for cell in record]
+    except ValueError:  # more digits than int() converts (4300), far above any state or count
+        cell = max(record, key=len).strip()
+        raise DataError(f"{_where(path, reader)}: {excerpt(cell)} has {len(cell)} digits, more "
+                        "than any state or count; states are 0..r-1") from None
+
+
+def _bad_state(path: Path, reader, names: list[str], values: list[int]) -> DataError:
+    """The error for the first state outside ``0..MAX_STATES - 1`` in ``values``."""
+    column = next(j for j, v in enumerate(values) if not 0 <= v < limits.MAX_STATES)
+    value = values[column]
+    if value < 0:
+        return DataError(f"{_where(path, reader)}: column {names[column]!r} has the negative "
+                         f"state {value}; states are 0..r-1")
+    return DataError(f"{_where(path, reader)}, column {names[column]!r}: {limits.shown(value)} "
+                     f"is not a state of a variable with at most {limits.MAX_STATES} states; "
+                     "states are 0..r-1")
+
+
+def _bad_count(path: Path, reader, count: int, total: int) -> DataError:
+    if count < 0:
+        return DataError(f"{_where(path, reader)}: the count column has a negative count "
+                         f"{count}; counts are 0 or more")
+    return DataError(f"{_where(path, reader)}: the counts add up to {limits.shown(total)} cases "
+                     f"so far, more than the {limits.MAX_CASES} hiddenbn counts exactly; split "
+                     "the data set")

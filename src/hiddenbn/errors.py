@@ -1,8 +1,10 @@
 """Errors raised for bad user input.
 
-Every error a user can trigger with a malformed spec, data file, parameter file or argument is a
-:class:`HiddenbnError` whose message is one line naming the problem and the fix. The CLI prints
-it and exits with status 2; library callers can catch the subclass they care about.
+Every error a user can trigger with a malformed spec, data file, parameter file, argument or
+workflow config is a :class:`HiddenbnError` whose message is one line naming the problem and the
+fix (a :class:`ConfigError`: one such line per problem). The CLI prints it and exits with status
+2, and so does the workflow for a config error; library callers can catch the subclass they care
+about.
 """
 
 
@@ -20,3 +22,18 @@ class DataError(HiddenbnError):
 
 class ParameterError(HiddenbnError):
     """A parameter file or parameter array does not fit the model."""
+
+
+class ConfigError(HiddenbnError):
+    """The workflow's config is malformed: one line per problem, each naming its key."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+def excerpt(text: str, limit: int = 40) -> str:
+    """``repr`` of user text for a one-line message, cut to about ``limit`` characters."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} characters)"

@@ -34,6 +34,7 @@ any collision is below ``M**2 / 2**65``, < 1e-7 for the largest tables allowed h
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -262,12 +263,14 @@ def exact_log_evidence(network: Network, data: Dataset, alpha: float = 1.0,
     for p in np.argsort(data.counts, kind="stable"):
         count = int(data.counts[p])
         allowed = np.flatnonzero(layout.possible[p])
+        # the splits are counted before they are built: a large count has too many to list
+        if states.shape[0] * math.comb(count + allowed.size - 1, allowed.size - 1) \
+                > EXPANSION_FACTOR * max_states:
+            _refuse(max_states)
         splits = compositions(count, allowed.size)
         contribution = np.zeros((allowed.size, layout.n_cells), dtype=np.int32)
         for h_index, h in enumerate(allowed):
             np.add.at(contribution[h_index], layout.cells[p, h], 1)
-        if states.shape[0] * splits.shape[0] > EXPANSION_FACTOR * max_states:
-            _refuse(max_states)
         added = (splits @ contribution).astype(np.int32)  # (Q, cells)
         log_multinomial = gammaln(count + 1.0) - gammaln(splits + 1.0).sum(axis=1)
         chunk = max(1, EXPANSION_CELLS // max(1, splits.shape[0] * layout.n_cells))

@@ -25,12 +25,14 @@ log joint and zero to the posterior, and no pattern-count is ever divided by zer
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 
 import numba
 import numpy as np
 
 from hiddenbn.errors import DataError, HiddenbnError
+from hiddenbn.limits import approximately
 from hiddenbn.models import Network, node_tables
 from hiddenbn.threads import block_starts, map_blocks
 
@@ -53,10 +55,11 @@ DESIGN_BLOCK_ROWS = 4096
 def hidden_configurations(network: Network) -> np.ndarray:
     """All joint states of the hidden nodes, shape ``(H, n_hidden)``, in C order."""
     cards = [network.cardinalities[i] for i in network.hidden_indices]
-    size = int(np.prod(cards, dtype=np.float64))
+    size = math.prod(int(r) for r in cards)  # a Python int: thousands of nodes overflow floats
     if size > MAX_HIDDEN_CONFIGURATIONS:
-        raise HiddenbnError(f"the hidden nodes have {size:.3g} joint states; exact inference by "
-                            f"enumeration handles at most {MAX_HIDDEN_CONFIGURATIONS}")
+        raise HiddenbnError(f"the hidden nodes have {approximately(size)} joint states; exact "
+                            "inference by enumeration handles at most "
+                            f"{MAX_HIDDEN_CONFIGURATIONS}")
     if not cards:
         return np.zeros((1, 0), dtype=np.int64)
     return np.indices(cards).reshape(len(cards), -1).T

@@ -30,17 +30,17 @@ A noisy-max model may also be written as an ordinary network spec (``function: m
 
 from __future__ import annotations
 
-import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import yaml
 
+from hiddenbn import limits
 from hiddenbn.em import map_update
 from hiddenbn.errors import SpecError
 from hiddenbn.models import Network
-from hiddenbn.spec import parse_spec
+from hiddenbn.spec import parse_spec, read_spec_document as read_spec_file
 
 FAMILIES = ("noisy-max", "poisson", "gaussian")
 _KEYS = ("interaction", "causes", "mechanisms", "effect")
@@ -88,8 +88,7 @@ class InteractionModel:
 
     def n_configurations(self, i: int) -> int:
         """``q_i``: the number of joint states of mechanism ``i``'s causes (1 for a leak)."""
-        return int(np.prod([self.cause_states[c] for c in self.mechanism_causes[i]],
-                           dtype=np.int64))
+        return math.prod(int(self.cause_states[c]) for c in self.mechanism_causes[i])
 
     def mechanism_offsets(self) -> np.ndarray:
         """First row of each mechanism in a table stacking every mechanism's rows."""
@@ -188,13 +187,30 @@ def _checked(model: InteractionModel) -> InteractionModel:
     for name, r in zip(model.cause_names, model.cause_states):
         if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 2:
             raise SpecError(f"cause {name!r} needs a whole number of at least 2 states, got {r!r}")
+        limits.require_at_most(r, limits.MAX_STATES, f"the number of states of cause {name!r}",
+                               "use fewer states", SpecError)
     for name, causes in zip(model.mechanism_names, model.mechanism_causes):
         if len(set(causes)) != len(causes) or any(not 0 <= c < model.n_causes for c in causes):
             raise SpecError(f"mechanism {name!r}: its causes must be distinct causes of the model")
     if model.family == "noisy-max" and model.effect_states < 2:
         raise SpecError(f"the noisy-max effect {model.effect_name!r} needs at least 2 states, "
                         f"got {model.effect_states}")
+    _check_size(model)
     return model
+
+
+def _check_size(model: InteractionModel) -> None:
+    """Refuse models whose tables cannot be built (:data:`~hiddenbn.limits.MAX_TABLE_CELLS`)."""
+    if model.family == "noisy-max":
+        limits.check_network(model.network())
+        return
+    # the additive dimension and the data summary enumerate every cause configuration against
+    # every mechanism row (incidence)
+    mechanism_rows = sum(model.n_configurations(i) for i in range(model.n_mechanisms))
+    limits.require_at_most(math.prod(int(r) for r in model.cause_states) * mechanism_rows,
+                           limits.MAX_TABLE_CELLS,
+                           "the number of cause configurations times mechanism rows",
+                           "use fewer causes or fewer states", SpecError)
 
 
 def from_network(network: Network) -> InteractionModel:
@@ -240,14 +256,7 @@ def is_interaction_document(document) -> bool:
 
 def read_spec_document(spec):
     """The parsed YAML/JSON document of a spec file, or None if there is no such file."""
-    path = Path(spec)
-    if not path.is_file():
-        return None
-    try:
-        text = path.read_text()
-        return json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (yaml.YAMLError, json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise SpecError(f"spec file {path} cannot be parsed: {str(err).splitlines()[0]}") from None
+    return read_spec_file(spec) if Path(spec).is_file() else None
 
 
 def load_interaction(spec) -> InteractionModel:
@@ -273,7 +282,7 @@ def load_interaction(spec) -> InteractionModel:
 
 def interaction_from_dict(document: dict) -> InteractionModel:
     """Validate the YAML form (see the module docstring) and build the model."""
-    unknown = sorted(set(document) - set(_KEYS))
+    unknown = sorted(set(document) - set(_KEYS), key=str)
     if unknown:
         raise SpecError(f"unknown key {unknown[0]!r}; an interaction model has keys "
                         f"{', '.join(_KEYS)}")
@@ -293,8 +302,8 @@ def interaction_from_dict(document: dict) -> InteractionModel:
     mechanism_causes = []
     for name, parents in mechanisms.items():
         parents = [] if parents is None else [parents] if isinstance(parents, str) else parents
-        if not isinstance(parents, list):
-            raise SpecError(f"mechanism {name!r}: give its causes as a list")
+        if not isinstance(parents, list) or not all(isinstance(p, str) for p in parents):
+            raise SpecError(f"mechanism {name!r}: give its causes as a list of cause names")
         missing = [p for p in parents if p not in causes]
         if missing:
             raise SpecError(f"mechanism {name!r}: unknown cause {missing[0]!r}; causes are "

@@ -11,10 +11,12 @@ and the adjusted Cheeseman-Stutz score of paper 004 Eq. 6 under the weak priors 
 from __future__ import annotations
 
 import json
+
+import numpy as np
 import pandas as pd
 
-from hiddenbn import dimension, seeding, selection
-from hiddenbn.data import read_csv
+from hiddenbn import dimension, limits, seeding, selection
+from hiddenbn.data import COUNT_COLUMN, read_csv
 from hiddenbn.errors import DataError
 from hiddenbn.interaction import (InteractionModel, interaction_from_dict, is_interaction_document,
                                   read_spec_document)
@@ -22,6 +24,7 @@ from hiddenbn.noisy_additive import (additive_dimension, adjusted_cheeseman_stut
                                      standard_additive_dimension, summarise)
 from hiddenbn.noisy_max import fit_noisy_max
 from hiddenbn.scores import bic, score_fit
+from hiddenbn.textfiles import open_text
 
 #: Priors of the completed-data marginal likelihood in the NAI scores: Gamma(shape, rate) for a
 #: Poisson rate, normal-inverse-gamma (mean, kappa, shape, scale) for a Gaussian mechanism.
@@ -57,9 +60,11 @@ def format_dimension_report(report: dict) -> str:
 def read_additive_csv(path, model: InteractionModel):
     """Causes (integer states) and effect (numbers) of an NAI data file; optional ``count``."""
     try:
-        table = pd.read_csv(path)
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise DataError(f"cannot read data file {path}: {str(err).splitlines()[0]}") from None
+        with open_text(path, DataError, "data file", limits.DATA_BYTES_PER_TEXT_BYTE) as handle:
+            table = pd.read_csv(handle)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        raise DataError(f"cannot read data file {path}: {str(err).splitlines()[0]}; write a CSV "
+                        "with a header of the causes and the effect") from None
     missing = [n for n in model.observed_names if n not in table.columns]
     if missing:
         raise DataError(f"data file {path} has no column {missing[0]!r}; the model needs "
@@ -72,7 +77,13 @@ def read_additive_csv(path, model: InteractionModel):
             raise DataError(f"data file {path}: cause {name!r} has a state outside 0..{r - 1}")
     if not pd.api.types.is_numeric_dtype(table[model.effect_name]):
         raise DataError(f"data file {path}: the effect {model.effect_name!r} must be numeric")
-    weights = table["count"].to_numpy(float) if "count" in table.columns else None
+    weights = None
+    if COUNT_COLUMN in table.columns:
+        counts = table[COUNT_COLUMN]
+        if not (pd.api.types.is_numeric_dtype(counts) and np.all(np.isfinite(counts))
+                and np.all(counts >= 0)):
+            raise DataError(f"data file {path}: the count column must hold numbers of 0 or more")
+        weights = counts.to_numpy(float)
     return summarise(causes.to_numpy(), table[model.effect_name].to_numpy(float), weights)
 
 

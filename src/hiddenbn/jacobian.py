@@ -54,6 +54,7 @@ import numba
 import numpy as np
 
 from hiddenbn.errors import HiddenbnError
+from hiddenbn.limits import approximately
 from hiddenbn.models import (Network, check_parameters, deterministic_table, node_tables,
                              observed_distribution)
 
@@ -94,12 +95,13 @@ def _layout(network: Network) -> _Layout:
 
 def check_enumerable(network: Network) -> None:
     """Raise a one-line :class:`HiddenbnError` if the discrete path cannot enumerate the model."""
-    cards = np.asarray(network.cardinalities, dtype=np.float64)
-    observed = float(np.prod(cards[network.observed_indices]))
-    hidden = float(np.prod(cards[network.hidden_indices]))
+    # Python ints: a chain of thousands of hidden nodes overflows floats
+    observed = math.prod(int(network.cardinalities[i]) for i in network.observed_indices)
+    hidden = math.prod(int(network.cardinalities[i]) for i in network.hidden_indices)
     if observed * hidden > MAX_JOINT_CONFIGURATIONS:
         raise HiddenbnError(
-            f"the Jacobian of this network needs {observed:.3g} observed x {hidden:.3g} hidden "
+            f"the Jacobian of this network needs {approximately(observed)} observed x "
+            f"{approximately(hidden)} hidden "
             f"configurations (limit {MAX_JOINT_CONFIGURATIONS:.3g}); instead use the "
             "Kocka-Zhang bound db for a latent class model, the HLC decomposition for a "
             "hierarchical latent class model, or a model with fewer observed states")

@@ -19,13 +19,16 @@ free parameters per parent configuration), so the standard dimension is
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
+from hiddenbn import limits
 from hiddenbn.errors import HiddenbnError, ParameterError, SpecError
 from hiddenbn.files import atomic_output
+from hiddenbn.textfiles import read_text
 
 KINDS = ("discrete", "gaussian", "sigmoid")
 FUNCTIONS = ("max", "sum")
@@ -113,7 +116,7 @@ class Network:
 
     def n_parent_configurations(self, i: int) -> int:
         """``q_i``: the number of joint states of node ``i``'s parents (1 for a root)."""
-        return int(np.prod([self.cardinalities[p] for p in self.parents[i]], dtype=np.int64))
+        return math.prod(int(self.cardinalities[p]) for p in self.parents[i])
 
     def node_parameter_count(self, i: int) -> int:
         """Number of free parameters of node ``i``'s local distribution."""
@@ -292,11 +295,11 @@ def observed_distribution(network: Network, cpts) -> np.ndarray:
     elimination (``numpy.einsum``) over the factorisation ``prod_i p(x_i | pa_i)``.
     """
     _require_discrete(network, "observed_distribution")
-    size = int(np.prod(network.observed_cardinalities, dtype=np.float64))
+    size = math.prod(int(r) for r in network.observed_cardinalities)
     if size > MAX_DENSE_STATES:
-        raise HiddenbnError(f"the observed variables have {size:.3g} joint states, more than the "
-                            f"{MAX_DENSE_STATES} that fit a dense array; use pattern-based "
-                            "likelihoods instead")
+        raise HiddenbnError(f"the observed variables have {limits.approximately(size)} joint "
+                            f"states, more than the {MAX_DENSE_STATES} that fit a dense array; "
+                            "use pattern-based likelihoods instead")
     if network.n_nodes > 52:
         raise HiddenbnError("observed_distribution handles at most 52 nodes (numpy.einsum's "
                             "limit); use pattern-based likelihoods instead")
@@ -319,18 +322,20 @@ def parameters_to_dict(network: Network, cpts) -> dict:
 
 def save_parameters(path, network: Network, cpts) -> None:
     """Write the parameters as JSON (``{"network": spec, "cpts": {node: rows}}``)."""
-    text = json.dumps(parameters_to_dict(network, cpts), indent=1) + "\n"
+    text = json.dumps(parameters_to_dict(network, cpts), indent=1, allow_nan=False) + "\n"
     with atomic_output(path) as temporary:
         Path(temporary).write_text(text)
 
 
 def load_parameters(path, network: Network) -> list:
     """Read a parameter file written by :func:`save_parameters` and check it fits ``network``."""
+    text = read_text(path, ParameterError, "parameter file", limits.MAX_PARAMETER_FILE_BYTES)
     try:
-        document = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise ParameterError(f"parameter file {path} does not exist") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        document = json.loads(text)
+    except RecursionError:
+        raise ParameterError(f"parameter file {path} nests lists too deeply; a table is a list "
+                             "of rows of numbers") from None
+    except ValueError as err:  # not JSON, or a number of more than 4300 digits
         raise ParameterError(f"parameter file {path} is not valid JSON: {err}") from None
     tables = document.get("cpts") if isinstance(document, dict) else None
     if not isinstance(tables, dict):
@@ -340,10 +345,18 @@ def load_parameters(path, network: Network) -> list:
     if unknown:
         raise ParameterError(f"parameter file {path} has a table for {unknown[0]!r}, which is not "
                              "a node of the model")
-    try:
-        cpts = [np.asarray(tables[name], dtype=float) if name in tables else None
-                for name in network.names]
-    except (TypeError, ValueError):
-        raise ParameterError(f"parameter file {path}: every table must be a list of rows of "
-                             "numbers") from None
+    cpts = [_numbers(path, tables[name]) if name in tables else None for name in network.names]
     return check_parameters(network, cpts)
+
+
+def _numbers(path, table) -> np.ndarray:
+    """``table`` as a float array if it holds only numbers (not strings, booleans or numbers
+    beyond float64, which ``numpy.asarray(..., dtype=float)`` would convert or fail on)."""
+    try:
+        array = np.asarray(table)
+    except ValueError:  # ragged rows
+        array = None
+    if array is None or array.dtype.kind not in "iuf":
+        raise ParameterError(f"parameter file {path}: every table must be a list of rows of "
+                             "numbers")
+    return array.astype(float)

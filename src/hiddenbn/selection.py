@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 
-from hiddenbn import seeding
+from hiddenbn import limits, seeding
 from hiddenbn.data import Dataset
 from hiddenbn.em import fit, run_em
-from hiddenbn.errors import DataError, HiddenbnError
+from hiddenbn.errors import DataError, HiddenbnError, excerpt
 from hiddenbn.models import Network, latent_class
 from hiddenbn.scores import LAPLACE_MAX_DIMENSION, score_fit
 
@@ -102,18 +102,27 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, s
 
 
 def parse_states(text: str) -> list:
-    """``"1..8"``, ``"2,3,5"`` or ``"4"`` as a sorted list of distinct hidden-state counts."""
+    """``"1..8"``, ``"2,3,5"`` or ``"4"`` as a sorted list of distinct hidden-state counts.
+
+    A range is counted before it is built (``len`` of a range stops at 2**63): at most
+    :data:`~hiddenbn.limits.MAX_MODELS` counts.
+    """
+    shown = excerpt(text)
     try:
         if ".." in text:
             low, high = (int(part) for part in text.split(".."))
-            values = list(range(low, high + 1))
+            values = range(low, high + 1)
         else:
             values = [int(part) for part in text.split(",")]
     except ValueError:
-        raise HiddenbnError(f"--states {text!r}: write a range such as 1..8 or a list such as "
+        raise HiddenbnError(f"--states {shown}: write a range such as 1..8 or a list such as "
                             "2,3,5") from None
+    count = max(0, values.stop - values.start) if isinstance(values, range) else len(values)
+    limits.require_at_most(count, limits.MAX_MODELS,
+                           f"--states {shown}: the number of models to fit",
+                           "give fewer hidden-state counts, e.g. 1..8")
     if not values or min(values) < 1:
-        raise HiddenbnError(f"--states {text!r}: need at least one hidden-state count, each >= 1")
+        raise HiddenbnError(f"--states {shown}: need at least one hidden-state count, each >= 1")
     return sorted(set(values))
 
 

@@ -25,17 +25,21 @@ cardinalities); observed nodes need at least two. Every malformed input raises
 
 from __future__ import annotations
 
+import heapq
 import json
 import re
 from pathlib import Path
 
 import yaml
 
-from hiddenbn.errors import SpecError
+from hiddenbn import limits
+from hiddenbn.errors import SpecError, excerpt
 from hiddenbn.models import FUNCTIONS, KINDS, Network, latent_class
+from hiddenbn.textfiles import read_text
 
 NODE_KEYS = ("states", "parents", "hidden", "function")
-_LATENT_CLASS = re.compile(r"^\s*(\d+)\s*:\s*(\d+(?:\s*,\s*\d+)*)\s*$")
+_LATENT_CLASS = re.compile(r"^\s*([0-9]+)\s*:\s*([0-9]+(?:\s*,\s*[0-9]+)*)\s*$")
+_DIGITS = "0123456789"
 _SPEC_FILE_SUFFIXES = (".yaml", ".yml", ".json")
 
 
@@ -65,22 +69,41 @@ def is_spec_file(spec) -> bool:
                                       and spec.strip().lower().endswith(_SPEC_FILE_SUFFIXES))
 
 
+def _state_count(digits: str, where: str) -> int:
+    """``digits`` as a number of states. More digits than :data:`~hiddenbn.limits.MAX_STATES`
+    has are refused here: such a number is above the limit, and ``int`` refuses 4300 digits."""
+    digits = digits.strip()
+    if len(digits) > len(str(limits.MAX_STATES)):
+        shown = digits if len(digits) <= 40 else excerpt(digits)
+        raise SpecError(f"{where}: {shown} states is above the limit of {limits.MAX_STATES}; "
+                        "use fewer states")
+    return int(digits)
+
+
+def _checked(network: Network) -> Network:
+    """``network`` once it passes the size checks of :func:`hiddenbn.limits.check_network`."""
+    limits.check_network(network)
+    return network
+
+
 def _parse_latent_class(text: str) -> Network:
     match = _LATENT_CLASS.match(text)
     if not match:
         head = text.split(":", 1)[0]
         if "," in head:
-            raise SpecError(f"{text!r}: the k:r1,...,rn shorthand has one hidden variable; write "
-                            "hierarchical models as trees, e.g. '5(3(2,2),3(2,2),2)'")
-        raise SpecError(f"{text!r} is not a latent class spec; write e.g. '3:2,2,2,2'")
-    hidden = int(match.group(1))
-    observed = [int(r) for r in match.group(2).split(",")]
+            raise SpecError(f"{excerpt(text)}: the k:r1,...,rn shorthand has one hidden variable; "
+                            "write hierarchical models as trees, e.g. '5(3(2,2),3(2,2),2)'")
+        raise SpecError(f"{excerpt(text)} is not a latent class spec; write e.g. '3:2,2,2,2'")
+    hidden = _state_count(match.group(1), excerpt(text))
+    observed = [_state_count(r, excerpt(text)) for r in match.group(2).split(",")]
     if hidden < 1:
-        raise SpecError(f"{text!r}: the hidden variable needs at least 1 state, got {hidden}")
+        raise SpecError(f"{excerpt(text)}: the hidden variable needs at least 1 state, got "
+                        f"{hidden}")
     for j, r in enumerate(observed):
         if r < 2:
-            raise SpecError(f"{text!r}: observed variable X{j + 1} needs at least 2 states, got {r}")
-    return latent_class(hidden, observed)
+            raise SpecError(f"{excerpt(text)}: observed variable X{j + 1} needs at least 2 "
+                            f"states, got {r}")
+    return _checked(latent_class(hidden, observed))
 
 
 class _TreeParser:
@@ -97,8 +120,10 @@ class _TreeParser:
         found = repr(self.text[self.pos]) if self.pos < len(self.text) else "end of input"
         unbalanced = self.text.count("(") != self.text.count(")")
         hint = " (unbalanced parentheses)" if unbalanced else ""
-        raise SpecError(f"tree spec {self.text!r}, character {self.pos + 1}: expected {expected}, "
-                        f"found {found}{hint}")
+        raise SpecError(f"{self.where(self.pos)}: expected {expected}, found {found}{hint}")
+
+    def where(self, position: int) -> str:
+        return f"tree spec {excerpt(self.text)}, character {position + 1}"
 
     def skip_space(self):
         while self.pos < len(self.text) and self.text[self.pos].isspace():
@@ -111,28 +136,32 @@ class _TreeParser:
     def number(self) -> int:
         self.skip_space()
         start = self.pos
-        while self.pos < len(self.text) and self.text[self.pos].isdigit():
+        while self.pos < len(self.text) and self.text[self.pos] in _DIGITS:
             self.pos += 1
         if start == self.pos:
             self.fail("a state count")
-        return int(self.text[start:self.pos])
+        return _state_count(self.text[start:self.pos], self.where(start))
 
-    def node(self, parent: str | None) -> str:
+    def node(self, parent: str | None, depth: int = 1) -> str:
         start = self.pos
         states = self.number()
         if self.peek() == "(":
             self.n_hidden += 1
             name = f"H{self.n_hidden}"
             if states < 1:
-                raise SpecError(f"tree spec {self.text!r}, character {start + 1}: hidden node "
-                                f"{name} needs at least 1 state, got {states}")
+                raise SpecError(f"{self.where(start)}: hidden node {name} needs at least 1 "
+                                f"state, got {states}")
+            if depth > limits.MAX_TREE_DEPTH:  # the parser recurses once per level
+                raise SpecError(f"{self.where(start)}: hidden nodes nest more than "
+                                f"{limits.MAX_TREE_DEPTH} levels deep; write deeper models as "
+                                "a YAML file")
             self.nodes[name] = {"states": states, "hidden": True,
                                 "parents": [parent] if parent else []}
             self.pos += 1
-            self.node(name)
+            self.node(name, depth + 1)
             while self.peek() == ",":
                 self.pos += 1
-                self.node(name)
+                self.node(name, depth + 1)
             if self.peek() != ")":
                 self.fail("',' or ')'")
             self.pos += 1
@@ -140,8 +169,8 @@ class _TreeParser:
         self.n_observed += 1
         name = f"X{self.n_observed}"
         if states < 2:
-            raise SpecError(f"tree spec {self.text!r}, character {start + 1}: observed leaf "
-                            f"{name} needs at least 2 states, got {states}")
+            raise SpecError(f"{self.where(start)}: observed leaf {name} needs at least 2 states, "
+                            f"got {states}")
         self.nodes[name] = {"states": states, "parents": [parent] if parent else []}
         return name
 
@@ -150,7 +179,7 @@ class _TreeParser:
         if self.peek():
             self.fail("end of input")
         if not self.nodes[root].get("hidden"):
-            raise SpecError(f"tree spec {self.text!r}: the root must be a hidden node with "
+            raise SpecError(f"tree spec {excerpt(self.text)}: the root must be a hidden node with "
                             "children, e.g. '3(2,2,2)'")
         # observed leaves are numbered left to right, hidden nodes in preorder; order the
         # nodes so that both shorthands produce identical networks
@@ -164,17 +193,23 @@ def parse_tree(text: str) -> Network:
     return network_from_nodes(_TreeParser(text).parse())
 
 
-def load_spec_file(path) -> Network:
-    """Read a YAML or JSON spec file."""
+def read_spec_document(path):
+    """The parsed document of a YAML or JSON spec file (JSON by its suffix)."""
     path = Path(path)
-    if not path.is_file():
-        raise SpecError(f"spec file {path} does not exist")
+    text = read_text(path, SpecError, "spec file", limits.MAX_SPEC_FILE_BYTES)
     try:
-        text = path.read_text()
-        document = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (yaml.YAMLError, json.JSONDecodeError, UnicodeDecodeError) as err:
+        return json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+    except RecursionError:
+        raise SpecError(f"spec file {path} nests lists or mappings too deeply to parse; a spec "
+                        "needs two levels (nodes, then each node's settings)") from None
+    except (yaml.YAMLError, ValueError) as err:  # ValueError: JSON, or a number of >4300 digits
         reason = str(err).splitlines()[0]
         raise SpecError(f"spec file {path} cannot be parsed: {reason}") from None
+
+
+def load_spec_file(path) -> Network:
+    """Read a YAML or JSON spec file."""
+    document = read_spec_document(path)
     try:
         return network_from_dict(document)
     except SpecError as err:
@@ -186,7 +221,7 @@ def network_from_dict(document) -> Network:
     if not isinstance(document, dict) or "nodes" not in document:
         raise SpecError("a spec document needs a top-level 'nodes' mapping, e.g. "
                         "nodes: {H: {states: 2, hidden: true}, X: {states: 2, parents: [H]}}")
-    unknown = sorted(set(document) - {"type", "nodes"})
+    unknown = sorted(set(document) - {"type", "nodes"}, key=str)
     if unknown:
         raise SpecError(f"unknown top-level key {unknown[0]!r}; allowed: type, nodes")
     kind = document.get("type", "discrete")
@@ -202,7 +237,7 @@ def _check_node_entry(name, entry, kind) -> dict:
         entry = {}
     if not isinstance(entry, dict):
         raise SpecError(f"node {name!r}: expected a mapping with keys {', '.join(NODE_KEYS)}")
-    unknown = sorted(set(entry) - set(NODE_KEYS))
+    unknown = sorted(set(entry) - set(NODE_KEYS), key=str)
     if unknown:
         raise SpecError(f"node {name!r}: unknown key {unknown[0]!r}; allowed: {', '.join(NODE_KEYS)}")
     parents = entry.get("parents", []) or []
@@ -245,16 +280,29 @@ def _check_node_entry(name, entry, kind) -> dict:
 
 
 def _topological_order(entries: dict) -> list[str]:
-    """Kahn's algorithm, taking ready nodes in file order; names a cycle if there is one."""
-    order, placed = [], set()
-    remaining = list(entries)
-    while remaining:
-        ready = next((n for n in remaining if all(p in placed for p in entries[n]["parents"])), None)
-        if ready is None:
-            raise SpecError(f"the graph has a cycle: {' -> '.join(_find_cycle(entries, remaining))}")
-        order.append(ready)
-        placed.add(ready)
-        remaining.remove(ready)
+    """Kahn's algorithm, taking the first ready node in file order each time (a heap of file
+    positions keeps it O(n log n)); names a cycle if there is one."""
+    names = list(entries)
+    position = {name: i for i, name in enumerate(names)}
+    waiting = {name: len(entry["parents"]) for name, entry in entries.items()}
+    children = {name: [] for name in names}
+    for name, entry in entries.items():
+        for p in entry["parents"]:
+            children[p].append(name)
+    ready = [position[name] for name in names if not waiting[name]]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        name = names[heapq.heappop(ready)]
+        order.append(name)
+        for child in children[name]:
+            waiting[child] -= 1
+            if not waiting[child]:
+                heapq.heappush(ready, position[child])
+    if len(order) < len(names):
+        placed = set(order)
+        remaining = [name for name in names if name not in placed]
+        raise SpecError(f"the graph has a cycle: {' -> '.join(_find_cycle(entries, remaining))}")
     return order
 
 
@@ -293,11 +341,11 @@ def network_from_nodes(nodes, kind: str = "discrete") -> Network:
     if all(entries[n]["hidden"] for n in order):
         raise SpecError("the model has no observed node; mark at least one node hidden: false")
     index = {name: i for i, name in enumerate(order)}
-    return Network(
+    return _checked(Network(
         names=tuple(order),
         cardinalities=tuple(int(entries[n]["states"]) for n in order),
         parents=tuple(tuple(index[p] for p in entries[n]["parents"]) for n in order),
         hidden=tuple(entries[n]["hidden"] for n in order),
         functions=tuple(entries[n]["function"] for n in order),
         kind=kind,
-    )
+    ))

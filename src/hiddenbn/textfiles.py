@@ -1,0 +1,66 @@
+"""The text files a user gives hiddenbn (specs, data, parameters): UTF-8, checked first.
+
+A file is refused with one line before it is parsed when it does not exist, is binary (a NUL
+byte in its first block: an image, a spreadsheet, UTF-16 text), would not fit in memory once
+parsed, or is not UTF-8; a UTF-8 byte-order mark (as spreadsheet programs write) is skipped.
+Each reader passes the :class:`~hiddenbn.errors.HiddenbnError` subclass its errors use.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+
+from hiddenbn import limits
+from hiddenbn.errors import excerpt
+
+#: Bytes at the start of a file searched for a NUL byte, as ``grep`` and ``git`` do to tell
+#: binary files from text.
+BINARY_PROBE_BYTES = 8192
+
+
+def _checked_path(path, error, what: str, memory_per_byte: int, max_bytes=None) -> Path:
+    """``path`` as a Path after the checks that need no decoding."""
+    path = Path(path)
+    try:
+        if not path.is_file():
+            raise error(f"{what} {path} does not exist")
+        size = path.stat().st_size
+    except OSError as err:  # e.g. a name too long for the file system
+        raise error(f"{what} {excerpt(str(path))} cannot be read: {err.strerror}; check the "
+                    "path") from None
+    if max_bytes is not None:
+        limits.require_at_most(size, max_bytes, f"the size of {what} {path} in bytes",
+                               "give a smaller file", error)
+    with path.open("rb") as handle:
+        if b"\0" in handle.read(BINARY_PROBE_BYTES):
+            raise error(f"{what} {path} is a binary file, not text; give a UTF-8 text file "
+                        "(save UTF-16 text as UTF-8)")
+    limits.require_memory(memory_per_byte * size, f"reading {what} {path}", "give a smaller file")
+    return path
+
+
+def _not_utf8(error, what: str, path: Path, err: UnicodeDecodeError):
+    return error(f"{what} {path} is not UTF-8 text (byte 0x{err.object[err.start]:02x} cannot be "
+                 "decoded); save it as UTF-8")
+
+
+@contextmanager
+def open_text(path, error, what: str, memory_per_byte: int):
+    """Yield ``path`` opened as UTF-8 text for reading line by line (``newline=""``, as the csv
+    module wants); a decoding error while the block reads it becomes ``error``."""
+    path = _checked_path(path, error, what, memory_per_byte)
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            yield handle
+    except UnicodeDecodeError as err:
+        raise _not_utf8(error, what, path, err) from None
+
+
+def read_text(path, error, what: str, max_bytes: int) -> str:
+    """The whole of ``path`` as text (newlines translated), refused beyond ``max_bytes``."""
+    path = _checked_path(path, error, what, limits.PARSED_BYTES_PER_TEXT_BYTE, max_bytes)
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise _not_utf8(error, what, path, err) from None

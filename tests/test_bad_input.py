@@ -1,0 +1,305 @@
+"""Bad input of every kind gets one line ``hiddenbn: error: ...``, exit 2, at once (issue 15).
+
+Each class the tester found has tests here: states silently wrapped to 32 bits, files that are
+binary or not UTF-8 (and the byte-order mark that must be accepted), sizes that cannot fit in
+memory, arguments that made a command run until killed, and outputs left behind by a failed
+command. Sizes are checked before any work, so every refusal is immediate; a deadline turns a
+command that would hang into a failure instead of a stuck test run.
+"""
+
+import json
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from hiddenbn import cli, limits
+from hiddenbn.cli import main
+from hiddenbn.data import Dataset, read_csv
+from hiddenbn.errors import DataError, ParameterError
+from hiddenbn.evidence import ExactEvidence
+from hiddenbn.models import load_parameters, random_parameters, save_parameters
+from hiddenbn.spec import parse_spec
+
+#: Seconds a test may run; every refusal tested here takes milliseconds.
+DEADLINE_SECONDS = 10
+
+
+@pytest.fixture(autouse=True)
+def deadline():
+    """Raise in a test still running after :data:`DEADLINE_SECONDS` (a hang becomes a failure)."""
+    def expire(signum, frame):
+        raise TimeoutError(f"still running after {DEADLINE_SECONDS} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, DEADLINE_SECONDS)
+    yield
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def run(capsys, *argv):
+    """``hiddenbn argv`` in-process: (exit status, stdout, stderr)."""
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exit_:  # argparse
+        code = exit_.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_refused(result, message: str) -> None:
+    """Exit status 2 and one line ``hiddenbn: error: ...`` containing ``message``."""
+    code, _, err = result
+    assert code == 2, err
+    assert err.startswith("hiddenbn: error: ") and err.count("\n") == 1, err
+    assert message in err, err
+
+
+def write(folder, name: str, content) -> str:
+    path = folder / name
+    if isinstance(content, str):
+        path.write_text(content)
+    else:
+        path.write_bytes(content)
+    return str(path)
+
+
+@pytest.fixture
+def data(tmp_path):
+    """A small valid data file over X1, X2."""
+    return write(tmp_path, "data.csv", "X1,X2\n0,1\n1,0\n1,1\n0,0\n1,1\n")
+
+
+# --- silently wrong: states beyond 32 bits -----------------------------------------------------
+@pytest.mark.parametrize("state", [4294967297, 9999999999, 3000000000, 2**31 - 1])
+def test_a_state_beyond_int32_is_named_not_wrapped(tmp_path, capsys, state):
+    # 4294967297 was read as 1 (the fit identical to the file with 1), 9999999999 reported as
+    # "state 1410065407", 3000000000 crashed fit after EM had run
+    path = write(tmp_path, "data.csv", f"X1,X2,X3\n0,1,1\n1,0,{state}\n1,1,0\n")
+    assert_refused(run(capsys, "fit", path, "--model", "2:2,2,2", "--restarts", "2"),
+                   f"data file {path}, line 3, column 'X3': {state} is not a state of a variable "
+                   "with at most 2147483647 states; states are 0..r-1")
+
+
+def test_select_and_exact_evidence_refuse_such_a_state_before_any_work(tmp_path, capsys):
+    path = write(tmp_path, "data.csv", "X1,X2,X3\n0,1,1\n1,0,3000000000\n1,1,0\n")
+    for argv in (["select", path, "--states", "1..2", "--restarts", "2"],
+                 ["evidence", path, "--model", "2:2,2,2", "--method", "exact"]):
+        assert_refused(run(capsys, *argv), "3000000000 is not a state")
+
+
+def test_monte_carlo_evidence_refuses_such_a_state_instead_of_crashing(tmp_path):
+    # a subprocess: the old code died with a segmentation fault (exit 139)
+    path = write(tmp_path, "data.csv", "X1,X2,X3\n0,1,1\n1,0,3000000000\n1,1,0\n")
+    result = subprocess.run([sys.executable, "-m", "hiddenbn", "evidence", path, "--model",
+                             "2:2,2,2", "--runs", "2", "--particles", "4"],
+                            capture_output=True, text=True, timeout=60)
+    assert_refused((result.returncode, result.stdout, result.stderr), "is not a state")
+
+
+def test_the_library_refuses_states_it_cannot_store():
+    with pytest.raises(DataError, match=r"0\.\.2147483646"):
+        Dataset.from_rows(["X"], np.array([[2**32 + 1], [0]]))
+
+
+@pytest.mark.parametrize("cell", ["1_0", "\u0663", "\uff11"])
+def test_cells_that_only_python_reads_as_integers_are_refused(tmp_path, cell):
+    # int() reads "1_0" as 10 and Arabic-Indic or full-width digits as digits
+    path = write(tmp_path, "data.csv", f"X1,X2\n0,1\n1,{cell}\n")
+    with pytest.raises(DataError, match="line 3: .* is not an integer state"):
+        read_csv(path)
+
+
+def test_counts_beyond_the_exact_integers_of_float64_are_refused(tmp_path):
+    path = write(tmp_path, "data.csv", f"X1,count\n0,{2**53}\n1,1\n")
+    with pytest.raises(DataError, match="line 3: the counts add up to 9007199254740993 cases"):
+        read_csv(path)
+
+
+# --- files that are not UTF-8 text, and the byte-order mark -----------------------------------
+NOT_TEXT = [(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "is a binary file, not text; give a UTF-8 "
+             "text file"),
+            ("X1,X2\n0,1\n1,caf\u00e9\n".encode("latin-1"), "is not UTF-8 text (byte 0xe9 "
+             "cannot be decoded); save it as UTF-8")]
+
+
+@pytest.mark.parametrize("content, message", NOT_TEXT)
+def test_a_data_file_that_is_not_utf8_text_is_one_line(tmp_path, capsys, content, message):
+    path = write(tmp_path, "data.csv", content)
+    assert_refused(run(capsys, "fit", path, "--model", "2:2,2"), f"data file {path} {message}")
+
+
+@pytest.mark.parametrize("content, message", NOT_TEXT)
+def test_a_spec_file_that_is_not_utf8_text_is_one_line(tmp_path, capsys, content, message):
+    path = write(tmp_path, "model.yaml", content)
+    assert_refused(run(capsys, "params", path), f"spec file {path} {message}")
+
+
+@pytest.mark.parametrize("content, message", NOT_TEXT)
+def test_a_parameter_file_that_is_not_utf8_text_is_one_line(tmp_path, capsys, content, message):
+    path = write(tmp_path, "truth.json", content)
+    assert_refused(run(capsys, "sample", "2:2,2", "--n", "5", "--params", path),
+                   f"parameter file {path} {message}")
+
+
+def test_a_utf8_byte_order_mark_is_skipped_in_every_file(tmp_path):
+    bom = b"\xef\xbb\xbf"
+    dataset = read_csv(write(tmp_path, "data.csv", bom + b"X1,X2\n0,1\n1,0\n"))
+    assert dataset.names == ("X1", "X2")
+    spec = write(tmp_path, "model.yaml", bom + b"nodes:\n  H: {states: 2, hidden: true}\n"
+                                               b"  X: {states: 3, parents: [H]}\n")
+    network = parse_spec(spec)
+    assert network.names == ("H", "X")
+    truth = tmp_path / "truth.json"
+    cpts = random_parameters(network, np.random.default_rng(0))
+    save_parameters(truth, network, cpts)
+    truth.write_bytes(bom + truth.read_bytes())
+    assert all(np.array_equal(a, b) for a, b in zip(load_parameters(truth, network), cpts))
+
+
+# --- sizes that cannot fit in memory ----------------------------------------------------------
+@pytest.mark.parametrize("argv, message", [
+    (["sample", "2:2,2", "--n", "100000000000000"], "sampling 100000000000000 cases needs about"),
+    (["params", "3:100000000,2,2,2"], "the number of CPT entries of the model is 300000021, "
+                                      "above the limit of 16777216; use fewer states"),
+    (["params", "2:99999999999999999999"], "99999999999999999999 states is above the limit of "
+                                           "2147483647; use fewer states"),
+    (["params", "2:" + "9" * 5000], "(5000 characters) states is above the limit"),
+    (["params", "2(" * 150 + "2" + ")" * 150], "nest more than 100 levels deep; write deeper "
+                                               "models as a YAML file"),
+    (["sample", "2:2,2", "--n", "9" * 400], "argument --n: about 10^400 is above the limit of "
+                                            "9007199254740992"),
+])
+def test_sizes_that_cannot_fit_are_refused_before_anything_is_allocated(capsys, argv, message):
+    assert_refused(run(capsys, *argv), message)
+
+
+def test_fit_refuses_a_model_too_large_for_any_machine(data, capsys):
+    assert_refused(run(capsys, "fit", data, "--model", "3:100000000,2"),
+                   "the number of CPT entries of the model is 300000009")
+
+
+def test_huge_integers_in_files_are_one_line(tmp_path, capsys, data):
+    path = write(tmp_path, "huge.csv", "X1,X2\n0,1\n1,99999999999999999999999\n")
+    assert_refused(run(capsys, "fit", path, "--model", "2:2,2"),
+                   "99999999999999999999999 is not a state")
+    truth = write(tmp_path, "truth.json", '{"cpts": {"H1": [[0.5, 1' + "0" * 5000 + "]]}}")
+    with pytest.raises(ParameterError, match="is not valid JSON"):
+        load_parameters(truth, parse_spec("2:2,2"))
+
+
+def test_running_out_of_memory_anyway_is_one_line(data, capsys, monkeypatch):
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+    monkeypatch.setattr(cli, "forward_sample", exhausted)
+    assert_refused(run(capsys, "sample", "2:2,2", "--n", "5"), "out of memory; use a smaller")
+
+
+def test_an_interaction_model_too_large_is_one_line(tmp_path, capsys):
+    spec = write(tmp_path, "model.yaml", "interaction: poisson\ncauses: {C1: 100000, C2: 100000}"
+                                         "\nmechanisms: {X1: [C1, C2], L: []}\n")
+    assert_refused(run(capsys, "dim", spec), "the number of cause configurations times "
+                                             "mechanism rows is 100000000010000000000")
+
+
+# --- arguments that made a command run until killed -------------------------------------------
+@pytest.mark.parametrize("argv, message", [
+    (["params", "1000000000:2,2"], "the number of CPT entries of the model is 5000000000"),
+    (["fit", "DATA", "--model", "2:2,2", "--restarts", "100000000000"],
+     "argument --restarts: 100000000000 is above the limit of 65536; give at most 65536 (see "
+     "'hiddenbn fit --help')"),
+    (["fit", "DATA", "--model", "2:2,2", "--max-iterations", "1000000000000"],
+     "argument --max-iterations: 1000000000000 is above the limit of 1048576"),
+    (["fit", "DATA", "--model", "2:2,2", "--schedule", "annealing", "--sweeps", "10000000000"],
+     "argument --sweeps: 10000000000 is above the limit of 1048576"),
+    (["select", "DATA", "--states", "1..1000000000"],
+     "--states '1..1000000000': the number of models to fit is 1000000000, above the limit of "
+     "1024"),
+    (["dim", "2:2,2,2", "--points", "1000000000"], "argument --points: 1000000000 is above"),
+    (["evidence", "DATA", "--model", "2:2,2", "--runs", "1000000000"],
+     "argument --runs: 1000000000 is above the limit of 4096"),
+    (["evidence", "DATA", "--model", "2:2,2", "--particles", "1000000000000"],
+     "argument --particles: 1000000000000 is above the limit of 1048576"),
+])
+def test_arguments_that_would_run_until_killed_are_refused(data, capsys, argv, message):
+    assert_refused(run(capsys, *[data if a == "DATA" else a for a in argv]), message)
+
+
+def test_exact_evidence_refuses_a_huge_count_before_listing_its_splits(tmp_path, capsys):
+    path = write(tmp_path, "data.csv", "X1,X2,count\n0,1,1000000000\n1,0,3\n")
+    assert_refused(run(capsys, "evidence", path, "--model", "2:2,2", "--method", "exact"),
+                   "needs more than 2097152 distinct sufficient statistics")
+
+
+def test_monte_carlo_evidence_refuses_more_cases_than_fit_in_memory(tmp_path, capsys):
+    path = write(tmp_path, "data.csv", "X1,X2,count\n0,1,1000000000000\n1,0,3\n")
+    assert_refused(run(capsys, "evidence", path, "--model", "2:2,2"),
+                   "the marginal likelihood of 1000000000003 cases needs about")
+
+
+def test_ebnc_select_refuses_a_column_with_a_huge_state(tmp_path, capsys):
+    path = write(tmp_path, "data.csv", "Y,X1,X2\n0,1,1\n1,0,2000000000\n1,1,0\n")
+    assert_refused(run(capsys, "ebnc", "select", path, "--target", "Y"),
+                   "above the limit of 16777216")
+
+
+def test_a_long_spec_in_reverse_order_is_sorted_at_once():
+    # the topological sort scanned every remaining node per step: minutes for 8000 nodes
+    nodes = {f"N{i}": {"states": 2, "parents": [f"N{i + 1}"] if i < 5999 else []}
+             for i in range(6000)}
+    assert parse_spec({"nodes": nodes}).names[:2] == ("N5999", "N5998")
+
+
+# --- outputs: all or none, strict JSON, one line --------------------------------------------
+def test_a_failed_sample_leaves_neither_output(tmp_path, capsys):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")  # a file where the data's folder should be
+    params = tmp_path / "p.json"
+    assert run(capsys, "sample", "2:2,2", "--n", "5", "--save-params", params,
+               "-o", blocker / "out.csv")[0] == 2
+    assert sorted(tmp_path.iterdir()) == [blocker]
+
+
+def test_a_sample_that_fails_while_sampling_leaves_neither_output(tmp_path, capsys,
+                                                                  monkeypatch):
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+    monkeypatch.setattr(cli, "forward_sample", exhausted)
+    assert run(capsys, "sample", "2:2,2", "--n", "5", "--save-params", tmp_path / "p.json",
+               "-o", tmp_path / "out.csv")[0] == 2
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_json_output_is_strict_with_null_for_nan_and_infinity(data, capsys, monkeypatch):
+    monkeypatch.setattr(cli, "exact_log_evidence",
+                        lambda *args: ExactEvidence(float("-inf"), 1, None))
+    code, out, _ = run(capsys, "evidence", data, "--model", "2:2,2", "--method", "exact",
+                       "--json")
+
+    def refuse(constant):
+        raise AssertionError(f"{constant} is not JSON")
+    assert code == 0 and json.loads(out, parse_constant=refuse)["log_evidence"] is None
+
+
+def test_argument_errors_are_one_line(data, capsys):
+    assert_refused(run(capsys, "fit", data, "--model", "2:2,2", "--schedule", "anneal"),
+                   "argument --schedule: invalid choice: 'anneal'")
+    assert_refused(run(capsys, "sample", "2:2,2"), "the following arguments are required: --n "
+                                                   "(see 'hiddenbn sample --help')")
+
+
+def test_an_empty_interaction_data_file_is_one_line(tmp_path, capsys):
+    spec = write(tmp_path, "model.yaml", "interaction: poisson\ncauses: {C1: 2}\n"
+                                         "mechanisms: {X1: [C1], L: []}\n")
+    assert_refused(run(capsys, "fit", write(tmp_path, "empty.csv", ""), "--model", spec),
+                   "No columns to parse from file")
+
+
+def test_limits_are_far_above_the_defaults_and_the_workflow():
+    assert limits.MAX_RESTARTS >= 64 and limits.MAX_ITERATIONS >= 2000
+    assert limits.MAX_RUNS >= 8 and limits.MAX_PARTICLES >= 64 and limits.MAX_POINTS >= 5
+    assert limits.table_cells(parse_spec("64:" + ",".join(["64"] * 128))) \
+        <= limits.MAX_TABLE_CELLS
