@@ -1,15 +1,14 @@
 """Fit and score every test model on one data set of paper 003 (thin wrapper)."""
 
-import sys
-
 from hiddenbn.experiments.chickering_heckerman1996 import (fit_test_models,
                                                           read_effective_dimensions)
 from hiddenbn.files import atomic_output
+from hiddenbn.joblog import job_log
 from hiddenbn.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
-with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821
+with job_log(snakemake.log[0]):  # noqa: F821
     params = snakemake.params  # noqa: F821
     table = fit_test_models(snakemake.input.data, params.features, params.states, params.seed,  # noqa: F821
                             params.prior_alpha, params.em, params.search,

@@ -1,14 +1,13 @@
 """Sec. 5 reality check of paper 003 (thin wrapper)."""
 
-import sys
-
 from hiddenbn.experiments.chickering_heckerman1996 import reality_check
 from hiddenbn.files import atomic_output
+from hiddenbn.joblog import job_log
 from hiddenbn.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
-with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821
+with job_log(snakemake.log[0]):  # noqa: F821
     params = snakemake.params  # noqa: F821
     table = reality_check(params.section, params.prior_alpha, params.em, params.seed,
                           range(params.section["test_states"]["min"],

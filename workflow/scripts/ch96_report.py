@@ -1,12 +1,11 @@
 """Tables, figures and comparison.md of paper 003 (thin wrapper)."""
 
-import sys
-
 import pandas as pd
 
 from hiddenbn.experiments.chickering_heckerman1996 import write_outputs
+from hiddenbn.joblog import job_log
 
-with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821 (provided by Snakemake)
+with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     write_outputs(
         pd.concat([pd.read_csv(f) for f in snakemake.input.fits], ignore_index=True),  # noqa: F821
         pd.read_csv(snakemake.input.reality),  # noqa: F821

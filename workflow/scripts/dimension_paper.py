@@ -1,15 +1,15 @@
 """One paper's dimension results (tables, figures, comparison.md): a thin wrapper."""
 
-import sys
 from pathlib import Path
 
 from hiddenbn.experiments.dimension import WRITERS
+from hiddenbn.joblog import job_log
 from hiddenbn.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
-with open(snakemake.log[0], "w") as log:  # noqa: F821 (provided by Snakemake)
-    sys.stderr = log  # DimensionWarnings land in the log
+with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
+    # DimensionWarnings land in the log
     WRITERS[snakemake.params.paper](  # noqa: F821
         snakemake.params.section,  # noqa: F821
         snakemake.params.seed,  # noqa: F821

@@ -1,14 +1,13 @@
 """SMC gold standard for the test models of one paper-003 data set (thin wrapper)."""
 
-import sys
-
 from hiddenbn.experiments.gold_standard import paper_cell
 from hiddenbn.files import atomic_output
+from hiddenbn.joblog import job_log
 from hiddenbn.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
-with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821
+with job_log(snakemake.log[0]):  # noqa: F821
     params = snakemake.params  # noqa: F821
     table = paper_cell(snakemake.input.data, snakemake.input.fits, params.features,  # noqa: F821
                        params.prior_alpha, params.smc, params.seed, params.generating_states,

@@ -1,14 +1,13 @@
 """One replicate of a slope setting: ML fits, scores and gold standard for every N (thin wrapper)."""
 
-import sys
-
 from hiddenbn.experiments.gold_standard import slope_cell
 from hiddenbn.files import atomic_output
+from hiddenbn.joblog import job_log
 from hiddenbn.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
-with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821
+with job_log(snakemake.log[0]):  # noqa: F821
     params = snakemake.params  # noqa: F821
     table = slope_cell(params.setting, params.sizes, params.prior_alpha, params.em, params.smc,
                        params.points, params.seed)

@@ -1,16 +1,15 @@
 """Paper 001: the EBNC dimension table (CSV + Markdown), Figure 2 and verdicts.csv (a thin
 wrapper)."""
 
-import sys
 from pathlib import Path
 
 from hiddenbn.experiments.heckerman_meek1997 import write_dimension_outputs
+from hiddenbn.joblog import job_log
 from hiddenbn.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
-with open(snakemake.log[0], "w") as log:  # noqa: F821 (provided by Snakemake)
-    sys.stderr = log
+with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     write_dimension_outputs(
         snakemake.params.section,  # noqa: F821
         snakemake.params.seed,  # noqa: F821

@@ -1,14 +1,12 @@
 """Paper 001 learning study: every replicate of one case and training size (a thin wrapper)."""
 
-import sys
-
 from hiddenbn.experiments.heckerman_meek1997 import run_study_case
+from hiddenbn.joblog import job_log
 from hiddenbn.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
-with open(snakemake.log[0], "w") as log:  # noqa: F821 (provided by Snakemake)
-    sys.stderr = log
+with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     run_study_case(
         snakemake.wildcards.case,  # noqa: F821
         snakemake.params.size,  # noqa: F821

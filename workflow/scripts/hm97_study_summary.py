@@ -1,12 +1,11 @@
 """Paper 001 learning study: tables, learning curves and findings.md (a thin wrapper)."""
 
-import sys
 from pathlib import Path
 
 from hiddenbn.experiments.heckerman_meek1997 import write_study_outputs
+from hiddenbn.joblog import job_log
 
-with open(snakemake.log[0], "w") as log:  # noqa: F821 (provided by Snakemake)
-    sys.stderr = log
+with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     write_study_outputs(
         snakemake.input.learners,  # noqa: F821
         snakemake.input.selections,  # noqa: F821

@@ -1,15 +1,14 @@
 """Hill-climb the HLC cardinalities with every score at one sample size of paper 002 (thin
 wrapper)."""
 
-import sys
-
 from hiddenbn.experiments.kocka_zhang2002 import hlc_experiment
 from hiddenbn.files import atomic_output
+from hiddenbn.joblog import job_log
 from hiddenbn.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
-with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821
+with job_log(snakemake.log[0]):  # noqa: F821
     params = snakemake.params  # noqa: F821
     table = hlc_experiment(int(snakemake.wildcards.cases), params.section, params.seed,  # noqa: F821
                            params.points)

@@ -1,13 +1,13 @@
 """Figures 4-5, Table 2 and comparison.md of paper 002 (thin wrapper)."""
 
-import sys
 from pathlib import Path
 
 import pandas as pd
 
 from hiddenbn.experiments.kocka_zhang2002 import write_outputs
+from hiddenbn.joblog import job_log
 
-with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821 (provided by Snakemake)
+with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     write_outputs(
         pd.concat([pd.read_csv(f) for f in snakemake.input.lc], ignore_index=True),  # noqa: F821
         pd.concat([pd.read_csv(f) for f in snakemake.input.hlc], ignore_index=True),  # noqa: F821

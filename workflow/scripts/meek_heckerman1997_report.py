@@ -1,12 +1,11 @@
 """Paper 004: Table 1, Figure 5 (two dimension variants), replicates, drawings, comparison.md."""
 
-import sys
 from pathlib import Path
 
 from hiddenbn.experiments.meek_heckerman1997 import write_report
+from hiddenbn.joblog import job_log
 
-with open(snakemake.log[0], "w") as log:  # noqa: F821 (provided by Snakemake)
-    sys.stderr = log
+with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     write_report(
         snakemake.params.section,  # noqa: F821
         snakemake.params.structures,  # noqa: F821

@@ -1,14 +1,12 @@
 """Paper 004 Sec. 5 for one generating model: sample, fit F1..F5, score (a thin wrapper)."""
 
-import sys
-
 from hiddenbn.experiments.meek_heckerman1997 import run_generator
+from hiddenbn.joblog import job_log
 from hiddenbn.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
-with open(snakemake.log[0], "w") as log:  # noqa: F821 (provided by Snakemake)
-    sys.stderr = log
+with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     run_generator(
         snakemake.params.section,  # noqa: F821
         snakemake.params.structures,  # noqa: F821

@@ -1,14 +1,12 @@
 """Sample every replicate data set of one experiment (a thin wrapper over the library)."""
 
-import sys
-
 from hiddenbn.experiments.chickering_heckerman1996 import write_data_sets
+from hiddenbn.joblog import job_log
 from hiddenbn.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
-with open(snakemake.log[0], "w") as log:  # noqa: F821 (provided by Snakemake)
-    sys.stderr = log
+with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     write_data_sets(
         snakemake.params.spec,  # noqa: F821
         snakemake.input[0],  # noqa: F821

@@ -1,13 +1,13 @@
 """Tables, figure and summary.md of one user study (thin wrapper)."""
 
-import sys
 from pathlib import Path
 
 import pandas as pd
 
 from hiddenbn.experiments.studies import write_summary
+from hiddenbn.joblog import job_log
 
-with open(snakemake.log[0], "w") as sys.stderr:  # noqa: F821 (provided by Snakemake)
+with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     write_summary(
         snakemake.params.name,  # noqa: F821
         snakemake.params.study,  # noqa: F821

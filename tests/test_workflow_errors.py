@@ -1,0 +1,178 @@
+"""A failed job says why; config errors are one line each (issue 15).
+
+A failing job leaves its traceback in its log file and one line on the console
+(hiddenbn.joblog); a malformed config stops the workflow before any job with one line per problem,
+naming the key path, and exit status 2 (hiddenbn.workflow_config).
+"""
+
+import copy
+import math
+import sys
+
+import pytest
+import yaml
+from test_workflow import QUICK, REPO, snakemake
+
+from hiddenbn.errors import ConfigError, DataError, HiddenbnError
+from hiddenbn.joblog import job_log
+from hiddenbn.workflow_config import check_config, check_yaml_syntax
+
+SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+EXAMPLE_STUDIES = yaml.safe_load((REPO / "config" / "studies_example.yaml").read_text())["studies"]
+#: A user study small enough that its summary job starts within seconds.
+TINY_STUDY = {"generators": {"g": {"spec": "2:2,2,2"}}, "sample_sizes": [50], "replicates": 1,
+              "family": {"type": "latent_class", "hidden_states": {"min": 1, "max": 2}},
+              "scores": ["bic"]}
+
+
+# --- a failing job ---------------------------------------------------------------------------
+def test_a_failing_job_block_logs_its_traceback_and_prints_one_line(tmp_path, capsys):
+    log, console = tmp_path / "job.log", sys.stderr
+    with pytest.raises(SystemExit) as stop:
+        with job_log(log):
+            print("replicate 1: data seed 7", file=sys.stderr)
+            raise DataError("data.csv, row 3: value 5 of X2 is not a state (X2 has 2)")
+    assert stop.value.code == 1
+    assert capsys.readouterr().err == "data.csv, row 3: value 5 of X2 is not a state (X2 has 2)\n"
+    text = log.read_text()
+    assert text.startswith("replicate 1: data seed 7\nTraceback (most recent call last):\n")
+    assert text.endswith("hiddenbn.errors.DataError: data.csv, row 3: value 5 of X2 is not a "
+                         "state (X2 has 2)\n")
+    assert sys.stderr is console
+
+
+def test_an_unexpected_error_is_shown_with_its_type_on_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        with job_log(tmp_path / "job.log"):
+            raise ValueError("a message\nover two lines")
+    assert capsys.readouterr().err == "ValueError: a message over two lines\n"
+    assert (tmp_path / "job.log").read_text().endswith("ValueError: a message\nover two lines\n")
+
+
+def test_a_job_that_succeeds_logs_its_progress_only(tmp_path, capsys):
+    with job_log(tmp_path / "job.log"):
+        print("fitted 3 models", file=sys.stderr)
+    assert (tmp_path / "job.log").read_text() == "fitted 3 models\n"
+    assert capsys.readouterr().err == ""
+
+
+def test_a_job_failing_in_a_real_run_leaves_its_traceback_in_the_log(tmp_path):
+    """A study whose run outputs were left empty (a crashed write): its summary job fails
+    reading them, with the traceback in the log and the error on the console (~10 s)."""
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump({"seed": 1, "studies": {"tiny": TINY_STUDY}}))
+    runs = tmp_path / "results" / "studies" / "tiny" / "runs" / "g"
+    runs.mkdir(parents=True)
+    for kind in ("fits", "selections"):
+        (runs / f"n50_{kind}.csv").touch()
+    result = snakemake("--cores", "1", "--directory", str(tmp_path), "--configfile", str(config))
+    assert result.returncode != 0
+    error = "EmptyDataError: No columns to parse from file"
+    log = (tmp_path / "results" / "logs" / "studies" / "tiny" / "summary.log").read_text()
+    assert "Traceback (most recent call last):" in log and log.endswith(f"errors.{error}\n")
+    # the job's own line, printed before Snakemake's summary (which also shows the log)
+    console = result.stderr.split("Error in rule study_summary_tiny")[0]
+    assert f"\n{error}\n" in console, result.stderr[-3000:]
+    assert "lost sys.stderr" not in result.stderr
+
+
+# --- a malformed config ----------------------------------------------------------------------
+def quick_with_studies():
+    """config/quick.yaml with the studies of config/studies_example.yaml: every section, every
+    family of candidate models."""
+    return {**yaml.safe_load(QUICK.read_text()), "studies": copy.deepcopy(EXAMPLE_STUDIES)}
+
+
+def problems_of(edit):
+    """The lines of the error raised for quick_with_studies() changed by ``edit``."""
+    config = quick_with_studies()
+    edit(config)
+    with pytest.raises(HiddenbnError) as error:
+        check_config(config, SCHEMA, REPO / "config")
+    return str(error.value).splitlines()
+
+
+@pytest.mark.parametrize("edit, line", [
+    (lambda c: c["studies"]["latent_class"]["generators"]["lc3"].update(alpha=math.nan),
+     "config studies.latent_class.generators.lc3.alpha: must be a positive number, got nan"),
+    (lambda c: c["meek_heckerman1997"].update(prior_alpha=math.inf),
+     "config meek_heckerman1997.prior_alpha: must be a number of at least 1, got inf"),
+    (lambda c: c["meek_heckerman1997"]["cause_probabilities"].__setitem__(1, -math.inf),
+     "config meek_heckerman1997.cause_probabilities[1]: must be a number strictly between 0 and "
+     "1, got -inf"),
+    (lambda c: c["kocka_zhang2002"]["latent_class"].update(sample_sizes=[500, 10**9]),
+     "config kocka_zhang2002.latent_class.sample_sizes[1]: must be an integer from 1 to "
+     "10000000, got 1000000000"),
+    (lambda c: c["gold_standard"]["smc"].update(particles=10**12),
+     "config gold_standard.smc.particles: must be an integer from 1 to 100000, got 1000000000000"),
+    (lambda c: c["chickering_heckerman1996"].update(replicates="five"),
+     "config chickering_heckerman1996.replicates: must be an integer from 1 to 1000, got 'five'"),
+    (lambda c: c["chickering_heckerman1996"].update(replicates=3.0),
+     "config chickering_heckerman1996.replicates: must be an integer from 1 to 1000, got 3.0"),
+    (lambda c: c["gold_standard"].update(smc=5),
+     "config gold_standard.smc: must be a mapping, got 5"),
+    (lambda c: c["kocka_zhang2002"]["em"].update(schedule="fast"),
+     "config kocka_zhang2002.em.schedule: must be one of halving, best-of-n, got 'fast'"),
+    (lambda c: c["chickering_heckerman1996"].update(replicats=3),
+     "config chickering_heckerman1996.replicats: unknown key; did you mean replicates?"),
+    (lambda c: c.update(colour="blue"),
+     "config colour: unknown key; expected one of seed, results_dir, chickering_heckerman1996, "
+     "kocka_zhang2002, dimension, meek_heckerman1997, heckerman_meek1997, gold_standard, "
+     "studies"),
+    (lambda c: c["dimension"].pop("points"), "config dimension.points: missing; it is required"),
+    (lambda c: c["heckerman_meek1997"].pop("training_sizes"),
+     "config heckerman_meek1997.training_sizes: missing; it is required with "
+     "heckerman_meek1997.study"),
+    (lambda c: c["studies"].update({"my-study": c["studies"]["latent_class"]}),
+     "config studies: a key must be a name of letters, digits and underscores, got 'my-study'"),
+    (lambda c: c["kocka_zhang2002"]["latent_class"].update(sample_sizes=[]),
+     "config kocka_zhang2002.latent_class.sample_sizes: must have at least 1 item, got []"),
+    # a section's own check, past the schema
+    (lambda c: c["gold_standard"]["paper003"].update(experiments=["fig9"]),
+     "config gold_standard.paper003.experiments: unknown experiment 'fig9'; use names under "
+     "chickering_heckerman1996.experiments (fig1_n8, fig3_N100, fig3_N200)"),
+])
+def test_each_config_problem_is_one_line_naming_its_key(edit, line):
+    assert problems_of(edit) == [line]
+
+
+def test_every_problem_gets_its_line():
+    def edit(config):
+        config["gold_standard"]["smc"].update(runs=1, particles=math.nan)
+        config.pop("seed")
+
+    assert problems_of(edit) == [
+        "config gold_standard.smc.runs: must be an integer from 2 to 1000, got 1",
+        "config gold_standard.smc.particles: must be an integer from 1 to 100000, got nan",
+        "config seed: missing; it is required",
+    ]
+
+
+@pytest.mark.parametrize("path", ["config.yaml", "quick.yaml", "studies_example.yaml"])
+def test_the_shipped_configs_pass_and_get_their_defaults(path):
+    config = yaml.safe_load((REPO / "config" / path).read_text())
+    studies = check_config(config, SCHEMA, REPO / "config")
+    assert config["results_dir"] and set(studies) == set(config.get("studies", {}))
+    if "gold_standard" in config:
+        assert config["gold_standard"]["smc"]["moves"] == 1
+
+
+def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text("seed: 1\nstudies:\n  demo:\n    scores: [bic, cs\n    replicates: 2\n")
+    with pytest.raises(ConfigError) as error:
+        check_yaml_syntax(path)
+    assert str(error.value) == (f"config file {path}, line 5, column 15: expected ',' or ']', but "
+                                "got ':' (while parsing a flow sequence from line 4)")
+
+
+def test_a_bad_config_stops_a_dry_run_with_its_line_and_status_2(tmp_path):
+    config = {"seed": 1, "studies": {"lc": {**TINY_STUDY, "generators": {"lc3": {
+        "spec": "3:2,2,2,2", "alpha": math.nan}}}}}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(config))
+    result = snakemake("-n", "--directory", str(tmp_path), "--configfile", str(path))
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if not line.startswith("Using ")]
+    assert lines == ["config studies.lc.generators.lc3.alpha: must be a positive number, got nan"]
+    assert result.stdout == ""
