@@ -53,6 +53,41 @@ SCORES = {"laplace": "Laplace", "cs": "CS", "cs_plus": "CS+", "mled": "MLED",
           "draper": "Draper", "bic": "BIC", "bic_plus": "BIC+"}
 
 
+# --- configuration ---------------------------------------------------------------------------
+def check_config(section: dict, ch96_section: dict | None) -> None:
+    """Check what the JSON schema cannot: the paper-003 parts name experiments of
+    ``ch96_section`` (the config's chickering_heckerman1996 section, whose data sets and EM
+    settings they use) and ask for no more replicates than it has; the slope settings' truth
+    and model are specs.
+
+    Raises :class:`~hiddenbn.errors.HiddenbnError` naming the offending key.
+    """
+    if ch96_section is None:
+        raise HiddenbnError("config gold_standard needs the chickering_heckerman1996 section: it "
+                            "scores that paper's data sets with its EM settings")
+    paper003 = section["paper003"]
+    for key, part in (("paper003", paper003), ("paper003.large_c", paper003.get("large_c"))):
+        if part is None:
+            continue
+        for experiment in part["experiments"]:
+            if experiment not in ch96_section["experiments"]:
+                raise HiddenbnError(
+                    f"config gold_standard.{key}.experiments: unknown experiment {experiment!r}; "
+                    "use names under chickering_heckerman1996.experiments "
+                    f"({', '.join(ch96_section['experiments'])})")
+        if part["replicates"] > ch96_section["replicates"]:
+            raise HiddenbnError(
+                f"config gold_standard.{key}.replicates: {part['replicates']} exceeds "
+                f"chickering_heckerman1996.replicates ({ch96_section['replicates']})")
+    for name, setting in section["slope"]["settings"].items():
+        for role in ("truth", "model"):
+            try:
+                parse_spec(setting[role])
+            except HiddenbnError as err:
+                raise HiddenbnError(f"config gold_standard.slope.settings.{name}.{role}: {err}") \
+                    from None
+
+
 def gold_standard(network: Network, data: Dataset, seed: int, alpha: float, smc: dict):
     """SMC ``(log p(D | S), standard error)`` with the configured runs and particles."""
     result = smc_log_evidence(network, data, np.random.default_rng(seed), alpha,

@@ -74,7 +74,10 @@ def check_config(section: dict) -> None:
         raise HiddenbnError(f"config kocka_zhang2002.latent_class.deterministic_children: "
                             f"{lc['deterministic_children']} exceeds the "
                             f"{len(lc['observed_states'])} observed variables")
-    hlc = parse_spec(section["hierarchical"]["spec"])
+    try:
+        hlc = parse_spec(section["hierarchical"]["spec"])
+    except HiddenbnError as err:
+        raise HiddenbnError(f"config kocka_zhang2002.hierarchical.spec: {err}") from None
     if not is_regular_hlc(hlc):
         raise HiddenbnError(f"config kocka_zhang2002.hierarchical.spec: "
                             f"{section['hierarchical']['spec']!r} is not a regular HLC model")
