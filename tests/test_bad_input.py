@@ -303,3 +303,11 @@ def test_limits_are_far_above_the_defaults_and_the_workflow():
     assert limits.MAX_RUNS >= 8 and limits.MAX_PARTICLES >= 64 and limits.MAX_POINTS >= 5
     assert limits.table_cells(parse_spec("64:" + ",".join(["64"] * 128))) \
         <= limits.MAX_TABLE_CELLS
+
+
+def test_the_table_limit_guards_what_builds_tables_and_dim_keeps_its_own(capsys):
+    """The CPT-size limit guards what builds the tables; ``dim`` never does, so a wide model
+    gets the dimension analysis's own answer (here its refusal with the bound db on de)."""
+    wide = "3:" + ",".join(["100000000"] * 2)
+    assert_refused(run(capsys, "params", wide), "the number of CPT entries of the model")
+    assert_refused(run(capsys, "dim", wide), "db = 599999990 is an upper bound on de")

@@ -87,7 +87,7 @@ shorthand_text = st.lists(st.one_of(edge_integers.map(str), st.sampled_from(
 def test_near_valid_shorthands_parse_or_fail_cleanly(text):
     network = valid_or_hiddenbn_error(parse_spec, text)
     if network is not None:
-        assert limits.table_cells(network) <= limits.MAX_TABLE_CELLS
+        assert max(network.cardinalities) <= limits.MAX_STATES
 
 
 node_names = st.sampled_from(["A", "B", "C", "H"])

@@ -143,6 +143,7 @@ def _add_parameter_options(parser):
 
 def command_sample(args) -> None:
     network = parse_spec(args.spec)
+    limits.check_network(network)
     limits.check_sample(args.n, len(network.observed_indices), args.counts)
     cpts = _parameters(args, network)
     data_rng = seeding.rng(args.seed, "data")
@@ -159,6 +160,7 @@ def command_sample(args) -> None:
 
 def command_params(args) -> None:
     network = parse_spec(args.spec)
+    limits.check_network(network)
     cpts = random_parameters(network, seeding.rng(args.seed, "parameters"), args.alpha)
     if args.output:
         save_parameters(args.output, network, cpts)
@@ -187,8 +189,9 @@ def command_dim(args) -> None:
 
 
 def command_ebnc_fit(args) -> None:
-    report = ebnc_fit.fit_report(parse_spec(args.embedded), args.target, read_csv(args.data),
-                                 args.prior_sd)
+    embedded = parse_spec(args.embedded)
+    limits.check_network(embedded)
+    report = ebnc_fit.fit_report(embedded, args.target, read_csv(args.data), args.prior_sd)
     _print_json(report)
 
 
@@ -207,6 +210,7 @@ def command_fit(args) -> None:
         _print_report(report, interaction_report.format_fit_report, args.json)
         return
     network = parse_spec(args.model)
+    limits.check_network(network)
     data = read_csv(args.data).for_network(network)
     limits.check_em(network, data.n_cases, 1 if args.init else args.restarts,
                     args.schedule == "annealing" and not args.init)
@@ -229,6 +233,7 @@ def command_select(args) -> None:
 
 def command_evidence(args) -> None:
     network = parse_spec(args.model)
+    limits.check_network(network)
     data = read_csv(args.data).for_network(network)
     runs, particles = (0, 0) if args.method == "exact" else (args.runs, args.particles)
     limits.check_evidence(network, data.n_patterns, data.n_cases, runs, particles)
@@ -453,8 +458,9 @@ def main(argv=None) -> int:
         sys.stdout = open(os.devnull, "w")
         return 0
     except OSError as err:
-        return _error(f"cannot use {err.filename or 'a file'}: {err.strerror}; check the path and "
-                      "its permissions")
+        reason = err.strerror or " ".join(str(err).split()) or type(err).__name__
+        return _error(f"cannot use {err.filename or 'a file'}: {reason}; check the path, its "
+                      "permissions and the free space")
     return 0
 
 

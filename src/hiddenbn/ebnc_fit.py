@@ -38,7 +38,7 @@ from itertools import permutations
 
 import numpy as np
 
-from hiddenbn import ebnc
+from hiddenbn import ebnc, limits
 from hiddenbn.data import Dataset
 from hiddenbn.errors import DataError, HiddenbnError
 from hiddenbn.models import Network
@@ -307,10 +307,13 @@ def network_of_ebncs_score(local_models: dict, data: Dataset, score: str = "lapl
 
 # --- model and feature selection (end of Sec. 5) ---------------------------------------------
 def embedded_network(parents: dict, cardinalities: dict) -> Network:
-    """A discrete network from ``{name: parent names}`` (any order; must be acyclic)."""
-    return parse_spec({"nodes": {name: {"states": int(cardinalities[name]),
-                                        "parents": list(parents[name])}
-                                 for name in parents}})
+    """A discrete network from ``{name: parent names}`` (any order; must be acyclic), whose
+    tables fit :func:`hiddenbn.limits.check_network` (selection fits them)."""
+    network = parse_spec({"nodes": {name: {"states": int(cardinalities[name]),
+                                           "parents": list(parents[name])}
+                                    for name in parents}})
+    limits.check_network(network)
+    return network
 
 
 def _is_acyclic(parents: dict) -> bool:

@@ -129,12 +129,20 @@ def table_cells(network) -> int:
                for i, r in enumerate(network.cardinalities))
 
 
-def check_network(network, what: str = "the model") -> None:
+def check_states(network) -> None:
     """Raise :class:`~hiddenbn.errors.SpecError` when a node of ``network`` has more than
-    :data:`MAX_STATES` states or its CPTs more than :data:`MAX_TABLE_CELLS` entries."""
+    :data:`MAX_STATES` states (what every use of a model needs: states are stored as int32)."""
     for name, states in zip(network.names, network.cardinalities):
         require_at_most(states, MAX_STATES, f"the number of states of node {name!r}",
                         "use fewer states", SpecError)
+
+
+def check_network(network, what: str = "the model") -> None:
+    """:func:`check_states`, and :class:`~hiddenbn.errors.SpecError` when the CPTs of
+    ``network`` have more than :data:`MAX_TABLE_CELLS` entries: for whatever builds them
+    (parameters, EM, sampling, evidence), not for the dimension analyses, which never do and
+    have limits of their own."""
+    check_states(network)
     require_at_most(table_cells(network), MAX_TABLE_CELLS,
                     f"the number of CPT entries of {what}",
                     "use fewer states or fewer parents per node", SpecError)

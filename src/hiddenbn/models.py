@@ -209,6 +209,7 @@ def random_parameters(network: Network, rng: np.random.Generator, alpha: float =
     fixes the parameters.
     """
     _require_discrete(network, "random_parameters")
+    limits.check_network(network)
     if not alpha > 0:
         raise ParameterError(f"Dirichlet alpha must be positive, got {alpha}")
     cpts = []

@@ -81,8 +81,9 @@ def _state_count(digits: str, where: str) -> int:
 
 
 def _checked(network: Network) -> Network:
-    """``network`` once it passes the size checks of :func:`hiddenbn.limits.check_network`."""
-    limits.check_network(network)
+    """``network`` once it passes :func:`hiddenbn.limits.check_states` (the size of its CPTs is
+    checked where they are built: a dimension analysis of a wide model never builds them)."""
+    limits.check_states(network)
     return network
 
 
