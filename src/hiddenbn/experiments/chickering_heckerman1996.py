@@ -295,7 +295,9 @@ def reality_check(section: dict, prior_alpha: float, em: dict, seed: int,
                        key=lambda s: s["laplace"])
             generating = next((s for s in scored if s["hidden_states"] == states),
                               {"cs": np.nan, "mled": np.nan})
-            mled_choice = max(scored, key=lambda r: r["mled"])
+            choices = {score: max(scored, key=lambda r: r[score])
+                       for score in SCORES if score != "laplace"}
+            mled_choice = choices["mled"]
             dag, dag_score = greedy_search(data, alpha=1.0, cardinalities=[2] * features)
             rows.append({"features": features, "generating_states": states,
                          "repetition": repetition, "hidden_states": best["hidden_states"],
@@ -307,8 +309,8 @@ def reality_check(section: dict, prior_alpha: float, em: dict, seed: int,
                          "mled_choice_cs_deficit": generating["cs"] - mled_choice["cs"],
                          "mled_choice_entropy_deficit": (generating["cs"] - generating["mled"])
                          - (mled_choice["cs"] - mled_choice["mled"]),
-                         **{f"{s}_states": max(scored, key=lambda r: r[s])["hidden_states"]
-                            for s in SCORES if s != "laplace"}})
+                         **{f"{score}_states": choice["hidden_states"]
+                            for score, choice in choices.items()}})
             print(f"n = {features}, c = {states}, repetition {repetition}: delta m = "
                   f"{rows[-1]['delta_m']:.1f}", file=sys.stderr)
     return pd.DataFrame(rows)
