@@ -15,20 +15,23 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-# $(call pipeline,<config arguments>,<its results_dir>): run every job (Snakemake prints each
-# step and "n of m steps done"), build the HTML report beside the results, say where both are.
-define pipeline
-	$(BIN)/snakemake --cores all $(1)
-	$(BIN)/snakemake $(1) --report $(2)/report.html
-	@echo "Report: $(abspath $(2))/report.html"
-	@echo "Every comparison with the paper, with verdicts: $(abspath $(2))/REPRODUCTION.md"
-endef
+# The config of `make reproduce`: the default, or your own with `make reproduce CONFIG=my.yaml`
+# (it replaces the default; see README). It is checked first by `hiddenbn check-config`, which
+# names the file and line of a YAML syntax error, where Snakemake's own message names neither.
+CONFIG ?= config/config.yaml
 
+# Run every job (Snakemake prints each step and "n of m steps done"), build the HTML report
+# beside the results, say where both are.
 reproduce: $(STAMP)
-	$(call pipeline,,results)
+	$(BIN)/hiddenbn check-config $(CONFIG)
+	$(BIN)/snakemake --cores all --configfile $(CONFIG)
+	results=$$($(BIN)/hiddenbn check-config --results-dir $(CONFIG)) && \
+	$(BIN)/snakemake --configfile $(CONFIG) --report "$$results/report.html" && \
+	echo "Report: $$(realpath "$$results")/report.html" && \
+	echo "Every comparison with the paper, with verdicts: $$(realpath "$$results")/REPRODUCTION.md"
 
-quick: $(STAMP)
-	$(call pipeline,--configfile config/quick.yaml,results/quick)
+quick:
+	$(MAKE) reproduce CONFIG=config/quick.yaml
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -6,7 +6,9 @@ type gone wrong, such as NaN, an infinity, a huge or negative number or a malfor
 one of another type), a key removed, an unknown key added. hiddenbn.workflow_config.check_config
 must then accept the config or raise a HiddenbnError whose every line names a key
 ("config <key path>: ..."); any other exception is a bug. 400 cases, the same on every run
-(derandomized): about 8 s, 15 s with the imports.
+(derandomized): about 8 s, 15 s with the imports. Then 150 cases of config/quick.yaml broken as
+text (characters cut, YAML indicators put in) and read as ``hiddenbn check-config`` reads a
+file: a syntax error is one line with the file and line (about 6 s).
 """
 
 import copy
@@ -105,3 +107,37 @@ def test_a_malformed_config_is_accepted_or_reported_one_line_per_problem(mutatio
     except HiddenbnError as error:
         lines = str(error).splitlines()
         assert lines and all(line.startswith("config ") for line in lines), lines
+
+
+QUICK_TEXT = (REPO / "config" / "quick.yaml").read_text()
+#: What breaks YAML text: its indicators, a tab, a lone quote, an unknown alias or a Python tag.
+YAML_BREAKERS = st.sampled_from(
+    [":", "- ", "[", "]", "{", "}", "\t", "'", '"', "&a ", "*a", "!!python/object ", "%", "\n ",
+     "? ", "|", ">", "#", "\u00e9", "\x85"])
+
+
+@settings(derandomize=True, deadline=None, max_examples=150)
+@given(st.lists(st.tuples(st.integers(0, len(QUICK_TEXT)), st.integers(0, 3), YAML_BREAKERS),
+                min_size=1, max_size=3))
+def test_a_config_file_broken_as_text_gets_its_line_or_its_key(edits):
+    """The file as a user edits it, as ``hiddenbn check-config`` and ``make reproduce`` read it:
+    characters cut or YAML indicators put in anywhere. A syntax error names the file and line."""
+    import tempfile
+    from pathlib import Path
+
+    from hiddenbn.workflow_config import check_config_file
+
+    text = QUICK_TEXT
+    for position, cut, inserted in edits:
+        text = text[:position] + inserted + text[position + cut:]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "my.yaml")
+        path.write_text(text, encoding="utf-8")
+        try:
+            check_config_file(path)
+        except HiddenbnError as error:
+            lines = str(error).splitlines()
+            assert lines and all(line.startswith("config ") for line in lines), lines
+            if lines[0].startswith("config file"):
+                assert len(lines) == 1 and (", line " in lines[0] or ": must be a mapping"
+                                            in lines[0]), lines

@@ -7,6 +7,7 @@ naming the key path, and exit status 2 (hiddenbn.workflow_config).
 
 import copy
 import math
+import subprocess
 import sys
 
 import pytest
@@ -15,7 +16,7 @@ from test_workflow import QUICK, REPO, snakemake
 
 from hiddenbn.errors import ConfigError, DataError, HiddenbnError
 from hiddenbn.joblog import job_log
-from hiddenbn.workflow_config import check_config, check_yaml_syntax
+from hiddenbn.workflow_config import check_config, read_config_file
 
 SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
 EXAMPLE_STUDIES = yaml.safe_load((REPO / "config" / "studies_example.yaml").read_text())["studies"]
@@ -161,9 +162,68 @@ def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text("seed: 1\nstudies:\n  demo:\n    scores: [bic, cs\n    replicates: 2\n")
     with pytest.raises(ConfigError) as error:
-        check_yaml_syntax(path)
+        read_config_file(path)
     assert str(error.value) == (f"config file {path}, line 5, column 15: expected ',' or ']', but "
                                 "got ':' (while parsing a flow sequence from line 4)")
+
+
+def check_config_command(*arguments, cwd=REPO):
+    return subprocess.run([sys.executable, "-m", "hiddenbn", "check-config", *map(str, arguments)],
+                          capture_output=True, text=True, cwd=cwd)
+
+
+def test_check_config_names_the_line_of_a_yaml_error_that_snakemake_does_not(tmp_path):
+    path = tmp_path / "my.yaml"
+    path.write_text("seed: 1\nstudies:\n  demo:\n    scores: [bic, cs\n    replicates: 2\n")
+    result = check_config_command(path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (f"hiddenbn: error: config file {path}, line 5, column 15: expected "
+                             "',' or ']', but got ':' (while parsing a flow sequence from line 4)\n")
+    # what the command stands in for: Snakemake's own message names neither file nor line
+    ran = snakemake("-n", "--configfile", str(path))
+    snakemake_message = ran.stdout + ran.stderr
+    assert "not valid JSON or YAML" in snakemake_message and "line 5" not in snakemake_message
+
+
+def test_check_config_prints_every_problem_on_its_own_line(tmp_path):
+    path = tmp_path / "my.yaml"
+    path.write_text("seed: 1.5\nresults_dir: 3\nstudy: {}\n")
+    result = check_config_command(path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == [
+        "hiddenbn: error: config study: unknown key; did you mean studies?",
+        "hiddenbn: error: config seed: must be an integer of at least 0, got 1.5",
+        "hiddenbn: error: config results_dir: must be a non-empty string, got 3"]
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("", "must be a mapping of sections (results_dir, seed, a paper's or studies' section), "
+         "got null (no value)"),
+    ("[1, 2]\n", "must be a mapping of sections (results_dir, seed, a paper's or studies' "
+                 "section), got [1, 2]")])
+def test_check_config_refuses_a_file_that_is_not_a_mapping(tmp_path, text, problem):
+    path = tmp_path / "my.yaml"
+    path.write_text(text)
+    result = check_config_command(path)
+    assert (result.returncode, result.stderr) == (2, f"hiddenbn: error: config file {path}: "
+                                                     f"{problem}\n")
+
+
+def test_check_config_passes_the_shipped_configs_and_reads_study_files_beside_the_config():
+    # run from elsewhere: studies_example.yaml's parameter file is found beside the config
+    result = check_config_command(REPO / "config" / "studies_example.yaml", cwd="/")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.endswith("no problems; results go to results\n")
+    result = check_config_command("--results-dir", "config/quick.yaml")
+    assert (result.returncode, result.stdout) == (0, "results/quick\n")
+
+
+def test_make_reproduce_checks_a_config_of_ones_own_before_snakemake_reads_it():
+    commands = subprocess.run(["make", "-n", "reproduce", "CONFIG=my.yaml"], cwd=REPO,
+                              capture_output=True, text=True).stdout.splitlines()
+    steps = [line for line in commands if "hiddenbn check-config" in line or "snakemake" in line]
+    assert steps[0].endswith("hiddenbn check-config my.yaml")
+    assert steps[1].endswith("snakemake --cores all --configfile my.yaml")
 
 
 def test_a_bad_config_stops_a_dry_run_with_its_line_and_status_2(tmp_path):

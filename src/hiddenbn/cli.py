@@ -47,6 +47,7 @@ examples:
   hiddenbn evidence data.csv --model 3:2,2,2,2 --method mc --runs 8
   hiddenbn ebnc fit data.csv --target Y --embedded embedded.yaml
   hiddenbn ebnc select data.csv --target Y --score bic
+  hiddenbn check-config my_study.yaml
 
 A SPEC is a latent class shorthand (k:r1,...,rn), a tree shorthand for hierarchical latent
 class models (a hidden node's state count followed by its children in parentheses), or a YAML
@@ -230,6 +231,16 @@ def command_select(args) -> None:
     _print_report(result, selection.format_selection, args.json)
 
 
+def command_check_config(args) -> None:
+    from hiddenbn import workflow_config  # the experiments it checks: only this command needs them
+
+    config = workflow_config.check_config_file(args.config)
+    if args.results_dir:
+        print(config["results_dir"])
+    else:
+        print(f"config {args.config}: no problems; results go to {config['results_dir']}")
+
+
 def command_evidence(args) -> None:
     network = parse_spec(args.model)
     limits.check_network(network)
@@ -403,6 +414,18 @@ def build_parser() -> argparse.ArgumentParser:
     evidence.add_argument("--json", action="store_true", help="print JSON")
     evidence.set_defaults(run=command_evidence)
 
+    check_config = _subcommand(
+        commands, "check-config", "check a workflow config file before a run",
+        description="Check a config file for the workflow as the workflow does before any job "
+                    "(its YAML, the schema, each section's own checks) and print one line per "
+                    "problem. Run it on a config of your own before 'snakemake --configfile': "
+                    "Snakemake reads that file before the workflow starts, and its message for "
+                    "a YAML syntax error names neither the file nor the line.")
+    check_config.add_argument("config", metavar="CONFIG", help="the config file (YAML or JSON)")
+    check_config.add_argument("--results-dir", action="store_true", help="print only the "
+                              "config's results_dir (with its default filled in)")
+    check_config.set_defaults(run=command_check_config)
+
     ebnc_command = _subcommand(
         commands, "ebnc", "fit or select embedded Bayesian-network classifiers (JSON)",
         description="Embedded Bayesian-network classifiers (Heckerman & Meek 1997): 'fit' "
@@ -464,8 +487,9 @@ def main(argv=None) -> int:
 
 
 def _error(message: str) -> int:
-    """Print the one line of a failed command; its exit status."""
-    print(f"hiddenbn: error: {message}", file=sys.stderr)
+    """Print the line of a failed command (one per problem of a config); its exit status."""
+    for line in message.splitlines() or [""]:
+        print(f"hiddenbn: error: {line}", file=sys.stderr)
     return 2
 
 

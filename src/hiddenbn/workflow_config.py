@@ -26,6 +26,7 @@ from pathlib import Path
 import yaml
 from jsonschema import Draft202012Validator, validators
 
+from hiddenbn import limits, textfiles
 from hiddenbn.errors import ConfigError, HiddenbnError
 from hiddenbn.experiments import chickering_heckerman1996 as ch96
 from hiddenbn.experiments import dimension as dimension_experiments
@@ -46,11 +47,14 @@ SHOWN_LENGTH = 60
 
 
 # --- YAML syntax -----------------------------------------------------------------------------
-def check_yaml_syntax(path) -> None:
-    """Raise :class:`ConfigError` with the file, line and column of a YAML syntax error in
-    ``path``: Snakemake's own message for one names neither."""
+def read_config_file(path):
+    """The config file ``path`` parsed, with one line naming the file, line and column of a
+    YAML syntax error (Snakemake's own message for one names neither), or naming a file that is
+    missing, binary or not UTF-8."""
+    text = textfiles.read_text(path, lambda problem: ConfigError([problem]), "config file",
+                               limits.MAX_SPEC_FILE_BYTES)
     try:
-        yaml.compose(Path(path).read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+        return yaml.safe_load(text)
     except yaml.MarkedYAMLError as error:
         raise ConfigError([yaml_problem(path, error)]) from None
 
@@ -244,6 +248,32 @@ def check_sections(config: dict) -> None:
         gold_standard.check_config(config["gold_standard"], config.get("chickering_heckerman1996"))
     if "kocka_zhang2002" in config:
         kz02.check_config(config["kocka_zhang2002"])
+
+
+#: The workflow's schema, in the repository beside the package (``src/hiddenbn``).
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def check_config_file(path, schema_path=SCHEMA_PATH) -> dict:
+    """Check the config file ``path`` as the workflow would (:func:`read_config_file`, then
+    :func:`check_config` with relative study files read from the file's folder) and return it
+    with the schema's defaults filled in.
+
+    This is ``hiddenbn check-config``: Snakemake reads a ``--configfile`` in its own command line
+    before the workflow starts, and its message for a YAML syntax error names neither the file
+    nor the line, so a config of one's own is best checked by this first (``make reproduce
+    CONFIG=...`` does).
+    """
+    config = read_config_file(path)
+    if not isinstance(config, dict):
+        raise ConfigError([f"config file {path}: must be a mapping of sections (results_dir, "
+                           f"seed, a paper's or studies' section), got {shown(config)}"])
+    if not Path(schema_path).is_file():
+        raise ConfigError([f"the workflow's schema {schema_path} is missing; check a config in "
+                           "a clone of the repository (pip install -e .)"])
+    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+    check_config(config, schema, Path(path).resolve().parent)
+    return config
 
 
 @contextmanager
