@@ -1,32 +1,43 @@
-"""EM for discrete Bayesian networks with hidden nodes, and the restart schedule of paper 003.
+"""EM for Bayesian networks with hidden variables: one engine interface, one restart driver.
 
-The E step computes the expected sufficient statistics ``E(N_ijk | theta)`` of paper 003
-Eq. 11 (see :mod:`hiddenbn.inference`); the M step is the MAP update below Eq. 11,
+A model family enters EM as an *engine* (:class:`EMEngine`): its parameters in some form (the
+engine's *state*), a random starting state, an E step, an M step and a log prior. For a
+discrete network the E step computes the expected sufficient statistics
+``E(N_ijk | theta)`` of paper 003 Eq. 11 (see :mod:`hiddenbn.inference`) and the M step is the
+MAP update below Eq. 11,
 
     theta_ijk = (E(N_ijk) + alpha - 1) / (E(N_ij) + r_i (alpha - 1)),
 
 for a symmetric Dirichlet(alpha) prior on every CPT row (paper 003 Eq. 3). ``alpha = 1`` is the
 ML update ``E(N_ijk) / E(N_ij)``. A row without expected data under ML (an empty class: the
 update is 0/0 and every value is a maximiser) keeps its previous value, so g never decreases.
+:class:`EnumerationEngine` (any discrete network) and :class:`LatentClassEngine` (the latent
+class model, packed) are the network engines of :func:`make_engine`; the noisy-max and
+noisy-additive interaction models of paper 004 (:mod:`hiddenbn.noisy_max`,
+:mod:`hiddenbn.noisy_additive`) bring their own. A new model family is one class implementing
+:class:`EMEngine`, plus a line in :func:`make_engine` when it is a network that :func:`fit`
+should choose (then it implements :class:`NetworkEngine`), or passed to :func:`fit_engine`.
 
 Every iteration is "M step, then E step", so each run always knows
 ``g(theta) = log p(D | theta) + log p(theta)`` (paper 003, above Eq. 7) at its current
-parameters. Two restart strategies (paper 003 Sec. 3):
+parameters. :func:`fit_engine` is the restart and convergence driver of every engine, with two
+restart strategies (paper 003 Sec. 3):
 
-* :func:`fit` with ``schedule="halving"``: 64 random starts; after 1 iteration keep the best 32,
-  after 2 more the best 16, after 4 more the best 8, ... until one is left; then iterate until
-  the relative change of g falls below ``tolerance`` (1e-5) or ``max_iterations`` (200) pass,
-  recording whether it converged. With ``run_all_iterations`` the final phase always runs the
+* ``schedule="halving"``: 64 random starts; after 1 iteration keep the best 32, after 2 more
+  the best 16, after 4 more the best 8, ... until one is left; then iterate until the relative
+  change of g falls below ``tolerance`` (1e-5) or ``max_iterations`` (200) pass, recording
+  whether it converged. With ``run_all_iterations`` the final phase always runs the
   ``max_iterations`` iterations, as paper 003 does ("to guarantee convergence, we performed 200
   EM iterations following the initialization phase"), and the tolerance only decides whether
   the fit is reported as converged.
 * ``schedule="best-of-n"``: every start runs to convergence, the best g wins.
-* ``schedule="annealing"``: like best-of-n, but each start is the best hard completion of a
-  simulated-annealing run (:mod:`hiddenbn.annealing`) instead of a random point; for latent
-  class models the best fit is then improved by split-and-merge moves
-  (:mod:`hiddenbn.split_merge`). This is the search to use when the answer matters: on paper
-  003's c = 32 data sets it ends 100-650 nats of g above the paper's schedule and above EM
-  started from the generating parameters.
+
+:func:`fit` adds a third for networks, ``schedule="annealing"``: like best-of-n, but each start
+is the best hard completion of a simulated-annealing run (:mod:`hiddenbn.annealing`) instead of
+a random point; for latent class models the best fit is then improved by split-and-merge moves
+(:mod:`hiddenbn.split_merge`). This is the search to use when the answer matters: on paper
+003's c = 32 data sets it ends 100-650 nats of g above the paper's schedule and above EM
+started from the generating parameters.
 
 Initial parameters are drawn from the uniform Dirichlet (or annealed) with a
 ``numpy.random.Generator`` (outside every kernel), so a seed fixes the fit.
@@ -35,6 +46,7 @@ Initial parameters are drawn from the uniform Dirichlet (or annealed) with a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 from scipy.special import xlogy
@@ -49,7 +61,20 @@ from hiddenbn.models import Network, check_parameters, random_parameters
 from hiddenbn.scores import dirichlet_log_normalizer
 from hiddenbn.split_merge import split_merge
 
-SCHEDULES = ("halving", "best-of-n", "annealing")
+#: Floor of ``|g|`` in the relative convergence rule (looked up once: it is read every iteration).
+TINY = np.finfo(float).tiny
+#: Restart schedules of :func:`fit_engine` (any engine).
+ENGINE_SCHEDULES = ("halving", "best-of-n")
+#: Restart schedules of :func:`fit` (network engines).
+SCHEDULES = ENGINE_SCHEDULES + ("annealing",)
+
+
+def check_alpha(alpha: float) -> None:
+    """Refuse a Dirichlet parameter the MAP update cannot use: below 1 the mode of a row with
+    a zero count is on the boundary, and the update of paper 003 gives a negative value."""
+    if not alpha >= 1.0:
+        raise ParameterError(f"the MAP M step needs a Dirichlet alpha of at least 1 (1 gives ML), "
+                             f"got {alpha}")
 
 
 def map_update(expected, totals, states, previous, alpha: float):
@@ -68,10 +93,72 @@ def map_update(expected, totals, states, previous, alpha: float):
 
 @dataclass
 class Statistics:
-    """Expected sufficient statistics of one E step and the log-likelihood it yields."""
+    """Expected sufficient statistics of one E step (in the engine's layout) and the
+    log-likelihood it yields."""
 
     expected: object
     log_likelihood: float
+
+
+@runtime_checkable
+class EMEngine(Protocol):
+    """A model family as EM sees it: what :func:`fit_engine` needs to fit it.
+
+    The *state* is the family's parameters in the form its steps want (a list of CPTs, packed
+    arrays, a vector of rates, ...); the driver only passes it from one step to the next. The
+    objective is ``g(state) = e_step(state).log_likelihood + log_prior(state)``, the log
+    posterior up to a constant (paper 003, above Eq. 7). The driver's convergence rule is
+    relative to g, so an engine whose parameters are part of a larger model (the mechanisms of
+    an interaction model, whose observed causes are fitted in closed form) reports g of its
+    part.
+    """
+
+    def random_state(self, rng: np.random.Generator):
+        """A starting state drawn from ``rng`` (the driver's only use of it)."""
+
+    def e_step(self, state) -> Statistics:
+        """The E step at ``state``.
+
+        Returns
+        -------
+        Statistics
+            ``expected``: the expected sufficient statistics given the data (for CPTs, the
+            counts ``E(N_ijk | theta)`` of paper 003 Eq. 11, in whatever layout ``m_step``
+            reads); ``log_likelihood``: ``log p(D | state)``.
+        """
+
+    def m_step(self, statistics: Statistics, state):
+        """The M step: the state maximising the expected complete-data log posterior.
+
+        For CPTs under Dirichlet(alpha) priors this is the MAP update below paper 003 Eq. 11
+        (:func:`map_update`). ``state`` is the current state: where the update is undefined
+        (no expected data) its value is kept, so g never decreases. Returns a new state and
+        leaves ``state`` unchanged.
+        """
+
+    def log_prior(self, state) -> float:
+        """``log p(state)``, the prior part of g: 0 for ML; possibly up to an additive constant
+        (the Dirichlet normaliser) for an engine of part of a model, see the class."""
+
+
+@runtime_checkable
+class NetworkEngine(EMEngine, Protocol):
+    """An engine of a whole discrete network with Dirichlet(``alpha``) CPT priors, whose fit
+    :func:`fit` and :func:`run_em` return as a :class:`Fit` (here g is the full log
+    posterior)."""
+
+    network: Network
+    alpha: float
+
+    def from_cpts(self, cpts):
+        """The state holding ``cpts`` (network order, ``None`` for deterministic nodes)."""
+
+    def to_cpts(self, state) -> list:
+        """The CPTs of ``state`` in network order (``None`` for deterministic nodes)."""
+
+    def expected_counts(self, statistics: Statistics) -> list:
+        """``E(N_ijk | theta)`` per node in network order, ``None`` for deterministic nodes
+        (what the scores of :mod:`hiddenbn.scores` need)."""
 
 
 class EnumerationEngine:
@@ -160,11 +247,9 @@ class LatentClassEngine:
         return self.to_cpts(statistics.expected)
 
 
-def make_engine(network: Network, data: Dataset, alpha: float):
+def make_engine(network: Network, data: Dataset, alpha: float) -> NetworkEngine:
     """The fastest exact engine for ``network``: the latent class kernel when it applies."""
-    if not alpha >= 1.0:
-        raise ParameterError(f"the MAP M step needs a Dirichlet alpha of at least 1 (1 gives ML), "
-                             f"got {alpha}")
+    check_alpha(alpha)
     data = data.for_network(network)
     engine = LatentClassEngine if is_latent_class(network) else EnumerationEngine
     return engine(network, data, float(alpha))
@@ -200,7 +285,7 @@ class Fit:
 class _Run:
     """One EM trajectory: the current state, its E-step statistics and g."""
 
-    def __init__(self, engine, state):
+    def __init__(self, engine: EMEngine, state):
         self.engine, self.state = engine, state
         self.statistics = engine.e_step(state)
         self.g = self.statistics.log_likelihood + engine.log_prior(state)
@@ -213,25 +298,98 @@ class _Run:
         return self.g
 
     def converge(self, max_iterations: int, tolerance: float, run_all: bool = False):
-        """Iterate until the relative change of g is below ``tolerance`` (with ``run_all``: for
+        """Iterate until ``|g_t - g_{t-1}| <= tolerance * |g_{t-1}|`` (with ``run_all``: for
         all ``max_iterations`` unless g stops changing); (iterations, converged, trace)."""
         trace, small = [], False
         for iteration in range(1, max_iterations + 1):
             previous = self.g
             trace.append(self.step())
             change = abs(self.g - previous)
-            small = change <= tolerance * max(abs(previous), np.finfo(float).tiny)
+            small = change <= tolerance * max(abs(previous), TINY)
             if small and (not run_all or change == 0.0):
                 return iteration, True, trace
         return max_iterations, small, trace
 
 
-def _finish(engine, run: _Run, iterations, converged, trace, starts, schedule, n_cases) -> Fit:
+@dataclass
+class EMResult:
+    """The winning run of :func:`fit_engine` and how its final phase ended.
+
+    ``run`` holds the engine's ``state``, its E-step ``statistics`` and ``g``; ``trace`` holds g
+    after every iteration of the final phase.
+    """
+
+    run: _Run
+    iterations: int
+    converged: bool
+    trace: list
+
+
+def _final_phase(run: _Run, max_iterations: int, tolerance: float, run_all: bool) -> EMResult:
+    """``run`` iterated to convergence (:meth:`_Run.converge`)."""
+    return EMResult(run, *run.converge(max_iterations, tolerance, run_all))
+
+
+def _check_search(schedule: str, schedules: tuple, starts: int) -> None:
+    if schedule not in schedules:
+        raise ParameterError(f"unknown restart schedule {schedule!r}; use one of "
+                             f"{', '.join(schedules)}")
+    if starts < 1:
+        raise ParameterError(f"need at least one EM start, got {starts}")
+
+
+def fit_engine(engine: EMEngine, rng: np.random.Generator, starts: int, max_iterations: int,
+               tolerance: float, schedule: str = "best-of-n", run_all_iterations: bool = False,
+               draw=None) -> EMResult:
+    """EM with random restarts for any engine (paper 003 Sec. 3): the one restart and
+    convergence loop.
+
+    Parameters
+    ----------
+    engine : EMEngine
+        The model family and its data.
+    rng : numpy.random.Generator
+        Source of the starting states; all are drawn, in order, before any EM iteration.
+    starts : int
+        Number of starting states.
+    max_iterations, tolerance : int, float
+        A run stops when ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` (converged) or after
+        ``max_iterations`` iterations (not converged).
+    schedule : {"halving", "best-of-n"}
+        Keep the best half after 1, 2, 4, ... iterations until one start is left, then run it
+        to convergence (paper 003); or run every start to convergence and keep the largest g
+        (the first of equals).
+    run_all_iterations : bool
+        Paper 003's protocol: the final phase always runs the ``max_iterations`` (stopping only
+        at an exact fixed point); the fit is converged if the last relative change is within
+        ``tolerance``.
+    draw : callable, optional
+        ``draw(rng)`` gives a starting state; ``engine.random_state`` by default.
+    """
+    _check_search(schedule, ENGINE_SCHEDULES, starts)
+    draw = engine.random_state if draw is None else draw
+    runs = [_Run(engine, draw(rng)) for _ in range(starts)]
+    if schedule == "best-of-n":
+        results = [_final_phase(run, max_iterations, tolerance, run_all_iterations)
+                   for run in runs]
+        return max(results, key=lambda result: result.run.g)
+    iterations = 1
+    while len(runs) > 1:
+        for run in runs:
+            for _ in range(iterations):
+                run.step()
+        runs = sorted(runs, key=lambda run: run.g, reverse=True)[:len(runs) // 2]
+        iterations *= 2
+    return _final_phase(runs[0], max_iterations, tolerance, run_all_iterations)
+
+
+def _finish(engine: NetworkEngine, result: EMResult, starts, schedule, n_cases) -> Fit:
+    run = result.run
     return Fit(network=engine.network, cpts=engine.to_cpts(run.state), alpha=engine.alpha,
                log_likelihood=run.statistics.log_likelihood, log_prior=engine.log_prior(run.state),
                expected_counts=engine.expected_counts(run.statistics), n_cases=n_cases,
-               iterations=iterations, converged=converged, starts=starts, schedule=schedule,
-               trace=trace)
+               iterations=result.iterations, converged=result.converged, starts=starts,
+               schedule=schedule, trace=result.trace)
 
 
 def run_em(network: Network, data: Dataset, cpts, alpha: float = 1.01,
@@ -242,15 +400,16 @@ def run_em(network: Network, data: Dataset, cpts, alpha: float = 1.01,
     shows whether a search found the mode near the truth."""
     engine = make_engine(network, data, alpha)
     run = _Run(engine, engine.from_cpts(check_parameters(network, cpts)))
-    return _finish(engine, run, *run.converge(max_iterations, tolerance, run_all_iterations),
-                   1, "single", data.n_cases)
+    result = _final_phase(run, max_iterations, tolerance, run_all_iterations)
+    return _finish(engine, result, 1, "single", data.n_cases)
 
 
 def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float = 1.01,
         starts: int = 64, max_iterations: int = 200, tolerance: float = 1e-5,
         schedule: str = "halving", run_all_iterations: bool = False,
         sweeps: int = SWEEPS) -> Fit:
-    """MAP parameters by EM with random restarts (paper 003 Sec. 3).
+    """MAP parameters by EM with random restarts (paper 003 Sec. 3): :func:`fit_engine` on the
+    engine of :func:`make_engine`, or from annealed starts.
 
     Parameters
     ----------
@@ -276,35 +435,20 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
     sweeps : int
         Annealing sweeps over the cases per start (``schedule="annealing"`` only).
     """
-    if schedule not in SCHEDULES:
-        raise ParameterError(f"unknown restart schedule {schedule!r}; use one of "
-                             f"{', '.join(SCHEDULES)}")
-    if starts < 1:
-        raise ParameterError(f"need at least one EM start, got {starts}")
+    _check_search(schedule, SCHEDULES, starts)  # before building anything
     if schedule == "annealing" and sweeps < 1:
         raise ParameterError(f"the annealed search needs at least one sweep, got {sweeps}")
     engine = make_engine(network, data, alpha)
-    if schedule == "annealing":
-        annealed = AnnealedStarts(network, data, sweeps)
-        runs = [_Run(engine, engine.from_cpts(annealed.parameters(rng))) for _ in range(starts)]
-    else:
-        runs = [_Run(engine, engine.random_state(rng)) for _ in range(starts)]
-    if schedule != "halving":
-        outcomes = [(run, run.converge(max_iterations, tolerance, run_all_iterations))
-                    for run in runs]
-        run, outcome = max(outcomes, key=lambda pair: pair[0].g)
-        if schedule == "annealing" and isinstance(engine, LatentClassEngine):
-            run, moves = split_merge(engine, run, rng)
-            if moves:
-                outcome = run.converge(max_iterations, tolerance, run_all_iterations)
-        return _finish(engine, run, *outcome, starts, schedule, data.n_cases)
-    iterations = 1
-    while len(runs) > 1:
-        for run in runs:
-            for _ in range(iterations):
-                run.step()
-        runs = sorted(runs, key=lambda run: run.g, reverse=True)[:len(runs) // 2]
-        iterations *= 2
-    run = runs[0]
-    return _finish(engine, run, *run.converge(max_iterations, tolerance, run_all_iterations),
-                   starts, schedule, data.n_cases)
+    if schedule != "annealing":
+        result = fit_engine(engine, rng, starts, max_iterations, tolerance, schedule,
+                            run_all_iterations)
+        return _finish(engine, result, starts, schedule, data.n_cases)
+    annealed = AnnealedStarts(network, data, sweeps)
+    result = fit_engine(engine, rng, starts, max_iterations, tolerance, "best-of-n",
+                        run_all_iterations,
+                        draw=lambda source: engine.from_cpts(annealed.parameters(source)))
+    if isinstance(engine, LatentClassEngine):
+        run, moves = split_merge(engine, result.run, rng)
+        if moves:
+            result = _final_phase(run, max_iterations, tolerance, run_all_iterations)
+    return _finish(engine, result, starts, schedule, data.n_cases)

@@ -30,6 +30,10 @@ EM M steps are the conjugate-prior modes (paper 004 Sec. 4.1; ML is the flat-pri
   ``mu = (k0 m0 + S1) / (k0 + n)``, ``s = b_n / (a0 + n/2 + 3/2)`` with
   ``b_n = b0 + (S2 + k0 m0^2 - (k0 + n) mu^2) / 2``; ML is ``k0 = b0 = 0, a0 = -3/2``.
 
+Each family is an EM engine (:class:`PoissonEngine`, :class:`GaussianEngine`; see
+:class:`hiddenbn.em.EMEngine`) fitted by the shared restart and convergence driver
+:func:`hiddenbn.em.fit_engine`.
+
 The completed-data marginal likelihoods (:func:`poisson_completed_log_marginal`,
 :func:`gaussian_completed_log_marginal`) are the conjugate integrals at the expected sufficient
 statistics, as the Cheeseman-Stutz score of Eq. 6 needs. The Poisson base measure
@@ -44,6 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln, xlogy
 
+from hiddenbn.em import Statistics, check_alpha, fit_engine
 from hiddenbn.errors import DataError, ParameterError
 from hiddenbn.interaction import InteractionModel, fit_cause_tables, load_interaction
 from hiddenbn.scores import bd_log_marginal, cheeseman_stutz, complete_log_likelihood
@@ -273,6 +278,48 @@ def _random_start(model, summary, rng):
     return means, variance / model.n_mechanisms * rng.uniform(0.5, 1.5, size)
 
 
+class _AdditiveEngine:
+    """What the two NAI engines share: the model, the grouped data, the prior, the starts."""
+
+    def __init__(self, model: InteractionModel, summary: EffectSummary, prior):
+        self.model, self.summary, self.prior = model, summary, prior
+
+    def random_state(self, rng):
+        """Each row's mean (and variance): the effect's, split evenly over the mechanisms,
+        times a uniform draw in [0.5, 1.5]."""
+        return _random_start(self.model, self.summary, rng)
+
+
+class PoissonEngine(_AdditiveEngine):
+    """EM engine (:class:`hiddenbn.em.EMEngine`) of a Poisson NAI model: the state is the
+    vector of stacked rates; ``expected`` holds ``n`` and ``s1`` per row."""
+
+    def e_step(self, state) -> Statistics:
+        return Statistics(poisson_statistics(self.model, state, self.summary),
+                          poisson_log_likelihood(self.model, state, self.summary))
+
+    def m_step(self, statistics: Statistics, state):
+        return _poisson_m_step(statistics.expected, state, self.prior)
+
+    def log_prior(self, state) -> float:
+        return poisson_log_prior(state, self.prior)
+
+
+class GaussianEngine(_AdditiveEngine):
+    """EM engine (:class:`hiddenbn.em.EMEngine`) of a Gaussian NAI model: the state is
+    ``(means, variances)`` stacked per row; ``expected`` holds ``n``, ``s1`` and ``s2``."""
+
+    def e_step(self, state) -> Statistics:
+        return Statistics(gaussian_statistics(self.model, *state, self.summary),
+                          gaussian_log_likelihood(self.model, *state, self.summary))
+
+    def m_step(self, statistics: Statistics, state):
+        return _gaussian_m_step(statistics.expected, state, self.prior)
+
+    def log_prior(self, state) -> float:
+        return gaussian_log_prior(*state, self.prior)
+
+
 def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=None,
                  starts: int = 4, max_iterations: int = 20000, tolerance: float = 1e-10,
                  alpha: float = 1.0) -> AdditiveFit:
@@ -280,56 +327,30 @@ def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=
 
     ``prior`` is ``(a, b)`` (Gamma) for Poisson and ``(m0, k0, a0, b0)`` (NIG) for Gaussian;
     ``alpha`` is the Dirichlet parameter of the causes' tables. Each of ``starts`` random
-    starts runs until ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|``; the largest g wins.
+    starts runs until ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|``; the largest g wins
+    (:func:`hiddenbn.em.fit_engine`, best-of-n).
     """
     model = load_interaction(model)
     if model.family not in ("poisson", "gaussian"):
         raise ParameterError(f"fit_additive fits Poisson or Gaussian NAI models, not "
                              f"{model.family}")
     _check_prior(model.family, prior)
-    if model.family == "poisson" and (np.any(summary.total < 0)
-                                      or not np.all(np.isfinite(summary.log_factorials))):
-        raise DataError("a Poisson effect must be a non-negative whole number")
+    check_alpha(alpha)
     poisson = model.family == "poisson"
-
-    def e_step(state):
-        if poisson:
-            return (poisson_statistics(model, state, summary),
-                    poisson_log_likelihood(model, state, summary))
-        return (gaussian_statistics(model, *state, summary),
-                gaussian_log_likelihood(model, *state, summary))
-
-    def m_step(statistics, state):
-        return (_poisson_m_step if poisson else _gaussian_m_step)(statistics, state, prior)
-
-    def log_prior(state):
-        return poisson_log_prior(state, prior) if poisson else gaussian_log_prior(*state, prior)
-
-    best = None
-    for _ in range(starts):
-        state = _random_start(model, summary, rng)
-        statistics, log_likelihood = e_step(state)
-        g = log_likelihood + log_prior(state)
-        converged, iteration = False, 0
-        while iteration < max_iterations and not converged:
-            iteration += 1
-            previous = g
-            state = m_step(statistics, state)
-            statistics, log_likelihood = e_step(state)
-            g = log_likelihood + log_prior(state)
-            converged = abs(g - previous) <= tolerance * max(abs(previous), 1e-300)
-        if best is None or g > best[0]:
-            best = (g, state, statistics, log_likelihood, iteration, converged)
-    _, state, statistics, log_likelihood, iterations, converged = best
+    if poisson and (np.any(summary.total < 0) or not np.all(np.isfinite(summary.log_factorials))):
+        raise DataError("a Poisson effect must be a non-negative whole number")
+    engine = (PoissonEngine if poisson else GaussianEngine)(model, summary, prior)
+    result = fit_engine(engine, rng, starts, max_iterations, tolerance, "best-of-n")
+    state, statistics = result.run.state, result.run.statistics
     cause_tables, cause_counts = fit_cause_tables(model, summary.causes, summary.counts, alpha)
     means, variances = (state, None) if poisson else state
     return AdditiveFit(model=model, cause_tables=cause_tables, cause_counts=cause_counts,
-                       means=means, variances=variances, expected=statistics,
-                       log_likelihood=log_likelihood + complete_log_likelihood(cause_tables,
-                                                                               cause_counts),
-                       log_prior=log_prior(state), n_cases=summary.n_cases,
-                       iterations=iterations, converged=converged, starts=starts, prior=prior,
-                       alpha=float(alpha))
+                       means=means, variances=variances, expected=statistics.expected,
+                       log_likelihood=statistics.log_likelihood
+                       + complete_log_likelihood(cause_tables, cause_counts),
+                       log_prior=engine.log_prior(state), n_cases=summary.n_cases,
+                       iterations=result.iterations, converged=result.converged,
+                       starts=starts, prior=prior, alpha=float(alpha))
 
 
 # --- dimensions and scores ------------------------------------------------------------------

@@ -18,10 +18,12 @@ The mechanism posteriors (the printed formula is garbled; derived here): given `
 p(X_i = k | c, e)`` and the M step is the Dirichlet MAP update below Eq. 4 (ML for
 ``alpha = 1``). The observed causes are roots whose tables are fitted from their counts.
 
-Each EM start runs inside one small numba kernel over the distinct (causes, effect) patterns;
-random starts are drawn from a ``numpy.random.Generator`` outside it. A fit is returned as a
-:class:`hiddenbn.em.Fit`, so every score of :mod:`hiddenbn.scores` applies (the adjusted
-Cheeseman-Stutz score of paper 004 Eq. 6 is its ``cs_plus``).
+The mechanisms are fitted by :class:`NoisyMaxEngine` through the shared restart and
+convergence driver :func:`hiddenbn.em.fit_engine`: its E step is one small numba kernel over the
+distinct (causes, effect) patterns, called once per iteration; random starts are drawn from a
+``numpy.random.Generator`` outside it. A fit is returned as a :class:`hiddenbn.em.Fit`, so every
+score of :mod:`hiddenbn.scores` applies (the adjusted Cheeseman-Stutz score of paper 004 Eq. 6
+is its ``cs_plus``).
 """
 
 from __future__ import annotations
@@ -30,8 +32,7 @@ import numba
 import numpy as np
 
 from hiddenbn.data import Dataset
-from hiddenbn.em import Fit
-from hiddenbn.errors import ParameterError
+from hiddenbn.em import Fit, Statistics, check_alpha, fit_engine
 from hiddenbn.interaction import InteractionModel, fit_cause_tables, load_interaction
 from hiddenbn.scores import complete_log_likelihood, dirichlet_log_density
 
@@ -99,24 +100,20 @@ def _prior_kernel(table, alpha):
 
 
 @numba.njit(cache=True)
-def _em_kernel(table, rows, effect, counts, alpha, max_iterations, tolerance):
-    """EM from ``table`` (updated in place) until the relative change of g is below tolerance."""
-    expected = np.zeros_like(table)
+def _map_rows(table, expected, alpha):
+    """The MAP M step below paper 004 Eq. 4 on the stacked mechanism tables; a new table.
+
+    Written out rather than :func:`hiddenbn.em.map_update`: this is the arithmetic the fits
+    have always used (``(E + alpha) - 1`` and a sequential row sum), so they stay bit-identical.
+    """
+    updated = table.copy()
     r = table.shape[1]
-    log_likelihood = _expected_counts(table, rows, effect, counts, expected)
-    g = log_likelihood + _prior_kernel(table, alpha)
-    for iteration in range(1, max_iterations + 1):
-        previous = g
-        for row in range(table.shape[0]):
-            denominator = expected[row].sum() + r * (alpha - 1.0)
-            if denominator > 0.0:  # an unused row keeps its value (any value maximises)
-                for k in range(r):
-                    table[row, k] = (expected[row, k] + alpha - 1.0) / denominator
-        log_likelihood = _expected_counts(table, rows, effect, counts, expected)
-        g = log_likelihood + _prior_kernel(table, alpha)
-        if abs(g - previous) <= tolerance * max(abs(previous), 1e-300):
-            return expected, log_likelihood, iteration, True
-    return expected, log_likelihood, max_iterations, False
+    for row in range(table.shape[0]):
+        denominator = expected[row].sum() + r * (alpha - 1.0)
+        if denominator > 0.0:  # an unused row keeps its value (any value maximises)
+            for k in range(r):
+                updated[row, k] = (expected[row, k] + alpha - 1.0) / denominator
+    return updated
 
 
 def _case_arrays(model: InteractionModel, data: Dataset):
@@ -159,46 +156,70 @@ def stacked_tables(model: InteractionModel, cpts) -> np.ndarray:
     return np.vstack(cpts[model.n_causes:model.n_causes + model.n_mechanisms])
 
 
+class NoisyMaxEngine:
+    """EM engine (:class:`hiddenbn.em.EMEngine`) of the mechanisms of an NMI model.
+
+    The state is the stacked mechanism table, shape ``(sum_i q_i, r)`` (see
+    :func:`stacked_tables`); g is ``log p(e | c, theta) + sum (alpha - 1) log theta`` over the
+    mechanisms, the part of the log posterior that EM changes (the causes' tables are fitted
+    in closed form by :func:`fit_noisy_max`).
+    """
+
+    def __init__(self, model: InteractionModel, data: Dataset, alpha: float):
+        check_alpha(alpha)
+        self.model, self.alpha = model, float(alpha)
+        self.data, self.causes, self.effect = _case_arrays(model, data)
+        self.counts = self.data.counts.astype(np.float64)
+        self.rows = model.mechanism_rows(self.causes)
+        self.shape = (int(model.mechanism_offsets()[-1]), model.effect_states)
+
+    def random_state(self, rng):
+        """Every mechanism row from the uniform Dirichlet."""
+        return rng.dirichlet(np.ones(self.shape[1]), size=self.shape[0])
+
+    def e_step(self, state) -> Statistics:
+        """Expected counts ``E(N_ijk)`` of paper 004 Eq. 4 (stacked) and ``log p(e | c)``."""
+        expected = np.empty(self.shape)
+        log_likelihood = _expected_counts(state, self.rows, self.effect, self.counts, expected)
+        return Statistics(expected, log_likelihood)
+
+    def m_step(self, statistics: Statistics, state):
+        return _map_rows(state, statistics.expected, self.alpha)
+
+    def log_prior(self, state) -> float:
+        return _prior_kernel(state, self.alpha)
+
+
 def fit_noisy_max(model, data: Dataset, rng: np.random.Generator, alpha: float = 1.0,
                   starts: int = 16, max_iterations: int = 1000, tolerance: float = 1e-9) -> Fit:
     """MAP (ML for ``alpha = 1``) parameters of an NMI model by EM with random restarts.
 
     Every start draws each mechanism row from the uniform Dirichlet and runs EM until
-    ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` with ``g = log p(D | theta) + log p(theta)``
-    (paper 004 Eq. 3); the start with the largest g wins. Returns a :class:`hiddenbn.em.Fit`
-    over :meth:`InteractionModel.network` with expected counts at the returned parameters.
+    ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` with g the mechanisms' part of
+    ``log p(D | theta) + log p(theta)`` (paper 004 Eq. 3, :class:`NoisyMaxEngine`); the start
+    with the largest g wins (:func:`hiddenbn.em.fit_engine`, best-of-n). Returns a
+    :class:`hiddenbn.em.Fit` over :meth:`InteractionModel.network` with expected counts at the
+    returned parameters.
     """
     model = load_interaction(model)
-    if not alpha >= 1.0:
-        raise ParameterError(f"the MAP M step needs a Dirichlet alpha of at least 1 (1 gives ML), "
-                             f"got {alpha}")
-    if starts < 1:
-        raise ParameterError(f"need at least one EM start, got {starts}")
-    network = model.network()
-    data, causes, effect = _case_arrays(model, data)
-    counts = data.counts.astype(np.float64)
-    rows = model.mechanism_rows(causes)
-    n_rows, r = int(model.mechanism_offsets()[-1]), model.effect_states
-    best = None
-    for _ in range(starts):
-        table = rng.dirichlet(np.ones(r), size=n_rows)
-        expected, log_likelihood, iterations, converged = _em_kernel(
-            table, rows, effect, counts, float(alpha), int(max_iterations), float(tolerance))
-        g = log_likelihood + _prior_kernel(table, float(alpha))
-        if best is None or g > best[0]:
-            best = (g, table, expected, log_likelihood, iterations, converged)
-    _, table, expected, effect_log_likelihood, iterations, converged = best
-    cause_tables, cause_counts = fit_cause_tables(model, causes, counts, float(alpha))
+    engine = NoisyMaxEngine(model, data, alpha)
+    result = fit_engine(engine, rng, starts, max_iterations, tolerance, "best-of-n")
+    cause_tables, cause_counts = fit_cause_tables(model, engine.causes, engine.counts,
+                                                  engine.alpha)
     offsets = model.mechanism_offsets()
-    cpts = cause_tables + [table[a:b] for a, b in zip(offsets[:-1], offsets[1:])] + [None]
-    expected_counts = cause_counts + [expected[a:b] for a, b in zip(offsets[:-1], offsets[1:])] \
-        + [None]
+
+    def network_order(causes, stacked):
+        return causes + [stacked[a:b] for a, b in zip(offsets[:-1], offsets[1:])] + [None]
+
+    cpts = network_order(cause_tables, result.run.state)
+    network = model.network()
     cause_log_likelihood = complete_log_likelihood(cause_tables, cause_counts)
-    return Fit(network=network, cpts=cpts, alpha=float(alpha),
-               log_likelihood=cause_log_likelihood + effect_log_likelihood,
-               log_prior=dirichlet_log_density(network, cpts, float(alpha)),
-               expected_counts=expected_counts, n_cases=data.n_cases, iterations=iterations,
-               converged=converged, starts=starts, schedule="best-of-n")
+    return Fit(network=network, cpts=cpts, alpha=engine.alpha,
+               log_likelihood=cause_log_likelihood + result.run.statistics.log_likelihood,
+               log_prior=dirichlet_log_density(network, cpts, engine.alpha),
+               expected_counts=network_order(cause_counts, result.run.statistics.expected),
+               n_cases=engine.data.n_cases, iterations=result.iterations,
+               converged=result.converged, starts=starts, schedule="best-of-n")
 
 
 def effect_distribution(model: InteractionModel, cpts) -> np.ndarray:
