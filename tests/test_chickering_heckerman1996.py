@@ -6,10 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from hiddenbn.em import fit
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import chickering_heckerman1996 as ch96
 from hiddenbn.models import latent_class, random_parameters
 from hiddenbn.sampling import sample_dataset
+from hiddenbn.scores import score_fit
 
 
 def hand_made_fits():
@@ -53,14 +55,22 @@ def test_format_mean_sd():
     assert ch96.format_mean_sd(0.2, 0.4472) == "0.2 ± 0.4"
 
 
-def test_fit_and_score_invariants():
+def test_fit_and_score_test_model_invariants():
     generator = latent_class(3, [2] * 6)
     data = sample_dataset(generator, random_parameters(generator, np.random.default_rng(0)), 300,
                           np.random.default_rng(1))
-    em = {"initialisations": 8, "max_iterations": 100, "tolerance": 1e-6,
+    em = {"restarts": 8, "max_iterations": 100, "tolerance": 1e-6,
           "run_all_iterations": True}
-    row = ch96.fit_and_score(latent_class(3, [2] * 6), data, np.random.default_rng(2), 1.01, em,
-                             effective_dimension=17)
+    row = ch96.fit_and_score_test_model(latent_class(3, [2] * 6), data, np.random.default_rng(2),
+                                        1.01, em, effective_dimension=17)
+    # the paper's protocol is the library's EM with halving restarts, scored by score_fit
+    result = fit(latent_class(3, [2] * 6), data, np.random.default_rng(2), 1.01, 8, 100, 1e-6,
+                 "halving", True)
+    scores = score_fit(result, data, 17)
+    for name, library in (("laplace", "laplace"), ("cs", "cs"), ("cs_de", "cs_plus"),
+                          ("mled", "mled"), ("draper", "draper"), ("bic", "bic")):
+        assert row[name] == scores[library], name
+    assert row["log_posterior"] == result.log_posterior
     assert row["d"] == 2 + 3 * 6
     # log p(D|theta) >= E_q log p(D, H|theta) (Jensen), so CS >= MLED when d' = d
     assert row["cs"] >= row["mled"]
@@ -93,10 +103,10 @@ def test_both_protocols_the_oracle_and_the_search_summary(tmp_path):
     data = sample_dataset(generator, truth, 200, np.random.default_rng(1))
     write_csv(tmp_path / "data.csv", data)
     save_parameters(tmp_path / "truth.json", generator, truth)
-    em = {"initialisations": 4, "max_iterations": 50, "tolerance": 1e-6,
+    em = {"restarts": 4, "max_iterations": 50, "tolerance": 1e-6,
           "run_all_iterations": True}
     fits = ch96.fit_test_models(tmp_path / "data.csv", 6, [2, 3], 7, 1.01, em,
-                                {"starts": 2, "sweeps": 20}, {2: 13, 3: 20},
+                                {"restarts": 2, "sweeps": 20}, {2: 13, 3: 20},
                                 tmp_path / "truth.json", 3)
     assert fits.groupby("hidden_states").protocol.apply(sorted).tolist() == \
         [["paper", "search"]] * 2

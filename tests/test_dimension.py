@@ -361,6 +361,15 @@ def test_too_large_models_give_the_size_and_an_alternative():
         dim.dimension_report(wide)
 
 
+def test_effective_dimension_or_the_reason_why_not():
+    small = parse_spec("3:2,2,2,2")
+    assert dim.effective_dimension_or_reason(small) == (dim.effective_dimension(small), None)
+    assert dim.effective_dimension_or_reason(small, 2, 1) == \
+        (dim.effective_dimension(small, 2, 1), None)
+    de, reason = dim.effective_dimension_or_reason(parse_spec("3:" + ",".join(["100"] * 6)))
+    assert de is None and reason.startswith("no effective dimension: ") and "db" in reason
+
+
 def test_huge_irregular_latent_class_model_is_ranked_through_its_regular_equivalent():
     network = parse_spec("100000:3,2")  # 6 observed states; Lemma 3.2: 2 hidden states suffice
     report = dim.dimension_report(network, points=1)

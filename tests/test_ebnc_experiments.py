@@ -1,21 +1,29 @@
 """Paper 001 dimension outputs: the table's content and the figures, on a small config."""
 
 import csv
+from pathlib import Path
 
 import pytest
+import yaml
 
 from hiddenbn.experiments import heckerman_meek1997 as hm97
+from hiddenbn.experiments.comparison import formula_value
 
 SECTION = {"naive_bayes_inputs": 3, "markov_chain_inputs": 3, "full_table_inputs": 2,
            "non_binary_states": {"X1": 3, "Y": 3}}
+PRINTED = (Path(__file__).resolve().parents[1] / "workflow" / "resources" / "heckerman_meek1997"
+           / "dimensions.yaml")
+#: The size n of each panel with a printed formula, from SECTION.
+PANEL_SIZES = {"section6": None, "naive_bayes": 3, "markov_chain": 3, "full_table": 2}
 
 
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory):
     directory = tmp_path_factory.mktemp("hm97")
     paths = (directory / "table.csv", directory / "table.md", directory / "figure2")
-    hm97.write_dimension_outputs(SECTION, seed=5, points=2, table_csv=paths[0],
-                                 table_md=paths[1], figure2=paths[2])
+    hm97.write_dimension_outputs(SECTION, seed=5, points=2, printed=PRINTED, table_csv=paths[0],
+                                 table_md=paths[1], figure2=paths[2],
+                                 verdicts_csv=directory / "verdicts.csv")
     hm97.draw_figure1(3, directory / "figure1")
     with open(paths[0]) as handle:
         rows = {row["panel"]: row for row in csv.DictReader(handle)}
@@ -37,11 +45,13 @@ def test_every_construction_agrees_on_every_panel_but_the_curved_one(outputs):
             assert row["d"] == row["basis_size"]
 
 
-def test_paper_column_is_filled_from_the_printed_table_only(outputs):
+def test_paper_column_is_filled_from_the_printed_file_only(outputs):
     _, rows, markdown = outputs
+    printed = yaml.safe_load(PRINTED.read_text())
     for name, row in rows.items():
-        if name in hm97.PRINTED:
-            assert row["paper_says"] == hm97.PRINTED[name][0]
+        if name in printed:
+            assert row["paper_says"] == printed[name]["text"]
+            assert row["paper_where"] == printed[name]["where"]
             assert row["agrees"] == ("yes" if row["paper_value"] == row["d"] else "no")
         else:
             assert row["paper_says"] == row["agrees"] == ""
@@ -49,6 +59,20 @@ def test_paper_column_is_filled_from_the_printed_table_only(outputs):
     assert "reconstructed" in rows["naive_bayes"]["note"]
     assert markdown.count("\n| ") == len(rows) + 1  # header + one line per panel
     assert "Non-redundant bases phi" in markdown
+
+
+def test_every_printed_dimension_is_in_the_verdicts(outputs):
+    directory, _, _ = outputs
+    with open(directory / "verdicts.csv") as handle:
+        verdicts = list(csv.DictReader(handle))
+    printed = yaml.safe_load(PRINTED.read_text())
+    assert set(printed) == set(PANEL_SIZES)
+    for name, entry in printed.items():
+        matching = [v for v in verdicts if v["item"].endswith(f": {entry['text']}")]
+        assert len(matching) == 1, name
+        assert matching[0]["where"] == entry["where"]
+        assert matching[0]["paper"] == str(formula_value(entry["value"], PANEL_SIZES[name]))
+    assert len(verdicts) == len(printed)
 
 
 def test_figures_are_written(outputs):

@@ -83,7 +83,7 @@ def test_fit_from_given_parameters_is_em_from_them(data_file, tmp_path, capsys):
     assert main(["fit", str(data_file), "--model", "2:2,2,3", "--init", str(truth), "--skip-de",
                  "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["em"]["starts"] == 1 and report["em"]["schedule"] == "single"
+    assert report["em"]["restarts"] == 1 and report["em"]["schedule"] == "single"
     network = parse_spec("2:2,2,3")
     expected = run_em(network, read_csv(data_file), load_parameters(truth, network), 1.01, 200,
                       1e-5, run_all_iterations=True)
@@ -97,7 +97,7 @@ def test_fit_with_the_annealed_search(data_file, capsys):
     assert main(["fit", str(data_file), "--model", "2:2,2,3", "--schedule", "annealing",
                  "--restarts", "2", "--sweeps", "10", "--skip-de", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["em"]["schedule"] == "annealing" and report["em"]["starts"] == 2
+    assert report["em"]["schedule"] == "annealing" and report["em"]["restarts"] == 2
     with pytest.raises(SystemExit) as exit_info:  # argparse: usage and one line, exit 2
         main(["fit", str(data_file), "--model", "2:2,2,3", "--schedule", "anneal"])
     assert exit_info.value.code == 2

@@ -85,7 +85,7 @@ def test_findings_state_each_experiment():
 
 def test_exact_cell_on_a_tiny_setting():
     section = {"hidden_states": 2, "features": 4, "cases": 8, "test_states": {"min": 1, "max": 2}}
-    em = {"initialisations": 4, "tolerance": 1e-5, "max_iterations": 50,
+    em = {"restarts": 4, "tolerance": 1e-5, "max_iterations": 50,
           "run_all_iterations": False}
     table = gs.exact_cell(section, em, 1.01, {"runs": 6, "particles": 32}, seed=3)
     assert list(table["hidden_states"]) == [1, 2]

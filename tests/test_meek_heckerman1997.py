@@ -9,16 +9,18 @@ import yaml
 
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import meek_heckerman1997 as mh
-from hiddenbn.experiments.dimension import meek_heckerman_table1
 from hiddenbn.noisy_max import effect_distribution
 
-QUICK = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "quick.yaml").read_text())
+ROOT = Path(__file__).resolve().parents[1]
+QUICK = yaml.safe_load((ROOT / "config" / "quick.yaml").read_text())
 SECTION = QUICK["meek_heckerman1997"]
-STRUCTURES = QUICK["dimension"]["causal_interaction_models"]
+STRUCTURES = SECTION["models"]
+PRINTED = ROOT / "workflow" / "resources" / "meek_heckerman1997" / "dimensions.yaml"
+PRINTED_TABLE1 = yaml.safe_load(PRINTED.read_text())["table1"]
 
 
 def test_quick_config_is_valid_and_parameters_build_the_tables():
-    mh.check_config(SECTION, STRUCTURES)
+    mh.check_config(SECTION)
     model = mh.study_models(STRUCTURES)["F2"]
     cpts = mh.generating_parameters(SECTION, model, "F2")
     assert [None if t is None else t.shape for t in cpts] == [(1, 2)] * 3 + [(4, 2), (2, 2), None]
@@ -38,7 +40,7 @@ def test_config_errors_name_the_key(edit, message):
     section = yaml.safe_load(yaml.safe_dump(SECTION))
     edit(section)
     with pytest.raises(HiddenbnError, match=message):
-        mh.check_config(section, STRUCTURES)
+        mh.check_config(section)
 
 
 def test_posterior_is_the_normalised_exponential():
@@ -64,7 +66,8 @@ def quick_study(tmp_path_factory):
     """The quick configuration's study, run in-process as the pipeline runs it."""
     directory = tmp_path_factory.mktemp("mh97")
     table1 = directory / "table1.csv"
-    meek_heckerman_table1(STRUCTURES, QUICK["dimension"]["points"], 0).to_csv(table1, index=False)
+    mh.meek_heckerman_table1(STRUCTURES, PRINTED_TABLE1, SECTION["jacobian_points"], 0).to_csv(
+        table1, index=False)
     score_files = []
     for generator in STRUCTURES:
         seeds = [1000 + r for r in range(SECTION["replicates"] + 1)]
@@ -86,7 +89,7 @@ def test_quick_study_scores_every_model_on_every_segment(quick_study):
         totals = scores.groupby(["generator", "replicate", "N"])[f"posterior_{variant}"].sum()
         np.testing.assert_allclose(totals, 1.0)
     # the three variants share the fits: they differ only by (d_printed - d_computed)/2 log N
-    table1 = pd.DataFrame(meek_heckerman_table1(STRUCTURES, 1, 0)).set_index("model")
+    table1 = mh.meek_heckerman_table1(STRUCTURES, PRINTED_TABLE1, 1, 0).set_index("model")
     gap = scores.cs_computed - scores.cs_printed
     expected = 0.5 * (table1.loc[scores.model, "paper dimension"].to_numpy()
                       - table1.loc[scores.model, "dimension"].to_numpy()) * np.log(scores.N)

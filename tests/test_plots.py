@@ -78,3 +78,42 @@ def test_style_is_scoped():
     with plots.style():
         assert plt.rcParams["axes.spines.top"] is False
     assert plt.rcParams["axes.spines.top"] == before
+
+
+def test_mean_and_error_is_the_mean_and_sd_over_root_n_per_group():
+    import pandas as pd
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"score": rng.choice(["a", "b"], 40), "cases": rng.choice([10, 20], 40),
+                          "kl_bits": rng.random(40)})
+    summary = plots.mean_and_error(frame, ["score", "cases"], "kl_bits").set_index(
+        ["score", "cases"])
+    for (score, cases), group in frame.groupby(["score", "cases"]):
+        values = group.kl_bits.to_numpy()
+        row = summary.loc[(score, cases)]
+        assert row["mean"] == pytest.approx(values.mean())
+        assert row["se"] == pytest.approx(values.std(ddof=1) / np.sqrt(values.size))
+        assert row["n"] == values.size
+    single = plots.mean_and_error(frame.head(1), ["score"], "kl_bits")
+    assert single.se.iloc[0] == 0.0  # one value: no spread, not NaN
+
+
+def test_selection_figure_draws_one_line_per_score_and_panel(tmp_path, monkeypatch):
+    import pandas as pd
+
+    selections = pd.DataFrame({"generator": "g", "cases": [100, 100, 1000, 1000] * 2,
+                               "score": ["BIC+"] * 4 + ["bic"] * 4,
+                               "kl_bits": [0.2, 0.3, 0.05, 0.07] * 2, "states": [2, 3, 3, 3] * 2})
+    saved = []
+    monkeypatch.setattr(plots, "save_figure", lambda figure, path: saved.append(figure))
+    plots.selection_figure(selections, ["g"], ["BIC+", "bic"], tmp_path / "selection", "title",
+                           {"g": "G"}, (plots.KL_PANEL, ("states", "states")),
+                           {"BIC+": "bic_plus"})
+    axes = saved[0].axes
+    assert [ax.get_title() for ax in axes] == ["generator G", "generator G"]
+    assert axes[0].get_yscale() == "log" and axes[1].get_yscale() == "linear"
+    assert [t.get_text() for t in axes[0].get_legend().get_texts()] == ["BIC+", "bic"]
+    kl = axes[0].containers[0].lines[0]  # BIC+'s means: the look of bic_plus, paper's label
+    np.testing.assert_allclose(np.asarray(kl.get_ydata(), dtype=float), [0.25, 0.06])
+    assert kl.get_color() == plots.SCORE_STYLES["bic_plus"][0]
+    plt.close(saved[0])

@@ -234,3 +234,23 @@ def test_cs_minus_mled_is_the_summed_posterior_entropy_of_the_hidden_variable(rn
         posterior = np.exp(joint - logsumexp(joint))
         entropy -= float(np.sum(posterior * np.log(posterior)))
     assert values["cs"] - values["mled"] == pytest.approx(entropy, rel=1e-9, abs=1e-8)
+
+
+def test_timed_scores_equal_the_untimed_ones_and_time_every_score(rng):
+    network = latent_class(3, [2, 3, 2, 2])
+    data = sample_dataset(network, random_parameters(network, rng), 200, rng)
+    result = em.fit(network, data, rng, alpha=1.01, starts=4, max_iterations=50)
+    for de, with_laplace in ((None, True), (9, True), (9, False)):
+        timings = {}
+        timed = scores.score_fit(result, data, de, with_laplace, timings=timings)
+        untimed = scores.score_fit(result, data, de, with_laplace)
+        assert list(timed) == list(untimed)
+        assert all(timed[name] == untimed[name] for name in untimed)  # bit for bit
+        assert set(timings) == set(untimed) - {"loglik", "laplace_positive_definite"}
+        assert all(seconds >= 0 for seconds in timings.values())
+        # CS and CS+ count MLED's Eq. 5, which they are built on
+        assert timings["cs"] >= timings["mled"]
+    # the values are the formulas of Eqs. 9, 10, 13 on the fit
+    n, ds = data.n_cases, network.standard_dimension
+    assert timed["bic"] == pytest.approx(result.log_likelihood - ds / 2 * np.log(n), rel=1e-15)
+    assert timed["cs_plus"] - timed["cs"] == pytest.approx((ds - 9) / 2 * np.log(n))

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from hiddenbn.experiments import reproduction
+from hiddenbn.experiments.papers import PAPERS
 from run_outputs import differences, result_files
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,14 +34,16 @@ def test_dry_run_lists_the_rules(tmp_path):
     result = snakemake("-n", "--directory", str(tmp_path), "--configfile", str(REPO / "config" /
                                                                                 "config.yaml"))
     assert result.returncode == 0, result.stderr
-    for rule in ("ch96_generate_model", "ch96_sample_data", "all"):
+    for rule in ("chickering_heckerman1996_generate_model", "chickering_heckerman1996_sample_data",
+                 "all"):
         assert rule in result.stdout
 
 
 def test_the_default_config_is_found_from_another_working_directory(tmp_path):
     result = snakemake("-n", "--directory", str(tmp_path))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "ch96_fit" in result.stdout and "gold_slope" in result.stdout
+    assert "chickering_heckerman1996_fit" in result.stdout
+    assert "gold_standard_slope" in result.stdout
 
 
 def test_a_config_with_one_paper_section_runs_only_its_rules(tmp_path):
@@ -52,8 +54,9 @@ def test_a_config_with_one_paper_section_runs_only_its_rules(tmp_path):
     path.write_text(yaml.safe_dump(only))
     result = snakemake("-n", "--directory", str(tmp_path), "--configfile", str(path))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "hm97_dimensions" in result.stdout and "ch96_fit" not in result.stdout
-    assert "hm97_study_case" not in result.stdout
+    assert "heckerman_meek1997_dimensions" in result.stdout
+    assert "chickering_heckerman1996_fit" not in result.stdout
+    assert "heckerman_meek1997_study_case" not in result.stdout
 
 
 def write_config(tmp_path, edit):
@@ -154,10 +157,10 @@ def test_report_of_a_quick_run_shows_every_paper(quick_run, tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     text = html.read_text()
     # categories are JSON in the page (non-ASCII letters escaped as json.dumps does)
-    for key in reproduction.PAPERS:
-        assert json.dumps(reproduction.paper_label(key)) in text, key
+    for paper in PAPERS.values():
+        assert json.dumps(paper.label) in text, paper.name
     assert json.dumps("All papers") in text and "system-message" not in text
     assert text.count('"caption": "<p>') == text.count('"mime_type"')  # every result captioned
     document = outputs[Path("REPRODUCTION.md")].decode()
-    for key in reproduction.PAPERS:
-        assert f"## {reproduction.paper_label(key)}" in document, key
+    for paper in PAPERS.values():
+        assert f"## {paper.label}" in document, paper.name

@@ -72,7 +72,7 @@ def test_a_job_failing_in_a_real_run_leaves_its_traceback_in_the_log(tmp_path):
     log = (tmp_path / "results" / "logs" / "studies" / "tiny" / "summary.log").read_text()
     assert "Traceback (most recent call last):" in log and log.endswith(f"errors.{error}\n")
     # the job's own line, printed before Snakemake's summary (which also shows the log)
-    console = result.stderr.split("Error in rule study_summary_tiny")[0]
+    console = result.stderr.split("Error in rule studies_summary_tiny")[0]
     assert f"\n{error}\n" in console, result.stderr[-3000:]
     assert "lost sys.stderr" not in result.stderr
 
@@ -118,9 +118,13 @@ def problems_of(edit):
      "config chickering_heckerman1996.replicats: unknown key; did you mean replicates?"),
     (lambda c: c.update(colour="blue"),
      "config colour: unknown key; expected one of seed, results_dir, chickering_heckerman1996, "
-     "kocka_zhang2002, dimension, meek_heckerman1997, heckerman_meek1997, gold_standard, "
-     "studies"),
-    (lambda c: c["dimension"].pop("points"), "config dimension.points: missing; it is required"),
+     "kocka_zhang2002, geiger_heckerman_meek1996, meek_heckerman1997, heckerman_meek1997, "
+     "gold_standard, studies"),
+    (lambda c: c["geiger_heckerman_meek1996"].pop("w_hidden_states"),
+     "config geiger_heckerman_meek1996.w_hidden_states: missing; it is required"),
+    (lambda c: c["meek_heckerman1997"]["em"].update(schedule="halving"),
+     "config meek_heckerman1997.em: a key must be one of restarts, tolerance, max_iterations, got "
+     "'schedule'"),
     (lambda c: c["heckerman_meek1997"].pop("training_sizes"),
      "config heckerman_meek1997.training_sizes: missing; it is required with "
      "heckerman_meek1997.study"),

@@ -455,6 +455,18 @@ def effective_dimension(network: Network, points: int = 5, seed: int = 0) -> int
     return _effective_dimension(network, int(points), int(seed))
 
 
+def effective_dimension_or_reason(network: Network, points: int = 5,
+                                  seed: int = 0) -> tuple[int | None, str | None]:
+    """``(de, None)`` from :func:`effective_dimension`, or ``(None, reason)`` when it cannot
+    give ``de`` (e.g. a model too large to rank that no bound or decomposition covers): callers
+    then report the scores that need ``de`` (BIC+, CS+ of paper 002 Sec. 2.3) as missing
+    instead of failing."""
+    try:
+        return int(effective_dimension(network, points, seed)), None
+    except HiddenbnError as err:
+        return None, f"no effective dimension: {err}"
+
+
 def format_report(report: dict) -> str:
     """The report as the few lines ``hiddenbn dim`` prints."""
     lines = [f"ds  {report['ds']:>6}  standard dimension (free parameters)"]

@@ -36,12 +36,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from hiddenbn.errors import DataError, HiddenbnError, SpecError
 from hiddenbn.models import Network, check_parameters, random_parameters
-from hiddenbn.rank import CLEAR_GAP_DECADES, numerical_rank
+from hiddenbn.rank import (CLEAR_GAP_DECADES, modular_echelon, modular_rank,
+                           numerical_rank)
 
 METHODS = ("decomposition", "exact", "svd", "jacobian", "jacobian-svd")
 
@@ -229,63 +229,15 @@ def class_probabilities(log_odds_values) -> np.ndarray:
 
 
 # --- exact rank over GF(p) -----------------------------------------------------------------
-@numba.njit(cache=True)
-def _echelon_mod_prime(matrix, prime):
-    """Row-reduce a copy of ``matrix`` (entries in 0..prime-1) over GF(prime).
-
-    Returns the rank and a 0/1 vector marking the pivot columns (the first independent column
-    of each pivot, scanning columns left to right).
-    """
-    work = matrix.copy()
-    n_rows, n_cols = work.shape
-    pivots = np.zeros(n_cols, dtype=np.int8)
-    rank = 0
-    for col in range(n_cols):
-        if rank == n_rows:
-            break
-        found = -1
-        for row in range(rank, n_rows):
-            if work[row, col] != 0:
-                found = row
-                break
-        if found < 0:
-            continue
-        if found != rank:
-            for c in range(col, n_cols):
-                swap = work[rank, c]
-                work[rank, c] = work[found, c]
-                work[found, c] = swap
-        # Fermat inverse of the pivot: a^(p-2) mod p by square-and-multiply.
-        inverse, base, exponent = 1, work[rank, col], prime - 2
-        while exponent > 0:
-            if exponent & 1:
-                inverse = inverse * base % prime
-            base = base * base % prime
-            exponent >>= 1
-        for c in range(col, n_cols):
-            work[rank, c] = work[rank, c] * inverse % prime
-        for row in range(rank + 1, n_rows):
-            factor = work[row, col]
-            if factor != 0:
-                for c in range(col, n_cols):
-                    work[row, c] = (work[row, c] - factor * work[rank, c]) % prime
-        pivots[col] = 1
-        rank += 1
-    return rank, pivots
-
-
 def exact_rank(matrix) -> tuple[int, np.ndarray]:
     """Rank of an integer matrix and indices of independent columns forming a column basis.
 
-    Eliminates over the two :data:`PRIMES` and keeps the larger rank (see there).
+    Eliminates over the two :data:`PRIMES` (:func:`hiddenbn.rank.modular_echelon`) and keeps
+    the larger rank (see there).
     """
     matrix = np.asarray(matrix, dtype=np.int64)
-    best_rank, best_pivots = -1, None
-    for prime in PRIMES:
-        rank, pivots = _echelon_mod_prime(np.mod(matrix, prime), prime)
-        if rank > best_rank:
-            best_rank, best_pivots = rank, np.flatnonzero(pivots)
-    return int(best_rank), best_pivots
+    return max((modular_echelon([matrix], matrix.shape[1], prime) for prime in PRIMES),
+               key=lambda echelon: echelon[0])
 
 
 def svd_rank(matrix) -> tuple[int, float]:
@@ -585,7 +537,7 @@ def jacobian_rank(classifier: EmbeddedClassifier, rng: np.random.Generator, poin
         if exact:
             tables = _random_residue_tables(classifier.network, rng, PRIMES[0])
             jacobian = np.mod(log_odds_jacobian(classifier, tables, configurations), PRIMES[0])
-            rank, _ = _echelon_mod_prime(jacobian, PRIMES[0])
+            rank = modular_rank([jacobian], jacobian.shape[1], PRIMES[0])
             gap = None
         else:
             cpts = random_parameters(classifier.network, rng)

@@ -40,7 +40,7 @@ from hiddenbn import limits
 from hiddenbn.em import map_update
 from hiddenbn.errors import SpecError
 from hiddenbn.models import Network
-from hiddenbn.spec import parse_spec, read_spec_document as read_spec_file
+from hiddenbn.spec import is_spec_file, parse_spec, read_spec_document
 
 FAMILIES = ("noisy-max", "poisson", "gaussian")
 _KEYS = ("interaction", "causes", "mechanisms", "effect")
@@ -249,14 +249,21 @@ def from_network(network: Network) -> InteractionModel:
         network.names[effect], r))
 
 
-def is_interaction_document(document) -> bool:
-    """True for a mapping in the interaction-model YAML form (it has an ``interaction`` key)."""
-    return isinstance(document, dict) and "interaction" in document
+def interaction_document(spec) -> dict | None:
+    """``spec``'s mapping if it is in the interaction-model YAML form (it has an
+    ``interaction`` key), else None.
 
-
-def read_spec_document(spec):
-    """The parsed YAML/JSON document of a spec file, or None if there is no such file."""
-    return read_spec_file(spec) if Path(spec).is_file() else None
+    A dict is its own mapping; a spec file (:func:`hiddenbn.spec.is_spec_file`) is read if it
+    exists. Anything else, a missing file included, is left to
+    :func:`hiddenbn.spec.parse_spec`, which reads network specs and reports missing files.
+    """
+    if isinstance(spec, dict):
+        document = spec
+    elif is_spec_file(spec) and Path(spec).is_file():
+        document = read_spec_document(spec)
+    else:
+        return None
+    return document if isinstance(document, dict) and "interaction" in document else None
 
 
 def load_interaction(spec) -> InteractionModel:
@@ -267,12 +274,8 @@ def load_interaction(spec) -> InteractionModel:
     """
     if isinstance(spec, InteractionModel):
         return spec
-    document = None
-    if isinstance(spec, dict):
-        document = spec
-    elif isinstance(spec, (str, Path)) and str(spec).lower().endswith((".yaml", ".yml", ".json")):
-        document = read_spec_document(spec)
-    if is_interaction_document(document):
+    document = interaction_document(spec)
+    if document is not None:
         try:
             return interaction_from_dict(document)
         except SpecError as err:

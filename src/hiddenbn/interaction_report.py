@@ -18,8 +18,7 @@ import pandas as pd
 from hiddenbn import dimension, limits, seeding, selection
 from hiddenbn.data import COUNT_COLUMN, read_csv
 from hiddenbn.errors import DataError
-from hiddenbn.interaction import (InteractionModel, interaction_from_dict, is_interaction_document,
-                                  read_spec_document)
+from hiddenbn.interaction import InteractionModel, interaction_document, interaction_from_dict
 from hiddenbn.noisy_additive import (additive_dimension, adjusted_cheeseman_stutz, fit_additive,
                                      standard_additive_dimension, summarise)
 from hiddenbn.noisy_max import fit_noisy_max
@@ -34,11 +33,8 @@ DEFAULT_PRIORS = {"poisson": (1.0, 1.0), "gaussian": (0.0, 1.0, 1.0, 1.0)}
 def interaction_spec(spec) -> InteractionModel | None:
     """The interaction model if ``spec`` (a dict or a YAML/JSON file) is in the interaction
     form, else None (the spec is then an ordinary network spec)."""
-    document = spec
-    if not isinstance(spec, dict):
-        suffix_ok = str(spec).lower().endswith((".yaml", ".yml", ".json"))
-        document = read_spec_document(spec) if suffix_ok else None
-    return interaction_from_dict(document) if is_interaction_document(document) else None
+    document = interaction_document(spec)
+    return None if document is None else interaction_from_dict(document)
 
 
 def dimension_report(model: InteractionModel, points: int = 5, seed: int = 0) -> dict:
@@ -109,7 +105,7 @@ def fit_report(model: InteractionModel, data_path, seed: int, alpha: float, star
                             {"mean": fit.means[rows].tolist(),
                              "variance": fit.variances[rows].tolist()})
     return {"family": model.family, "n_cases": summary.n_cases, "ds": ds, "de": de,
-            "em": {"starts": fit.starts, "iterations": fit.iterations,
+            "em": {"restarts": fit.starts, "iterations": fit.iterations,
                    "converged": bool(fit.converged), "log_likelihood": fit.log_likelihood},
             "scores": {"loglik": fit.log_likelihood,
                        "bic": bic(fit.log_likelihood, ds, fit.n_cases),
@@ -125,7 +121,7 @@ def format_fit_report(report: dict) -> str:
     em = report["em"]
     lines = [f"{report['family']} NAI model, {report['n_cases']} cases; ds {report['ds']}, "
              f"de {report['de']}",
-             f"EM (ML): {em['starts']} starts, "
+             f"EM (ML): {em['restarts']} restarts, "
              + ("converged" if em["converged"] else "NOT converged")
              + f" after {em['iterations']} iterations; log-likelihood {em['log_likelihood']:.6f}",
              "scores (approximate log marginal likelihood):"]

@@ -1,7 +1,9 @@
-"""Figures: one project-wide style and drawings of network structures.
+"""Figures: one project-wide style, drawings of network structures and selection curves.
 
 Every figure of the pipeline is drawn inside :func:`style` so that fonts, sizes and colours
 match across papers, and saved with :func:`save_figure` (PNG for reading, PDF for print).
+:func:`selection_figure` draws what scores select against the sample size (paper 002 Figures
+4-5, and every user study of the config).
 :func:`draw_network` draws a :class:`~hiddenbn.models.Network` the way the papers draw theirs
 (paper 001 Fig. 2: "the number in the node is its number of states"): hidden nodes shaded,
 deterministic nodes (the ``max``/``sum`` effects of paper 004) double-circled, nodes layered
@@ -19,6 +21,7 @@ matplotlib.use("Agg")  # the pipeline and tests run headless; set before pyplot 
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 from matplotlib.patches import Circle, FancyArrowPatch  # noqa: E402
 
 from hiddenbn.files import atomic_output  # noqa: E402
@@ -41,6 +44,8 @@ SCORE_STYLES = {
     "gold": ("#222222", "*", "-", "gold standard"),
     "loglik": ("#999999", ".", ":", "log-likelihood"),
 }
+#: The KL panel of :func:`selection_figure`: the column of the selections and its axis label.
+KL_PANEL = ("kl_bits", "KL(true ‖ selected) [bits]")
 HIDDEN_FILL = "#c8c8c8"
 OBSERVED_FILL = "white"
 EDGE_COLOUR = "#222222"
@@ -96,6 +101,66 @@ def save_figure(figure, path) -> list[Path]:
         written.append(target)
     plt.close(figure)
     return written
+
+
+def mean_and_error(frame: pd.DataFrame, by, value: str) -> pd.DataFrame:
+    """Mean, standard error (sd / sqrt(n)) and size ``n`` of ``value`` per group ``by``: the
+    points and error bars of :func:`selection_figure`, and the tables printed beside it."""
+    grouped = frame.groupby(by, sort=True)[value]
+    return pd.DataFrame({"mean": grouped.mean(), "se": grouped.sem(ddof=1).fillna(0.0),
+                         "n": grouped.size()}).reset_index()
+
+
+def selection_figure(selections: pd.DataFrame, generators, scores, path, title: str,
+                     panel_titles: dict, panels, style_names: dict | None = None) -> None:
+    """What each score selects against the sample size N (paper 002 Figures 4-5), saved as
+    ``path`` (PNG + PDF).
+
+    Parameters
+    ----------
+    selections : pandas.DataFrame
+        One row per (data set, score) with columns ``generator``, ``cases`` (N), ``score`` and
+        the panels' columns.
+    generators : list
+        One row of panels each, titled ``"generator " + panel_titles[generator]``.
+    scores : list
+        One line per score, labelled by its name and drawn in the look of
+        :data:`SCORE_STYLES` (``style_names`` maps names that are not its keys, e.g. paper
+        002's ``BIC+``, to them).
+    panels : sequence of (column, axis label)
+        One panel per column: its mean against N with error bars of one standard error
+        (:func:`mean_and_error`); N, and KL (:data:`KL_PANEL`), on log scales.
+    """
+    style_names = style_names or {}
+    with style():
+        figure, axes = plt.subplots(len(generators), len(panels),
+                                    figsize=(4 * len(panels), 3 * len(generators)),
+                                    squeeze=False)
+        for row, generator in zip(axes, generators):
+            subset = selections[selections.generator == generator]
+            for column, (value, label) in enumerate(panels):
+                summary = mean_and_error(subset, ["score", "cases"], value)
+                # scores that select alike draw one line: their markers tell them apart
+                for score in scores:
+                    line = summary[summary.score == score]
+                    look = score_style(style_names.get(score, score))
+                    row[column].errorbar(line.cases, line["mean"], yerr=line.se,
+                                         markerfacecolor="none", capsize=2,
+                                         **{**look, "label": score})
+                row[column].set_xscale("log")
+                sizes = sorted(subset.cases.unique())  # label the sample sizes themselves
+                row[column].set_xticks(sizes, [f"{n:,}" for n in sizes])
+                row[column].xaxis.set_minor_locator(plt.NullLocator())
+                if value == KL_PANEL[0]:
+                    row[column].set_yscale("log")
+                row[column].set_xlabel("sample size N")
+                row[column].set_ylabel(label)
+                row[column].set_title("generator " + panel_titles[generator])
+            row[0].legend()
+        figure.suptitle(title)
+        # keep the suptitle clear of the first row's panel titles
+        figure.tight_layout(rect=(0, 0, 1, 1 - 0.35 / figure.get_figheight()))
+        save_figure(figure, path)
 
 
 def node_depths(network: Network) -> np.ndarray:

@@ -112,11 +112,30 @@ def _eliminate_rows(rows, basis, pivots, rank, p, bound):
     return rank
 
 
-def modular_rank(blocks, columns: int, prime: int, bound: int | None = None) -> int:
-    """Rank over ``F_prime`` of the matrix stacked from int64 ``blocks`` of residues.
+def modular_echelon(blocks, columns: int, prime: int,
+                    bound: int | None = None) -> tuple[int, np.ndarray]:
+    """Rank over ``F_prime`` of the matrix stacked from int64 ``blocks``, and its pivot columns.
 
-    ``bound`` (default ``columns``) is a known upper bound on the rank: reaching it ends the
-    scan, which is what makes large full-rank models cheap.
+    Parameters
+    ----------
+    blocks : iterable of array_like
+        Row blocks of integers, each with ``columns`` columns; entries are reduced mod
+        ``prime`` here, so any integers (negative ones too) will do.
+    columns : int
+    prime : int
+        A prime below ``2**31`` (products of two residues must fit int64).
+    bound : int, optional
+        A known upper bound on the rank (default ``columns``): reaching it ends the scan,
+        which is what makes large full-rank models cheap.
+
+    Returns
+    -------
+    rank : int
+    pivots : numpy.ndarray
+        The pivot columns in ascending order: column ``j`` is one iff it is not in the span
+        (mod ``prime``) of the columns left of it, so they form a column basis. They are the
+        leading columns of the echelon rows, a property of the row space, so the order of
+        the rows does not matter. Once the scan ends at ``bound``, those of the rows read.
     """
     bound = columns if bound is None else min(bound, columns)
     basis = np.zeros((max(bound, 1), columns), dtype=np.int64)
@@ -127,4 +146,10 @@ def modular_rank(blocks, columns: int, prime: int, bound: int | None = None) -> 
             break
         rank = _eliminate_rows(np.ascontiguousarray(block, dtype=np.int64), basis, pivots, rank,
                                prime, bound)
-    return int(rank)
+    return int(rank), np.sort(pivots[:rank])
+
+
+def modular_rank(blocks, columns: int, prime: int, bound: int | None = None) -> int:
+    """Rank over ``F_prime`` of the matrix stacked from int64 ``blocks`` (:func:`modular_echelon`
+    without its pivots)."""
+    return modular_echelon(blocks, columns, prime, bound)[0]

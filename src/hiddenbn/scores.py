@@ -25,6 +25,7 @@ row (:func:`hiddenbn.models.free_parameters`).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -307,33 +308,68 @@ def negative_hessian(network: Network, data: Dataset, cpts, alpha: float) -> np.
 
 
 # --- every score of a fit --------------------------------------------------------------------
+def _timed(function, *args):
+    """``function(*args)`` and the seconds it took."""
+    start = time.perf_counter()
+    value = function(*args)
+    return value, time.perf_counter() - start
+
+
+def _laplace_of_fit(fit, data: Dataset) -> Laplace:
+    """Eq. 8 at the fit, with the exact negative Hessian (the costly part)."""
+    return laplace(fit.log_likelihood, fit.log_prior,
+                   negative_hessian(fit.network, data, fit.cpts, fit.alpha))
+
+
 def score_fit(fit, data: Dataset, effective_dimension: int | None = None,
-              with_laplace: bool = True) -> dict:
+              with_laplace: bool = True, timings: dict | None = None) -> dict:
     """Every score of paper 003 (and BIC+/CS+ of paper 002 when ``de`` is given) for a fit.
 
-    ``fit`` is a :class:`hiddenbn.em.Fit` (MAP or ML parameters and expected counts there).
-    Returns a dict of floats; ``laplace_positive_definite`` says whether Eq. 8 applied. Models
-    with more than :data:`LAPLACE_MAX_DIMENSION` parameters get no Laplace score (the dense
-    Hessian would not fit in memory).
+    Parameters
+    ----------
+    fit : hiddenbn.em.Fit
+        MAP or ML parameters and the expected counts there.
+    data : Dataset
+        The data of the fit (for the Laplace Hessian).
+    effective_dimension : int, optional
+        ``de``; without it there is no BIC+ or CS+.
+    with_laplace : bool
+        Models with more than :data:`LAPLACE_MAX_DIMENSION` parameters get no Laplace score
+        all the same (the dense Hessian would not fit in memory).
+    timings : dict, optional
+        Filled with the seconds each score took beyond EM, by score name (paper 003 Table 2):
+        each counts the terms it needs, shared ones included (CS and CS+: MLED's Eq. 5 and
+        ``log p(D'|theta)``; Laplace: the negative Hessian). BIC and Draper take
+        ``log p(D|theta)`` from the fit, so they cost next to nothing here.
+
+    Returns
+    -------
+    dict
+        Floats by score name, and ``laplace_positive_definite``: whether Eq. 8 applied.
     """
-    network, n_cases = fit.network, fit.n_cases
+    network, n_cases, log_likelihood = fit.network, fit.n_cases, fit.log_likelihood
     ds = network.standard_dimension
-    mled = bd_log_marginal(network, fit.expected_counts, fit.alpha)
-    complete = complete_log_likelihood(fit.cpts, fit.expected_counts)
-    result = {
-        "loglik": fit.log_likelihood,
-        "bic": bic(fit.log_likelihood, ds, n_cases),
-        "draper": draper(fit.log_likelihood, ds, n_cases),
-        "mled": mled,
-        "cs": cheeseman_stutz(mled, complete, fit.log_likelihood, n_cases, ds, ds),
-    }
+    seconds = {}
+    mled, seconds["mled"] = _timed(bd_log_marginal, network, fit.expected_counts, fit.alpha)
+    complete, complete_seconds = _timed(complete_log_likelihood, fit.cpts, fit.expected_counts)
+    result = {"loglik": log_likelihood}
+    result["bic"], seconds["bic"] = _timed(bic, log_likelihood, ds, n_cases)
+    result["draper"], seconds["draper"] = _timed(draper, log_likelihood, ds, n_cases)
+    result["mled"] = mled
+    result["cs"], seconds["cs"] = _timed(cheeseman_stutz, mled, complete, log_likelihood,
+                                         n_cases, ds, ds)
+    seconds["cs"] += seconds["mled"] + complete_seconds
     if effective_dimension is not None:
-        result["bic_plus"] = bic(fit.log_likelihood, effective_dimension, n_cases)
-        result["cs_plus"] = cheeseman_stutz(mled, complete, fit.log_likelihood, n_cases, ds,
-                                            effective_dimension)
+        result["bic_plus"], seconds["bic_plus"] = _timed(bic, log_likelihood,
+                                                         effective_dimension, n_cases)
+        result["cs_plus"], seconds["cs_plus"] = _timed(cheeseman_stutz, mled, complete,
+                                                       log_likelihood, n_cases, ds,
+                                                       effective_dimension)
+        seconds["cs_plus"] += seconds["mled"] + complete_seconds
     if with_laplace and ds <= LAPLACE_MAX_DIMENSION:
-        approximation = laplace(fit.log_likelihood, fit.log_prior,
-                                negative_hessian(network, data, fit.cpts, fit.alpha))
+        approximation, seconds["laplace"] = _timed(_laplace_of_fit, fit, data)
         result["laplace"] = approximation.value
         result["laplace_positive_definite"] = approximation.positive_definite
+    if timings is not None:
+        timings.update(seconds)
     return result

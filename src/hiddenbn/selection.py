@@ -12,6 +12,7 @@ import math
 
 from hiddenbn import limits, seeding
 from hiddenbn.data import Dataset
+from hiddenbn.dimension import effective_dimension_or_reason
 from hiddenbn.em import fit, run_em
 from hiddenbn.errors import DataError, HiddenbnError, excerpt
 from hiddenbn.models import Network, latent_class
@@ -19,18 +20,6 @@ from hiddenbn.scores import LAPLACE_MAX_DIMENSION, score_fit
 
 #: Scores reported for every model, in display order (BIC+/CS+ only when de is known).
 SCORE_NAMES = ("loglik", "bic", "bic_plus", "draper", "mled", "cs", "cs_plus", "laplace")
-
-
-def effective_dimension_or_reason(network: Network):
-    """``(de, None)`` from the dimension engine, or ``(None, reason)`` when it cannot say."""
-    try:
-        from hiddenbn.dimension import effective_dimension
-    except ImportError:
-        return None, "BIC+ and CS+ need the effective dimension engine (hiddenbn.dimension)"
-    try:
-        return int(effective_dimension(network)), None
-    except HiddenbnError as err:
-        return None, f"no effective dimension: {err}"
 
 
 def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.01,
@@ -133,7 +122,7 @@ def fit_report(outcome: dict, data: Dataset) -> dict:
     return {
         "model": network.to_dict(), "n_cases": data.n_cases, "n_patterns": data.n_patterns,
         "alpha": result.alpha, "ds": outcome["ds"], "de": outcome["de"],
-        "em": {"starts": result.starts, "schedule": result.schedule,
+        "em": {"restarts": result.starts, "schedule": result.schedule,
                "iterations": result.iterations, "converged": result.converged,
                "log_likelihood": result.log_likelihood, "log_prior": result.log_prior,
                "log_posterior": result.log_posterior},
@@ -152,7 +141,8 @@ def format_fit_report(report: dict) -> str:
     de = "unknown" if report["de"] is None else report["de"]
     lines = [f"data: {report['n_cases']} cases in {report['n_patterns']} distinct patterns; "
              f"ds {report['ds']}, de {de}, Dirichlet alpha {report['alpha']}",
-             f"EM: {em['starts']} start{'s' if em['starts'] != 1 else ''} ({em['schedule']}), "
+             f"EM: {em['restarts']} restart{'s' if em['restarts'] != 1 else ''} "
+             f"({em['schedule']}), "
              + (f"converged after {em['iterations']} final iterations" if em["converged"] else
                 f"NOT converged after {em['iterations']} final iterations"),
              f"log-likelihood {em['log_likelihood']:.6f}, log posterior g {em['log_posterior']:.6f}",

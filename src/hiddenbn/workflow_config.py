@@ -29,7 +29,7 @@ from jsonschema import Draft202012Validator, validators
 from hiddenbn import limits, textfiles
 from hiddenbn.errors import ConfigError, HiddenbnError
 from hiddenbn.experiments import chickering_heckerman1996 as ch96
-from hiddenbn.experiments import dimension as dimension_experiments
+from hiddenbn.experiments import geiger_heckerman_meek1996 as gh96
 from hiddenbn.experiments import gold_standard
 from hiddenbn.experiments import kocka_zhang2002 as kz02
 from hiddenbn.experiments import meek_heckerman1997 as mh97
@@ -236,14 +236,10 @@ def check_sections(config: dict) -> None:
     """The checks of each paper's section, and between sections, that a schema cannot make."""
     if "chickering_heckerman1996" in config:
         ch96.check_config(config["chickering_heckerman1996"])
-    if "dimension" in config:
-        dimension_experiments.check_section(config["dimension"])
+    if "geiger_heckerman_meek1996" in config:
+        gh96.check_config(config["geiger_heckerman_meek1996"])
     if "meek_heckerman1997" in config:
-        if "dimension" not in config:
-            raise HiddenbnError("config meek_heckerman1997 needs the dimension section: its "
-                                "models are dimension.causal_interaction_models")
-        mh97.check_config(config["meek_heckerman1997"],
-                          config["dimension"]["causal_interaction_models"])
+        mh97.check_config(config["meek_heckerman1997"])
     if "gold_standard" in config:
         gold_standard.check_config(config["gold_standard"], config.get("chickering_heckerman1996"))
     if "kocka_zhang2002" in config:

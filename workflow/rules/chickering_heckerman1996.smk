@@ -1,136 +1,256 @@
 # Chickering & Heckerman (1996), paper 003: naive-Bayes models with a hidden root.
 # models -> data sets -> (dimensions of the test models) -> one fit job per data set, scoring
 # every test model -> tables, figures and comparison.md. The reality check of Sec. 5 is one job.
-rule ch96_generate_model:
+from hiddenbn.experiments import chickering_heckerman1996
+
+CHICKERING_HECKERMAN1996 = config["chickering_heckerman1996"]
+CHICKERING_HECKERMAN1996_DIR = results_folder("chickering_heckerman1996")
+
+
+def chickering_heckerman1996_model(experiment):
+    """The generating model (hidden states, features) of ``experiment``."""
+    section = CHICKERING_HECKERMAN1996
+    return section["models"][section["experiments"][experiment]["model"]]
+
+
+def chickering_heckerman1996_fit_settings():
+    """The prior and EM protocol of paper 003's fits (the gold standard scores its fits and
+    fits its own small data sets the same way)."""
+    return {
+        "prior_alpha": CHICKERING_HECKERMAN1996["prior_alpha"],
+        "em": CHICKERING_HECKERMAN1996["em"],
+    }
+
+
+def chickering_heckerman1996_model_file(experiment):
+    """The generating model's parameter file of ``experiment``."""
+    model = CHICKERING_HECKERMAN1996["experiments"][experiment]["model"]
+    return f"{CHICKERING_HECKERMAN1996_DIR}/models/{model}.json"
+
+
+def chickering_heckerman1996_model_spec(model):
+    m = CHICKERING_HECKERMAN1996["models"][model]
+    return chickering_heckerman1996.naive_bayes_spec(m["hidden_states"], m["features"])
+
+
+def chickering_heckerman1996_test_states(experiment):
+    states = CHICKERING_HECKERMAN1996["experiments"][experiment]["test_states"]
+    return list(range(states["min"], states["max"] + 1))
+
+
+def chickering_heckerman1996_states_for_features(features):
+    """Every test state count fitted with ``features`` features (one dimension table each)."""
+    return sorted(
+        {
+            c
+            for e in CHICKERING_HECKERMAN1996["experiments"]
+            if chickering_heckerman1996_model(e)["features"] == features
+            for c in chickering_heckerman1996_test_states(e)
+        }
+    )
+
+
+def chickering_heckerman1996_replicates():
+    return range(1, CHICKERING_HECKERMAN1996["replicates"] + 1)
+
+
+def chickering_heckerman1996_data_files(experiment):
+    """Data sets of one experiment; ``experiment`` may be a wildcard pattern."""
+    return [
+        f"{CHICKERING_HECKERMAN1996_DIR}/data/{experiment}/rep{r}.csv"
+        for r in chickering_heckerman1996_replicates()
+    ]
+
+
+def chickering_heckerman1996_data_seeds(experiment):
+    """Seeds keyed by (model, N, replicate): experiments sharing both share their data."""
+    e = CHICKERING_HECKERMAN1996["experiments"][experiment]
+    return [
+        job_seed("chickering_heckerman1996", "data", e["model"], e["cases"], r)
+        for r in chickering_heckerman1996_replicates()
+    ]
+
+
+def chickering_heckerman1996_fit_files():
+    return [
+        f"{CHICKERING_HECKERMAN1996_DIR}/fits/{e}/rep{r}.csv"
+        for e in CHICKERING_HECKERMAN1996["experiments"]
+        for r in chickering_heckerman1996_replicates()
+    ]
+
+
+def chickering_heckerman1996_figure_files():
+    """Figures 1-3 as the config asks for them: one data set, and mean ± s.d. over data sets,
+    under the paper's EM protocol and (``_search``) under the annealed search."""
+    files = []
+    for figure in CHICKERING_HECKERMAN1996["figures"]:
+        label = figure.replace("figure", "Figure ")
+        for suffix, protocol in (("", "paper's EM"), ("_search", "annealed search")):
+            for kind, what in (("", "one data set"), ("_mean", "mean ± s.d. over data sets")):
+                files += in_report(
+                    multiext(
+                        f"{CHICKERING_HECKERMAN1996_DIR}/figures/{figure}{suffix}{kind}",
+                        ".png",
+                        ".pdf",
+                    ),
+                    "chickering_heckerman1996",
+                    figure,
+                    f"{label}, {what}, {protocol}",
+                )
+    return files
+
+
+def chickering_heckerman1996_dimension_file(features):
+    """The dimension table of the test models with ``features`` features."""
+    return f"{CHICKERING_HECKERMAN1996_DIR}/dimensions/n{features}.csv"
+
+
+def chickering_heckerman1996_dimension_files():
+    experiments = CHICKERING_HECKERMAN1996["experiments"]
+    features = {chickering_heckerman1996_model(e)["features"] for e in experiments}
+    return [chickering_heckerman1996_dimension_file(n) for n in sorted(features)]
+
+
+FINAL_OUTPUTS.append(f"{CHICKERING_HECKERMAN1996_DIR}/comparison.md")
+reproduce(
+    "chickering_heckerman1996",
+    f"{CHICKERING_HECKERMAN1996_DIR}/comparison.md",
+    f"{CHICKERING_HECKERMAN1996_DIR}/verdicts.csv",
+)
+
+
+rule chickering_heckerman1996_generate_model:
     output:
-        f"{CH96_DIR}/models/{{model}}.json",
+        f"{CHICKERING_HECKERMAN1996_DIR}/models/{{model}}.json",
     log:
         f"{LOGS}/chickering_heckerman1996/generate_model/{{model}}.log",
     conda:
         "../envs/hiddenbn.yaml"
     params:
-        spec=lambda w: ch96_model_spec(w.model),
+        spec=lambda w: chickering_heckerman1996_model_spec(w.model),
         seed=lambda w: job_seed("chickering_heckerman1996", "model", w.model),
-        alpha=CH96["generating_alpha"],
+        alpha=CHICKERING_HECKERMAN1996["generating_alpha"],
     shell:
         "hiddenbn params '{params.spec}' --seed {params.seed} --alpha {params.alpha}"
         " -o {output} 2> {log}"
 
 
-rule ch96_sample_data:
+rule chickering_heckerman1996_sample_data:
     input:
-        lambda w: f"{CH96_DIR}/models/{CH96['experiments'][w.experiment]['model']}.json",
+        lambda w: chickering_heckerman1996_model_file(w.experiment),
     output:
-        ch96_replicate_files("{experiment}"),
+        chickering_heckerman1996_data_files("{experiment}"),
     log:
         f"{LOGS}/chickering_heckerman1996/sample_data/{{experiment}}.log",
     conda:
         "../envs/hiddenbn.yaml"
     params:
-        spec=lambda w: ch96_model_spec(CH96["experiments"][w.experiment]["model"]),
-        cases=lambda w: CH96["experiments"][w.experiment]["cases"],
-        seeds=lambda w: ch96_data_seeds(w.experiment),
+        spec=lambda w: chickering_heckerman1996_model_spec(
+            CHICKERING_HECKERMAN1996["experiments"][w.experiment]["model"]
+        ),
+        cases=lambda w: CHICKERING_HECKERMAN1996["experiments"][w.experiment]["cases"],
+        seeds=lambda w: chickering_heckerman1996_data_seeds(w.experiment),
     script:
-        "../scripts/sample_data_sets.py"
+        "../scripts/chickering_heckerman1996/sample_data.py"
 
 
-rule ch96_dimensions:
+rule chickering_heckerman1996_dimensions:
     output:
-        f"{CH96_DIR}/dimensions/n{{features}}.csv",
+        f"{CHICKERING_HECKERMAN1996_DIR}/dimensions/n{{features}}.csv",
     log:
         f"{LOGS}/chickering_heckerman1996/dimensions/n{{features}}.log",
     conda:
         "../envs/hiddenbn.yaml"
     params:
         features=lambda w: int(w.features),
-        states=lambda w: ch96_states_for_features(int(w.features)),
-        points=CH96["dimension_points"],
+        states=lambda w: chickering_heckerman1996_states_for_features(int(w.features)),
+        points=CHICKERING_HECKERMAN1996["jacobian_points"],
         seed=lambda w: job_seed("chickering_heckerman1996", "dimension", int(w.features)),
     script:
-        "../scripts/ch96_dimensions.py"
+        "../scripts/chickering_heckerman1996/dimensions.py"
 
 
-rule ch96_fit:
+rule chickering_heckerman1996_fit:
     input:
-        data=f"{CH96_DIR}/data/{{experiment}}/rep{{replicate}}.csv",
-        dimensions=lambda w: f"{CH96_DIR}/dimensions/n{ch96_model(w.experiment)['features']}.csv",
-        truth=lambda w: f"{CH96_DIR}/models/{CH96['experiments'][w.experiment]['model']}.json",
+        data=f"{CHICKERING_HECKERMAN1996_DIR}/data/{{experiment}}/rep{{replicate}}.csv",
+        dimensions=lambda w: chickering_heckerman1996_dimension_file(
+            chickering_heckerman1996_model(w.experiment)["features"]
+        ),
+        truth=lambda w: chickering_heckerman1996_model_file(w.experiment),
     output:
-        f"{CH96_DIR}/fits/{{experiment}}/rep{{replicate}}.csv",
+        f"{CHICKERING_HECKERMAN1996_DIR}/fits/{{experiment}}/rep{{replicate}}.csv",
     log:
         f"{LOGS}/chickering_heckerman1996/fit/{{experiment}}_rep{{replicate}}.log",
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
     params:
-        features=lambda w: ch96_model(w.experiment)["features"],
-        states=lambda w: ch96_test_states(w.experiment),
+        features=lambda w: chickering_heckerman1996_model(w.experiment)["features"],
+        states=lambda w: chickering_heckerman1996_test_states(w.experiment),
         seed=lambda w: job_seed("chickering_heckerman1996", "fit", w.experiment, int(w.replicate)),
-        truth_states=lambda w: ch96_model(w.experiment)["hidden_states"],
-        prior_alpha=CH96["prior_alpha"],
-        em=CH96["em"],
-        search=CH96["search"],
+        truth_states=lambda w: chickering_heckerman1996_model(w.experiment)["hidden_states"],
+        prior_alpha=CHICKERING_HECKERMAN1996["prior_alpha"],
+        em=CHICKERING_HECKERMAN1996["em"],
+        search=CHICKERING_HECKERMAN1996["search"],
     script:
-        "../scripts/ch96_fit.py"
+        "../scripts/chickering_heckerman1996/fit.py"
 
 
-rule ch96_reality_check:
+rule chickering_heckerman1996_reality_check:
     output:
-        f"{CH96_DIR}/reality_check.csv",
+        f"{CHICKERING_HECKERMAN1996_DIR}/reality_check.csv",
     log:
         f"{LOGS}/chickering_heckerman1996/reality_check.log",
     conda:
         "../envs/hiddenbn.yaml"
     params:
-        section=CH96["reality_check"],
-        prior_alpha=CH96["prior_alpha"],
-        em=CH96["em"],
+        section=CHICKERING_HECKERMAN1996["reality_check"],
+        prior_alpha=CHICKERING_HECKERMAN1996["prior_alpha"],
+        em=CHICKERING_HECKERMAN1996["em"],
         seed=job_seed("chickering_heckerman1996", "reality_check"),
     script:
-        "../scripts/ch96_reality_check.py"
+        "../scripts/chickering_heckerman1996/reality_check.py"
 
 
-rule ch96_report:
+rule chickering_heckerman1996_report:
     input:
-        fits=ch96_fit_files(),
-        dimensions=ch96_dimension_files(),
-        reality=f"{CH96_DIR}/reality_check.csv",
-        printed_table1=workflow.source_path(
-            "../resources/chickering_heckerman1996/paper_table1.csv"
-        ),
-        printed_table2=workflow.source_path(
-            "../resources/chickering_heckerman1996/paper_table2.csv"
-        ),
-        printed_reality=workflow.source_path(
-            "../resources/chickering_heckerman1996/paper_reality_check.csv"
-        ),
+        fits=chickering_heckerman1996_fit_files(),
+        dimensions=chickering_heckerman1996_dimension_files(),
+        reality=f"{CHICKERING_HECKERMAN1996_DIR}/reality_check.csv",
+        printed_table1=printed_numbers("chickering_heckerman1996", "paper_table1.csv"),
+        printed_table2=printed_numbers("chickering_heckerman1996", "paper_table2.csv"),
+        printed_reality=printed_numbers("chickering_heckerman1996", "paper_reality_check.csv"),
     output:
-        comparison=f"{CH96_DIR}/comparison.md",
-        verdicts=f"{CH96_DIR}/verdicts.csv",
-        table1=in_report(f"{CH96_DIR}/tables/table1.csv", "paper003_table1", "003", "Table 1"),
-        table1_search=in_report(
-            f"{CH96_DIR}/tables/table1_search.csv",
-            "paper003_table1",
-            "003",
-            "Table 1, annealed search",
-        ),
-        table2=in_report(f"{CH96_DIR}/tables/table2.csv", "paper003_table2", "003", "Table 2"),
+        comparison=f"{CHICKERING_HECKERMAN1996_DIR}/comparison.md",
+        verdicts=f"{CHICKERING_HECKERMAN1996_DIR}/verdicts.csv",
         tables=[
-            in_report(f"{CH96_DIR}/tables/{name}.csv", f"paper003_{name}", "003", item)
-            for name, item in (
-                ("reality_check", "Sec. 5, reality check"),
-                ("selection_errors", "Table 1 per data set"),
-                ("selection_errors_search", "Table 1 per data set, annealed search"),
-                ("search", "EM: the paper's protocol against the annealed search"),
-                ("fits", "every fit and score"),
+            in_report(
+                f"{CHICKERING_HECKERMAN1996_DIR}/tables/{name}.csv",
+                "chickering_heckerman1996",
+                caption,
+                item,
+            )
+            for name, caption, item in (
+                ("table1", "table1", "Table 1"),
+                ("table1_search", "table1", "Table 1, annealed search"),
+                ("table2", "table2", "Table 2"),
+                ("reality_check", "reality_check", "Sec. 5, reality check"),
+                ("selection_errors", "selection_errors", "Table 1 per data set"),
+                (
+                    "selection_errors_search",
+                    "selection_errors_search",
+                    "Table 1 per data set, annealed search",
+                ),
+                ("search", "search", "EM: the paper's protocol against the annealed search"),
+                ("fits", "fits", "every fit and score"),
             )
         ],
-        figures=ch96_figure_files(),
+        figures=chickering_heckerman1996_figure_files(),
     log:
         f"{LOGS}/chickering_heckerman1996/report.log",
     conda:
         "../envs/hiddenbn.yaml"
     params:
-        section=CH96,
+        section=CHICKERING_HECKERMAN1996,
     script:
-        "../scripts/ch96_report.py"
+        "../scripts/chickering_heckerman1996/report.py"

@@ -1,98 +1,142 @@
 # Heckerman & Meek (1997), paper 001: EBNC dimensions (Figure 2 rebuilt, with a table beside
-# the paper's printed values) and Figure 1, all from hiddenbn.experiments.heckerman_meek1997.
-rule hm97_dimensions:
+# the paper's printed values) and Figure 1 when the section has `figure2`; the learning study
+# the paper asks for when it has `study`. All from hiddenbn.experiments.heckerman_meek1997.
+from hiddenbn.experiments import heckerman_meek1997
+
+HECKERMAN_MEEK1997 = config["heckerman_meek1997"]
+HECKERMAN_MEEK1997_DIR = results_folder("heckerman_meek1997")
+
+
+def heckerman_meek1997_study_files(kind):
+    """The per-(case, training size) outputs of the learning study: learners or selections."""
+    return [
+        f"{HECKERMAN_MEEK1997_DIR}/study/{case}_n{size}_{kind}.csv"
+        for case in heckerman_meek1997.STUDY_CASES
+        for size in HECKERMAN_MEEK1997.get("training_sizes", [])
+    ]
+
+
+if "figure2" in HECKERMAN_MEEK1997:
+    FINAL_OUTPUTS.extend(
+        [
+            *multiext(f"{HECKERMAN_MEEK1997_DIR}/figures/figure1", ".png", ".pdf"),
+            *multiext(f"{HECKERMAN_MEEK1997_DIR}/figures/figure2", ".png", ".pdf"),
+            *multiext(f"{HECKERMAN_MEEK1997_DIR}/tables/ebnc_dimensions", ".csv", ".md"),
+        ]
+    )
+    reproduce(
+        "heckerman_meek1997",
+        f"{HECKERMAN_MEEK1997_DIR}/tables/ebnc_dimensions.md",
+        f"{HECKERMAN_MEEK1997_DIR}/verdicts.csv",
+    )
+if "study" in HECKERMAN_MEEK1997:
+    FINAL_OUTPUTS.extend(
+        [
+            f"{HECKERMAN_MEEK1997_DIR}/tables/study_learning_curves.csv",
+            f"{HECKERMAN_MEEK1997_DIR}/tables/study_selection.csv",
+            f"{HECKERMAN_MEEK1997_DIR}/findings.md",
+            *multiext(f"{HECKERMAN_MEEK1997_DIR}/figures/learning_curves", ".png", ".pdf"),
+        ]
+    )
+    reproduce("heckerman_meek1997", f"{HECKERMAN_MEEK1997_DIR}/findings.md")
+
+
+rule heckerman_meek1997_dimensions:
+    input:
+        printed=printed_numbers("heckerman_meek1997", "dimensions.yaml"),
     output:
-        table=in_report(
-            multiext(f"{HM97_DIR}/tables/ebnc_dimensions", ".csv", ".md"),
-            "paper001_ebnc_dimensions",
-            "001",
-            "Secs. 4 and 6, EBNC dimensions",
+        table=report_files(
+            "heckerman_meek1997",
+            f"{HECKERMAN_MEEK1997_DIR}/tables",
+            {"ebnc_dimensions": "Secs. 4 and 6, EBNC dimensions"},
+            (".csv", ".md"),
         ),
-        figure=in_report(
-            multiext(f"{HM97_DIR}/figures/figure2", ".png", ".pdf"),
-            "paper001_figure2",
-            "001",
-            "Figure 2",
+        figure=report_files(
+            "heckerman_meek1997",
+            f"{HECKERMAN_MEEK1997_DIR}/figures",
+            {"figure2": "Figure 2"},
+            (".png", ".pdf"),
         ),
-        verdicts=f"{HM97_DIR}/verdicts.csv",
+        verdicts=f"{HECKERMAN_MEEK1997_DIR}/verdicts.csv",
     log:
         f"{LOGS}/heckerman_meek1997/dimensions.log",
     conda:
         "../envs/hiddenbn.yaml"
     params:
-        section=HM97.get("figure2"),
+        section=HECKERMAN_MEEK1997.get("figure2"),
         seed=job_seed("heckerman_meek1997", "dimensions"),
-        points=hm97_jacobian_points(),
+        points=HECKERMAN_MEEK1997["jacobian_points"],
     script:
-        "../scripts/hm97_dimensions.py"
+        "../scripts/heckerman_meek1997/dimensions.py"
 
 
-rule hm97_figure1:
+rule heckerman_meek1997_figure1:
     output:
-        in_report(
-            multiext(f"{HM97_DIR}/figures/figure1", ".png", ".pdf"),
-            "paper001_figure1",
-            "001",
-            "Figure 1",
+        report_files(
+            "heckerman_meek1997",
+            f"{HECKERMAN_MEEK1997_DIR}/figures",
+            {"figure1": "Figure 1"},
+            (".png", ".pdf"),
         ),
     log:
         f"{LOGS}/heckerman_meek1997/figure1.log",
     conda:
         "../envs/hiddenbn.yaml"
     params:
-        inputs=HM97.get("figure2", {}).get("naive_bayes_inputs"),
+        inputs=HECKERMAN_MEEK1997.get("figure2", {}).get("naive_bayes_inputs"),
     script:
-        "../scripts/hm97_figure1.py"
+        "../scripts/heckerman_meek1997/figure1.py"
 
 
 # The learning study paper 001 asks for (issue 8): one batched job per case and training size
 # (every replicate), then tables, learning curves and findings.md.
-rule hm97_study_case:
+rule heckerman_meek1997_study_case:
     output:
-        learners=f"{HM97_DIR}/study/{{case}}_n{{size}}_learners.csv",
-        selections=f"{HM97_DIR}/study/{{case}}_n{{size}}_selections.csv",
+        learners=f"{HECKERMAN_MEEK1997_DIR}/study/{{case}}_n{{size}}_learners.csv",
+        selections=f"{HECKERMAN_MEEK1997_DIR}/study/{{case}}_n{{size}}_selections.csv",
     log:
         f"{LOGS}/heckerman_meek1997/study_{{case}}_n{{size}}.log",
     wildcard_constraints:
-        case="|".join(HM97_STUDY_CASES),
+        case="|".join(heckerman_meek1997.STUDY_CASES),
         size=r"\d+",
     conda:
         "../envs/hiddenbn.yaml"
     params:
-        section=HM97,
+        section=HECKERMAN_MEEK1997,
         size=lambda wildcards: int(wildcards.size),
-        seed=hm97_study_seed,
+        # one seed per case, shared by its training sizes
+        seed=lambda wildcards: job_seed("heckerman_meek1997", "study", wildcards.case),
     script:
-        "../scripts/hm97_study_case.py"
+        "../scripts/heckerman_meek1997/study_case.py"
 
 
-rule hm97_study_summary:
+rule heckerman_meek1997_study_summary:
     input:
-        learners=hm97_study_files("learners"),
-        selections=hm97_study_files("selections"),
+        learners=heckerman_meek1997_study_files("learners"),
+        selections=heckerman_meek1997_study_files("selections"),
     output:
         curves=in_report(
-            f"{HM97_DIR}/tables/study_learning_curves.csv",
-            "paper001_study_learning_curves",
-            "001",
+            f"{HECKERMAN_MEEK1997_DIR}/tables/study_learning_curves.csv",
+            "heckerman_meek1997",
+            "study_learning_curves",
             "learning study, held-out log-loss and accuracy",
         ),
         selection=in_report(
-            f"{HM97_DIR}/tables/study_selection.csv",
-            "paper001_study_selection",
-            "001",
+            f"{HECKERMAN_MEEK1997_DIR}/tables/study_selection.csv",
+            "heckerman_meek1997",
+            "study_selection",
             "learning study, what the selection recovers",
         ),
-        findings=f"{HM97_DIR}/findings.md",
-        figure=in_report(
-            multiext(f"{HM97_DIR}/figures/learning_curves", ".png", ".pdf"),
-            "paper001_learning_curves",
-            "001",
-            "learning study, learning curves",
+        findings=f"{HECKERMAN_MEEK1997_DIR}/findings.md",
+        figure=report_files(
+            "heckerman_meek1997",
+            f"{HECKERMAN_MEEK1997_DIR}/figures",
+            {"learning_curves": "learning study, learning curves"},
+            (".png", ".pdf"),
         ),
     log:
         f"{LOGS}/heckerman_meek1997/study_summary.log",
     conda:
         "../envs/hiddenbn.yaml"
     script:
-        "../scripts/hm97_study_summary.py"
+        "../scripts/heckerman_meek1997/study_summary.py"

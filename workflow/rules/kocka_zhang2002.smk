@@ -1,61 +1,132 @@
-# Kočka & Zhang (2002), paper 002 Secs. 5-6: does the dimension correction (BIC+, CS+) help?
-# One job per LC generator (its parametrisations, sample sizes and test models), one job per HLC
-# sample size (every parametrisation, four hill-climbs), then tables, figures, comparison.md.
-rule kz02_lc:
+# Kočka & Zhang (2002), paper 002. Its dimension results (Table 1, the HLC decomposition of Sec.
+# 4, Figures 1-3) are one job. Secs. 5-6, does the dimension correction (BIC+, CS+) help: one job
+# per LC generator (its parametrisations, sample sizes and test models), one job per HLC sample
+# size (every parametrisation, four hill-climbs), then tables, figures, comparison.md.
+from hiddenbn.experiments import kocka_zhang2002
+
+KOCKA_ZHANG2002 = config["kocka_zhang2002"]
+KOCKA_ZHANG2002_DIR = results_folder("kocka_zhang2002")
+
+
+def kocka_zhang2002_lc_files():
+    generators = kocka_zhang2002.lc_generators(KOCKA_ZHANG2002)
+    return [f"{KOCKA_ZHANG2002_DIR}/lc/{g}.csv" for g in generators]
+
+
+def kocka_zhang2002_hlc_files():
+    sizes = KOCKA_ZHANG2002["hierarchical"]["sample_sizes"]
+    return [f"{KOCKA_ZHANG2002_DIR}/hlc/n{n}.csv" for n in sizes]
+
+
+def kocka_zhang2002_figure_files():
+    items = {"figure4": "Figure 4", "figure4_supplementary": "Figure 4, the other generators"}
+    if KOCKA_ZHANG2002["latent_class"]["deterministic_children"] > 0:
+        items["figure5"] = "Figure 5"
+    folder = f"{KOCKA_ZHANG2002_DIR}/figures"
+    return report_files("kocka_zhang2002", folder, items, (".png", ".pdf"))
+
+
+FINAL_OUTPUTS.extend(
+    [f"{KOCKA_ZHANG2002_DIR}/dimension/comparison.md", f"{KOCKA_ZHANG2002_DIR}/comparison.md"]
+)
+reproduce(
+    "kocka_zhang2002",
+    f"{KOCKA_ZHANG2002_DIR}/dimension/comparison.md",
+    f"{KOCKA_ZHANG2002_DIR}/dimension/verdicts.csv",
+)
+reproduce(
+    "kocka_zhang2002",
+    f"{KOCKA_ZHANG2002_DIR}/comparison.md",
+    f"{KOCKA_ZHANG2002_DIR}/verdicts.csv",
+)
+
+
+rule kocka_zhang2002_dimension:
+    input:
+        printed=printed_numbers("kocka_zhang2002", "dimensions.yaml"),
     output:
-        f"{KZ02_DIR}/lc/{{generator}}.csv",
+        report=f"{KOCKA_ZHANG2002_DIR}/dimension/comparison.md",
+        verdicts=f"{KOCKA_ZHANG2002_DIR}/dimension/verdicts.csv",
+        tables=report_files(
+            "kocka_zhang2002",
+            f"{KOCKA_ZHANG2002_DIR}/dimension/tables",
+            {"table1": "Table 1", "hlc_decomposition": "Sec. 4, HLC decomposition"},
+            (".csv", ".md"),
+        ),
+        figures=report_files(
+            "kocka_zhang2002",
+            f"{KOCKA_ZHANG2002_DIR}/dimension/figures",
+            {"structures": "Figures 1-3"},
+            (".png", ".pdf"),
+        ),
+    log:
+        f"{LOGS}/kocka_zhang2002/dimension.log",
+    conda:
+        "../envs/hiddenbn.yaml"
+    params:
+        paper="kocka_zhang2002",
+        section=KOCKA_ZHANG2002,
+        # the seed key of the earlier layout (a "dimension" section), so the points are the same
+        seed=job_seed("dimension", "kocka_zhang2002"),
+    script:
+        "../scripts/dimension.py"
+
+
+rule kocka_zhang2002_lc:
+    output:
+        f"{KOCKA_ZHANG2002_DIR}/lc/{{generator}}.csv",
     log:
         f"{LOGS}/kocka_zhang2002/lc/{{generator}}.log",
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
     params:
-        section=KZ02,
+        section=KOCKA_ZHANG2002,
         seed=job_seed("kocka_zhang2002", "lc"),
-        points=KZ02_POINTS,
     script:
-        "../scripts/kz02_lc.py"
+        "../scripts/kocka_zhang2002/lc.py"
 
 
-rule kz02_hlc:
+rule kocka_zhang2002_hlc:
     output:
-        f"{KZ02_DIR}/hlc/n{{cases}}.csv",
+        f"{KOCKA_ZHANG2002_DIR}/hlc/n{{cases}}.csv",
     log:
         f"{LOGS}/kocka_zhang2002/hlc/n{{cases}}.log",
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
     params:
-        section=KZ02,
+        section=KOCKA_ZHANG2002,
         seed=job_seed("kocka_zhang2002", "hlc"),
-        points=KZ02_POINTS,
     script:
-        "../scripts/kz02_hlc.py"
+        "../scripts/kocka_zhang2002/hlc.py"
 
 
-rule kz02_report:
+rule kocka_zhang2002_report:
     input:
-        lc=kz02_lc_files(),
-        hlc=kz02_hlc_files(),
-        printed_table2=workflow.source_path("../resources/kocka_zhang2002/paper_table2.csv"),
+        lc=kocka_zhang2002_lc_files(),
+        hlc=kocka_zhang2002_hlc_files(),
+        printed_table2=printed_numbers("kocka_zhang2002", "paper_table2.csv"),
     output:
-        comparison=f"{KZ02_DIR}/comparison.md",
-        verdicts=f"{KZ02_DIR}/verdicts.csv",
-        table2=in_report(f"{KZ02_DIR}/tables/table2.csv", "paper002_table2", "002", "Table 2"),
-        tables=[
-            in_report(f"{KZ02_DIR}/tables/{name}.csv", f"paper002_{name}", "002", item)
-            for name, item in (
-                ("lc_summary", "Figures 4-5, the plotted means"),
-                ("lc_selections", "Figures 4-5, every selection"),
-                ("hlc_frequent_models", "Sec. 6, most frequent HLC models"),
-            )
-        ],
-        figures=kz02_figure_files(),
+        comparison=f"{KOCKA_ZHANG2002_DIR}/comparison.md",
+        verdicts=f"{KOCKA_ZHANG2002_DIR}/verdicts.csv",
+        tables=report_files(
+            "kocka_zhang2002",
+            f"{KOCKA_ZHANG2002_DIR}/tables",
+            {
+                "table2": "Table 2",
+                "lc_summary": "Figures 4-5, the plotted means",
+                "lc_selections": "Figures 4-5, every selection",
+                "hlc_frequent_models": "Sec. 6, most frequent HLC models",
+            },
+            (".csv",),
+        ),
+        figures=kocka_zhang2002_figure_files(),
     log:
         f"{LOGS}/kocka_zhang2002/report.log",
     conda:
         "../envs/hiddenbn.yaml"
     params:
-        section=KZ02,
+        section=KOCKA_ZHANG2002,
     script:
-        "../scripts/kz02_report.py"
+        "../scripts/kocka_zhang2002/report.py"

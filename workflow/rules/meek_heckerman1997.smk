@@ -1,71 +1,132 @@
-# Meek & Heckerman (1997), paper 004 Sec. 5: posteriors over the NMI models F1..F5 on initial
-# segments of data sampled from each of them (hiddenbn.experiments.meek_heckerman1997). One job
-# per generating model (its paper data set and every replicate: ~1 s of EM per data set), then
-# one report job. Table 1 (our dimensions beside the printed ones) comes from the dimension rule.
-rule mh97_study:
+# Meek & Heckerman (1997), paper 004. Table 1 (our dimensions of the noisy-max models F1..F5
+# beside the printed ones) and Figure 4 are one job. Sec. 5, posteriors over F1..F5 on initial
+# segments of data sampled from each of them: one job per generating model (its paper data set
+# and every replicate: ~1 s of EM per data set), then one report job.
+MEEK_HECKERMAN1997 = config["meek_heckerman1997"]
+MEEK_HECKERMAN1997_DIR = results_folder("meek_heckerman1997")
+MEEK_HECKERMAN1997_TABLE1 = f"{MEEK_HECKERMAN1997_DIR}/dimension/tables/table1.csv"
+
+
+def meek_heckerman1997_seeds(generator):
+    """One seed per data set of ``generator``: data set 0 is the paper's, 1.. the replicates."""
+    return [
+        job_seed("meek_heckerman1997", "data", generator, replicate)
+        for replicate in range(MEEK_HECKERMAN1997["replicates"] + 1)
+    ]
+
+
+FINAL_OUTPUTS.extend(
+    [f"{MEEK_HECKERMAN1997_DIR}/dimension/comparison.md", f"{MEEK_HECKERMAN1997_DIR}/comparison.md"]
+)
+reproduce(
+    "meek_heckerman1997",
+    f"{MEEK_HECKERMAN1997_DIR}/dimension/comparison.md",
+    f"{MEEK_HECKERMAN1997_DIR}/dimension/verdicts.csv",
+)
+reproduce(
+    "meek_heckerman1997",
+    f"{MEEK_HECKERMAN1997_DIR}/comparison.md",
+    f"{MEEK_HECKERMAN1997_DIR}/verdicts.csv",
+)
+
+
+rule meek_heckerman1997_dimension:
     input:
-        table1=f"{DIM_DIR}/meek_heckerman1997/tables/table1.csv",
+        printed=printed_numbers("meek_heckerman1997", "dimensions.yaml"),
+    output:
+        report=f"{MEEK_HECKERMAN1997_DIR}/dimension/comparison.md",
+        verdicts=f"{MEEK_HECKERMAN1997_DIR}/dimension/verdicts.csv",
+        tables=report_files(
+            "meek_heckerman1997",
+            f"{MEEK_HECKERMAN1997_DIR}/dimension/tables",
+            {
+                "table1": "Table 1",
+                "nine_parameter_structures": "every 9-parameter structure",
+            },
+            (".csv", ".md"),
+        ),
+        figures=report_files(
+            "meek_heckerman1997",
+            f"{MEEK_HECKERMAN1997_DIR}/dimension/figures",
+            {"structures": "Figure 4"},
+            (".png", ".pdf"),
+        ),
+    log:
+        f"{LOGS}/meek_heckerman1997/dimension.log",
+    conda:
+        "../envs/hiddenbn.yaml"
+    params:
+        paper="meek_heckerman1997",
+        section=MEEK_HECKERMAN1997,
+        # the seed key of the earlier layout (a "dimension" section), so the points are the same
+        seed=job_seed("dimension", "meek_heckerman1997"),
+    script:
+        "../scripts/dimension.py"
+
+
+rule meek_heckerman1997_study:
+    input:
+        table1=MEEK_HECKERMAN1997_TABLE1,
     output:
         scores=in_report(
-            f"{MH97_DIR}/tables/scores_{{generator}}.csv",
-            "paper004_scores",
-            "004",
+            f"{MEEK_HECKERMAN1997_DIR}/tables/scores_{{generator}}.csv",
+            "meek_heckerman1997",
+            "scores",
             "Sec. 5, every fit, generating model {generator}",
         ),
-        data=f"{MH97_DIR}/data/{{generator}}.csv",
+        data=f"{MEEK_HECKERMAN1997_DIR}/data/{{generator}}.csv",
     log:
         f"{LOGS}/meek_heckerman1997/study/{{generator}}.log",
     conda:
         "../envs/hiddenbn.yaml"
     params:
-        section=MH97,
-        structures=MH97_STRUCTURES,
-        seeds=lambda w: mh97_seeds(w.generator),
+        section=MEEK_HECKERMAN1997,
+        structures=MEEK_HECKERMAN1997["models"],
+        seeds=lambda w: meek_heckerman1997_seeds(w.generator),
     script:
-        "../scripts/meek_heckerman1997_study.py"
+        "../scripts/meek_heckerman1997/study.py"
 
 
-rule mh97_report:
+rule meek_heckerman1997_report:
     input:
-        table1=f"{DIM_DIR}/meek_heckerman1997/tables/table1.csv",
-        scores=expand(f"{MH97_DIR}/tables/scores_{{generator}}.csv", generator=mh97_generators()),
+        table1=MEEK_HECKERMAN1997_TABLE1,
+        scores=expand(
+            f"{MEEK_HECKERMAN1997_DIR}/tables/scores_{{generator}}.csv",
+            generator=list(MEEK_HECKERMAN1997["models"]),
+        ),
     output:
-        report=f"{MH97_DIR}/comparison.md",
-        verdicts=f"{MH97_DIR}/verdicts.csv",
+        report=f"{MEEK_HECKERMAN1997_DIR}/comparison.md",
+        verdicts=f"{MEEK_HECKERMAN1997_DIR}/verdicts.csv",
         # table1 copies the dimension rule's Table 1, which is the one in the report
-        table1=multiext(f"{MH97_DIR}/tables/table1", ".csv", ".md"),
-        effects=in_report(
-            multiext(f"{MH97_DIR}/tables/effect_state_dimensions", ".csv", ".md"),
-            "paper004_effect_state_dimensions",
-            "004",
-            "Sec. 5, F1 and F2 with more effect states",
+        table1=multiext(f"{MEEK_HECKERMAN1997_DIR}/tables/table1", ".csv", ".md"),
+        tables=report_files(
+            "meek_heckerman1997",
+            f"{MEEK_HECKERMAN1997_DIR}/tables",
+            {"effect_state_dimensions": "Sec. 5, F1 and F2 with more effect states"},
+            (".csv", ".md"),
         ),
         summary=in_report(
-            f"{MH97_DIR}/tables/replicate_summary.csv",
-            "paper004_replicate_summary",
-            "004",
+            f"{MEEK_HECKERMAN1997_DIR}/tables/replicate_summary.csv",
+            "meek_heckerman1997",
+            "replicate_summary",
             "Figure 5 over independent data sets",
         ),
-        figures=[
-            path
-            for name, item in (
-                ("figure5", "Figure 5"),
-                ("figure5_replicates", "Figure 5 over independent data sets"),
-                ("models", "Figures 1, 2 and 4"),
-            )
-            for path in in_report(
-                multiext(f"{MH97_DIR}/figures/{name}", ".png", ".pdf"),
-                f"paper004_{name}",
-                "004",
-                item,
-            )
-        ],
+        figures=report_files(
+            "meek_heckerman1997",
+            f"{MEEK_HECKERMAN1997_DIR}/figures",
+            {
+                "figure5": "Figure 5",
+                "figure5_replicates": "Figure 5 over independent data sets",
+                "models": "Figures 1, 2 and 4",
+            },
+            (".png", ".pdf"),
+        ),
     log:
         f"{LOGS}/meek_heckerman1997/report.log",
     conda:
         "../envs/hiddenbn.yaml"
     params:
-        section=MH97,
-        structures=MH97_STRUCTURES,
+        section=MEEK_HECKERMAN1997,
+        structures=MEEK_HECKERMAN1997["models"],
     script:
-        "../scripts/meek_heckerman1997_report.py"
+        "../scripts/meek_heckerman1997/report.py"

@@ -1,9 +1,14 @@
 # results/REPRODUCTION.md: every per-paper comparison (comparison.md / findings.md) and its
 # verdicts.csv, for the paper sections the config runs, assembled into one document
 # (hiddenbn.experiments.reproduction); one quick job after every report job.
+REPRODUCTION = [section for section in REPRODUCTION_SECTIONS.values() if section["documents"]]
+if REPRODUCTION:
+    FINAL_OUTPUTS.append(f"{RESULTS}/REPRODUCTION.md")
+
+
 rule reproduction:
     input:
-        reproduction_inputs(),
+        [path for section in REPRODUCTION for path in section["documents"] + section["verdicts"]],
     output:
         report(
             f"{RESULTS}/REPRODUCTION.md",
@@ -16,6 +21,6 @@ rule reproduction:
     conda:
         "../envs/hiddenbn.yaml"
     params:
-        sections=reproduction_sections(),
+        sections=REPRODUCTION,
     script:
         "../scripts/reproduction.py"

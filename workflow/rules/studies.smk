@@ -2,9 +2,47 @@
 # documents it). One job per (study, generator, N) runs every replicate: generating parameters,
 # data, the candidate fits and what each score selects; then one summary job per study writes
 # its tables, figure and summary.md.
-rule study_run:
+from hiddenbn.experiments import studies as user_studies
+
+STUDIES_DIR = f"{RESULTS}/studies"
+
+
+def studies_inputs(wildcards):
+    """The spec and parameter files one (study, generator) job reads."""
+    return user_studies.generator_files(STUDIES[wildcards.study], wildcards.generator)
+
+
+def studies_seeds(wildcards):
+    """(parameter seed, data seed) per replicate of one (study, generator, N) job; the parameter
+    seed leaves out N, so every sample size of a replicate shares its generating parameters."""
+    key = ("studies", wildcards.study, wildcards.generator)
+    return [
+        (job_seed(*key, "parameters", r), job_seed(*key, int(wildcards.cases), r))
+        for r in range(1, STUDIES[wildcards.study]["replicates"] + 1)
+    ]
+
+
+def studies_run_files(study, kind):
+    """The per-(generator, N) tables of one study: ``fits`` or ``selections``."""
+    section = STUDIES[study]
+    return [
+        f"{STUDIES_DIR}/{study}/runs/{generator}/n{cases}_{kind}.csv"
+        for generator in section["generators"]
+        for cases in section["sample_sizes"]
+    ]
+
+
+def studies_summary_files(study):
+    """Everything a study's summary writes; summary.md first."""
+    return [f"{STUDIES_DIR}/{study}/{name}" for name in user_studies.summary_files(STUDIES[study])]
+
+
+FINAL_OUTPUTS.extend(f"{STUDIES_DIR}/{study}/summary.md" for study in STUDIES)
+
+
+rule studies_run:
     input:
-        study_inputs,
+        studies_inputs,
     output:
         fits=f"{STUDIES_DIR}/{{study}}/runs/{{generator}}/n{{cases}}_fits.csv",
         selections=f"{STUDIES_DIR}/{{study}}/runs/{{generator}}/n{{cases}}_selections.csv",
@@ -19,9 +57,9 @@ rule study_run:
     threads: 1
     params:
         study=lambda wildcards: STUDIES[wildcards.study],
-        seeds=study_seeds,
+        seeds=studies_seeds,
     script:
-        "../scripts/study_run.py"
+        "../scripts/studies/run.py"
 
 
 # One rule per study: which tables and figures a study writes depends on its metrics.
@@ -29,12 +67,12 @@ for _study in STUDIES:
 
     rule:
         name:
-            f"study_summary_{_study}"
+            f"studies_summary_{_study}"
         input:
-            fits=study_run_files(_study, "fits"),
-            selections=study_run_files(_study, "selections"),
+            fits=studies_run_files(_study, "fits"),
+            selections=studies_run_files(_study, "selections"),
         output:
-            study_summary_files(_study),
+            studies_summary_files(_study),
         log:
             f"{LOGS}/studies/{_study}/summary.log",
         conda:
@@ -43,4 +81,4 @@ for _study in STUDIES:
             name=_study,
             study=STUDIES[_study],
         script:
-            "../scripts/study_summary.py"
+            "../scripts/studies/summary.py"

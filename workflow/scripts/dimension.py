@@ -1,8 +1,10 @@
-"""One paper's dimension results (tables, figures, comparison.md): a thin wrapper."""
+"""One paper's dimension results (tables, figures, comparison.md): a thin wrapper around the
+paper module's ``write_dimension_results`` (hiddenbn.experiments.papers names the module)."""
 
+from importlib import import_module
 from pathlib import Path
 
-from hiddenbn.experiments.dimension import WRITERS
+from hiddenbn.experiments.papers import paper
 from hiddenbn.joblog import job_log
 from hiddenbn.threads import use_threads
 
@@ -10,8 +12,9 @@ from hiddenbn.threads import use_threads
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
 with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     # DimensionWarnings land in the log
-    WRITERS[snakemake.params.paper](  # noqa: F821
+    import_module(paper(snakemake.params.paper).module).write_dimension_results(  # noqa: F821
         snakemake.params.section,  # noqa: F821
         snakemake.params.seed,  # noqa: F821
+        snakemake.input.printed,  # noqa: F821
         Path(snakemake.output.report).parent,  # noqa: F821
     )

@@ -33,8 +33,7 @@ from hiddenbn.files import atomic_output
 from hiddenbn.markdown import pipe_table
 from hiddenbn.models import latent_class, load_parameters, random_parameters
 from hiddenbn.sampling import sample_dataset
-from hiddenbn.scores import (bd_log_marginal, bic, cheeseman_stutz, complete_log_likelihood,
-                             draper, laplace, negative_hessian)
+from hiddenbn.scores import score_fit
 from hiddenbn.search import greedy_search
 from hiddenbn.spec import parse_spec
 
@@ -93,25 +92,24 @@ def write_data_sets(spec: str, parameter_file, cases: int, seeds, outputs) -> No
 
 
 # --- fitting and scoring one test model ------------------------------------------------------
-def _timed(function, *args):
+def _log_likelihood_seconds(network, data, cpts, alpha) -> float:
+    """Seconds to evaluate ``log p(D | theta)`` afresh: what BIC and Draper cost beyond EM in
+    the paper's Table 2 (ours take it from EM's last E step)."""
     start = time.perf_counter()
-    value = function(*args)
-    return value, time.perf_counter() - start
-
-
-def _log_likelihood_at(network, data, cpts, alpha) -> float:
-    """``log p(D | theta)`` evaluated afresh (what BIC and Draper cost beyond EM)."""
     engine = make_engine(network, data, alpha)
-    return engine.e_step(engine.from_cpts(cpts)).log_likelihood
+    engine.e_step(engine.from_cpts(cpts))
+    return time.perf_counter() - start
 
 
-def fit_and_score(network, data: Dataset, rng: np.random.Generator, prior_alpha: float,
-                  em: dict, effective_dimension: int | None = None,
-                  search: dict | None = None) -> dict:
-    """Fit one test model by MAP EM and evaluate every score, each timed.
+def fit_and_score_test_model(network, data: Dataset, rng: np.random.Generator,
+                             prior_alpha: float, em: dict,
+                             effective_dimension: int | None = None,
+                             search: dict | None = None) -> dict:
+    """Fit one test model by MAP EM and evaluate every score
+    (:func:`hiddenbn.scores.score_fit`), each timed.
 
-    Without ``search`` EM follows the paper's protocol (Sec. 3: ``em["initialisations"]``
-    random starts, halved after 1, 2, 4, ... iterations); with it, ``search["starts"]``
+    Without ``search`` EM follows the paper's protocol (Sec. 3: ``em["restarts"]``
+    random starts, halved after 1, 2, 4, ... iterations); with it, ``search["restarts"]``
     annealed starts of ``search["sweeps"]`` sweeps (:mod:`hiddenbn.annealing`). Both end with
     the same final phase (``em["max_iterations"]``, ``em["tolerance"]``,
     ``em["run_all_iterations"]``).
@@ -120,46 +118,32 @@ def fit_and_score(network, data: Dataset, rng: np.random.Generator, prior_alpha:
     and log posterior g, convergence, and for every score its value and the seconds it took
     beyond EM (for Laplace: the exact negative Hessian and its Cholesky factor; for
     BIC/Draper: a fresh evaluation of ``log p(D|theta)``; for MLED: Eq. 5 at the expected
-    counts; for CS: MLED plus ``log p(D'|theta)``).
+    counts; for CS: MLED plus ``log p(D'|theta)``). ``cs_de`` is CS with ``d = de`` (paper
+    002's CS+), NaN without ``effective_dimension``; a model too large for the Laplace
+    Hessian (:data:`hiddenbn.scores.LAPLACE_MAX_DIMENSION`) gets none.
     """
-    n_cases, ds = data.n_cases, network.standard_dimension
     if search is None:
-        starts, schedule, sweeps = em["initialisations"], "halving", 0
+        starts, schedule, sweeps = em["restarts"], "halving", 0
     else:
-        starts, schedule, sweeps = search["starts"], "annealing", search["sweeps"]
-    result, em_seconds = _timed(fit, network, data, rng, prior_alpha, starts,
-                                em["max_iterations"], em["tolerance"], schedule,
-                                em["run_all_iterations"], max(sweeps, 1))
-    row = {"hidden_states": network.cardinalities[0], "d": ds,
-           "log_likelihood": result.log_likelihood, "log_posterior": result.log_posterior,
-           "converged": result.converged, "iterations": result.iterations,
-           "em_seconds": em_seconds}
-
+        starts, schedule, sweeps = search["restarts"], "annealing", search["sweeps"]
     start = time.perf_counter()
-    approximation = laplace(result.log_likelihood, result.log_prior,
-                            negative_hessian(network, data, result.cpts, prior_alpha))
-    row["laplace_seconds"] = time.perf_counter() - start
-    row["laplace"] = approximation.value
-    row["laplace_positive_definite"] = approximation.positive_definite
-
-    mled, row["mled_seconds"] = _timed(bd_log_marginal, network, result.expected_counts,
-                                       prior_alpha)
-    row["mled"] = mled
-    complete, complete_seconds = _timed(complete_log_likelihood, result.cpts,
-                                        result.expected_counts)
-    row["cs"] = cheeseman_stutz(mled, complete, result.log_likelihood, n_cases, ds, ds)
-    row["cs_seconds"] = row["mled_seconds"] + complete_seconds
-    row["de"] = effective_dimension
-    row["cs_de"] = (np.nan if effective_dimension is None else cheeseman_stutz(
-        mled, complete, result.log_likelihood, n_cases, ds, effective_dimension))
-
-    log_likelihood, likelihood_seconds = _timed(_log_likelihood_at, network, data, result.cpts,
-                                                prior_alpha)
-    row["bic"], bic_seconds = _timed(bic, log_likelihood, ds, n_cases)
-    row["draper"], draper_seconds = _timed(draper, log_likelihood, ds, n_cases)
-    row["bic_seconds"] = likelihood_seconds + bic_seconds
-    row["draper_seconds"] = likelihood_seconds + draper_seconds
-    return row
+    result = fit(network, data, rng, prior_alpha, starts, em["max_iterations"], em["tolerance"],
+                 schedule, em["run_all_iterations"], max(sweeps, 1))
+    em_seconds = time.perf_counter() - start
+    seconds = {}
+    scores = score_fit(result, data, effective_dimension, timings=seconds)
+    likelihood_seconds = _log_likelihood_seconds(network, data, result.cpts, prior_alpha)
+    return {"hidden_states": network.cardinalities[0], "d": network.standard_dimension,
+            "log_likelihood": result.log_likelihood, "log_posterior": result.log_posterior,
+            "converged": result.converged, "iterations": result.iterations,
+            "em_seconds": em_seconds, "laplace_seconds": seconds.get("laplace", np.nan),
+            "laplace": scores.get("laplace", np.nan),
+            "laplace_positive_definite": scores.get("laplace_positive_definite", False),
+            "mled_seconds": seconds["mled"], "mled": scores["mled"], "cs": scores["cs"],
+            "cs_seconds": seconds["cs"], "de": effective_dimension,
+            "cs_de": scores.get("cs_plus", np.nan), "bic": scores["bic"],
+            "draper": scores["draper"], "bic_seconds": likelihood_seconds + seconds["bic"],
+            "draper_seconds": likelihood_seconds + seconds["draper"]}
 
 
 #: The two EM protocols every test model is fitted by: the paper's (Sec. 3) and our search,
@@ -200,9 +184,10 @@ def fit_test_models(data_file, features: int, test_states, seed: int, prior_alph
         de = (effective_dimensions or {}).get(c)
         oracle = (oracle_log_posterior(network, data, truth, prior_alpha, em)
                   if truth is not None and c == truth_states else np.nan)
-        paper = fit_and_score(network, data, seeding.rng(seed, "em", c), prior_alpha, em, de)
-        annealed = fit_and_score(network, data, seeding.rng(seed, "search", c), prior_alpha, em,
-                                 de, search)
+        paper = fit_and_score_test_model(network, data, seeding.rng(seed, "em", c),
+                                         prior_alpha, em, de)
+        annealed = fit_and_score_test_model(network, data, seeding.rng(seed, "search", c),
+                                            prior_alpha, em, de, search)
         best = annealed if annealed["log_posterior"] >= paper["log_posterior"] else paper
         rows.append({"protocol": "paper", **paper, "search_start": "random",
                      "oracle_log_posterior": oracle})
@@ -287,9 +272,9 @@ def reality_check(section: dict, prior_alpha: float, em: dict, seed: int,
             cpts = random_parameters(generator, seeding.rng(seed, "model", *key, repetition))
             data = sample_dataset(generator, cpts, section["cases"],
                                   seeding.rng(seed, "data", *key, repetition))
-            scored = [fit_and_score(latent_class(c, [2] * features), data,
-                                    seeding.rng(seed, "em", *key, repetition, c), prior_alpha,
-                                    em)
+            scored = [fit_and_score_test_model(latent_class(c, [2] * features), data,
+                                               seeding.rng(seed, "em", *key, repetition, c),
+                                               prior_alpha, em)
                       for c in test_states]
             best = max((s for s in scored if s["laplace_positive_definite"]),
                        key=lambda s: s["laplace"])

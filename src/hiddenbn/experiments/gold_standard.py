@@ -4,8 +4,8 @@ Three experiments, each a set of plain functions called by thin Snakemake script
 
 Exact (small data)
     Paper 003's journal setting: naive-Bayes data sets of ``N = 10`` cases from a model with
-    two hidden states and 64 binary features. Every test model ``k:2,...,2`` is fitted and scored
-    as in paper 003 (:func:`hiddenbn.experiments.chickering_heckerman1996.fit_and_score`) and
+    two hidden states and 64 binary features. Every test model ``k:2,...,2`` is fitted by paper
+    003's EM protocol, scored by :func:`hiddenbn.scores.score_fit` and
     compared with the exact ``log p(D | S)`` (:mod:`hiddenbn.evidence`); the SMC estimate is
     shown beside it as a check of the estimator.
 Paper 003's settings
@@ -32,7 +32,7 @@ import pandas as pd
 
 from hiddenbn import plots, seeding
 from hiddenbn.data import Dataset, read_csv
-from hiddenbn.dimension import effective_dimension
+from hiddenbn.dimension import effective_dimension, effective_dimension_or_reason
 from hiddenbn.em import fit
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.evidence import exact_log_evidence
@@ -42,7 +42,7 @@ from hiddenbn.files import atomic_output
 from hiddenbn.markdown import pipe_table
 from hiddenbn.models import Network, random_parameters
 from hiddenbn.sampling import forward_sample
-from hiddenbn.scores import score_fit
+from hiddenbn.scores import bic, score_fit
 from hiddenbn.smc import smc_log_evidence
 from hiddenbn.spec import parse_spec
 
@@ -96,17 +96,9 @@ def gold_standard(network: Network, data: Dataset, seed: int, alpha: float, smc:
     return result.log_evidence, result.standard_error
 
 
-def effective_dimension_or_nan(network: Network, points: int, seed: int) -> float:
-    """``de`` when the Jacobian is small enough to rank, else NaN (reported as missing)."""
-    try:
-        return float(effective_dimension(network, points=points, seed=seed))
-    except HiddenbnError:
-        return float("nan")
-
-
 def _with_plus_scores(row: dict, n_cases: int) -> dict:
     """BIC+ from the fit's log-likelihood and ``de``; CS+ is the paper-003 pipeline's cs_de."""
-    row["bic_plus"] = row["log_likelihood"] - 0.5 * row["de"] * np.log(n_cases)
+    row["bic_plus"] = bic(row["log_likelihood"], row["de"], n_cases)
     row["cs_plus"] = row.get("cs_de", np.nan)
     return row
 
@@ -124,18 +116,24 @@ def exact_cell(section: dict, em: dict, prior_alpha: float, smc: dict, seed: int
     rows = []
     for k in range(section["test_states"]["min"], section["test_states"]["max"] + 1):
         network = parse_spec(ch96.naive_bayes_spec(k, section["features"]))
-        de = float(network.standard_dimension) if k == 1 else effective_dimension_or_nan(
-            network, 3, seed)
-        row = ch96.fit_and_score(network, data, seeding.rng(seed, "em", k), prior_alpha, em,
-                                 None if np.isnan(de) else int(de))
-        row["de"] = de
-        row = _with_plus_scores(row, data.n_cases)
+        # de missing (too large to rank): BIC+ and CS+ are missing too
+        de = (network.standard_dimension if k == 1
+              else effective_dimension_or_reason(network, 3, seed)[0])
+        result = fit(network, data, seeding.rng(seed, "em", k), prior_alpha, em["restarts"],
+                     em["max_iterations"], em["tolerance"],
+                     run_all_iterations=em["run_all_iterations"])
+        scores = score_fit(result, data, de)
         exact = exact_log_evidence(network, data, prior_alpha)
-        row["cases"] = data.n_cases
-        row["exact"], row["exact_states"] = exact.log_evidence, exact.peak_states
-        row["gold"], row["gold_se"] = gold_standard(network, data, seeding.job_seed(seed, "smc", k),
-                                                    prior_alpha, smc)
-        rows.append(row)
+        gold, gold_se = gold_standard(network, data, seeding.job_seed(seed, "smc", k),
+                                      prior_alpha, smc)
+        rows.append({"hidden_states": k, "d": network.standard_dimension,
+                     "log_likelihood": result.log_likelihood,
+                     "log_posterior": result.log_posterior, "converged": result.converged,
+                     "iterations": result.iterations, "de": np.nan if de is None else float(de),
+                     "laplace_positive_definite": scores.get("laplace_positive_definite", False),
+                     **{score: scores.get(score, np.nan) for score in SCORES},
+                     "cases": data.n_cases, "exact": exact.log_evidence,
+                     "exact_states": exact.peak_states, "gold": gold, "gold_se": gold_se})
     return pd.DataFrame(rows)
 
 
@@ -188,7 +186,7 @@ def slope_cell(setting: dict, sizes, prior_alpha: float, em: dict, smc: dict, po
     for n in sorted(sizes):
         data = Dataset.from_rows(truth.observed_names, sample[:n], truth.observed_cardinalities)
         result = fit(model, data, seeding.rng(seed, "em", n), prior_alpha,
-                     em["initialisations"], em["max_iterations"], em["tolerance"])
+                     em["restarts"], em["max_iterations"], em["tolerance"])
         scores = score_fit(result, data, de, with_laplace=False)
         gold, gold_se = gold_standard(model, data, seeding.job_seed(seed, "smc", n),
                                       prior_alpha, smc)

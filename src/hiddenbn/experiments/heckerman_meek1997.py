@@ -10,7 +10,8 @@ kind of network we found whose EBNC is a curved subset of its span, where the pa
 constructions overstate the dimension (see :func:`hiddenbn.ebnc.ebnc_dimension`).
 
 Every dimension is computed (:func:`hiddenbn.ebnc.ebnc_dimensions`); the paper's printed values
-appear only in the "paper says" column, from :data:`PRINTED`.
+appear only in the "paper says" column, read from
+``workflow/resources/heckerman_meek1997/dimensions.yaml`` (:func:`read_printed_dimensions`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from scipy.stats import spearmanr
 
 from hiddenbn import ebnc, ebnc_fit, plots, seeding
 from hiddenbn.errors import HiddenbnError
+from hiddenbn.experiments.comparison import formula_value, read_printed
 from hiddenbn.experiments.reproduction import compared, write_verdicts
 from hiddenbn.files import atomic_output
 from hiddenbn.models import Network, random_parameters
@@ -33,15 +35,6 @@ from hiddenbn.spec import parse_spec
 
 SECTION_6_PARENTS = {"X1": [], "X2": [], "X3": [], "Y": ["X1", "X2"], "X4": ["X1", "X3", "Y"],
                      "X5": ["X2", "X3", "Y"]}
-
-#: What paper 001 prints about each panel: (text, where, value for a panel's size n or None).
-#: Used only for the "paper says" column of the table, never as an expected value.
-PRINTED = {
-    "section6": ("d = 1 + 1 + 2 + 3 + 4 + 4 = 15", "Sec. 6, after Eq. 18", lambda n: 15),
-    "naive_bayes": ("phi_0..phi_n: n + 1", "Sec. 4, Eq. 6", lambda n: n + 1),
-    "markov_chain": ("d = 1 + 1 + 2(n - 1) = 2n", "Sec. 6, last example", lambda n: 2 * n),
-    "full_table": ("2^n for binary Y and X", "Sec. 2", lambda n: 2**n),
-}
 
 
 @dataclass(frozen=True)
@@ -54,6 +47,30 @@ class Panel:
     target: str
     size: int | None  # the n of the paper's formula, where it has one
     reconstructed: bool
+
+
+@dataclass(frozen=True)
+class PrintedDimension:
+    """What the paper prints about the EBNC dimension of a Figure 2 panel: its words, where
+    they are printed, and the value as an integer formula in the panel's size n (``"2 ** n"``).
+
+    Used only for the "paper says" column of the table, never as an expected value.
+    """
+
+    text: str
+    where: str
+    formula: str
+
+    def value(self, n: int | None) -> int:
+        """The printed value for a panel of size ``n`` (None: the panel has no size)."""
+        return formula_value(self.formula, n)
+
+
+def read_printed_dimensions(path) -> dict[str, PrintedDimension]:
+    """Panel name -> what the paper prints about it, from the YAML file ``path``
+    (``workflow/resources/heckerman_meek1997/dimensions.yaml``)."""
+    return {name: PrintedDimension(entry["text"], entry["where"], str(entry["value"]))
+            for name, entry in read_printed(path).items()}
 
 
 def section6_network(states: dict | None = None) -> Network:
@@ -134,16 +151,18 @@ def _reproducible_gap(gap) -> float:
     return GAP_CAP_DECADES if gap >= GAP_CAP_DECADES else round(gap, 1)
 
 
-def dimension_rows(panels: list[Panel], seed: int, points: int) -> list[dict]:
-    """One table row per panel: every construction, the standard counts and the paper's value."""
+def dimension_rows(panels: list[Panel], printed: dict[str, PrintedDimension], seed: int,
+                   points: int) -> list[dict]:
+    """One table row per panel: every construction, the standard counts and the paper's value
+    (``printed``, from :func:`read_printed_dimensions`)."""
     rows = []
     for panel in panels:
         rng = seeding.rng(seed, panel.name)
         summary = ebnc.ebnc_dimensions(panel.network, panel.target, rng, points)
         classifier = ebnc.embedded_classifier(panel.network, panel.target)
         inputs = [panel.network.cardinalities[i] for i in classifier.inputs]  # state counts
-        printed = PRINTED.get(panel.name)
-        paper_value = printed[2](panel.size) if printed else None
+        paper = printed.get(panel.name)
+        paper_value = paper.value(panel.size) if paper else None
         notes = []
         if panel.reconstructed:
             notes.append("reconstructed panel (docs/RECONSTRUCTIONS.md)")
@@ -168,8 +187,8 @@ def dimension_rows(panels: list[Panel], seed: int, points: int) -> list[dict]:
             "d_jacobian_svd": summary.by_method["jacobian-svd"],
             "jacobian_svd_gap_decades": _reproducible_gap(summary.svd_gaps.get("jacobian-svd")),
             "eq18_terms": _equation_18_terms(panel.network, panel.target),
-            "paper_says": printed[0] if printed else "",
-            "paper_where": printed[1] if printed else "",
+            "paper_says": paper.text if paper else "",
+            "paper_where": paper.where if paper else "",
             "paper_value": "" if paper_value is None else paper_value,
             "agrees": "" if paper_value is None else ("yes" if paper_value == summary.d else "no"),
             "note": "; ".join(notes),
@@ -254,12 +273,13 @@ def dimension_verdicts(rows: list[dict], panels: list[Panel]) -> list[dict]:
             for panel, row in zip(panels, rows, strict=True) if row["paper_value"] != ""]
 
 
-def write_dimension_outputs(section: dict, seed: int, points: int, table_csv, table_md,
+def write_dimension_outputs(section: dict, seed: int, points: int, printed, table_csv, table_md,
                             figure2, verdicts_csv=None) -> None:
-    """The dimension table (CSV + Markdown) and Figure 2 of paper 001; with ``verdicts_csv``,
-    also the printed dimensions beside ours as a ``verdicts.csv`` (for REPRODUCTION.md)."""
+    """The dimension table (CSV + Markdown) and Figure 2 of paper 001, beside the printed
+    dimensions of the YAML file ``printed``; with ``verdicts_csv``, also the printed dimensions
+    beside ours as a ``verdicts.csv`` (for REPRODUCTION.md)."""
     panels = figure2_panels(section)
-    rows = dimension_rows(panels, seed, points)
+    rows = dimension_rows(panels, read_printed_dimensions(printed), seed, points)
     write_csv_rows(table_csv, rows)
     with atomic_output(table_md) as temporary:
         Path(temporary).write_text(dimension_markdown(rows, panels))

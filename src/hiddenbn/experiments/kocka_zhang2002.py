@@ -15,28 +15,37 @@ variables deterministic functions of the hidden one (:func:`deterministic_parame
 
 HLC experiment (Sec. 6): data from random parametrisations of HLC 5,3,3:2,2,2,2,2; keeping the
 true structure, each score hill-climbs on the hidden cardinalities from all-binary
-(:func:`hill_climb`), and the KL of its final model is summarised in Table 2.
+(:func:`hiddenbn.hlc.hill_climb`), and the KL of its final model is summarised in Table 2.
 
 Data sets are pattern counts (``hiddenbn.sampling.sample_dataset``), so an EM iteration costs
 the same at N = 1k and N = 243k.
+
+Dimension results (Table 1, Sec. 4, Figures 1-3; :func:`write_dimension_results`): de, db, ds,
+dc, dp of the 21 latent class models of Table 1 and the decomposition of the HLC model by
+Cor. 4.1 and Thm 5, recomputed beside the printed numbers
+(``workflow/resources/kocka_zhang2002/dimensions.yaml``).
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from hiddenbn import seeding
+from hiddenbn import plots, seeding
 from hiddenbn.data import Dataset
-from hiddenbn.dimension import effective_dimension, is_regular_hlc, regular_hidden_states
+from hiddenbn.dimension import (dimension_report, effective_dimension, hlc_decomposition,
+                                is_regular_hlc, regular_hidden_states)
 from hiddenbn.em import fit
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.experiments.reproduction import claim_rows, verdict_row, write_verdicts
+from hiddenbn.experiments.comparison import (RECONSTRUCTED, markdown, points_note, printed_rows,
+                                             read_printed, rounded, write_table, write_text)
+from hiddenbn.experiments.reproduction import claim_rows, compared, verdict_row, write_verdicts
 from hiddenbn.files import atomic_output
+from hiddenbn.hlc import (all_binary, hidden_cardinalities, hill_climb, kl_bits,
+                          with_hidden_cardinalities)
 from hiddenbn.markdown import pipe_table
 from hiddenbn.models import Network, latent_class, observed_distribution, random_parameters
 from hiddenbn.sampling import sample_dataset
@@ -97,7 +106,7 @@ def _generator_states(name: str) -> tuple[int, bool]:
     return int(name[1:-3] if deterministic else name[1:]), deterministic
 
 
-# --- generating parameters, KL ---------------------------------------------------------------
+# --- generating parameters ------------------------------------------------------------------
 def deterministic_parameters(network: Network, cpts, children: int) -> list:
     """Make the first ``children`` observed children of an LC model functions of the hidden one.
 
@@ -114,16 +123,6 @@ def deterministic_parameters(network: Network, cpts, children: int) -> list:
         out[child] = np.eye(states)[digit]
         place *= states
     return out
-
-
-def kl_bits(true: np.ndarray, approximation: np.ndarray) -> float:
-    """``KL(p || q) = sum_x p(x) log2(p(x) / q(x))`` over the observed states; inf where
-    ``q = 0 < p``."""
-    p, q = np.ravel(true), np.ravel(approximation)
-    support = p > 0
-    if np.any(q[support] <= 0):
-        return math.inf
-    return float(np.sum(p[support] * np.log2(p[support] / q[support])))
 
 
 def _fit(network: Network, data: Dataset, rng, em: dict):
@@ -184,58 +183,7 @@ def lc_selections(models: pd.DataFrame, scores) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def mean_and_error(selections: pd.DataFrame, by, value: str) -> pd.DataFrame:
-    """Mean and standard error (sd / sqrt(n)) of ``value`` per group ``by``."""
-    grouped = selections.groupby(by, sort=True)[value]
-    return pd.DataFrame({"mean": grouped.mean(), "se": grouped.sem(ddof=1).fillna(0.0),
-                         "n": grouped.size()}).reset_index()
-
-
 # --- HLC experiment (Sec. 6) -----------------------------------------------------------------
-def all_binary(network: Network) -> Network:
-    """``network`` with every hidden node binary (the start of the Sec. 6 hill-climb)."""
-    for i in network.hidden_indices:
-        network = network.with_cardinality(network.names[i], 2)
-    return network
-
-
-def hidden_cardinalities(network: Network) -> tuple[int, ...]:
-    return tuple(int(network.cardinalities[i]) for i in network.hidden_indices)
-
-
-def with_hidden_cardinalities(network: Network, cardinalities) -> Network:
-    """``network`` with its hidden nodes, in network order, given ``cardinalities`` states."""
-    for i, states in zip(network.hidden_indices, cardinalities):
-        network = network.with_cardinality(network.names[i], int(states))
-    return network
-
-
-def hill_climb(start: Network, evaluate, score: str) -> tuple[tuple[int, ...], list]:
-    """Paper 002 Sec. 6: from ``start``, repeatedly add one state to the hidden node whose
-    increase raises ``score`` most; stop when no regular one-state increase raises it.
-
-    ``evaluate(cardinalities)`` returns the dict of scores of the model with those hidden
-    cardinalities (callers cache it: the four scores share fits). Returns the final
-    cardinalities and the path of cardinalities visited.
-    """
-    current = hidden_cardinalities(start)
-    path = [current]
-    value = evaluate(current)[score]
-    while True:
-        candidates = []
-        for j in range(len(current)):
-            bigger = current[:j] + (current[j] + 1,) + current[j + 1:]
-            if is_regular_hlc(with_hidden_cardinalities(start, bigger)):
-                candidates.append((evaluate(bigger)[score], bigger))
-        if not candidates:
-            return current, path
-        best_value, best = max(candidates, key=lambda c: c[0])
-        if not best_value > value:
-            return current, path
-        current, value = best, best_value
-        path.append(current)
-
-
 def _cards_text(cardinalities) -> str:
     return ",".join(str(c) for c in cardinalities)
 
@@ -328,50 +276,14 @@ def table2_markdown(table: pd.DataFrame, scores, printed: pd.DataFrame | None = 
 
 # --- figures and comparison.md ---------------------------------------------------------------
 #: Figure 4's panels: the column of the selections each plots and its axis label.
-LC_PANELS = (("kl_bits", "KL(true ‖ selected) [bits]"), ("states", "selected |X|"))
+LC_PANELS = (plots.KL_PANEL, ("states", "selected |X|"))
 
 
-def figure_lc(selections: pd.DataFrame, generators, scores, path, title: str,
-              panel_titles: dict | None = None, panels=LC_PANELS) -> None:
-    """Figure 4/5 form: per generator, the mean of each panel's column (by default KL in bits,
-    log scale, and the selected |X|) against N, one line per score, error bars one standard
-    error. ``panel_titles`` maps a generator to its row's title (default: paper 002's
-    ``k:2,2,2,2`` names)."""
-    import matplotlib.pyplot as plt
-
-    from hiddenbn import plots
-
-    with plots.style():
-        figure, axes = plt.subplots(len(generators), len(panels),
-                                    figsize=(4 * len(panels), 3 * len(generators)),
-                                    squeeze=False)
-        for row, generator in zip(axes, generators):
-            subset = selections[selections.generator == generator]
-            for column, (value, label) in enumerate(panels):
-                summary = mean_and_error(subset, ["score", "cases"], value)
-                # scores that select alike draw one line: their markers tell them apart
-                for score in scores:  # paper 002's names (BIC+) or the library's (bic_plus)
-                    line = summary[summary.score == score]
-                    style = plots.score_style(SCORE_KEYS.get(score, score))
-                    row[column].errorbar(line.cases, line["mean"], yerr=line.se,
-                                         markerfacecolor="none", capsize=2,
-                                         **{**style, "label": score})
-                row[column].set_xscale("log")
-                sizes = sorted(subset.cases.unique())  # label the sample sizes themselves
-                row[column].set_xticks(sizes, [f"{n:,}" for n in sizes])
-                row[column].xaxis.set_minor_locator(plt.NullLocator())
-                if value == "kl_bits":
-                    row[column].set_yscale("log")
-                row[column].set_xlabel("sample size N")
-                row[column].set_ylabel(label)
-                row[column].set_title("generator " + (_generator_title(generator)
-                                                      if panel_titles is None
-                                                      else panel_titles[generator]))
-            row[0].legend()
-        figure.suptitle(title)
-        # keep the suptitle clear of the first row's panel titles
-        figure.tight_layout(rect=(0, 0, 1, 1 - 0.35 / figure.get_figheight()))
-        plots.save_figure(figure, path)
+def figure_lc(selections: pd.DataFrame, generators, path, title: str) -> None:
+    """Figure 4/5 form (:func:`hiddenbn.plots.selection_figure`): per generator, mean KL in
+    bits and selected |X| against N, one line per score of :data:`SCORE_KEYS`."""
+    plots.selection_figure(selections, generators, list(SCORE_KEYS), path, title,
+                           {g: _generator_title(g) for g in generators}, LC_PANELS, SCORE_KEYS)
 
 
 def _generator_title(generator: str) -> str:
@@ -385,8 +297,8 @@ def _format(x: float) -> str:
 
 def lc_summary(selections: pd.DataFrame) -> pd.DataFrame:
     """Mean ± se of KL (bits) and selected |X| per generator, N and score (the figures' data)."""
-    kl = mean_and_error(selections, ["generator", "cases", "score"], "kl_bits")
-    states = mean_and_error(selections, ["generator", "cases", "score"], "states")
+    kl = plots.mean_and_error(selections, ["generator", "cases", "score"], "kl_bits")
+    states = plots.mean_and_error(selections, ["generator", "cases", "score"], "states")
     return kl.merge(states, on=["generator", "cases", "score", "n"],
                     suffixes=("_kl_bits", "_states"))
 
@@ -893,14 +805,14 @@ def write_outputs(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: p
                         ("table2", table), ("hlc_frequent_models", frequent)):
         with atomic_output(outdir / "tables" / f"{name}.csv") as temporary:
             frame.to_csv(temporary, index=False)
-    figure_lc(selections, [main], scores, outdir / "figures" / "figure4",
+    figure_lc(selections, [main], outdir / "figures" / "figure4",
               "Figure 4: data from LC " + _generator_title(main))
     others = [g for g in generators if g != main and not g.endswith("det")]
-    figure_lc(selections, others, scores, outdir / "figures" / "figure4_supplementary",
+    figure_lc(selections, others, outdir / "figures" / "figure4_supplementary",
               "Figure 4, other generators")
     deterministic = [g for g in generators if g.endswith("det")]
     if deterministic:
-        figure_lc(selections, deterministic, scores, outdir / "figures" / "figure5",
+        figure_lc(selections, deterministic, outdir / "figures" / "figure5",
                   "Figure 5: " + str(lc["deterministic_children"]) +
                   " observed variables deterministic in X")
     tie = tie_generator(lc_models, lc["hidden_states"])
@@ -973,3 +885,159 @@ def write_outputs(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: p
     ]
     with atomic_output(outdir / "comparison.md") as temporary:
         Path(temporary).write_text("\n".join(text))
+
+
+# --- dimension results (Table 1, Sec. 4, Figures 1-3) -------------------------------------------
+#: Table 1's columns, in the paper's order.
+KZ_COLUMNS = ("de", "db", "ds", "dc", "dp")
+#: The HLC model of Sec. 4 and Fig. 2 (the text's "5,3,3:2,2,2,2" lacks a leaf;
+#: docs/RECONSTRUCTIONS.md).
+HLC_SPEC = "5(3(2,2),3(2,2),2)"
+
+
+def kocka_zhang_table1(printed: dict, points: int, seed: int) -> pd.DataFrame:
+    """Table 1: de, db, ds, dc, dp of the LC models ``printed`` maps to the printed values (its
+    21 rows), ours beside the printed ones."""
+    rows = []
+    for spec, paper in printed.items():
+        theirs = tuple(paper[c] for c in KZ_COLUMNS)
+        report = dimension_report(parse_spec(spec), points, seed)
+        dp = "dc" if report["dp"] == report["dc"] else report["dp"]
+        ours = (report["de"], report["db"], report["ds"], report["dc"], dp)
+        row = {"LC model": spec}
+        for label, mine, value in zip(KZ_COLUMNS, ours, theirs):
+            row[label] = mine
+            row[f"paper {label}"] = value
+        row["db > de"] = report["db"] > report["de"]
+        row["verdict"] = "same" if ours == theirs else "DIFFERENT"
+        row["svd gap (decades)"] = rounded(report["gap"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def hlc_table(printed: dict, points: int, seed: int, spec: str = HLC_SPEC) -> pd.DataFrame:
+    """Sec. 4: the HLC model, its local LC models (Cor. 4.1) and Thm 5's M1, M2; ``printed``
+    holds the HLC's printed ``ds`` and ``de``, ``ds - de`` of the ``local`` models and their
+    ``sum``."""
+    network = parse_spec(spec)
+    report = dimension_report(network, points, seed)
+    decomposition = hlc_decomposition(network, points, seed)
+    rows = [{"part": "HLC model (direct rank)", "model": spec, "ds": report["ds"],
+             "de": report["de"], "ds - de": report["ds"] - report["de"],
+             "paper ds - de": printed["ds"] - printed["de"], "paper de": printed["de"]}]
+    for term in decomposition["terms"]:
+        rows.append({"part": f"local LC at {term['node']} (Cor. 4.1)", "model": term["model"],
+                     "ds": term["ds"], "de": term["de"], "ds - de": term["difference"],
+                     "paper ds - de": printed["local"].get(term["model"])})
+    total = sum(t["difference"] for t in decomposition["terms"])
+    rows.append({"part": "Cor. 4.1: de = ds - sum of local differences", "ds - de": total,
+                 "paper ds - de": printed["sum"],
+                 "de": decomposition["regular_ds"] - total, "ds": decomposition["regular_ds"]})
+    root_children = [network.names[c] for c in network.children(0) if network.hidden[c]]
+    if root_children:
+        m1, m2 = theorem5_split(network, root_children[0])
+        split = 0
+        for label, part in (("M1", m1), ("M2", m2)):
+            part_report = dimension_report(part, points, seed)
+            split += part_report["ds"] - part_report["de"]
+            rows.append({"part": f"Thm 5 {label} (Z = {root_children[0]})",
+                         "model": _describe(part), "ds": part_report["ds"],
+                         "de": part_report["de"], "ds - de": part_report["ds"] - part_report["de"]})
+        rows.append({"part": "Thm 5: ds(M1) - de(M1) + ds(M2) - de(M2)", "ds - de": split})
+    return pd.DataFrame(rows)
+
+
+def theorem5_split(network: Network, child: str) -> tuple[Network, Network]:
+    """The models M1, M2 of Thm 5 around the root X and its hidden child Z.
+
+    M1 keeps X's side with Z observed; M2 keeps Z's side with X observed (Fig. 3).
+    """
+    z = network.index(child)
+    x = network.parents[z][0]
+    below_z = {z}
+    for i in range(z + 1, network.n_nodes):  # topological order: descendants follow
+        if network.parents[i] and network.parents[i][0] in below_z:
+            below_z.add(i)
+    keep_1 = sorted(set(range(network.n_nodes)) - below_z | {z})
+    keep_2 = sorted(below_z | {x})
+    return (_induced(network, keep_1, observed={z}), _induced(network, keep_2, observed={x}))
+
+
+def _induced(network: Network, keep, observed) -> Network:
+    position = {old: new for new, old in enumerate(keep)}
+    return Network(
+        names=tuple(network.names[i] for i in keep),
+        cardinalities=tuple(network.cardinalities[i] for i in keep),
+        parents=tuple(tuple(position[p] for p in network.parents[i] if p in position)
+                      for i in keep),
+        hidden=tuple(network.hidden[i] and i not in observed for i in keep),
+        functions=(None,) * len(keep))
+
+
+def _describe(network: Network) -> str:
+    return "; ".join(f"{network.names[i]}{'*' if network.hidden[i] else ''}"
+                     f"({network.cardinalities[i]})"
+                     + (f"<-{network.names[network.parents[i][0]]}" if network.parents[i] else "")
+                     for i in range(network.n_nodes))
+
+
+def dimension_verdicts(table1: pd.DataFrame, decomposition: pd.DataFrame) -> list[dict]:
+    """Every printed number of Table 1 and Sec. 4 beside ours, for the dimension results'
+    ``verdicts.csv``."""
+    rows = [compared("Table 1", f"({', '.join(KZ_COLUMNS)}) of LC {r['LC model']}",
+                     tuple(r[f"paper {c}"] for c in KZ_COLUMNS), tuple(r[c] for c in KZ_COLUMNS))
+            for r in table1.to_dict("records")]
+    for r in printed_rows(decomposition, "paper ds - de"):
+        name = r["part"] + (f", {r['model']}" if isinstance(r["model"], str) else "")
+        rows.append(compared("Sec. 4", f"ds - de: {name}", r["paper ds - de"], r["ds - de"]))
+    rows += [compared("Sec. 4", f"de: {r['part']}, {r['model']}", r["paper de"], r["de"])
+             for r in printed_rows(decomposition, "paper de")]
+    return rows
+
+
+def write_dimension_results(section: dict, seed: int, printed, directory) -> None:
+    """Table 1, the HLC decomposition of Sec. 4 and Figures 1-3 into ``directory`` (see the
+    Snakemake rule ``kocka_zhang2002_dimension``), with ``comparison.md`` and ``verdicts.csv``.
+
+    ``section`` is the config's ``kocka_zhang2002`` section, ``printed`` the YAML file of the
+    paper's printed dimensions.
+    """
+    directory = Path(directory)
+    paper = read_printed(printed)
+    points = section["jacobian_points"]
+    table1 = kocka_zhang_table1(paper["table1"], points, seed)
+    decomposition = hlc_table(paper["hlc"], points, seed)
+    write_table(table1, directory / "tables" / "table1")
+    write_table(decomposition, directory / "tables" / "hlc_decomposition")
+    network = parse_spec(HLC_SPEC)
+    m1, m2 = theorem5_split(network, "H2")
+    panels = [("Fig. 1: LC 3:2,2,2,2", latent_class(3, [2, 2, 2, 2])),
+              (f"Fig. 2: HLC {HLC_SPEC}", network),
+              ("Fig. 3: M1 (Z=H2 observed)", m1), ("Fig. 3: M2 (X=H1 observed)", m2)]
+    with plots.network_panels(panels, directory / "figures" / "structures"):
+        pass
+    mismatches = table1[table1["verdict"] != "same"]
+    text = [
+        "# Kočka & Zhang (2002): dimensions recomputed",
+        "",
+        f"de = exact Jacobian rank over F_p {points_note(points)}, checked by SVD. "
+        "db = min(ds, dc, dp) (Thm 4); dp shown as `dc` when it equals dc, as in the paper.",
+        "",
+        "## Table 1",
+        "",
+        f"{len(table1) - len(mismatches)} of {len(table1)} rows agree with the paper in every "
+        "column" + (f"; differing: {', '.join(mismatches['LC model'])}." if len(mismatches)
+                    else ".") + f" Models where db overestimates de: "
+        + ", ".join(table1.loc[table1["db > de"], "LC model"]) + ".",
+        "",
+        markdown(table1),
+        "",
+        f"## HLC {HLC_SPEC} (Fig. 2; the text's '5,3,3:2,2,2,2' lacks a leaf, "
+        "docs/RECONSTRUCTIONS.md)",
+        "",
+        markdown(decomposition),
+        "",
+        "Structures in `figures/structures.png` (Figs. 1-3; Fig. 2 " + RECONSTRUCTED + ").",
+    ]
+    write_text(directory / "comparison.md", "\n".join(text) + "\n")
+    write_verdicts(dimension_verdicts(table1, decomposition), directory / "verdicts.csv")

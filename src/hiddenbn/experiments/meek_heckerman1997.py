@@ -12,10 +12,16 @@ printed Table 1 dimensions (the variant that shows where the paper's F1 anomaly 
 and unadjusted (``d = d'``, the number of parameters: plain Cheeseman-Stutz, Eq. 5 corrected
 only for the likelihood). Beyond the paper, the study is repeated on ``replicates`` independent
 data sets per generating model.
+
+Table 1 (:func:`write_dimension_results`): the dimension (Jacobian rank) and unadjusted dimension
+of F1..F5 beside the printed ones (``workflow/resources/meek_heckerman1997/dimensions.yaml``),
+with every 9-parameter structure that could stand for the reconstructed F2; the study reads its
+"computed" and "printed" dimensions from that table.
 """
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
@@ -24,12 +30,16 @@ import pandas as pd
 
 from hiddenbn import plots, seeding
 from hiddenbn.data import Dataset, write_rows_csv
-from hiddenbn.dimension import effective_dimension
+from hiddenbn.dimension import dimension_report, effective_dimension
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.experiments.dimension import write_table
-from hiddenbn.experiments.reproduction import verdict_row, write_verdicts
+from hiddenbn.experiments.comparison import (RECONSTRUCTED, markdown, points_note, printed_rows,
+                                             read_printed, rounded, table_verdict, write_table,
+                                             write_text)
+from hiddenbn.experiments.reproduction import compared, verdict_row, write_verdicts
 from hiddenbn.files import atomic_output
 from hiddenbn.interaction import InteractionModel, noisy_max_model
+from hiddenbn.markdown import general_cell, pipe_table
+from hiddenbn.models import Network
 from hiddenbn.noisy_max import fit_noisy_max
 from hiddenbn.sampling import forward_sample
 from hiddenbn.scores import score_fit
@@ -45,8 +55,8 @@ VARIANTS = ("computed", "printed", "unadjusted")
 def study_models(structures: dict) -> dict[str, InteractionModel]:
     """The candidate (and generating) models by name from their mechanism cause sets.
 
-    ``structures`` is ``dimension.causal_interaction_models`` of the config (Fig. 4, shared
-    with the dimension tables so both use the same reconstruction).
+    ``structures`` is ``meek_heckerman1997.models`` of the config (Fig. 4, the same
+    reconstruction for Table 1 and the study).
     """
     return {name: noisy_max_model(causes) for name, causes in structures.items()}
 
@@ -72,14 +82,21 @@ def generating_parameters(section: dict, model: InteractionModel, name: str) -> 
     return tables + [None]
 
 
-def check_config(section: dict, structures: dict) -> None:
-    """Check what the JSON schema cannot: every model has parameters of the right shape."""
+def check_config(section: dict) -> None:
+    """Check what the JSON schema cannot: every model's cause sets are distinct causes among
+    1, 2, 3 and it has parameters of the right shape."""
+    structures = section["models"]
+    for name, cause_sets in structures.items():
+        for cause_set in cause_sets:
+            if len(set(cause_set)) != len(cause_set):
+                raise HiddenbnError(f"config meek_heckerman1997.models.{name}: cause set "
+                                    f"{cause_set} must hold distinct causes among 1, 2, 3")
     for name, model in study_models(structures).items():
         if name not in section["parameters"]:
             raise HiddenbnError(f"config meek_heckerman1997.parameters: no entry for model "
-                                f"{name!r} (dimension.causal_interaction_models)")
+                                f"{name!r} (meek_heckerman1997.models)")
         if model.n_causes != len(section["cause_probabilities"]):
-            raise HiddenbnError(f"config dimension.causal_interaction_models.{name}: uses "
+            raise HiddenbnError(f"config meek_heckerman1997.models.{name}: uses "
                                 f"{model.n_causes} causes but meek_heckerman1997."
                                 f"cause_probabilities has {len(section['cause_probabilities'])}")
         generating_parameters(section, model, name)
@@ -118,7 +135,7 @@ def score_segments(section: dict, structures: dict, rows: np.ndarray, dimensions
         segment = []
         for name, model in models.items():
             fit = fit_noisy_max(model, data, seeding.rng(seed, "em", name, n_cases),
-                                alpha=section["prior_alpha"], starts=em["starts"],
+                                alpha=section["prior_alpha"], starts=em["restarts"],
                                 max_iterations=em["max_iterations"], tolerance=em["tolerance"])
             record = {"N": n_cases, "model": name, "loglik": fit.log_likelihood,
                       "converged": fit.converged}
@@ -347,7 +364,7 @@ def comparison_markdown(section: dict, table1: pd.DataFrame, scores: pd.DataFram
         f"generate one data set of {section['cases']} cases with the hand-chosen parameters of "
         "`config/config.yaml` (`meek_heckerman1997.parameters`; the paper's values are not given). "
         f"On the initial segments N = {', '.join(map(str, sizes))} every model is fitted by EM "
-        f"({section['em']['starts']} random starts, Dirichlet alpha = {section['prior_alpha']}) "
+        f"({section['em']['restarts']} random starts, Dirichlet alpha = {section['prior_alpha']}) "
         "and scored by the adjusted Cheeseman-Stutz score (Eq. 6, d' = number of parameters); "
         "the posterior assumes a uniform prior over F1..F5. Beyond the paper the study is "
         f"repeated on {replicates} independent data sets per generating model. EM reached its "
@@ -356,8 +373,8 @@ def comparison_markdown(section: dict, table1: pd.DataFrame, scores: pd.DataFram
         "",
         "## Table 1: dimensions",
         "",
-        table1[["model", "mechanisms", "dimension", "paper dimension", "unadjusted",
-                "paper unadjusted"]].to_markdown(index=False),
+        pipe_table(table1[["model", "mechanisms", "dimension", "paper dimension", "unadjusted",
+                           "paper unadjusted"]], general_cell),
         "",
     ]
     differ = table1[table1["dimension"] != table1["paper dimension"]]
@@ -369,8 +386,8 @@ def comparison_markdown(section: dict, table1: pd.DataFrame, scores: pd.DataFram
                                  for _, r in differ.iterrows())
                      + ". The dimension is the exact rank of the Jacobian of the map from the "
                      "parameters to the distribution of (C1, C2, C3, E) (paper 000), maximised "
-                     "over random points and checked by SVD (`results/dimension/"
-                     "meek_heckerman1997/`, which also lists every 9-parameter structure "
+                     "over random points and checked by SVD (`dimension/`, which also lists "
+                     "every 9-parameter structure "
                      "containing F1: none has dimension 7 except F1 itself). For binary OR, "
                      "p(E = 0 | c) is the product of the mechanisms' p(X = 0 | causes), so log "
                      "p(E = 0 | c) is a sum of one function per cause set: F1 spans the 4 main "
@@ -420,7 +437,7 @@ def comparison_markdown(section: dict, table1: pd.DataFrame, scores: pd.DataFram
                      "The anomaly's dependence on the dimension is shown in Figure 5 (both rows)."),
                   "", "The paper adds that the relationship \u201conly occurs when the C_i's and E "
                   "are binary\u201d. Dimensions with more effect (and mechanism) states, binary "
-                  "causes:", "", larger_effects.to_markdown(index=False), ""]
+                  "causes:", "", pipe_table(larger_effects, general_cell), ""]
         equal = _equal_dimension_effect_states(_f1_f2_dimensions(larger_effects))
         lines.append("**Verdict:** " + (
             "equal dimensions for effect states " + ", ".join(map(str, equal)) + "." if equal
@@ -549,3 +566,111 @@ def write_report(section: dict, structures: dict, dimension_file, score_files, d
     with atomic_output(directory / "comparison.md") as temporary:
         Path(temporary).write_text(text)
     write_verdicts(study_verdicts(table1, summary, larger_effects), directory / "verdicts.csv")
+
+
+# --- Table 1: the dimensions of F1..F5 --------------------------------------------------------
+#: Why our F2 differs from the printed dimension.
+F2_REASON = ("F2's structure is reconstructed; the printed 7 equals F1's, but no binary "
+             "noisy-max structure with 9 parameters that contains F1 has dimension 7 "
+             "(see `tables/nine_parameter_structures.csv`)")
+
+
+def noisy_max_network(mechanism_causes, causes: int = 3) -> Network:
+    """Binary noisy-max model of Sec. 5: causes C1..Cn (observed roots), one hidden mechanism
+    per cause set (1-based cause numbers), observed ``E = max`` of the mechanisms."""
+    nodes = {f"C{c}": {"states": 2} for c in range(1, causes + 1)}
+    for m, cause_set in enumerate(mechanism_causes, start=1):
+        nodes[f"M{m}"] = {"states": 2, "hidden": True, "parents": [f"C{c}" for c in cause_set]}
+    mechanisms = [f"M{m}" for m in range(1, len(mechanism_causes) + 1)]
+    nodes["E"] = {"function": "max", "parents": mechanisms}
+    return parse_spec({"nodes": nodes})
+
+
+def meek_heckerman_table1(models: dict, printed: dict, points: int, seed: int) -> pd.DataFrame:
+    """Table 1: dimension and unadjusted dimension of the NMI models ``models`` (name -> cause
+    sets); ``printed`` maps a model to its printed ``dimension`` and ``unadjusted``."""
+    rows = []
+    for name, cause_sets in models.items():
+        network = noisy_max_network(cause_sets)
+        report = dimension_report(network, points, seed)
+        entry = printed.get(name)
+        paper = (entry["dimension"], entry["unadjusted"]) if entry else (None, None)
+        rows.append({"model": name, "mechanisms": _cause_sets(cause_sets),
+                     "dimension": report["de"], "paper dimension": paper[0],
+                     "unadjusted": report["ds"], "paper unadjusted": paper[1],
+                     "verdict": table_verdict((report["de"], report["ds"]), paper,
+                                              F2_REASON if name == "F2" else ""),
+                     "svd gap (decades)": rounded(report["gap"])})
+    return pd.DataFrame(rows)
+
+
+def nine_parameter_structures(points: int, seed: int, causes: int = 3) -> pd.DataFrame:
+    """Every binary noisy-max structure with unadjusted dimension 9 in which each cause has a
+    mechanism (mechanisms = distinct non-empty cause sets, plus optional leaks): its ``de``."""
+    cause_sets = [s for size in range(1, causes + 1)
+                  for s in itertools.combinations(range(1, causes + 1), size)]
+    rows = []
+    for count in range(1, len(cause_sets) + 1):
+        for chosen in itertools.combinations(cause_sets, count):
+            table_sizes = sum(2 ** len(s) for s in chosen)
+            leaks = 9 - causes - table_sizes
+            if leaks < 0 or set().union(*map(set, chosen)) != set(range(1, causes + 1)):
+                continue
+            mechanisms = [list(s) for s in chosen] + [[]] * leaks
+            network = noisy_max_network(mechanisms, causes)
+            rows.append({"mechanisms": _cause_sets(mechanisms),
+                         "unadjusted": network.standard_dimension,
+                         "dimension": effective_dimension(network, points, seed)})
+    return pd.DataFrame(rows)
+
+
+def _cause_sets(cause_sets) -> str:
+    return " ".join("{" + ",".join(f"C{c}" for c in s) + "}" for s in cause_sets)
+
+
+def dimension_verdicts(table1: pd.DataFrame) -> list[dict]:
+    """Table 1 beside ours, for the dimension results' ``verdicts.csv``."""
+    return [compared("Table 1", f"(dimension, unadjusted dimension) of {r['model']} "
+                     f"{r['mechanisms']}" + (" (structure reconstructed)" if r["model"] == "F2"
+                                             else ""),
+                     (r["paper dimension"], r["paper unadjusted"]),
+                     (r["dimension"], r["unadjusted"]), F2_REASON if r["model"] == "F2" else "")
+            for r in printed_rows(table1, "paper dimension")]
+
+
+def write_dimension_results(section: dict, seed: int, printed, directory) -> None:
+    """Table 1, every 9-parameter alternative and the Fig. 4 structures into ``directory`` (see
+    the Snakemake rule ``meek_heckerman1997_dimension``), with ``comparison.md`` and
+    ``verdicts.csv``.
+
+    ``section`` is the config's ``meek_heckerman1997`` section (its ``models`` and
+    ``jacobian_points``), ``printed`` the YAML file of the paper's printed dimensions.
+    """
+    directory = Path(directory)
+    paper = read_printed(printed)
+    points = section["jacobian_points"]
+    models = section["models"]
+    table1 = meek_heckerman_table1(models, paper["table1"], points, seed)
+    alternatives = nine_parameter_structures(points, seed)
+    write_table(table1, directory / "tables" / "table1")
+    write_table(alternatives, directory / "tables" / "nine_parameter_structures")
+    panels = [(f"{name}: {_cause_sets(sets)}", noisy_max_network(sets))
+              for name, sets in models.items()]
+    with plots.network_panels(panels, directory / "figures" / "structures", columns=5):
+        pass
+    text = [
+        "# Meek & Heckerman (1997): dimensions of the noisy-max models F1..F5 recomputed",
+        "",
+        "Binary causes C1..C3 (observed roots), one hidden binary mechanism per cause set with a "
+        "full table, observed E = max of the mechanisms. Structures " + RECONSTRUCTED
+        + "; F2 is our choice. Unadjusted dimension = 3 + the mechanisms' table sizes; "
+        f"dimension = exact Jacobian rank {points_note(points)}, checked by SVD.",
+        "",
+        markdown(table1),
+        "",
+        "## Every 9-parameter binary noisy-max structure in which each cause has a mechanism",
+        "",
+        markdown(alternatives),
+    ]
+    write_text(directory / "comparison.md", "\n".join(text) + "\n")
+    write_verdicts(dimension_verdicts(table1), directory / "verdicts.csv")

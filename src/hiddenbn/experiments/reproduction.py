@@ -18,6 +18,7 @@ import pandas as pd
 
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.files import atomic_output
+from hiddenbn.experiments.papers import paper
 from hiddenbn.markdown import pipe_table
 
 #: Columns of a ``verdicts.csv``: where in the paper, what is checked, the paper's value (empty
@@ -31,36 +32,10 @@ DISAGREEMENTS = ("not reproduced", "partly reproduced")
 CLAIM_VERDICTS = {"supported": "reproduced", "partly supported": "partly reproduced",
                   "not supported": "not reproduced"}
 
-#: Paper key -> (authors and year, title). ``gold_standard`` is this project's own study.
-PAPERS = {
-    "000": ("Geiger, Heckerman & Meek (1996)",
-            "Asymptotic Model Selection for Directed Networks with Hidden Variables"),
-    "001": ("Heckerman & Meek (1997)", "Embedded Bayesian Network Classifiers"),
-    "002": ("Kočka & Zhang (2002)", "Dimension Correction for Hierarchical Latent Class Models"),
-    "003": ("Chickering & Heckerman (1996)",
-            "Efficient Approximations for the Marginal Likelihood of Incomplete Data Given a "
-            "Bayesian Network"),
-    "004": ("Meek & Heckerman (1997)",
-            "Structure and Parameter Learning for Causal Independence and Causal Interaction "
-            "Models"),
-    "gold_standard": ("Gold standard for the marginal likelihood",
-                      "exact and sequential Monte-Carlo values against every approximation "
-                      "(beyond the papers)"),
-}
-
-
-def paper_label(paper: str) -> str:
-    """``Paper 003 Chickering & Heckerman (1996)``, the gold standard by its name alone: the
-    heading of a paper here and its category in the Snakemake report (no colon there: the
-    report turns categories into reStructuredText link targets)."""
-    authors, _ = _paper(paper)
-    return authors if paper == "gold_standard" else f"Paper {paper} {authors}"
-
-
-def _paper(key: str) -> tuple[str, str]:
-    if key not in PAPERS:
-        raise HiddenbnError(f"unknown paper {key!r}; use one of {', '.join(PAPERS)}")
-    return PAPERS[key]
+def paper_label(key: str) -> str:
+    """The heading of paper ``key`` here and its category in the Snakemake report
+    (:attr:`hiddenbn.experiments.papers.Paper.label`)."""
+    return paper(key).label
 
 
 # --- writing verdicts (called by each paper's report function) --------------------------------
@@ -148,7 +123,7 @@ def _embedded(path, base: Path, depth: int) -> list[str]:
 
 def _check_sections(sections) -> None:
     for section in sections:
-        _paper(section["paper"])
+        paper(section["paper"])
         for path in [*section["documents"], *section["verdicts"]]:
             if not Path(path).is_file():
                 raise HiddenbnError(f"{path}: missing; run the rule that makes it before "
@@ -161,8 +136,8 @@ def reproduction_markdown(sections: list[dict], base) -> str:
     Parameters
     ----------
     sections : list of dict
-        One per paper, in the order of the document: ``paper`` (a key of :data:`PAPERS`),
-        ``documents`` (its comparison or findings files, embedded in full) and ``verdicts``
+        One per paper, in the order of the document: ``paper`` (a key of
+        :data:`hiddenbn.experiments.papers.PAPERS`), ``documents`` (its comparison or findings files, embedded in full) and ``verdicts``
         (its ``verdicts.csv`` files).
     base : path
         The folder of ``REPRODUCTION.md``: links are relative to it.
@@ -211,7 +186,7 @@ def reproduction_markdown(sections: list[dict], base) -> str:
                       "verdict": known.verdict,
                       "explanation": known.explanation.replace("", "none recorded")})), ""]
     for section in sections:
-        lines += [f"## {paper_label(section['paper'])}", "", f"*{_paper(section['paper'])[1]}*",
+        lines += [f"## {paper_label(section['paper'])}", "", f"*{paper(section['paper']).title}*",
                   "", "### Verdicts", ""]
         rows = verdicts[section["paper"]]
         lines += [_table(rows.rename(columns={"paper": "paper's value"})) if len(rows)

@@ -15,7 +15,7 @@ Families (``family.type``):
 ``hill_climb``
     paper 002 Sec. 6: keeping an HLC structure (the generator's own, or ``structure``), each
     score climbs from all hidden nodes binary by adding one state at a time
-    (:func:`hiddenbn.experiments.kocka_zhang2002.hill_climb`); the climbs share their fits;
+    (:func:`hiddenbn.hlc.hill_climb`); the climbs share their fits;
 ``models``
     a named list of candidate models over the generator's observed variables.
 
@@ -26,7 +26,7 @@ every N, so the curves against N are paired as in paper 002) and its data set of
 --seed D`` regenerate them (each job's log prints P and D). Candidates are fitted by EM with
 random restarts and scored by :func:`hiddenbn.selection.fit_and_score`; the KL of a candidate
 to the truth is exact, in bits, over the observed states
-(:func:`hiddenbn.experiments.kocka_zhang2002.kl_bits`).
+(:func:`hiddenbn.hlc.kl_bits`).
 """
 
 from __future__ import annotations
@@ -40,16 +40,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hiddenbn import seeding
-from hiddenbn.dimension import is_hlc, is_regular_hlc
+from hiddenbn import plots, seeding
+from hiddenbn.dimension import effective_dimension_or_reason, is_hlc, is_regular_hlc
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.experiments import kocka_zhang2002 as kz02
-from hiddenbn.experiments.dimension import markdown
 from hiddenbn.files import atomic_output
+from hiddenbn.hlc import (all_binary, hidden_cardinalities, hill_climb, kl_bits,
+                          with_hidden_cardinalities)
+from hiddenbn.markdown import general_cell, pipe_table
 from hiddenbn.models import (MAX_DENSE_STATES, Network, latent_class, load_parameters,
                              observed_distribution, random_parameters)
 from hiddenbn.sampling import sample_dataset
-from hiddenbn.selection import SCORE_NAMES, effective_dimension_or_reason, fit_and_score
+from hiddenbn.selection import SCORE_NAMES, fit_and_score
 from hiddenbn.spec import is_spec_file, parse_spec
 
 FAMILIES = ("latent_class", "hill_climb", "models")
@@ -70,7 +71,7 @@ DEFAULT_EM = {"prior_alpha": 1.01, "restarts": 8, "schedule": "halving", "tolera
 #: ``parameters`` (the uniform Dirichlet of papers 002 and 003).
 DEFAULT_ALPHA = 1.0
 #: The figure panels: column of the selections and axis label, by metric.
-PANELS = {"kl": kz02.LC_PANELS[0], "selected": ("hidden_states", "selected hidden states")}
+PANELS = {"kl": plots.KL_PANEL, "selected": ("hidden_states", "selected hidden states")}
 
 
 # --- configuration ---------------------------------------------------------------------------
@@ -200,7 +201,7 @@ def _check_climbable(where: str, structure: Network) -> None:
         raise HiddenbnError(f"{where}: the hill-climb needs a hierarchical latent class model (a "
                             "tree whose observed nodes are its leaves), e.g. "
                             "'5(3(2,2),3(2,2),2)'")
-    if not is_regular_hlc(kz02.all_binary(structure)):
+    if not is_regular_hlc(all_binary(structure)):
         raise HiddenbnError(f"{where}: the climb starts with every hidden node binary, which is "
                             "not a regular model here (a binary hidden node with two "
                             "neighbours, one of them hidden, can be removed); give every hidden "
@@ -294,7 +295,7 @@ def fixed_candidates(family: dict, generator: Network) -> dict:
 def climb_start(family: dict, generator: Network) -> Network:
     """The all-binary start of the ``hill_climb`` family."""
     structure = generator if family.get("structure") is None else parse_spec(family["structure"])
-    return kz02.all_binary(structure)
+    return all_binary(structure)
 
 
 def true_model(study: dict, generator: str) -> str | None:
@@ -303,7 +304,7 @@ def true_model(study: dict, generator: str) -> str | None:
     family = study["family"]
     if family["type"] == "hill_climb":
         start = climb_start(family, network)
-        same = kz02.with_hidden_cardinalities(start, kz02.hidden_cardinalities(network))
+        same = with_hidden_cardinalities(start, hidden_cardinalities(network))
         return _hidden_text(same) if same == network and is_regular_hlc(network) else None
     return next((label for label, candidate in fixed_candidates(family, network).items()
                  if candidate == network), None)
@@ -351,7 +352,7 @@ class _Candidates:
                "loglik": result.log_likelihood,
                **{s: float(values.get(s, math.nan)) for s in scores if s != "loglik"}}
         if self.truth is not None:
-            row["kl_bits"] = kz02.kl_bits(self.truth, _observed_in_order(
+            row["kl_bits"] = kl_bits(self.truth, _observed_in_order(
                 network, result.cpts, self.generator.observed_names))
         row["is_true"] = network == self.generator
         row["note"] = "; ".join(notes)
@@ -392,13 +393,13 @@ def run_replicate(study: dict, generator: str, cases: int, parameter_seed: int,
         start = climb_start(family, network)
 
         def evaluate(cardinalities):
-            net = kz02.with_hidden_cardinalities(start, cardinalities)
+            net = with_hidden_cardinalities(start, cardinalities)
             row = candidates(_hidden_text(net), net)
             return {s: _score_value(row, s) for s in scores}
 
         for score in scores:
-            _, path = kz02.hill_climb(start, evaluate, score)
-            labels = [_hidden_text(kz02.with_hidden_cardinalities(start, c)) for c in path]
+            _, path = hill_climb(start, evaluate, score)
+            labels = [_hidden_text(with_hidden_cardinalities(start, c)) for c in path]
             selections.append(_selection_row(score, candidates.rows[labels[-1]],
                                              truth is not None, " > ".join(labels)))
     else:
@@ -440,7 +441,7 @@ def summary_table(selections: pd.DataFrame, study: dict) -> pd.DataFrame:
               if m in study["metrics"]]
     table = selections.groupby(keys, sort=True).size().rename("replicates").reset_index()
     for value in values:
-        part = kz02.mean_and_error(selections, keys, value).drop(columns="n")
+        part = plots.mean_and_error(selections, keys, value).drop(columns="n")
         table = table.merge(part.rename(columns={"mean": f"{value}_mean", "se": f"{value}_se"}),
                             on=keys)
     if "selected" in study["metrics"]:
@@ -465,7 +466,7 @@ def time_table(fits: pd.DataFrame) -> pd.DataFrame:
     keys = ["generator", "cases"]
     per_replicate = fits.groupby(keys + ["replicate"]).agg(
         seconds=("seconds", "sum"), models=("model", "size")).reset_index()
-    seconds = kz02.mean_and_error(per_replicate, keys, "seconds")
+    seconds = plots.mean_and_error(per_replicate, keys, "seconds")
     models = per_replicate.groupby(keys).models.mean().rename("models_fitted").reset_index()
     return seconds.rename(columns={"mean": "seconds_mean", "se": "seconds_se",
                                    "n": "replicates"}).merge(models, on=keys)
@@ -521,7 +522,7 @@ def _generator_section(name: str, study: dict, summary: pd.DataFrame,
         if "kl" in metrics:
             row["KL(true ‖ selected), bits"] = _mean_se(r.kl_bits_mean, r.kl_bits_se)
         rows.append(row)
-    lines += ["", markdown(pd.DataFrame(rows)), ""]
+    lines += ["", pipe_table(pd.DataFrame(rows), general_cell), ""]
     if "kl" in metrics:
         best = summary[summary.generator == name].sort_values("kl_bits_mean") \
             .groupby("cases", sort=True).first()
@@ -561,7 +562,8 @@ def summary_markdown(name: str, study: dict, summary: pd.DataFrame, frequency, t
         lines += ["## Time", "",
                   "Seconds of EM and scoring per replicate (every candidate fitted; effective "
                   "dimensions excluded), mean ± standard error:", "",
-                  markdown(shown[["generator", "cases", "seconds", "models_fitted"]]), ""]
+                  pipe_table(shown[["generator", "cases", "seconds", "models_fitted"]],
+                             general_cell), ""]
     if len(notes):
         lines += ["## Notes", "", *[f"- {note} ({count} fits)" for note, count in notes.items()],
                   ""]
@@ -587,9 +589,9 @@ def write_summary(name: str, study: dict, fits: pd.DataFrame, selections: pd.Dat
     panels = _panels(study)
     if panels:
         titles = {g: f"{g} ({_spec_text(e['spec'])})" for g, e in study["generators"].items()}
-        kz02.figure_lc(selections, list(study["generators"]), study["scores"],
-                       outdir / "figures" / "selection", f"Study {name}: the selected model",
-                       titles, panels)
+        plots.selection_figure(selections, list(study["generators"]), study["scores"],
+                               outdir / "figures" / "selection",
+                               f"Study {name}: the selected model", titles, panels)
     notes = fits.note.fillna("")
     notes = notes[notes != ""].str.split("; ").explode().value_counts()
     text = summary_markdown(name, study, summary, frequency, times, notes)

@@ -14,6 +14,7 @@ with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
         snakemake.params.section,  # noqa: F821
         snakemake.params.seed,  # noqa: F821
         snakemake.params.points,  # noqa: F821
+        snakemake.input.printed,  # noqa: F821
         snakemake.output.table[0],  # noqa: F821
         snakemake.output.table[1],  # noqa: F821
         Path(snakemake.output.figure[0]).with_suffix(""),  # noqa: F821

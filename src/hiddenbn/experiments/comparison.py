@@ -1,0 +1,126 @@
+"""What every paper's comparison uses: the paper's printed numbers, our tables beside them.
+
+A paper's printed numbers live in ``workflow/resources/<paper>/`` (never in the code) and are
+read by :func:`read_printed`; a number the paper prints as a formula in a size ``n`` ("2n",
+"2^n") is written there as an integer expression and evaluated by :func:`formula_value`, which
+accepts nothing but ``n``, integers and ``+ - * **``. Tables are written twice
+(:func:`write_table`): as CSV for figures and as Markdown for reading.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from hiddenbn.errors import HiddenbnError
+from hiddenbn.files import atomic_output
+from hiddenbn.markdown import general_cell, pipe_table
+
+#: How a structure whose figure is lost is marked in the outputs.
+RECONSTRUCTED = "reconstructed from the text (the figure is lost; see docs/RECONSTRUCTIONS.md)"
+
+
+# --- the printed numbers ----------------------------------------------------------------------
+def read_printed(path) -> dict:
+    """The mapping of printed numbers in the YAML file ``path``
+    (``workflow/resources/<paper>/dimensions.yaml``)."""
+    path = Path(path)
+    try:
+        printed = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as error:
+        raise HiddenbnError(f"printed numbers {path}: cannot be read ({error})") from None
+    if not isinstance(printed, dict):
+        raise HiddenbnError(f"printed numbers {path}: must be a mapping, got "
+                            f"{type(printed).__name__}")
+    return printed
+
+
+#: The operators a printed formula may use.
+OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+             ast.Pow: operator.pow}
+#: The largest exponent of a printed formula: papers' dimensions are far below 2^64, and a
+#: mistyped huge power would hang the evaluation.
+MAX_EXPONENT = 64
+
+
+def formula_value(formula: str, n: int | None = None) -> int:
+    """The value at ``n`` of ``formula``, an integer expression in ``n`` as a paper prints one
+    (``"n + 1"``, ``"2 * n"``, ``"2 ** n"``, ``"15"``).
+
+    Only the name ``n``, integer literals and the binary operators ``+ - * **`` are accepted
+    (the expression is walked, never given to ``eval``); anything else raises
+    :class:`~hiddenbn.errors.HiddenbnError`, as does a formula in ``n`` when ``n`` is None.
+    """
+    try:
+        tree = ast.parse(str(formula), mode="eval")
+    except SyntaxError:
+        raise HiddenbnError(f"printed formula {formula!r}: not an expression") from None
+    return _evaluated(tree.body, formula, n)
+
+
+def _evaluated(node, formula, n):
+    if isinstance(node, ast.Constant) and type(node.value) is int:  # bool is not a number here
+        return node.value
+    if isinstance(node, ast.Name) and node.id == "n":
+        if n is None:
+            raise HiddenbnError(f"printed formula {formula!r}: needs n, which has no value here")
+        return n
+    if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
+        left, right = _evaluated(node.left, formula, n), _evaluated(node.right, formula, n)
+        if isinstance(node.op, ast.Pow) and not 0 <= right <= MAX_EXPONENT:
+            raise HiddenbnError(f"printed formula {formula!r}: exponent {right} is outside "
+                                f"0..{MAX_EXPONENT}")
+        return OPERATORS[type(node.op)](left, right)
+    raise HiddenbnError(f"printed formula {formula!r}: {ast.unparse(node)!r} is not allowed; "
+                        "use n, integers and + - * ** only")
+
+
+def printed_rows(table: pd.DataFrame, column: str) -> list[dict]:
+    """The rows of ``table`` that have a printed value in ``column``."""
+    return table[table[column].notna()].to_dict("records")
+
+
+def table_verdict(ours, printed, reason: str = "") -> str:
+    """The ``verdict`` column of a table: ``not in paper``, ``same``, or ``DIFFERENT`` with the
+    reason where it is known."""
+    if printed is None:
+        return "not in paper"
+    return "same" if ours == printed else f"DIFFERENT: {reason}" if reason else "DIFFERENT"
+
+
+def points_note(points: int) -> str:
+    """How an effective dimension was taken, for the text beside a table."""
+    return (f"(max over up to {points} random points; the rest are skipped once both ranks "
+            "reach min(ds, dc))")
+
+
+def rounded(value, digits: int = 1):
+    """``value`` rounded for a table; None stays None (no SVD check was made)."""
+    return None if value is None else round(float(value), digits)
+
+
+# --- writing ------------------------------------------------------------------------------------
+def write_text(path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, creating its folder."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_output(path) as temporary:
+        Path(temporary).write_text(text)
+
+
+def markdown(table: pd.DataFrame) -> str:
+    """``table`` as a Markdown table, missing values left blank."""
+    return pipe_table(table, general_cell)
+
+
+def write_table(table: pd.DataFrame, stem) -> None:
+    """Write ``table`` as ``stem.csv`` (tidy, for figures) and ``stem.md`` (for reading)."""
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_output(stem.with_suffix(".csv")) as temporary:
+        table.to_csv(temporary, index=False)
+    write_text(stem.with_suffix(".md"), markdown(table) + "\n")
