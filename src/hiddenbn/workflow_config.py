@@ -28,11 +28,11 @@ from jsonschema import Draft202012Validator, validators
 
 from hiddenbn import limits, textfiles
 from hiddenbn.errors import ConfigError, HiddenbnError
-from hiddenbn.experiments import chickering_heckerman1996 as ch96
-from hiddenbn.experiments import geiger_heckerman_meek1996 as gh96
+from hiddenbn.experiments import chickering_heckerman1996
+from hiddenbn.experiments import geiger_heckerman_meek1996
 from hiddenbn.experiments import gold_standard
-from hiddenbn.experiments import kocka_zhang2002 as kz02
-from hiddenbn.experiments import meek_heckerman1997 as mh97
+from hiddenbn.experiments import kocka_zhang2002
+from hiddenbn.experiments import meek_heckerman1997
 from hiddenbn.experiments import studies as user_studies
 
 #: How a value of each JSON type is called in a problem.
@@ -235,15 +235,15 @@ def check_config(config: dict, schema: dict, base_dir) -> dict:
 def check_sections(config: dict) -> None:
     """The checks of each paper's section, and between sections, that a schema cannot make."""
     if "chickering_heckerman1996" in config:
-        ch96.check_config(config["chickering_heckerman1996"])
+        chickering_heckerman1996.check_config(config["chickering_heckerman1996"])
     if "geiger_heckerman_meek1996" in config:
-        gh96.check_config(config["geiger_heckerman_meek1996"])
+        geiger_heckerman_meek1996.check_config(config["geiger_heckerman_meek1996"])
     if "meek_heckerman1997" in config:
-        mh97.check_config(config["meek_heckerman1997"])
+        meek_heckerman1997.check_config(config["meek_heckerman1997"])
     if "gold_standard" in config:
         gold_standard.check_config(config["gold_standard"], config.get("chickering_heckerman1996"))
     if "kocka_zhang2002" in config:
-        kz02.check_config(config["kocka_zhang2002"])
+        kocka_zhang2002.check_config(config["kocka_zhang2002"])
 
 
 #: The workflow's schema, in the repository beside the package (``src/hiddenbn``).

@@ -36,7 +36,7 @@ from hiddenbn.dimension import effective_dimension, effective_dimension_or_reaso
 from hiddenbn.em import fit
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.evidence import exact_log_evidence
-from hiddenbn.experiments import chickering_heckerman1996 as ch96
+from hiddenbn.experiments import chickering_heckerman1996
 from hiddenbn.experiments.reproduction import CLAIM_VERDICTS, verdict_row, write_verdicts
 from hiddenbn.files import atomic_output
 from hiddenbn.markdown import pipe_table
@@ -54,15 +54,15 @@ SCORES = {"laplace": "Laplace", "cs": "CS", "cs_plus": "CS+", "mled": "MLED",
 
 
 # --- configuration ---------------------------------------------------------------------------
-def check_config(section: dict, ch96_section: dict | None) -> None:
+def check_config(section: dict, paper003_section: dict | None) -> None:
     """Check what the JSON schema cannot: the paper-003 parts name experiments of
-    ``ch96_section`` (the config's chickering_heckerman1996 section, whose data sets and EM
+    ``paper003_section`` (the config's chickering_heckerman1996 section, whose data sets and EM
     settings they use) and ask for no more replicates than it has; the slope settings' truth
     and model are specs.
 
     Raises :class:`~hiddenbn.errors.HiddenbnError` naming the offending key.
     """
-    if ch96_section is None:
+    if paper003_section is None:
         raise HiddenbnError("config gold_standard needs the chickering_heckerman1996 section: it "
                             "scores that paper's data sets with its EM settings")
     paper003 = section["paper003"]
@@ -70,15 +70,15 @@ def check_config(section: dict, ch96_section: dict | None) -> None:
         if part is None:
             continue
         for experiment in part["experiments"]:
-            if experiment not in ch96_section["experiments"]:
+            if experiment not in paper003_section["experiments"]:
                 raise HiddenbnError(
                     f"config gold_standard.{key}.experiments: unknown experiment {experiment!r}; "
                     "use names under chickering_heckerman1996.experiments "
-                    f"({', '.join(ch96_section['experiments'])})")
-        if part["replicates"] > ch96_section["replicates"]:
+                    f"({', '.join(paper003_section['experiments'])})")
+        if part["replicates"] > paper003_section["replicates"]:
             raise HiddenbnError(
                 f"config gold_standard.{key}.replicates: {part['replicates']} exceeds "
-                f"chickering_heckerman1996.replicates ({ch96_section['replicates']})")
+                f"chickering_heckerman1996.replicates ({paper003_section['replicates']})")
     for name, setting in section["slope"]["settings"].items():
         for role in ("truth", "model"):
             try:
@@ -106,7 +106,8 @@ def _with_plus_scores(row: dict, n_cases: int) -> dict:
 # --- exact (small data) ----------------------------------------------------------------------
 def exact_cell(section: dict, em: dict, prior_alpha: float, smc: dict, seed: int) -> pd.DataFrame:
     """One replicate of the exact experiment: every test model's scores, exact and SMC values."""
-    generating = ch96.naive_bayes_spec(section["hidden_states"], section["features"])
+    generating = chickering_heckerman1996.naive_bayes_spec(section["hidden_states"],
+                                                           section["features"])
     truth = parse_spec(generating)
     rng = seeding.rng(seed, "data")
     cpts = random_parameters(truth, rng, 1.0)
@@ -115,7 +116,7 @@ def exact_cell(section: dict, em: dict, prior_alpha: float, smc: dict, seed: int
                              truth.observed_cardinalities)
     rows = []
     for k in range(section["test_states"]["min"], section["test_states"]["max"] + 1):
-        network = parse_spec(ch96.naive_bayes_spec(k, section["features"]))
+        network = parse_spec(chickering_heckerman1996.naive_bayes_spec(k, section["features"]))
         # de missing (too large to rank): BIC+ and CS+ are missing too
         de = (network.standard_dimension if k == 1
               else effective_dimension_or_reason(network, 3, seed)[0])
@@ -155,7 +156,7 @@ def paper_cell(data_file, fits_file, features: int, prior_alpha: float, smc: dic
     for row in fits.to_dict("records"):
         states = int(row["hidden_states"])
         if states not in gold:
-            network = parse_spec(ch96.naive_bayes_spec(states, features))
+            network = parse_spec(chickering_heckerman1996.naive_bayes_spec(states, features))
             gold[states] = gold_standard(network, data, seeding.job_seed(seed, states),
                                          prior_alpha, smc)
         row = _with_plus_scores(row, data.n_cases)
@@ -311,7 +312,7 @@ def table1_against_gold(paper: pd.DataFrame) -> pd.DataFrame:
         row = {"experiment": experiment, "n": int(first["features"]),
                "c": int(first["generating_states"]), "N": int(first["cases"]),
                "data_sets": len(group)}
-        for score in (*ch96.TABLE1_SCORES, "laplace"):
+        for score in (*chickering_heckerman1996.TABLE1_SCORES, "laplace"):
             values = group.get(f"{score}_vs_gold", pd.Series(dtype=float)).dropna()
             row[f"{score}_mean"] = values.mean() if len(values) else np.nan
             row[f"{score}_sd"] = values.std(ddof=1) if len(values) > 1 else 0.0
@@ -333,12 +334,12 @@ def paper003_verdict_rows(paper: pd.DataFrame) -> list[dict]:
                     "where the claim fails here, it is the paper's claim that fails")
     rows = [verdict_row(where, claim, "", evidence, CLAIM_VERDICTS[verdict],
                         "" if verdict == "supported" else on_own_terms)
-            for claim, check in ch96.TABLE1_CLAIMS
+            for claim, check in chickering_heckerman1996.TABLE1_CLAIMS
             if (result := check(table)) is not None
             for verdict, evidence in [result]]
-    distinct = ch96.distinct_experiments(table)
+    distinct = chickering_heckerman1996.distinct_experiments(table)
     medians = {s: float(np.nanmedian(np.abs(distinct[f"{s}_mean"])))
-               for s in (*ch96.TABLE1_SCORES, "laplace")}
+               for s in (*chickering_heckerman1996.TABLE1_SCORES, "laplace")}
     best = min(medians.values())
     verdict = ("reproduced" if medians["laplace"] == best
                and sorted(medians.values())[1] > best else "partly reproduced"
