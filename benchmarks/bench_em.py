@@ -99,7 +99,7 @@ def run():
              f"load average {os.getloadavg()[0]:.1f} at start (other work inflates every time)"]
     start = time.perf_counter()
     tiny_network, _, tiny = synthetic(3, 2, 50)
-    fitted = em.fit(tiny_network, tiny, np.random.default_rng(0), starts=2)
+    fitted = em.fit(tiny_network, tiny, np.random.default_rng(0), restarts=2)
     scores.negative_hessian(tiny_network, tiny, fitted.cpts, 1.01)
     lines.append(f"JIT compile or cache load (excluded below): {time.perf_counter() - start:.2f} s")
 

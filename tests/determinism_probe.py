@@ -68,7 +68,7 @@ def em_digests() -> dict:
     """A paper-002-sized LC fit and its scores: the path of the kocka_zhang2002_lc job."""
     network, data, *_ = latent_class_inputs(np.full(4, 2), 3, 500, 3)
     test = latent_class(4, [2, 2, 2, 2])
-    result = fit(test, data, np.random.default_rng(4), alpha=1.0, starts=4, max_iterations=300,
+    result = fit(test, data, np.random.default_rng(4), alpha=1.0, restarts=4, max_iterations=300,
                  tolerance=1e-5, schedule="halving")
     scores = score_fit(result, data, 15, with_laplace=True)
     return {"em_fit": digest(result.log_likelihood, *result.cpts),

@@ -63,7 +63,7 @@ def test_fixed_point_satisfies_the_m_step_equations(spec, rng):
 def test_empty_classes_under_ml_stay_finite(rng):
     truth = latent_class(2, [2] * 5)
     data = sample_dataset(truth, random_parameters(truth, rng), 60, rng)
-    fit = em.fit(latent_class(8, [2] * 5), data, rng, alpha=1.0, starts=8)
+    fit = em.fit(latent_class(8, [2] * 5), data, rng, alpha=1.0, restarts=8)
     assert np.isfinite(fit.log_posterior)
     assert all(np.all(np.isfinite(t)) for t in fit.cpts)
     assert all(np.all(np.isfinite(c)) for c in fit.expected_counts)
@@ -74,9 +74,9 @@ def test_halving_schedule_is_seeded_and_records_convergence(rng):
     data = sample_dataset(network, random_parameters(network, rng), 300, rng)
     first = em.fit(network, data, np.random.default_rng(7))
     second = em.fit(network, data, np.random.default_rng(7))
-    assert first.log_posterior == second.log_posterior and first.starts == 64
+    assert first.log_posterior == second.log_posterior and first.restarts == 64
     assert first.converged and first.iterations <= 200
-    capped = em.fit(network, data, np.random.default_rng(7), starts=4, max_iterations=1,
+    capped = em.fit(network, data, np.random.default_rng(7), restarts=4, max_iterations=1,
                     tolerance=0.0)
     assert not capped.converged and capped.iterations == 1
 
@@ -86,8 +86,8 @@ def test_run_all_iterations_runs_the_final_phase_to_the_end(rng):
     network = latent_class(4, [2] * 8)
     data = sample_dataset(latent_class(2, [2] * 8), random_parameters(latent_class(2, [2] * 8),
                                                                       rng), 400, rng)
-    early = em.fit(network, data, np.random.default_rng(3), starts=8, max_iterations=50)
-    full = em.fit(network, data, np.random.default_rng(3), starts=8, max_iterations=50,
+    early = em.fit(network, data, np.random.default_rng(3), restarts=8, max_iterations=50)
+    full = em.fit(network, data, np.random.default_rng(3), restarts=8, max_iterations=50,
                   run_all_iterations=True)
     assert early.iterations < 50 and early.converged
     assert full.iterations == 50 or full.trace[-1] == full.trace[-2]
@@ -99,9 +99,9 @@ def test_halving_beats_or_matches_its_own_first_start(rng):
     """The schedule keeps the best g; so it is at least as good as best-of-1 from its stream."""
     network = latent_class(4, [2] * 8)
     data = sample_dataset(network, random_parameters(network, rng), 400, rng)
-    schedule = em.fit(network, data, np.random.default_rng(1), starts=16)
-    best_of_n = em.fit(network, data, np.random.default_rng(1), starts=16, schedule="best-of-n")
-    single = em.fit(network, data, np.random.default_rng(1), starts=1)
+    schedule = em.fit(network, data, np.random.default_rng(1), restarts=16)
+    best_of_n = em.fit(network, data, np.random.default_rng(1), restarts=16, schedule="best-of-n")
+    single = em.fit(network, data, np.random.default_rng(1), restarts=1)
     assert best_of_n.log_posterior >= single.log_posterior - 1e-9 * abs(single.log_posterior)
     assert schedule.converged and best_of_n.converged
 

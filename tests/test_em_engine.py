@@ -79,7 +79,7 @@ def test_an_object_without_an_m_step_is_not_an_engine():
 @pytest.mark.parametrize("schedule", em.ENGINE_SCHEDULES)
 def test_g_never_decreases_through_the_driver(name, schedule, rng):
     engine = ENGINES[name](rng)
-    result = em.fit_engine(engine, rng, starts=4, max_iterations=40, tolerance=0.0,
+    result = em.fit_engine(engine, rng, restarts=4, max_iterations=40, tolerance=0.0,
                            schedule=schedule)
     trace = np.array(result.trace)
     assert trace.size == result.iterations == 40 and not result.converged
@@ -132,9 +132,9 @@ def test_a_new_model_family_is_one_class(schedule):
     data = sample_dataset(network, truth, 3000, rng)
     toy = BernoulliMixture(data)
     assert isinstance(toy, em.EMEngine)
-    result = em.fit_engine(toy, rng, starts=8, max_iterations=5000, tolerance=1e-12,
+    result = em.fit_engine(toy, rng, restarts=8, max_iterations=5000, tolerance=1e-12,
                            schedule=schedule)
-    reference = em.fit(network, data, rng, alpha=1.0, starts=8, max_iterations=5000,
+    reference = em.fit(network, data, rng, alpha=1.0, restarts=8, max_iterations=5000,
                        tolerance=1e-12, schedule="best-of-n")
     assert result.converged and reference.converged
     assert result.run.g == pytest.approx(reference.log_likelihood, rel=1e-10)
@@ -165,7 +165,7 @@ def effect_log_posterior(engine, data, table):
 @pytest.mark.parametrize("alpha", [1.0, 1.5])
 def test_noisy_max_through_the_driver_agrees_with_enumeration(alpha, rng):
     engine, data = noisy_max_engine(rng, alpha)
-    result = em.fit_engine(engine, np.random.default_rng(3), starts=3, max_iterations=3000,
+    result = em.fit_engine(engine, np.random.default_rng(3), restarts=3, max_iterations=3000,
                            tolerance=1e-10)
     assert result.converged
     trace = np.array(result.trace)
@@ -175,7 +175,7 @@ def test_noisy_max_through_the_driver_agrees_with_enumeration(alpha, rng):
     assert result.run.g == pytest.approx(effect_log_posterior(engine, data, result.run.state),
                                          rel=1e-12)
     # fit_noisy_max is this run, with the causes' closed-form tables around it
-    fit = fit_noisy_max(engine.model, data, np.random.default_rng(3), alpha=alpha, starts=3,
+    fit = fit_noisy_max(engine.model, data, np.random.default_rng(3), alpha=alpha, restarts=3,
                         max_iterations=3000, tolerance=1e-10)
     offsets = engine.model.mechanism_offsets()
     for i, (a, b) in enumerate(zip(offsets[:-1], offsets[1:])):
@@ -192,9 +192,9 @@ def test_best_of_n_keeps_the_best_of_the_starts_drawn_in_order(rng):
     """Each start fitted alone from the same draws: the driver returns the largest g."""
     engine, _ = noisy_max_engine(rng)
     options = dict(max_iterations=200, tolerance=1e-9)
-    together = em.fit_engine(engine, np.random.default_rng(8), starts=5, **options)
+    together = em.fit_engine(engine, np.random.default_rng(8), restarts=5, **options)
     draws = np.random.default_rng(8)
-    alone = [em.fit_engine(engine, None, starts=1, draw=lambda _: state, **options)
+    alone = [em.fit_engine(engine, None, restarts=1, draw=lambda _: state, **options)
              for state in [engine.random_state(draws) for _ in range(5)]]
     best = max(alone, key=lambda result: result.run.g)
     assert together.run.g == best.run.g
@@ -213,9 +213,9 @@ def test_alpha_is_checked_once_for_every_fit(call, rng):
 
 
 @pytest.mark.parametrize("call", [
-    lambda rng: em.fit(latent_class(2, [2, 2, 2]), toy_data(rng), rng, starts=0),
-    lambda rng: fit_noisy_max(noisy_max_model([[1], [2]]), toy_nmi_data(rng), rng, starts=0),
-    lambda rng: fit_additive(additive_model("poisson"), toy_summary(rng), rng, starts=0),
+    lambda rng: em.fit(latent_class(2, [2, 2, 2]), toy_data(rng), rng, restarts=0),
+    lambda rng: fit_noisy_max(noisy_max_model([[1], [2]]), toy_nmi_data(rng), rng, restarts=0),
+    lambda rng: fit_additive(additive_model("poisson"), toy_summary(rng), rng, restarts=0),
     lambda rng: em.fit_engine(BernoulliMixture(toy_data(rng)), rng, 0, 10, 1e-6),
 ])
 def test_starts_are_checked_once_for_every_fit(call, rng):

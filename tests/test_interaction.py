@@ -103,7 +103,7 @@ def test_fit_statistics_equal_enumeration_over_hidden_states(three_state_model, 
     model = three_state_model
     network = model.network()
     data = sample_dataset(network, random_parameters(network, rng), 3000, rng)
-    fit = fit_noisy_max(model, data, rng, alpha=1.5, starts=2, max_iterations=30)
+    fit = fit_noisy_max(model, data, rng, alpha=1.5, restarts=2, max_iterations=30)
     expected, log_likelihood = enumeration_statistics(
         network, fit.cpts, data.for_network(network).patterns, data.for_network(network).counts)
     assert fit.log_likelihood == pytest.approx(log_likelihood, rel=1e-12)
@@ -117,7 +117,7 @@ def test_map_fit_is_a_fixed_point_of_the_map_update(three_state_model, rng):
     network = model.network()
     data = sample_dataset(network, random_parameters(network, rng), 2000, rng)
     alpha = 2.0
-    fit = fit_noisy_max(model, data, rng, alpha=alpha, starts=2, max_iterations=5000,
+    fit = fit_noisy_max(model, data, rng, alpha=alpha, restarts=2, max_iterations=5000,
                         tolerance=1e-13)
     for table, counts in zip(fit.cpts, fit.expected_counts):
         if table is not None:
@@ -136,7 +136,7 @@ def test_em_recovers_the_conditional_of_the_effect(rng):
                                                      [0.4, 0.6]]), None]
     cases = 100_000
     data = sample_dataset(network, cpts, cases, rng)
-    fit = fit_noisy_max(model, data, rng, starts=4)
+    fit = fit_noisy_max(model, data, rng, restarts=4)
     truth = effect_distribution(model, cpts)[:, 1]
     estimate = effect_distribution(model, fit.cpts)[:, 1]
     standard_error = np.sqrt(truth * (1 - truth) / (cases / 8))
@@ -175,7 +175,7 @@ def test_nested_mechanisms_go_through_the_general_network_path(rng):
         from_network(network)
     truth = random_parameters(network, rng)
     data = sample_dataset(network, truth, 4000, rng)
-    result = fit(network, data, rng, alpha=1.0, starts=4, max_iterations=300)
+    result = fit(network, data, rng, alpha=1.0, restarts=4, max_iterations=300)
     _, true_log_likelihood = enumeration_statistics(
         network, truth, data.for_network(network).patterns, data.for_network(network).counts)
     assert result.log_likelihood >= true_log_likelihood - 1e-6

@@ -78,7 +78,7 @@ def test_poisson_expected_statistics_are_sums_of_bounded_posterior_means(poisson
 def test_poisson_ml_equals_direct_maximisation(poisson_data, rng):
     m, rates, causes, effect = poisson_data
     summary = summarise(causes, effect)
-    fit = fit_additive(m, summary, rng, starts=2)
+    fit = fit_additive(m, summary, rng, restarts=2)
     result = optimize.minimize(lambda x: -poisson_log_likelihood(m, np.exp(x), summary),
                                np.log(rates), method="Nelder-Mead",
                                options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 40000,
@@ -100,7 +100,7 @@ def test_gaussian_ml_equals_direct_maximisation(rng):
     means, variances = rng.normal(0, 2, size), rng.uniform(0.3, 2.0, size)
     causes, effect = sample_additive(m, CAUSE_TABLES, means, variances, 3000, rng)
     summary = summarise(causes, effect)
-    fit = fit_additive(m, summary, rng, starts=3, tolerance=1e-13, max_iterations=50000)
+    fit = fit_additive(m, summary, rng, restarts=3, tolerance=1e-13, max_iterations=50000)
     result = optimize.minimize(
         lambda x: -gaussian_log_likelihood(m, x[:size], np.exp(x[size:]), summary),
         np.concatenate([means, np.log(variances)]), method="BFGS", options={"gtol": 1e-8})
@@ -131,7 +131,7 @@ def test_gaussian_expected_second_moments_equal_case_by_case_posteriors(rng):
 def test_map_fits_are_fixed_points_of_the_conjugate_modes(poisson_data, rng):
     m, _, causes, effect = poisson_data
     prior = (2.0, 0.5)
-    fit = fit_additive(m, summarise(causes, effect), rng, prior=prior, starts=1, tolerance=1e-14)
+    fit = fit_additive(m, summarise(causes, effect), rng, prior=prior, restarts=1, tolerance=1e-14)
     n, s1 = fit.expected["n"], fit.expected["s1"]
     np.testing.assert_allclose(fit.means, (s1 + prior[0] - 1) / (n + prior[1]), rtol=1e-5)
 
@@ -189,7 +189,7 @@ def test_adjusted_cheeseman_stutz_prefers_the_generating_structure(rng):
                                     "causes": {"C1": 2, "C2": 2, "C3": 2},
                                     "mechanisms": {"X1": ["C1"], "X2": ["C2"], "X3": ["C3"]}})
     prior = (1.0, 0.1)
-    scores = [adjusted_cheeseman_stutz(fit_additive(m_, summary, rng, prior=prior, starts=2,
+    scores = [adjusted_cheeseman_stutz(fit_additive(m_, summary, rng, prior=prior, restarts=2,
                                                     tolerance=1e-8), prior)
               for m_ in (generating, independent)]
     assert scores[0] > scores[1]
@@ -201,7 +201,7 @@ def test_gaussian_map_fit_is_a_fixed_point_of_the_nig_mode(rng):
     causes, effect = sample_additive(m, CAUSE_TABLES, rng.normal(0, 1, size),
                                      rng.uniform(0.3, 2.0, size), 1000, rng)
     prior = (0.0, 1.0, 2.0, 1.0)
-    fit = fit_additive(m, summarise(causes, effect), rng, prior=prior, starts=1, tolerance=1e-14)
+    fit = fit_additive(m, summarise(causes, effect), rng, prior=prior, restarts=1, tolerance=1e-14)
     n, s1, s2 = fit.expected["n"], fit.expected["s1"], fit.expected["s2"]
     mean = s1 / (1.0 + n)
     scale = 1.0 + 0.5 * (s2 - (1.0 + n) * mean**2)

@@ -211,7 +211,7 @@ def test_every_score_selects_the_true_number_of_classes_on_clear_data(rng):
     cpts = [np.array([[0.3, 0.3, 0.4]])] + [np.column_stack([profiles[:, j], 1 - profiles[:, j]])
                                             for j in range(8)]
     data = sample_dataset(network, cpts, 3000, rng)
-    result = select_latent_class(data, [1, 2, 3, 4, 5], seed=0, starts=16,
+    result = select_latent_class(data, [1, 2, 3, 4, 5], seed=0, restarts=16,
                                  with_effective_dimension=False)
     for name in ("bic", "draper", "mled", "cs", "laplace"):
         assert result["selected"][name] == 3, (name, result["selected"])
@@ -224,7 +224,7 @@ def test_cs_minus_mled_is_the_summed_posterior_entropy_of_the_hidden_variable(rn
     network = latent_class(3, [2, 3, 2, 2])
     truth = random_parameters(network, rng, 1.0)
     data = sample_dataset(network, truth, 300, rng)
-    result = em.fit(network, data, rng, alpha=1.01, starts=4, max_iterations=50)
+    result = em.fit(network, data, rng, alpha=1.01, restarts=4, max_iterations=50)
     values = scores.score_fit(result, data, with_laplace=False)
     prior, children = result.cpts[0][0], result.cpts[1:]
     entropy = 0.0
@@ -239,7 +239,7 @@ def test_cs_minus_mled_is_the_summed_posterior_entropy_of_the_hidden_variable(rn
 def test_timed_scores_equal_the_untimed_ones_and_time_every_score(rng):
     network = latent_class(3, [2, 3, 2, 2])
     data = sample_dataset(network, random_parameters(network, rng), 200, rng)
-    result = em.fit(network, data, rng, alpha=1.01, starts=4, max_iterations=50)
+    result = em.fit(network, data, rng, alpha=1.01, restarts=4, max_iterations=50)
     for de, with_laplace in ((None, True), (9, True), (9, False)):
         timings = {}
         timed = scores.score_fit(result, data, de, with_laplace, timings=timings)

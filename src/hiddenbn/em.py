@@ -23,7 +23,7 @@ Every iteration is "M step, then E step", so each run always knows
 parameters. :func:`fit_engine` is the restart and convergence driver of every engine, with two
 restart strategies (paper 003 Sec. 3):
 
-* ``schedule="halving"``: 64 random starts; after 1 iteration keep the best 32, after 2 more
+* ``schedule="halving"``: 64 random restarts; after 1 iteration keep the best 32, after 2 more
   the best 16, after 4 more the best 8, ... until one is left; then iterate until the relative
   change of g falls below ``tolerance`` (1e-5) or ``max_iterations`` (200) pass, recording
   whether it converged. With ``run_all_iterations`` the final phase always runs the
@@ -272,7 +272,7 @@ class Fit:
     n_cases: int
     iterations: int
     converged: bool
-    starts: int
+    restarts: int
     schedule: str
     trace: list = field(default_factory=list)
 
@@ -330,15 +330,15 @@ def _final_phase(run: _Run, max_iterations: int, tolerance: float, run_all: bool
     return EMResult(run, *run.converge(max_iterations, tolerance, run_all))
 
 
-def _check_search(schedule: str, schedules: tuple, starts: int) -> None:
+def _check_search(schedule: str, schedules: tuple, restarts: int) -> None:
     if schedule not in schedules:
         raise ParameterError(f"unknown restart schedule {schedule!r}; use one of "
                              f"{', '.join(schedules)}")
-    if starts < 1:
-        raise ParameterError(f"need at least one EM start, got {starts}")
+    if restarts < 1:
+        raise ParameterError(f"need at least one EM start, got {restarts}")
 
 
-def fit_engine(engine: EMEngine, rng: np.random.Generator, starts: int, max_iterations: int,
+def fit_engine(engine: EMEngine, rng: np.random.Generator, restarts: int, max_iterations: int,
                tolerance: float, schedule: str = "best-of-n", run_all_iterations: bool = False,
                draw=None) -> EMResult:
     """EM with random restarts for any engine (paper 003 Sec. 3): the one restart and
@@ -350,7 +350,7 @@ def fit_engine(engine: EMEngine, rng: np.random.Generator, starts: int, max_iter
         The model family and its data.
     rng : numpy.random.Generator
         Source of the starting states; all are drawn, in order, before any EM iteration.
-    starts : int
+    restarts : int
         Number of starting states.
     max_iterations, tolerance : int, float
         A run stops when ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` (converged) or after
@@ -366,9 +366,9 @@ def fit_engine(engine: EMEngine, rng: np.random.Generator, starts: int, max_iter
     draw : callable, optional
         ``draw(rng)`` gives a starting state; ``engine.random_state`` by default.
     """
-    _check_search(schedule, ENGINE_SCHEDULES, starts)
+    _check_search(schedule, ENGINE_SCHEDULES, restarts)
     draw = engine.random_state if draw is None else draw
-    runs = [_Run(engine, draw(rng)) for _ in range(starts)]
+    runs = [_Run(engine, draw(rng)) for _ in range(restarts)]
     if schedule == "best-of-n":
         results = [_final_phase(run, max_iterations, tolerance, run_all_iterations)
                    for run in runs]
@@ -383,12 +383,12 @@ def fit_engine(engine: EMEngine, rng: np.random.Generator, starts: int, max_iter
     return _final_phase(runs[0], max_iterations, tolerance, run_all_iterations)
 
 
-def _finish(engine: NetworkEngine, result: EMResult, starts, schedule, n_cases) -> Fit:
+def _finish(engine: NetworkEngine, result: EMResult, restarts, schedule, n_cases) -> Fit:
     run = result.run
     return Fit(network=engine.network, cpts=engine.to_cpts(run.state), alpha=engine.alpha,
                log_likelihood=run.statistics.log_likelihood, log_prior=engine.log_prior(run.state),
                expected_counts=engine.expected_counts(run.statistics), n_cases=n_cases,
-               iterations=result.iterations, converged=result.converged, starts=starts,
+               iterations=result.iterations, converged=result.converged, restarts=restarts,
                schedule=schedule, trace=result.trace)
 
 
@@ -405,7 +405,7 @@ def run_em(network: Network, data: Dataset, cpts, alpha: float = 1.01,
 
 
 def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float = 1.01,
-        starts: int = 64, max_iterations: int = 200, tolerance: float = 1e-5,
+        restarts: int = 64, max_iterations: int = 200, tolerance: float = 1e-5,
         schedule: str = "halving", run_all_iterations: bool = False,
         sweeps: int = SWEEPS) -> Fit:
     """MAP parameters by EM with random restarts (paper 003 Sec. 3): :func:`fit_engine` on the
@@ -421,7 +421,7 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
         Source of the initial parameters (each CPT row from the uniform Dirichlet).
     alpha : float
         Symmetric Dirichlet prior parameter (paper 003 uses 1.01); 1 gives ML.
-    starts : int
+    restarts : int
         Number of random initialisations (64 in the paper).
     max_iterations, tolerance : int, float
         The final phase stops when ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` (converged) or
@@ -435,20 +435,20 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
     sweeps : int
         Annealing sweeps over the cases per start (``schedule="annealing"`` only).
     """
-    _check_search(schedule, SCHEDULES, starts)  # before building anything
+    _check_search(schedule, SCHEDULES, restarts)  # before building anything
     if schedule == "annealing" and sweeps < 1:
         raise ParameterError(f"the annealed search needs at least one sweep, got {sweeps}")
     engine = make_engine(network, data, alpha)
     if schedule != "annealing":
-        result = fit_engine(engine, rng, starts, max_iterations, tolerance, schedule,
+        result = fit_engine(engine, rng, restarts, max_iterations, tolerance, schedule,
                             run_all_iterations)
-        return _finish(engine, result, starts, schedule, data.n_cases)
+        return _finish(engine, result, restarts, schedule, data.n_cases)
     annealed = AnnealedStarts(network, data, sweeps)
-    result = fit_engine(engine, rng, starts, max_iterations, tolerance, "best-of-n",
+    result = fit_engine(engine, rng, restarts, max_iterations, tolerance, "best-of-n",
                         run_all_iterations,
                         draw=lambda source: engine.from_cpts(annealed.parameters(source)))
     if isinstance(engine, LatentClassEngine):
         run, moves = split_merge(engine, result.run, rng)
         if moves:
             result = _final_phase(run, max_iterations, tolerance, run_all_iterations)
-    return _finish(engine, result, starts, schedule, data.n_cases)
+    return _finish(engine, result, restarts, schedule, data.n_cases)

@@ -83,18 +83,18 @@ def read_additive_csv(path, model: InteractionModel):
     return summarise(causes.to_numpy(), table[model.effect_name].to_numpy(float), weights)
 
 
-def fit_report(model: InteractionModel, data_path, seed: int, alpha: float, starts: int) -> dict:
+def fit_report(model: InteractionModel, data_path, seed: int, alpha: float, restarts: int) -> dict:
     """Fit ``model`` to the data file and report the fit and its scores (JSON-ready)."""
     rng = seeding.rng(seed, "em", model.family, model.mechanism_names)
     if model.family == "noisy-max":
         data = read_csv(data_path).for_network(model.network())
-        fit = fit_noisy_max(model, data, rng, alpha=alpha, starts=starts)
+        fit = fit_noisy_max(model, data, rng, alpha=alpha, restarts=restarts)
         de = dimension.effective_dimension(model.network())
         outcome = {"fit": fit, "scores": score_fit(fit, data, de),
                    "ds": fit.network.standard_dimension, "de": de, "note": None}
         return selection.fit_report(outcome, data)
     summary = read_additive_csv(data_path, model)
-    fit = fit_additive(model, summary, rng, starts=starts, alpha=alpha)
+    fit = fit_additive(model, summary, rng, restarts=restarts, alpha=alpha)
     ds, de = standard_additive_dimension(model), additive_dimension(model)
     prior = DEFAULT_PRIORS[model.family]
     parameters = {"causes": {n: t[0].tolist() for n, t in zip(model.cause_names, fit.cause_tables)}}
@@ -105,7 +105,7 @@ def fit_report(model: InteractionModel, data_path, seed: int, alpha: float, star
                             {"mean": fit.means[rows].tolist(),
                              "variance": fit.variances[rows].tolist()})
     return {"family": model.family, "n_cases": summary.n_cases, "ds": ds, "de": de,
-            "em": {"restarts": fit.starts, "iterations": fit.iterations,
+            "em": {"restarts": fit.restarts, "iterations": fit.iterations,
                    "converged": bool(fit.converged), "log_likelihood": fit.log_likelihood},
             "scores": {"loglik": fit.log_likelihood,
                        "bic": bic(fit.log_likelihood, ds, fit.n_cases),

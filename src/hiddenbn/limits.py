@@ -149,12 +149,12 @@ def check_network(network, what: str = "the model") -> None:
 
 
 # --- memory of computations -------------------------------------------------------------------
-def check_em(network, n_cases: int, starts: int, annealing: bool) -> None:
-    """Memory of EM with ``starts`` starts; the annealed search also expands the cases."""
-    n_bytes = EM_BYTES_PER_CELL * table_cells(network) * (starts + E_STEP_TABLE_COPIES)
+def check_em(network, n_cases: int, restarts: int, annealing: bool) -> None:
+    """Memory of EM with ``restarts`` starts; the annealed search also expands the cases."""
+    n_bytes = EM_BYTES_PER_CELL * table_cells(network) * (restarts + E_STEP_TABLE_COPIES)
     if annealing:
         n_bytes += CASE_BYTES * n_cases * (len(network.observed_indices) + 2)
-    require_memory(n_bytes, f"EM with {starts} starts on {n_cases} cases",
+    require_memory(n_bytes, f"EM with {restarts} starts on {n_cases} cases",
                    "use fewer --restarts, a smaller model or the halving schedule")
 
 

@@ -155,7 +155,7 @@ class AdditiveFit:
     n_cases: int
     iterations: int
     converged: bool
-    starts: int
+    restarts: int
     prior: tuple | None
     alpha: float
 
@@ -279,7 +279,7 @@ def _random_start(model, summary, rng):
 
 
 class _AdditiveEngine:
-    """What the two NAI engines share: the model, the grouped data, the prior, the starts."""
+    """What the two NAI engines share: the model, the grouped data, the prior, the restarts."""
 
     def __init__(self, model: InteractionModel, summary: EffectSummary, prior):
         self.model, self.summary, self.prior = model, summary, prior
@@ -321,13 +321,13 @@ class GaussianEngine(_AdditiveEngine):
 
 
 def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=None,
-                 starts: int = 4, max_iterations: int = 20000, tolerance: float = 1e-10,
+                 restarts: int = 4, max_iterations: int = 20000, tolerance: float = 1e-10,
                  alpha: float = 1.0) -> AdditiveFit:
     """MAP (or, with ``prior=None``, ML) parameters of a Poisson or Gaussian NAI model by EM.
 
     ``prior`` is ``(a, b)`` (Gamma) for Poisson and ``(m0, k0, a0, b0)`` (NIG) for Gaussian;
-    ``alpha`` is the Dirichlet parameter of the causes' tables. Each of ``starts`` random
-    starts runs until ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|``; the largest g wins
+    ``alpha`` is the Dirichlet parameter of the causes' tables. Each of ``restarts`` random
+    restarts runs until ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|``; the largest g wins
     (:func:`hiddenbn.em.fit_engine`, best-of-n).
     """
     model = load_interaction(model)
@@ -340,7 +340,7 @@ def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=
     if poisson and (np.any(summary.total < 0) or not np.all(np.isfinite(summary.log_factorials))):
         raise DataError("a Poisson effect must be a non-negative whole number")
     engine = (PoissonEngine if poisson else GaussianEngine)(model, summary, prior)
-    result = fit_engine(engine, rng, starts, max_iterations, tolerance, "best-of-n")
+    result = fit_engine(engine, rng, restarts, max_iterations, tolerance, "best-of-n")
     state, statistics = result.run.state, result.run.statistics
     cause_tables, cause_counts = fit_cause_tables(model, summary.causes, summary.counts, alpha)
     means, variances = (state, None) if poisson else state
@@ -350,7 +350,7 @@ def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=
                        + complete_log_likelihood(cause_tables, cause_counts),
                        log_prior=engine.log_prior(state), n_cases=summary.n_cases,
                        iterations=result.iterations, converged=result.converged,
-                       starts=starts, prior=prior, alpha=float(alpha))
+                       restarts=restarts, prior=prior, alpha=float(alpha))
 
 
 # --- dimensions and scores ------------------------------------------------------------------

@@ -191,7 +191,7 @@ class NoisyMaxEngine:
 
 
 def fit_noisy_max(model, data: Dataset, rng: np.random.Generator, alpha: float = 1.0,
-                  starts: int = 16, max_iterations: int = 1000, tolerance: float = 1e-9) -> Fit:
+                  restarts: int = 16, max_iterations: int = 1000, tolerance: float = 1e-9) -> Fit:
     """MAP (ML for ``alpha = 1``) parameters of an NMI model by EM with random restarts.
 
     Every start draws each mechanism row from the uniform Dirichlet and runs EM until
@@ -203,7 +203,7 @@ def fit_noisy_max(model, data: Dataset, rng: np.random.Generator, alpha: float =
     """
     model = load_interaction(model)
     engine = NoisyMaxEngine(model, data, alpha)
-    result = fit_engine(engine, rng, starts, max_iterations, tolerance, "best-of-n")
+    result = fit_engine(engine, rng, restarts, max_iterations, tolerance, "best-of-n")
     cause_tables, cause_counts = fit_cause_tables(model, engine.causes, engine.counts,
                                                   engine.alpha)
     offsets = model.mechanism_offsets()
@@ -219,7 +219,7 @@ def fit_noisy_max(model, data: Dataset, rng: np.random.Generator, alpha: float =
                log_prior=dirichlet_log_density(network, cpts, engine.alpha),
                expected_counts=network_order(cause_counts, result.run.statistics.expected),
                n_cases=engine.data.n_cases, iterations=result.iterations,
-               converged=result.converged, starts=starts, schedule="best-of-n")
+               converged=result.converged, restarts=restarts, schedule="best-of-n")
 
 
 def effect_distribution(model: InteractionModel, cpts) -> np.ndarray:

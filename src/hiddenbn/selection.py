@@ -23,7 +23,7 @@ SCORE_NAMES = ("loglik", "bic", "bic_plus", "draper", "mled", "cs", "cs_plus", "
 
 
 def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.01,
-                  starts: int = 64, with_effective_dimension: bool = True,
+                  restarts: int = 64, with_effective_dimension: bool = True,
                   with_laplace: bool = True, initial=None, **em_options) -> dict:
     """Fit ``network`` by EM (restart schedule, seeded by ``seed``; or one start from the CPTs
     ``initial``) and compute every score (Laplace, whose exact Hessian costs the most, only
@@ -34,7 +34,7 @@ def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.0
     """
     if initial is None:
         result = fit(network, data, seeding.rng(seed, "em", network.to_dict()), alpha=alpha,
-                     starts=starts, **em_options)
+                     restarts=restarts, **em_options)
     else:
         final_phase = {key: em_options[key] for key in
                        ("max_iterations", "tolerance", "run_all_iterations") if key in em_options}
@@ -57,7 +57,7 @@ def latent_class_network(data: Dataset, hidden_states: int) -> Network:
     return latent_class(hidden_states, cards, data.names, hidden="H")
 
 
-def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, starts: int = 64,
+def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, restarts: int = 64,
                         with_effective_dimension: bool = True, **em_options) -> dict:
     """Fit the latent class model for every ``k`` in ``states``; which ``k`` each score picks.
 
@@ -69,7 +69,7 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, s
     """
     models, notes = [], []
     for k in states:
-        outcome = fit_and_score(latent_class_network(data, k), data, seed, alpha, starts,
+        outcome = fit_and_score(latent_class_network(data, k), data, seed, alpha, restarts,
                                 with_effective_dimension, **em_options)
         row = {"states": int(k), "ds": outcome["ds"], "de": outcome["de"],
                "converged": outcome["fit"].converged, "iterations": outcome["fit"].iterations}
@@ -122,7 +122,7 @@ def fit_report(outcome: dict, data: Dataset) -> dict:
     return {
         "model": network.to_dict(), "n_cases": data.n_cases, "n_patterns": data.n_patterns,
         "alpha": result.alpha, "ds": outcome["ds"], "de": outcome["de"],
-        "em": {"restarts": result.starts, "schedule": result.schedule,
+        "em": {"restarts": result.restarts, "schedule": result.schedule,
                "iterations": result.iterations, "converged": result.converged,
                "log_likelihood": result.log_likelihood, "log_prior": result.log_prior,
                "log_posterior": result.log_posterior},

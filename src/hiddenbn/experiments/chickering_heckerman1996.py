@@ -123,11 +123,11 @@ def fit_and_score_test_model(network, data: Dataset, rng: np.random.Generator,
     Hessian (:data:`hiddenbn.scores.LAPLACE_MAX_DIMENSION`) gets none.
     """
     if search is None:
-        starts, schedule, sweeps = em["restarts"], "halving", 0
+        restarts, schedule, sweeps = em["restarts"], "halving", 0
     else:
-        starts, schedule, sweeps = search["restarts"], "annealing", search["sweeps"]
+        restarts, schedule, sweeps = search["restarts"], "annealing", search["sweeps"]
     start = time.perf_counter()
-    result = fit(network, data, rng, prior_alpha, starts, em["max_iterations"], em["tolerance"],
+    result = fit(network, data, rng, prior_alpha, restarts, em["max_iterations"], em["tolerance"],
                  schedule, em["run_all_iterations"], max(sweeps, 1))
     em_seconds = time.perf_counter() - start
     seconds = {}

@@ -135,7 +135,7 @@ def score_segments(section: dict, structures: dict, rows: np.ndarray, dimensions
         segment = []
         for name, model in models.items():
             fit = fit_noisy_max(model, data, seeding.rng(seed, "em", name, n_cases),
-                                alpha=section["prior_alpha"], starts=em["restarts"],
+                                alpha=section["prior_alpha"], restarts=em["restarts"],
                                 max_iterations=em["max_iterations"], tolerance=em["tolerance"])
             record = {"N": n_cases, "model": name, "loglik": fit.log_likelihood,
                       "converged": fit.converged}
