@@ -21,7 +21,7 @@ PANEL_SIZES = {"section6": None, "naive_bayes": 3, "markov_chain": 3, "full_tabl
 def outputs(tmp_path_factory):
     directory = tmp_path_factory.mktemp("hm97")
     paths = (directory / "table.csv", directory / "table.md", directory / "figure2")
-    hm97.write_dimension_outputs(SECTION, seed=5, points=2, printed=PRINTED, table_csv=paths[0],
+    hm97.write_dimension_results(SECTION, seed=5, points=2, printed=PRINTED, table_csv=paths[0],
                                  table_md=paths[1], figure2=paths[2],
                                  verdicts_csv=directory / "verdicts.csv")
     hm97.draw_figure1(3, directory / "figure1")

@@ -61,7 +61,7 @@ def test_reduced_study_runs_every_case_and_writes_findings(tmp_path):
         assert (chosen.held_out_regret >= -1e-12).all()
         assert chosen.network_recovered.isna().all() == (case == "noisy_or")
     paths = [tmp_path / name for name in ("curves.csv", "selection.csv", "findings.md")]
-    hm.write_study_outputs(learner_files, selection_files, *paths, tmp_path / "curves")
+    hm.write_study_report(learner_files, selection_files, *paths, tmp_path / "curves")
     findings = paths[2].read_text()
     for heading in ("## Held-out log-loss", "## Selection", "## Laplace against BIC"):
         assert heading in findings

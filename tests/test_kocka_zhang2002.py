@@ -137,7 +137,7 @@ def test_quick_content(quick_results):
 def test_quick_report_writes_every_output(quick_results, tmp_path):
     lc, hlc = quick_results
     printed = pd.read_csv(REPO / "workflow/resources/kocka_zhang2002/paper_table2.csv")
-    kz.write_outputs(lc, hlc, printed, QUICK, tmp_path)
+    kz.write_report(lc, hlc, printed, QUICK, tmp_path)
     text = (tmp_path / "comparison.md").read_text()
     assert "## Verdicts" in text and "paired t-test" in text
     for name in ("figure4", "figure4_supplementary", "figure5"):

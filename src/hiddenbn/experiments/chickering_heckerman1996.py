@@ -1047,7 +1047,7 @@ def read_effective_dimensions(path) -> dict:
     return {int(c): int(de) for c, de in zip(table.hidden_states, table.de)}
 
 
-def write_outputs(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: list,
+def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: list,
                   printed_table1: pd.DataFrame, printed_table2: pd.DataFrame,
                   printed_reality: pd.Series, section: dict, comparison_path) -> None:
     """``comparison.md`` and, beside it, ``verdicts.csv`` (its claims, for REPRODUCTION.md),

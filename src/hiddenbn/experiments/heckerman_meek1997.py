@@ -273,7 +273,7 @@ def dimension_verdicts(rows: list[dict], panels: list[Panel]) -> list[dict]:
             for panel, row in zip(panels, rows, strict=True) if row["paper_value"] != ""]
 
 
-def write_dimension_outputs(section: dict, seed: int, points: int, printed, table_csv, table_md,
+def write_dimension_results(section: dict, seed: int, points: int, printed, table_csv, table_md,
                             figure2, verdicts_csv=None) -> None:
     """The dimension table (CSV + Markdown) and Figure 2 of paper 001, beside the printed
     dimensions of the YAML file ``printed``; with ``verdicts_csv``, also the printed dimensions
@@ -643,7 +643,7 @@ def study_findings(learners: pd.DataFrame, selections: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_study_outputs(learner_files, selection_files, curves_csv, selection_csv, findings,
+def write_study_report(learner_files, selection_files, curves_csv, selection_csv, findings,
                         figure) -> None:
     """Tables, learning curves (PNG + PDF) and findings.md from the per-case job outputs."""
     learners = pd.concat([pd.read_csv(path) for path in learner_files], ignore_index=True)

@@ -788,7 +788,7 @@ def _markdown(frame: pd.DataFrame) -> str:
     return pipe_table(frame, lambda v: _format(v) if isinstance(v, float) else str(v))
 
 
-def write_outputs(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd.DataFrame,
+def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd.DataFrame,
                   section: dict, outdir) -> None:
     """Tables, figures, ``comparison.md`` and its claims as ``verdicts.csv`` (for
     REPRODUCTION.md) of paper 002's experiments under ``outdir``."""

@@ -2,11 +2,11 @@
 
 import pandas as pd
 
-from hiddenbn.experiments.chickering_heckerman1996 import write_outputs
+from hiddenbn.experiments.chickering_heckerman1996 import write_report
 from hiddenbn.joblog import job_log
 
 with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
-    write_outputs(
+    write_report(
         pd.concat([pd.read_csv(f) for f in snakemake.input.fits], ignore_index=True),  # noqa: F821
         pd.read_csv(snakemake.input.reality),  # noqa: F821
         [pd.read_csv(f) for f in snakemake.input.dimensions],  # noqa: F821

@@ -3,14 +3,14 @@ wrapper)."""
 
 from pathlib import Path
 
-from hiddenbn.experiments.heckerman_meek1997 import write_dimension_outputs
+from hiddenbn.experiments.heckerman_meek1997 import write_dimension_results
 from hiddenbn.joblog import job_log
 from hiddenbn.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
 with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
-    write_dimension_outputs(
+    write_dimension_results(
         snakemake.params.section,  # noqa: F821
         snakemake.params.seed,  # noqa: F821
         snakemake.params.points,  # noqa: F821

@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
-from hiddenbn.experiments.heckerman_meek1997 import write_study_outputs
+from hiddenbn.experiments.heckerman_meek1997 import write_study_report
 from hiddenbn.joblog import job_log
 
 with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
-    write_study_outputs(
+    write_study_report(
         snakemake.input.learners,  # noqa: F821
         snakemake.input.selections,  # noqa: F821
         snakemake.output.curves,  # noqa: F821
