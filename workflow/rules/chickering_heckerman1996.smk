@@ -5,111 +5,82 @@ from hiddenbn.experiments import chickering_heckerman1996
 
 CHICKERING_HECKERMAN1996 = config["chickering_heckerman1996"]
 CHICKERING_HECKERMAN1996_DIR = results_folder("chickering_heckerman1996")
-
-
-def chickering_heckerman1996_model(experiment):
-    """The generating model (hidden states, features) of ``experiment``."""
-    section = CHICKERING_HECKERMAN1996
-    return section["models"][section["experiments"][experiment]["model"]]
-
-
-def chickering_heckerman1996_fit_settings():
-    """The prior and EM protocol of paper 003's fits (the gold standard scores its fits and
-    fits its own small data sets the same way)."""
-    return {
-        "prior_alpha": CHICKERING_HECKERMAN1996["prior_alpha"],
-        "em": CHICKERING_HECKERMAN1996["em"],
-    }
-
-
-def chickering_heckerman1996_model_file(experiment):
-    """The generating model's parameter file of ``experiment``."""
-    model = CHICKERING_HECKERMAN1996["experiments"][experiment]["model"]
-    return f"{CHICKERING_HECKERMAN1996_DIR}/models/{model}.json"
-
-
-def chickering_heckerman1996_model_spec(model):
-    m = CHICKERING_HECKERMAN1996["models"][model]
-    return chickering_heckerman1996.naive_bayes_spec(m["hidden_states"], m["features"])
-
-
-def chickering_heckerman1996_test_states(experiment):
-    states = CHICKERING_HECKERMAN1996["experiments"][experiment]["test_states"]
-    return list(range(states["min"], states["max"] + 1))
-
-
-def chickering_heckerman1996_states_for_features(features):
-    """Every test state count fitted with ``features`` features (one dimension table each)."""
-    return sorted(
+# Values, not functions, so that this file holds rules alone (snakemake --lint); each is keyed
+# by what the rules look up.
+_chickering_heckerman1996_experiments = CHICKERING_HECKERMAN1996["experiments"]
+# experiment -> the name of its generating model, the model (hidden states, features) and its
+# parameter file
+CHICKERING_HECKERMAN1996_MODEL_NAME = {
+    e: v["model"] for e, v in _chickering_heckerman1996_experiments.items()
+}
+CHICKERING_HECKERMAN1996_MODEL = {
+    e: CHICKERING_HECKERMAN1996["models"][m] for e, m in CHICKERING_HECKERMAN1996_MODEL_NAME.items()
+}
+CHICKERING_HECKERMAN1996_MODEL_FILE = {
+    e: f"{CHICKERING_HECKERMAN1996_DIR}/models/{m}.json"
+    for e, m in CHICKERING_HECKERMAN1996_MODEL_NAME.items()
+}
+# model name -> its shorthand spec
+CHICKERING_HECKERMAN1996_MODEL_SPEC = {
+    m: chickering_heckerman1996.naive_bayes_spec(v["hidden_states"], v["features"])
+    for m, v in CHICKERING_HECKERMAN1996["models"].items()
+}
+# experiment -> the hidden states of its test models
+CHICKERING_HECKERMAN1996_TEST_STATES = {
+    e: list(range(v["test_states"]["min"], v["test_states"]["max"] + 1))
+    for e, v in _chickering_heckerman1996_experiments.items()
+}
+# features -> every test state count fitted with that many features, and their dimension table
+CHICKERING_HECKERMAN1996_STATES_FOR_FEATURES = {
+    n: sorted(
         {
             c
-            for e in CHICKERING_HECKERMAN1996["experiments"]
-            if chickering_heckerman1996_model(e)["features"] == features
-            for c in chickering_heckerman1996_test_states(e)
+            for e in _chickering_heckerman1996_experiments
+            if CHICKERING_HECKERMAN1996_MODEL[e]["features"] == n
+            for c in CHICKERING_HECKERMAN1996_TEST_STATES[e]
         }
     )
-
-
-def chickering_heckerman1996_replicates():
-    return range(1, CHICKERING_HECKERMAN1996["replicates"] + 1)
-
-
-def chickering_heckerman1996_data_files(experiment):
-    """Data sets of one experiment; ``experiment`` may be a wildcard pattern."""
-    return [
-        f"{CHICKERING_HECKERMAN1996_DIR}/data/{experiment}/rep{r}.csv"
-        for r in chickering_heckerman1996_replicates()
+    for n in sorted({m["features"] for m in CHICKERING_HECKERMAN1996_MODEL.values()})
+}
+CHICKERING_HECKERMAN1996_DIMENSION_FILE = {
+    n: f"{CHICKERING_HECKERMAN1996_DIR}/dimensions/n{n}.csv"
+    for n in CHICKERING_HECKERMAN1996_STATES_FOR_FEATURES
+}
+CHICKERING_HECKERMAN1996_REPLICATES = range(1, CHICKERING_HECKERMAN1996["replicates"] + 1)
+# experiment -> one seed per data set, keyed by (model, N, replicate): experiments sharing both
+# share their data
+CHICKERING_HECKERMAN1996_DATA_SEEDS = {
+    e: [
+        job_seed("chickering_heckerman1996", "data", v["model"], v["cases"], r)
+        for r in CHICKERING_HECKERMAN1996_REPLICATES
     ]
-
-
-def chickering_heckerman1996_data_seeds(experiment):
-    """Seeds keyed by (model, N, replicate): experiments sharing both share their data."""
-    e = CHICKERING_HECKERMAN1996["experiments"][experiment]
-    return [
-        job_seed("chickering_heckerman1996", "data", e["model"], e["cases"], r)
-        for r in chickering_heckerman1996_replicates()
-    ]
-
-
-def chickering_heckerman1996_fit_files():
-    return [
-        f"{CHICKERING_HECKERMAN1996_DIR}/fits/{e}/rep{r}.csv"
-        for e in CHICKERING_HECKERMAN1996["experiments"]
-        for r in chickering_heckerman1996_replicates()
-    ]
-
-
-def chickering_heckerman1996_figure_files():
-    """Figures 1-3 as the config asks for them: one data set, and mean ± s.d. over data sets,
-    under the paper's EM protocol and (``_search``) under the annealed search."""
-    files = []
-    for figure in CHICKERING_HECKERMAN1996["figures"]:
-        label = figure.replace("figure", "Figure ")
-        for suffix, protocol in (("", "paper's EM"), ("_search", "annealed search")):
-            for kind, what in (("", "one data set"), ("_mean", "mean ± s.d. over data sets")):
-                files += in_report(
-                    multiext(
-                        f"{CHICKERING_HECKERMAN1996_DIR}/figures/{figure}{suffix}{kind}",
-                        ".png",
-                        ".pdf",
-                    ),
-                    "chickering_heckerman1996",
-                    figure,
-                    f"{label}, {what}, {protocol}",
-                )
-    return files
-
-
-def chickering_heckerman1996_dimension_file(features):
-    """The dimension table of the test models with ``features`` features."""
-    return f"{CHICKERING_HECKERMAN1996_DIR}/dimensions/n{features}.csv"
-
-
-def chickering_heckerman1996_dimension_files():
-    experiments = CHICKERING_HECKERMAN1996["experiments"]
-    features = {chickering_heckerman1996_model(e)["features"] for e in experiments}
-    return [chickering_heckerman1996_dimension_file(n) for n in sorted(features)]
-
+    for e, v in _chickering_heckerman1996_experiments.items()
+}
+CHICKERING_HECKERMAN1996_FIT_FILES = [
+    f"{CHICKERING_HECKERMAN1996_DIR}/fits/{e}/rep{r}.csv"
+    for e in _chickering_heckerman1996_experiments
+    for r in CHICKERING_HECKERMAN1996_REPLICATES
+]
+# The prior and EM protocol of the fits (the gold standard scores these fits, and fits its own
+# small data sets the same way).
+CHICKERING_HECKERMAN1996_FIT_SETTINGS = {
+    "prior_alpha": CHICKERING_HECKERMAN1996["prior_alpha"],
+    "em": CHICKERING_HECKERMAN1996["em"],
+}
+# Figures 1-3 as the config asks for them: one data set, and mean ± s.d. over data sets, under
+# the paper's EM protocol and (``_search``) under the annealed search.
+CHICKERING_HECKERMAN1996_FIGURES = [
+    path
+    for figure in CHICKERING_HECKERMAN1996["figures"]
+    for suffix, protocol in (("", "paper's EM"), ("_search", "annealed search"))
+    for kind, what in (("", "one data set"), ("_mean", "mean ± s.d. over data sets"))
+    for path in in_report(
+        multiext(f"{CHICKERING_HECKERMAN1996_DIR}/figures/{figure}{suffix}{kind}", ".png", ".pdf"),
+        "chickering_heckerman1996",
+        figure,
+        f"{figure.replace('figure', 'Figure ')}, {what}, {protocol}",
+    )
+]
 
 FINAL_OUTPUTS.append(f"{CHICKERING_HECKERMAN1996_DIR}/comparison.md")
 reproduce(
@@ -127,7 +98,7 @@ rule chickering_heckerman1996_generate_model:
     conda:
         "../envs/hiddenbn.yaml"
     params:
-        spec=lambda w: chickering_heckerman1996_model_spec(w.model),
+        spec=lambda w: CHICKERING_HECKERMAN1996_MODEL_SPEC[w.model],
         seed=lambda w: job_seed("chickering_heckerman1996", "model", w.model),
         alpha=CHICKERING_HECKERMAN1996["generating_alpha"],
     shell:
@@ -137,19 +108,22 @@ rule chickering_heckerman1996_generate_model:
 
 rule chickering_heckerman1996_sample_data:
     input:
-        lambda w: chickering_heckerman1996_model_file(w.experiment),
+        lambda w: CHICKERING_HECKERMAN1996_MODEL_FILE[w.experiment],
     output:
-        chickering_heckerman1996_data_files("{experiment}"),
+        [
+            f"{CHICKERING_HECKERMAN1996_DIR}/data/{{experiment}}/rep{r}.csv"
+            for r in CHICKERING_HECKERMAN1996_REPLICATES
+        ],
     log:
         f"{LOGS}/chickering_heckerman1996/sample_data/{{experiment}}.log",
     conda:
         "../envs/hiddenbn.yaml"
     params:
-        spec=lambda w: chickering_heckerman1996_model_spec(
-            CHICKERING_HECKERMAN1996["experiments"][w.experiment]["model"]
-        ),
+        spec=lambda w: CHICKERING_HECKERMAN1996_MODEL_SPEC[
+            CHICKERING_HECKERMAN1996_MODEL_NAME[w.experiment]
+        ],
         cases=lambda w: CHICKERING_HECKERMAN1996["experiments"][w.experiment]["cases"],
-        seeds=lambda w: chickering_heckerman1996_data_seeds(w.experiment),
+        seeds=lambda w: CHICKERING_HECKERMAN1996_DATA_SEEDS[w.experiment],
     script:
         "../scripts/chickering_heckerman1996/sample_data.py"
 
@@ -163,7 +137,7 @@ rule chickering_heckerman1996_dimensions:
         "../envs/hiddenbn.yaml"
     params:
         features=lambda w: int(w.features),
-        states=lambda w: chickering_heckerman1996_states_for_features(int(w.features)),
+        states=lambda w: CHICKERING_HECKERMAN1996_STATES_FOR_FEATURES[int(w.features)],
         points=CHICKERING_HECKERMAN1996["jacobian_points"],
         seed=lambda w: job_seed("chickering_heckerman1996", "dimension", int(w.features)),
     script:
@@ -173,10 +147,10 @@ rule chickering_heckerman1996_dimensions:
 rule chickering_heckerman1996_fit:
     input:
         data=f"{CHICKERING_HECKERMAN1996_DIR}/data/{{experiment}}/rep{{replicate}}.csv",
-        dimensions=lambda w: chickering_heckerman1996_dimension_file(
-            chickering_heckerman1996_model(w.experiment)["features"]
-        ),
-        truth=lambda w: chickering_heckerman1996_model_file(w.experiment),
+        dimensions=lambda w: CHICKERING_HECKERMAN1996_DIMENSION_FILE[
+            CHICKERING_HECKERMAN1996_MODEL[w.experiment]["features"]
+        ],
+        truth=lambda w: CHICKERING_HECKERMAN1996_MODEL_FILE[w.experiment],
     output:
         f"{CHICKERING_HECKERMAN1996_DIR}/fits/{{experiment}}/rep{{replicate}}.csv",
     log:
@@ -185,10 +159,10 @@ rule chickering_heckerman1996_fit:
         "../envs/hiddenbn.yaml"
     threads: 1
     params:
-        features=lambda w: chickering_heckerman1996_model(w.experiment)["features"],
-        states=lambda w: chickering_heckerman1996_test_states(w.experiment),
+        features=lambda w: CHICKERING_HECKERMAN1996_MODEL[w.experiment]["features"],
+        states=lambda w: CHICKERING_HECKERMAN1996_TEST_STATES[w.experiment],
         seed=lambda w: job_seed("chickering_heckerman1996", "fit", w.experiment, int(w.replicate)),
-        truth_states=lambda w: chickering_heckerman1996_model(w.experiment)["hidden_states"],
+        truth_states=lambda w: CHICKERING_HECKERMAN1996_MODEL[w.experiment]["hidden_states"],
         prior_alpha=CHICKERING_HECKERMAN1996["prior_alpha"],
         em=CHICKERING_HECKERMAN1996["em"],
         search=CHICKERING_HECKERMAN1996["search"],
@@ -214,8 +188,8 @@ rule chickering_heckerman1996_reality_check:
 
 rule chickering_heckerman1996_report:
     input:
-        fits=chickering_heckerman1996_fit_files(),
-        dimensions=chickering_heckerman1996_dimension_files(),
+        fits=CHICKERING_HECKERMAN1996_FIT_FILES,
+        dimensions=list(CHICKERING_HECKERMAN1996_DIMENSION_FILE.values()),
         reality=f"{CHICKERING_HECKERMAN1996_DIR}/reality_check.csv",
         printed_table1=printed_numbers("chickering_heckerman1996", "paper_table1.csv"),
         printed_table2=printed_numbers("chickering_heckerman1996", "paper_table2.csv"),
@@ -245,7 +219,7 @@ rule chickering_heckerman1996_report:
                 ("fits", "fits", "every fit and score"),
             )
         ],
-        figures=chickering_heckerman1996_figure_files(),
+        figures=CHICKERING_HECKERMAN1996_FIGURES,
     log:
         f"{LOGS}/chickering_heckerman1996/report.log",
     conda:

@@ -1,6 +1,7 @@
-# What every rule file needs: the checked config, job seeds, the report helper, and the lists of
-# final outputs and REPRODUCTION.md sections each paper's rule file adds its own to. Everything
-# about one paper is in its own rule file (hiddenbn.experiments.papers lists them).
+# What every paper's rules need (the checked config, job seeds, the report helper) and the
+# lists of final outputs and REPRODUCTION.md sections each paper's rule file adds its own to.
+# Everything about one paper is in its own rule file (hiddenbn.experiments.papers lists them);
+# the rule files hold rules and values only (snakemake --lint wants functions here).
 from pathlib import Path
 
 import yaml

@@ -2,90 +2,75 @@
 # estimate on paper 003's data sets and fits, and the slope of log p(D|theta_ML) - log p(D)
 # against log N; one job per (experiment, data set), then one report job. The paper-003 part
 # scores paper 003's data sets and fits, which it takes, with the prior and EM protocol that
-# made them, from paper 003's rule file (chickering_heckerman1996_* below), never from its
+# made them, from paper 003's rule file (CHICKERING_HECKERMAN1996_* below), never from its
 # config section; that rule file is included first (hiddenbn.experiments.papers).
 GOLD_STANDARD = config["gold_standard"]
 GOLD_STANDARD_DIR = results_folder("gold_standard")
 
 
-def gold_standard_exact_files():
-    replicates = GOLD_STANDARD["exact"]["replicates"]
-    return [f"{GOLD_STANDARD_DIR}/exact/rep{r}.csv" for r in range(1, replicates + 1)]
-
-
-def gold_standard_parts(experiment):
-    """Jobs per data set: ``paper003.large_c.parts`` for the large-c experiments (whose SMC
-    would otherwise make one job of 20 minutes), one for the others."""
-    large = GOLD_STANDARD["paper003"].get("large_c") or {"experiments": []}
-    return large.get("parts", 1) if experiment in large["experiments"] else 1
-
-
-def gold_standard_paper003_files():
-    """The paper-003 data sets scored against the gold standard, each in its parts:
-    ``paper003``'s experiments, and those of ``paper003.large_c`` with their own replicates."""
-    section = GOLD_STANDARD["paper003"]
-    groups = [section, section.get("large_c") or {"experiments": []}]
-    return [
-        f"{GOLD_STANDARD_DIR}/paper003/{e}/rep{r}_part{p}.csv"
-        for group in groups
-        for e in group["experiments"]
-        for r in range(1, group.get("replicates", 0) + 1)
-        for p in range(1, gold_standard_parts(e) + 1)
-    ]
-
-
-def gold_standard_slope_files():
-    slope = GOLD_STANDARD["slope"]
-    return [
-        f"{GOLD_STANDARD_DIR}/slopes/{s}/rep{r}.csv"
-        for s in slope["settings"]
-        for r in range(1, slope["replicates"] + 1)
-    ]
-
-
-def gold_standard_report_files():
-    """The tables and figures of the gold-standard report; a part without data sets (no paper
-    003 or slope replicates) has none."""
-
-    def tables(items):
-        return report_files("gold_standard", f"{GOLD_STANDARD_DIR}/tables", items, (".csv",))
-
-    def figure(name, item):
-        return in_report(
-            multiext(f"{GOLD_STANDARD_DIR}/figures/{name}", ".png", ".pdf"),
-            "gold_standard",
-            f"figure_{name}",
-            item,
-        )
-
-    files = tables(
-        {
-            "exact": "exact log p(D|S) on small data sets",
-            "paper003": "paper 003's data sets: every score and the SMC value",
-            "slopes": "every fit of the slope experiment",
-        }
+# Values, not functions, so that this file holds rules alone (snakemake --lint).
+GOLD_STANDARD_EXACT_FILES = [
+    f"{GOLD_STANDARD_DIR}/exact/rep{r}.csv"
+    for r in range(1, GOLD_STANDARD["exact"]["replicates"] + 1)
+]
+# Jobs per data set of each experiment: ``paper003.large_c.parts`` for the large-c experiments
+# (whose SMC would otherwise make one job of 20 minutes), one for the others.
+_gold_standard_large_c = GOLD_STANDARD["paper003"].get("large_c") or {"experiments": []}
+GOLD_STANDARD_PARTS = {
+    e: _gold_standard_large_c.get("parts", 1) if e in _gold_standard_large_c["experiments"] else 1
+    for e in GOLD_STANDARD["paper003"]["experiments"] + _gold_standard_large_c["experiments"]
+}
+# The paper-003 data sets scored against the gold standard, each in its parts: ``paper003``'s
+# experiments, and those of ``paper003.large_c`` with their own replicates.
+GOLD_STANDARD_PAPER003_FILES = [
+    f"{GOLD_STANDARD_DIR}/paper003/{e}/rep{r}_part{p}.csv"
+    for group in (GOLD_STANDARD["paper003"], _gold_standard_large_c)
+    for e in group["experiments"]
+    for r in range(1, group.get("replicates", 0) + 1)
+    for p in range(1, GOLD_STANDARD_PARTS[e] + 1)
+]
+GOLD_STANDARD_SLOPE_FILES = [
+    f"{GOLD_STANDARD_DIR}/slopes/{s}/rep{r}.csv"
+    for s in GOLD_STANDARD["slope"]["settings"]
+    for r in range(1, GOLD_STANDARD["slope"]["replicates"] + 1)
+]
+# The tables and figures of the report; a part without data sets (no paper 003 or slope
+# replicates) has none.
+_gold_standard_tables = {
+    "exact": "exact log p(D|S) on small data sets",
+    "paper003": "paper 003's data sets: every score and the SMC value",
+    "slopes": "every fit of the slope experiment",
+}
+_gold_standard_figures = {}
+if GOLD_STANDARD_PAPER003_FILES:
+    _gold_standard_tables |= {
+        "paper003_errors": "score − gold per test model",
+        "paper003_delta_c": "Δc against the gold standard and Laplace",
+        "paper003_table1": "paper 003's Table 1 with the gold standard as yardstick",
+        "paper003_shapes": "shape of each curve against the gold standard's",
+    }
+    _gold_standard_figures |= {
+        "paper003_errors": "score − gold against hidden states",
+        "paper003_shapes": "each curve minus its maximum, gold standard among them",
+    }
+if GOLD_STANDARD_SLOPE_FILES:
+    _gold_standard_tables |= {
+        "slope_fits": "fitted slopes beside ds/2 and de/2",
+        "cs_plus": "CS+ against CS",
+    }
+    _gold_standard_figures["slopes"] = "log p(D|θ_ML) − log p(D) against log N"
+GOLD_STANDARD_REPORT_FILES = report_files(
+    "gold_standard", f"{GOLD_STANDARD_DIR}/tables", _gold_standard_tables, (".csv",)
+) + [
+    path
+    for name, item in _gold_standard_figures.items()
+    for path in in_report(
+        multiext(f"{GOLD_STANDARD_DIR}/figures/{name}", ".png", ".pdf"),
+        "gold_standard",
+        f"figure_{name}",
+        item,
     )
-    if gold_standard_paper003_files():
-        files += tables(
-            {
-                "paper003_errors": "score − gold per test model",
-                "paper003_delta_c": "Δc against the gold standard and Laplace",
-                "paper003_table1": "paper 003's Table 1 with the gold standard as yardstick",
-                "paper003_shapes": "shape of each curve against the gold standard's",
-            }
-        )
-        files += figure("paper003_errors", "score − gold against hidden states")
-        files += figure("paper003_shapes", "each curve minus its maximum, gold standard among them")
-    if gold_standard_slope_files():
-        files += tables(
-            {
-                "slope_fits": "fitted slopes beside ds/2 and de/2",
-                "cs_plus": "CS+ against CS",
-            }
-        )
-        files += figure("slopes", "log p(D|θ_ML) − log p(D) against log N")
-    return files
-
+]
 
 FINAL_OUTPUTS.append(f"{GOLD_STANDARD_DIR}/findings.md")
 reproduce("gold_standard", f"{GOLD_STANDARD_DIR}/findings.md", f"{GOLD_STANDARD_DIR}/verdicts.csv")
@@ -101,8 +86,8 @@ rule gold_standard_exact:
     threads: 1
     params:
         section=GOLD_STANDARD.get("exact"),
-        em=chickering_heckerman1996_fit_settings()["em"],
-        prior_alpha=chickering_heckerman1996_fit_settings()["prior_alpha"],
+        em=CHICKERING_HECKERMAN1996_FIT_SETTINGS["em"],
+        prior_alpha=CHICKERING_HECKERMAN1996_FIT_SETTINGS["prior_alpha"],
         smc=GOLD_STANDARD.get("smc"),
         seed=lambda w: job_seed("gold_standard", "exact", int(w.replicate)),
     script:
@@ -121,13 +106,13 @@ rule gold_standard_paper003:
         "../envs/hiddenbn.yaml"
     threads: 1
     params:
-        features=lambda w: chickering_heckerman1996_model(w.experiment)["features"],
-        generating_states=lambda w: chickering_heckerman1996_model(w.experiment)["hidden_states"],
-        prior_alpha=chickering_heckerman1996_fit_settings()["prior_alpha"],
+        features=lambda w: CHICKERING_HECKERMAN1996_MODEL[w.experiment]["features"],
+        generating_states=lambda w: CHICKERING_HECKERMAN1996_MODEL[w.experiment]["hidden_states"],
+        prior_alpha=CHICKERING_HECKERMAN1996_FIT_SETTINGS["prior_alpha"],
         smc=GOLD_STANDARD.get("smc"),
         seed=lambda w: job_seed("gold_standard", "paper003", w.experiment, int(w.replicate)),
         part=lambda w: int(w.part),
-        parts=lambda w: gold_standard_parts(w.experiment),
+        parts=lambda w: GOLD_STANDARD_PARTS[w.experiment],
     script:
         "../scripts/gold_standard/paper003.py"
 
@@ -154,13 +139,13 @@ rule gold_standard_slope:
 
 rule gold_standard_report:
     input:
-        exact=gold_standard_exact_files(),
-        paper=gold_standard_paper003_files(),
-        slopes=gold_standard_slope_files(),
+        exact=GOLD_STANDARD_EXACT_FILES,
+        paper=GOLD_STANDARD_PAPER003_FILES,
+        slopes=GOLD_STANDARD_SLOPE_FILES,
     output:
         findings=f"{GOLD_STANDARD_DIR}/findings.md",
         verdicts=f"{GOLD_STANDARD_DIR}/verdicts.csv",
-        files=gold_standard_report_files(),
+        files=GOLD_STANDARD_REPORT_FILES,
     log:
         f"{LOGS}/gold_standard/report.log",
     conda:

@@ -7,13 +7,16 @@ HECKERMAN_MEEK1997 = config["heckerman_meek1997"]
 HECKERMAN_MEEK1997_DIR = results_folder("heckerman_meek1997")
 
 
-def heckerman_meek1997_study_files(kind):
-    """The per-(case, training size) outputs of the learning study: learners or selections."""
-    return [
+# The per-(case, training size) outputs of the learning study: learners or selections (values,
+# not functions, so that this file holds rules alone: snakemake --lint).
+HECKERMAN_MEEK1997_STUDY_FILES = {
+    kind: [
         f"{HECKERMAN_MEEK1997_DIR}/study/{case}_n{size}_{kind}.csv"
         for case in heckerman_meek1997.STUDY_CASES
         for size in HECKERMAN_MEEK1997.get("training_sizes", [])
     ]
+    for kind in ("learners", "selections")
+}
 
 
 if "figure2" in HECKERMAN_MEEK1997:
@@ -112,8 +115,8 @@ rule heckerman_meek1997_study_case:
 
 rule heckerman_meek1997_study_summary:
     input:
-        learners=heckerman_meek1997_study_files("learners"),
-        selections=heckerman_meek1997_study_files("selections"),
+        learners=HECKERMAN_MEEK1997_STUDY_FILES["learners"],
+        selections=HECKERMAN_MEEK1997_STUDY_FILES["selections"],
     output:
         curves=in_report(
             f"{HECKERMAN_MEEK1997_DIR}/tables/study_learning_curves.csv",

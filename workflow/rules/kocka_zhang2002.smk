@@ -8,23 +8,27 @@ KOCKA_ZHANG2002 = config["kocka_zhang2002"]
 KOCKA_ZHANG2002_DIR = results_folder("kocka_zhang2002")
 
 
-def kocka_zhang2002_lc_files():
-    generators = kocka_zhang2002.lc_generators(KOCKA_ZHANG2002)
-    return [f"{KOCKA_ZHANG2002_DIR}/lc/{g}.csv" for g in generators]
-
-
-def kocka_zhang2002_hlc_files():
-    sizes = KOCKA_ZHANG2002["hierarchical"]["sample_sizes"]
-    return [f"{KOCKA_ZHANG2002_DIR}/hlc/n{n}.csv" for n in sizes]
-
-
-def kocka_zhang2002_figure_files():
-    items = {"figure4": "Figure 4", "figure4_supplementary": "Figure 4, the other generators"}
-    if KOCKA_ZHANG2002["latent_class"]["deterministic_children"] > 0:
-        items["figure5"] = "Figure 5"
-    folder = f"{KOCKA_ZHANG2002_DIR}/figures"
-    return report_files("kocka_zhang2002", folder, items, (".png", ".pdf"))
-
+# Values, not functions, so that this file holds rules alone (snakemake --lint).
+KOCKA_ZHANG2002_LC_FILES = [
+    f"{KOCKA_ZHANG2002_DIR}/lc/{g}.csv" for g in kocka_zhang2002.lc_generators(KOCKA_ZHANG2002)
+]
+KOCKA_ZHANG2002_HLC_FILES = [
+    f"{KOCKA_ZHANG2002_DIR}/hlc/n{n}.csv" for n in KOCKA_ZHANG2002["hierarchical"]["sample_sizes"]
+]
+KOCKA_ZHANG2002_FIGURES = report_files(
+    "kocka_zhang2002",
+    f"{KOCKA_ZHANG2002_DIR}/figures",
+    {
+        "figure4": "Figure 4",
+        "figure4_supplementary": "Figure 4, the other generators",
+        **(
+            {"figure5": "Figure 5"}
+            if KOCKA_ZHANG2002["latent_class"]["deterministic_children"] > 0
+            else {}
+        ),
+    },
+    (".png", ".pdf"),
+)
 
 FINAL_OUTPUTS.extend(
     [f"{KOCKA_ZHANG2002_DIR}/dimension/comparison.md", f"{KOCKA_ZHANG2002_DIR}/comparison.md"]
@@ -104,8 +108,8 @@ rule kocka_zhang2002_hlc:
 
 rule kocka_zhang2002_report:
     input:
-        lc=kocka_zhang2002_lc_files(),
-        hlc=kocka_zhang2002_hlc_files(),
+        lc=KOCKA_ZHANG2002_LC_FILES,
+        hlc=KOCKA_ZHANG2002_HLC_FILES,
         printed_table2=printed_numbers("kocka_zhang2002", "paper_table2.csv"),
     output:
         comparison=f"{KOCKA_ZHANG2002_DIR}/comparison.md",
@@ -121,7 +125,7 @@ rule kocka_zhang2002_report:
             },
             (".csv",),
         ),
-        figures=kocka_zhang2002_figure_files(),
+        figures=KOCKA_ZHANG2002_FIGURES,
     log:
         f"{LOGS}/kocka_zhang2002/report.log",
     conda:

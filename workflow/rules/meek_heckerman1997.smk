@@ -7,12 +7,15 @@ MEEK_HECKERMAN1997_DIR = results_folder("meek_heckerman1997")
 MEEK_HECKERMAN1997_TABLE1 = f"{MEEK_HECKERMAN1997_DIR}/dimension/tables/table1.csv"
 
 
-def meek_heckerman1997_seeds(generator):
-    """One seed per data set of ``generator``: data set 0 is the paper's, 1.. the replicates."""
-    return [
+# One seed per data set of each generating model: data set 0 is the paper's, 1.. the replicates
+# (values, not functions, so that this file holds rules alone: snakemake --lint).
+MEEK_HECKERMAN1997_SEEDS = {
+    generator: [
         job_seed("meek_heckerman1997", "data", generator, replicate)
         for replicate in range(MEEK_HECKERMAN1997["replicates"] + 1)
     ]
+    for generator in MEEK_HECKERMAN1997["models"]
+}
 
 
 FINAL_OUTPUTS.extend(
@@ -82,7 +85,7 @@ rule meek_heckerman1997_study:
     params:
         section=MEEK_HECKERMAN1997,
         structures=MEEK_HECKERMAN1997["models"],
-        seeds=lambda w: meek_heckerman1997_seeds(w.generator),
+        seeds=lambda w: MEEK_HECKERMAN1997_SEEDS[w.generator],
     script:
         "../scripts/meek_heckerman1997/study.py"
 

@@ -7,42 +7,24 @@ from hiddenbn.experiments import studies as user_studies
 STUDIES_DIR = f"{RESULTS}/studies"
 
 
-def studies_inputs(wildcards):
-    """The spec and parameter files one (study, generator) job reads."""
-    return user_studies.generator_files(STUDIES[wildcards.study], wildcards.generator)
-
-
-def studies_seeds(wildcards):
-    """(parameter seed, data seed) per replicate of one (study, generator, N) job; the parameter
-    seed leaves out N, so every sample size of a replicate shares its generating parameters."""
-    key = ("studies", wildcards.study, wildcards.generator)
-    return [
-        (job_seed(*key, "parameters", r), job_seed(*key, int(wildcards.cases), r))
-        for r in range(1, STUDIES[wildcards.study]["replicates"] + 1)
-    ]
-
-
-def studies_run_files(study, kind):
-    """The per-(generator, N) tables of one study: ``fits`` or ``selections``."""
-    section = STUDIES[study]
-    return [
+# The per-(generator, N) tables of each study, ``fits`` or ``selections`` (values, not
+# functions, so that this file holds rules alone: snakemake --lint).
+STUDIES_RUN_FILES = {
+    (study, kind): [
         f"{STUDIES_DIR}/{study}/runs/{generator}/n{cases}_{kind}.csv"
         for generator in section["generators"]
         for cases in section["sample_sizes"]
     ]
-
-
-def studies_summary_files(study):
-    """Everything a study's summary writes; summary.md first."""
-    return [f"{STUDIES_DIR}/{study}/{name}" for name in user_studies.summary_files(STUDIES[study])]
-
-
+    for study, section in STUDIES.items()
+    for kind in ("fits", "selections")
+}
 FINAL_OUTPUTS.extend(f"{STUDIES_DIR}/{study}/summary.md" for study in STUDIES)
 
 
 rule studies_run:
     input:
-        studies_inputs,
+        # the spec and parameter files of the generator
+        lambda w: user_studies.generator_files(STUDIES[w.study], w.generator),
     output:
         fits=f"{STUDIES_DIR}/{{study}}/runs/{{generator}}/n{{cases}}_fits.csv",
         selections=f"{STUDIES_DIR}/{{study}}/runs/{{generator}}/n{{cases}}_selections.csv",
@@ -57,7 +39,15 @@ rule studies_run:
     threads: 1
     params:
         study=lambda wildcards: STUDIES[wildcards.study],
-        seeds=studies_seeds,
+        # (parameter seed, data seed) per replicate; the parameter seed leaves out N, so every
+        # sample size of a replicate shares its generating parameters
+        seeds=lambda w: [
+            (
+                job_seed("studies", w.study, w.generator, "parameters", r),
+                job_seed("studies", w.study, w.generator, int(w.cases), r),
+            )
+            for r in range(1, STUDIES[w.study]["replicates"] + 1)
+        ],
     script:
         "../scripts/studies/run.py"
 
@@ -69,10 +59,14 @@ for _study in STUDIES:
         name:
             f"studies_summary_{_study}"
         input:
-            fits=studies_run_files(_study, "fits"),
-            selections=studies_run_files(_study, "selections"),
+            fits=STUDIES_RUN_FILES[_study, "fits"],
+            selections=STUDIES_RUN_FILES[_study, "selections"],
         output:
-            studies_summary_files(_study),
+            # everything the summary writes, summary.md first
+            [
+                f"{STUDIES_DIR}/{_study}/{name}"
+                for name in user_studies.summary_files(STUDIES[_study])
+            ],
         log:
             f"{LOGS}/studies/{_study}/summary.log",
         conda:
