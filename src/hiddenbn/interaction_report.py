@@ -89,9 +89,10 @@ def fit_report(model: InteractionModel, data_path, seed: int, alpha: float, rest
     if model.family == "noisy-max":
         data = read_csv(data_path).for_network(model.network())
         fit = fit_noisy_max(model, data, rng, alpha=alpha, restarts=restarts)
-        de = dimension.effective_dimension(model.network())
+        # a network too large to rank gets no BIC+ or CS+, and the reason why not
+        de, note = dimension.effective_dimension_or_reason(model.network())
         outcome = {"fit": fit, "scores": score_fit(fit, data, de),
-                   "ds": fit.network.standard_dimension, "de": de, "note": None}
+                   "ds": fit.network.standard_dimension, "de": de, "note": note}
         return selection.fit_report(outcome, data)
     summary = read_additive_csv(data_path, model)
     fit = fit_additive(model, summary, rng, restarts=restarts, alpha=alpha)
