@@ -14,16 +14,17 @@ from hiddenbn import jacobian as jac
 from hiddenbn.dimension import dimension_report
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import comparison
-from hiddenbn.experiments import geiger_heckerman_meek1996 as gh96
-from hiddenbn.experiments import kocka_zhang2002 as kz02
-from hiddenbn.experiments import meek_heckerman1997 as mh97
+from hiddenbn.experiments import geiger_heckerman_meek1996
+from hiddenbn.experiments import kocka_zhang2002
+from hiddenbn.experiments import meek_heckerman1997
 from hiddenbn.models import observed_distribution, parameters_from_free, random_parameters
 from hiddenbn.spec import parse_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 RESOURCES = ROOT / "workflow" / "resources"
 EXPERIMENTS = ROOT / "src" / "hiddenbn" / "experiments"
-PAPERS = {"geiger_heckerman_meek1996": gh96, "kocka_zhang2002": kz02, "meek_heckerman1997": mh97}
+PAPERS = {module.__name__.rsplit(".", 1)[1]: module for module in (
+    geiger_heckerman_meek1996, kocka_zhang2002, meek_heckerman1997)}
 
 
 def printed(paper: str) -> dict:
@@ -72,9 +73,9 @@ def paper_cells(directory: Path, item: str) -> list[str]:
 # --- structures and Figure 1 ----------------------------------------------------------------
 def test_sympy_figure1_equals_the_numeric_kernel(rng):
     """The symbolic 3x5 Jacobian at a point equals our kernel's rows and columns there."""
-    symbols, matrix, rank = gh96.figure1_jacobian()
+    symbols, matrix, rank = geiger_heckerman_meek1996.figure1_jacobian()
     assert matrix.shape == (3, 5) and rank == 3
-    network = gh96.naive_bayes(2, 2)
+    network = geiger_heckerman_meek1996.naive_bayes(2, 2)
     # our free parameters: theta_{h=0}, theta_{x1=0|h=0}, theta_{x1=0|h=1}, theta_{x2=0|h=0},
     # theta_{x2=0|h=1}; state 0 plays the paper's x and h
     theta = rng.uniform(0.1, 0.9, size=5)
@@ -89,7 +90,7 @@ def test_sympy_figure1_equals_the_numeric_kernel(rng):
 
 def test_w_structure_independences_bound_its_dimension(rng):
     """A indep. (B, D) and B indep. (A, C) hold at random points: the reason printed for |H| = 5."""
-    network = gh96.w_structure(5)
+    network = geiger_heckerman_meek1996.w_structure(5)
     joint = observed_distribution(network, random_parameters(network, rng))  # axes A, B, C, D
     abd = joint.sum(axis=2)
     np.testing.assert_allclose(abd, abd.sum(axis=(1, 2))[:, None, None] * abd.sum(axis=0)[None])
@@ -101,14 +102,14 @@ def test_w_structure_independences_bound_its_dimension(rng):
 
 def test_noisy_max_networks_count_their_parameters():
     for sets in ([[1], [2], [3]], [[1, 2], [3]], [[1, 2], [1, 3], [2, 3]], [[1, 2, 3]]):
-        network = mh97.noisy_max_network(sets)
+        network = meek_heckerman1997.noisy_max_network(sets)
         assert network.standard_dimension == 3 + sum(2 ** len(s) for s in sets)
         assert network.functions[-1] == "max" and network.hidden_indices.size == len(sets)
 
 
 def test_theorem5_split_matches_the_direct_rank():
-    network = parse_spec(kz02.HLC_SPEC)
-    m1, m2 = kz02.theorem5_split(network, "H2")
+    network = parse_spec(kocka_zhang2002.HLC_SPEC)
+    m1, m2 = kocka_zhang2002.theorem5_split(network, "H2")
     assert set(m1.names) | set(m2.names) == set(network.names)
     assert set(m1.names) & set(m2.names) == {"H1", "H2"}
     difference = sum(r["ds"] - r["de"] for r in (dimension_report(m, points=2) for m in (m1, m2)))
@@ -127,8 +128,8 @@ def test_check_config_rejects_ranges_that_run_downwards(key):
     target[last] = {"min": 5, "max": 3}
     with pytest.raises(HiddenbnError, match=re.escape(
             f"config geiger_heckerman_meek1996.{key}: min 5 exceeds max 3")):
-        gh96.check_config(section)
-    gh96.check_config(gh96_section())
+        geiger_heckerman_meek1996.check_config(section)
+    geiger_heckerman_meek1996.check_config(gh96_section())
 
 
 # --- the writers and the printed numbers -----------------------------------------------------
@@ -170,7 +171,7 @@ def test_every_printed_number_of_paper_002_is_in_the_verdicts(written):
         assert paper_cells(directory, re.escape(f"(de, db, ds, dc, dp) of LC {spec}")) == [
             ", ".join(str(row[c]) for c in ("de", "db", "ds", "dc", "dp"))]
     hlc = numbers["hlc"]
-    spec = re.escape(kz02.HLC_SPEC)
+    spec = re.escape(kocka_zhang2002.HLC_SPEC)
     # the paper's ds enters as ds - de, the quantity Cor. 4.1 decomposes
     assert paper_cells(directory, rf"ds - de: HLC model \(direct rank\), {spec}") == [
         str(hlc["ds"] - hlc["de"])]

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hiddenbn.experiments import heckerman_meek1997 as hm97
+from hiddenbn.experiments import heckerman_meek1997
 from hiddenbn.experiments.comparison import formula_value
 
 SECTION = {"naive_bayes_inputs": 3, "markov_chain_inputs": 3, "full_table_inputs": 2,
@@ -21,10 +21,10 @@ PANEL_SIZES = {"section6": None, "naive_bayes": 3, "markov_chain": 3, "full_tabl
 def outputs(tmp_path_factory):
     directory = tmp_path_factory.mktemp("hm97")
     paths = (directory / "table.csv", directory / "table.md", directory / "figure2")
-    hm97.write_dimension_results(SECTION, seed=5, points=2, printed=PRINTED, table_csv=paths[0],
-                                 table_md=paths[1], figure2=paths[2],
-                                 verdicts_csv=directory / "verdicts.csv")
-    hm97.draw_figure1(3, directory / "figure1")
+    heckerman_meek1997.write_dimension_results(
+        SECTION, seed=5, points=2, printed=PRINTED, table_csv=paths[0], table_md=paths[1],
+        figure2=paths[2], verdicts_csv=directory / "verdicts.csv")
+    heckerman_meek1997.draw_figure1(3, directory / "figure1")
     with open(paths[0]) as handle:
         rows = {row["panel"]: row for row in csv.DictReader(handle)}
     return directory, rows, paths[1].read_text()
@@ -88,7 +88,7 @@ def test_figure2_arcs_that_would_cross_a_node_are_bent():
 
     from hiddenbn.plots import draw_network
 
-    ax = draw_network(hm97.markov_chain_network(3))
+    ax = draw_network(heckerman_meek1997.markov_chain_network(3))
     bends = {patch.get_gid(): patch.get_connectionstyle().rad for patch in ax.patches
              if (patch.get_gid() or "").startswith("arc:")}
     plt.close(ax.figure)
