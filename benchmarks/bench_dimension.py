@@ -23,7 +23,7 @@ from threadpoolctl import threadpool_limits
 from hiddenbn import dimension as dim
 from hiddenbn.experiments.comparison import read_printed
 from hiddenbn.experiments.kocka_zhang2002 import HLC_SPEC
-from hiddenbn.models import (check_parameters, free_parameters, node_tables, random_parameters)
+from hiddenbn.models import (check_parameters, node_tables, random_parameters)
 from hiddenbn.spec import parse_spec
 
 POINTS = 5

@@ -44,3 +44,9 @@ def atomic_output(path):
     finally:
         if os.path.exists(temporary):
             os.remove(temporary)
+
+
+def atomic_write_text(path, text: str) -> None:
+    """Write ``text`` to ``path`` through :func:`atomic_output`."""
+    with atomic_output(path) as temporary:
+        Path(temporary).write_text(text)

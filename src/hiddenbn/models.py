@@ -21,13 +21,12 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 
 from hiddenbn import limits
 from hiddenbn.errors import HiddenbnError, ParameterError, SpecError
-from hiddenbn.files import atomic_output
+from hiddenbn.files import atomic_write_text
 from hiddenbn.textfiles import read_text
 
 KINDS = ("discrete", "gaussian", "sigmoid")
@@ -324,8 +323,7 @@ def parameters_to_dict(network: Network, cpts) -> dict:
 def save_parameters(path, network: Network, cpts) -> None:
     """Write the parameters as JSON (``{"network": spec, "cpts": {node: rows}}``)."""
     text = json.dumps(parameters_to_dict(network, cpts), indent=1, allow_nan=False) + "\n"
-    with atomic_output(path) as temporary:
-        Path(temporary).write_text(text)
+    atomic_write_text(path, text)
 
 
 def load_parameters(path, network: Network) -> list:

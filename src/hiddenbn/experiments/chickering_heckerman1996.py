@@ -29,7 +29,7 @@ from hiddenbn.dimension import dimension_report
 from hiddenbn.em import fit, make_engine, run_em
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.reproduction import claim_rows, verdict_row, write_verdicts
-from hiddenbn.files import atomic_output
+from hiddenbn.files import atomic_output, atomic_write_text
 from hiddenbn.markdown import pipe_table
 from hiddenbn.models import latent_class, load_parameters, random_parameters
 from hiddenbn.sampling import sample_dataset
@@ -1105,5 +1105,4 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
                    outdir / "verdicts.csv")
     text = comparison_markdown(fits, tables, printed_table1, timing, claim_lists,
                                dimensions_note)
-    with atomic_output(comparison_path) as temporary:
-        Path(temporary).write_text(text)
+    atomic_write_text(comparison_path, text)

@@ -17,7 +17,7 @@ import pandas as pd
 import yaml
 
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.files import atomic_output
+from hiddenbn.files import atomic_output, atomic_write_text
 from hiddenbn.markdown import general_cell, pipe_table
 
 #: How a structure whose figure is lost is marked in the outputs.
@@ -104,14 +104,6 @@ def rounded(value, digits: int = 1):
 
 
 # --- writing ------------------------------------------------------------------------------------
-def write_text(path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically, creating its folder."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_output(path) as temporary:
-        Path(temporary).write_text(text)
-
-
 def markdown(table: pd.DataFrame) -> str:
     """``table`` as a Markdown table, missing values left blank."""
     return pipe_table(table, general_cell)
@@ -120,7 +112,6 @@ def markdown(table: pd.DataFrame) -> str:
 def write_table(table: pd.DataFrame, stem) -> None:
     """Write ``table`` as ``stem.csv`` (tidy, for figures) and ``stem.md`` (for reading)."""
     stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
     with atomic_output(stem.with_suffix(".csv")) as temporary:
         table.to_csv(temporary, index=False)
-    write_text(stem.with_suffix(".md"), markdown(table) + "\n")
+    atomic_write_text(stem.with_suffix(".md"), markdown(table) + "\n")

@@ -28,9 +28,9 @@ from hiddenbn import plots
 from hiddenbn.dimension import dimension_report, effective_dimension, latent_class_spec
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.comparison import (RECONSTRUCTED, markdown, points_note, printed_rows,
-                                             read_printed, rounded, table_verdict, write_table,
-                                             write_text)
+                                             read_printed, rounded, table_verdict, write_table)
 from hiddenbn.experiments.reproduction import compared, verdict_row, write_verdicts
+from hiddenbn.files import atomic_write_text
 from hiddenbn.models import Network, latent_class
 from hiddenbn.spec import parse_spec
 
@@ -341,5 +341,5 @@ def write_dimension_results(section: dict, seed: int, printed, directory) -> Non
         "Structures drawn in `figures/structures.png` (" + RECONSTRUCTED + " for the Gaussian "
         "and sigmoid networks).",
     ]
-    write_text(directory / "comparison.md", "\n".join(text) + "\n")
+    atomic_write_text(directory / "comparison.md", "\n".join(text) + "\n")
     write_verdicts(verdicts(tables, rank, paper["figure1_rank"]), directory / "verdicts.csv")

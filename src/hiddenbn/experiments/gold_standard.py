@@ -38,7 +38,7 @@ from hiddenbn.errors import HiddenbnError
 from hiddenbn.evidence import exact_log_evidence
 from hiddenbn.experiments import chickering_heckerman1996
 from hiddenbn.experiments.reproduction import CLAIM_VERDICTS, verdict_row, write_verdicts
-from hiddenbn.files import atomic_output
+from hiddenbn.files import atomic_output, atomic_write_text
 from hiddenbn.markdown import pipe_table
 from hiddenbn.models import Network, random_parameters
 from hiddenbn.sampling import forward_sample
@@ -659,5 +659,4 @@ def write_report(exact_files, paper_files, slope_files, out_dir) -> None:
         save(table, "slope_fits.csv")
         save(cs_plus_comparison(slopes), "cs_plus.csv")
         figure_slopes(slopes, table, out / "figures" / "slopes")
-    with atomic_output(out / "findings.md") as temporary:
-        Path(temporary).write_text(findings(exact, paper, slopes))
+    atomic_write_text(out / "findings.md", findings(exact, paper, slopes))

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -28,7 +27,7 @@ from hiddenbn import ebnc, ebnc_fit, plots, seeding
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.comparison import formula_value, read_printed
 from hiddenbn.experiments.reproduction import compared, write_verdicts
-from hiddenbn.files import atomic_output
+from hiddenbn.files import atomic_output, atomic_write_text
 from hiddenbn.models import Network, random_parameters
 from hiddenbn.sampling import sample_dataset
 from hiddenbn.spec import parse_spec
@@ -281,8 +280,7 @@ def write_dimension_results(section: dict, seed: int, points: int, printed, tabl
     panels = figure2_panels(section)
     rows = dimension_rows(panels, read_printed_dimensions(printed), seed, points)
     write_csv_rows(table_csv, rows)
-    with atomic_output(table_md) as temporary:
-        Path(temporary).write_text(dimension_markdown(rows, panels))
+    atomic_write_text(table_md, dimension_markdown(rows, panels))
     draw_figure2(panels, rows, figure2)
     if verdicts_csv is not None:
         write_verdicts(dimension_verdicts(rows, panels), verdicts_csv)
@@ -652,6 +650,5 @@ def write_study_report(learner_files, selection_files, curves_csv, selection_csv
                         (selection_table(selections), selection_csv)):
         with atomic_output(path) as temporary:
             frame.to_csv(temporary, index=False, float_format="%.6g")
-    with atomic_output(findings) as temporary:
-        Path(temporary).write_text(study_findings(learners, selections))
+    atomic_write_text(findings, study_findings(learners, selections))
     draw_learning_curves(learners, figure)

@@ -41,9 +41,9 @@ from hiddenbn.dimension import (dimension_report, effective_dimension, hlc_decom
 from hiddenbn.em import fit
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.comparison import (RECONSTRUCTED, markdown, points_note, printed_rows,
-                                             read_printed, rounded, write_table, write_text)
+                                             read_printed, rounded, write_table)
 from hiddenbn.experiments.reproduction import claim_rows, compared, verdict_row, write_verdicts
-from hiddenbn.files import atomic_output
+from hiddenbn.files import atomic_output, atomic_write_text
 from hiddenbn.hlc import (all_binary, hidden_cardinalities, hill_climb, kl_bits,
                           with_hidden_cardinalities)
 from hiddenbn.markdown import pipe_table
@@ -883,8 +883,7 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         _markdown(frequent),
         "",
     ]
-    with atomic_output(outdir / "comparison.md") as temporary:
-        Path(temporary).write_text("\n".join(text))
+    atomic_write_text(outdir / "comparison.md", "\n".join(text))
 
 
 # --- dimension results (Table 1, Sec. 4, Figures 1-3) -------------------------------------------
@@ -1027,7 +1026,7 @@ def write_dimension_results(section: dict, seed: int, printed, directory) -> Non
         "",
         f"{len(table1) - len(mismatches)} of {len(table1)} rows agree with the paper in every "
         "column" + (f"; differing: {', '.join(mismatches['LC model'])}." if len(mismatches)
-                    else ".") + f" Models where db overestimates de: "
+                    else ".") + " Models where db overestimates de: "
         + ", ".join(table1.loc[table1["db > de"], "LC model"]) + ".",
         "",
         markdown(table1),
@@ -1039,5 +1038,5 @@ def write_dimension_results(section: dict, seed: int, printed, directory) -> Non
         "",
         "Structures in `figures/structures.png` (Figs. 1-3; Fig. 2 " + RECONSTRUCTED + ").",
     ]
-    write_text(directory / "comparison.md", "\n".join(text) + "\n")
+    atomic_write_text(directory / "comparison.md", "\n".join(text) + "\n")
     write_verdicts(dimension_verdicts(table1, decomposition), directory / "verdicts.csv")

@@ -33,10 +33,9 @@ from hiddenbn.data import Dataset, write_rows_csv
 from hiddenbn.dimension import dimension_report, effective_dimension
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.comparison import (RECONSTRUCTED, markdown, points_note, printed_rows,
-                                             read_printed, rounded, table_verdict, write_table,
-                                             write_text)
+                                             read_printed, rounded, table_verdict, write_table)
 from hiddenbn.experiments.reproduction import compared, verdict_row, write_verdicts
-from hiddenbn.files import atomic_output
+from hiddenbn.files import atomic_output, atomic_write_text
 from hiddenbn.interaction import InteractionModel, noisy_max_model
 from hiddenbn.markdown import general_cell, pipe_table
 from hiddenbn.models import Network
@@ -563,8 +562,7 @@ def write_report(section: dict, structures: dict, dimension_file, score_files, d
         else pd.DataFrame()
     write_table(larger_effects, directory / "tables" / "effect_state_dimensions")
     text = comparison_markdown(section, table1, scores, summary, larger_effects)
-    with atomic_output(directory / "comparison.md") as temporary:
-        Path(temporary).write_text(text)
+    atomic_write_text(directory / "comparison.md", text)
     write_verdicts(study_verdicts(table1, summary, larger_effects), directory / "verdicts.csv")
 
 
@@ -672,5 +670,5 @@ def write_dimension_results(section: dict, seed: int, printed, directory) -> Non
         "",
         markdown(alternatives),
     ]
-    write_text(directory / "comparison.md", "\n".join(text) + "\n")
+    atomic_write_text(directory / "comparison.md", "\n".join(text) + "\n")
     write_verdicts(dimension_verdicts(table1), directory / "verdicts.csv")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.files import atomic_output
+from hiddenbn.files import atomic_output, atomic_write_text
 from hiddenbn.experiments.papers import paper
 from hiddenbn.markdown import pipe_table
 
@@ -201,5 +201,4 @@ def write_reproduction(sections: list[dict], path) -> None:
     """Write ``REPRODUCTION.md`` at ``path`` (see :func:`reproduction_markdown`)."""
     path = Path(path)
     text = reproduction_markdown(sections, path.parent)
-    with atomic_output(path) as temporary:
-        Path(temporary).write_text(text)
+    atomic_write_text(path, text)

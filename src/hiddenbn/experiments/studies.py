@@ -43,7 +43,7 @@ import pandas as pd
 from hiddenbn import plots, seeding
 from hiddenbn.dimension import effective_dimension_or_reason, is_hlc, is_regular_hlc
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.files import atomic_output
+from hiddenbn.files import atomic_output, atomic_write_text
 from hiddenbn.hlc import (all_binary, hidden_cardinalities, hill_climb, kl_bits,
                           with_hidden_cardinalities)
 from hiddenbn.markdown import general_cell, pipe_table
@@ -595,5 +595,4 @@ def write_summary(name: str, study: dict, fits: pd.DataFrame, selections: pd.Dat
     notes = fits.note.fillna("")
     notes = notes[notes != ""].str.split("; ").explode().value_counts()
     text = summary_markdown(name, study, summary, frequency, times, notes)
-    with atomic_output(outdir / "summary.md") as temporary:
-        Path(temporary).write_text(text)
+    atomic_write_text(outdir / "summary.md", text)
