@@ -21,6 +21,8 @@ from hiddenbn.files import atomic_output
 from hiddenbn.textfiles import open_text
 
 COUNT_COLUMN = "count"
+#: A missing cell in :attr:`Dataset.patterns` (summed out under missing at random).
+MISSING = -1
 #: Rows read before they are packed into arrays (see :func:`read_csv`).
 READ_BLOCK_ROWS = 1 << 16
 #: A cell of a data file: ASCII digits with an optional sign, blanks around them.
@@ -33,7 +35,7 @@ def pattern_counts(rows, cardinalities=None, weights=None) -> tuple[np.ndarray, 
     ``weights`` (one non-negative integer per row, default 1) are added up per distinct row, so
     pattern counts with repeated patterns can be merged. Rows are encoded as mixed-radix
     integers when the joint state space fits in int64 (one sort of a 1-D key array), and sorted
-    row-wise otherwise.
+    row-wise otherwise. A cell :data:`MISSING` stays missing (patterns keep their missingness).
     """
     rows = np.asarray(rows)
     if rows.ndim != 2:
@@ -41,18 +43,20 @@ def pattern_counts(rows, cardinalities=None, weights=None) -> tuple[np.ndarray, 
     if rows.shape[0] == 0:
         return rows.astype(np.int32), np.zeros(0, dtype=np.int64)
     # checked before the cast to int32 below, which would wrap larger states around
-    if rows.size and not (rows.dtype.kind in "biu" and rows.min() >= 0
+    if rows.size and not (rows.dtype.kind in "biu" and rows.min() >= MISSING
                           and rows.max() < limits.MAX_STATES):
-        raise DataError(f"data states must be whole numbers 0..{limits.MAX_STATES - 1}; states "
-                        "are 0..r-1")
+        raise DataError(f"data states must be whole numbers 0..{limits.MAX_STATES - 1} (or "
+                        f"{MISSING} for a missing cell); states are 0..r-1")
     if cardinalities is None:
         cardinalities = rows.max(axis=0) + 1
-    cardinalities = np.asarray(cardinalities, dtype=np.int64)
-    if rows.shape[1] and np.sum(np.log2(np.maximum(cardinalities, 1))) < 62:
+    # a missing cell is one more value of its column: keys count from MISSING
+    radix = np.asarray(cardinalities, dtype=np.int64) + 1
+    if rows.shape[1] and np.sum(np.log2(np.maximum(radix, 1))) < 62:
         strides = np.ones(rows.shape[1], dtype=np.int64)
-        strides[:-1] = np.cumprod(cardinalities[::-1])[::-1][1:]
-        keys, inverse = np.unique(rows.astype(np.int64) @ strides, return_inverse=True)
-        patterns = (keys[:, None] // strides) % cardinalities
+        strides[:-1] = np.cumprod(radix[::-1])[::-1][1:]
+        keys, inverse = np.unique((rows.astype(np.int64) - MISSING) @ strides,
+                                  return_inverse=True)
+        patterns = (keys[:, None] // strides) % radix + MISSING
     else:
         patterns, inverse = np.unique(rows, axis=0, return_inverse=True)
     inverse = inverse.ravel()
@@ -95,6 +99,11 @@ class Dataset:
     @property
     def n_patterns(self) -> int:
         return int(self.counts.size)
+
+    @property
+    def has_missing(self) -> bool:
+        """True when some cell is :data:`MISSING`."""
+        return bool(self.patterns.size) and bool((self.patterns == MISSING).any())
 
     def rows(self) -> np.ndarray:
         """The cases as one row each (patterns repeated by their counts)."""
