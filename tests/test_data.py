@@ -5,7 +5,8 @@ import collections
 import numpy as np
 import pytest
 
-from hiddenbn.data import Dataset, pattern_counts, read_csv, write_csv, write_rows_csv
+from hiddenbn.data import (MISSING, Dataset, pattern_counts, read_csv, read_data, write_csv,
+                          write_rows_csv)
 from hiddenbn.errors import DataError
 from hiddenbn.spec import parse_spec
 
@@ -63,13 +64,17 @@ def test_for_network_reorders_drops_and_checks_columns(tmp_path):
 @pytest.mark.parametrize("text, message", [
     ("", "is empty; it needs a header"),
     ("A,B\n", "has a header but no rows"),
-    ("A,B\n0,1\n1,x\n", "line 3: 'x' is not an integer state"),
     ("A,B\n0,1\n1\n", "line 3: 1 cells, but the header has 2"),
-    ("A,B\n0,-1\n", "column 'B' has the negative state -1"),
-    ("A,B,count\n0,1,-2\n", "the count column has a negative count"),
+    ("A,B\n0,1\n1,0,1\n", "Expected 2 fields in line 3, saw 3"),
+    ("A,B,count\n0,1,-2\n", "the count column has '-2'"),
+    ("A,B,count\n0,1,\n", "the count column has an empty cell"),
     ("A,B,count\n0,1,0\n", "every count is zero"),
-    ("A,A\n0,1\n", "a column name appears twice"),
-    ("A,B\n0,1.5\n", "'1.5' is not an integer state"),
+    ("A,A\n0,1\n", "the column name 'A' appears twice"),
+    ("A,\n0,1\n", "column 2 of the header has no name"),
+    ("A,B\n0,NA\n1,\n", "column 'B' has only missing cells"),
+    ("A,B\n0,1\n.,NA\n", "row 2: every cell is missing"),
+    ("A,B\n0,123456789012345678901\n", "has 21 digits"),
+    ("A,B\n0,3000000000\n", "column 'B': 3000000000 is not a state of a variable"),
 ])
 def test_malformed_data_files_get_one_line(tmp_path, text, message):
     path = tmp_path / "data.csv"
@@ -82,3 +87,62 @@ def test_malformed_data_files_get_one_line(tmp_path, text, message):
 def test_missing_data_file(tmp_path):
     with pytest.raises(DataError, match="does not exist"):
         read_csv(tmp_path / "nope.csv")
+
+
+def write(tmp_path, text, name="data.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_labels_are_states_in_factor_order_and_missing_cells_are_kept(tmp_path):
+    path = write(tmp_path, "smoker,score,region\nyes,1,north\nno,3,NA\n,2,south\nno,3,north\n")
+    data = read_data(path)
+    dataset = data.dataset
+    assert dataset.categories == (("no", "yes"), ("1", "2", "3"), ("north", "south"))
+    rows = dataset.patterns[np.repeat(np.arange(dataset.n_patterns), dataset.counts)]
+    # the rows in file order, from the row -> pattern map
+    in_order = data.every_case.patterns[data.row_patterns]
+    assert in_order.tolist() == [[1, 0, 0], [0, 2, MISSING], [MISSING, 1, 1], [0, 2, 0]]
+    assert sorted(map(tuple, rows.tolist())) == sorted(map(tuple, in_order.tolist()))
+    assert dataset.has_missing and dataset.cardinalities == (2, 3, 2)
+
+
+def test_the_file_base_keeps_zero_based_codes_and_reads_one_based_surveys(tmp_path):
+    zero = read_data(write(tmp_path, "A,B\n0,2\n1,2\n", "zero.csv"))
+    assert zero.dataset.categories == (("0", "1"), ("0", "1", "2")) and zero.notes
+    one = read_data(write(tmp_path, "A,B\n1,1\n2,4\n", "one.csv"))
+    assert one.dataset.categories == (("1", "2"), ("1", "2", "3", "4"))
+    assert one.every_case.patterns[one.row_patterns].tolist() == [[0, 0], [1, 3]]
+    assert not one.notes
+
+
+def test_a_data_dictionary_fixes_states_order_and_absent_categories(tmp_path):
+    data = write(tmp_path, "smoker,score\nyes,agree\nno,disagree\n")
+    dictionary = write(tmp_path, "smoker: [no, yes]\nscore: [disagree, neutral, agree]\n",
+                       "dictionary.yaml")
+    dataset = read_csv(data, dictionary=dictionary)
+    assert dataset.categories == (("no", "yes"), ("disagree", "neutral", "agree"))
+    assert sorted(dataset.patterns.tolist()) == [[0, 0], [1, 2]]
+    bad = write(tmp_path, "smoker: [no]\n", "bad.yaml")
+    with pytest.raises(DataError, match="'yes', which is not one of its categories"):
+        read_csv(data, dictionary=bad)
+    with pytest.raises(DataError, match="names column 'age', which data file"):
+        read_csv(data, dictionary={"age": ("1",)})
+
+
+def test_missing_values_are_configurable_and_drop_deletes_cases(tmp_path):
+    path = write(tmp_path, "A,B,count\n0,1,3\n-9,0,2\n1,NA,4\n")
+    kept = read_csv(path, missing_values=("-9", "NA"))
+    assert kept.n_cases == 9 and kept.has_missing
+    dropped = read_data(path, missing_values=("-9", "NA"), missing="drop")
+    assert dropped.dataset.n_cases == 3 and not dropped.dataset.has_missing
+    assert "6 of 9 cases have a missing cell" in dropped.notes[0]
+    assert dropped.every_case.n_cases == 9  # per-row outputs still cover every row
+
+
+def test_large_files_read_as_arrays(tmp_path, rng):
+    rows = rng.integers(0, 3, size=(20000, 6))
+    write_rows_csv(tmp_path / "rows.csv", [f"Q{j}" for j in range(6)], rows)
+    data = read_data(tmp_path / "rows.csv")
+    assert np.array_equal(data.every_case.patterns[data.row_patterns], rows)

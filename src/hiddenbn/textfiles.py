@@ -19,7 +19,7 @@ from hiddenbn.errors import excerpt
 BINARY_PROBE_BYTES = 8192
 
 
-def _checked_path(path, error, what: str, memory_per_byte: int, max_bytes=None) -> Path:
+def checked_text_path(path, error, what: str, memory_per_byte: int, max_bytes=None) -> Path:
     """``path`` as a Path after the checks that need no decoding."""
     path = Path(path)
     try:
@@ -40,7 +40,7 @@ def _checked_path(path, error, what: str, memory_per_byte: int, max_bytes=None) 
     return path
 
 
-def _not_utf8(error, what: str, path: Path, err: UnicodeDecodeError):
+def not_utf8(error, what: str, path: Path, err: UnicodeDecodeError):
     return error(f"{what} {path} is not UTF-8 text (byte 0x{err.object[err.start]:02x} cannot be "
                  "decoded); save it as UTF-8")
 
@@ -49,18 +49,18 @@ def _not_utf8(error, what: str, path: Path, err: UnicodeDecodeError):
 def open_text(path, error, what: str, memory_per_byte: int):
     """Yield ``path`` opened as UTF-8 text for reading line by line (``newline=""``, as the csv
     module wants); a decoding error while the block reads it becomes ``error``."""
-    path = _checked_path(path, error, what, memory_per_byte)
+    path = checked_text_path(path, error, what, memory_per_byte)
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             yield handle
     except UnicodeDecodeError as err:
-        raise _not_utf8(error, what, path, err) from None
+        raise not_utf8(error, what, path, err) from None
 
 
 def read_text(path, error, what: str, max_bytes: int) -> str:
     """The whole of ``path`` as text (newlines translated), refused beyond ``max_bytes``."""
-    path = _checked_path(path, error, what, limits.PARSED_BYTES_PER_TEXT_BYTE, max_bytes)
+    path = checked_text_path(path, error, what, limits.PARSED_BYTES_PER_TEXT_BYTE, max_bytes)
     try:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as err:
-        raise _not_utf8(error, what, path, err) from None
+        raise not_utf8(error, what, path, err) from None
