@@ -22,7 +22,6 @@ import sys
 import numpy as np
 
 from hiddenbn import inference
-from hiddenbn.data import Dataset
 from hiddenbn.em import fit
 from hiddenbn.models import latent_class, random_parameters
 from hiddenbn.sampling import sample_dataset

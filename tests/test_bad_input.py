@@ -86,7 +86,7 @@ def test_a_state_beyond_int32_is_named_not_wrapped(tmp_path, capsys, state):
 
 def test_select_and_exact_evidence_refuse_such_a_state_before_any_work(tmp_path, capsys):
     path = write(tmp_path, "data.csv", "X1,X2,X3\n0,1,1\n1,0,3000000000\n1,1,0\n")
-    for argv in (["select", path, "--states", "1..2", "--restarts", "2"],
+    for argv in (["select", path, "--classes", "1..2", "--restarts", "2"],
                  ["evidence", path, "--model", "2:2,2,2", "--method", "exact"]):
         assert_refused(run(capsys, *argv), "3000000000 is not a state")
 
@@ -215,10 +215,10 @@ def test_an_interaction_model_too_large_is_one_line(tmp_path, capsys):
      "argument --max-iterations: 1000000000000 is above the limit of 1048576"),
     (["fit", "DATA", "--model", "2:2,2", "--schedule", "annealing", "--sweeps", "10000000000"],
      "argument --sweeps: 10000000000 is above the limit of 1048576"),
-    (["select", "DATA", "--states", "1..1000000000"],
-     "--states '1..1000000000': the number of models to fit is 1000000000, above the limit of "
+    (["select", "DATA", "--classes", "1..1000000000"],
+     "--classes '1..1000000000': the number of models to fit is 1000000000, above the limit of "
      "1024"),
-    (["dim", "2:2,2,2", "--points", "1000000000"], "argument --points: 1000000000 is above"),
+    (["dim", "2:2,2,2", "--jacobian-points", "1000000000"], "argument --jacobian-points: 1000000000 is above"),
     (["evidence", "DATA", "--model", "2:2,2", "--runs", "1000000000"],
      "argument --runs: 1000000000 is above the limit of 4096"),
     (["evidence", "DATA", "--model", "2:2,2", "--particles", "1000000000000"],

@@ -69,8 +69,8 @@ def test_params_prints_json_to_stdout():
                                                                   "does not exist"),
     (["sample", "3:2,2", "--n", "0"], "argument --n: expected a positive whole number, got 0"),
     (["sample", "3:2,2", "--n", "5", "--seed", "-1"], "expected a non-negative whole number as seed"),
-    (["sample", "3:2,2", "--n", "5", "--alpha", "0"], "expected a positive number, got 0.0"),
-    (["sample", "3:2,2", "--n", "5", "--alpha", "nan"], "expected a positive number, got nan"),
+    (["sample", "3:2,2", "--n", "5", "--generating-alpha", "0"], "expected a positive number, got 0.0"),
+    (["sample", "3:2,2", "--n", "5", "--generating-alpha", "nan"], "expected a positive number, got nan"),
     (["sample", "3:2,2", "--n", "5", "-o", "/etc/hostname/x.csv"], "hiddenbn: error: cannot use /etc/hostname"),
 ])
 def test_bad_arguments_exit_2_with_one_line(args, message):

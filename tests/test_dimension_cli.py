@@ -8,7 +8,7 @@ from hiddenbn.spec import parse_spec
 
 
 def test_dim_json_has_the_documented_keys_and_matches_the_library(capsys):
-    assert main(["dim", "3:2,2,2,2", "--json", "--points", "2", "--seed", "4"]) == 0
+    assert main(["dim", "3:2,2,2,2", "--json", "--jacobian-points", "2", "--seed", "4"]) == 0
     printed = json.loads(capsys.readouterr().out)
     for key in ("ds", "de", "dc", "dp", "db", "method", "gap"):
         assert key in printed
@@ -18,7 +18,7 @@ def test_dim_json_has_the_documented_keys_and_matches_the_library(capsys):
 
 
 def test_dim_text_names_every_dimension_and_the_regular_equivalent(capsys):
-    assert main(["dim", "7:2,3,2", "--points", "1"]) == 0
+    assert main(["dim", "7:2,3,2", "--jacobian-points", "1"]) == 0
     out = capsys.readouterr().out
     for label in ("ds", "de", "dc", "dp", "db", "gap", "equivalent regular model: 4(2,3,2)"):
         assert label in out

@@ -50,7 +50,7 @@ def test_dim_ebnc_uses_points_and_seed(tmp_path, capsys):
     spec = write_spec(tmp_path, CHAIN)
     runs = []
     for seed in (0, 0, 7):
-        assert cli.main(["dim", spec, "--ebnc", "Y", "--json", "--points", "1",
+        assert cli.main(["dim", spec, "--ebnc", "Y", "--json", "--jacobian-points", "1",
                          "--seed", str(seed)]) == 0
         runs.append(json.loads(capsys.readouterr().out))
     assert runs[0] == runs[1]  # reproducible

@@ -38,8 +38,8 @@ def test_exact_and_mc_agree_with_the_library(data_file, capsys):
 
 
 @pytest.mark.parametrize("model, message", [
-    ("2:2,3,2,2", "no column 'X4'"),
-    ("2:2,2,2", "outside the model's range"),
+    ("2:2,3,2,2", "has 4 observed variables but there are 3 columns"),
+    ("2:2,2,2", "column 'X2' has 3 states"),
 ])
 def test_bad_data_or_model_exits_2_with_one_line(data_file, capsys, model, message):
     assert main(["evidence", str(data_file), "--model", model]) == 2

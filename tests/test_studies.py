@@ -219,7 +219,7 @@ def test_a_replicate_is_regenerated_by_the_command_line(tmp_path):
                                               scores=["bic"])))
     fits, _ = studies.run_job(study, "g", 300, [(17, 23)])
     truth, data = tmp_path / "truth.json", tmp_path / "data.csv"
-    assert cli.main(["params", "2:2,2,2,2", "--seed", "17", "--alpha", "1.0", "-o",
+    assert cli.main(["params", "2:2,2,2,2", "--seed", "17", "--generating-alpha", "1.0", "-o",
                      str(truth)]) == 0
     assert cli.main(["sample", "2:2,2,2,2", "--params", str(truth), "--n", "300", "--seed",
                      "23", "--counts", "-o", str(data)]) == 0

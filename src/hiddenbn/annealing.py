@@ -23,6 +23,15 @@ the second (or until a sweep moves no case), then greedy sweeps (``beta = inf``)
 case moves. The best completion
 seen gives EM its start, ``theta_ijk = (N_ijk + 1) / (N_ij + r_i)`` (no zero probabilities).
 
+Missing cells (:data:`hiddenbn.data.MISSING`) are completed like hidden values: a case's
+configuration covers its hidden nodes and its missing cells. The general moves enumerate them
+together (the configurations of :func:`hiddenbn.evidence.cell_layout`); the latent class moves
+redraw a case's class jointly with its missing cells, ``q(h) ∝ exp(beta gain(h, observed
+cells)) prod_j sum_x exp(beta gain(j, x, h))`` over its missing variables ``j`` (the cells of
+one case lie in different rows, so their gains add), then each missing value given the new
+class, at a cost of ``sum_j r_j k`` per missing cell instead of ``prod_j r_j``. ``L(H)`` and
+the starting point are those of the completed data.
+
 Why the classification likelihood and not the collapsed Bayesian-Dirichlet score of paper 003
 Eq. 5 (which the SMC sampler uses): the Occam factor of Eq. 5 empties and merges small classes,
 and EM from those completions ended 23-203 nats below EM from the classification-likelihood
@@ -35,7 +44,7 @@ import numba
 import numpy as np
 
 from hiddenbn.collapsed import configuration_log_predictive, draw, update
-from hiddenbn.data import Dataset
+from hiddenbn.data import MISSING, Dataset
 from hiddenbn.evidence import cell_layout
 from hiddenbn.inference import is_latent_class, state_offsets
 from hiddenbn.models import Network
@@ -89,17 +98,49 @@ def _sweep(assignments, counts, row_counts, case_patterns, cells, possible, row_
 
 
 @numba.njit(cache=True)
-def _sweep_latent_class(assignments, rows, counts, gains, class_sizes, gain, beta, uniforms):
+def _first_maximum(values):
+    """Index of the first largest entry (greedy moves: the lowest index among ties)."""
+    top = values.max()
+    best = 0
+    while values[best] != top:
+        best += 1
+    return best
+
+
+@numba.njit(cache=True)
+def _soft_maximum(gains, offset, states, h, beta):
+    """``(1/beta) log sum_x exp(beta gains[offset + x, h])`` (``beta = inf``: the maximum)."""
+    top = -np.inf
+    for x in range(states):
+        top = max(top, gains[offset + x, h])
+    if beta == np.inf:
+        return top
+    total = 0.0
+    for x in range(states):
+        total += np.exp(beta * (gains[offset + x, h] - top))
+    return top + np.log(total) / beta
+
+
+@numba.njit(cache=True)
+def _sweep_latent_class(assignments, rows, counts, gains, class_sizes, gain, beta, uniforms,
+                        missing_starts, missing_variables, offsets, cards):
     """:func:`_sweep` for the latent class model, on its own layout: ``counts[r, h]`` cases of
     class ``h`` with ``offsets[j] + x_j = r``, ``gains[r, h] = gain[counts[r, h]]`` kept up to
     date, so a case's gain for every class is ``(1 - n) gain[N_h]`` plus ``n`` contiguous rows
-    of ``gains`` (the rows ``(j, h)`` of the children all have ``N_h`` cases)."""
+    of ``gains`` (the rows ``(j, h)`` of the children all have ``N_h`` cases).
+
+    The missing cells of case ``c`` are the variables ``missing_variables[missing_starts[c]:
+    missing_starts[c + 1]]`` (ascending); ``rows`` holds their current completion. They are
+    redrawn with the class (module docstring), with the uniforms after the cases' ones; a
+    case moves when its class or one of them changes."""
     n_cases, n = rows.shape
     k = class_sizes.size
     log_q = np.empty(k)
+    log_s = np.empty(cards.max())
     moved = 0
     for case in range(n_cases):
         old = assignments[case]
+        first, stop = missing_starts[case], missing_starts[case + 1]
         class_sizes[old] -= 1
         for j in range(n):
             r = rows[case, j]
@@ -107,20 +148,41 @@ def _sweep_latent_class(assignments, rows, counts, gains, class_sizes, gain, bet
             gains[r, old] = gain[counts[r, old]]
         for h in range(k):
             log_q[h] = (1 - n) * gain[class_sizes[h]]
+        t = first
         for j in range(n):
+            if t < stop and missing_variables[t] == j:  # summed over its values below
+                t += 1
+                continue
             r = rows[case, j]
             for h in range(k):
                 log_q[h] += gains[r, h]
+        for t in range(first, stop):
+            j = missing_variables[t]
+            for h in range(k):
+                log_q[h] += _soft_maximum(gains, offsets[j], cards[j], h, beta)
         top = log_q.max()
         if beta == np.inf:
-            new = 0
-            while log_q[new] != top:
-                new += 1
+            new = _first_maximum(log_q)
         else:
             for h in range(k):
                 log_q[h] = beta * (log_q[h] - top)
             new, _ = draw(log_q, 0.0, uniforms[case])
-        if new != old:
+        changed = new != old
+        for t in range(first, stop):  # the missing values given the new class
+            j = missing_variables[t]
+            states = log_s[:cards[j]]
+            for x in range(cards[j]):
+                states[x] = gains[offsets[j] + x, new]
+            if beta == np.inf:
+                x = _first_maximum(states)
+            else:
+                top = states.max()
+                for x in range(cards[j]):
+                    states[x] = beta * (states[x] - top)
+                x, _ = draw(states, 0.0, uniforms[n_cases + t])
+            changed = changed or rows[case, j] != offsets[j] + x
+            rows[case, j] = offsets[j] + x
+        if changed:
             moved += 1
         assignments[case] = new
         class_sizes[new] += 1
@@ -150,6 +212,7 @@ class _CellMoves:
         data = data.for_network(network)
         self.case_patterns = np.repeat(np.arange(data.n_patterns),
                                        data.counts).astype(np.int64)
+        self.uniforms_per_sweep = self.case_patterns.size
         self.f = _x_log_x(self.case_patterns.size + 1)
         self.gain = np.diff(self.f)
         self.row_kind = np.zeros(self.layout.row_states.size, dtype=np.int64)
@@ -203,8 +266,13 @@ class _LatentClassMoves:
         data = data.for_network(network)
         self.cards = np.asarray(network.cardinalities[1:], dtype=np.int64)
         self.offsets = state_offsets(self.cards)
+        # a missing cell's row is set by start (its first completion)
         self.rows = np.repeat(data.patterns.astype(np.int64) + self.offsets, data.counts,
                               axis=0)
+        absent = np.repeat(data.patterns == MISSING, data.counts, axis=0)
+        self.missing_cases, self.missing_variables = np.nonzero(absent)  # case by case
+        self.missing_starts = np.concatenate([[0], np.cumsum(absent.sum(axis=1))])
+        self.uniforms_per_sweep = self.rows.shape[0] + self.missing_variables.size
         self.k = network.cardinalities[0]
         self.f = _x_log_x(self.rows.shape[0] + 1)
         self.gain = np.diff(self.f)
@@ -212,6 +280,10 @@ class _LatentClassMoves:
     def start(self, rng: np.random.Generator) -> None:
         n_cases = self.rows.shape[0]
         self.assignments = rng.integers(0, self.k, n_cases).astype(np.int64)
+        if self.missing_variables.size:  # missing cells start uniform, like the classes
+            variables = self.missing_variables
+            self.rows[self.missing_cases, variables] = (
+                self.offsets[variables] + rng.integers(0, self.cards[variables]))
         self.class_sizes = np.bincount(self.assignments, minlength=self.k).astype(np.int64)
         self.counts = np.zeros((int(self.cards.sum()), self.k), dtype=np.int64)
         for j in range(self.rows.shape[1]):
@@ -220,7 +292,9 @@ class _LatentClassMoves:
 
     def sweep(self, beta: float, uniforms) -> int:
         return _sweep_latent_class(self.assignments, self.rows, self.counts, self.gains,
-                                   self.class_sizes, self.gain, beta, uniforms)
+                                   self.class_sizes, self.gain, beta, uniforms,
+                                   self.missing_starts, self.missing_variables, self.offsets,
+                                   self.cards)
 
     def value(self) -> float:
         """``L(H)``: the class node's cells and row, then the children's."""
@@ -268,10 +342,9 @@ class AnnealedStarts:
                 best, best_snapshot = value, moves.snapshot()
             return moved
 
-        n_cases = moves.assignments.size
         for beta in self.betas:
             # past beta = 1 a sweep in which no case moves has frozen: only greedy sweeps remain
-            if sweep(beta, rng.random(n_cases)) == 0 and beta >= 1.0:
+            if sweep(beta, rng.random(moves.uniforms_per_sweep)) == 0 and beta >= 1.0:
                 break
         no_uniforms = np.zeros(0)
         for _ in range(MAX_GREEDY_SWEEPS):

@@ -20,16 +20,18 @@ from contextlib import ExitStack, contextmanager
 import hiddenbn
 from hiddenbn import dimension, ebnc, ebnc_fit, interaction_report, limits, seeding
 from hiddenbn.annealing import SWEEPS as ANNEALING_SWEEPS
-from hiddenbn.data import read_csv, write_csv, write_rows_csv
-from hiddenbn.em import SCHEDULES
+from hiddenbn.data import (DEFAULT_MISSING_VALUES, MISSING_HANDLING, read_csv, read_data,
+                           write_csv, write_rows_csv)
+from hiddenbn.em import CONVERGENCE, OPTIMUM, SCHEDULES
 from hiddenbn.errors import HiddenbnError, excerpt
 from hiddenbn.evidence import exact_log_evidence
+from hiddenbn.inference import is_latent_class
 from hiddenbn.files import atomic_output
 from hiddenbn.models import (load_parameters, parameters_to_dict, random_parameters,
                              save_parameters)
-from hiddenbn.sampling import forward_sample, sample_dataset
+from hiddenbn.sampling import blank_cells, forward_sample, sample_dataset
 from hiddenbn.smc import smc_log_evidence
-from hiddenbn.spec import parse_spec
+from hiddenbn.spec import bind_columns, is_spec_file, parse_spec
 from hiddenbn.threads import pin_blas_to_one_thread
 from hiddenbn import selection
 
@@ -128,18 +130,19 @@ def _outputs(*paths):
 
 
 def _parameters(args, network):
-    """The parameters given by --params, or drawn from Dirichlet(--alpha) with --seed."""
+    """The parameters given by --params, or drawn from Dirichlet(--generating-alpha)."""
     if args.params:
         return load_parameters(args.params, network)
-    return random_parameters(network, seeding.rng(args.seed, "parameters"), args.alpha)
+    return random_parameters(network, seeding.rng(args.seed, "parameters"),
+                             args.generating_alpha)
 
 
 def _add_parameter_options(parser):
     parser.add_argument("spec", metavar="SPEC", help="model: k:r1,...,rn, a tree such as "
                         "'3(2,2,2)', or a YAML/JSON file")
     parser.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
-    parser.add_argument("--alpha", type=_positive_float, default=1.0,
-                        help="Dirichlet parameter for random CPTs (default 1: uniform)")
+    parser.add_argument("--generating-alpha", type=_positive_float, default=1.0,
+                        help="Dirichlet parameter of the random CPT rows (default 1: uniform)")
 
 
 def command_sample(args) -> None:
@@ -153,15 +156,16 @@ def command_sample(args) -> None:
             save_parameters(params_file, network, cpts)
         output = data_file or sys.stdout
         if args.counts:
-            write_csv(output, sample_dataset(network, cpts, args.n, data_rng))
+            write_csv(output, sample_dataset(network, cpts, args.n, data_rng, args.missing_rate))
         else:
-            write_rows_csv(output, network.observed_names,
-                           forward_sample(network, cpts, args.n, data_rng))
+            write_rows_csv(output, network.observed_names, blank_cells(
+                forward_sample(network, cpts, args.n, data_rng), args.missing_rate, data_rng))
 
 
 def command_params(args) -> None:
     network = parse_spec(args.spec)  # random_parameters checks the size of its tables
-    cpts = random_parameters(network, seeding.rng(args.seed, "parameters"), args.alpha)
+    cpts = random_parameters(network, seeding.rng(args.seed, "parameters"),
+                             args.generating_alpha)
     if args.output:
         save_parameters(args.output, network, cpts)
     else:
@@ -178,13 +182,13 @@ def command_dim(args) -> None:
     if args.ebnc is None:
         with warnings.catch_warnings():  # the report carries its warnings; print them once
             warnings.simplefilter("ignore", dimension.DimensionWarning)
-            report = dimension.dimension_report(network, args.points, args.seed)
+            report = dimension.dimension_report(network, args.jacobian_points, args.seed)
         for warning in report["warnings"]:
             print(f"hiddenbn: warning: {warning}", file=sys.stderr)
         _print_report(report, dimension.format_report, args.json)
         return
     rng = seeding.rng(args.seed, "ebnc", args.ebnc)  # the Jacobian check's random points
-    report = ebnc.ebnc_report(network, args.ebnc, rng, args.points)
+    report = ebnc.ebnc_report(network, args.ebnc, rng, args.jacobian_points)
     _print_report(report, ebnc.format_report, args.json)
 
 
@@ -202,32 +206,101 @@ def command_ebnc_select(args) -> None:
     _print_json(report)
 
 
+def _data_file(args):
+    """DATA as read with the data options (dictionary, missing cells)."""
+    tokens = [token for token in args.missing_values.split(",")] + [""]  # empty is always missing
+    return read_data(args.data, dictionary=args.dictionary, missing_values=tokens,
+                     missing=args.missing)
+
+
+def _columns(args, data) -> tuple:
+    """The columns a model is bound to: --columns, else every column of the data."""
+    if not args.columns:
+        return data.names
+    columns = tuple(name.strip() for name in args.columns.split(","))
+    unknown = [name for name in columns if name not in data.names]
+    if unknown:
+        raise HiddenbnError(f"--columns names {excerpt(unknown[0])}, which is not a column of "
+                            f"{args.data}; its columns are {', '.join(data.names)}")
+    if len(set(columns)) != len(columns):
+        raise HiddenbnError("--columns names a column twice; give each once")
+    return columns
+
+
+def _bound_model(args, data):
+    """The network of --model or --classes over the data's columns (see 'fit --help')."""
+    classes = getattr(args, "classes", None)  # fit's --classes; evidence has only --model
+    if classes is not None or args.model.strip().isdigit():
+        classes = classes if classes is not None else int(args.model)
+        if not 1 <= classes <= limits.MAX_STATES:
+            raise HiddenbnError(f"--classes {classes}: a latent class model needs at least 1 "
+                                "class")
+        return selection.latent_class_network(data, classes, _columns(args, data))
+    network = parse_spec(args.model)
+    if is_spec_file(args.model) or (not args.columns
+                                    and set(network.observed_names) <= set(data.names)):
+        return network  # its nodes name the columns
+    return bind_columns(network, _columns(args, data), f"the model {args.model}")
+
+
 def command_fit(args) -> None:
-    model = interaction_report.interaction_spec(args.model)  # paper 004 interaction form
-    if model is not None:
-        report = interaction_report.fit_report(model, args.data, args.seed, args.alpha,
+    if args.model is None and args.classes is None:
+        raise HiddenbnError("give the model: --model SPEC or --classes K")
+    if args.model is not None and args.classes is not None:
+        raise HiddenbnError("give --model or --classes, not both")
+    model = args.model and interaction_report.interaction_spec(args.model)  # paper 004 form
+    if model:
+        report = interaction_report.fit_report(model, args.data, args.seed, args.prior_alpha,
                                                args.restarts)
         _print_report(report, interaction_report.format_fit_report, args.json)
         return
-    network = parse_spec(args.model)
+    data_file = _data_file(args)
+    network = _bound_model(args, data_file.dataset)
     limits.check_network(network)
-    data = read_csv(args.data).for_network(network)
+    latent_class = is_latent_class(network)
+    if (args.posteriors or args.plot) and not latent_class:
+        raise HiddenbnError("--posteriors and --plot need a latent class model (--classes K or "
+                            "k:r1,...,rn)")
+    plot_format = args.plot and _plots().figure_format(args.plot)
+    data = data_file.dataset.for_network(network)
     limits.check_em(network, data.n_cases, 1 if args.init else args.restarts,
                     args.schedule == "annealing" and not args.init)
     initial = load_parameters(args.init, network) if args.init else None
-    outcome = selection.fit_and_score(network, data, args.seed, args.alpha, args.restarts,
+    outcome = selection.fit_and_score(network, data, args.seed, args.prior_alpha, args.restarts,
                                       not args.skip_de, initial=initial, **_em_options(args))
-    _print_report(selection.fit_report(outcome, data), selection.format_fit_report, args.json)
+    report = selection.fit_report(outcome, data, data_file.notes)
+    if latent_class:
+        from hiddenbn import lca  # only a latent class fit needs it
+
+        report["lca"] = lca.lca_report(outcome["fit"], data, outcome["de"],
+                                       dict(zip(data.names, map(list, data.labels_by_column()))))
+    with _outputs(args.posteriors, args.plot) as (posteriors_file, plot_file):
+        if posteriors_file:
+            posterior, modal = lca.pattern_posteriors(outcome["fit"], data_file.every_case)
+            lca.write_posteriors(posteriors_file, posterior, modal, data_file.row_patterns)
+        if plot_file:
+            _plots().class_profile_figure(report["lca"], plot_file, plot_format)
+        _print_report(report, selection.format_fit_report, args.json)
+
+
+def _plots():
+    """:mod:`hiddenbn.plots`, imported when a figure is asked for (matplotlib is slow to load)."""
+    from hiddenbn import plots as module
+
+    return module
 
 
 def command_select(args) -> None:
-    data = read_csv(args.data)
-    states = selection.parse_states(args.states)
-    largest = selection.latent_class_network(data, states[-1])
-    limits.check_network(largest, f"the latent class model with {states[-1]} hidden states")
+    data_file = _data_file(args)
+    classes = selection.parse_classes(args.classes)
+    columns = _columns(args, data_file.dataset)
+    largest = selection.latent_class_network(data_file.dataset, classes[-1], columns)
+    limits.check_network(largest, f"the latent class model with {classes[-1]} classes")
+    data = data_file.dataset.for_network(largest)
     limits.check_em(largest, data.n_cases, args.restarts, args.schedule == "annealing")
-    result = selection.select_latent_class(data, states, args.seed, args.alpha, args.restarts,
-                                           not args.skip_de, **_em_options(args))
+    result = selection.select_latent_class(data, classes, args.seed, args.prior_alpha,
+                                           args.restarts, not args.skip_de, **_em_options(args))
+    result["notes"] = list(data_file.notes) + result["notes"]
     _print_report(result, selection.format_selection, args.json)
 
 
@@ -242,19 +315,21 @@ def command_check_config(args) -> None:
 
 
 def command_evidence(args) -> None:
-    network = parse_spec(args.model)
+    dataset = _data_file(args).dataset
+    network = _bound_model(args, dataset)
     limits.check_network(network)
-    data = read_csv(args.data).for_network(network)
+    data = dataset.for_network(network)
     runs, particles = (0, 0) if args.method == "exact" else (args.runs, args.particles)
     limits.check_evidence(network, data.n_patterns, data.n_cases, runs, particles)
-    report = {"model": args.model, "method": args.method, "alpha": args.alpha,
+    report = {"model": args.model, "method": args.method, "prior_alpha": args.prior_alpha,
               "cases": data.n_cases, "patterns": data.n_patterns}
     if args.method == "exact":
-        result = exact_log_evidence(network, data, args.alpha)
+        result = exact_log_evidence(network, data, args.prior_alpha)
         report.update(log_evidence=result.log_evidence, standard_error=0.0,
                       peak_states=result.peak_states)
     else:
-        result = smc_log_evidence(network, data, seeding.rng(args.seed, "evidence"), args.alpha,
+        result = smc_log_evidence(network, data, seeding.rng(args.seed, "evidence"),
+                                  args.prior_alpha,
                                   runs=args.runs, particles=args.particles)
         report.update(log_evidence=result.log_evidence, standard_error=result.standard_error,
                       runs=result.runs, particles=result.particles,
@@ -269,16 +344,34 @@ def command_evidence(args) -> None:
 
 def _em_options(args) -> dict:
     return {"max_iterations": args.max_iterations, "tolerance": args.tolerance,
-            "run_all_iterations": not args.stop_early, "schedule": args.schedule,
-            "sweeps": args.sweeps}
+            "convergence": args.convergence, "run_all_iterations": args.run_all_iterations,
+            "schedule": args.schedule, "sweeps": args.sweeps}
+
+
+def _add_data_options(parser):
+    parser.add_argument("data", metavar="DATA", help="CSV with a header of column names, one "
+                        "case per line; cells are labels or whole numbers (see 'Your own data' "
+                        "in README); an optional 'count' column holds pattern counts")
+    parser.add_argument("--columns", metavar="A,B,...", help="the columns the model is bound "
+                        "to, in order (default: every column)")
+    parser.add_argument("--dictionary", metavar="FILE", help="data dictionary (YAML): each "
+                        "column's categories in order, e.g. 'smoker: [no, yes]'; a category "
+                        "absent from the data still counts")
+    parser.add_argument("--missing-values", metavar="LIST", default=",".join(
+                        value for value in DEFAULT_MISSING_VALUES if value),
+                        help="cells read as missing besides empty ones, comma-separated "
+                        "(default NA,.)")
+    parser.add_argument("--missing", choices=MISSING_HANDLING, default="model", help="model: "
+                        "missing cells are summed out (missing at random; the default); drop: "
+                        "cases with a missing cell are deleted (listwise)")
 
 
 def _add_em_options(parser):
-    parser.add_argument("data", metavar="DATA", help="CSV of integer states with a header of "
-                        "variable names; an optional 'count' column holds pattern counts")
-    parser.add_argument("--alpha", type=_positive_float, default=1.01, help="symmetric "
-                        "Dirichlet prior of every CPT row; >= 1, 1 gives ML (default 1.01, as "
-                        "in Chickering & Heckerman 1996)")
+    _add_data_options(parser)
+    parser.add_argument("--prior-alpha", type=_positive_float, default=1.0, help="symmetric "
+                        "Dirichlet prior of every CPT row, >= 1; the fit is its MAP estimate "
+                        "(default 1: the ML estimate, as poLCA and StepMix give; Chickering & "
+                        "Heckerman 1996 use 1.01, which keeps probabilities off 0)")
     parser.add_argument("--restarts", type=_count(limits.MAX_RESTARTS), default=64,
                         help="EM starts (default 64)")
     parser.add_argument("--schedule", choices=SCHEDULES, default="halving", help="halving: "
@@ -292,14 +385,19 @@ def _add_em_options(parser):
                         f"start (--schedule annealing; default {ANNEALING_SWEEPS})")
     parser.add_argument("--seed", type=_seed, default=0, help="random seed of the EM starts "
                         "(default 0)")
-    parser.add_argument("--max-iterations", type=_count(limits.MAX_ITERATIONS), default=200,
-                        help="EM iterations after the restart schedule (default 200, as in "
-                        "Chickering & Heckerman 1996)")
-    parser.add_argument("--tolerance", type=_positive_float, default=1e-5, help="converged when "
-                        "the relative change of the log posterior over the last iteration is "
-                        "below this (default 1e-5)")
-    parser.add_argument("--stop-early", action="store_true", help="end the final EM phase as "
-                        "soon as the tolerance is met instead of running all --max-iterations")
+    parser.add_argument("--tolerance", type=_positive_float, default=OPTIMUM.tolerance,
+                        help="EM has converged when the change of the log posterior g over an "
+                        f"iteration is at most this (default {OPTIMUM.tolerance:g}, as poLCA)")
+    parser.add_argument("--convergence", choices=CONVERGENCE, default=OPTIMUM.convergence,
+                        help="absolute: |change of g| <= tolerance (the default); relative: "
+                        "|change| <= tolerance |g| (Chickering & Heckerman 1996, with 1e-5)")
+    parser.add_argument("--max-iterations", type=_count(limits.MAX_ITERATIONS),
+                        default=OPTIMUM.max_iterations, help="the most EM iterations after "
+                        f"the restart schedule (default {OPTIMUM.max_iterations}); a fit "
+                        "stopped by it is reported as not converged")
+    parser.add_argument("--run-all-iterations", action="store_true", help="always run all "
+                        "--max-iterations (Chickering & Heckerman 1996's protocol, with "
+                        "--convergence relative --tolerance 1e-5 --max-iterations 200)")
     parser.add_argument("--skip-de", action="store_true", help="do not compute the effective "
                         "dimension (no BIC+ or CS+); it can take minutes for wide models")
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -321,8 +419,8 @@ def build_parser() -> argparse.ArgumentParser:
     sample = _subcommand(
         commands, "sample", "sample data from a model",
         description="Forward-sample cases from a model and write the observed variables as CSV. "
-                    "Without --params the CPTs are drawn from Dirichlet(--alpha); parameters and "
-                    "data use separate streams derived from --seed.")
+                    "Without --params the CPTs are drawn from Dirichlet(--generating-alpha); "
+                    "parameters and data use separate streams derived from --seed.")
     _add_parameter_options(sample)
     sample.add_argument("--n", type=_count(limits.MAX_CASES), required=True,
                         help="number of cases")
@@ -331,12 +429,17 @@ def build_parser() -> argparse.ArgumentParser:
     sample.add_argument("--save-params", metavar="FILE", help="write the parameters used as JSON")
     sample.add_argument("--counts", action="store_true",
                         help="write distinct patterns with a 'count' column instead of one row per case")
+    sample.add_argument("--missing-rate", type=_bounded(float, 0.0, False, "a number from 0 to "
+                        "below 1", 0.999999), default=0.0, metavar="RATE", help="blank each cell "
+                        "with this probability (missing completely at random; a case keeps at "
+                        "least one cell); default 0")
     sample.add_argument("-o", "--output", metavar="FILE", help="output CSV (default: stdout)")
     sample.set_defaults(run=command_sample)
 
     params = _subcommand(
         commands, "params", "draw random parameters for a model",
-        description="Draw every CPT row from Dirichlet(--alpha) and write them as JSON.")
+        description="Draw every CPT row from Dirichlet(--generating-alpha) and write them as "
+                    "JSON.")
     _add_parameter_options(params)
     params.add_argument("-o", "--output", metavar="FILE", help="output JSON (default: stdout)")
     params.set_defaults(run=command_params)
@@ -358,8 +461,8 @@ def build_parser() -> argparse.ArgumentParser:
     dim.add_argument("--json", action="store_true", help="print JSON (keys: ds, de, dc, dp, db, "
                      "method, gap, ...; with --ebnc: node, d, method, basis_size, features, "
                      "by_method, svd_gaps, warnings)")
-    dim.add_argument("--points", type=_count(limits.MAX_POINTS), default=5, help="random "
-                     "parameter points at which the Jacobian is ranked; the rank is the maximum "
+    dim.add_argument("--jacobian-points", type=_count(limits.MAX_POINTS), default=5,
+                     help="random parameter points at which the Jacobian is ranked; the rank is the maximum "
                      "(default 5)")
     dim.add_argument("--seed", type=_seed, default=0, help="random seed of the points (default 0)")
     dim.set_defaults(run=command_dim)
@@ -370,8 +473,19 @@ def build_parser() -> argparse.ArgumentParser:
                     "of Chickering & Heckerman (1996) and print them with the log-likelihood, "
                     "convergence and every score: BIC, BIC+, Draper, MLED, CS, CS+ and Laplace.")
     _add_em_options(fit)
-    fit.add_argument("--model", metavar="SPEC", required=True, help="model: k:r1,...,rn, a tree "
-                     "such as '3(2,2,2)', or a YAML/JSON file; its observed nodes name columns")
+    fit.add_argument("--model", metavar="SPEC", help="model: k:r1,...,rn or a tree such as "
+                     "'3(2,2,2)', whose observed leaves are bound to the columns in order (or "
+                     "to --columns); a bare number k: the latent class model with k classes "
+                     "over every column, states read from the data; or a YAML/JSON file, whose "
+                     "observed nodes name columns")
+    fit.add_argument("--classes", type=_count(limits.MAX_STATES), metavar="K",
+                     help="the latent class model with K classes over the columns (the same "
+                     "as --model K)")
+    fit.add_argument("--posteriors", metavar="FILE", help="write each data row's posterior "
+                     "class probabilities and modal class as CSV, one line per row of DATA in "
+                     "its order (rows with missing cells included; latent class models)")
+    fit.add_argument("--plot", metavar="FILE", help="draw the class profile (item-response "
+                     "probabilities per class) as PNG, PDF or SVG by the suffix of FILE")
     fit.add_argument("--init", metavar="FILE", help="start EM once from these parameters (JSON, "
                      "as written by 'hiddenbn params' or 'sample --save-params') instead of the "
                      "restart schedule: from the generating parameters it shows whether a "
@@ -386,8 +500,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_em_options(select)
     select.add_argument("--family", choices=["lc"], default="lc", help="model family: lc, the "
                         "latent class model (default)")
-    select.add_argument("--states", default="1..8", help="hidden-state counts: a range such as "
-                        "1..8 or a list such as 2,3,5 (default 1..8)")
+    select.add_argument("--classes", default="1..8", help="numbers of classes (states of the "
+                        "hidden root): a range such as 1..8 or a list such as 2,3,5 (default "
+                        "1..8)")
     select.set_defaults(run=command_select)
 
     evidence = _subcommand(
@@ -397,8 +512,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "completion of the hidden values (small data only); 'mc' estimates it by "
                     "sequential Monte Carlo with collapsed Gibbs moves and reports the standard "
                     "error over --runs independent runs.")
-    evidence.add_argument("data", metavar="DATA", help="CSV of integer states with a header of "
-                          "variable names; an optional 'count' column holds pattern counts")
+    _add_data_options(evidence)
     evidence.add_argument("--model", metavar="SPEC", required=True, help="model: k:r1,...,rn, "
                           "a tree such as '3(2,2,2)', or a YAML/JSON file")
     evidence.add_argument("--method", choices=["exact", "mc"], default="mc",
@@ -408,7 +522,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "error (default 8)")
     evidence.add_argument("--particles", type=_count(limits.MAX_PARTICLES), default=64,
                           help="particles per Monte-Carlo run (default 64)")
-    evidence.add_argument("--alpha", type=_positive_float, default=1.0, help="symmetric "
+    evidence.add_argument("--prior-alpha", type=_positive_float, default=1.0, help="symmetric "
                           "Dirichlet prior of every CPT row (default 1)")
     evidence.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     evidence.add_argument("--json", action="store_true", help="print JSON")

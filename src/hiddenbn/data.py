@@ -138,6 +138,10 @@ class Dataset:
         top = self.patterns.max(axis=0) if self.n_patterns else np.zeros(len(self.names), int)
         return tuple(max(1, int(value) + 1) for value in top)
 
+    def labels_by_column(self) -> list:
+        """:meth:`labels` of every column, in order."""
+        return [self.labels(j) for j in range(len(self.names))]
+
     def labels(self, column: int) -> Sequence[str]:
         """The states of column ``column`` as text (the codes themselves without categories)."""
         if self.categories is not None:
@@ -206,10 +210,20 @@ def write_csv(path, dataset: Dataset) -> None:
 
 
 def write_rows_csv(path, names, rows) -> None:
-    """Write cases as CSV, one line per case in the given order (``path`` may be a stream)."""
+    """Write cases as CSV, one line per case in the given order (``path`` may be a stream); a
+    :data:`MISSING` cell is written empty."""
+    rows = np.asarray(rows)
+
     def save(target):
-        np.savetxt(target, np.asarray(rows), fmt="%d", delimiter=",", header=",".join(names),
-                   comments="")
+        if not (rows == MISSING).any():
+            np.savetxt(target, rows, fmt="%d", delimiter=",", header=",".join(names),
+                       comments="")
+            return
+        import pandas as pd
+
+        frame = pd.DataFrame(rows, columns=list(names)).astype("Int64")
+        frame[frame == MISSING] = pd.NA
+        frame.to_csv(target, index=False, lineterminator="\n")
 
     if hasattr(path, "write"):
         save(path)

@@ -24,13 +24,19 @@ parameters. :func:`fit_engine` is the restart and convergence driver of every en
 restart strategies (paper 003 Sec. 3):
 
 * ``schedule="halving"``: 64 random restarts; after 1 iteration keep the best 32, after 2 more
-  the best 16, after 4 more the best 8, ... until one is left; then iterate until the relative
-  change of g falls below ``tolerance`` (1e-5) or ``max_iterations`` (200) pass, recording
-  whether it converged. With ``run_all_iterations`` the final phase always runs the
-  ``max_iterations`` iterations, as paper 003 does ("to guarantee convergence, we performed 200
-  EM iterations following the initialization phase"), and the tolerance only decides whether
-  the fit is reported as converged.
+  the best 16, after 4 more the best 8, ... until one is left; then iterate until the change
+  of g falls below the tolerance or ``max_iterations`` pass, recording whether it converged.
+  With ``run_all_iterations`` the final phase always runs the ``max_iterations`` iterations,
+  as paper 003 does ("to guarantee convergence, we performed 200 EM iterations following the
+  initialization phase"), and the tolerance only decides whether the fit is reported as
+  converged.
 * ``schedule="best-of-n"``: every start runs to convergence, the best g wins.
+
+The stopping rule is one of :data:`CONVERGENCE`: ``"relative"``, ``|g_t - g_{t-1}| <=
+tolerance |g_{t-1}|`` (paper 003), or ``"absolute"``, ``|g_t - g_{t-1}| <= tolerance`` (poLCA's
+``tol`` on the log-likelihood). The two protocols are :class:`Stopping` values:
+:data:`PAPER_003` (relative 1e-5, all 200 iterations) and :data:`OPTIMUM` (absolute 1e-10, up to
+10000 iterations, stopping once converged), which reaches the mode up to the last digits.
 
 :func:`fit` adds a third for networks, ``schedule="annealing"``: like best-of-n, but each start
 is the best hard completion of a simulated-annealing run (:mod:`hiddenbn.annealing`) instead of
@@ -41,6 +47,11 @@ started from the generating parameters.
 
 Initial parameters are drawn from the uniform Dirichlet (or annealed) with a
 ``numpy.random.Generator`` (outside every kernel), so a seed fixes the fit.
+
+Data may hold missing cells (:data:`hiddenbn.data.MISSING`), missing at random: both network
+engines sum them out of the likelihood and complete them in the expected counts
+(:mod:`hiddenbn.inference`), so g is the log posterior given the observed cells and EM, every
+schedule included, is standard EM on it.
 """
 
 from __future__ import annotations
@@ -63,10 +74,43 @@ from hiddenbn.split_merge import split_merge
 
 #: Floor of ``|g|`` in the relative convergence rule (looked up once: it is read every iteration).
 TINY = np.finfo(float).tiny
+#: Stopping rules of the final phase (:meth:`_Run.converge`): the change of g within
+#: ``tolerance |g|`` (paper 003) or within ``tolerance`` (poLCA).
+CONVERGENCE = ("relative", "absolute")
 #: Restart schedules of :func:`fit_engine` (any engine).
 ENGINE_SCHEDULES = ("halving", "best-of-n")
 #: Restart schedules of :func:`fit` (network engines).
 SCHEDULES = ENGINE_SCHEDULES + ("annealing",)
+
+
+def check_convergence(convergence: str) -> None:
+    """Refuse a stopping rule that is not one of :data:`CONVERGENCE`."""
+    if convergence not in CONVERGENCE:
+        raise ParameterError(f"unknown convergence rule {convergence!r}; use one of "
+                             f"{', '.join(CONVERGENCE)}")
+
+
+@dataclass(frozen=True)
+class Stopping:
+    """When the final phase of EM stops: a protocol's values of the keywords ``tolerance``,
+    ``max_iterations``, ``convergence`` and ``run_all_iterations`` of :func:`fit`,
+    :func:`run_em` and :func:`fit_engine` (``fit(..., **dataclasses.asdict(OPTIMUM))``)."""
+
+    tolerance: float
+    max_iterations: int
+    convergence: str
+    run_all_iterations: bool
+
+    def __post_init__(self):
+        check_convergence(self.convergence)
+
+
+#: Paper 003's protocol: relative change of g 1e-5, and always all 200 iterations.
+PAPER_003 = Stopping(tolerance=1e-5, max_iterations=200, convergence="relative",
+                     run_all_iterations=True)
+#: Run to the optimum: absolute change of g 1e-10 (poLCA's ``tol``), at most 10000 iterations.
+OPTIMUM = Stopping(tolerance=1e-10, max_iterations=10000, convergence="absolute",
+                   run_all_iterations=False)
 
 
 def check_alpha(alpha: float) -> None:
@@ -107,7 +151,7 @@ class EMEngine(Protocol):
     The *state* is the family's parameters in the form its steps want (a list of CPTs, packed
     arrays, a vector of rates, ...); the driver only passes it from one step to the next. The
     objective is ``g(state) = e_step(state).log_likelihood + log_prior(state)``, the log
-    posterior up to a constant (paper 003, above Eq. 7). The driver's convergence rule is
+    posterior up to a constant (paper 003, above Eq. 7). The driver's default stopping rule is
     relative to g, so an engine whose parameters are part of a larger model (the mechanisms of
     an interaction model, whose observed causes are fitted in closed form) reports g of its
     part.
@@ -210,8 +254,9 @@ class LatentClassEngine:
         self.cards = np.asarray(network.cardinalities[1:], dtype=np.int64)
         self.offsets = state_offsets(self.cards)
         self.row_states = np.repeat(self.cards, self.cards)[:, None].astype(float)
+        self.missing = data.has_missing
         self.design = (latent_class_design(self.patterns, self.cards)
-                       if prefers_design(data.n_patterns, self.cards) else None)
+                       if prefers_design(data.n_patterns, self.cards, self.missing) else None)
         self.normalizer = dirichlet_log_normalizer(network, alpha)
 
     def random_state(self, rng):
@@ -228,7 +273,8 @@ class LatentClassEngine:
 
     def e_step(self, state) -> Statistics:
         class_counts, table_counts, log_likelihood = latent_class_statistics(
-            self.patterns, self.counts, state[0], state[1], self.offsets, self.design)
+            self.patterns, self.counts, state[0], state[1], self.offsets, self.design,
+            self.missing)
         return Statistics((class_counts, table_counts), log_likelihood)
 
     def m_step(self, statistics: Statistics, state):
@@ -297,15 +343,18 @@ class _Run:
         self.g = self.statistics.log_likelihood + self.engine.log_prior(self.state)
         return self.g
 
-    def converge(self, max_iterations: int, tolerance: float, run_all: bool = False):
-        """Iterate until ``|g_t - g_{t-1}| <= tolerance * |g_{t-1}|`` (with ``run_all``: for
-        all ``max_iterations`` unless g stops changing); (iterations, converged, trace)."""
+    def converge(self, max_iterations: int, tolerance: float, run_all: bool = False,
+                 convergence: str = "relative"):
+        """Iterate until ``|g_t - g_{t-1}| <= tolerance * |g_{t-1}|`` (``convergence =
+        "relative"``) or ``<= tolerance`` (``"absolute"``) (with ``run_all``: for all
+        ``max_iterations`` unless g stops changing); (iterations, converged, trace)."""
+        relative = convergence == "relative"
         trace, small = [], False
         for iteration in range(1, max_iterations + 1):
             previous = self.g
             trace.append(self.step())
             change = abs(self.g - previous)
-            small = change <= tolerance * max(abs(previous), TINY)
+            small = change <= tolerance * (max(abs(previous), TINY) if relative else 1.0)
             if small and (not run_all or change == 0.0):
                 return iteration, True, trace
         return max_iterations, small, trace
@@ -325,12 +374,14 @@ class EMResult:
     trace: list
 
 
-def _final_phase(run: _Run, max_iterations: int, tolerance: float, run_all: bool) -> EMResult:
+def _final_phase(run: _Run, max_iterations: int, tolerance: float, run_all: bool,
+                 convergence: str) -> EMResult:
     """``run`` iterated to convergence (:meth:`_Run.converge`)."""
-    return EMResult(run, *run.converge(max_iterations, tolerance, run_all))
+    return EMResult(run, *run.converge(max_iterations, tolerance, run_all, convergence))
 
 
-def _check_search(schedule: str, schedules: tuple, restarts: int) -> None:
+def _check_search(schedule: str, schedules: tuple, restarts: int, convergence: str) -> None:
+    check_convergence(convergence)
     if schedule not in schedules:
         raise ParameterError(f"unknown restart schedule {schedule!r}; use one of "
                              f"{', '.join(schedules)}")
@@ -340,7 +391,7 @@ def _check_search(schedule: str, schedules: tuple, restarts: int) -> None:
 
 def fit_engine(engine: EMEngine, rng: np.random.Generator, restarts: int, max_iterations: int,
                tolerance: float, schedule: str = "best-of-n", run_all_iterations: bool = False,
-               draw=None) -> EMResult:
+               draw=None, convergence: str = "relative") -> EMResult:
     """EM with random restarts for any engine (paper 003 Sec. 3): the one restart and
     convergence loop.
 
@@ -353,24 +404,27 @@ def fit_engine(engine: EMEngine, rng: np.random.Generator, restarts: int, max_it
     restarts : int
         Number of starting states.
     max_iterations, tolerance : int, float
-        A run stops when ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` (converged) or after
-        ``max_iterations`` iterations (not converged).
+        A run stops when ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` (or ``<= tolerance``, see
+        ``convergence``; converged) or after ``max_iterations`` iterations (not converged).
     schedule : {"halving", "best-of-n"}
         Keep the best half after 1, 2, 4, ... iterations until one start is left, then run it
         to convergence (paper 003); or run every start to convergence and keep the largest g
         (the first of equals).
     run_all_iterations : bool
         Paper 003's protocol: the final phase always runs the ``max_iterations`` (stopping only
-        at an exact fixed point); the fit is converged if the last relative change is within
-        ``tolerance``.
+        at an exact fixed point); the fit is converged if the last change is within the
+        tolerance.
     draw : callable, optional
         ``draw(rng)`` gives a starting state; ``engine.random_state`` by default.
+    convergence : {"relative", "absolute"}
+        The stopping rule (:data:`CONVERGENCE`): the change of g relative to ``|g|``
+        (paper 003) or absolute (poLCA).
     """
-    _check_search(schedule, ENGINE_SCHEDULES, restarts)
+    _check_search(schedule, ENGINE_SCHEDULES, restarts, convergence)
     draw = engine.random_state if draw is None else draw
     runs = [_Run(engine, draw(rng)) for _ in range(restarts)]
     if schedule == "best-of-n":
-        results = [_final_phase(run, max_iterations, tolerance, run_all_iterations)
+        results = [_final_phase(run, max_iterations, tolerance, run_all_iterations, convergence)
                    for run in runs]
         return max(results, key=lambda result: result.run.g)
     iterations = 1
@@ -380,7 +434,7 @@ def fit_engine(engine: EMEngine, rng: np.random.Generator, restarts: int, max_it
                 run.step()
         runs = sorted(runs, key=lambda run: run.g, reverse=True)[:len(runs) // 2]
         iterations *= 2
-    return _final_phase(runs[0], max_iterations, tolerance, run_all_iterations)
+    return _final_phase(runs[0], max_iterations, tolerance, run_all_iterations, convergence)
 
 
 def _finish(engine: NetworkEngine, result: EMResult, restarts, schedule, n_cases) -> Fit:
@@ -394,20 +448,21 @@ def _finish(engine: NetworkEngine, result: EMResult, restarts, schedule, n_cases
 
 def run_em(network: Network, data: Dataset, cpts, alpha: float = 1.01,
            max_iterations: int = 200, tolerance: float = 1e-5,
-           run_all_iterations: bool = False) -> Fit:
+           run_all_iterations: bool = False, convergence: str = "relative") -> Fit:
     """EM from the given parameters until convergence (one start; the final phase of
-    :func:`fit`). Started from the parameters that generated the data, it is the oracle that
-    shows whether a search found the mode near the truth."""
+    :func:`fit`, with its stopping keywords). Started from the parameters that generated the
+    data, it is the oracle that shows whether a search found the mode near the truth."""
+    check_convergence(convergence)
     engine = make_engine(network, data, alpha)
     run = _Run(engine, engine.from_cpts(check_parameters(network, cpts)))
-    result = _final_phase(run, max_iterations, tolerance, run_all_iterations)
+    result = _final_phase(run, max_iterations, tolerance, run_all_iterations, convergence)
     return _finish(engine, result, 1, "single", data.n_cases)
 
 
 def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float = 1.01,
         restarts: int = 64, max_iterations: int = 200, tolerance: float = 1e-5,
         schedule: str = "halving", run_all_iterations: bool = False,
-        sweeps: int = SWEEPS) -> Fit:
+        sweeps: int = SWEEPS, convergence: str = "relative") -> Fit:
     """MAP parameters by EM with random restarts (paper 003 Sec. 3): :func:`fit_engine` on the
     engine of :func:`make_engine`, or from annealed starts.
 
@@ -416,7 +471,8 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
     network : Network
         A discrete network; hidden nodes are summed out exactly.
     data : Dataset
-        Pattern counts with a column for every observed node.
+        Pattern counts with a column for every observed node; missing cells are summed out
+        exactly too (missing at random).
     rng : numpy.random.Generator
         Source of the initial parameters (each CPT row from the uniform Dirichlet).
     alpha : float
@@ -424,31 +480,37 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
     restarts : int
         Number of random initialisations (64 in the paper).
     max_iterations, tolerance : int, float
-        The final phase stops when ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` (converged) or
-        after ``max_iterations`` iterations (not converged).
+        The final phase stops when ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` (or ``<=
+        tolerance``, see ``convergence``; converged) or after ``max_iterations`` iterations
+        (not converged).
     run_all_iterations : bool
         Paper 003's protocol: always run the ``max_iterations`` (stopping only at an exact
-        fixed point); the fit is converged if the last relative change is within ``tolerance``.
+        fixed point); the fit is converged if the last change is within the tolerance.
     schedule : {"halving", "best-of-n", "annealing"}
         Keep the best half after 1, 2, 4, ... iterations until one start is left (paper 003),
         run every start to convergence and keep the best, or the same from annealed starts.
     sweeps : int
         Annealing sweeps over the cases per start (``schedule="annealing"`` only).
+    convergence : {"relative", "absolute"}
+        The stopping rule (:data:`CONVERGENCE`); :data:`PAPER_003` and :data:`OPTIMUM` hold
+        the two protocols' values of these keywords.
     """
-    _check_search(schedule, SCHEDULES, restarts)  # before building anything
+    _check_search(schedule, SCHEDULES, restarts, convergence)  # before building anything
     if schedule == "annealing" and sweeps < 1:
         raise ParameterError(f"the annealed search needs at least one sweep, got {sweeps}")
     engine = make_engine(network, data, alpha)
     if schedule != "annealing":
         result = fit_engine(engine, rng, restarts, max_iterations, tolerance, schedule,
-                            run_all_iterations)
+                            run_all_iterations, convergence=convergence)
         return _finish(engine, result, restarts, schedule, data.n_cases)
     annealed = AnnealedStarts(network, data, sweeps)
     result = fit_engine(engine, rng, restarts, max_iterations, tolerance, "best-of-n",
                         run_all_iterations,
-                        draw=lambda source: engine.from_cpts(annealed.parameters(source)))
+                        draw=lambda source: engine.from_cpts(annealed.parameters(source)),
+                        convergence=convergence)
     if isinstance(engine, LatentClassEngine):
         run, moves = split_merge(engine, result.run, rng)
         if moves:
-            result = _final_phase(run, max_iterations, tolerance, run_all_iterations)
+            result = _final_phase(run, max_iterations, tolerance, run_all_iterations,
+                                  convergence)
     return _finish(engine, result, restarts, schedule, data.n_cases)

@@ -27,6 +27,11 @@ N = 16, 32768 in ~4 s, N = 20, 524288 in ~45 s; ``2:2,2,2,2`` at N = 40, 78k in 
 canonicalised) at N = 12, 580k in ~27 s. Beyond that use the Monte-Carlo estimator
 (:mod:`hiddenbn.smc`).
 
+Missing cells (:data:`hiddenbn.data.MISSING`, missing at random) are more hidden values:
+``p(D_obs | S)`` sums Eq. 5 over every completion of the hidden nodes and the missing cells, so a
+pattern's configurations are the joint states of both (:func:`cell_layout`); relabelling a
+hidden node still maps completions to completions, so the canonical order stays valid.
+
 Statistics are deduplicated by a random 64-bit linear hash of the statistics vector (two
 distinct vectors collide with probability ``2**-64``; with ``M`` distinct vectors the chance of
 any collision is below ``M**2 / 2**65``, < 1e-7 for the largest tables allowed here).
@@ -42,7 +47,8 @@ from scipy.special import gammaln, logsumexp
 
 from hiddenbn.data import Dataset
 from hiddenbn.errors import DataError, HiddenbnError, ParameterError
-from hiddenbn.inference import family_indices, hidden_configurations
+from hiddenbn.inference import (completion_groups, completion_indices, family_indices,
+                                hidden_configurations)
 from hiddenbn.models import Network, deterministic_table
 
 #: Most distinct (canonical) sufficient statistics the exact enumeration keeps at once.
@@ -51,6 +57,8 @@ MAX_STATES = 1 << 21
 EXPANSION_FACTOR = 8
 #: Largest block of integers (states x splits x cells) expanded at once.
 EXPANSION_CELLS = 1 << 25
+#: Largest layout (patterns x completions x nodes) built when missing cells pad the layout.
+MAX_PADDED_CELLS = 1 << 26
 #: Seed of the random hash that identifies equal statistics (fixed: results are reproducible).
 HASH_SEED = 0x9E3779B97F4A7C15
 
@@ -66,9 +74,13 @@ class CellLayout:
     ----------
     cells : int ndarray, shape (m, H, n_stochastic)
         ``cells[p, h]``: the cell of each stochastic node when pattern ``p`` is completed with
-        hidden configuration ``h`` (a row of :func:`~hiddenbn.inference.hidden_configurations`).
+        configuration ``h``: a joint state of the hidden nodes (a row of
+        :func:`~hiddenbn.inference.hidden_configurations`) and, with missing cells, of the
+        pattern's missing cells (:func:`~hiddenbn.inference.completion_indices`; patterns
+        missing more cells have more configurations, ``H`` is the largest number and the
+        others are padded).
     possible : bool ndarray, shape (m, H)
-        False where a deterministic node rules the configuration out.
+        False where a deterministic node rules the configuration out, and for padding.
     n_cells : int
     row_of_cell : int ndarray, shape (n_cells,)
         The CPT row (parent configuration) each cell belongs to, numbered globally.
@@ -98,9 +110,7 @@ def cell_layout(network: Network, data: Dataset) -> CellLayout:
         raise HiddenbnError(f"the marginal likelihood is implemented for discrete networks; this "
                             f"network has type {network.kind!r}")
     data = data.for_network(network)
-    configurations = hidden_configurations(network)
-    indices = family_indices(network, data.patterns, configurations)
-    possible = np.ones(indices[0].shape, dtype=bool)
+    indices, possible = _completions(network, data.patterns)
     stochastic = [i for i in range(network.n_nodes) if not network.is_deterministic(i)]
     for i in range(network.n_nodes):
         if network.is_deterministic(i):
@@ -123,6 +133,30 @@ def cell_layout(network: Network, data: Dataset) -> CellLayout:
         row_starts=row_starts, row_states=row_states,
         node_of_cell=np.repeat(np.arange(len(stochastic)), sizes),
         stochastic=np.asarray(stochastic, dtype=np.int64))
+
+
+def _completions(network: Network, patterns: np.ndarray):
+    """CPT indices of every pattern completed in its hidden nodes and missing cells, shape
+    ``(m, H)`` per node, padded to the largest number of completions ``H``; and which
+    (pattern, completion) pairs are not padding."""
+    groups = completion_groups(network, patterns)
+    if groups is None:
+        indices = family_indices(network, patterns, hidden_configurations(network))
+        return indices, np.ones(indices[0].shape, dtype=bool)
+    width = max(size for _, size in groups)
+    if patterns.shape[0] * width * network.n_nodes > MAX_PADDED_CELLS:
+        raise HiddenbnError(f"the patterns with most missing cells have {width} completions each; "
+                            f"padding every pattern of {patterns.shape[0]} to as many exceeds "
+                            f"{MAX_PADDED_CELLS} cells; use --missing drop or data with fewer "
+                            "missing cells per case")
+    indices = [np.zeros((patterns.shape[0], width), dtype=np.int64)
+               for _ in range(network.n_nodes)]
+    possible = np.zeros((patterns.shape[0], width), dtype=bool)
+    for rows, size in groups:
+        for whole, part in zip(indices, completion_indices(network, patterns[rows], size)):
+            whole[rows, :size] = part
+        possible[rows, :size] = True
+    return indices, possible
 
 
 def log_bd_score(layout: CellLayout, statistics: np.ndarray, alpha: float) -> np.ndarray:

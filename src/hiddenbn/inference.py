@@ -19,18 +19,31 @@ cost follows the number of distinct patterns ``m``, not the number of cases ``N`
 Both are bit-identical for any number of threads and any numba cache state
 (:mod:`hiddenbn.threads` says how).
 
+Missing cells (:data:`~hiddenbn.data.MISSING`) are missing at random: the likelihood of a
+pattern is that of its observed part, ``p(x_obs) = sum_{h, x_mis} p(x_obs, x_mis, h)``, and the
+expected counts are those of the data completed in the hidden nodes *and* the missing cells,
+``E(N_ijk | x_obs)`` summed over the cases (paper 003 Eq. 11 with the missing cells among the
+unobserved values: standard EM, so the M step stays the MAP update of paper 003). Enumeration
+completes each pattern in the joint states of the hidden nodes and of its missing cells
+(:func:`completion_indices`; deterministic nodes keep working through their 0/1 tables); the
+latent class E step gives a missing cell the factor 1 (a leaf summed out) and then completes it
+from its class (``theta_{j,x,h}`` times the class mass of the cases missing ``X_j``). Complete
+data take the code paths of before, to the last bit.
+
 Everything is in log space: a class or state with probability zero contributes ``-inf`` to the
 log joint and zero to the posterior, and no pattern-count is ever divided by zero.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from contextlib import contextmanager
 
 import numba
 import numpy as np
 
+from hiddenbn.data import MISSING
 from hiddenbn.errors import DataError, HiddenbnError
 from hiddenbn.limits import approximately
 from hiddenbn.models import Network, node_tables
@@ -44,7 +57,7 @@ ENUMERATION_CHUNK_CELLS = 1 << 22
 LATENT_CLASS_BLOCKS = 16
 #: Below this many pattern x variable x class cells the latent class kernel runs on one thread.
 PARALLEL_MIN_CELLS = 1 << 22
-#: :func:`latent_class_design` is used up to this many cells and mean free states per variable.
+#: :func:`latent_class_design` is used up to this many cells and mean columns per variable.
 DESIGN_MAX_CELLS = 1 << 24
 DESIGN_MAX_MEAN_STATES = 4
 #: Rows of the design per block of the BLAS E step (the blocks follow the data, not the threads).
@@ -68,8 +81,9 @@ def hidden_configurations(network: Network) -> np.ndarray:
 def family_indices(network: Network, patterns: np.ndarray, hidden_states: np.ndarray) -> list:
     """For each node, the flat index ``j * r_i + k`` of its CPT entry per (pattern, config).
 
-    ``patterns`` holds the observed nodes in network order, ``hidden_states`` the hidden ones
-    (rows of :func:`hidden_configurations`). Returns arrays of shape ``(m, H)``.
+    ``patterns`` holds the observed nodes in network order (no missing cell), ``hidden_states``
+    the hidden ones (rows of :func:`hidden_configurations`). Returns arrays of shape
+    ``(m, H)``.
     """
     column = np.full(network.n_nodes, -1)
     column[network.observed_indices] = np.arange(network.observed_indices.size)
@@ -78,11 +92,9 @@ def family_indices(network: Network, patterns: np.ndarray, hidden_states: np.nda
     indices = []
     for i in range(network.n_nodes):
         family = (*network.parents[i], i)
-        cards = [network.cardinalities[f] for f in family]
-        strides = [int(np.prod(cards[t + 1:], dtype=np.int64)) for t in range(len(family))]
         observed_part = np.zeros(patterns.shape[0], dtype=np.int64)
         hidden_part = np.zeros(hidden_states.shape[0], dtype=np.int64)
-        for member, stride in zip(family, strides):
+        for member, stride in zip(family, _family_strides(network, family)):
             if network.hidden[member]:
                 hidden_part += hidden_states[:, hidden_column[member]] * stride
             else:
@@ -91,28 +103,128 @@ def family_indices(network: Network, patterns: np.ndarray, hidden_states: np.nda
     return indices
 
 
+def _family_strides(network: Network, family) -> list:
+    """Place value of each member of ``family`` in the flat index of its CPT (C order)."""
+    cards = [network.cardinalities[f] for f in family]
+    return [int(np.prod(cards[t + 1:], dtype=np.int64)) for t in range(len(family))]
+
+
+def completion_groups(network: Network, patterns: np.ndarray):
+    """Patterns with missing cells grouped by their number of completions: ``(rows, size)``
+    pairs (``rows`` ascending), or None when no cell is missing.
+
+    A pattern is completed in the joint states of the hidden nodes and of its missing cells,
+    ``size`` of them (:func:`completion_indices`). Raises a one-line
+    :class:`~hiddenbn.errors.HiddenbnError` when a pattern has more than
+    :data:`MAX_HIDDEN_CONFIGURATIONS`.
+    """
+    absent = patterns == MISSING
+    if not absent.any():
+        return None
+    hidden = math.prod(int(network.cardinalities[i]) for i in network.hidden_indices)
+    cards = np.asarray(network.observed_cardinalities, dtype=np.float64)
+    # in logs first: the exact product of many missing cells' states overflows int64
+    log_sizes = np.log2(hidden) + np.where(absent, np.log2(cards), 0.0).sum(axis=1)
+    worst = int(np.argmax(log_sizes))
+    if log_sizes[worst] > np.log2(MAX_HIDDEN_CONFIGURATIONS) + 1e-9:
+        missing = network.observed_indices[absent[worst]]
+        size = hidden * math.prod(int(network.cardinalities[i]) for i in missing)
+        names = ", ".join(network.names[i] for i in missing)
+        raise HiddenbnError(f"the hidden nodes and the {missing.size} missing cells of a pattern "
+                            f"({names}) have {approximately(size)} joint states; exact inference "
+                            f"by enumeration handles at most {MAX_HIDDEN_CONFIGURATIONS}; use "
+                            "--missing drop or data with fewer missing cells per case")
+    sizes = hidden * np.prod(np.where(absent, cards.astype(np.int64), 1), axis=1)
+    values, which = np.unique(sizes, return_inverse=True)
+    order = np.argsort(which.ravel(), kind="stable")
+    bounds = np.cumsum(np.bincount(which.ravel(), minlength=values.size))[:-1]
+    return [(rows, int(size)) for rows, size in zip(np.split(order, bounds), values)]
+
+
+def completion_indices(network: Network, patterns: np.ndarray, size: int) -> list:
+    """:func:`family_indices` of patterns with missing cells, each completed in the ``size``
+    joint states of the hidden nodes and of its missing cells, in C order over those nodes
+    (hidden nodes first, then the missing ones, each in network order), as if they were all
+    hidden.
+
+    Every pattern must have ``size`` completions (one group of :func:`completion_groups`).
+    The patterns are handled by missingness together: per node, the part of the index from
+    the completed nodes is computed once per missingness (``O(G size)``) and gathered.
+    """
+    cards = np.asarray(network.cardinalities, dtype=np.int64)
+    absent = patterns == MISSING
+    enumerated = np.zeros((patterns.shape[0], network.n_nodes), dtype=bool)
+    enumerated[:, network.hidden_indices] = True
+    enumerated[:, network.observed_indices] = absent
+    masks, which = np.unique(enumerated, axis=0, return_inverse=True)
+    which = which.ravel()
+    order = np.concatenate([network.hidden_indices, network.observed_indices]).astype(np.int64)
+    radix = np.where(masks[:, order], cards[order], 1)
+    place = np.ones_like(radix)  # C order: the last completed node varies fastest
+    place[:, :-1] = np.cumprod(radix[:, :0:-1], axis=1)[:, ::-1]
+    places = np.empty_like(place)
+    places[:, order] = place
+    configurations = np.arange(size, dtype=np.int64)
+    values = np.zeros((patterns.shape[0], network.n_nodes), dtype=np.int64)
+    values[:, network.observed_indices] = np.where(absent, 0, patterns)
+    indices = []
+    for i in range(network.n_nodes):
+        family = (*network.parents[i], i)
+        observed_part = np.zeros(patterns.shape[0], dtype=np.int64)
+        completed_part = np.zeros((masks.shape[0], size), dtype=np.int64)
+        for member, stride in zip(family, _family_strides(network, family)):
+            observed_part += values[:, member] * stride
+            if masks[:, member].any():
+                digit = (configurations[None, :] // places[:, member, None]) % cards[member]
+                completed_part += np.where(masks[:, member, None], digit * stride, 0)
+        indices.append(observed_part[:, None] + completed_part[which])
+    return indices
+
+
+def completed_chunks(network: Network, patterns: np.ndarray,
+                     chunk_cells: int = ENUMERATION_CHUNK_CELLS):
+    """Yield ``(rows, indices)``: chunks of at most about ``chunk_cells`` (pattern,
+    completion) pairs and their CPT indices. Complete data: slices of the patterns and
+    :func:`family_indices`; with missing cells: index arrays of one
+    :func:`completion_groups` group and :func:`completion_indices`."""
+    hidden_states = hidden_configurations(network)
+    groups = completion_groups(network, patterns)
+    if groups is None:
+        step = max(1, chunk_cells // hidden_states.shape[0])
+        for start in range(0, patterns.shape[0], step):
+            rows = slice(start, min(start + step, patterns.shape[0]))
+            yield rows, family_indices(network, patterns[rows], hidden_states)
+        return
+    for group, size in groups:
+        step = max(1, chunk_cells // size)
+        for start in range(0, group.size, step):
+            rows = group[start:start + step]
+            yield rows, completion_indices(network, patterns[rows], size)
+
+
 def _log_tables(network: Network, cpts) -> list:
     with np.errstate(divide="ignore"):
         return [np.log(table).ravel() for table in node_tables(network, cpts)]
 
 
-def posterior_chunks(network: Network, cpts, patterns: np.ndarray):
+def posterior_chunks(network: Network, cpts, patterns: np.ndarray,
+                     chunk_cells: int = ENUMERATION_CHUNK_CELLS):
     """Yield ``(rows, indices, weights, log_marginal)`` for chunks of patterns.
 
-    ``weights[p, h] = p(h | x_p)`` and ``log_marginal[p] = log p(x_p)``; ``indices`` are the
-    :func:`family_indices` of the chunk. Raises :class:`~hiddenbn.errors.DataError` if a
+    The chunks are those of :func:`completed_chunks`: ``rows`` selects them in ``patterns``
+    (a slice; an index array when cells are missing) and ``indices`` are their CPT indices
+    per (pattern, completion). A pattern's completions are the joint states of the hidden
+    nodes and then of its missing cells, so ``weights[p, h] = p(h, x_mis | x_obs)`` (reshaped
+    to ``(rows, H_hidden, -1)`` and summed over the last axis: ``p(h | x_obs)``) and
+    ``log_marginal[p] = log p(x_obs)``. Raises :class:`~hiddenbn.errors.DataError` if a
     pattern has probability zero (only deterministic nodes can cause that).
     """
-    hidden_states = hidden_configurations(network)
     logs = _log_tables(network, cpts)
-    step = max(1, ENUMERATION_CHUNK_CELLS // hidden_states.shape[0])
-    for start in range(0, patterns.shape[0], step):
-        rows = slice(start, min(start + step, patterns.shape[0]))
-        indices = family_indices(network, patterns[rows], hidden_states)
+    for rows, indices in completed_chunks(network, patterns, chunk_cells):
         log_joint = sum(log_table[index] for log_table, index in zip(logs, indices))
         top = log_joint.max(axis=1)
         if not np.all(np.isfinite(top)):
-            bad = start + int(np.flatnonzero(~np.isfinite(top))[0])
+            bad = np.arange(patterns.shape[0])[rows][np.flatnonzero(~np.isfinite(top))[0]]
             raise DataError(f"observed pattern {patterns[bad].tolist()} has probability zero "
                             "under the model (its deterministic nodes cannot produce it)")
         weights = np.exp(log_joint - top[:, None])
@@ -124,6 +236,10 @@ def posterior_chunks(network: Network, cpts, patterns: np.ndarray):
 def enumeration_statistics(network: Network, cpts, patterns: np.ndarray, counts: np.ndarray):
     """Expected counts (paper 003 Eq. 11) and log-likelihood by enumerating hidden states.
 
+    A missing cell is enumerated with the hidden nodes (:func:`posterior_chunks`), so
+    ``E(N_ijk)`` are the counts of the data completed in both, and every CPT row of them
+    adds up to the expected number of cases in its parent configuration.
+
     Parameters
     ----------
     network : Network
@@ -131,14 +247,15 @@ def enumeration_statistics(network: Network, cpts, patterns: np.ndarray, counts:
     cpts : list
         One ``(q_i, r_i)`` table per node, ``None`` for deterministic nodes.
     patterns, counts : ndarray
-        Observed patterns (columns = observed nodes in network order) and their counts.
+        Observed patterns (columns = observed nodes in network order, cells possibly
+        :data:`~hiddenbn.data.MISSING`) and their counts.
 
     Returns
     -------
     expected : list of ndarray
         ``E(N_ijk)`` as a ``(q_i, r_i)`` array per node (deterministic nodes included).
     log_likelihood : float
-        ``sum_p counts_p log p(x_p)``.
+        ``sum_p counts_p log p(x_p)`` (of the observed part of each pattern).
     """
     sizes = [network.n_parent_configurations(i) * network.cardinalities[i]
              for i in range(network.n_nodes)]
@@ -205,6 +322,8 @@ def _weigh_row(row, count):
 
 @numba.njit(cache=True, parallel=True)
 def _latent_class_kernel(patterns, counts, log_weights, log_table, offsets, n_blocks):
+    """The gather E step; cell ``(p, j)`` reads and adds to row ``offsets[j] + x_pj`` (see
+    :func:`latent_class_statistics` for where a missing cell lands)."""
     m, n = patterns.shape
     k = log_weights.shape[0]
     table_stats = np.zeros((n_blocks, log_table.shape[0], k))
@@ -231,29 +350,39 @@ def _latent_class_kernel(patterns, counts, log_weights, log_table, offsets, n_bl
 
 
 def latent_class_design(patterns, cardinalities):
-    """Indicators ``Z[p, (j, s)] = [x_pj = s]`` of every non-last state ``s < r_j - 1``, then a
-    column of ones.
+    """Indicators ``Z[p, (j, s)] = [x_pj = s]`` of every non-last state ``s < r_j - 1``; when a
+    cell is missing, one column ``[x_pj missing]`` per variable; then a column of ones.
 
     With it the latent class E step is two matrix products (BLAS): ``log p(x_p, h) =
-    Z[p] @ C`` where the rows of ``C`` are ``log theta_{j,s,h} - log theta_{j,last,h}`` and,
-    against the ones column, ``log p(h) + sum_j log theta_{j,last,h}``; and ``Z^T @ (counts *
-    posterior)`` gives ``E(N_{j,s,h})`` and, in its last row, ``E(N_h)``. Worth it when the
+    Z[p] @ C`` where the rows of ``C`` are ``log theta_{j,s,h} - log theta_{j,last,h}``, against
+    the missing columns ``-log theta_{j,last,h}`` (a missing cell's row block is zero, and its
+    column takes its last-state factor back out of the ones column: the cell contributes
+    ``log 1``) and, against the ones column, ``log p(h) + sum_j log theta_{j,last,h}``; and
+    ``Z^T @ (counts * posterior)`` gives ``E(N_{j,s,h})`` of the observed cells, the class mass
+    of the cases missing each variable, and, in its last row, ``E(N_h)``. Worth it when the
     states are few (:func:`prefers_design`); the numba gather kernel wins for many states.
     """
     cards = np.asarray(cardinalities, dtype=np.int64)
     free = cards - 1
     variable = np.repeat(np.arange(cards.size), free)
     state = np.arange(free.sum()) - state_offsets(free)[variable]
-    design = np.ones((patterns.shape[0], free.sum() + 1))
-    design[:, :-1] = patterns[:, variable] == state
+    absent = patterns == MISSING
+    extra = cards.size if absent.any() else 0
+    design = np.ones((patterns.shape[0], free.sum() + extra + 1))
+    design[:, :free.sum()] = patterns[:, variable] == state
+    if extra:
+        design[:, free.sum():-1] = absent
     return design
 
 
-def prefers_design(n_patterns: int, cardinalities) -> bool:
-    """True when :func:`latent_class_design` fits in memory and beats the gather kernel."""
+def prefers_design(n_patterns: int, cardinalities, missing: bool = False) -> bool:
+    """True when :func:`latent_class_design` fits in memory and beats the gather kernel: few
+    columns per variable (``missing``: the data have missing cells, so the design has one
+    more per variable)."""
     free = np.asarray(cardinalities, dtype=np.int64) - 1
-    return bool(free.mean() <= DESIGN_MAX_MEAN_STATES
-                and n_patterns * free.sum() <= DESIGN_MAX_CELLS)
+    columns = free.sum() + (free.size if missing else 0)
+    return bool(columns <= DESIGN_MAX_MEAN_STATES * free.size
+                and n_patterns * columns <= DESIGN_MAX_CELLS)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -301,13 +430,20 @@ def _design_block(design, counts, coefficients, start, stop):
     return joint.T @ rows, log_likelihood
 
 
-def _statistics_by_design(design, counts, weights, table, offsets, cards):
+def _statistics_by_design(design, counts, weights, table, offsets):
+    """:func:`latent_class_statistics` by BLAS: ``(E(N_h), E(N_{j,h,x}) of the observed
+    cells, class mass of the cases missing each variable (n, k) or None (complete data),
+    log-likelihood)``."""
+    cards = np.diff(np.append(offsets, table.shape[0]))
     last = offsets + cards - 1
     free_rows = np.delete(np.arange(table.shape[0]), last)
     log_table = np.log(table)
     variable = np.repeat(np.arange(cards.size), cards - 1)
-    coefficients = np.empty((free_rows.size + 1, table.shape[1]))
-    coefficients[:-1] = log_table[free_rows] - log_table[last][variable]
+    missing_columns = design.shape[1] > free_rows.size + 1  # one per variable, or none
+    coefficients = np.empty((design.shape[1], table.shape[1]))
+    coefficients[:free_rows.size] = log_table[free_rows] - log_table[last][variable]
+    if missing_columns:
+        coefficients[free_rows.size:-1] = -log_table[last]
     coefficients[-1] = np.log(weights) + log_table[last].sum(axis=0)
     counts = np.asarray(counts, dtype=np.float64)
     blocks = map_blocks(
@@ -320,24 +456,72 @@ def _statistics_by_design(design, counts, weights, table, offsets, cards):
         expected += block_expected
         log_likelihood += block_log_likelihood
     expected = expected.T
-    class_counts, free_counts = expected[-1], expected[:-1]
+    class_counts, free_counts = expected[-1], expected[:free_rows.size]
+    missing_mass = expected[free_rows.size:-1] if missing_columns else None
+    observed_mass = class_counts if missing_mass is None else class_counts - missing_mass
     table_counts = np.empty_like(table)
     table_counts[free_rows] = free_counts
-    # every observed variable has at least two states, so each has a free row; the difference
+    # the last state of a variable takes its observed mass that no free state took; every
+    # observed variable has at least two states, so each has a free row; the difference
     # cancels to a tiny negative number when a last-state probability is ~1e-16 (the M step
     # would then give a negative probability), so clip it at the true lower bound 0
     table_counts[last] = np.maximum(
-        class_counts - np.add.reduceat(free_counts, state_offsets(cards - 1), axis=0), 0.0)
-    return class_counts, table_counts, float(log_likelihood)
+        observed_mass - np.add.reduceat(free_counts, state_offsets(cards - 1), axis=0), 0.0)
+    return class_counts, table_counts, missing_mass, float(log_likelihood)
 
 
-def latent_class_statistics(patterns, counts, weights, table, offsets, design=None):
+@functools.lru_cache(maxsize=32)
+def _kernel_layout(offsets: bytes, size: int):
+    """Rows of the gather kernel's table for data with missing cells: a blank row (log 1 = 0)
+    before each variable's states, so a missing cell, ``MISSING = -1``, reads it (a factor 1,
+    with no branch in the kernel) and leaves its class mass there. ``(row of each packed table row, blank row of
+    each variable, kernel offsets)``, cached (an E step is often ~50 us; nothing writes to
+    them, and read-only arrays would slow numba's dispatch down)."""
+    offsets = np.frombuffer(offsets, dtype=np.int64)
+    shift = np.arange(1, offsets.size + 1)
+    state_rows = np.arange(size) + np.repeat(shift, np.diff(np.append(offsets, size)))
+    return state_rows, offsets + shift - 1, offsets + shift
+
+
+def _statistics_by_kernel(patterns, counts, weights, table, offsets, missing: bool):
+    """:func:`latent_class_statistics` by the gather kernel, returning what
+    :func:`_statistics_by_design` does."""
+    with np.errstate(divide="ignore"):
+        log_weights, log_table = np.log(weights), np.log(table)
+    kernel_offsets = offsets
+    if missing:
+        state_rows, blank_rows, kernel_offsets = _kernel_layout(
+            np.asarray(offsets, dtype=np.int64).tobytes(), table.shape[0])
+        padded = np.zeros((table.shape[0] + offsets.size, table.shape[1]))
+        padded[state_rows] = log_table
+        log_table = padded
+    blocks = max(1, min(LATENT_CLASS_BLOCKS, patterns.shape[0]))
+    with _threads_for(patterns.size * weights.size):
+        class_stats, table_stats, log_likelihood = _latent_class_kernel(
+            np.ascontiguousarray(patterns, dtype=np.int32), np.asarray(counts, dtype=np.float64),
+            log_weights, np.ascontiguousarray(log_table), kernel_offsets, blocks)
+    class_counts, table_counts = class_stats.sum(axis=0), table_stats.sum(axis=0)
+    if not missing:
+        return class_counts, table_counts, None, float(log_likelihood.sum())
+    return (class_counts, table_counts[state_rows], table_counts[blank_rows],
+            float(log_likelihood.sum()))
+
+
+def latent_class_statistics(patterns, counts, weights, table, offsets, design=None,
+                            missing=None):
     """E step of the latent class model in packed form.
+
+    A missing cell contributes the factor 1 to ``p(x_p, h)`` (its variable, a leaf, summed
+    out) and is then completed from the class: with ``M_{j,h}`` the expected number of cases
+    of class ``h`` missing ``X_j``, ``E(N_{j,h,x}) = A_{j,h,x} + theta_{j,x,h} M_{j,h}``
+    where ``A`` counts the observed cells, the expected counts of the data completed in the
+    class and the missing cells (paper 003 Eq. 11), whose rows add up to ``E(N_h)``.
 
     Parameters
     ----------
     patterns : int ndarray, shape (m, n)
-        Observed patterns; column ``j`` takes states ``0..r_j - 1``.
+        Observed patterns; column ``j`` takes states ``0..r_j - 1``, or
+        :data:`~hiddenbn.data.MISSING`.
     counts : ndarray, shape (m,)
         Pattern counts.
     weights : ndarray, shape (k,)
@@ -349,6 +533,9 @@ def latent_class_statistics(patterns, counts, weights, table, offsets, design=No
     design : ndarray, optional
         :func:`latent_class_design` of ``patterns``: use BLAS products instead of the gather
         kernel (only while every probability is positive; zeros take the kernel).
+    missing : bool, optional
+        Whether ``patterns`` hold missing cells (looked up when not given); complete data take
+        the kernel's plain layout.
 
     Returns
     -------
@@ -357,15 +544,17 @@ def latent_class_statistics(patterns, counts, weights, table, offsets, design=No
     table_counts : ndarray, shape (sum r_j, k)
         ``E(N_{j,h,x})`` in the layout of ``table`` (paper 003 Eq. 11).
     log_likelihood : float
+        ``sum_p counts_p log p(x_p)`` of the observed cells.
     """
     if design is not None and np.all(weights > 0) and np.all(table > 0):
+        class_counts, table_counts, missing_mass, log_likelihood = _statistics_by_design(
+            design, counts, weights, table, offsets)
+    else:
+        if missing is None:
+            missing = bool((patterns == MISSING).any())
+        class_counts, table_counts, missing_mass, log_likelihood = _statistics_by_kernel(
+            patterns, counts, weights, table, offsets, missing)
+    if missing_mass is not None:  # complete the missing cells from their classes
         cards = np.diff(np.append(offsets, table.shape[0]))
-        return _statistics_by_design(design, counts, weights, table, offsets, cards)
-    with np.errstate(divide="ignore"):
-        log_weights, log_table = np.log(weights), np.log(table)
-    blocks = max(1, min(LATENT_CLASS_BLOCKS, patterns.shape[0]))
-    with _threads_for(patterns.size * weights.size):
-        class_stats, table_stats, log_likelihood = _latent_class_kernel(
-            np.ascontiguousarray(patterns, dtype=np.int32), np.asarray(counts, dtype=np.float64),
-            log_weights, np.ascontiguousarray(log_table), offsets, blocks)
-    return class_stats.sum(axis=0), table_stats.sum(axis=0), float(log_likelihood.sum())
+        table_counts += table * np.repeat(missing_mass, cards, axis=0)
+    return class_counts, table_counts, log_likelihood

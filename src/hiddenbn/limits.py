@@ -39,9 +39,9 @@ MAX_RESTARTS = 2**16
 #: Most EM iterations (``--max-iterations``) and annealing sweeps (``--sweeps``); both default
 #: to 200 and the workflow uses at most 2000.
 MAX_ITERATIONS = 2**20
-#: Most hidden-state counts one ``select`` fits (``--states``); paper 003 sweeps up to ~40.
+#: Most hidden-state counts one ``select`` fits (``--classes``); paper 003 sweeps up to ~40.
 MAX_MODELS = 2**10
-#: Most random points of a Jacobian rank (``--points``); the default is 5, the workflow uses 3.
+#: Most random points of a Jacobian rank (``--jacobian-points``); the default is 5, the workflow uses 3.
 MAX_POINTS = 2**10
 #: Most independent Monte-Carlo runs (``--runs``); the workflow uses 8, and the standard error
 #: needs tens at most.

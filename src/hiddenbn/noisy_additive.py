@@ -48,6 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln, xlogy
 
+from hiddenbn.data import MISSING
 from hiddenbn.em import Statistics, check_alpha, fit_engine
 from hiddenbn.errors import DataError, ParameterError
 from hiddenbn.interaction import InteractionModel, fit_cause_tables, load_interaction
@@ -81,8 +82,11 @@ def summarise(causes, effect, weights=None) -> EffectSummary:
     if causes.ndim != 2 or causes.shape[0] != effect.size or weights.shape != effect.shape:
         raise DataError(f"causes ({causes.shape}), effect ({effect.shape}) and weights "
                         f"({weights.shape}) must describe the same cases")
+    if np.any(np.isnan(effect)) or np.any(causes == MISSING):
+        raise DataError("noisy-additive models are fitted from complete cases only and the data "
+                        "have missing cells; use --missing drop")
     if not np.all(np.isfinite(effect)):
-        raise DataError("the effect has a missing or infinite value")
+        raise DataError("the effect has an infinite value")
     patterns, inverse = np.unique(causes, axis=0, return_inverse=True)
     inverse = inverse.ravel()
 
@@ -322,13 +326,13 @@ class GaussianEngine(_AdditiveEngine):
 
 def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=None,
                  restarts: int = 4, max_iterations: int = 20000, tolerance: float = 1e-10,
-                 alpha: float = 1.0) -> AdditiveFit:
+                 alpha: float = 1.0, convergence: str = "relative") -> AdditiveFit:
     """MAP (or, with ``prior=None``, ML) parameters of a Poisson or Gaussian NAI model by EM.
 
     ``prior`` is ``(a, b)`` (Gamma) for Poisson and ``(m0, k0, a0, b0)`` (NIG) for Gaussian;
     ``alpha`` is the Dirichlet parameter of the causes' tables. Each of ``restarts`` random
-    restarts runs until ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|``; the largest g wins
-    (:func:`hiddenbn.em.fit_engine`, best-of-n).
+    restarts runs until ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` (``convergence="absolute"``:
+    ``<= tolerance``); the largest g wins (:func:`hiddenbn.em.fit_engine`, best-of-n).
     """
     model = load_interaction(model)
     if model.family not in ("poisson", "gaussian"):
@@ -340,7 +344,8 @@ def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=
     if poisson and (np.any(summary.total < 0) or not np.all(np.isfinite(summary.log_factorials))):
         raise DataError("a Poisson effect must be a non-negative whole number")
     engine = (PoissonEngine if poisson else GaussianEngine)(model, summary, prior)
-    result = fit_engine(engine, rng, restarts, max_iterations, tolerance, "best-of-n")
+    result = fit_engine(engine, rng, restarts, max_iterations, tolerance, "best-of-n",
+                        convergence=convergence)
     state, statistics = result.run.state, result.run.statistics
     cause_tables, cause_counts = fit_cause_tables(model, summary.causes, summary.counts, alpha)
     means, variances = (state, None) if poisson else state

@@ -33,6 +33,7 @@ import numpy as np
 
 from hiddenbn.data import Dataset
 from hiddenbn.em import Fit, Statistics, check_alpha, fit_engine
+from hiddenbn.errors import DataError
 from hiddenbn.interaction import InteractionModel, fit_cause_tables, load_interaction
 from hiddenbn.scores import complete_log_likelihood, dirichlet_log_density
 
@@ -162,13 +163,17 @@ class NoisyMaxEngine:
     The state is the stacked mechanism table, shape ``(sum_i q_i, r)`` (see
     :func:`stacked_tables`); g is ``log p(e | c, theta) + sum (alpha - 1) log theta`` over the
     mechanisms, the part of the log posterior that EM changes (the causes' tables are fitted
-    in closed form by :func:`fit_noisy_max`).
+    in closed form by :func:`fit_noisy_max`). Its E step reads every cause and the effect of
+    each case, so data with missing cells are refused.
     """
 
     def __init__(self, model: InteractionModel, data: Dataset, alpha: float):
         check_alpha(alpha)
         self.model, self.alpha = model, float(alpha)
         self.data, self.causes, self.effect = _case_arrays(model, data)
+        if self.data.has_missing:
+            raise DataError("noisy-max models are fitted from complete cases only and the data "
+                            "have missing cells; use --missing drop")
         self.counts = self.data.counts.astype(np.float64)
         self.rows = model.mechanism_rows(self.causes)
         self.shape = (int(model.mechanism_offsets()[-1]), model.effect_states)
@@ -191,19 +196,22 @@ class NoisyMaxEngine:
 
 
 def fit_noisy_max(model, data: Dataset, rng: np.random.Generator, alpha: float = 1.0,
-                  restarts: int = 16, max_iterations: int = 1000, tolerance: float = 1e-9) -> Fit:
+                  restarts: int = 16, max_iterations: int = 1000, tolerance: float = 1e-9,
+                  convergence: str = "relative") -> Fit:
     """MAP (ML for ``alpha = 1``) parameters of an NMI model by EM with random restarts.
 
     Every start draws each mechanism row from the uniform Dirichlet and runs EM until
-    ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` with g the mechanisms' part of
-    ``log p(D | theta) + log p(theta)`` (paper 004 Eq. 3, :class:`NoisyMaxEngine`); the start
-    with the largest g wins (:func:`hiddenbn.em.fit_engine`, best-of-n). Returns a
-    :class:`hiddenbn.em.Fit` over :meth:`InteractionModel.network` with expected counts at the
-    returned parameters.
+    ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` (``convergence="absolute"``: ``<= tolerance``)
+    with g the mechanisms' part of ``log p(D | theta) + log p(theta)`` (paper 004 Eq. 3,
+    :class:`NoisyMaxEngine`); the start with the largest g wins
+    (:func:`hiddenbn.em.fit_engine`, best-of-n). Returns a :class:`hiddenbn.em.Fit` over
+    :meth:`InteractionModel.network` with expected counts at the returned parameters. Data
+    with missing cells are refused (:class:`NoisyMaxEngine`).
     """
     model = load_interaction(model)
     engine = NoisyMaxEngine(model, data, alpha)
-    result = fit_engine(engine, rng, restarts, max_iterations, tolerance, "best-of-n")
+    result = fit_engine(engine, rng, restarts, max_iterations, tolerance, "best-of-n",
+                        convergence=convergence)
     cause_tables, cause_counts = fit_cause_tables(model, engine.causes, engine.counts,
                                                   engine.alpha)
     offsets = model.mechanism_offsets()

@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.patches import Circle, FancyArrowPatch  # noqa: E402
 
+from hiddenbn.errors import HiddenbnError  # noqa: E402
 from hiddenbn.files import atomic_output  # noqa: E402
 from hiddenbn.models import Network  # noqa: E402
 
@@ -311,3 +312,97 @@ def network_panels(panels, path, columns=None):
             ax.set_axis_off()
         yield figure, axes.flat[:count]
         save_figure(figure, path)
+
+
+#: Markers of the classes of :func:`class_profile_figure`, beside their colours (the palette
+#: repeats after eight classes; the markers keep classes apart in print).
+CLASS_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+#: Figure formats of :func:`class_profile_figure`, by file suffix.
+FIGURE_FORMATS = (".png", ".pdf", ".svg")
+
+
+def figure_format(path) -> str:
+    """The format of a figure file, from its suffix; one line naming the choices otherwise."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FIGURE_FORMATS:
+        raise HiddenbnError(f"figure {path}: name it .png, .pdf or .svg (the suffix chooses the "
+                            "format)")
+    return suffix[1:]
+
+
+def class_profile_figure(report: dict, path, format: str | None = None) -> Path:
+    """The latent class profile plot of a report of :func:`hiddenbn.lca.lca_report`, saved as
+    ``path`` in ``format`` (default: the one its suffix names: PNG, PDF or SVG), atomically.
+
+    When every item is binary it is the classic profile plot of poLCA and Mplus: one line per
+    class through the probability of each item's second category, items along the x axis.
+    Otherwise each item gets a panel of bars, ``p(category | class)`` grouped by category. One
+    colour and marker per class throughout; the legend gives the class sizes ("class 1 (42%)").
+    """
+    path = Path(path)
+    format = format or figure_format(path)
+    items = report["items"]
+    labels = [f"class {c['class']} ({100 * c['size']:.0f}%)" for c in report["classes"]]
+    with style():
+        if all(len(item["categories"]) == 2 for item in items.values()):
+            figure = _binary_profile(items, labels)
+        else:
+            figure = _item_panels(items, labels)
+        with atomic_output(path) as temporary:
+            figure.savefig(temporary, format=format)
+        plt.close(figure)
+    return path
+
+
+def _class_look(h: int) -> dict:
+    return {"color": PALETTE[h % len(PALETTE)], "marker": CLASS_MARKERS[h % len(CLASS_MARKERS)]}
+
+
+def _binary_profile(items: dict, labels: list):
+    """One line per class through ``p(second category | class)`` of each binary item."""
+    names = list(items)
+    figure, ax = plt.subplots(figsize=(max(4.0, 0.55 * len(names) + 1.8), 3.2))
+    x = np.arange(len(names))
+    for h, label in enumerate(labels):
+        ax.plot(x, [items[name]["probabilities"][h][1] for name in names], label=label,
+                markersize=5, **_class_look(h))
+    ticks = [f"{name} = {items[name]['categories'][1]}" for name in names]
+    long_ticks = len(names) > 6 or max(len(t) for t in ticks) > 10
+    ax.set_xticks(x, ticks, rotation=40 if long_ticks else 0,
+                  ha="right" if long_ticks else "center")
+    ax.set_xlim(-0.4, len(names) - 0.6)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylabel("p(category | class)")
+    ax.set_title("latent class profiles")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    figure.tight_layout()
+    return figure
+
+
+def _item_panels(items: dict, labels: list):
+    """One panel per item: bars of ``p(category | class)``, grouped by category."""
+    names = list(items)
+    columns = min(4, len(names))
+    rows = -(-len(names) // columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(2.7 * columns, 2.3 * rows + 0.4),
+                                squeeze=False, sharey=True)
+    width = 0.8 / len(labels)
+    for ax, name in zip(axes.flat, names):
+        categories = items[name]["categories"]
+        x = np.arange(len(categories))
+        for h, label in enumerate(labels):
+            ax.bar(x - 0.4 + width * (h + 0.5), items[name]["probabilities"][h], width,
+                   color=_class_look(h)["color"], label=label)
+        ax.set_xticks(x, categories, rotation=40 if max(map(len, categories)) > 4 else 0)
+        ax.set_ylim(0, 1)
+        ax.set_title(name)
+        ax.grid(axis="x", visible=False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("p(category | class)")
+    for ax in axes.flat[len(names):]:
+        ax.set_axis_off()
+    handles, legend_labels = axes.flat[0].get_legend_handles_labels()
+    figure.legend(handles, legend_labels, loc="upper center", ncol=min(len(labels), 4),
+                  bbox_to_anchor=(0.5, 1.0))
+    figure.tight_layout(rect=(0, 0, 1, 1 - 0.35 / figure.get_figheight()))
+    return figure

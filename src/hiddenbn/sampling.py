@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from hiddenbn.data import Dataset
+from hiddenbn.data import MISSING, Dataset
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.models import Network, check_parameters
 
@@ -104,7 +104,29 @@ def forward_sample(network: Network, cpts, n_cases: int, rng: np.random.Generato
     return result
 
 
-def sample_dataset(network: Network, cpts, n_cases: int, rng: np.random.Generator) -> Dataset:
-    """Sample ``n_cases`` cases and return the observed part as pattern counts."""
-    rows = forward_sample(network, cpts, n_cases, rng)
+def blank_cells(rows: np.ndarray, missing_rate: float, rng: np.random.Generator) -> np.ndarray:
+    """``rows`` with each cell made :data:`~hiddenbn.data.MISSING` with probability
+    ``missing_rate``, independently (missing completely at random, MCAR), except that a row
+    keeps one cell (drawn uniformly) where every cell was blanked: a case with no observed cell
+    carries no information, and the data readers refuse it.
+
+    The draws come from ``rng`` after the cases, so the complete cases do not depend on the rate.
+    """
+    if not 0.0 <= missing_rate < 1.0:
+        raise HiddenbnError(f"the missing rate must be at least 0 and below 1, got {missing_rate}")
+    rows = np.array(rows, copy=True)
+    if missing_rate == 0.0 or rows.size == 0:
+        return rows
+    blank = rng.random(rows.shape) < missing_rate
+    empty = np.flatnonzero(blank.all(axis=1))
+    blank[empty, rng.integers(0, rows.shape[1], size=empty.size)] = False
+    rows[blank] = MISSING
+    return rows
+
+
+def sample_dataset(network: Network, cpts, n_cases: int, rng: np.random.Generator,
+                   missing_rate: float = 0.0) -> Dataset:
+    """Sample ``n_cases`` cases and return the observed part as pattern counts, with cells
+    blanked at ``missing_rate`` (:func:`blank_cells`)."""
+    rows = blank_cells(forward_sample(network, cpts, n_cases, rng), missing_rate, rng)
     return Dataset.from_rows(network.observed_names, rows, network.observed_cardinalities)

@@ -19,6 +19,17 @@ Sec. 2.4), computed elsewhere and passed in.
 The exact marginal likelihood itself (Eq. 4 summed over every completion of the hidden values)
 is :func:`hiddenbn.evidence.exact_log_evidence`.
 
+Missing cells (:data:`hiddenbn.data.MISSING`, missing at random) are unobserved values like
+the hidden ones, so every equation keeps its form with ``D`` the observed cells:
+``log p(D | theta) = sum_p c_p log p(x_p,obs | theta)`` (each missing cell summed out); the
+expected counts ``E(N_ijk)`` of the fit are those of the data completed in the hidden nodes
+*and* the missing cells (Eq. 11, :mod:`hiddenbn.inference`), so MLED (Eq. 12) is Eq. 5 at them
+and Cheeseman-Stutz (Eq. 13) takes ``D'`` = that completion, ``log p(D' | theta) = sum_ijk
+E(N_ijk) log theta_ijk`` (:func:`complete_log_likelihood`) from the same counts; BIC, BIC+ and
+Draper change only through ``log p(D | theta)`` (``N`` stays the number of cases); Laplace
+(Eq. 8) uses the Hessian of the observed-data log-likelihood, in which a missing cell is one
+more summed-out value (:func:`negative_hessian`).
+
 Free parameters are the CPT entries without the last entry of each row, node by node, row by
 row (:func:`hiddenbn.models.free_parameters`).
 """
@@ -32,9 +43,9 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, eigvalsh
 from scipy.special import gammaln, logsumexp, xlogy
 
-from hiddenbn.data import Dataset
-from hiddenbn.errors import HiddenbnError
-from hiddenbn.inference import (family_indices, hidden_configurations, is_latent_class,
+from hiddenbn.data import MISSING, Dataset
+from hiddenbn.errors import DataError, HiddenbnError
+from hiddenbn.inference import (ENUMERATION_CHUNK_CELLS, family_indices, is_latent_class,
                                 posterior_chunks, state_offsets)
 from hiddenbn.models import Network, check_parameters
 
@@ -69,6 +80,9 @@ def complete_data_counts(network: Network, data: Dataset) -> list:
         raise HiddenbnError("complete-data counts need every node observed; this network has "
                             "hidden nodes (use the expected counts of an EM fit)")
     data = data.for_network(network)
+    if data.has_missing:
+        raise DataError("complete-data counts need every cell observed and the data have "
+                        "missing cells; use --missing drop (or the expected counts of an EM fit)")
     indices = family_indices(network, data.patterns, np.zeros((1, 0), dtype=np.int64))
     return [np.bincount(index[:, 0], weights=data.counts.astype(float),
                         minlength=network.n_parent_configurations(i) * network.cardinalities[i])
@@ -209,27 +223,29 @@ def _likelihood_hessian_by_enumeration(network: Network, cpts, data: Dataset) ->
 
     With ``w_ph = p(h | x_p)`` and the score vectors ``v_ph`` of :func:`_score_vectors`,
     ``d^2 log p(x_p) = sum_h w_ph (v v^T - node blocks of v v^T) - g_p g_p^T`` where
-    ``g_p = sum_h w_ph v_ph`` (the polynomial p(x_p, h) is linear in each CPT row).
+    ``g_p = sum_h w_ph v_ph`` (the polynomial p(x_p, h) is linear in each CPT row). The
+    missing cells of a pattern are enumerated with its hidden nodes
+    (:func:`~hiddenbn.inference.posterior_chunks`): ``h`` runs over their joint states,
+    ``p(x_p) = sum_h p(x_p, h)`` is the likelihood of the observed cells, and each term is
+    still a monomial with one entry per CPT, so the formula holds as it is.
     """
     starts = parameter_starts(network)
     d = network.standard_dimension
     counts = data.counts.astype(float)
     hessian = np.zeros((d, d))
-    configurations = hidden_configurations(network).shape[0]
-    step = max(1, HESSIAN_CHUNK_CELLS // max(1, d * configurations))
-    for start in range(0, data.n_patterns, step):
-        patterns = data.patterns[start:start + step]
-        for rows, indices, weights, _ in posterior_chunks(network, cpts, patterns):
-            chunk_counts = counts[start:start + step][rows]
-            keep = (weights > 0).ravel()  # impossible configurations carry no derivative
-            v = _score_vectors(network, cpts, [index.ravel()[keep] for index in indices], starts)
-            mass = (weights * chunk_counts[:, None]).ravel()[keep]
-            second = v.T @ (mass[:, None] * v)
-            _zero_node_blocks(second, starts)
-            owner = np.repeat(np.arange(weights.shape[0]), weights.shape[1])[keep]
-            gradients = np.zeros((weights.shape[0], d))
-            np.add.at(gradients, owner, weights.ravel()[keep][:, None] * v)
-            hessian += second - gradients.T @ (chunk_counts[:, None] * gradients)
+    # the score vectors of a chunk are (pattern, configuration) pairs x d: bound their memory
+    chunk_cells = min(ENUMERATION_CHUNK_CELLS, HESSIAN_CHUNK_CELLS // max(1, d))
+    for rows, indices, weights, _ in posterior_chunks(network, cpts, data.patterns, chunk_cells):
+        chunk_counts = counts[rows]
+        keep = (weights > 0).ravel()  # impossible configurations carry no derivative
+        v = _score_vectors(network, cpts, [index.ravel()[keep] for index in indices], starts)
+        mass = (weights * chunk_counts[:, None]).ravel()[keep]
+        second = v.T @ (mass[:, None] * v)
+        _zero_node_blocks(second, starts)
+        owner = np.repeat(np.arange(weights.shape[0]), weights.shape[1])[keep]
+        gradients = np.zeros((weights.shape[0], d))
+        np.add.at(gradients, owner, weights.ravel()[keep][:, None] * v)
+        hessian += second - gradients.T @ (chunk_counts[:, None] * gradients)
     return hessian
 
 
@@ -240,7 +256,9 @@ def _likelihood_hessian_latent_class(network: Network, cpts, data: Dataset) -> n
     h: the score vector of ``(x_p, h)`` touches only ``p(H)`` and the rows ``h`` of the
     children's CPTs, whose part is ``U_h[p] = Z[p] / theta_{j h}(x_pj)`` with
     ``Z[p, (j, s)] = [x_pj = s] - [x_pj = r_j - 1]``. Cost ``O(m d^2)`` for the outer products
-    of the pattern gradients plus ``O(k m D^2)`` with ``D = sum_j (r_j - 1)``.
+    of the pattern gradients plus ``O(k m D^2)`` with ``D = sum_j (r_j - 1)``. A missing cell
+    (summed out: its factor ``sum_x theta_{j,x,h}`` is 1 for every theta) has a zero block in
+    ``Z`` and the factor 1 in ``p(x_p, h)``.
     """
     weights_h = cpts[0][0]
     k = weights_h.size
@@ -250,9 +268,14 @@ def _likelihood_hessian_latent_class(network: Network, cpts, data: Dataset) -> n
     patterns, counts = data.patterns, data.counts.astype(float)
     m = patterns.shape[0]
     table = np.vstack([t.T for t in cpts[1:]])  # (sum r_j, k)
-    rows = state_offsets(cards)[None, :] + patterns  # (m, n) row of each observed value
+    observed = patterns != MISSING
+    # (m, n) row of each observed value; a missing cell reads row 0 of its variable, then
+    # its factor is set to 1
+    rows = state_offsets(cards)[None, :] + np.where(observed, patterns, 0)
     with np.errstate(divide="ignore"):
-        log_joint = np.log(weights_h)[None, :] + np.log(table)[rows].sum(axis=1)
+        log_factors = np.log(table)[rows]
+    log_factors[~observed] = 0.0
+    log_joint = np.log(weights_h)[None, :] + log_factors.sum(axis=1)
     posterior = np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))
     free_offsets = state_offsets(free)
     variable_of_column = np.repeat(np.arange(n), free)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from hiddenbn import limits, seeding
-from hiddenbn.data import Dataset
+from hiddenbn.data import MISSING, Dataset
 from hiddenbn.dimension import effective_dimension_or_reason
 from hiddenbn.em import fit, run_em
 from hiddenbn.errors import DataError, HiddenbnError, excerpt
@@ -37,7 +37,8 @@ def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.0
                      restarts=restarts, **em_options)
     else:
         final_phase = {key: em_options[key] for key in
-                       ("max_iterations", "tolerance", "run_all_iterations") if key in em_options}
+                       ("max_iterations", "tolerance", "convergence", "run_all_iterations")
+                       if key in em_options}
         result = run_em(network, data, initial, alpha, **final_phase)
     de, note = (effective_dimension_or_reason(network) if with_effective_dimension
                 else (None, "effective dimension skipped: no BIC+ or CS+"))
@@ -45,16 +46,20 @@ def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.0
             "ds": network.standard_dimension, "de": de, "note": note}
 
 
-def latent_class_network(data: Dataset, hidden_states: int) -> Network:
-    """The latent class model over the data's columns: a hidden root and one child per column.
+def latent_class_network(data: Dataset, hidden_states: int, columns=None) -> Network:
+    """The latent class model over the data's ``columns`` (default: all): a hidden root and one
+    child per column.
 
-    Each child gets ``max(2, largest state + 1)`` states; the hidden node is named ``H``
-    (with underscores added if a column already has that name).
+    Each child gets the states of its column (its categories, else its largest state + 1),
+    at least 2; the hidden node is named ``H`` (with underscores added if a column already has
+    that name).
     """
     if not data.n_patterns:
         raise DataError("the data set has no cases")
-    cards = [max(2, int(data.patterns[:, j].max()) + 1) for j in range(len(data.names))]
-    return latent_class(hidden_states, cards, data.names, hidden="H")
+    columns = data.names if columns is None else tuple(columns)
+    cards = data.cardinalities
+    return latent_class(hidden_states, [max(2, cards[data.names.index(c)]) for c in columns],
+                        columns, hidden="H")
 
 
 def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, restarts: int = 64,
@@ -77,6 +82,8 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, r
         models.append(row)
         if outcome["note"] and outcome["note"] not in notes:
             notes.append(outcome["note"])
+        if not outcome["fit"].converged:
+            notes.append(f"k = {k}: {stopped_by_cap(outcome['fit'])}")
         if "laplace" not in row:
             notes.append(f"k = {k}: no Laplace score, more than {LAPLACE_MAX_DIMENSION} "
                          "parameters")
@@ -90,8 +97,14 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, r
     return {"models": models, "selected": selected, "notes": notes}
 
 
-def parse_states(text: str) -> list:
-    """``"1..8"``, ``"2,3,5"`` or ``"4"`` as a sorted list of distinct hidden-state counts.
+def stopped_by_cap(fit) -> str:
+    """The note of a fit that the iteration cap stopped before the stopping rule was met."""
+    return (f"EM stopped at the cap of {fit.iterations} final iterations before its stopping "
+            "rule was met: the estimates may be short of the optimum; raise --max-iterations")
+
+
+def parse_classes(text: str) -> list:
+    """``"1..8"``, ``"2,3,5"`` or ``"4"`` as a sorted list of distinct numbers of classes.
 
     A range is counted before it is built (``len`` of a range stops at 2**63): at most
     :data:`~hiddenbn.limits.MAX_MODELS` counts.
@@ -104,30 +117,35 @@ def parse_states(text: str) -> list:
         else:
             values = [int(part) for part in text.split(",")]
     except ValueError:
-        raise HiddenbnError(f"--states {shown}: write a range such as 1..8 or a list such as "
+        raise HiddenbnError(f"--classes {shown}: write a range such as 1..8 or a list such as "
                             "2,3,5") from None
     count = max(0, values.stop - values.start) if isinstance(values, range) else len(values)
     limits.require_at_most(count, limits.MAX_MODELS,
-                           f"--states {shown}: the number of models to fit",
-                           "give fewer hidden-state counts, e.g. 1..8")
+                           f"--classes {shown}: the number of models to fit",
+                           "give fewer numbers of classes, e.g. 1..8")
     if not values or min(values) < 1:
-        raise HiddenbnError(f"--states {shown}: need at least one hidden-state count, each >= 1")
+        raise HiddenbnError(f"--classes {shown}: need at least one number of classes, each >= 1")
     return sorted(set(values))
 
 
-def fit_report(outcome: dict, data: Dataset) -> dict:
-    """A JSON-ready summary of :func:`fit_and_score`: fit, convergence, scores and parameters."""
+def fit_report(outcome: dict, data: Dataset, notes=()) -> dict:
+    """A JSON-ready summary of :func:`fit_and_score`: fit, convergence, scores and parameters,
+    with the states of each column (code ``s`` is ``states[column][s]``) and ``notes``."""
     result = outcome["fit"]
     network = result.network
+    missing = (data.patterns == MISSING) * data.counts[:, None]
     return {
         "model": network.to_dict(), "n_cases": data.n_cases, "n_patterns": data.n_patterns,
+        "missing_cells": int(missing.sum()),
+        "states": {name: list(data.labels(j)) for j, name in enumerate(data.names)},
         "alpha": result.alpha, "ds": outcome["ds"], "de": outcome["de"],
         "em": {"restarts": result.restarts, "schedule": result.schedule,
                "iterations": result.iterations, "converged": result.converged,
                "log_likelihood": result.log_likelihood, "log_prior": result.log_prior,
                "log_posterior": result.log_posterior},
         "scores": outcome["scores"],
-        "notes": ([outcome["note"]] if outcome["note"] else [])
+        "notes": list(notes) + ([outcome["note"]] if outcome["note"] else [])
+        + ([] if result.converged else [stopped_by_cap(result)])
         + ([] if "laplace" in outcome["scores"] else
            [f"no Laplace score: more than {LAPLACE_MAX_DIMENSION} parameters"]),
         "parameters": {network.names[i]: t.tolist() for i, t in enumerate(result.cpts)
@@ -139,8 +157,12 @@ def format_fit_report(report: dict) -> str:
     """The text form of :func:`fit_report`."""
     em = report["em"]
     de = "unknown" if report["de"] is None else report["de"]
-    lines = [f"data: {report['n_cases']} cases in {report['n_patterns']} distinct patterns; "
-             f"ds {report['ds']}, de {de}, Dirichlet alpha {report['alpha']}",
+    missing = (f", {report['missing_cells']} missing cells (summed out)"
+               if report["missing_cells"] else "")
+    lines = [f"data: {report['n_cases']} cases in {report['n_patterns']} distinct patterns"
+             f"{missing}; ds {report['ds']}, de {de}, Dirichlet alpha {report['alpha']}",
+             "states of each column, in the order of the parameters: " + "; ".join(
+                 f"{name} ({', '.join(labels)})" for name, labels in report["states"].items()),
              f"EM: {em['restarts']} restart{'s' if em['restarts'] != 1 else ''} "
              f"({em['schedule']}), "
              + (f"converged after {em['iterations']} final iterations" if em["converged"] else
@@ -152,6 +174,10 @@ def format_fit_report(report: dict) -> str:
     if report["scores"].get("laplace_positive_definite") is False:
         lines.append("  laplace: the negative Hessian is not positive definite (not patched)")
     lines += [f"note: {note}" for note in report["notes"]]
+    if "lca" in report:  # the latent class analysis shows the parameters with their labels
+        from hiddenbn.lca import format_lca_text
+
+        return "\n".join(lines + ["", format_lca_text(report["lca"])])
     lines.append("parameters (one row per parent configuration, first parent most significant):")
     for name, rows in report["parameters"].items():
         lines += [f"  {name}[{j}] " + " ".join(f"{p:.6f}" for p in row)

@@ -35,6 +35,11 @@ Standard error
     ``sd(log Z_r) / sqrt(runs)`` (the delta method). The tests check it against the exact value
     of :mod:`hiddenbn.evidence` over many seeds, and against Eq. 5 when nothing is hidden.
 
+Missing cells (:data:`hiddenbn.data.MISSING`, missing at random) are more hidden values: a
+case's configuration covers its hidden nodes and its missing cells (the layout of
+:func:`hiddenbn.evidence.cell_layout`), so the predictive sums them out and the estimate is of
+``p(D_obs | S)``.
+
 Random draws come from ``numpy.random.Generator`` streams (one per run) outside the kernels;
 particles are updated independently between resampling steps, so results do not depend on the
 thread count; the kernels are compiled without ``fastmath``, so neither on the compiler's choice

@@ -28,6 +28,7 @@ from __future__ import annotations
 import heapq
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -350,3 +351,26 @@ def network_from_nodes(nodes, kind: str = "discrete") -> Network:
         functions=tuple(entries[n]["function"] for n in order),
         kind=kind,
     ))
+
+
+def bind_columns(network: Network, columns, shown: str = "the model") -> Network:
+    """``network`` with its observed nodes, in order, renamed to ``columns`` (a data file's).
+
+    A shorthand names its leaves ``X1..Xn``; bound to a data file they take the names of its
+    columns, so every output speaks of the data's own variables. A hidden node whose name is
+    also a column gets underscores around it until it is unique.
+    """
+    columns = tuple(columns)
+    observed = network.observed_indices
+    if len(columns) != observed.size:
+        raise SpecError(f"{shown} has {observed.size} observed variables but there are "
+                        f"{len(columns)} columns ({', '.join(columns[:8])}"
+                        f"{', ...' if len(columns) > 8 else ''}); give --columns with "
+                        f"{observed.size} of them or a model with {len(columns)}")
+    names = list(network.names)
+    for i, column in zip(observed, columns):
+        names[i] = column
+    for i in network.hidden_indices:
+        while names[i] in columns or names.count(names[i]) > 1:
+            names[i] = f"_{names[i]}_"
+    return replace(network, names=tuple(names))

@@ -14,6 +14,10 @@ case of the class's cases (the worst-fitting class first). Every pair and class 
 the model has at most :data:`EXHAUSTIVE_CLASSES` classes, the :data:`RANKED_CANDIDATES` best of
 each beyond.
 
+Missing cells (:data:`hiddenbn.data.MISSING`) are summed out, as in the E step: a case's
+posterior, fit and one-hot vector read its observed cells only (its state frequencies count the
+cases observed in each variable, and 2-means measures distances over the observed cells).
+
 Measured on paper 003's data (64 binary features, N = 400): after the annealed search
 (:mod:`hiddenbn.annealing`) these moves closed the 8-20 nat gaps to EM started from the
 generating parameters that remained in some data sets with c = 8 and 16 (docs/SEARCH.md).
@@ -23,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import logsumexp
+
+from hiddenbn.data import MISSING
 
 #: EM iterations after a move before its g is compared with the current one.
 TRIAL_ITERATIONS = 30
@@ -36,11 +42,26 @@ POSTERIOR_CHUNK_PATTERNS = 4096
 SPLIT_SMOOTHING = 0.5
 
 
-def class_posteriors(engine, state) -> np.ndarray:
-    """``p(h | x_p)`` for every pattern of a latent class engine, shape ``(m, k)``."""
-    weights, table = state
-    log_weights, log_table = np.log(weights), np.log(table)
+def _rows(engine) -> np.ndarray:
+    """Row of each cell in the packed table, shape ``(m, n)``; a missing cell gets the row
+    ``sum r_j`` just past the table, which :func:`_with_zero_row` and the frequencies read
+    as nothing."""
     rows = engine.patterns.astype(np.int64) + engine.offsets
+    rows[engine.patterns == MISSING] = engine.cards.sum()
+    return rows
+
+
+def _with_zero_row(log_table) -> np.ndarray:
+    """``log_table`` and a last row of zeros: a missing cell's factor 1 (see :func:`_rows`)."""
+    return np.vstack([log_table, np.zeros((1, log_table.shape[1]))])
+
+
+def class_posteriors(engine, state) -> np.ndarray:
+    """``p(h | x_p)`` for every pattern of a latent class engine, shape ``(m, k)``, given the
+    pattern's observed cells."""
+    weights, table = state
+    log_weights, log_table = np.log(weights), _with_zero_row(np.log(table))
+    rows = _rows(engine)
     out = np.empty((rows.shape[0], weights.size))
     for start in range(0, rows.shape[0], POSTERIOR_CHUNK_PATTERNS):
         chunk = rows[start:start + POSTERIOR_CHUNK_PATTERNS]
@@ -61,8 +82,8 @@ def _candidates(engine, state, posteriors):
     order = np.argsort(-correlation[first, second], kind="stable")
     merges = [(int(a), int(b)) for a, b in zip(first[order], second[order])]
     mass = posteriors * counts[:, None]
-    log_table = np.log(state[1])
-    rows = engine.patterns.astype(np.int64) + engine.offsets
+    log_table = _with_zero_row(np.log(state[1]))
+    rows = _rows(engine)
     fit = np.zeros(k)
     for start in range(0, rows.shape[0], POSTERIOR_CHUNK_PATTERNS):
         chunk = slice(start, start + POSTERIOR_CHUNK_PATTERNS)
@@ -77,9 +98,10 @@ def _candidates(engine, state, posteriors):
 def _state_frequencies(engine, mass: np.ndarray) -> np.ndarray:
     """Smoothed state frequencies of each variable under case weights ``mass``: one column of
     a latent class table."""
-    rows = engine.patterns.astype(np.int64) + engine.offsets
+    rows = _rows(engine)
+    size = int(engine.cards.sum())
     column = np.bincount(rows.ravel(), weights=np.repeat(mass, rows.shape[1]),
-                         minlength=int(engine.cards.sum())) + SPLIT_SMOOTHING
+                         minlength=size + 1)[:size] + SPLIT_SMOOTHING
     totals = np.add.reduceat(column, engine.offsets)
     return column / np.repeat(totals, engine.cards)
 
@@ -90,7 +112,8 @@ def _two_means(engine, mass: np.ndarray, rng: np.random.Generator, iterations: i
     support = np.flatnonzero(mass > 0)
     if support.size < 2:
         return None
-    rows = engine.patterns.astype(np.int64) + engine.offsets
+    rows = _rows(engine)
+    observed = engine.patterns != MISSING
     p = mass[support] / mass[support].sum()
     first = support[rng.choice(support.size, p=p)]
     differing = (rows[support] != rows[first]).sum(axis=1).astype(float)
@@ -99,16 +122,25 @@ def _two_means(engine, mass: np.ndarray, rng: np.random.Generator, iterations: i
     centres = [_state_frequencies(engine, np.where(np.arange(mass.size) == c, 1.0, 0.0))
                for c in (first, second)]
     for _ in range(iterations):
-        # squared distance of a one-hot case to a centre of state frequencies q:
-        # sum_j (1 - 2 q[j, x_j] + sum_s q[j, s]^2)
-        distance = np.stack([(np.add.reduceat(q ** 2, engine.offsets).sum()
-                              - 2 * q[rows].sum(axis=1)) for q in centres], axis=1)
+        # squared distance of a one-hot case to a centre of state frequencies q over its
+        # observed cells: sum_j (1 - 2 q[j, x_j] + sum_s q[j, s]^2), less the constant 1s
+        distance = np.stack([_distances(q, rows, observed, engine.offsets) for q in centres],
+                            axis=1)
         nearer = distance.argmin(axis=1)
         halves = [np.where(nearer == t, mass, 0.0) for t in (0, 1)]
         if min(h.sum() for h in halves) == 0:
             return None
         centres = [_state_frequencies(engine, h) for h in halves]
     return halves
+
+
+def _distances(q, rows, observed, offsets) -> np.ndarray:
+    """``sum_j (sum_s q[j, s]^2 - 2 q[j, x_j])`` over each case's observed cells."""
+    squares = np.add.reduceat(q ** 2, offsets)
+    distance = squares.sum() - 2 * np.append(q, 0.0)[rows].sum(axis=1)
+    if not observed.all():  # complete data keep the arithmetic of before
+        distance -= (~observed) @ squares
+    return distance
 
 
 def _moved(engine, state, posteriors, merge, split, rng):

@@ -100,10 +100,10 @@ rule chickering_heckerman1996_generate_model:
     params:
         spec=lambda w: CHICKERING_HECKERMAN1996_MODEL_SPEC[w.model],
         seed=lambda w: job_seed("chickering_heckerman1996", "model", w.model),
-        alpha=CHICKERING_HECKERMAN1996["generating_alpha"],
+        generating_alpha=CHICKERING_HECKERMAN1996["generating_alpha"],
     shell:
-        "hiddenbn params '{params.spec}' --seed {params.seed} --alpha {params.alpha}"
-        " -o {output} 2> {log}"
+        "hiddenbn params '{params.spec}' --seed {params.seed}"
+        " --generating-alpha {params.generating_alpha} -o {output} 2> {log}"
 
 
 rule chickering_heckerman1996_sample_data:

@@ -22,7 +22,7 @@ Families (``family.type``):
 Replicate ``r`` of a generator draws its parameters from ``parameter_seed(r)`` (the same for
 every N, so the curves against N are paired as in paper 002) and its data set of N cases from
 ``data_seed(N, r)``, with the streams ``hiddenbn params`` and ``hiddenbn sample`` use, so
-``hiddenbn params SPEC --seed P --alpha A`` and ``hiddenbn sample SPEC --params FILE --n N
+``hiddenbn params SPEC --seed P --generating-alpha A`` and ``hiddenbn sample SPEC --params FILE --n N
 --seed D`` regenerate them (each job's log prints P and D). Candidates are fitted by EM with
 random restarts and scored by :func:`hiddenbn.selection.fit_and_score`; the KL of a candidate
 to the truth is exact, in bits, over the observed states
@@ -107,7 +107,8 @@ def check_study(name: str, study: dict, base_dir) -> dict:
         _check_family_fits(f"{where}.family", family, g, parse_spec(generator["spec"]))
     return {"description": study.get("description", ""), "generators": generators,
             "sample_sizes": sorted(set(study["sample_sizes"])),
-            "replicates": study["replicates"], "family": family, "scores": scores,
+            "replicates": study["replicates"], "missing_rate": study.get("missing_rate", 0.0),
+            "family": family, "scores": scores,
             "metrics": [m for m in METRICS if m in metrics],
             "em": {**DEFAULT_EM, **study.get("em", {})}}
 
@@ -262,7 +263,7 @@ def summary_files(study: dict) -> list[str]:
 # --- one job: a generator at one sample size, every replicate --------------------------------
 def generating_parameters(network: Network, generator: dict, parameter_seed: int) -> list:
     """The generator's parameter file, or CPT rows from Dirichlet(alpha) as ``hiddenbn params
-    --seed parameter_seed --alpha alpha`` draws them."""
+    --seed parameter_seed --generating-alpha alpha`` draws them."""
     if generator["parameters"] is not None:
         return load_parameters(generator["parameters"], network)
     return random_parameters(network, seeding.rng(parameter_seed, "parameters"),
@@ -384,7 +385,8 @@ def run_replicate(study: dict, generator: str, cases: int, parameter_seed: int,
     entry = study["generators"][generator]
     network = parse_spec(entry["spec"])
     cpts = generating_parameters(network, entry, parameter_seed)
-    data = sample_dataset(network, cpts, cases, seeding.rng(data_seed, "data"))
+    data = sample_dataset(network, cpts, cases, seeding.rng(data_seed, "data"),
+                          study["missing_rate"])
     truth = observed_distribution(network, cpts) if "kl" in study["metrics"] else None
     candidates = _Candidates(study, network, data, data_seed, truth)
     family, scores = study["family"], study["scores"]
