@@ -144,3 +144,24 @@ def test_best_log_likelihood_at_least_stepmix(rng):
         model.fit(rows)
     stepmix_best = model.score(rows) * len(rows)  # score() is the mean per row
     assert fit.log_likelihood >= stepmix_best - 1e-6 * abs(stepmix_best)
+
+
+def test_the_pipeline_runs_paper_003s_protocol_and_the_command_line_the_optimum():
+    """One place defines both stopping protocols: the default config's paper-003 EM is
+    em.PAPER_003 under the same names, and `hiddenbn fit` defaults to em.OPTIMUM."""
+    import dataclasses
+    from pathlib import Path
+
+    import yaml
+
+    from hiddenbn.cli import build_parser
+
+    config = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "config.yaml")
+                            .read_text())
+    protocol = dataclasses.asdict(em.PAPER_003)
+    convergence = protocol.pop("convergence")
+    assert convergence == "relative"  # the library's default, so the config need not say it
+    assert {key: config["chickering_heckerman1996"]["em"][key] for key in protocol} == protocol
+    arguments = build_parser().parse_args(["fit", "data.csv", "--classes", "2"])
+    assert {key: getattr(arguments, key) for key in dataclasses.asdict(em.OPTIMUM)} \
+        == dataclasses.asdict(em.OPTIMUM)

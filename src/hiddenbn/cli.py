@@ -192,16 +192,24 @@ def command_dim(args) -> None:
     _print_report(report, ebnc.format_report, args.json)
 
 
+def _complete_data(path):
+    """A data file for a learner that needs every cell: one line if some cell is missing."""
+    data = read_csv(path)
+    data.require_complete("an embedded classifier", "delete the rows with missing cells")
+    return data
+
+
 def command_ebnc_fit(args) -> None:
     embedded = parse_spec(args.embedded)
     limits.check_network(embedded)
-    report = ebnc_fit.fit_report(embedded, args.target, read_csv(args.data), args.prior_sd)
+    report = ebnc_fit.fit_report(embedded, args.target, _complete_data(args.data),
+                                 args.prior_sd)
     _print_json(report)
 
 
 def command_ebnc_select(args) -> None:
     inputs = args.inputs.split(",") if args.inputs else None
-    report = ebnc_fit.select_report(read_csv(args.data), args.target, inputs, args.score,
+    report = ebnc_fit.select_report(_complete_data(args.data), args.target, inputs, args.score,
                                     args.prior_sd, args.max_parents)
     _print_json(report)
 

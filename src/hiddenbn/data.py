@@ -196,11 +196,11 @@ class Dataset:
         keep = ~(self.patterns == MISSING).any(axis=1)
         return replace(self, patterns=self.patterns[keep], counts=self.counts[keep])
 
-    def require_complete(self, what: str) -> None:
+    def require_complete(self, what: str,
+                         fix: str = "drop the cases with missing cells (--missing drop)") -> None:
         """Refuse missing cells where ``what`` cannot sum them out (one line)."""
         if self.has_missing:
-            raise DataError(f"the data has missing cells, which {what} does not handle; drop "
-                            "the cases with missing cells (--missing drop)")
+            raise DataError(f"the data has missing cells, which {what} does not handle; {fix}")
 
 
 def write_csv(path, dataset: Dataset) -> None:
