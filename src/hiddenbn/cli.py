@@ -273,16 +273,19 @@ def command_fit(args) -> None:
     data = data_file.dataset.for_network(network)
     limits.check_em(network, data.n_cases, 1 if args.init else args.restarts,
                     args.schedule == "annealing" and not args.init)
-    initial = load_parameters(args.init, network) if args.init else None
+    states = dict(zip(data.names, data.labels_by_column()))
+    initial = load_parameters(args.init, network, states) if args.init else None
     outcome = selection.fit_and_score(network, data, args.seed, args.prior_alpha, args.restarts,
                                       not args.skip_de, initial=initial, **_em_options(args))
     report = selection.fit_report(outcome, data, data_file.notes)
     if latent_class:
         from hiddenbn import lca  # only a latent class fit needs it
 
-        report["lca"] = lca.lca_report(outcome["fit"], data, outcome["de"],
-                                       dict(zip(data.names, map(list, data.labels_by_column()))))
-    with _outputs(args.posteriors, args.plot) as (posteriors_file, plot_file):
+        report["lca"] = lca.lca_report(outcome["fit"], data, outcome["de"], states)
+    with _outputs(args.posteriors, args.plot, args.save_params) as (
+            posteriors_file, plot_file, params_file):
+        if params_file:
+            save_parameters(params_file, network, outcome["fit"].cpts, states)
         if posteriors_file:
             posterior, modal = lca.pattern_posteriors(outcome["fit"], data_file.every_case)
             lca.write_posteriors(posteriors_file, posterior, modal, data_file.row_patterns)
@@ -494,6 +497,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "its order (rows with missing cells included; latent class models)")
     fit.add_argument("--plot", metavar="FILE", help="draw the class profile (item-response "
                      "probabilities per class) as PNG, PDF or SVG by the suffix of FILE")
+    fit.add_argument("--save-params", metavar="FILE", help="write the fitted parameters as JSON "
+                     "with the states of each column (what --init and 'sample --params' read)")
     fit.add_argument("--init", metavar="FILE", help="start EM once from these parameters (JSON, "
                      "as written by 'hiddenbn params' or 'sample --save-params') instead of the "
                      "restart schedule: from the generating parameters it shows whether a "

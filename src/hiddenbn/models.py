@@ -310,24 +310,29 @@ def observed_distribution(network: Network, cpts) -> np.ndarray:
     return np.einsum(*operands, list(network.observed_indices), optimize="greedy")
 
 
-def parameters_to_dict(network: Network, cpts) -> dict:
-    """A JSON-ready form of the parameters, keyed by node name."""
+def parameters_to_dict(network: Network, cpts, states=None) -> dict:
+    """A JSON-ready form of the parameters, keyed by node name; with ``states`` (node name ->
+    the labels of its states, in the order of the table columns) also those labels."""
     cpts = check_parameters(network, cpts)
     return {
         "network": network.to_dict(),
+        **({"states": {name: list(labels) for name, labels in states.items()}} if states else {}),
         "cpts": {network.names[i]: cpts[i].tolist() for i in range(network.n_nodes)
                  if cpts[i] is not None},
     }
 
 
-def save_parameters(path, network: Network, cpts) -> None:
-    """Write the parameters as JSON (``{"network": spec, "cpts": {node: rows}}``)."""
-    text = json.dumps(parameters_to_dict(network, cpts), indent=1, allow_nan=False) + "\n"
-    atomic_write_text(path, text)
+def save_parameters(path, network: Network, cpts, states=None) -> None:
+    """Write the parameters as JSON (``{"network": spec, "states": {node: labels}, "cpts":
+    {node: rows}}``, states only when given)."""
+    text = json.dumps(parameters_to_dict(network, cpts, states), indent=1, allow_nan=False)
+    atomic_write_text(path, text + "\n")
 
 
-def load_parameters(path, network: Network) -> list:
-    """Read a parameter file written by :func:`save_parameters` and check it fits ``network``."""
+def load_parameters(path, network: Network, states=None) -> list:
+    """Read a parameter file written by :func:`save_parameters` and check it fits ``network``
+    (and, where both the file and ``states`` label a node's states, that they agree: a table
+    whose columns mean other states would be silently wrong)."""
     text = read_text(path, ParameterError, "parameter file", limits.MAX_PARAMETER_FILE_BYTES)
     try:
         document = json.loads(text)
@@ -344,6 +349,12 @@ def load_parameters(path, network: Network) -> list:
     if unknown:
         raise ParameterError(f"parameter file {path} has a table for {unknown[0]!r}, which is not "
                              "a node of the model")
+    labelled = document.get("states")
+    for name, labels in (labelled.items() if isinstance(labelled, dict) and states else ()):
+        if name in states and [str(label) for label in labels] != list(states[name]):
+            raise ParameterError(f"parameter file {path} gives {name!r} the states "
+                                 f"{', '.join(map(str, labels))} but the data has "
+                                 f"{', '.join(states[name])}; fit again or edit the file")
     cpts = [_numbers(path, tables[name]) if name in tables else None for name in network.names]
     return check_parameters(network, cpts)
 

@@ -1,0 +1,146 @@
+"""A researcher's own data through the command line: columns bound by name or order, labels,
+a data dictionary, missing cells, per-row posteriors, the class profile, saved parameters, and
+bad data refused with one line and nothing written."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from hiddenbn.cli import main
+from hiddenbn.data import read_data
+from hiddenbn.lca import class_posteriors
+from hiddenbn.selection import latent_class_network
+
+SURVEY = """smoker,drinks,exercise,diet
+yes,often,,poor
+no,never,weekly,good
+yes,often,never,poor
+no,sometimes,weekly,NA
+yes,often,never,poor
+no,never,daily,good
+no,never,weekly,good
+yes,sometimes,never,poor
+NA,often,never,poor
+no,never,daily,good
+yes,often,never,.
+no,sometimes,weekly,good
+"""
+
+
+@pytest.fixture
+def survey(tmp_path):
+    path = tmp_path / "survey.csv"
+    path.write_text(SURVEY)
+    return path
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_model_binds_to_the_columns_in_order_or_as_named(survey, capsys):
+    by_classes = json.loads(run(capsys, "fit", survey, "--classes", "2", "--restarts", "4",
+                                "--json", "--skip-de")[1])
+    shorthand = json.loads(run(capsys, "fit", survey, "--model", "2:2,3,3,2", "--restarts", "4",
+                               "--json", "--skip-de")[1])
+    bare = json.loads(run(capsys, "fit", survey, "--model", "2", "--restarts", "4", "--json",
+                          "--skip-de")[1])
+    assert list(by_classes["model"]["nodes"]) == ["H", "smoker", "drinks", "exercise", "diet"]
+    assert by_classes["em"]["log_likelihood"] == bare["em"]["log_likelihood"]
+    assert shorthand["em"]["log_likelihood"] == pytest.approx(
+        by_classes["em"]["log_likelihood"], rel=1e-9)
+    assert by_classes["states"]["drinks"] == ["never", "often", "sometimes"]
+    assert by_classes["missing_cells"] == 4
+    assert set(by_classes["lca"]["items"]) == {"smoker", "drinks", "exercise", "diet"}
+    some = json.loads(run(capsys, "fit", survey, "--model", "2:2,2", "--columns", "diet,smoker",
+                          "--restarts", "4", "--json", "--skip-de")[1])
+    assert list(some["model"]["nodes"]) == ["H1", "diet", "smoker"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--model", "2:2,3,3"], "the model 2:2,3,3 has 3 observed variables but there are 4 "
+                             "columns (smoker, drinks, exercise, diet)"),
+    (["--model", "2:2,2,3,2"], "column 'drinks' has 3 states ('never', 'often', 'sometimes') but the "
+                               "model gives it 2"),
+    (["--classes", "2", "--columns", "smoker,age"], "--columns names 'age', which is not a "
+                                                    "column"),
+    (["--classes", "2", "--model", "2"], "give --model or --classes, not both"),
+])
+def test_a_mismatch_of_model_and_data_names_both_sides(survey, capsys, argv, message):
+    code, _, err = run(capsys, "fit", survey, *argv)
+    assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_posteriors_follow_the_rows_of_the_file_missing_cells_included(survey, tmp_path, capsys):
+    posteriors, profile = tmp_path / "posteriors.csv", tmp_path / "profile.pdf"
+    code, out, _ = run(capsys, "fit", survey, "--classes", "2", "--restarts", "8", "--json",
+                       "--skip-de", "--posteriors", posteriors, "--plot", profile,
+                       "--save-params", tmp_path / "fit.json")
+    assert code == 0 and profile.stat().st_size > 1000
+    report = json.loads(out)
+    rows = list(csv.DictReader(posteriors.open()))
+    assert len(rows) == SURVEY.count("\n") - 1 and rows[0]["row"] == "1"
+    # independently: each row of the file read alone, its posterior from the fitted parameters
+    data = read_data(survey)
+    cpts = [np.array(report["parameters"][name]) for name in ("H", *data.dataset.names)]
+    network = latent_class_network(data.dataset, 2)
+    expected, _ = class_posteriors(network, cpts, data.every_case.patterns[data.row_patterns])
+    got = np.array([[float(r["p_class1"]), float(r["p_class2"])] for r in rows])
+    assert np.allclose(got, expected, atol=1e-5)
+    assert [int(r["modal_class"]) for r in rows] == (expected.argmax(axis=1) + 1).tolist()
+    saved = json.loads((tmp_path / "fit.json").read_text())
+    assert saved["states"]["drinks"] == ["never", "often", "sometimes"]
+    again = json.loads(run(capsys, "fit", survey, "--classes", "2", "--init",
+                           tmp_path / "fit.json", "--json", "--skip-de")[1])
+    assert again["em"]["log_likelihood"] == pytest.approx(report["em"]["log_likelihood"],
+                                                          abs=1e-6)
+
+
+def test_a_dictionary_orders_states_and_keeps_absent_ones(survey, tmp_path, capsys):
+    dictionary = tmp_path / "dictionary.yaml"
+    dictionary.write_text("drinks: [never, sometimes, often, daily]\nsmoker: [no, yes]\n")
+    report = json.loads(run(capsys, "fit", survey, "--classes", "2", "--dictionary", dictionary,
+                            "--restarts", "4", "--json", "--skip-de")[1])
+    assert report["states"]["drinks"] == ["never", "sometimes", "often", "daily"]
+    assert report["model"]["nodes"]["drinks"]["states"] == 4
+
+
+def test_missing_drop_fits_the_complete_cases(survey, tmp_path, capsys):
+    complete = tmp_path / "complete.csv"
+    complete.write_text("\n".join(line for line in SURVEY.splitlines()
+                                  if not any(c in ("", "NA", ".") for c in line.split(","))))
+    dropped = json.loads(run(capsys, "fit", survey, "--classes", "2", "--missing", "drop",
+                             "--restarts", "8", "--json", "--skip-de")[1])
+    alone = json.loads(run(capsys, "fit", complete, "--classes", "2", "--restarts", "8",
+                           "--json", "--skip-de")[1])
+    assert dropped["n_cases"] == alone["n_cases"] == 8
+    assert dropped["em"]["log_likelihood"] == pytest.approx(alone["em"]["log_likelihood"],
+                                                            rel=1e-9)
+    assert any("listwise deletion" in note for note in dropped["notes"])
+
+
+@pytest.mark.parametrize("text, dictionary, message", [
+    ("a,b\nyes,1\nmaybe,2\n", "a: [no, yes]\n", "column 'a' has 'maybe', which is not one of its "
+                                                "categories in the data dictionary ('no', 'yes')"),
+    ("a,b\nyes,\nno,NA\n", None, "column 'b' has only missing cells"),
+    ("a,b\nyes,1\n,NA\nno,2\n", None, "row 2: every cell is missing; delete the row"),
+    ("a,b\nyes,1\nno\n", None, "line 3: 1 cells, but the header has 2"),
+])
+def test_bad_data_is_one_line_and_nothing_is_written(tmp_path, capsys, text, dictionary,
+                                                     message):
+    data = tmp_path / "bad.csv"
+    data.write_text(text)
+    extra = []
+    if dictionary:
+        (tmp_path / "d.yaml").write_text(dictionary)
+        extra = ["--dictionary", tmp_path / "d.yaml"]
+    outputs = [tmp_path / "posteriors.csv", tmp_path / "profile.png", tmp_path / "fit.json"]
+    code, out, err = run(capsys, "fit", data, "--classes", "2", *extra, "--posteriors",
+                         outputs[0], "--plot", outputs[1], "--save-params", outputs[2])
+    assert code == 2 and message in err and err.count("\n") == 1 and not out
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["bad.csv"] + (["d.yaml"] if dictionary else []))
