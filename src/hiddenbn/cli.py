@@ -311,6 +311,8 @@ def command_select(args) -> None:
     limits.check_em(largest, data.n_cases, args.restarts, args.schedule == "annealing")
     result = selection.select_latent_class(data, classes, args.seed, args.prior_alpha,
                                            args.restarts, not args.skip_de, **_em_options(args))
+    result["states"] = {name: list(labels) for name, labels in
+                        zip(data.names, data.labels_by_column())}
     result["notes"] = list(data_file.notes) + result["notes"]
     _print_report(result, selection.format_selection, args.json)
 

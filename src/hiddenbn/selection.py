@@ -161,8 +161,7 @@ def format_fit_report(report: dict) -> str:
                if report["missing_cells"] else "")
     lines = [f"data: {report['n_cases']} cases in {report['n_patterns']} distinct patterns"
              f"{missing}; ds {report['ds']}, de {de}, Dirichlet alpha {report['alpha']}",
-             "states of each column, in the order of the parameters: " + "; ".join(
-                 f"{name} ({', '.join(labels)})" for name, labels in report["states"].items()),
+             _states_line(report["states"]),
              f"EM: {em['restarts']} restart{'s' if em['restarts'] != 1 else ''} "
              f"({em['schedule']}), "
              + (f"converged after {em['iterations']} final iterations" if em["converged"] else
@@ -185,6 +184,11 @@ def format_fit_report(report: dict) -> str:
     return "\n".join(lines)
 
 
+def _states_line(states: dict) -> str:
+    return "states of each column, in the order of the parameters: " + "; ".join(
+        f"{name} ({', '.join(labels)})" for name, labels in states.items())
+
+
 def format_selection(result: dict) -> str:
     """The text table of :func:`select_latent_class`: one row per model, then the choices."""
     names = [n for n in SCORE_NAMES if any(n in m for m in result["models"])]
@@ -195,5 +199,7 @@ def format_selection(result: dict) -> str:
         lines.append(f"{m['states']:>3} {m['ds']:>6} {de:>6} {'yes' if m['converged'] else 'no':>5} "
                      + " ".join(f"{m.get(n, float('nan')):>12.3f}" for n in names))
     lines.append("selected k: " + ", ".join(f"{n} {k}" for n, k in result["selected"].items()))
+    if "states" in result:
+        lines.append(_states_line(result["states"]))
     lines += [f"note: {note}" for note in result["notes"]]
     return "\n".join(lines)
