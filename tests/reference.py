@@ -3,9 +3,11 @@
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
+from hiddenbn.data import MISSING
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.evidence import compositions
 from hiddenbn.inference import posterior_chunks
+from hiddenbn.models import node_tables
 from hiddenbn.scores import _bd_node_term
 
 #: Largest number of completions :func:`exact_log_marginal_likelihood` sums over.
@@ -50,3 +52,52 @@ def exact_log_marginal_likelihood(network, data, alpha: float) -> float:
         scores += _bd_node_term(statistics[:, offsets[i]:offsets[i + 1]].reshape(
             -1, network.n_parent_configurations(i), network.cardinalities[i]), alpha)
     return float(logsumexp(scores))
+
+
+def dense_joint(network, cpts):
+    operands = []
+    for i, table in enumerate(node_tables(network, cpts)):
+        shape = [network.cardinalities[p] for p in network.parents[i]] + [network.cardinalities[i]]
+        operands += [table.reshape(shape), [*network.parents[i], i]]
+    return np.einsum(*operands, list(range(network.n_nodes)))
+
+
+def brute_force_statistics(network, cpts, data):
+    """Expected counts of the data completed in hidden nodes and missing cells, and the
+    observed-data log-likelihood, from the dense joint table over every node."""
+    joint = dense_joint(network, cpts)
+    tables = node_tables(network, cpts)
+    expected = [np.zeros(t.shape) for t in tables]
+    log_likelihood = 0.0
+    for pattern, count in zip(data.patterns, data.counts):
+        index = [slice(None)] * network.n_nodes
+        for column, node in enumerate(network.observed_indices):
+            if pattern[column] != MISSING:
+                index[node] = slice(pattern[column], pattern[column] + 1)
+        completion = np.zeros_like(joint)
+        completion[tuple(index)] = joint[tuple(index)]
+        marginal = completion.sum()
+        log_likelihood += count * np.log(marginal)
+        for i in range(network.n_nodes):
+            family = [*network.parents[i], i]
+            others = tuple(a for a in range(network.n_nodes) if a not in family)
+            family_table = completion.sum(axis=others)
+            order = np.argsort(np.argsort(family))
+            expected[i] += count * np.transpose(family_table, order).reshape(expected[i].shape) \
+                / marginal
+    return expected, log_likelihood
+
+
+def central_difference_hessian(function, x, step):
+    d = x.size
+    hessian = np.zeros((d, d))
+    for a in range(d):
+        for b in range(a, d):
+            def shifted(sa, sb):
+                y = x.copy()
+                y[a] += sa * step
+                y[b] += sb * step
+                return function(y)
+            hessian[a, b] = hessian[b, a] = (shifted(1, 1) - shifted(1, -1) - shifted(-1, 1)
+                                             + shifted(-1, -1)) / (4 * step * step)
+    return hessian

@@ -8,39 +8,12 @@ from hiddenbn import inference
 from hiddenbn.data import Dataset
 from hiddenbn.em import LatentClassEngine, make_engine
 from hiddenbn.errors import DataError
-from hiddenbn.models import latent_class, node_tables, random_parameters
+from hiddenbn.models import latent_class, random_parameters
 from hiddenbn.sampling import sample_dataset
 from hiddenbn.spec import parse_spec
+from reference import brute_force_statistics
 
 
-def brute_force_statistics(network, cpts, data):
-    """Expected counts and log-likelihood from the dense joint table over every node."""
-    tables = node_tables(network, cpts)
-    operands = []
-    for i, table in enumerate(tables):
-        shape = [network.cardinalities[p] for p in network.parents[i]] + [network.cardinalities[i]]
-        operands += [table.reshape(shape), [*network.parents[i], i]]
-    joint = np.einsum(*operands, list(range(network.n_nodes)))
-    observed = network.observed_indices
-    expected = [np.zeros(t.shape) for t in tables]
-    log_likelihood = 0.0
-    for pattern, count in zip(data.patterns, data.counts):
-        index = [slice(None)] * network.n_nodes
-        for column, node in enumerate(observed):
-            index[node] = pattern[column]
-        completion = np.zeros_like(joint)
-        completion[tuple(index)] = joint[tuple(index)]
-        marginal = completion.sum()
-        log_likelihood += count * np.log(marginal)
-        for i in range(network.n_nodes):
-            family = [*network.parents[i], i]
-            others = tuple(a for a in range(network.n_nodes) if a not in family)
-            family_table = completion.sum(axis=others)
-            # axes of family_table are in increasing node order; the CPT wants parents then i
-            order = np.argsort(np.argsort(family))
-            expected[i] += count * np.transpose(family_table, order).reshape(expected[i].shape) \
-                / marginal
-    return expected, log_likelihood
 
 
 @pytest.mark.parametrize("spec", ["3(2(2,2),3,2)", "3:2,3,2", "noisy-max"])

@@ -12,10 +12,11 @@ from scipy.special import gammaln, logsumexp
 from hiddenbn import em, inference, scores
 from hiddenbn.annealing import AnnealedStarts
 from hiddenbn.data import MISSING, Dataset
+from reference import brute_force_statistics, central_difference_hessian, dense_joint
 from hiddenbn.errors import DataError, HiddenbnError, ParameterError
 from hiddenbn.evidence import cell_layout, exact_log_evidence
 from hiddenbn.interaction import noisy_max_model
-from hiddenbn.models import (free_parameters, latent_class, node_tables, observed_distribution,
+from hiddenbn.models import (free_parameters, latent_class, observed_distribution,
                              parameters_from_free, random_parameters)
 from hiddenbn.noisy_additive import summarise
 from hiddenbn.noisy_max import NoisyMaxEngine
@@ -42,40 +43,6 @@ def with_missing(network, data, fraction, rng):
     return Dataset.from_rows(network.observed_names, rows, network.observed_cardinalities)
 
 
-def dense_joint(network, cpts):
-    operands = []
-    for i, table in enumerate(node_tables(network, cpts)):
-        shape = [network.cardinalities[p] for p in network.parents[i]] + [network.cardinalities[i]]
-        operands += [table.reshape(shape), [*network.parents[i], i]]
-    return np.einsum(*operands, list(range(network.n_nodes)))
-
-
-def brute_force_statistics(network, cpts, data):
-    """Expected counts of the data completed in hidden nodes and missing cells, and the
-    observed-data log-likelihood, from the dense joint table over every node."""
-    joint = dense_joint(network, cpts)
-    tables = node_tables(network, cpts)
-    expected = [np.zeros(t.shape) for t in tables]
-    log_likelihood = 0.0
-    for pattern, count in zip(data.patterns, data.counts):
-        index = [slice(None)] * network.n_nodes
-        for column, node in enumerate(network.observed_indices):
-            if pattern[column] != MISSING:
-                index[node] = slice(pattern[column], pattern[column] + 1)
-        completion = np.zeros_like(joint)
-        completion[tuple(index)] = joint[tuple(index)]
-        marginal = completion.sum()
-        log_likelihood += count * np.log(marginal)
-        for i in range(network.n_nodes):
-            family = [*network.parents[i], i]
-            others = tuple(a for a in range(network.n_nodes) if a not in family)
-            family_table = completion.sum(axis=others)
-            order = np.argsort(np.argsort(family))
-            expected[i] += count * np.transpose(family_table, order).reshape(expected[i].shape) \
-                / marginal
-    return expected, log_likelihood
-
-
 def observed_log_likelihood(network, cpts, data):
     """``sum_p c_p log p(x_p,obs)`` from the dense observed distribution, missing axes summed."""
     table = observed_distribution(network, cpts)
@@ -86,19 +53,6 @@ def observed_log_likelihood(network, cpts, data):
     return total
 
 
-def central_difference_hessian(function, x, step):
-    d = x.size
-    hessian = np.zeros((d, d))
-    for a in range(d):
-        for b in range(a, d):
-            def shifted(sa, sb):
-                y = x.copy()
-                y[a] += sa * step
-                y[b] += sb * step
-                return function(y)
-            hessian[a, b] = hessian[b, a] = (shifted(1, 1) - shifted(1, -1) - shifted(-1, 1)
-                                             + shifted(-1, -1)) / (4 * step * step)
-    return hessian
 
 
 def central_difference_gradient(function, x, step):

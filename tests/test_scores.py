@@ -11,7 +11,7 @@ from hiddenbn.models import (free_parameters, latent_class, observed_distributio
                              parameters_from_free, random_parameters)
 from hiddenbn.sampling import sample_dataset
 from hiddenbn.spec import parse_spec
-from reference import exact_log_marginal_likelihood
+from reference import central_difference_hessian, exact_log_marginal_likelihood
 
 FULLY_OBSERVED = {"nodes": {"A": {"states": 3}, "B": {"states": 2, "parents": ["A"]},
                             "C": {"states": 3, "parents": ["A", "B"]}}}
@@ -23,21 +23,6 @@ def dense_log_posterior(network, theta, data, alpha):
     table = observed_distribution(network, cpts)
     return (float(data.counts @ np.log(table[tuple(data.for_network(network).patterns.T)]))
             + scores.dirichlet_log_density(network, cpts, alpha))
-
-
-def central_difference_hessian(function, x, step):
-    d = x.size
-    hessian = np.zeros((d, d))
-    for a in range(d):
-        for b in range(a, d):
-            def shifted(sa, sb):
-                y = x.copy()
-                y[a] += sa * step
-                y[b] += sb * step
-                return function(y)
-            hessian[a, b] = hessian[b, a] = (shifted(1, 1) - shifted(1, -1) - shifted(-1, 1)
-                                             + shifted(-1, -1)) / (4 * step * step)
-    return hessian
 
 
 @pytest.mark.parametrize("spec", ["3:2,3,2", "2(2(2,2),3)", "noisy-max"])

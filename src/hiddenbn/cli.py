@@ -584,8 +584,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     help="largest parent set in the search (default 3)")
     ebnc_select_parser.set_defaults(run=command_ebnc_select)
     for action in (ebnc_fit_parser, ebnc_select_parser):
-        action.add_argument("data", metavar="DATA", help="CSV of integer states with a header "
-                            "of variable names; an optional 'count' column holds pattern counts")
+        action.add_argument("data", metavar="DATA", help="CSV with a header of column names and "
+                            "a state (a label or a whole number) in every cell; an optional "
+                            "'count' column holds pattern counts")
         action.add_argument("--target", metavar="Y", required=True, help="the class column")
         action.add_argument("--prior-sd", type=_prior_sd, default=ebnc_fit.DEFAULT_PRIOR_SD,
                             help="s.d. of the normal prior on every phi (default "
