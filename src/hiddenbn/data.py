@@ -64,8 +64,8 @@ def pattern_counts(rows, cardinalities=None, weights=None, return_inverse: bool 
 
     ``weights`` (one non-negative integer per row, default 1) are added up per distinct row, so
     pattern counts with repeated patterns can be merged. Rows are encoded as mixed-radix
-    integers when the joint state space fits in int64 (one sort of a 1-D key array), and sorted
-    row-wise otherwise. A cell :data:`MISSING` stays missing (patterns keep their missingness).
+    integers when the joint state space fits in int64 (one sort of a 1-D key array); otherwise
+    the key is built column by column and renumbered in order whenever it would overflow. A cell :data:`MISSING` stays missing (patterns keep their missingness).
     """
     rows = np.asarray(rows)
     if rows.ndim != 2:
@@ -88,8 +88,16 @@ def pattern_counts(rows, cardinalities=None, weights=None, return_inverse: bool 
         keys, inverse = np.unique((rows.astype(np.int64) - MISSING) @ strides,
                                   return_inverse=True)
         patterns = (keys[:, None] // strides) % radix + MISSING
-    else:
-        patterns, inverse = np.unique(rows, axis=0, return_inverse=True)
+    else:  # keys column by column, renumbered (order kept) whenever they would overflow
+        key, bound = np.zeros(rows.shape[0], dtype=np.int64), 1
+        for column, r in zip(rows.T, radix.tolist()):
+            if bound * r >= 1 << 62:
+                distinct, key = np.unique(key, return_inverse=True)
+                bound = distinct.size
+            key = key * r + (column.astype(np.int64) - MISSING)
+            bound *= r
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        patterns = np.ascontiguousarray(rows.T[:, first].T)  # fast for column-major rows too
     inverse = inverse.ravel()
     if weights is None:
         counts = np.bincount(inverse, minlength=len(patterns))
@@ -330,11 +338,14 @@ def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
     encoded = [_encode(path, name, values, declared.get(name), missing_values)
                for name, values in zip(names, columns)]
     codes, categories, notes = _apply_base(path, names, encoded)
-    rows = np.column_stack(codes)
-    counts = np.ones(rows.shape[0], dtype=np.int64) if counts is None else counts
+    # column-major: every column is written and read (pattern_counts' keys) contiguously
+    rows = np.empty((codes[0].size, len(codes)), dtype=np.int32, order="F")
+    for column, code in enumerate(codes):
+        rows[:, column] = code
     _check_missing(path, names, rows)
     patterns, pattern_weights, row_patterns = pattern_counts(
         rows, [len(c) for c in categories], counts, return_inverse=True)
+    counts = np.ones(rows.shape[0], dtype=np.int64) if counts is None else counts
     every_case = Dataset(tuple(names), patterns, pattern_weights, categories)
     keep = counts > 0
     if missing == "drop":
@@ -426,7 +437,15 @@ def _read_table(path: Path) -> tuple[list[str], list[np.ndarray]]:
 
 
 def _check_row_lengths(path: Path, width: int) -> None:
-    """Refuse a row with fewer cells than the header (the csv module, to count quoted cells)."""
+    """Refuse a row with fewer cells than the header. First the commas of the whole file are
+    counted: pandas has refused every line with too many, so when no quote can hide a comma and
+    the count is the header's times the lines, every line is whole. Else the csv module finds
+    the row (quoted cells, blank lines) and its line number."""
+    raw = path.read_bytes()
+    if b'"' not in raw:
+        lines = raw.count(b"\n") + (not raw.endswith(b"\n"))
+        if raw.count(b",") == (width - 1) * lines:
+            return
     with open(path, encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle)
         for record in reader:
