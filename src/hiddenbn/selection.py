@@ -84,17 +84,25 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, r
             notes.append(outcome["note"])
         if not outcome["fit"].converged:
             notes.append(f"k = {k}: {stopped_by_cap(outcome['fit'])}")
-        if "laplace" not in row:
-            notes.append(f"k = {k}: no Laplace score, more than {LAPLACE_MAX_DIMENSION} "
-                         "parameters")
-        elif not row["laplace_positive_definite"]:
-            notes.append(f"k = {k}: the negative Hessian is not positive definite; no Laplace")
+        notes += [f"k = {k}: {note}" for note in _laplace_notes(row)]
     selected = {}
     for name in SCORE_NAMES:
         candidates = [m for m in models if name in m and not math.isnan(m[name])]
         if candidates:
             selected[name] = max(candidates, key=lambda m: m[name])["states"]
     return {"models": models, "selected": selected, "notes": notes}
+
+
+def _laplace_notes(scores: dict) -> list:
+    """Why a fit has no Laplace score (JSON gives it as null), if it has none."""
+    if "laplace" not in scores:
+        return [f"no Laplace score: more than {LAPLACE_MAX_DIMENSION} parameters, too many for "
+                "the dense Hessian"]
+    if not scores["laplace_positive_definite"]:
+        return ["no Laplace score: the negative Hessian is not positive definite here (a "
+                "probability at 0, as ML fits often have, or a direction the data do not "
+                "identify); a prior alpha above 1 keeps the fit inside"]
+    return []
 
 
 def stopped_by_cap(fit) -> str:
@@ -146,8 +154,7 @@ def fit_report(outcome: dict, data: Dataset, notes=()) -> dict:
         "scores": outcome["scores"],
         "notes": list(notes) + ([outcome["note"]] if outcome["note"] else [])
         + ([] if result.converged else [stopped_by_cap(result)])
-        + ([] if "laplace" in outcome["scores"] else
-           [f"no Laplace score: more than {LAPLACE_MAX_DIMENSION} parameters"]),
+        + _laplace_notes(outcome["scores"]),
         "parameters": {network.names[i]: t.tolist() for i, t in enumerate(result.cpts)
                        if t is not None},
     }
@@ -170,8 +177,6 @@ def format_fit_report(report: dict) -> str:
              "scores (approximate log marginal likelihood):"]
     lines += [f"  {name:<8} {report['scores'][name]:.6f}" for name in SCORE_NAMES
               if name in report["scores"]]
-    if report["scores"].get("laplace_positive_definite") is False:
-        lines.append("  laplace: the negative Hessian is not positive definite (not patched)")
     lines += [f"note: {note}" for note in report["notes"]]
     if "lca" in report:  # the latent class analysis shows the parameters with their labels
         from hiddenbn.lca import format_lca_text
