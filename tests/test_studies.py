@@ -254,3 +254,23 @@ def test_a_bad_study_stops_the_workflow_before_any_job(tmp_path):
     result = snakemake("-n", "--directory", str(tmp_path), "--configfile", str(config))
     assert result.returncode != 0
     assert "config studies.s.scores: unknown score 'aic'" in result.stdout + result.stderr
+
+
+def test_a_study_with_missing_cells_blanks_them_at_random_and_sums_them_out(tmp_path):
+    """missing_rate blanks cells completely at random in every data set; the replicate is the
+    command line's `sample --missing-rate` data, fitted with the missing cells summed out."""
+    study = checked(edited(lambda s: s.update(sample_sizes=[300], replicates=1, scores=["bic"],
+                                              missing_rate=0.2)))
+    fits, _ = studies.run_job(study, "g", 300, [(17, 23)])
+    truth, data = tmp_path / "truth.json", tmp_path / "data.csv"
+    assert cli.main(["params", "2:2,2,2,2", "--seed", "17", "-o", str(truth)]) == 0
+    assert cli.main(["sample", "2:2,2,2,2", "--params", str(truth), "--n", "300", "--seed",
+                     "23", "--counts", "--missing-rate", "0.2", "-o", str(data)]) == 0
+    dataset = read_csv(data)
+    missing = ((dataset.patterns == -1) * dataset.counts[:, None]).sum() / (300 * 4)
+    assert 0.15 < missing < 0.25
+    refit = fit_and_score(parse_spec("2:2,2,2,2"), dataset, 23, 1.01, EM["restarts"], False,
+                          False, max_iterations=EM["max_iterations"], tolerance=EM["tolerance"],
+                          schedule="halving")
+    row = fits[fits.model == "2:2,2,2,2"].iloc[0]
+    assert math.isclose(row.loglik, refit["fit"].log_likelihood, rel_tol=1e-12)
