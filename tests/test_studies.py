@@ -58,8 +58,9 @@ def _set_generator(study, **entry):
      "studies.s.generators.g.spec: spec file " + str(REPO / "missing.yaml") + " does not exist"),
     (lambda s: _set_generator(s, spec={"type": "gaussian", "nodes": {"A": {}, "B": {
         "parents": ["A"]}}}), "studies.s.generators.g.spec: a gaussian network"),
-    (lambda s: _set_generator(s, spec="2:2,2,2,2", alpha=1.0, parameters="p.json"),
-     "studies.s.generators.g: give alpha (fresh random parameters per replicate) or parameters"),
+    (lambda s: _set_generator(s, spec="2:2,2,2,2", generating_alpha=1.0, parameters="p.json"),
+     "studies.s.generators.g: give generating_alpha (fresh random parameters per replicate) or "
+     "parameters"),
     (lambda s: _set_generator(s, spec="2:2,2,2,2", parameters="nowhere.json"),
      "studies.s.generators.g.parameters: parameter file " + str(REPO / "nowhere.json") +
      " does not exist"),
@@ -123,7 +124,8 @@ def test_relative_files_are_read_from_the_base_folder_and_defaults_filled(tmp_pa
                                                  "hidden_states": {"min": 1, "max": 2}},
                      "scores": ["bic"]}, tmp_path)
     assert study["generators"]["g"] == {"spec": str(tmp_path / "models" / "tree.yaml"),
-                                        "alpha": studies.DEFAULT_ALPHA, "parameters": None}
+                                        "generating_alpha": studies.DEFAULT_ALPHA,
+                                        "parameters": None}
     assert study["sample_sizes"] == [3, 9]
     assert study["em"] == studies.DEFAULT_EM and study["metrics"] == list(studies.METRICS)
     assert studies.generator_files(study, "g") == [str(tmp_path / "models" / "tree.yaml")]
@@ -197,7 +199,7 @@ def test_models_study_needs_no_kl_and_selects_among_the_named_candidates(tmp_pat
                      "X1": {"states": 2, "parents": ["A"]}, "X2": {"states": 2, "parents": ["A"]},
                      "X3": {"states": 2, "parents": ["A", "B"]},
                      "X4": {"states": 2, "parents": ["B"]}}}
-    study = checked({"generators": {"g": {"spec": two, "alpha": 0.5}}, "sample_sizes": [400],
+    study = checked({"generators": {"g": {"spec": two, "generating_alpha": 0.5}}, "sample_sizes": [400],
                      "replicates": 2, "family": {"type": "models", "models": {
                          "lc2": "2:2,2,2,2", "two": two}},
                      "scores": ["bic", "mled"], "metrics": ["selected"], "em": EM})

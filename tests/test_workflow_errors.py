@@ -94,8 +94,10 @@ def problems_of(edit):
 
 
 @pytest.mark.parametrize("edit, line", [
-    (lambda c: c["studies"]["latent_class"]["generators"]["lc3"].update(alpha=math.nan),
-     "config studies.latent_class.generators.lc3.alpha: must be a positive number, got nan"),
+    (lambda c: c["studies"]["latent_class"]["generators"]["lc3"].update(
+        generating_alpha=math.nan),
+     "config studies.latent_class.generators.lc3.generating_alpha: must be a positive number, "
+     "got nan"),
     (lambda c: c["meek_heckerman1997"].update(prior_alpha=math.inf),
      "config meek_heckerman1997.prior_alpha: must be a number of at least 1, got inf"),
     (lambda c: c["meek_heckerman1997"]["cause_probabilities"].__setitem__(1, -math.inf),
@@ -232,11 +234,12 @@ def test_make_reproduce_checks_a_config_of_ones_own_before_snakemake_reads_it():
 
 def test_a_bad_config_stops_a_dry_run_with_its_line_and_status_2(tmp_path):
     config = {"seed": 1, "studies": {"lc": {**TINY_STUDY, "generators": {"lc3": {
-        "spec": "3:2,2,2,2", "alpha": math.nan}}}}}
+        "spec": "3:2,2,2,2", "generating_alpha": math.nan}}}}}
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(config))
     result = snakemake("-n", "--directory", str(tmp_path), "--configfile", str(path))
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if not line.startswith("Using ")]
-    assert lines == ["config studies.lc.generators.lc3.alpha: must be a positive number, got nan"]
+    assert lines == ["config studies.lc.generators.lc3.generating_alpha: must be a positive number, got "
+                     "nan"]
     assert result.stdout == ""

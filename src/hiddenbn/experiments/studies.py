@@ -2,7 +2,7 @@
 
 A study (one entry of the config's ``studies:`` section, issue 10) names generating models
 (any spec :func:`hiddenbn.spec.parse_spec` accepts), how their parameters are drawn (a fresh
-Dirichlet(``alpha``) draw per replicate, or a fixed parameter file), sample sizes, replicates,
+Dirichlet(``generating_alpha``) draw per replicate, or a fixed parameter file), sample sizes, replicates,
 one family of candidate models, the scores that select from it (names from
 :data:`hiddenbn.selection.SCORE_NAMES`) and the metrics to report (:data:`METRICS`).
 
@@ -67,7 +67,7 @@ PLUS_SCORES = ("bic_plus", "cs_plus")
 #: restarts and convergence threshold.
 DEFAULT_EM = {"prior_alpha": 1.01, "restarts": 8, "schedule": "halving", "tolerance": 1e-6,
               "convergence": "relative", "max_iterations": 1000}
-#: Dirichlet parameter of the generating CPT rows when a generator gives neither ``alpha`` nor
+#: Dirichlet parameter of the generating CPT rows when a generator gives neither ``generating_alpha`` nor
 #: ``parameters`` (the uniform Dirichlet of papers 002 and 003).
 DEFAULT_ALPHA = 1.0
 #: The figure panels: column of the selections and axis label, by metric.
@@ -135,9 +135,9 @@ def _parse(where: str, spec) -> Network:
 def _check_generator(where: str, entry: dict, base_dir: Path, with_kl: bool) -> dict:
     spec = _resolve(entry["spec"], base_dir)
     network = _parse(f"{where}.spec", spec)
-    if "alpha" in entry and "parameters" in entry:
-        raise HiddenbnError(f"{where}: give alpha (fresh random parameters per replicate) or "
-                            "parameters (a parameter file), not both")
+    if "generating_alpha" in entry and "parameters" in entry:
+        raise HiddenbnError(f"{where}: give generating_alpha (fresh random parameters per "
+                            "replicate) or parameters (a parameter file), not both")
     parameters = entry.get("parameters")
     if parameters is not None:
         parameters = str(base_dir / parameters)
@@ -148,7 +148,8 @@ def _check_generator(where: str, entry: dict, base_dir: Path, with_kl: bool) -> 
             raise HiddenbnError(f"{where}.spec: the observed variables have {states:.3g} joint "
                                 f"states, more than the {MAX_DENSE_STATES} the exact KL can "
                                 "hold; remove kl from the study's metrics")
-    return {"spec": spec, "alpha": entry.get("alpha", DEFAULT_ALPHA) if parameters is None
+    return {"spec": spec, "generating_alpha": entry.get("generating_alpha", DEFAULT_ALPHA)
+            if parameters is None
             else None, "parameters": parameters}
 
 
@@ -262,12 +263,12 @@ def summary_files(study: dict) -> list[str]:
 
 # --- one job: a generator at one sample size, every replicate --------------------------------
 def generating_parameters(network: Network, generator: dict, parameter_seed: int) -> list:
-    """The generator's parameter file, or CPT rows from Dirichlet(alpha) as ``hiddenbn params
-    --seed parameter_seed --generating-alpha alpha`` draws them."""
+    """The generator's parameter file, or CPT rows from Dirichlet(generating_alpha) as
+    ``hiddenbn params --seed parameter_seed --generating-alpha A`` draws them."""
     if generator["parameters"] is not None:
         return load_parameters(generator["parameters"], network)
     return random_parameters(network, seeding.rng(parameter_seed, "parameters"),
-                             generator["alpha"])
+                             generator["generating_alpha"])
 
 
 def _hidden_text(network: Network) -> str:
@@ -482,7 +483,7 @@ def _spec_text(spec) -> str:
 def _generator_text(study: dict, generator: str) -> str:
     entry = study["generators"][generator]
     how = (f"parameters from {Path(entry['parameters']).name}" if entry["parameters"]
-           else f"Dirichlet({entry['alpha']:g}) parameters per replicate")
+           else f"Dirichlet({entry['generating_alpha']:g}) parameters per replicate")
     return f"{_spec_text(entry['spec'])}, {how}"
 
 
