@@ -1,5 +1,6 @@
 """Slow reference computations for the tests (independent of the library's fast paths)."""
 
+import numba
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
@@ -101,3 +102,18 @@ def central_difference_hessian(function, x, step):
             hessian[a, b] = hessian[b, a] = (shifted(1, 1) - shifted(1, -1) - shifted(-1, 1)
                                              + shifted(-1, -1)) / (4 * step * step)
     return hessian
+
+
+def assert_e_step_identical_on_one_and_two_threads(engine, state) -> None:
+    """The engine's E step at ``state`` gives the same bits on one numba thread as on two."""
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = engine.e_step(state)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = engine.e_step(state)
+    finally:
+        numba.set_num_threads(threads)
+    assert one.log_likelihood == two.log_likelihood
+    for a, b in zip(one.expected, two.expected):
+        np.testing.assert_array_equal(a, b)

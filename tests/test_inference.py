@@ -1,6 +1,5 @@
 """Exact inference: expected counts and log-likelihoods against brute-force joint tables."""
 
-import numba
 import numpy as np
 import pytest
 
@@ -11,7 +10,7 @@ from hiddenbn.errors import DataError
 from hiddenbn.models import latent_class, random_parameters
 from hiddenbn.sampling import sample_dataset
 from hiddenbn.spec import parse_spec
-from reference import brute_force_statistics
+from reference import assert_e_step_identical_on_one_and_two_threads, brute_force_statistics
 
 
 
@@ -89,18 +88,7 @@ def test_latent_class_e_step_is_identical_for_one_and_two_threads(with_design, r
         assert engine.design.shape[0] > inference.DESIGN_BLOCK_ROWS
     else:
         engine.design = None  # the gather kernel
-    state = engine.from_cpts(cpts)
-    threads = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = engine.e_step(state)
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        two = engine.e_step(state)
-    finally:
-        numba.set_num_threads(threads)
-    assert one.log_likelihood == two.log_likelihood
-    for a, b in zip(one.expected, two.expected):
-        np.testing.assert_array_equal(a, b)
+    assert_e_step_identical_on_one_and_two_threads(engine, engine.from_cpts(cpts))
 
 
 def test_zero_weights_and_zero_entries_give_no_nan(rng):

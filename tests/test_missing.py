@@ -4,7 +4,6 @@ computation: dense joint tables, every completion enumerated, finite differences
 import dataclasses
 import itertools
 
-import numba
 import numpy as np
 import pytest
 from scipy.special import gammaln, logsumexp
@@ -12,7 +11,8 @@ from scipy.special import gammaln, logsumexp
 from hiddenbn import em, inference, scores
 from hiddenbn.annealing import AnnealedStarts
 from hiddenbn.data import MISSING, Dataset
-from reference import brute_force_statistics, central_difference_hessian, dense_joint
+from reference import (assert_e_step_identical_on_one_and_two_threads, brute_force_statistics,
+                       central_difference_hessian, dense_joint)
 from hiddenbn.errors import DataError, HiddenbnError, ParameterError
 from hiddenbn.evidence import cell_layout, exact_log_evidence
 from hiddenbn.interaction import noisy_max_model
@@ -119,18 +119,7 @@ def test_latent_class_e_step_is_identical_for_one_and_two_threads(with_design):
         assert engine.design.shape[0] > inference.DESIGN_BLOCK_ROWS
     else:
         engine.design = None
-    state = engine.from_cpts(cpts)
-    threads = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = engine.e_step(state)
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        two = engine.e_step(state)
-    finally:
-        numba.set_num_threads(threads)
-    assert one.log_likelihood == two.log_likelihood
-    for a, b in zip(one.expected, two.expected):
-        np.testing.assert_array_equal(a, b)
+    assert_e_step_identical_on_one_and_two_threads(engine, engine.from_cpts(cpts))
 
 
 def test_zero_probabilities_take_the_gather_kernel_with_missing_cells():
