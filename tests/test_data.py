@@ -75,6 +75,7 @@ def test_for_network_reorders_drops_and_checks_columns(tmp_path):
     ("A,B\n0,1\n.,NA\n", "row 2: every cell is missing"),
     ("A,B\n0,123456789012345678901\n", "has 21 digits"),
     ("A,B\n0,3000000000\n", "column 'B': 3000000000 is not a state of a variable"),
+    ("A;B;C\n0;1;1\n", "its cells seem separated by ';'; separate them by commas"),
 ])
 def test_malformed_data_files_get_one_line(tmp_path, text, message):
     path = tmp_path / "data.csv"

@@ -419,6 +419,10 @@ def _read_table(path: Path) -> tuple[list[str], list[np.ndarray]]:
     except UnicodeDecodeError as err:
         raise not_utf8(DataError, "data file", path, err) from None
     header = [cell.strip() for cell in frame.iloc[0]]
+    separator = next((s for s in (";", "\t", "|") if len(header) == 1 and s in header[0]), None)
+    if separator:  # one column whose name holds another separator: not a comma-separated file
+        raise DataError(f"data file {path} has one column, named {excerpt(header[0])}: its cells "
+                        f"seem separated by {separator!r}; separate them by commas")
     if not any(header):
         raise DataError(f"data file {path} is empty; it needs a header of variable names")
     if not all(header):
