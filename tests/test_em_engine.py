@@ -49,7 +49,10 @@ def network_engine(spec, rng):
 
 ENGINES = {
     "latent class": lambda rng: network_engine("3:2,3,2", rng),
-    "enumeration": lambda rng: network_engine("3(2(2,2),2,2)", rng),
+    "message passing (tree)": lambda rng: network_engine("3(2(2,2),2,2)", rng),
+    "enumeration": lambda rng: network_engine({"nodes": {  # not a tree: C has two parents
+        "H": {"states": 3, "hidden": True}, "A": {"states": 2},
+        "B": {"states": 2, "parents": ["H"]}, "C": {"states": 2, "parents": ["H", "A"]}}}, rng),
     "noisy-max": lambda rng: noisy_max_engine(rng, 1.5)[0],
     "poisson": lambda rng: additive_engine("poisson", rng),
     "gaussian": lambda rng: additive_engine("gaussian", rng),
@@ -61,7 +64,10 @@ def test_every_engine_implements_the_protocol(name, rng):
     engine = ENGINES[name](rng)
     assert isinstance(engine, em.EMEngine)
     # only the network engines can hand their state to em.Fit as CPTs
-    assert isinstance(engine, em.NetworkEngine) == (name in ("latent class", "enumeration"))
+    network_engines = ("latent class", "message passing (tree)", "enumeration")
+    assert isinstance(engine, em.NetworkEngine) == (name in network_engines)
+    if name in network_engines:
+        assert engine.name == name
 
 
 def test_an_object_without_an_m_step_is_not_an_engine():

@@ -11,7 +11,8 @@ MAP update below Eq. 11,
 for a symmetric Dirichlet(alpha) prior on every CPT row (paper 003 Eq. 3). ``alpha = 1`` is the
 ML update ``E(N_ijk) / E(N_ij)``. A row without expected data under ML (an empty class: the
 update is 0/0 and every value is a maximiser) keeps its previous value, so g never decreases.
-:class:`EnumerationEngine` (any discrete network) and :class:`LatentClassEngine` (the latent
+:class:`EnumerationEngine` (any discrete network), :class:`TreeEngine` (trees and forests, by
+message passing, :mod:`hiddenbn.message_passing`) and :class:`LatentClassEngine` (the latent
 class model, packed) are the network engines of :func:`make_engine`; the noisy-max and
 noisy-additive interaction models of paper 004 (:mod:`hiddenbn.noisy_max`,
 :mod:`hiddenbn.noisy_additive`) bring their own. A new model family is one class implementing
@@ -68,6 +69,7 @@ from hiddenbn.errors import ParameterError
 from hiddenbn.inference import (enumeration_statistics, is_latent_class,
                                 latent_class_design, latent_class_statistics, prefers_design,
                                 state_offsets)
+from hiddenbn.message_passing import is_tree, tree_statistics
 from hiddenbn.models import Network, check_parameters, random_parameters
 from hiddenbn.scores import dirichlet_log_normalizer
 from hiddenbn.split_merge import split_merge
@@ -193,6 +195,8 @@ class NetworkEngine(EMEngine, Protocol):
 
     network: Network
     alpha: float
+    #: How the E step is computed, for reports ("enumeration", "message passing (tree)", ...).
+    name: str
 
     def from_cpts(self, cpts):
         """The state holding ``cpts`` (network order, ``None`` for deterministic nodes)."""
@@ -207,6 +211,8 @@ class NetworkEngine(EMEngine, Protocol):
 
 class EnumerationEngine:
     """E and M steps for any discrete network; the state is the list of CPTs."""
+
+    name = "enumeration"
 
     def __init__(self, network: Network, data: Dataset, alpha: float):
         self.network, self.alpha = network, alpha
@@ -241,12 +247,29 @@ class EnumerationEngine:
                 for i, e in enumerate(statistics.expected)]
 
 
+class TreeEngine(EnumerationEngine):
+    """:class:`EnumerationEngine` with the E step by sum-product message passing
+    (:func:`hiddenbn.message_passing.tree_statistics`), for networks where every node has at
+    most one parent (:func:`hiddenbn.message_passing.is_tree`): the same statistics at a cost
+    linear in the nodes, for trees whose hidden nodes have too many joint states to
+    enumerate."""
+
+    name = "message passing (tree)"
+
+    def e_step(self, state) -> Statistics:
+        expected, log_likelihood = tree_statistics(self.network, state, self.patterns,
+                                                   self.counts)
+        return Statistics(expected, log_likelihood)
+
+
 class LatentClassEngine:
     """E and M steps of the latent class model (hidden root, observed children) in packed form.
 
     The state is ``(weights, table)``: ``p(H)`` of shape ``(k,)`` and the children's CPTs
     stacked as ``table[offsets[j] + x, h] = p(X_j = x | H = h)``, shape ``(sum r_j, k)``.
     """
+
+    name = "latent class"
 
     def __init__(self, network: Network, data: Dataset, alpha: float):
         self.network, self.alpha = network, alpha
@@ -294,10 +317,18 @@ class LatentClassEngine:
 
 
 def make_engine(network: Network, data: Dataset, alpha: float) -> NetworkEngine:
-    """The fastest exact engine for ``network``: the latent class kernel when it applies."""
+    """The fastest exact engine for ``network``: the latent class kernel when it applies, else
+    message passing on every other tree or forest, else enumeration.
+
+    Trees always take message passing: on paper 002's model ``5(3(2,2),3(2,2),2)`` its E step
+    costs about what enumeration's does for the paper's 32 patterns and a fifth of it for
+    10^4 distinct patterns, its cost stays flat where enumeration's grows with the joint
+    hidden states (half at 12,6,6 hidden states), and beyond
+    :data:`~hiddenbn.inference.MAX_HIDDEN_CONFIGURATIONS` of them it is the only way."""
     check_alpha(alpha)
     data = data.for_network(network)
-    engine = LatentClassEngine if is_latent_class(network) else EnumerationEngine
+    engine = (LatentClassEngine if is_latent_class(network) else
+              TreeEngine if is_tree(network) else EnumerationEngine)
     return engine(network, data, float(alpha))
 
 
@@ -306,7 +337,8 @@ class Fit:
     """A fitted network: MAP (or ML) parameters and what the scores need.
 
     ``expected_counts`` are ``E(N_ijk | theta)`` at the returned parameters (``None`` for
-    deterministic nodes); ``trace`` holds g after every iteration of the final phase.
+    deterministic nodes); ``trace`` holds g after every iteration of the final phase;
+    ``engine`` names the engine whose E step fitted it (:attr:`NetworkEngine.name`).
     """
 
     network: Network
@@ -321,6 +353,7 @@ class Fit:
     restarts: int
     schedule: str
     trace: list = field(default_factory=list)
+    engine: str | None = None
 
     @property
     def log_posterior(self) -> float:
@@ -443,7 +476,7 @@ def _finish(engine: NetworkEngine, result: EMResult, restarts, schedule, n_cases
                log_likelihood=run.statistics.log_likelihood, log_prior=engine.log_prior(run.state),
                expected_counts=engine.expected_counts(run.statistics), n_cases=n_cases,
                iterations=result.iterations, converged=result.converged, restarts=restarts,
-               schedule=schedule, trace=result.trace)
+               schedule=schedule, trace=result.trace, engine=engine.name)
 
 
 def run_em(network: Network, data: Dataset, cpts, alpha: float = 1.01,
