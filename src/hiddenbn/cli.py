@@ -600,7 +600,9 @@ def main(argv=None) -> int:
     # numba on every core, BLAS on one: the same result on any machine (hiddenbn.threads)
     pin_blas_to_one_thread()
     try:
-        args.run(args)
+        with warnings.catch_warnings():  # a library warning is one line, like the errors
+            warnings.showwarning = _warning_line
+            args.run(args)
     except HiddenbnError as err:
         return _error(str(err))
     except MemoryError:  # a backstop: sizes are checked before anything is allocated
@@ -614,6 +616,11 @@ def main(argv=None) -> int:
         return _error(f"cannot use {err.filename or 'a file'}: {reason}; check the path, its "
                       "permissions and the free space")
     return 0
+
+
+def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning as ``hiddenbn: warning: ...`` on stderr, without the source location."""
+    print(f"hiddenbn: warning: {message}", file=sys.stderr)
 
 
 def _error(message: str) -> int:

@@ -65,10 +65,16 @@ DESIGN_BLOCK_ROWS = 4096
 
 
 # --- general networks: enumeration of the hidden configurations ------------------------------
+def hidden_configuration_count(network: Network) -> int:
+    """The number of joint states of the hidden nodes (a Python int: thousands of nodes
+    overflow floats)."""
+    return math.prod(int(network.cardinalities[i]) for i in network.hidden_indices)
+
+
 def hidden_configurations(network: Network) -> np.ndarray:
     """All joint states of the hidden nodes, shape ``(H, n_hidden)``, in C order."""
     cards = [network.cardinalities[i] for i in network.hidden_indices]
-    size = math.prod(int(r) for r in cards)  # a Python int: thousands of nodes overflow floats
+    size = hidden_configuration_count(network)
     if size > MAX_HIDDEN_CONFIGURATIONS:
         raise HiddenbnError(f"the hidden nodes have {approximately(size)} joint states; exact "
                             "inference by enumeration handles at most "

@@ -227,7 +227,8 @@ def fit_noisy_max(model, data: Dataset, rng: np.random.Generator, alpha: float =
                log_prior=dirichlet_log_density(network, cpts, engine.alpha),
                expected_counts=network_order(cause_counts, result.run.statistics.expected),
                n_cases=engine.data.n_cases, iterations=result.iterations,
-               converged=result.converged, restarts=restarts, schedule="best-of-n")
+               converged=result.converged, restarts=restarts, schedule="best-of-n",
+               engine="noisy-max mechanisms")
 
 
 def effect_distribution(model: InteractionModel, cpts) -> np.ndarray:

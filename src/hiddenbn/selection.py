@@ -15,6 +15,9 @@ from hiddenbn.data import MISSING, Dataset
 from hiddenbn.dimension import effective_dimension_or_reason
 from hiddenbn.em import fit, run_em
 from hiddenbn.errors import DataError, HiddenbnError, excerpt
+from hiddenbn.inference import (MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count,
+                                is_latent_class)
+from hiddenbn.limits import approximately
 from hiddenbn.models import Network, latent_class
 from hiddenbn.scores import LAPLACE_MAX_DIMENSION, score_fit
 
@@ -42,6 +45,13 @@ def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.0
         result = run_em(network, data, initial, alpha, **final_phase)
     de, note = (effective_dimension_or_reason(network) if with_effective_dimension
                 else (None, "effective dimension skipped: no BIC+ or CS+"))
+    configurations = hidden_configuration_count(network)
+    if with_laplace and not is_latent_class(network) \
+            and configurations > MAX_HIDDEN_CONFIGURATIONS:
+        with_laplace = False
+        note = "; ".join(filter(None, [note, (
+            f"no Laplace score: its exact Hessian enumerates the {approximately(configurations)} "
+            f"joint states of the hidden nodes, more than {MAX_HIDDEN_CONFIGURATIONS}")]))
     return {"fit": result, "scores": score_fit(result, data, de, with_laplace),
             "ds": network.standard_dimension, "de": de, "note": note}
 
@@ -84,7 +94,7 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, r
             notes.append(outcome["note"])
         if not outcome["fit"].converged:
             notes.append(f"k = {k}: {stopped_by_cap(outcome['fit'])}")
-        notes += [f"k = {k}: {note}" for note in _laplace_notes(row)]
+        notes += [f"k = {k}: {note}" for note in _laplace_notes(row, row["ds"])]
     selected = {}
     for name in SCORE_NAMES:
         candidates = [m for m in models if name in m and not math.isnan(m[name])]
@@ -93,11 +103,12 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, r
     return {"models": models, "selected": selected, "notes": notes}
 
 
-def _laplace_notes(scores: dict) -> list:
-    """Why a fit has no Laplace score (JSON gives it as null), if it has none."""
+def _laplace_notes(scores: dict, ds: int) -> list:
+    """Why a fit has no Laplace score (JSON gives it as null), if it has none and the reason
+    is not already in the fit's note."""
     if "laplace" not in scores:
         return [f"no Laplace score: more than {LAPLACE_MAX_DIMENSION} parameters, too many for "
-                "the dense Hessian"]
+                "the dense Hessian"] if ds > LAPLACE_MAX_DIMENSION else []
     if not scores["laplace_positive_definite"]:
         return ["no Laplace score: the negative Hessian is not positive definite here (a "
                 "probability at 0, as ML fits often have, or a direction the data do not "
@@ -147,14 +158,15 @@ def fit_report(outcome: dict, data: Dataset, notes=()) -> dict:
         "missing_cells": int(missing.sum()),
         "states": {name: list(data.labels(j)) for j, name in enumerate(data.names)},
         "alpha": result.alpha, "ds": outcome["ds"], "de": outcome["de"],
-        "em": {"restarts": result.restarts, "schedule": result.schedule,
+        "em": {"engine": result.engine, "restarts": result.restarts,
+               "schedule": result.schedule,
                "iterations": result.iterations, "converged": result.converged,
                "log_likelihood": result.log_likelihood, "log_prior": result.log_prior,
                "log_posterior": result.log_posterior},
         "scores": outcome["scores"],
         "notes": list(notes) + ([outcome["note"]] if outcome["note"] else [])
         + ([] if result.converged else [stopped_by_cap(result)])
-        + _laplace_notes(outcome["scores"]),
+        + _laplace_notes(outcome["scores"], outcome["ds"]),
         "parameters": {network.names[i]: t.tolist() for i, t in enumerate(result.cpts)
                        if t is not None},
     }
@@ -170,7 +182,7 @@ def format_fit_report(report: dict) -> str:
              f"{missing}; ds {report['ds']}, de {de}, Dirichlet alpha {report['alpha']}",
              _states_line(report["states"]),
              f"EM: {em['restarts']} restart{'s' if em['restarts'] != 1 else ''} "
-             f"({em['schedule']}), "
+             f"({em['schedule']}, exact inference by {em['engine']}), "
              + (f"converged after {em['iterations']} final iterations" if em["converged"] else
                 f"NOT converged after {em['iterations']} final iterations"),
              f"log-likelihood {em['log_likelihood']:.6f}, log posterior g {em['log_posterior']:.6f}",
