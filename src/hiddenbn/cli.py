@@ -273,7 +273,7 @@ def command_fit(args) -> None:
     data = data_file.dataset.for_network(network)
     limits.check_em(network, data.n_cases, 1 if args.init else args.restarts,
                     args.schedule == "annealing" and not args.init)
-    states = dict(zip(data.names, data.labels_by_column()))
+    states = data.states()
     initial = load_parameters(args.init, network, states) if args.init else None
     outcome = selection.fit_and_score(network, data, args.seed, args.prior_alpha, args.restarts,
                                       not args.skip_de, initial=initial, **_em_options(args))
@@ -311,8 +311,7 @@ def command_select(args) -> None:
     limits.check_em(largest, data.n_cases, args.restarts, args.schedule == "annealing")
     result = selection.select_latent_class(data, classes, args.seed, args.prior_alpha,
                                            args.restarts, not args.skip_de, **_em_options(args))
-    result["states"] = {name: list(labels) for name, labels in
-                        zip(data.names, data.labels_by_column())}
+    result["states"] = data.states()
     result["notes"] = list(data_file.notes) + result["notes"]
     _print_report(result, selection.format_selection, args.json)
 
@@ -335,7 +334,8 @@ def command_evidence(args) -> None:
     runs, particles = (0, 0) if args.method == "exact" else (args.runs, args.particles)
     limits.check_evidence(network, data.n_patterns, data.n_cases, runs, particles)
     report = {"model": args.model, "method": args.method, "prior_alpha": args.prior_alpha,
-              "cases": data.n_cases, "patterns": data.n_patterns}
+              "cases": data.n_cases, "patterns": data.n_patterns,
+              "states": data.states()}
     if args.method == "exact":
         result = exact_log_evidence(network, data, args.prior_alpha)
         report.update(log_evidence=result.log_evidence, standard_error=0.0,

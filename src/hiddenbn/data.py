@@ -146,9 +146,10 @@ class Dataset:
         top = self.patterns.max(axis=0) if self.n_patterns else np.zeros(len(self.names), int)
         return tuple(max(1, int(value) + 1) for value in top)
 
-    def labels_by_column(self) -> list:
-        """:meth:`labels` of every column, in order."""
-        return [self.labels(j) for j in range(len(self.names))]
+    def states(self) -> dict:
+        """Each column's states as text, in code order: ``{name: [label, ...]}`` (what every
+        output writes beside results that use codes)."""
+        return {name: list(self.labels(j)) for j, name in enumerate(self.names)}
 
     def labels(self, column: int) -> Sequence[str]:
         """The states of column ``column`` as text (the codes themselves without categories)."""

@@ -156,7 +156,7 @@ def fit_report(outcome: dict, data: Dataset, notes=()) -> dict:
     return {
         "model": network.to_dict(), "n_cases": data.n_cases, "n_patterns": data.n_patterns,
         "missing_cells": int(missing.sum()),
-        "states": {name: list(data.labels(j)) for j, name in enumerate(data.names)},
+        "states": data.states(),
         "alpha": result.alpha, "ds": outcome["ds"], "de": outcome["de"],
         "em": {"engine": result.engine, "restarts": result.restarts,
                "schedule": result.schedule,
