@@ -1,0 +1,79 @@
+"""Exact inference on trees: the message-passing E step against the enumeration of hidden states.
+
+Run with ``python -m benchmarks message_passing``. One E step (expected counts and the
+log-likelihood, paper 003 Eq. 11) of :class:`hiddenbn.em.TreeEngine` against
+:class:`hiddenbn.em.EnumerationEngine` on the same data and parameters, the ratio measured in
+the same run; then how the message-passing E step grows with the number of hidden nodes (10 to
+100, where enumeration is impossible) and with the number of distinct patterns.
+
+The trees are hierarchical latent class models: a complete binary tree of ternary hidden nodes,
+each with three binary observed leaves (``hlc_tree``), paper 002's model 5,3,3:2,2,2,2,2 and a
+wider tree of 4-state nodes.
+"""
+
+import os
+
+import numpy as np
+
+from benchmarks.bench_em import best_time
+from hiddenbn import em
+from hiddenbn.models import random_parameters
+from hiddenbn.sampling import sample_dataset
+from hiddenbn.spec import parse_spec
+
+#: Paper 002's HLC model (Fig. 2) and a wider tree both engines can still fit.
+COMPARED = ("5(3(2,2),3(2,2),2)", "4(4(3,3,3,3),4(3,3,3,3),4(3,3,3,3))")
+COMPARED_CASES = 10_000
+GROWTH_HIDDEN = (10, 20, 50, 100)
+GROWTH_CASES = 10_000
+PATTERN_GROWTH = (1_000, 10_000, 100_000)
+
+
+def hlc_tree(hidden: int) -> str:
+    """A tree shorthand of ``hidden`` ternary hidden nodes (a complete binary tree in
+    breadth-first order), each with three binary observed leaves."""
+    def node(i):
+        below = [node(c) for c in (2 * i + 1, 2 * i + 2) if c < hidden]
+        return "3(" + ",".join(below + ["2"] * 3) + ")"
+    return node(0)
+
+
+def e_step_seconds(engine, state):
+    """(wall, CPU) seconds of one E step, the best of three."""
+    return best_time(lambda: engine.e_step(state))
+
+
+def setup(spec: str, cases: int, seed: int = 0):
+    network = parse_spec(spec)
+    rng = np.random.default_rng(seed)
+    cpts = random_parameters(network, rng)
+    return network, sample_dataset(network, cpts, cases, rng), random_parameters(network, rng)
+
+
+def run():
+    lines = [f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start "
+             "(other work inflates every time)"]
+    for spec in COMPARED:
+        network, data, cpts = setup(spec, COMPARED_CASES)
+        tree, enumeration = (em.TreeEngine(network, data, 1.0),
+                             em.EnumerationEngine(network, data, 1.0))
+        ours = e_step_seconds(tree, tree.from_cpts(cpts))
+        theirs = e_step_seconds(enumeration, enumeration.from_cpts(cpts))
+        lines.append(f"E step of {spec}, N = {COMPARED_CASES:,} ({data.n_patterns:,} patterns): "
+                     f"message passing {ours[0] * 1e3:.2f} ms, enumeration "
+                     f"{theirs[0] * 1e3:.2f} ms, ratio {theirs[0] / ours[0]:.1f}x")
+    for hidden in GROWTH_HIDDEN:
+        network, data, cpts = setup(hlc_tree(hidden), GROWTH_CASES)
+        engine = em.make_engine(network, data, 1.0)
+        wall = e_step_seconds(engine, engine.from_cpts(cpts))[0]
+        lines.append(f"E step, {hidden} hidden nodes, {network.observed_indices.size} observed, "
+                     f"N = {GROWTH_CASES:,} ({data.n_patterns:,} patterns; {engine.name}): "
+                     f"{wall * 1e3:.0f} ms, {wall / data.n_patterns * 1e6:.1f} us per pattern")
+    for cases in PATTERN_GROWTH:
+        network, data, cpts = setup(hlc_tree(20), cases)
+        engine = em.make_engine(network, data, 1.0)
+        wall = e_step_seconds(engine, engine.from_cpts(cpts))[0]
+        lines.append(f"E step, 20 hidden nodes, N = {cases:,} ({data.n_patterns:,} patterns): "
+                     f"{wall * 1e3:.0f} ms")
+    lines.append(f"load average {os.getloadavg()[0]:.1f} at the end")
+    return lines
