@@ -70,6 +70,8 @@ DEFAULT_EM = {"prior_alpha": 1.01, "restarts": 8, "schedule": "halving", "tolera
 #: Dirichlet parameter of the generating CPT rows when a generator gives neither ``generating_alpha`` nor
 #: ``parameters`` (the uniform Dirichlet of papers 002 and 003).
 DEFAULT_ALPHA = 1.0
+#: Characters of a generator's spec in a figure's panel title.
+TITLE_WIDTH = 40
 #: The figure panels: column of the selections and axis label, by metric.
 PANELS = {"kl": plots.KL_PANEL, "selected": ("hidden_states", "selected hidden states")}
 
@@ -480,6 +482,12 @@ def _spec_text(spec) -> str:
         Path(spec).name if is_spec_file(spec) else str(spec))
 
 
+def _short(text: str, width: int = TITLE_WIDTH) -> str:
+    """``text`` cut to ``width`` characters with an ellipsis: a panel title of a figure stays
+    within its panel (summary.md gives the whole spec)."""
+    return text if len(text) <= width else text[:width - 1].rstrip(", ") + "…"
+
+
 def _generator_text(study: dict, generator: str) -> str:
     entry = study["generators"][generator]
     how = (f"parameters from {Path(entry['parameters']).name}" if entry["parameters"]
@@ -594,7 +602,8 @@ def write_summary(name: str, study: dict, fits: pd.DataFrame, selections: pd.Dat
             frame.to_csv(temporary, index=False)
     panels = _panels(study)
     if panels:
-        titles = {g: f"{g} ({_spec_text(e['spec'])})" for g, e in study["generators"].items()}
+        titles = {g: f"{g} ({_short(_spec_text(e['spec']))})"
+                  for g, e in study["generators"].items()}
         plots.selection_figure(selections, list(study["generators"]), study["scores"],
                                outdir / "figures" / "selection",
                                f"Study {name}: the selected model", titles, panels)
