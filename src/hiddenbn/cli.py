@@ -45,7 +45,9 @@ examples:
   hiddenbn fit data.csv --model 3:2,2,2,2 --seed 1
   hiddenbn fit data.csv --model 3:2,2,2,2 --schedule annealing --restarts 8
   hiddenbn fit data.csv --model 3:2,2,2,2 --init truth.json
-  hiddenbn select data.csv --family lc --states 1..8 --json
+  hiddenbn fit survey.csv --classes 3 --posteriors posteriors.csv --plot profile.png
+  hiddenbn fit survey.csv --classes 3 --dictionary dictionary.yaml --missing drop --json
+  hiddenbn select data.csv --family lc --classes 1..8 --json
   hiddenbn evidence data.csv --model 3:2,2,2,2 --method mc --runs 8
   hiddenbn ebnc fit data.csv --target Y --embedded embedded.yaml
   hiddenbn ebnc select data.csv --target Y --score bic
