@@ -33,7 +33,6 @@ import numpy as np
 
 from hiddenbn.data import Dataset
 from hiddenbn.em import Fit, Statistics, check_alpha, fit_engine
-from hiddenbn.errors import DataError
 from hiddenbn.interaction import InteractionModel, fit_cause_tables, load_interaction
 from hiddenbn.scores import complete_log_likelihood, dirichlet_log_density
 
@@ -171,9 +170,7 @@ class NoisyMaxEngine:
         check_alpha(alpha)
         self.model, self.alpha = model, float(alpha)
         self.data, self.causes, self.effect = _case_arrays(model, data)
-        if self.data.has_missing:
-            raise DataError("noisy-max models are fitted from complete cases only and the data "
-                            "have missing cells; use --missing drop")
+        self.data.require_complete("a noisy-max fit")
         self.counts = self.data.counts.astype(np.float64)
         self.rows = model.mechanism_rows(self.causes)
         self.shape = (int(model.mechanism_offsets()[-1]), model.effect_states)

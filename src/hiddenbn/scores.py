@@ -44,7 +44,7 @@ from scipy.linalg import LinAlgError, cho_factor, eigvalsh
 from scipy.special import gammaln, logsumexp, xlogy
 
 from hiddenbn.data import MISSING, Dataset
-from hiddenbn.errors import DataError, HiddenbnError
+from hiddenbn.errors import HiddenbnError
 from hiddenbn.inference import (ENUMERATION_CHUNK_CELLS, family_indices, is_latent_class,
                                 posterior_chunks, state_offsets)
 from hiddenbn.models import Network, check_parameters
@@ -80,9 +80,7 @@ def complete_data_counts(network: Network, data: Dataset) -> list:
         raise HiddenbnError("complete-data counts need every node observed; this network has "
                             "hidden nodes (use the expected counts of an EM fit)")
     data = data.for_network(network)
-    if data.has_missing:
-        raise DataError("complete-data counts need every cell observed and the data have "
-                        "missing cells; use --missing drop (or the expected counts of an EM fit)")
+    data.require_complete("complete-data counts (use the expected counts of an EM fit)")
     indices = family_indices(network, data.patterns, np.zeros((1, 0), dtype=np.int64))
     return [np.bincount(index[:, 0], weights=data.counts.astype(float),
                         minlength=network.n_parent_configurations(i) * network.cardinalities[i])
