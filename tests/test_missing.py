@@ -431,3 +431,22 @@ def test_noisy_models_and_complete_counts_refuse_missing_cells_in_one_line(rng):
     data = Dataset.from_rows(("A", "B"), np.array([[0, 1], [MISSING, 0]]), (2, 2))
     with pytest.raises(DataError, match="--missing drop"):
         scores.complete_data_counts(network, data)
+
+
+@pytest.mark.parametrize("spec", ["3:2,3,2,2,3", "3(2(2,2,2),2(2,2),2)"])
+def test_the_search_with_missing_cells_reaches_the_mode_of_em_from_the_truth(spec):
+    """The oracle: EM started from the generating parameters ends at the mode near the truth;
+    best-of-n on the same data (20% of the cells missing) must reach it too. (The halved starts
+    of paper 003, `fit`'s default, end 0.07 to 1 nat lower on these data sets, with or without
+    missing cells: that is the schedule, not the missing cells; README says so.) Both runs end
+    at the same iteration cap, where g still creeps by ~1e-9 per iteration."""
+    network = parse_spec(spec)
+    rng = np.random.default_rng(5)
+    truth = random_parameters(network, rng, alpha=2.0)
+    data = sample_dataset(network, truth, 3000, rng, missing_rate=0.2)
+    assert data.has_missing
+    protocol = {**dataclasses.asdict(em.OPTIMUM), "max_iterations": 1000}
+    oracle = em.run_em(network, data, truth, alpha=1.0, **protocol)
+    searched = em.fit(network, data, np.random.default_rng(1), alpha=1.0, restarts=8,
+                      schedule="best-of-n", **protocol)
+    assert searched.log_posterior >= oracle.log_posterior - 0.01
