@@ -1,13 +1,15 @@
 """Exact inference on trees: the message-passing E step against the enumeration of hidden states.
 
 Run with ``python -m benchmarks message_passing``. One E step (expected counts and the
-log-likelihood, paper 003 Eq. 11) of :class:`hiddenbn.em.TreeEngine` against
-:class:`hiddenbn.em.EnumerationEngine` on the same data and parameters, the ratio measured in
-the same run; one EM iteration on paper 002's model against pgmpy 1.1's
-``ExpectationMaximization`` with latent variables on the same cases (its time per iteration
-from the difference of a 3- and a 1-iteration run, so its set-up cancels); then how the
-message-passing E step grows with the number of hidden nodes (10 to 100, where enumeration is
-impossible) and with the number of distinct patterns.
+log-likelihood, paper 003 Eq. 11) of :class:`hiddenbn.em.TreeEngine` (the numba kernel of
+:mod:`hiddenbn.message_passing`) against :class:`hiddenbn.em.EnumerationEngine` on the same
+data and parameters, the ratio measured in the same run; one EM iteration on paper 002's model
+against pgmpy 1.1's ``ExpectationMaximization`` with latent variables on the same cases (its
+time per iteration from the difference of a 3- and a 1-iteration run, so its set-up cancels);
+then how the message-passing E step grows with the number of hidden nodes (10 to 100, where
+enumeration is impossible) and with the number of distinct patterns, on all of numba's threads
+and on one. Every engine is warmed up first, so numba's compile time (or cache load) is never
+timed.
 
 The trees are hierarchical latent class models: a complete binary tree of ternary hidden nodes,
 each with three binary observed leaves (``hlc_tree``), paper 002's model 5,3,3:2,2,2,2,2 and a
@@ -18,6 +20,7 @@ import logging
 import os
 import warnings
 
+import numba
 import numpy as np
 import pandas as pd
 
@@ -44,9 +47,16 @@ def hlc_tree(hidden: int) -> str:
     return node(0)
 
 
-def e_step_seconds(engine, state):
-    """(wall, CPU) seconds of one E step, the best of three."""
-    return best_time(lambda: engine.e_step(state))
+def e_step_seconds(engine, state, threads=None):
+    """(wall, CPU) seconds of one E step, the best of three after a warm-up call (which compiles
+    or loads the numba kernels), on ``threads`` numba threads (default: all)."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads or before)
+    try:
+        engine.e_step(state)
+        return best_time(lambda: engine.e_step(state))
+    finally:
+        numba.set_num_threads(before)
 
 
 def pgmpy_seconds_per_iteration(network, data) -> float:
@@ -85,8 +95,8 @@ def setup(spec: str, cases: int, seed: int = 0):
 
 
 def run():
-    lines = [f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start "
-             "(other work inflates every time)"]
+    lines = [f"machine: {os.cpu_count()} CPUs, {numba.get_num_threads()} numba threads, load "
+             f"average {os.getloadavg()[0]:.1f} at start (other work inflates every time)"]
     for spec in COMPARED:
         network, data, cpts = setup(spec, COMPARED_CASES)
         tree, enumeration = (em.TreeEngine(network, data, 1.0),
@@ -106,14 +116,17 @@ def run():
         network, data, cpts = setup(hlc_tree(hidden), GROWTH_CASES)
         engine = em.make_engine(network, data, 1.0)
         wall = e_step_seconds(engine, engine.from_cpts(cpts))[0]
+        one = e_step_seconds(engine, engine.from_cpts(cpts), threads=1)[0]
         lines.append(f"E step, {hidden} hidden nodes, {network.observed_indices.size} observed, "
                      f"N = {GROWTH_CASES:,} ({data.n_patterns:,} patterns; {engine.name}): "
-                     f"{wall * 1e3:.0f} ms, {wall / data.n_patterns * 1e6:.1f} us per pattern")
+                     f"{wall * 1e3:.1f} ms, {wall / data.n_patterns * 1e6:.2f} us per pattern "
+                     f"({one * 1e3:.1f} ms on one thread)")
     for cases in PATTERN_GROWTH:
         network, data, cpts = setup(hlc_tree(20), cases)
         engine = em.make_engine(network, data, 1.0)
         wall = e_step_seconds(engine, engine.from_cpts(cpts))[0]
+        one = e_step_seconds(engine, engine.from_cpts(cpts), threads=1)[0]
         lines.append(f"E step, 20 hidden nodes, N = {cases:,} ({data.n_patterns:,} patterns): "
-                     f"{wall * 1e3:.0f} ms")
+                     f"{wall * 1e3:.1f} ms ({one * 1e3:.1f} ms on one thread)")
     lines.append(f"load average {os.getloadavg()[0]:.1f} at the end")
     return lines

@@ -1,13 +1,17 @@
 """The tree E step by sum-product message passing (hiddenbn.message_passing) against enumeration
-of every hidden configuration, and its engine in EM."""
+of every hidden configuration, its per-pattern family posteriors, and its engine in EM."""
 
+import re
+
+import numba
 import numpy as np
 import pytest
 
 from hiddenbn import em, message_passing
 from hiddenbn.errors import DataError, HiddenbnError
-from hiddenbn.inference import MAX_HIDDEN_CONFIGURATIONS, enumeration_statistics
-from hiddenbn.message_passing import is_tree, tree_statistics
+from hiddenbn.inference import (MAX_HIDDEN_CONFIGURATIONS, enumeration_statistics,
+                                posterior_chunks)
+from hiddenbn.message_passing import is_tree, tree_family_posteriors, tree_statistics
 from hiddenbn.models import Network, latent_class, random_parameters
 from hiddenbn.sampling import sample_dataset
 from hiddenbn.spec import parse_spec
@@ -88,10 +92,10 @@ def test_statistics_equal_enumeration(name, missing_rate, rng):
 def test_statistics_equal_enumeration_over_many_blocks(rng, monkeypatch):
     network = NETWORKS["paper 002 HLC"]
     cpts, data = model_and_data(network, 5000, 0.15, rng)
-    cells = sum(network.cardinalities[i] + network.n_parent_configurations(i)
-                for i in range(network.n_nodes))
-    monkeypatch.setattr(message_passing, "TREE_BLOCK_CELLS", 10 * cells)  # blocks of 10 rows
-    assert data.n_patterns > 50 and data.n_patterns % 10  # a short last block too
+    # blocks of one chunk of patterns each, the last one short
+    monkeypatch.setattr(message_passing, "TREE_BLOCKS", data.n_patterns)
+    monkeypatch.setattr(message_passing, "BLOCK_MIN_PATTERNS", 1)
+    assert data.n_patterns > 3 * message_passing.CHUNK and data.n_patterns % message_passing.CHUNK
     assert_statistics_equal(tree_statistics(network, cpts, data.patterns, data.counts),
                             enumeration_statistics(network, cpts, data.patterns, data.counts),
                             data.n_cases)
@@ -175,3 +179,122 @@ def test_e_step_is_identical_for_one_and_two_threads(rng):
     engine = em.make_engine(network, data, 1.0)
     assert isinstance(engine, em.TreeEngine)
     assert_e_step_identical_on_one_and_two_threads(engine, engine.from_cpts(cpts))
+
+
+def clamped(cpts, node, state):
+    """``cpts`` with ``X_node = state`` clamped: the other columns of its CPT zeroed (rows no
+    longer add up to one)."""
+    cpts = [np.array(table, dtype=float) for table in cpts]
+    keep = cpts[node][:, state].copy()
+    cpts[node][:] = 0.0
+    cpts[node][:, state] = keep
+    return cpts
+
+
+@pytest.mark.parametrize("name", ["paper 002 HLC", "forest", "random tree 2"])
+def test_statistics_with_a_clamped_node_equal_enumeration(name, rng):
+    network = NETWORKS[name]
+    cpts, data = model_and_data(network, 1500, 0.15, rng)
+    node = int(network.hidden_indices[-1])
+    ours = tree_statistics(network, clamped(cpts, node, 1), data.patterns, data.counts)
+    assert_statistics_equal(ours, enumeration_statistics(network, clamped(cpts, node, 1),
+                                                         data.patterns, data.counts),
+                            data.n_cases)
+    assert np.all(ours[0][node][:, 0] == 0.0)
+
+
+def enumerated_family_posteriors(network, cpts, patterns):
+    """``p(X_pa(i) = j, X_i = k | x_p)`` per node as ``(m, q_i, r_i)`` arrays, and ``log
+    p(x_p)``, from the enumeration of every completion."""
+    m = patterns.shape[0]
+    sizes = [network.n_parent_configurations(i) * network.cardinalities[i]
+             for i in range(network.n_nodes)]
+    flat = [np.zeros(m * size) for size in sizes]
+    log_marginal = np.full(m, np.nan)
+    for rows, indices, weights, chunk_log_marginal in posterior_chunks(network, cpts, patterns):
+        where = np.arange(m)[rows]
+        log_marginal[where] = chunk_log_marginal
+        for total, index, size in zip(flat, indices, sizes):
+            np.add.at(total, where[:, None] * size + index, weights)
+    return ([total.reshape(m, network.n_parent_configurations(i), network.cardinalities[i])
+             for i, total in enumerate(flat)], log_marginal)
+
+
+@pytest.mark.parametrize("clamp", [False, True])
+@pytest.mark.parametrize("missing_rate", [0.0, 0.15])
+@pytest.mark.parametrize("name", NETWORKS)
+def test_family_posteriors_equal_enumeration(name, missing_rate, clamp, rng):
+    network = NETWORKS[name]
+    cpts, data = model_and_data(network, 400, missing_rate, rng)
+    if clamp:  # X_a = 0 for a hidden node a: posteriors given x and X_a = 0, log p(x, X_a = 0)
+        cpts = clamped(cpts, int(network.hidden_indices[0]), 0)
+    posteriors, log_marginal = tree_family_posteriors(network, cpts, data.patterns)
+    reference, reference_log_marginal = enumerated_family_posteriors(network, cpts,
+                                                                     data.patterns)
+    np.testing.assert_allclose(log_marginal, reference_log_marginal, rtol=1e-10)
+    for i, (ours, theirs) in enumerate(zip(posteriors, reference, strict=True)):
+        assert ours.shape == (data.n_patterns, network.n_parent_configurations(i),
+                              network.cardinalities[i])
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-13)
+        np.testing.assert_allclose(ours.sum(axis=(1, 2)), 1.0, rtol=1e-12)
+    # the counts are the posteriors weighted by the pattern counts, times nothing else
+    expected, _ = tree_statistics(network, cpts, data.patterns, data.counts)
+    for ours, table in zip(posteriors, expected):
+        np.testing.assert_allclose(np.tensordot(data.counts, ours, axes=1), table,
+                                   rtol=1e-10, atol=1e-12 * data.n_cases)
+
+
+def test_family_posteriors_refuse_an_impossible_pattern(rng):
+    network = parse_spec(PAPER_HLC)
+    cpts, data = model_and_data(network, 300, 0.0, rng)
+    cpts[3][:, 1] = 0.0  # X1 = 1 is impossible
+    cpts[3][:, 0] = 1.0
+    first = int(np.flatnonzero(data.patterns[:, 0] == 1)[0])
+    message = (f"observed pattern {data.patterns[first].tolist()} has probability zero under "
+               "the model")
+    with pytest.raises(DataError, match=f"^{re.escape(message)}$"):
+        tree_family_posteriors(network, cpts, data.patterns)
+    with pytest.raises(DataError, match="probability zero"):
+        tree_statistics(network, cpts, data.patterns, data.counts)
+
+
+def test_a_state_out_of_range_is_refused(rng):
+    network = parse_spec(PAPER_HLC)
+    cpts, data = model_and_data(network, 300, 0.0, rng)
+    patterns = data.patterns.copy()
+    patterns[5, 2] = 2  # a binary node
+    with pytest.raises(DataError, match="outside its node's states"):
+        tree_statistics(network, cpts, patterns, data.counts)
+
+
+def test_hundreds_of_leaves_do_not_underflow(rng):
+    """p(x) of 1500 leaves is far below the smallest double: the rescaled passes keep it in
+    logs, like enumeration (which works in logs)."""
+    network = latent_class(3, [3] * 1500)
+    cpts = random_parameters(network, rng)
+    patterns = np.stack([rng.choice(3, size=1500, p=[0.8, 0.15, 0.05]) for _ in range(40)])
+    counts = rng.integers(1, 5, size=40)
+    ours = tree_statistics(network, cpts, patterns, counts)
+    theirs = enumeration_statistics(network, cpts, patterns, counts)
+    assert ours[1] / counts.sum() < np.log(5e-324)  # p(x) below the smallest double
+    assert_statistics_equal(ours, theirs, counts.sum())
+    posteriors, log_marginal = tree_family_posteriors(network, cpts, patterns)
+    reference, reference_log_marginal = enumerated_family_posteriors(network, cpts, patterns)
+    np.testing.assert_allclose(log_marginal, reference_log_marginal, rtol=1e-10)
+    np.testing.assert_allclose(posteriors[0], reference[0], rtol=1e-9, atol=1e-13)
+
+
+def test_family_posteriors_are_identical_for_one_and_two_threads(rng):
+    network = parse_spec(LARGE_TREE)
+    cpts, data = model_and_data(network, 5000, 0.1, rng)
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = tree_family_posteriors(network, cpts, data.patterns)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = tree_family_posteriors(network, cpts, data.patterns)
+    finally:
+        numba.set_num_threads(threads)
+    np.testing.assert_array_equal(one[1], two[1])
+    for a, b in zip(one[0], two[0]):
+        np.testing.assert_array_equal(a, b)
