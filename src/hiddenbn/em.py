@@ -11,9 +11,10 @@ MAP update below Eq. 11,
 for a symmetric Dirichlet(alpha) prior on every CPT row (paper 003 Eq. 3). ``alpha = 1`` is the
 ML update ``E(N_ijk) / E(N_ij)``. A row without expected data under ML (an empty class: the
 update is 0/0 and every value is a maximiser) keeps its previous value, so g never decreases.
-:class:`EnumerationEngine` (any discrete network), :class:`TreeEngine` (trees and forests, by
-message passing, :mod:`hiddenbn.message_passing`) and :class:`LatentClassEngine` (the latent
-class model, packed) are the network engines of :func:`make_engine`; the noisy-max and
+:class:`EnumerationEngine` (any small discrete network), :class:`TreeEngine` (trees and
+forests, by message passing, :mod:`hiddenbn.message_passing`), :class:`JunctionTreeEngine` (any
+other network, :mod:`hiddenbn.junction_tree`) and :class:`LatentClassEngine` (the latent class
+model, packed) are the network engines of :func:`make_engine`; the noisy-max and
 noisy-additive interaction models of paper 004 (:mod:`hiddenbn.noisy_max`,
 :mod:`hiddenbn.noisy_additive`) bring their own. A new model family is one class implementing
 :class:`EMEngine`, plus a line in :func:`make_engine` when it is a network that :func:`fit`
@@ -63,13 +64,15 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from scipy.special import xlogy
 
+from hiddenbn import exact_inference
 from hiddenbn.annealing import SWEEPS, AnnealedStarts
 from hiddenbn.data import Dataset
 from hiddenbn.errors import ParameterError
 from hiddenbn.inference import (enumeration_statistics, is_latent_class,
                                 latent_class_design, latent_class_statistics, prefers_design,
                                 state_offsets)
-from hiddenbn.message_passing import is_tree, tree_statistics
+from hiddenbn.junction_tree import junction_tree, junction_tree_statistics
+from hiddenbn.message_passing import tree_statistics
 from hiddenbn.models import Network, check_parameters, random_parameters
 from hiddenbn.scores import dirichlet_log_normalizer
 from hiddenbn.split_merge import split_merge
@@ -210,9 +213,13 @@ class NetworkEngine(EMEngine, Protocol):
 
 
 class EnumerationEngine:
-    """E and M steps for any discrete network; the state is the list of CPTs."""
+    """E and M steps for any discrete network; the state is the list of CPTs. The E step
+    enumerates the joint states of the hidden nodes
+    (:func:`hiddenbn.inference.enumeration_statistics`); the subclasses below replace only
+    :attr:`statistics`."""
 
-    name = "enumeration"
+    name = exact_inference.ENUMERATION
+    statistics = staticmethod(enumeration_statistics)
 
     def __init__(self, network: Network, data: Dataset, alpha: float):
         self.network, self.alpha = network, alpha
@@ -229,8 +236,8 @@ class EnumerationEngine:
         return state
 
     def e_step(self, state) -> Statistics:
-        expected, log_likelihood = enumeration_statistics(self.network, state, self.patterns,
-                                                          self.counts)
+        expected, log_likelihood = self.statistics(self.network, state, self.patterns,
+                                                   self.counts)
         return Statistics(expected, log_likelihood)
 
     def m_step(self, statistics: Statistics, state):
@@ -254,12 +261,23 @@ class TreeEngine(EnumerationEngine):
     linear in the nodes, for trees whose hidden nodes have too many joint states to
     enumerate."""
 
-    name = "message passing (tree)"
+    name = exact_inference.TREE
+    statistics = staticmethod(tree_statistics)
 
-    def e_step(self, state) -> Statistics:
-        expected, log_likelihood = tree_statistics(self.network, state, self.patterns,
-                                                   self.counts)
-        return Statistics(expected, log_likelihood)
+
+class JunctionTreeEngine(EnumerationEngine):
+    """:class:`EnumerationEngine` with the E step on a junction tree
+    (:func:`hiddenbn.junction_tree.junction_tree_statistics`), for networks that are not trees:
+    the same statistics at a cost exponential only in the largest clique."""
+
+    name = exact_inference.JUNCTION_TREE
+    statistics = staticmethod(junction_tree_statistics)
+
+    def __init__(self, network: Network, data: Dataset, alpha: float):
+        tree = junction_tree(network)
+        tree.check_size()  # refused before any start, with the largest clique named
+        super().__init__(network, data, alpha)
+        self.name = f"{exact_inference.JUNCTION_TREE} ({tree.describe()})"
 
 
 class LatentClassEngine:
@@ -318,7 +336,9 @@ class LatentClassEngine:
 
 def make_engine(network: Network, data: Dataset, alpha: float) -> NetworkEngine:
     """The fastest exact engine for ``network``: the latent class kernel when it applies, else
-    message passing on every other tree or forest, else enumeration.
+    the method of :func:`hiddenbn.exact_inference.method`: message passing on every other tree
+    or forest, a junction tree where enumeration would be slower or refuses, else
+    enumeration.
 
     Trees always take message passing: on paper 002's model ``5(3(2,2),3(2,2),2)`` its E step
     costs about what enumeration's does for the paper's 32 patterns and a fifth of it for
@@ -328,7 +348,8 @@ def make_engine(network: Network, data: Dataset, alpha: float) -> NetworkEngine:
     check_alpha(alpha)
     data = data.for_network(network)
     engine = (LatentClassEngine if is_latent_class(network) else
-              TreeEngine if is_tree(network) else EnumerationEngine)
+              {exact_inference.TREE: TreeEngine, exact_inference.JUNCTION_TREE: JunctionTreeEngine,
+               exact_inference.ENUMERATION: EnumerationEngine}[exact_inference.method(network)])
     return engine(network, data, float(alpha))
 
 

@@ -41,12 +41,15 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, eigvalsh
+from scipy.sparse import csr_matrix
 from scipy.special import gammaln, logsumexp, xlogy
 
 from hiddenbn.data import MISSING, Dataset
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.inference import (ENUMERATION_CHUNK_CELLS, family_indices, is_latent_class,
+from hiddenbn.inference import (ENUMERATION_CHUNK_CELLS, MAX_HIDDEN_CONFIGURATIONS,
+                                family_indices, hidden_configuration_count, is_latent_class,
                                 posterior_chunks, state_offsets)
+from hiddenbn.limits import approximately
 from hiddenbn.models import Network, check_parameters
 
 #: Largest dense block (rows x free parameters) built at once by the enumeration Hessian.
@@ -306,11 +309,154 @@ def _likelihood_hessian_latent_class(network: Network, cpts, data: Dataset) -> n
     return hessian
 
 
+def _score_matrix(network: Network, cpts):
+    """The sparse ``(C, d)`` matrix ``D`` whose row for entry ``(i, j, k)`` of the stochastic
+    CPTs (node by node, row by row, ``C = sum_i q_i r_i``) is that entry's score vector
+    ``d log theta_ijk / d theta`` in the free coordinates (:func:`_score_vectors`), and the
+    offset of each node's entries in ``C`` (``None`` for deterministic nodes)."""
+    starts = parameter_starts(network)
+    rows, columns, values, offsets, position = [], [], [], [], 0
+    for i, table in enumerate(cpts):
+        if table is None:
+            offsets.append(None)
+            continue
+        q, r = table.shape
+        entry = position + np.arange(q * r).reshape(q, r)
+        base = starts[i] + (r - 1) * np.arange(q)[:, None]
+        rows.append(entry[:, :-1].ravel())
+        columns.append((base + np.arange(r - 1)).ravel())
+        values.append((1.0 / table[:, :-1]).ravel())
+        rows.append(np.repeat(entry[:, -1], r - 1))
+        columns.append((base + np.arange(r - 1)).ravel())
+        values.append(np.repeat(-1.0 / table[:, -1], r - 1))
+        offsets.append(position)
+        position += q * r
+    matrix = csr_matrix((np.concatenate(values), (np.concatenate(rows), np.concatenate(columns))),
+                        shape=(position, network.standard_dimension))
+    return matrix, offsets
+
+
+def _clamped(network: Network, cpts, family: tuple, configuration: tuple) -> list:
+    """``cpts`` with every column but the state in ``configuration`` zeroed for each node of
+    ``family``: the joint then carries the indicator of ``X_family = configuration``."""
+    clamped = list(cpts)
+    for node, state in zip(family, configuration):
+        table = np.zeros_like(cpts[node])
+        table[:, state] = cpts[node][:, state]
+        clamped[node] = table
+    return clamped
+
+
+def _likelihood_hessian_by_louis(network: Network, cpts, data: Dataset) -> np.ndarray:
+    """``d^2 log p(D | theta)`` by Louis' identity, from family posteriors alone.
+
+    The formula of :func:`_likelihood_hessian_by_enumeration`, ``d^2 log p(x_p) =
+    E(v v^T | x_p) - node blocks - g_p g_p^T``, with the complete-data score ``v = sum_i
+    D[fam_i]`` (a row of :func:`_score_matrix` per family's configuration) written through
+    families (Louis 1982: observed information = complete information - missing
+    information)::
+
+        sum_p c_p d^2 log p(x_p) = D^T (P - F^T diag(c) F) D,
+
+    where ``F[p, (i, c)] = p(fam_i = c | x_p)`` (:func:`hiddenbn.exact_inference.family_posteriors`)
+    gives ``g_p = D^T F[p]``, and ``P[(i, c), (i', c')] = sum_p c_p p(fam_i = c, fam_i' = c' |
+    x_p)`` for ``i != i'`` (zero for ``i = i'``: the node blocks) are pairwise family
+    posteriors. A row of ``P`` is the expected counts (paper 003 Eq. 11) of the data weighted
+    by ``c_p p(fam_i = c | x_p)`` under the joint clamped to ``fam_i = c`` (:func:`_clamped`,
+    which zeroes the other columns of the family's CPTs), so it costs one exact E step
+    (message passing or junction tree, :mod:`hiddenbn.exact_inference`) over the patterns
+    where that configuration is possible; patterns where every member of the family is
+    observed need none (conditioning on observed values changes nothing: the row is
+    ``c_p p(fam_i = c | x_p) F[p]``). The cost is ``sum_i q_i r_i`` E steps instead of
+    enumerating the joint hidden states, and the result equals enumeration's to rounding.
+    A deterministic node among a family's unobserved members cannot be clamped through a CPT;
+    such a network keeps :func:`_likelihood_hessian_by_enumeration`.
+    """
+    from hiddenbn import exact_inference
+    score_matrix, offsets = _score_matrix(network, cpts)
+    n_entries, d = score_matrix.shape
+    statistics = exact_inference.statistics_function(network)
+    counts = data.counts.astype(float)
+    observed_column = np.full(network.n_nodes, -1)
+    observed_column[network.observed_indices] = np.arange(network.observed_indices.size)
+    pairwise = np.zeros((n_entries, n_entries))  # P, built row by row
+    hessian = np.zeros((d, d))
+    step = max(1, HESSIAN_CHUNK_CELLS // max(1, n_entries + d))
+    for start in range(0, data.n_patterns, step):
+        patterns = data.patterns[start:start + step]
+        chunk_counts = counts[start:start + step]
+        posteriors, _ = exact_inference.family_posteriors(network, cpts, patterns)
+        flat = np.hstack([posteriors[i].reshape(patterns.shape[0], -1)
+                          for i in range(network.n_nodes) if offsets[i] is not None])
+        gradients = np.asarray((score_matrix.T @ flat.T).T)  # g_p, (m, d)
+        hessian -= gradients.T @ (chunk_counts[:, None] * gradients)
+        for i, offset in enumerate(offsets):
+            if offset is None:
+                continue
+            family = (*network.parents[i], i)
+            known = np.ones(patterns.shape[0], dtype=bool)
+            for member in family:
+                known &= (observed_column[member] >= 0) & (
+                    patterns[:, max(observed_column[member], 0)] != MISSING)
+            size = posteriors[i].shape[1] * posteriors[i].shape[2]
+            block = slice(offset, offset + size)
+            pairwise[block] += (chunk_counts[known, None] * flat[known, block]).T @ flat[known]
+            for entry in range(size):
+                weights = chunk_counts * flat[:, offset + entry]
+                row = pairwise[offset + entry]
+                unknown = ~known & (weights > 0)
+                if unknown.any():
+                    configuration = _family_configuration(network, family, entry)
+                    expected, _ = statistics(network, _clamped(network, cpts, family,
+                                                               configuration),
+                                             patterns[unknown], weights[unknown])
+                    row += np.concatenate([expected[n].ravel() for n in range(network.n_nodes)
+                                           if offsets[n] is not None])
+            pairwise[block, block] = 0.0  # the node block
+    hessian += np.asarray(score_matrix.T @ (score_matrix.T @ pairwise.T).T)
+    return 0.5 * (hessian + hessian.T)
+
+
+def _family_configuration(network: Network, family: tuple, entry: int) -> tuple:
+    """The states of ``family`` (parents in order, then the node) at flat CPT entry
+    ``entry = j r_i + k`` (parent configurations in C order)."""
+    return tuple(int(s) for s in np.unravel_index(
+        entry, [network.cardinalities[member] for member in family]))
+
+
+def _by_louis(network: Network) -> bool:
+    """Whether :func:`negative_hessian` takes Louis' identity: the network is not enumerated
+    (:func:`hiddenbn.exact_inference.method`) and no deterministic node is the parent of a
+    stochastic one (it could not be clamped)."""
+    from hiddenbn import exact_inference
+    return (exact_inference.method(network) != exact_inference.ENUMERATION
+            and not any(network.is_deterministic(parent) for i in range(network.n_nodes)
+                        if not network.is_deterministic(i) for parent in network.parents[i]))
+
+
+def hessian_refusal(network: Network) -> str | None:
+    """Why :func:`negative_hessian` cannot be computed for ``network`` (it would enumerate
+    more joint hidden states than :data:`~hiddenbn.inference.MAX_HIDDEN_CONFIGURATIONS`), or
+    None. Only networks with a deterministic parent of a stochastic node past that size;
+    trees and junction trees take Louis' identity."""
+    if is_latent_class(network) or _by_louis(network):
+        return None
+    configurations = hidden_configuration_count(network)
+    if configurations <= MAX_HIDDEN_CONFIGURATIONS:
+        return None
+    return (f"no Laplace score: its exact Hessian enumerates the {approximately(configurations)} "
+            f"joint states of the hidden nodes (a deterministic node is the parent of a "
+            f"stochastic one, which Louis' identity cannot clamp), more than "
+            f"{MAX_HIDDEN_CONFIGURATIONS}")
+
+
 def negative_hessian(network: Network, data: Dataset, cpts, alpha: float) -> np.ndarray:
     """``A = -d^2 g(theta)``, ``g = log p(D | theta) + log p(theta)``, in the free parameters.
 
     Exact (analytic) at the given parameters (paper 003 Eq. 7); the latent class model uses a
-    closed form organised by hidden state, any other network enumerates hidden configurations.
+    closed form organised by hidden state, networks that :mod:`hiddenbn.exact_inference`
+    enumerates enumerate hidden configurations, trees and junction trees use Louis' identity
+    with pairwise family posteriors (:func:`_likelihood_hessian_by_louis`).
     """
     cpts = check_parameters(network, cpts)
     data = data.for_network(network)
@@ -323,6 +469,8 @@ def negative_hessian(network: Network, data: Dataset, cpts, alpha: float) -> np.
             network, cpts, Dataset(data.names, data.patterns[start:start + step],
                                    data.counts[start:start + step]))
             for start in range(0, data.n_patterns, step))
+    elif _by_louis(network):
+        likelihood = _likelihood_hessian_by_louis(network, cpts, data)
     else:
         likelihood = _likelihood_hessian_by_enumeration(network, cpts, data)
     return prior_negative_hessian(network, cpts, alpha) - likelihood

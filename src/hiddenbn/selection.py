@@ -15,11 +15,8 @@ from hiddenbn.data import MISSING, Dataset
 from hiddenbn.dimension import effective_dimension_or_reason
 from hiddenbn.em import fit, run_em
 from hiddenbn.errors import DataError, HiddenbnError, excerpt
-from hiddenbn.inference import (MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count,
-                                is_latent_class)
-from hiddenbn.limits import approximately
 from hiddenbn.models import Network, latent_class
-from hiddenbn.scores import LAPLACE_MAX_DIMENSION, score_fit
+from hiddenbn.scores import LAPLACE_MAX_DIMENSION, hessian_refusal, score_fit
 
 #: Scores reported for every model, in display order (BIC+/CS+ only when de is known).
 SCORE_NAMES = ("loglik", "bic", "bic_plus", "draper", "mled", "cs", "cs_plus", "laplace")
@@ -45,13 +42,10 @@ def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.0
         result = run_em(network, data, initial, alpha, **final_phase)
     de, note = (effective_dimension_or_reason(network) if with_effective_dimension
                 else (None, "effective dimension skipped: no BIC+ or CS+"))
-    configurations = hidden_configuration_count(network)
-    if with_laplace and not is_latent_class(network) \
-            and configurations > MAX_HIDDEN_CONFIGURATIONS:
+    refusal = hessian_refusal(network) if with_laplace else None
+    if refusal:
         with_laplace = False
-        note = "; ".join(filter(None, [note, (
-            f"no Laplace score: its exact Hessian enumerates the {approximately(configurations)} "
-            f"joint states of the hidden nodes, more than {MAX_HIDDEN_CONFIGURATIONS}")]))
+        note = "; ".join(filter(None, [note, refusal]))
     return {"fit": result, "scores": score_fit(result, data, de, with_laplace),
             "ds": network.standard_dimension, "de": de, "note": note}
 

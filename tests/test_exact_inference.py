@@ -1,0 +1,134 @@
+"""Exact inference by the method that suits the network (hiddenbn.exact_inference) and the
+exact Hessian by Louis' identity (hiddenbn.scores), against enumeration of every hidden
+configuration and against finite differences of the log-likelihood."""
+
+import numpy as np
+import pytest
+
+from hiddenbn import exact_inference, scores
+from hiddenbn.exact_inference import ENUMERATION, JUNCTION_TREE, TREE
+from hiddenbn.inference import MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count
+from hiddenbn.message_passing import tree_statistics
+from hiddenbn.models import free_parameters, parameters_from_free, random_parameters
+from hiddenbn.sampling import sample_dataset
+from hiddenbn.selection import fit_and_score
+from hiddenbn.spec import parse_spec
+
+#: Paper 002's hierarchical latent class model (Table 2's generator).
+PAPER_HLC = "5(3(2,2),3(2,2),2)"
+#: A forest: a tree with an observed internal node, and a second tree.
+FOREST = {"nodes": {
+    "H": {"states": 3, "hidden": True}, "A": {"states": 2, "parents": ["H"]},
+    "G": {"states": 2, "parents": ["H"], "hidden": True}, "C": {"states": 2, "parents": ["G"]},
+    "D": {"states": 3, "parents": ["G"]}, "Y": {"states": 2}, "Z": {"states": 2, "parents": ["Y"],
+                                                                    "hidden": True},
+    "E": {"states": 2, "parents": ["Z"]}, "F": {"states": 3, "parents": ["Z"]}}}
+#: Two hidden parents sharing children (a W), with an observed parent of a hidden node.
+W_STRUCTURE = {"nodes": {
+    "A": {"states": 2, "hidden": True}, "O": {"states": 2},
+    "B": {"states": 3, "hidden": True, "parents": ["O"]},
+    "X1": {"states": 2, "parents": ["A"]}, "X2": {"states": 3, "parents": ["A", "B"]},
+    "X3": {"states": 2, "parents": ["A", "B"]}, "X4": {"states": 2, "parents": ["B"]},
+    "X5": {"states": 2, "parents": ["B", "O"]}}}
+#: A tree of 20 ternary hidden nodes over 60 binary leaves: 3^20 ~ 3.5e9 hidden configurations.
+BRANCH = "3(3(2,2,2),3(2,2,2),3(2,2,2),3(2,2,2),2,2,2)"
+SMALL_BRANCH = "3(3(2,2,2),3(2,2,2),3(2,2,2),2,2,2)"
+LARGE_TREE = f"3({BRANCH},{BRANCH},{BRANCH},{SMALL_BRANCH},2,2,2)"
+
+
+def model_and_data(spec, n_cases, missing_rate, seed):
+    rng = np.random.default_rng(seed)
+    network = parse_spec(spec)
+    cpts = random_parameters(network, rng)
+    return network, cpts, sample_dataset(network, cpts, n_cases, rng, missing_rate).for_network(
+        network)
+
+
+@pytest.fixture
+def force_method(monkeypatch):
+    """Make :func:`exact_inference.method` return ``chosen`` for every network."""
+    def force(chosen):
+        monkeypatch.setattr(exact_inference, "method", lambda network: chosen)
+    return force
+
+
+def test_each_network_gets_its_method():
+    assert exact_inference.method(parse_spec(PAPER_HLC)) == TREE
+    assert exact_inference.method(parse_spec(FOREST)) == TREE
+    assert exact_inference.method(parse_spec(LARGE_TREE)) == TREE
+    assert exact_inference.method(parse_spec(W_STRUCTURE)) in (ENUMERATION, JUNCTION_TREE)
+
+
+@pytest.mark.parametrize("missing_rate", [0.0, 0.15])
+@pytest.mark.parametrize("spec, chosen", [(PAPER_HLC, TREE), (FOREST, TREE),
+                                          (W_STRUCTURE, JUNCTION_TREE)])
+def test_family_posteriors_and_marginals_equal_enumeration(spec, chosen, missing_rate,
+                                                           force_method):
+    network, cpts, data = model_and_data(spec, 300, missing_rate, 7)
+    expected, log_marginal = exact_inference.enumeration_family_posteriors(
+        network, cpts, data.patterns)
+    force_method(chosen)
+    ours, our_log_marginal = exact_inference.family_posteriors(network, cpts, data.patterns)
+    np.testing.assert_allclose(our_log_marginal, log_marginal, rtol=1e-12)
+    for mine, reference in zip(ours, expected):
+        np.testing.assert_allclose(mine, reference, rtol=1e-10, atol=1e-13)
+    marginals = exact_inference.posterior_marginals(network, cpts, data.patterns)
+    assert list(marginals) == [network.names[i] for i in network.hidden_indices]
+    for i in network.hidden_indices:
+        np.testing.assert_allclose(marginals[network.names[i]], expected[i].sum(axis=1),
+                                   rtol=1e-10, atol=1e-13)
+        np.testing.assert_allclose(marginals[network.names[i]].sum(axis=1), 1.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("missing_rate", [0.0, 0.15])
+@pytest.mark.parametrize("spec, chosen", [(PAPER_HLC, TREE), (FOREST, TREE),
+                                          (W_STRUCTURE, JUNCTION_TREE)])
+def test_louis_hessian_equals_enumeration(spec, chosen, missing_rate, force_method):
+    network, cpts, data = model_and_data(spec, 400, missing_rate, 11)
+    enumerated = scores._likelihood_hessian_by_enumeration(network, cpts, data)
+    force_method(chosen)
+    assert scores._by_louis(network)
+    louis = scores._likelihood_hessian_by_louis(network, cpts, data)
+    np.testing.assert_allclose(louis, enumerated, rtol=0, atol=1e-10 * np.abs(enumerated).max())
+
+
+def test_negative_hessian_of_a_tree_takes_louis_and_keeps_the_prior():
+    network, cpts, data = model_and_data(PAPER_HLC, 200, 0.0, 3)
+    assert scores._by_louis(network)
+    prior = scores.prior_negative_hessian(network, cpts, 1.5)
+    np.testing.assert_allclose(
+        scores.negative_hessian(network, data, cpts, 1.5),
+        prior - scores._likelihood_hessian_by_enumeration(network, cpts, data), rtol=1e-10,
+        atol=1e-10)
+
+
+def test_louis_hessian_of_a_tree_too_large_to_enumerate_matches_finite_differences():
+    """Directional second derivatives ``u^T H u`` of log p(D | theta) on the 20-hidden /
+    60-leaf tree, against central differences of the log-likelihood by message passing."""
+    network, cpts, data = model_and_data(LARGE_TREE, 300, 0.1, 5)
+    assert hidden_configuration_count(network) > MAX_HIDDEN_CONFIGURATIONS
+    hessian = scores._likelihood_hessian_by_louis(network, cpts, data)
+    theta = free_parameters(network, cpts)
+
+    def log_likelihood(point):
+        return tree_statistics(network, parameters_from_free(network, point), data.patterns,
+                               data.counts)[1]
+
+    rng = np.random.default_rng(0)
+    step = 1e-4
+    for _ in range(4):
+        direction = rng.normal(size=theta.size)
+        direction *= 0.05 / np.abs(direction).max()
+        numeric = (log_likelihood(theta + step * direction) - 2 * log_likelihood(theta)
+                   + log_likelihood(theta - step * direction)) / step ** 2
+        assert direction @ hessian @ direction == pytest.approx(numeric, rel=1e-4)
+
+
+def test_fit_and_score_gives_laplace_on_a_tree_past_enumeration():
+    network, _, data = model_and_data(LARGE_TREE, 300, 0.0, 9)
+    outcome = fit_and_score(network, data, seed=1, restarts=2, with_effective_dimension=False,
+                            max_iterations=5)
+    assert np.isfinite(outcome["scores"]["laplace"]) or \
+        not outcome["scores"]["laplace_positive_definite"]
+    assert "Laplace" not in (outcome["note"] or "")
+    assert scores.hessian_refusal(network) is None
