@@ -30,6 +30,20 @@ W_STRUCTURE = {"nodes": {
     "X1": {"states": 2, "parents": ["A"]}, "X2": {"states": 3, "parents": ["A", "B"]},
     "X3": {"states": 2, "parents": ["A", "B"]}, "X4": {"states": 2, "parents": ["B"]},
     "X5": {"states": 2, "parents": ["B", "O"]}}}
+#: Paper 004 style: hidden mechanisms of observed causes and a max effect, a sum node.
+DETERMINISTIC = {"nodes": {
+    "C1": {"states": 2}, "C2": {"states": 3},
+    "M1": {"states": 3, "parents": ["C1"], "hidden": True},
+    "M2": {"states": 2, "parents": ["C1", "C2"], "hidden": True},
+    "E": {"function": "max", "parents": ["M1", "M2"]},
+    "Z": {"states": 2, "hidden": True}, "Y": {"states": 3, "parents": ["Z", "C2"]},
+    "S": {"function": "sum", "parents": ["M1", "Z"]}}}
+#: A hidden max node parent of stochastic ones: no clamp through a CPT, so enumeration.
+HIDDEN_MAX = {"nodes": {
+    "A": {"states": 3, "hidden": True}, "B": {"states": 2, "hidden": True},
+    "D": {"function": "max", "parents": ["A", "B"], "hidden": True},
+    "X": {"states": 2, "parents": ["D"]}, "Y": {"states": 3, "parents": ["D", "A"]},
+    "Z": {"states": 2, "parents": ["B"]}}}
 #: A tree of 20 ternary hidden nodes over 60 binary leaves: 3^20 ~ 3.5e9 hidden configurations.
 BRANCH = "3(3(2,2,2),3(2,2,2),3(2,2,2),3(2,2,2),2,2,2)"
 SMALL_BRANCH = "3(3(2,2,2),3(2,2,2),3(2,2,2),2,2,2)"
@@ -82,7 +96,8 @@ def test_family_posteriors_and_marginals_equal_enumeration(spec, chosen, missing
 
 @pytest.mark.parametrize("missing_rate", [0.0, 0.15])
 @pytest.mark.parametrize("spec, chosen", [(PAPER_HLC, TREE), (FOREST, TREE),
-                                          (W_STRUCTURE, JUNCTION_TREE)])
+                                          (W_STRUCTURE, JUNCTION_TREE),
+                                          (DETERMINISTIC, JUNCTION_TREE)])
 def test_louis_hessian_equals_enumeration(spec, chosen, missing_rate, force_method):
     network, cpts, data = model_and_data(spec, 400, missing_rate, 11)
     enumerated = scores._likelihood_hessian_by_enumeration(network, cpts, data)
@@ -132,3 +147,12 @@ def test_fit_and_score_gives_laplace_on_a_tree_past_enumeration():
         not outcome["scores"]["laplace_positive_definite"]
     assert "Laplace" not in (outcome["note"] or "")
     assert scores.hessian_refusal(network) is None
+
+
+def test_a_deterministic_parent_keeps_the_enumeration_hessian(force_method):
+    network, cpts, data = model_and_data(HIDDEN_MAX, 300, 0.0, 2)
+    force_method(JUNCTION_TREE)
+    assert not scores._by_louis(network) and scores.hessian_refusal(network) is None
+    np.testing.assert_array_equal(
+        scores.negative_hessian(network, data, cpts, 1.0),
+        -scores._likelihood_hessian_by_enumeration(network, cpts, data))

@@ -102,9 +102,10 @@ PARALLEL_MIN_CELLS = 1 << 22
 #: :func:`prefers_junction_tree`: the junction tree's time per unit of
 #: :func:`junction_tree_cost` over enumeration's per unit of :func:`enumeration_cost` (measured
 #: 1.4-2.4 ns against 7-16 ns on the networks of the module docstring), and the factor by which
-#: the junction tree must be predicted cheaper before it replaces enumeration.
+#: the junction tree must be predicted cheaper before it replaces enumeration (1: the predicted
+#: faster one; the prediction erred toward enumeration on every network measured).
 CLIQUE_STATE_COST = 0.25
-JUNCTION_TREE_MARGIN = 4.0
+JUNCTION_TREE_MARGIN = 1.0
 
 
 # --- structure ----------------------------------------------------------------------------
@@ -714,13 +715,14 @@ def prefers_junction_tree(network: Network) -> bool:
     tree may then still refuse a clique beyond :data:`MAX_CLIQUE_STATES`). Otherwise True when
     enumeration's estimated cost (:func:`enumeration_cost`) exceeds
     :data:`JUNCTION_TREE_MARGIN` times the junction tree's (:func:`junction_tree_cost` times
-    :data:`CLIQUE_STATE_COST`), i.e. ``H n > junction_tree_cost``. Per unit the measured times
-    were 1.4-2.4 ns (junction tree) and 7-16 ns (enumeration), so the rule asks for a predicted
-    2-4x win: it picks the junction tree for the ladders and the wide HLC of the module
-    docstring (measured 4-20x faster) and keeps enumeration for the W's (enumeration 2.5x
-    faster), the papers' small networks (paper 002's HLC: 360 against 592 units; measured
-    0.4 against 0.2 ms, both dominated by set-up), latent class models and noisy-max networks
-    (where the junction tree measured 1.5-3x faster: not clearly enough to switch).
+    :data:`CLIQUE_STATE_COST`), i.e. ``4 H n > junction_tree_cost``: the one predicted
+    faster. Per unit the measured times were 1.4-2.4 ns (junction tree) and 7-16 ns
+    (enumeration), and the prediction erred toward enumeration on every network measured
+    (``python -m benchmarks junction_tree``: W's predicted 0.22x, measured 0.4x; noisy-max with
+    10 causes predicted 1.2x, measured 2.7x; ladder of 8 predicted 21x, measured 22x). It
+    picks the junction tree for the ladders, noisy-max networks with many causes and the wide
+    HLC of the module docstring, and keeps enumeration for the W's, the papers' small networks
+    and latent class models.
     """
     if hidden_configuration_count(network) > MAX_HIDDEN_CONFIGURATIONS:
         return True
