@@ -5,7 +5,7 @@ configuration and against finite differences of the log-likelihood."""
 import numpy as np
 import pytest
 
-from hiddenbn import exact_inference, scores
+from hiddenbn import em, exact_inference, scores
 from hiddenbn.exact_inference import ENUMERATION, JUNCTION_TREE, TREE
 from hiddenbn.inference import MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count
 from hiddenbn.message_passing import tree_statistics
@@ -156,3 +156,27 @@ def test_a_deterministic_parent_keeps_the_enumeration_hessian(force_method):
     np.testing.assert_array_equal(
         scores.negative_hessian(network, data, cpts, 1.0),
         -scores._likelihood_hessian_by_enumeration(network, cpts, data))
+
+
+@pytest.mark.parametrize("missing_rate", [0.0, 0.15])
+@pytest.mark.parametrize("spec", [W_STRUCTURE, DETERMINISTIC])
+def test_junction_tree_em_follows_the_enumeration_path(spec, missing_rate):
+    network, _, data = model_and_data(spec, 1000, missing_rate, 13)
+    start = random_parameters(network, np.random.default_rng(14))
+    paths = {}
+    for engine in (em.JunctionTreeEngine(network, data, 1.01),
+                   em.EnumerationEngine(network, data, 1.01)):
+        paths[type(engine)] = em.fit_engine(engine, None, restarts=1, max_iterations=20,
+                                            tolerance=0.0, draw=lambda _: start)
+    ours, reference = paths[em.JunctionTreeEngine], paths[em.EnumerationEngine]
+    assert len(ours.trace) == len(reference.trace) == 20
+    np.testing.assert_allclose(ours.trace, reference.trace, rtol=1e-9)
+    for table, expected in zip(ours.run.state, reference.run.state, strict=True):
+        if expected is not None:
+            np.testing.assert_allclose(table, expected, rtol=1e-8, atol=1e-12)
+
+
+def test_fit_reports_the_junction_tree_and_its_cliques():
+    network, _, data = model_and_data(W_STRUCTURE, 200, 0.0, 4)
+    engine = em.JunctionTreeEngine(network, data, 1.0)
+    assert engine.name.startswith("junction tree (") and "largest" in engine.name
