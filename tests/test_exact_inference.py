@@ -13,6 +13,7 @@ from hiddenbn.models import free_parameters, parameters_from_free, random_parame
 from hiddenbn.sampling import sample_dataset
 from hiddenbn.selection import fit_and_score
 from hiddenbn.spec import parse_spec
+from test_junction_tree import DETERMINISTIC, HIDDEN_MAX
 
 #: Paper 002's hierarchical latent class model (Table 2's generator).
 PAPER_HLC = "5(3(2,2),3(2,2),2)"
@@ -30,20 +31,6 @@ W_STRUCTURE = {"nodes": {
     "X1": {"states": 2, "parents": ["A"]}, "X2": {"states": 3, "parents": ["A", "B"]},
     "X3": {"states": 2, "parents": ["A", "B"]}, "X4": {"states": 2, "parents": ["B"]},
     "X5": {"states": 2, "parents": ["B", "O"]}}}
-#: Paper 004 style: hidden mechanisms of observed causes and a max effect, a sum node.
-DETERMINISTIC = {"nodes": {
-    "C1": {"states": 2}, "C2": {"states": 3},
-    "M1": {"states": 3, "parents": ["C1"], "hidden": True},
-    "M2": {"states": 2, "parents": ["C1", "C2"], "hidden": True},
-    "E": {"function": "max", "parents": ["M1", "M2"]},
-    "Z": {"states": 2, "hidden": True}, "Y": {"states": 3, "parents": ["Z", "C2"]},
-    "S": {"function": "sum", "parents": ["M1", "Z"]}}}
-#: A hidden max node parent of stochastic ones: no clamp through a CPT, so enumeration.
-HIDDEN_MAX = {"nodes": {
-    "A": {"states": 3, "hidden": True}, "B": {"states": 2, "hidden": True},
-    "D": {"function": "max", "parents": ["A", "B"], "hidden": True},
-    "X": {"states": 2, "parents": ["D"]}, "Y": {"states": 3, "parents": ["D", "A"]},
-    "Z": {"states": 2, "parents": ["B"]}}}
 #: A tree of 20 ternary hidden nodes over 60 binary leaves: 3^20 ~ 3.5e9 hidden configurations.
 BRANCH = "3(3(2,2,2),3(2,2,2),3(2,2,2),3(2,2,2),2,2,2)"
 SMALL_BRANCH = "3(3(2,2,2),3(2,2,2),3(2,2,2),2,2,2)"
