@@ -287,9 +287,9 @@ def test_hill_climb_runs_on_a_tree_no_enumeration_could_fit():
     network = parse_spec(spec)
     assert hidden_configuration_count(network) > MAX_HIDDEN_CONFIGURATIONS
     study = checked({"generators": {"big": {"spec": spec, "generating_alpha": 0.3}},
-                     "sample_sizes": [1000], "replicates": 1, "family": {"type": "hill_climb"},
+                     "sample_sizes": [500], "replicates": 1, "family": {"type": "hill_climb"},
                      "scores": ["bic", "laplace"], "metrics": ["selected"],
-                     "em": {"restarts": 2, "max_iterations": 60, "tolerance": 1e-5}})
+                     "em": {"restarts": 2, "max_iterations": 25, "tolerance": 1e-5}})
     fits, selections = run(study, "big")
     start = ",".join(f"H{h}=2" for h in range(1, 19))
     assert len(fits) >= 1 + len(network.hidden_indices)  # the start and all its moves
