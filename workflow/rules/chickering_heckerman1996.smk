@@ -95,6 +95,8 @@ rule chickering_heckerman1996_generate_model:
         f"{CHICKERING_HECKERMAN1996_DIR}/models/{{model}}.json",
     log:
         f"{LOGS}/chickering_heckerman1996/generate_model/{{model}}.log",
+    benchmark:
+        f"{LOGS}/benchmarks/chickering_heckerman1996/generate_model/{{model}}.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -116,6 +118,8 @@ rule chickering_heckerman1996_sample_data:
         ],
     log:
         f"{LOGS}/chickering_heckerman1996/sample_data/{{experiment}}.log",
+    benchmark:
+        f"{LOGS}/benchmarks/chickering_heckerman1996/sample_data/{{experiment}}.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -133,6 +137,8 @@ rule chickering_heckerman1996_dimensions:
         f"{CHICKERING_HECKERMAN1996_DIR}/dimensions/n{{features}}.csv",
     log:
         f"{LOGS}/chickering_heckerman1996/dimensions/n{{features}}.log",
+    benchmark:
+        f"{LOGS}/benchmarks/chickering_heckerman1996/dimensions/n{{features}}.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -155,6 +161,8 @@ rule chickering_heckerman1996_fit:
         f"{CHICKERING_HECKERMAN1996_DIR}/fits/{{experiment}}/rep{{replicate}}.csv",
     log:
         f"{LOGS}/chickering_heckerman1996/fit/{{experiment}}_rep{{replicate}}.log",
+    benchmark:
+        f"{LOGS}/benchmarks/chickering_heckerman1996/fit/{{experiment}}_rep{{replicate}}.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
@@ -175,6 +183,8 @@ rule chickering_heckerman1996_reality_check:
         f"{CHICKERING_HECKERMAN1996_DIR}/reality_check.csv",
     log:
         f"{LOGS}/chickering_heckerman1996/reality_check.log",
+    benchmark:
+        f"{LOGS}/benchmarks/chickering_heckerman1996/reality_check.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -222,6 +232,8 @@ rule chickering_heckerman1996_report:
         figures=CHICKERING_HECKERMAN1996_FIGURES,
     log:
         f"{LOGS}/chickering_heckerman1996/report.log",
+    benchmark:
+        f"{LOGS}/benchmarks/chickering_heckerman1996/report.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     params:

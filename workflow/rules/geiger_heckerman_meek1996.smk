@@ -36,6 +36,8 @@ rule geiger_heckerman_meek1996_dimension:
         ),
     log:
         f"{LOGS}/geiger_heckerman_meek1996/dimension.log",
+    benchmark:
+        f"{LOGS}/benchmarks/geiger_heckerman_meek1996/dimension.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     params:

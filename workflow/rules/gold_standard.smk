@@ -81,6 +81,8 @@ rule gold_standard_exact:
         f"{GOLD_STANDARD_DIR}/exact/rep{{replicate}}.csv",
     log:
         f"{LOGS}/gold_standard/exact/rep{{replicate}}.log",
+    benchmark:
+        f"{LOGS}/benchmarks/gold_standard/exact/rep{{replicate}}.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
@@ -102,6 +104,8 @@ rule gold_standard_paper003:
         f"{GOLD_STANDARD_DIR}/paper003/{{experiment}}/rep{{replicate}}_part{{part}}.csv",
     log:
         f"{LOGS}/gold_standard/paper003/{{experiment}}_rep{{replicate}}_part{{part}}.log",
+    benchmark:
+        f"{LOGS}/benchmarks/gold_standard/paper003/{{experiment}}_rep{{replicate}}_part{{part}}.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
@@ -122,6 +126,8 @@ rule gold_standard_slope:
         f"{GOLD_STANDARD_DIR}/slopes/{{setting}}/rep{{replicate}}.csv",
     log:
         f"{LOGS}/gold_standard/slopes/{{setting}}_rep{{replicate}}.log",
+    benchmark:
+        f"{LOGS}/benchmarks/gold_standard/slopes/{{setting}}_rep{{replicate}}.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
@@ -148,6 +154,8 @@ rule gold_standard_report:
         files=GOLD_STANDARD_REPORT_FILES,
     log:
         f"{LOGS}/gold_standard/report.log",
+    benchmark:
+        f"{LOGS}/benchmarks/gold_standard/report.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     script:

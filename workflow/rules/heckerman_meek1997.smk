@@ -63,6 +63,8 @@ rule heckerman_meek1997_dimensions:
         verdicts=f"{HECKERMAN_MEEK1997_DIR}/verdicts.csv",
     log:
         f"{LOGS}/heckerman_meek1997/dimensions.log",
+    benchmark:
+        f"{LOGS}/benchmarks/heckerman_meek1997/dimensions.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -83,6 +85,8 @@ rule heckerman_meek1997_figure1:
         ),
     log:
         f"{LOGS}/heckerman_meek1997/figure1.log",
+    benchmark:
+        f"{LOGS}/benchmarks/heckerman_meek1997/figure1.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -99,6 +103,8 @@ rule heckerman_meek1997_study_case:
         selections=f"{HECKERMAN_MEEK1997_DIR}/study/{{case}}_n{{size}}_selections.csv",
     log:
         f"{LOGS}/heckerman_meek1997/study_{{case}}_n{{size}}.log",
+    benchmark:
+        f"{LOGS}/benchmarks/heckerman_meek1997/study_{{case}}_n{{size}}.tsv",
     wildcard_constraints:
         case="|".join(heckerman_meek1997.STUDY_CASES),
         size=r"\d+",
@@ -139,6 +145,8 @@ rule heckerman_meek1997_study_summary:
         ),
     log:
         f"{LOGS}/heckerman_meek1997/study_summary.log",
+    benchmark:
+        f"{LOGS}/benchmarks/heckerman_meek1997/study_summary.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     script:

@@ -65,6 +65,8 @@ rule kocka_zhang2002_dimension:
         ),
     log:
         f"{LOGS}/kocka_zhang2002/dimension.log",
+    benchmark:
+        f"{LOGS}/benchmarks/kocka_zhang2002/dimension.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -81,6 +83,8 @@ rule kocka_zhang2002_lc:
         f"{KOCKA_ZHANG2002_DIR}/lc/{{generator}}.csv",
     log:
         f"{LOGS}/kocka_zhang2002/lc/{{generator}}.log",
+    benchmark:
+        f"{LOGS}/benchmarks/kocka_zhang2002/lc/{{generator}}.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
@@ -96,6 +100,8 @@ rule kocka_zhang2002_hlc:
         f"{KOCKA_ZHANG2002_DIR}/hlc/n{{cases}}.csv",
     log:
         f"{LOGS}/kocka_zhang2002/hlc/n{{cases}}.log",
+    benchmark:
+        f"{LOGS}/benchmarks/kocka_zhang2002/hlc/n{{cases}}.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
@@ -128,6 +134,8 @@ rule kocka_zhang2002_report:
         figures=KOCKA_ZHANG2002_FIGURES,
     log:
         f"{LOGS}/kocka_zhang2002/report.log",
+    benchmark:
+        f"{LOGS}/benchmarks/kocka_zhang2002/report.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     params:

@@ -56,6 +56,8 @@ rule meek_heckerman1997_dimension:
         ),
     log:
         f"{LOGS}/meek_heckerman1997/dimension.log",
+    benchmark:
+        f"{LOGS}/benchmarks/meek_heckerman1997/dimension.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -80,6 +82,8 @@ rule meek_heckerman1997_study:
         data=f"{MEEK_HECKERMAN1997_DIR}/data/{{generator}}.csv",
     log:
         f"{LOGS}/meek_heckerman1997/study/{{generator}}.log",
+    benchmark:
+        f"{LOGS}/benchmarks/meek_heckerman1997/study/{{generator}}.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -126,6 +130,8 @@ rule meek_heckerman1997_report:
         ),
     log:
         f"{LOGS}/meek_heckerman1997/report.log",
+    benchmark:
+        f"{LOGS}/benchmarks/meek_heckerman1997/report.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     params:

@@ -18,6 +18,8 @@ rule reproduction:
         ),
     log:
         f"{LOGS}/reproduction.log",
+    benchmark:
+        f"{LOGS}/benchmarks/reproduction.tsv",
     conda:
         "../envs/hiddenbn.yaml"
     params:

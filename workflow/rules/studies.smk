@@ -30,6 +30,8 @@ rule studies_run:
         selections=f"{STUDIES_DIR}/{{study}}/runs/{{generator}}/n{{cases}}_selections.csv",
     log:
         f"{LOGS}/studies/{{study}}/{{generator}}_n{{cases}}.log",
+    benchmark:
+        f"{LOGS}/benchmarks/studies/{{study}}/{{generator}}_n{{cases}}.tsv",
     wildcard_constraints:
         study=r"[A-Za-z0-9_]+",
         generator=r"[A-Za-z0-9_]+",
@@ -69,6 +71,8 @@ for _study in STUDIES:
             ],
         log:
             f"{LOGS}/studies/{_study}/summary.log",
+        benchmark:
+            f"{LOGS}/benchmarks/studies/{_study}/summary.tsv",
         conda:
             "../envs/hiddenbn.yaml"
         params:
