@@ -6,9 +6,17 @@ approximations, causal-interaction models and embedded Bayesian-network classifi
 :mod:`hiddenbn.models`, :mod:`hiddenbn.sampling`, :mod:`hiddenbn.data`, :mod:`hiddenbn.seeding`.
 """
 
-from importlib.metadata import PackageNotFoundError, version
 
-try:
-    __version__ = version("hiddenbn")
-except PackageNotFoundError:  # running from a source tree that was not installed
-    __version__ = "0+unknown"
+def __getattr__(name: str):
+    """``hiddenbn.__version__``, read from the installed package's metadata when first asked
+    for: importing :mod:`importlib.metadata` costs as much as the rest of ``hiddenbn --help``."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        value = version("hiddenbn")
+    except PackageNotFoundError:  # running from a source tree that was not installed
+        value = "0+unknown"
+    globals()["__version__"] = value
+    return value

@@ -45,6 +45,7 @@ import numpy as np
 
 from hiddenbn.collapsed import configuration_log_predictive, draw, update
 from hiddenbn.data import MISSING, Dataset
+from hiddenbn.defaults import ANNEALING_SWEEPS
 from hiddenbn.evidence import cell_layout
 from hiddenbn.inference import is_latent_class, state_offsets
 from hiddenbn.models import Network
@@ -54,8 +55,8 @@ BETA_START = 0.5
 #: Inverse temperature of the last annealing sweep before the greedy ones.
 BETA_END = 20.0
 #: Annealing sweeps over the cases per start (then greedy sweeps, at most
-#: :data:`MAX_GREEDY_SWEEPS`).
-SWEEPS = 200
+#: :data:`MAX_GREEDY_SWEEPS`); in :mod:`hiddenbn.defaults`, which the command line reads.
+SWEEPS = ANNEALING_SWEEPS
 MAX_GREEDY_SWEEPS = 50
 #: Cases whose random first configurations are drawn at once (bounds the memory).
 DRAW_CHUNK_CASES = 1 << 16

@@ -10,6 +10,7 @@ Hessian) is written as ``null``.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -18,22 +19,12 @@ import warnings
 from contextlib import ExitStack, contextmanager
 
 import hiddenbn
-from hiddenbn import dimension, ebnc, ebnc_fit, interaction_report, limits, seeding
-from hiddenbn.annealing import SWEEPS as ANNEALING_SWEEPS
-from hiddenbn.data import (DEFAULT_MISSING_VALUES, MISSING_HANDLING, read_csv, read_data,
-                           write_csv, write_rows_csv)
-from hiddenbn.em import CONVERGENCE, OPTIMUM, SCHEDULES
+from hiddenbn import defaults, limits
 from hiddenbn.errors import HiddenbnError, excerpt
-from hiddenbn.evidence import exact_log_evidence
-from hiddenbn.inference import is_latent_class
-from hiddenbn.files import atomic_output
-from hiddenbn.models import (load_parameters, parameters_to_dict, random_parameters,
-                             save_parameters)
-from hiddenbn.sampling import blank_cells, forward_sample, sample_dataset
-from hiddenbn.smc import smc_log_evidence
-from hiddenbn.spec import bind_columns, is_spec_file, parse_spec
-from hiddenbn.threads import pin_blas_to_one_thread
-from hiddenbn import selection
+
+# Only light modules above: `hiddenbn --help`, `--version` and an argument error build the
+# parser from them alone, and each command imports the library it needs (numba, scipy and
+# pandas take a second to load; see benchmarks/bench_startup.py and tests/test_startup.py).
 
 EXAMPLES = """\
 examples:
@@ -64,6 +55,19 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"hiddenbn: error: {message} (see '{self.prog} --help')\n")
+
+
+class _Version(argparse.Action):
+    """``--version``: argparse's version action, but the version is looked up when asked for
+    (reading the installed package's metadata is the slowest part of building the parser)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show program's version number and exit"):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"hiddenbn {hiddenbn.__version__}")
+        parser.exit()
 
 
 def _bounded(convert, minimum, strict: bool, description: str, maximum=None):
@@ -127,12 +131,17 @@ def _outputs(*paths):
     """Temporary paths for the output files ``paths`` (None where an output is not wanted);
     they are renamed onto ``paths`` together when the block succeeds and all removed when it
     fails, so a failed command leaves no output behind, not even the ones it finished."""
+    from hiddenbn.files import atomic_output
+
     with ExitStack() as stack:
         yield [path and stack.enter_context(atomic_output(path)) for path in paths]
 
 
 def _parameters(args, network):
     """The parameters given by --params, or drawn from Dirichlet(--generating-alpha)."""
+    from hiddenbn import seeding
+    from hiddenbn.models import load_parameters, random_parameters
+
     if args.params:
         return load_parameters(args.params, network)
     return random_parameters(network, seeding.rng(args.seed, "parameters"),
@@ -147,7 +156,29 @@ def _add_parameter_options(parser):
                         help="Dirichlet parameter of the random CPT rows (default 1: uniform)")
 
 
+def forward_sample(*args, **kwargs):
+    """:func:`hiddenbn.sampling.forward_sample`, imported when called (a name of this module,
+    so that a test can make sampling fail)."""
+    from hiddenbn import sampling
+
+    return sampling.forward_sample(*args, **kwargs)
+
+
+def exact_log_evidence(*args, **kwargs):
+    """:func:`hiddenbn.evidence.exact_log_evidence`, imported when called (a name of this
+    module, so that a test can replace its result)."""
+    from hiddenbn import evidence
+
+    return evidence.exact_log_evidence(*args, **kwargs)
+
+
 def command_sample(args) -> None:
+    from hiddenbn import seeding
+    from hiddenbn.data import write_csv, write_rows_csv
+    from hiddenbn.models import save_parameters
+    from hiddenbn.sampling import blank_cells, sample_dataset
+    from hiddenbn.spec import parse_spec
+
     network = parse_spec(args.spec)
     limits.check_network(network)
     limits.check_sample(args.n, len(network.observed_indices), args.counts)
@@ -165,6 +196,10 @@ def command_sample(args) -> None:
 
 
 def command_params(args) -> None:
+    from hiddenbn import seeding
+    from hiddenbn.models import parameters_to_dict, random_parameters, save_parameters
+    from hiddenbn.spec import parse_spec
+
     network = parse_spec(args.spec)  # random_parameters checks the size of its tables
     cpts = random_parameters(network, seeding.rng(args.seed, "parameters"),
                              args.generating_alpha)
@@ -175,6 +210,9 @@ def command_params(args) -> None:
 
 
 def command_dim(args) -> None:
+    from hiddenbn import dimension, ebnc, interaction_report, seeding
+    from hiddenbn.spec import parse_spec
+
     model = interaction_report.interaction_spec(args.spec)  # paper 004 interaction form
     if model is not None and model.family != "noisy-max":
         report = interaction_report.dimension_report(model)
@@ -196,12 +234,17 @@ def command_dim(args) -> None:
 
 def _complete_data(path):
     """A data file for a learner that needs every cell: one line if some cell is missing."""
+    from hiddenbn.data import read_csv
+
     data = read_csv(path)
     data.require_complete("an embedded classifier", "delete the rows with missing cells")
     return data
 
 
 def command_ebnc_fit(args) -> None:
+    from hiddenbn import ebnc_fit
+    from hiddenbn.spec import parse_spec
+
     embedded = parse_spec(args.embedded)
     limits.check_network(embedded)
     report = ebnc_fit.fit_report(embedded, args.target, _complete_data(args.data),
@@ -210,6 +253,8 @@ def command_ebnc_fit(args) -> None:
 
 
 def command_ebnc_select(args) -> None:
+    from hiddenbn import ebnc_fit
+
     inputs = args.inputs.split(",") if args.inputs else None
     report = ebnc_fit.select_report(_complete_data(args.data), args.target, inputs, args.score,
                                     args.prior_sd, args.max_parents)
@@ -218,6 +263,8 @@ def command_ebnc_select(args) -> None:
 
 def _data_file(args):
     """DATA as read with the data options (dictionary, missing cells)."""
+    from hiddenbn.data import read_data
+
     tokens = [token for token in args.missing_values.split(",")] + [""]  # empty is always missing
     return read_data(args.data, dictionary=args.dictionary, missing_values=tokens,
                      missing=args.missing)
@@ -239,6 +286,9 @@ def _columns(args, data) -> tuple:
 
 def _bound_model(args, data):
     """The network of --model or --classes over the data's columns (see 'fit --help')."""
+    from hiddenbn import selection
+    from hiddenbn.spec import bind_columns, is_spec_file, parse_spec
+
     classes = getattr(args, "classes", None)  # fit's --classes; evidence has only --model
     if classes is not None or args.model.strip().isdigit():
         classes = classes if classes is not None else int(args.model)
@@ -254,6 +304,10 @@ def _bound_model(args, data):
 
 
 def command_fit(args) -> None:
+    from hiddenbn import interaction_report, selection
+    from hiddenbn.inference import is_latent_class
+    from hiddenbn.models import load_parameters, save_parameters
+
     if args.model is None and args.classes is None:
         raise HiddenbnError("give the model: --model SPEC or --classes K")
     if args.model is not None and args.classes is not None:
@@ -304,6 +358,8 @@ def _plots():
 
 
 def command_select(args) -> None:
+    from hiddenbn import selection
+
     data_file = _data_file(args)
     classes = selection.parse_classes(args.classes)
     columns = _columns(args, data_file.dataset)
@@ -329,6 +385,9 @@ def command_check_config(args) -> None:
 
 
 def command_evidence(args) -> None:
+    from hiddenbn import seeding
+    from hiddenbn.smc import smc_log_evidence
+
     dataset = _data_file(args).dataset
     network = _bound_model(args, dataset)
     limits.check_network(network)
@@ -373,15 +432,16 @@ def _add_data_options(parser):
                         "column's categories in order, e.g. 'smoker: [no, yes]'; a category "
                         "absent from the data still counts")
     parser.add_argument("--missing-values", metavar="LIST", default=",".join(
-                        value for value in DEFAULT_MISSING_VALUES if value),
+                        value for value in defaults.DEFAULT_MISSING_VALUES if value),
                         help="cells read as missing besides empty ones, comma-separated "
                         "(default NA,.)")
-    parser.add_argument("--missing", choices=MISSING_HANDLING, default="model", help="model: "
-                        "missing cells are summed out (missing at random; the default); drop: "
-                        "cases with a missing cell are deleted (listwise)")
+    parser.add_argument("--missing", choices=defaults.MISSING_HANDLING, default="model",
+                        help="model: missing cells are summed out (missing at random; the "
+                        "default); drop: cases with a missing cell are deleted (listwise)")
 
 
 def _add_em_options(parser):
+    optimum = defaults.OPTIMUM  # em.OPTIMUM, without importing EM
     _add_data_options(parser)
     parser.add_argument("--prior-alpha", type=_positive_float, default=1.0, help="symmetric "
                         "Dirichlet prior of every CPT row, >= 1; the fit is its MAP estimate "
@@ -389,26 +449,29 @@ def _add_em_options(parser):
                         "Heckerman 1996 use 1.01, which keeps probabilities off 0)")
     parser.add_argument("--restarts", type=_count(limits.MAX_RESTARTS), default=64,
                         help="EM starts (default 64)")
-    parser.add_argument("--schedule", choices=SCHEDULES, default="halving", help="halving: "
-                        "random starts, the best half kept after 1, 2, 4, ... iterations until "
-                        "one is left (Chickering & Heckerman 1996, the default); best-of-n: "
-                        "every random start to convergence, the best kept; annealing: the same "
-                        "from starts found by simulated annealing over hard completions (the "
-                        "thorough search: use a few --restarts, e.g. 8)")
+    parser.add_argument("--schedule", choices=defaults.SCHEDULES, default="halving",
+                        help="halving: random starts, the best half kept after 1, 2, 4, ... "
+                        "iterations until one is left (Chickering & Heckerman 1996, the "
+                        "default); best-of-n: every random start to convergence, the best kept; "
+                        "annealing: the same from starts found by simulated annealing over hard "
+                        "completions (the thorough search: use a few --restarts, e.g. 8)")
     parser.add_argument("--sweeps", type=_count(limits.MAX_ITERATIONS),
-                        default=ANNEALING_SWEEPS, help="annealing sweeps over the cases per "
-                        f"start (--schedule annealing; default {ANNEALING_SWEEPS})")
+                        default=defaults.ANNEALING_SWEEPS, help="annealing sweeps over the "
+                        "cases per start (--schedule annealing; default "
+                        f"{defaults.ANNEALING_SWEEPS})")
     parser.add_argument("--seed", type=_seed, default=0, help="random seed of the EM starts "
                         "(default 0)")
-    parser.add_argument("--tolerance", type=_positive_float, default=OPTIMUM.tolerance,
+    parser.add_argument("--tolerance", type=_positive_float, default=optimum["tolerance"],
                         help="EM has converged when the change of the log posterior g over an "
-                        f"iteration is at most this (default {OPTIMUM.tolerance:g}, as poLCA)")
-    parser.add_argument("--convergence", choices=CONVERGENCE, default=OPTIMUM.convergence,
+                        f"iteration is at most this (default {optimum['tolerance']:g}, as "
+                        "poLCA)")
+    parser.add_argument("--convergence", choices=defaults.CONVERGENCE,
+                        default=optimum["convergence"],
                         help="absolute: |change of g| <= tolerance (the default); relative: "
                         "|change| <= tolerance |g| (Chickering & Heckerman 1996, with 1e-5)")
     parser.add_argument("--max-iterations", type=_count(limits.MAX_ITERATIONS),
-                        default=OPTIMUM.max_iterations, help="the most EM iterations after "
-                        f"the restart schedule (default {OPTIMUM.max_iterations}); a fit "
+                        default=optimum["max_iterations"], help="the most EM iterations after "
+                        f"the restart schedule (default {optimum['max_iterations']}); a fit "
                         "stopped by it is reported as not converged")
     parser.add_argument("--run-all-iterations", action="store_true", help="always run all "
                         "--max-iterations (Chickering & Heckerman 1996's protocol, with "
@@ -428,7 +491,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="hiddenbn", description="Model selection in Bayesian networks with hidden variables.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"hiddenbn {hiddenbn.__version__}")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     sample = _subcommand(
@@ -580,7 +643,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "scores and features.")
     ebnc_select_parser.add_argument("--inputs", metavar="X1,X2,...", help="candidate input "
                                     "columns (default: every other column)")
-    ebnc_select_parser.add_argument("--score", choices=list(ebnc_fit.SCORES),
+    ebnc_select_parser.add_argument("--score", choices=list(defaults.EBNC_SCORES),
                                     default="laplace", help="selection score (default laplace)")
     ebnc_select_parser.add_argument("--max-parents", type=_positive_int, default=3,
                                     help="largest parent set in the search (default 3)")
@@ -590,17 +653,16 @@ def build_parser() -> argparse.ArgumentParser:
                             "a state (a label or a whole number) in every cell; an optional "
                             "'count' column holds pattern counts")
         action.add_argument("--target", metavar="Y", required=True, help="the class column")
-        action.add_argument("--prior-sd", type=_prior_sd, default=ebnc_fit.DEFAULT_PRIOR_SD,
+        action.add_argument("--prior-sd", type=_prior_sd, default=defaults.EBNC_PRIOR_SD,
                             help="s.d. of the normal prior on every phi (default "
-                            f"{ebnc_fit.DEFAULT_PRIOR_SD})")
+                            f"{defaults.EBNC_PRIOR_SD})")
     return parser
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    # numba on every core, BLAS on one: the same result on any machine (hiddenbn.threads)
-    pin_blas_to_one_thread()
+    _pin_blas()
     try:
         with warnings.catch_warnings():  # a library warning is one line, like the errors
             warnings.showwarning = _warning_line
@@ -618,6 +680,18 @@ def main(argv=None) -> int:
         return _error(f"cannot use {err.filename or 'a file'}: {reason}; check the path, its "
                       "permissions and the free space")
     return 0
+
+
+def _pin_blas() -> None:
+    """numba on every core, BLAS on one: the same result on any machine (hiddenbn.threads).
+
+    The limit reaches only the BLAS libraries loaded when it is set, and numpy and scipy each
+    bring their own: both are loaded first (numba loads numpy), as they were when this module
+    imported the whole library at its top."""
+    from hiddenbn.threads import pin_blas_to_one_thread
+
+    importlib.import_module("scipy.linalg")  # loads scipy's BLAS, so that the limit covers it
+    pin_blas_to_one_thread()
 
 
 def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from hiddenbn import limits
+from hiddenbn.defaults import DEFAULT_MISSING_VALUES, MISSING_HANDLING
 from hiddenbn.errors import DataError, excerpt
 from hiddenbn.files import atomic_output
 from hiddenbn.textfiles import checked_text_path, not_utf8, read_text
@@ -44,10 +45,9 @@ from hiddenbn.textfiles import checked_text_path, not_utf8, read_text
 COUNT_COLUMN = "count"
 #: A missing cell in :attr:`Dataset.patterns` (summed out under missing at random).
 MISSING = -1
-#: Cells read as missing unless told otherwise: empty, R's ``NA`` and SAS/Stata's ``.``.
-DEFAULT_MISSING_VALUES = ("", "NA", ".")
-#: What :func:`read_data` does with missing cells: keep them for the model, or drop the cases.
-MISSING_HANDLING = ("model", "drop")
+# Cells read as missing unless told otherwise (empty, R's ``NA`` and SAS/Stata's ``.``), and
+# what read_data does with them (keep them for the model, or drop the cases): imported from
+# hiddenbn.defaults (DEFAULT_MISSING_VALUES, MISSING_HANDLING), where the command line reads them.
 #: The largest data dictionary read, in bytes.
 MAX_DICTIONARY_BYTES = 1 << 24
 #: A cell that is a whole number: ASCII digits with an optional sign.

@@ -40,18 +40,19 @@ import numpy as np
 
 from hiddenbn import ebnc, limits
 from hiddenbn.data import Dataset
+from hiddenbn.defaults import EBNC_PRIOR_SD as DEFAULT_PRIOR_SD
+from hiddenbn.defaults import EBNC_SCORES as SCORES
 from hiddenbn.errors import DataError, HiddenbnError
 from hiddenbn.models import Network
 from hiddenbn.scores import _bd_node_term, bic, laplace
 from hiddenbn.spec import parse_spec
 
-#: Standard deviation of the normal prior on every ``phi`` (see the module docstring).
-DEFAULT_PRIOR_SD = 2.0
+# DEFAULT_PRIOR_SD, the standard deviation of the normal prior on every ``phi`` (see the module
+# docstring), and SCORES come from hiddenbn.defaults, where the command line reads them.
 
 #: Newton stops when the largest gradient entry of the objective is below this (per case).
 GRADIENT_TOLERANCE = 1e-9
 
-SCORES = ("laplace", "bic")
 
 
 # --- the softmax regression on the basis ----------------------------------------------------

@@ -64,9 +64,10 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from scipy.special import xlogy
 
-from hiddenbn import exact_inference
+from hiddenbn import defaults, exact_inference
 from hiddenbn.annealing import SWEEPS, AnnealedStarts
 from hiddenbn.data import Dataset
+from hiddenbn.defaults import CONVERGENCE, ENGINE_SCHEDULES, SCHEDULES
 from hiddenbn.errors import ParameterError
 from hiddenbn.inference import (enumeration_statistics, is_latent_class,
                                 latent_class_design, latent_class_statistics, prefers_design,
@@ -79,13 +80,10 @@ from hiddenbn.split_merge import split_merge
 
 #: Floor of ``|g|`` in the relative convergence rule (looked up once: it is read every iteration).
 TINY = np.finfo(float).tiny
-#: Stopping rules of the final phase (:meth:`_Run.converge`): the change of g within
-#: ``tolerance |g|`` (paper 003) or within ``tolerance`` (poLCA).
-CONVERGENCE = ("relative", "absolute")
-#: Restart schedules of :func:`fit_engine` (any engine).
-ENGINE_SCHEDULES = ("halving", "best-of-n")
-#: Restart schedules of :func:`fit` (network engines).
-SCHEDULES = ENGINE_SCHEDULES + ("annealing",)
+# CONVERGENCE, the stopping rules of the final phase (:meth:`_Run.converge`: the change of g
+# within ``tolerance |g|``, paper 003, or within ``tolerance``, poLCA), ENGINE_SCHEDULES (of
+# :func:`fit_engine`, any engine) and SCHEDULES (of :func:`fit`, network engines) are imported
+# from hiddenbn.defaults, where the command line reads them without importing numba.
 
 
 def check_convergence(convergence: str) -> None:
@@ -113,9 +111,9 @@ class Stopping:
 #: Paper 003's protocol: relative change of g 1e-5, and always all 200 iterations.
 PAPER_003 = Stopping(tolerance=1e-5, max_iterations=200, convergence="relative",
                      run_all_iterations=True)
-#: Run to the optimum: absolute change of g 1e-10 (poLCA's ``tol``), at most 10000 iterations.
-OPTIMUM = Stopping(tolerance=1e-10, max_iterations=10000, convergence="absolute",
-                   run_all_iterations=False)
+#: Run to the optimum: absolute change of g 1e-10 (poLCA's ``tol``), at most 10000 iterations
+#: (:data:`hiddenbn.defaults.OPTIMUM`).
+OPTIMUM = Stopping(**defaults.OPTIMUM)
 
 
 def check_alpha(alpha: float) -> None:

@@ -1,0 +1,30 @@
+"""Default settings and choices that the command line's help shows, as plain constants.
+
+``hiddenbn --help``, ``--version`` and an argument error build the whole argument parser, whose
+help texts show these values; they live here, with no import at all, so that building the
+parser loads neither numpy nor numba, scipy or pandas (``benchmarks/bench_startup.py``). The
+modules that use them (:mod:`hiddenbn.em`, :mod:`hiddenbn.annealing`, :mod:`hiddenbn.data`,
+:mod:`hiddenbn.ebnc_fit`) import them from here under their own names
+(``tests/test_startup.py`` checks that they still do).
+"""
+
+#: Stopping rules of EM's final phase (``em.CONVERGENCE``).
+CONVERGENCE = ("relative", "absolute")
+#: Restart schedules of any EM engine (``em.ENGINE_SCHEDULES``).
+ENGINE_SCHEDULES = ("halving", "best-of-n")
+#: Restart schedules of EM on a network (``em.SCHEDULES``).
+SCHEDULES = ENGINE_SCHEDULES + ("annealing",)
+#: Run EM to the optimum, the keywords of ``em.OPTIMUM = em.Stopping(**OPTIMUM)``: absolute
+#: change of g 1e-10 (poLCA's ``tol``), at most 10000 iterations.
+OPTIMUM = {"tolerance": 1e-10, "max_iterations": 10000, "convergence": "absolute",
+           "run_all_iterations": False}
+#: Annealing sweeps over the cases per start (``annealing.SWEEPS``).
+ANNEALING_SWEEPS = 200
+#: Cells read as missing unless told otherwise (``data.DEFAULT_MISSING_VALUES``).
+DEFAULT_MISSING_VALUES = ("", "NA", ".")
+#: What a data file's missing cells become (``data.MISSING_HANDLING``).
+MISSING_HANDLING = ("model", "drop")
+#: Scores an embedded classifier is selected by (``ebnc_fit.SCORES``).
+EBNC_SCORES = ("laplace", "bic")
+#: Standard deviation of the normal prior on every EBNC parameter (``ebnc_fit.DEFAULT_PRIOR_SD``).
+EBNC_PRIOR_SD = 2.0
