@@ -8,7 +8,10 @@ is the time difference between fits of ``K + extra`` and ``K`` iterations divide
 
 Targets: EM per iteration >= 2x faster than StepMix for (n, c, N) = (64, 32, 400) and
 (64, 32, 100000), >= 100x for (4, 8, 243000); the Laplace score (d = 2079) and the whole
-restart schedule plus convergence for (64, 32, 400) each under 1 s on 2 cores.
+restart schedule plus convergence for (64, 32, 400) each under 1 s on 2 cores. Issue 19: at
+(64, 32, 100000) EM per iteration within 2x of the GEMM floor (the flops of the two products
+of the design E step, ``Z @ C`` and ``Z^T @ posterior``, at the GFLOPS of a 2000^3 GEMM
+measured in the same run) and >= 3x faster than StepMix.
 """
 
 import os
@@ -96,6 +99,21 @@ def stepmix_seconds_per_iteration(rows, classes, extra):
     return (best_time(lambda: fit(base + extra), 2) - best_time(lambda: fit(base), 2)) / extra
 
 
+def gemm_floor(rows, columns, classes):
+    """Seconds of the two products of the design E step, ``(rows x columns) @ (columns x
+    classes)`` and its transpose product, at the GFLOPS of a 2000^3 GEMM (NumPy's BLAS on all
+    its threads), and those GFLOPS; plus the measured seconds of the two products (BLAS on
+    skinny matrices runs below its large-GEMM speed)."""
+    rng = np.random.default_rng(0)
+    square = rng.random((2000, 2000))
+    square @ square
+    gflops = 2 * 2000 ** 3 / best_time(lambda: square @ square)[0] / 1e9
+    design = (rng.random((rows, columns)) < 0.5).astype(float)
+    coefficients, posterior = rng.random((columns, classes)), rng.random((rows, classes))
+    products = best_time(lambda: (design @ coefficients, posterior.T @ design))[0]
+    return 2 * 2 * rows * columns * classes / gflops / 1e9, gflops, products
+
+
 def run():
     lines = [f"machine: {os.cpu_count()} CPUs, numba threads {numba.get_num_threads()}, "
              f"load average {os.getloadavg()[0]:.1f} at start (other work inflates every time)"]
@@ -114,6 +132,15 @@ def run():
                      f"({data.n_patterns} patterns): hiddenbn {ours[0] * 1e3:.3f} ms wall / "
                      f"{ours[1] * 1e3:.3f} ms CPU, StepMix {theirs[0] * 1e3:.3f} / "
                      f"{theirs[1] * 1e3:.3f} ms, ratio {ratio[0]:.1f}x wall, {ratio[1]:.1f}x CPU")
+        if (features, classes, cases) == (64, 32, 100_000):
+            engine = em.make_engine(network, data, 1.01)
+            columns = engine.design.shape[1] if engine.design is not None else features + 1
+            floor, gflops, products = gemm_floor(data.n_patterns, columns, classes)
+            lines.append(f"  GEMM floor: 2 products {data.n_patterns} x {columns} x {classes} at "
+                         f"{gflops:.1f} GFLOPS (2000^3 GEMM) = {floor * 1e3:.1f} ms (NumPy's "
+                         f"products themselves: {products * 1e3:.1f} ms); hiddenbn / floor "
+                         f"{ours[0] / floor:.2f}x (target <= 2x), StepMix / hiddenbn "
+                         f"{ratio[0]:.1f}x wall (target >= 3x)")
 
     network, _, data = synthetic(64, 32, 400)
     result = em.fit(network, data, np.random.default_rng(2))
