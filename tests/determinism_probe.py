@@ -10,7 +10,8 @@ guarantee); then the probe sets up its threads as a workflow job does
 (:func:`hiddenbn.threads.use_threads`) and runs an EM fit with its scores and an SMC estimate.
 
 The inputs are big enough for the parallel paths of the kernels
-(:data:`hiddenbn.inference.PARALLEL_MIN_CELLS`) and for BLAS to use its threads.
+(:data:`hiddenbn.inference.PARALLEL_MIN_CELLS`, several blocks of the message-passing and
+junction-tree kernels) and for BLAS to use its threads.
 """
 
 from __future__ import annotations
@@ -23,10 +24,13 @@ import numpy as np
 
 from hiddenbn import inference
 from hiddenbn.em import fit
+from hiddenbn.junction_tree import junction_tree_statistics
+from hiddenbn.message_passing import tree_statistics
 from hiddenbn.models import latent_class, random_parameters
 from hiddenbn.sampling import sample_dataset
 from hiddenbn.scores import score_fit
 from hiddenbn.smc import smc_log_evidence
+from hiddenbn.spec import parse_spec
 from hiddenbn.threads import use_threads
 
 
@@ -60,6 +64,24 @@ def e_step_digests() -> dict:
     _, data, weights, table, offsets = latent_class_inputs(cards, 8, 40000, 2)
     out["e_step_gather"] = digest(*inference.latent_class_statistics(
         data.patterns, data.counts, weights, table, offsets))
+    # a tree past enumeration: the message-passing kernel, several blocks of patterns
+    network = parse_spec("3(" + ",".join(["3(2,2,2)"] * 6) + ",2,2)")
+    rng = np.random.default_rng(7)
+    cpts = random_parameters(network, rng, 1.0)
+    data = sample_dataset(network, cpts, 12000, rng, missing_rate=0.1).for_network(network)
+    expected, log_likelihood = tree_statistics(network, cpts, data.patterns, data.counts)
+    out["e_step_tree"] = digest(log_likelihood, *expected)
+    # a ladder of hidden nodes (two hidden parents per child): the junction-tree kernels
+    nodes = {f"H{k}": {"states": 2, "hidden": True, **({"parents": [f"H{k - 1}"]} if k else {})}
+             for k in range(12)}
+    nodes |= {f"X{k}_{c}": {"states": 2, "parents": [f"H{k}", f"H{k + 1}"]}
+              for k in range(11) for c in range(2)}
+    network = parse_spec({"nodes": nodes})
+    cpts = random_parameters(network, rng, 1.0)
+    data = sample_dataset(network, cpts, 30000, rng, missing_rate=0.1).for_network(network)
+    expected, log_likelihood = junction_tree_statistics(network, cpts, data.patterns,
+                                                        data.counts)
+    out["e_step_junction_tree"] = digest(log_likelihood, *expected)
     return out
 
 
