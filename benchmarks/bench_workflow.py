@@ -1,8 +1,8 @@
 """Where the time of ``make reproduce`` goes: every job's time, summed per rule.
 
 Run with ``python -m benchmarks workflow`` (or ``make bench``) after a run. Every rule of the
-workflow has a ``benchmark:`` file (Snakemake's: wall seconds, CPU seconds and peak memory of
-the job) under ``<results_dir>/logs/benchmarks/``, named like its log. This reads them and
+workflow has a ``benchmark:`` file per job (Snakemake's: wall seconds, CPU seconds and peak
+memory) under ``<results_dir>/logs/benchmarks/<rule>/``. This reads them and
 prints, per rule, the jobs, the job-minutes, the longest job and the peak memory, the largest
 first; then the run's span from the first job's start to the last job's end (the files' times
 minus their durations), beside the target of 8 minutes for the default config on two idle
@@ -19,17 +19,14 @@ TARGET_MINUTES = 8.0
 
 
 def job_table(results: Path) -> pd.DataFrame:
-    """One row per job: rule (the path below ``logs/benchmarks`` up to the job's own file),
+    """One row per job: its rule (the folder below ``logs/benchmarks``, named after the rule),
     wall seconds, CPU seconds, peak memory (MiB) and the job's end time (the file's mtime)."""
     root = results / "logs" / "benchmarks"
     rows = []
     for path in sorted(root.rglob("*.tsv")):
         table = pd.read_csv(path, sep="\t")
-        parts = path.relative_to(root).parts
-        # a rule's jobs share a folder (paper/stage/...); single jobs are the file itself
-        rule = "/".join(parts[:-1]) if len(parts) > 2 or parts[0] == "studies" else \
-            "/".join(parts)[:-len(".tsv")]
-        rows.append({"rule": rule, "seconds": float(table["s"].iloc[-1]),
+        rows.append({"rule": path.relative_to(root).parts[0],
+                     "seconds": float(table["s"].iloc[-1]),
                      "cpu_seconds": float(table["cpu_time"].iloc[-1]),
                      "max_rss_mib": float(table["max_rss"].iloc[-1]),
                      "end": path.stat().st_mtime})
@@ -56,7 +53,7 @@ def run():
     lines = [f"{len(jobs)} jobs of the last run in {results}: {jobs.seconds.sum() / 60:.1f} "
              f"job-minutes; first start to last end {span:.1f} min (target {TARGET_MINUTES:g} "
              f"min on 2 idle cores); longest job {jobs.seconds.max() / 60:.1f} min"]
-    lines += [f"  {rule:52s} {row.jobs:4d} jobs {row.job_minutes:7.2f} job-min, longest "
+    lines += [f"  {rule:52s} {int(row.jobs):4d} jobs {row.job_minutes:7.2f} job-min, longest "
               f"{row.longest_minutes:5.2f} min, {row.max_rss_mib:6.0f} MiB"
               for rule, row in summary.iterrows()]
     return lines
