@@ -1,0 +1,103 @@
+"""Compile every numba kernel of hiddenbn ahead of time into numba's cache, and time it.
+
+Every kernel is ``@numba.njit(cache=True)``: the first process that calls it compiles it
+(seconds) and writes the machine code to numba's cache (``NUMBA_CACHE_DIR``, else
+``__pycache__`` beside the sources); later processes load it (a fraction of a second). A
+workflow job calls only some kernels, so on a fresh machine each kind of job pays for its own.
+:func:`warm` calls each group of kernels once on tiny inputs, so a cache can be filled before
+the jobs start, e.g. a shared one for a cluster::
+
+    NUMBA_CACHE_DIR=/shared/hiddenbn-numba python -m hiddenbn.jit_cache
+    NUMBA_CACHE_DIR=/shared/hiddenbn-numba snakemake --workflow-profile workflow/profiles/slurm
+
+(the Snakefile keeps a ``NUMBA_CACHE_DIR`` that is set). Sharing is safe: numba keys each entry
+on the kernel's source, its signature and the CPU it was compiled for, so a node with another
+CPU compiles and adds its own entry, and entries are written to a temporary file and renamed.
+Run on a cold cache, :func:`warm` gives the first-run compile time of each group
+(``python -m benchmarks numba`` prints it, cold and warm).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+
+def _groups():
+    """``(name, call)`` per group of kernels, each call tiny but through the kernels' real
+    entry points (so the signatures compiled are the ones the jobs use)."""
+    import numpy as np
+
+    from hiddenbn import dimension, em, junction_tree, message_passing, sampling, smc
+    from hiddenbn.interaction import noisy_max_model
+    from hiddenbn.models import latent_class, random_parameters
+    from hiddenbn.noisy_max import fit_noisy_max
+    from hiddenbn.spec import parse_spec
+
+    rng = np.random.default_rng(0)
+
+    def data_of(network, cases=60, missing_rate=0.0):
+        cpts = random_parameters(network, rng)
+        return cpts, sampling.sample_dataset(network, cpts, cases, rng, missing_rate)
+
+    binary, many_states = latent_class(2, [2] * 4), latent_class(2, [6] * 4)
+    tree = parse_spec("2(2(2,2),2,2)")
+    ladder = parse_spec({"nodes": {
+        "H0": {"states": 2, "hidden": True}, "H1": {"states": 2, "hidden": True,
+                                                    "parents": ["H0"]},
+        "X0": {"states": 2, "parents": ["H0", "H1"]}, "X1": {"states": 2, "parents": ["H1"]}}})
+    noisy_max = noisy_max_model([[1], [2]])
+
+    def fit(network, schedule="halving", missing_rate=0.0):
+        _, data = data_of(network, missing_rate=missing_rate)
+        em.fit(network, data, rng, restarts=2, max_iterations=3, schedule=schedule)
+
+    def junction_tree_group():
+        cpts, data = data_of(ladder)
+        data = data.for_network(ladder)
+        junction_tree.junction_tree_statistics(ladder, cpts, data.patterns, data.counts)
+        junction_tree.junction_tree_family_posteriors(ladder, cpts, data.patterns)
+
+    def tree_group():
+        cpts, data = data_of(tree)
+        data = data.for_network(tree)
+        message_passing.tree_statistics(tree, cpts, data.patterns, data.counts)
+        message_passing.tree_family_posteriors(tree, cpts, data.patterns)
+
+    return [
+        ("sampling", lambda: data_of(binary)),
+        ("latent class E step (BLAS design path, gather kernel, missing cells)",
+         lambda: (fit(binary), fit(many_states), fit(many_states, missing_rate=0.2))),
+        ("message passing (trees)", tree_group),
+        ("junction tree", junction_tree_group),
+        ("noisy-max EM", lambda: fit_noisy_max(noisy_max, data_of(noisy_max.network())[1], rng,
+                                               restarts=1, max_iterations=3)),
+        ("annealed starts and split-and-merge", lambda: (fit(binary, "annealing"),
+                                                         fit(tree, "annealing"))),
+        ("SMC evidence", lambda: smc.smc_log_evidence(binary, data_of(binary)[1], rng, runs=2,
+                                                      particles=8)),
+        ("Jacobian and rank (effective dimension)",
+         lambda: dimension.dimension_report(parse_spec("3(2(2,2),2,2)"), points=1)),
+    ]
+
+
+def warm() -> list[tuple[str, float]]:
+    """Call every group of kernels once; returns ``(group, seconds)`` in order (on a cold cache
+    the compile time, on a warm one the cache load)."""
+    timings = []
+    for name, call in _groups():
+        start = time.perf_counter()
+        call()
+        timings.append((name, time.perf_counter() - start))
+    return timings
+
+
+def main() -> None:
+    start = time.perf_counter()
+    for name, seconds in warm():
+        print(f"{seconds:6.2f} s  {name}", flush=True)
+    print(f"{time.perf_counter() - start:6.2f} s  all kernels", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
