@@ -10,8 +10,11 @@ import pytest
 
 from hiddenbn.cli import main
 from hiddenbn.data import read_data
+from hiddenbn.exact_inference import enumeration_family_posteriors
 from hiddenbn.lca import class_posteriors
+from hiddenbn.models import load_parameters
 from hiddenbn.selection import latent_class_network
+from hiddenbn.spec import parse_spec
 
 SURVEY = """smoker,drinks,exercise,diet
 yes,often,,poor
@@ -144,3 +147,32 @@ def test_bad_data_is_one_line_and_nothing_is_written(tmp_path, capsys, text, dic
     assert code == 2 and message in err and err.count("\n") == 1 and not out
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         ["bad.csv"] + (["d.yaml"] if dictionary else []))
+
+
+def test_posteriors_of_every_hidden_node_for_a_tree(tmp_path, capsys):
+    """--posteriors on a model that is not a latent class model: each hidden node's posterior
+    per data row, against enumeration of the hidden states at the saved parameters."""
+    spec = "3(2(2,2,2),2(2,2),2)"
+    data_path, posteriors, saved = (tmp_path / "tree.csv", tmp_path / "posteriors.csv",
+                                    tmp_path / "fit.json")
+    assert run(capsys, "sample", spec, "--n", "200", "--seed", "4", "--missing-rate", "0.1",
+               "-o", data_path)[0] == 0
+    code, _, _ = run(capsys, "fit", data_path, "--model", spec, "--restarts", "2", "--skip-de",
+                     "--max-iterations", "30", "--posteriors", posteriors, "--save-params", saved)
+    assert code == 0
+    rows = list(csv.DictReader(posteriors.open()))
+    assert list(rows[0]) == ["row", "p_H1_1", "p_H1_2", "p_H1_3", "modal_H1", "p_H2_1",
+                             "p_H2_2", "modal_H2", "p_H3_1", "p_H3_2", "modal_H3"]
+    network = parse_spec(spec)
+    cpts = load_parameters(saved, network)
+    data = read_data(data_path)
+    patterns = data.every_case.patterns[data.row_patterns]
+    posteriors_by_family, _ = enumeration_family_posteriors(network, cpts, patterns)
+    assert len(rows) == 200
+    for i in network.hidden_indices:
+        name = network.names[i]
+        expected = posteriors_by_family[i].sum(axis=1)
+        got = np.array([[float(r[f"p_{name}_{s + 1}"]) for s in range(expected.shape[1])]
+                        for r in rows])
+        assert np.allclose(got, expected, atol=1e-5)
+        assert [int(r[f"modal_{name}"]) for r in rows] == (expected.argmax(axis=1) + 1).tolist()

@@ -322,9 +322,8 @@ def command_fit(args) -> None:
     network = _bound_model(args, data_file.dataset)
     limits.check_network(network)
     latent_class = is_latent_class(network)
-    if (args.posteriors or args.plot) and not latent_class:
-        raise HiddenbnError("--posteriors and --plot need a latent class model (--classes K or "
-                            "k:r1,...,rn)")
+    if args.plot and not latent_class:
+        raise HiddenbnError("--plot needs a latent class model (--classes K or k:r1,...,rn)")
     plot_format = args.plot and _plots().figure_format(args.plot)
     data = data_file.dataset.for_network(network)
     limits.check_em(network, data.n_cases, 1 if args.init else args.restarts,
@@ -334,17 +333,25 @@ def command_fit(args) -> None:
     outcome = selection.fit_and_score(network, data, args.seed, args.prior_alpha, args.restarts,
                                       not args.skip_de, initial=initial, **_em_options(args))
     report = selection.fit_report(outcome, data, data_file.notes)
+    if latent_class or args.posteriors:
+        from hiddenbn import lca  # a latent class fit's report, and the posteriors file
     if latent_class:
-        from hiddenbn import lca  # only a latent class fit needs it
-
         report["lca"] = lca.lca_report(outcome["fit"], data, outcome["de"], states)
     with _outputs(args.posteriors, args.plot, args.save_params) as (
             posteriors_file, plot_file, params_file):
         if params_file:
             save_parameters(params_file, network, outcome["fit"].cpts, states)
-        if posteriors_file:
+        if posteriors_file and latent_class:
             posterior, modal = lca.pattern_posteriors(outcome["fit"], data_file.every_case)
             lca.write_posteriors(posteriors_file, posterior, modal, data_file.row_patterns)
+        elif posteriors_file:
+            from hiddenbn.exact_inference import posterior_marginals
+
+            every_case = data_file.every_case
+            columns = [every_case.names.index(name) for name in network.observed_names]
+            lca.write_posteriors(posteriors_file, None, None, data_file.row_patterns,
+                                 hidden=posterior_marginals(network, outcome["fit"].cpts,
+                                                            every_case.patterns[:, columns]))
         if plot_file:
             _plots().class_profile_figure(report["lca"], plot_file, plot_format)
         _print_report(report, selection.format_fit_report, args.json)
@@ -560,8 +567,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the latent class model with K classes over the columns (the same "
                      "as --model K)")
     fit.add_argument("--posteriors", metavar="FILE", help="write each data row's posterior "
-                     "class probabilities and modal class as CSV, one line per row of DATA in "
-                     "its order (rows with missing cells included; latent class models)")
+                     "class probabilities and modal class as CSV (any other model: each hidden "
+                     "node's, p_NODE_1.. and modal_NODE), one line per row of DATA in its order "
+                     "(rows with missing cells included)")
     fit.add_argument("--plot", metavar="FILE", help="draw the class profile (item-response "
                      "probabilities per class) as PNG, PDF or SVG by the suffix of FILE")
     fit.add_argument("--save-params", metavar="FILE", help="write the fitted parameters as JSON "

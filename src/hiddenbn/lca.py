@@ -851,29 +851,41 @@ def format_lca_text(report: dict) -> str:
 
 
 # --- posterior membership file ---------------------------------------------------------------
-def write_posteriors(path, posterior, modal, row_pattern=None) -> None:
+def write_posteriors(path, posterior, modal, row_pattern=None, hidden=None) -> None:
     """Write each case's class posteriors and modal class as CSV, atomically.
 
     Columns ``row, p_class1, ..., p_classk, modal_class``: ``row`` numbers the input's data
     rows from 1 in input order, classes are numbered from 1 (the modal class of a tie is the
     first). ``posterior`` and ``modal`` are per pattern (:func:`pattern_posteriors`); the
     ``row_pattern`` map (one pattern index per input row) expands them to one line per row,
-    without it there is one line per pattern.
+    without it there is one line per pattern. For a network with several hidden nodes,
+    ``hidden`` maps each node's name to its ``(m, r)`` posterior (``posterior`` and ``modal``
+    are then ignored): columns ``p_NODE_1, ..., p_NODE_r, modal_NODE`` per node, states
+    numbered from 1.
 
     The data's own columns are not repeated: joining on ``row`` recovers them (R's ``cbind``,
     pandas' ``concat``), the data file stays the one source of its values and labels, and the
     file stays small for 10^6 rows. Each pattern is formatted once and rows are written in blocks
     of :data:`CSV_CHUNK_ROWS`; a failed write leaves no file.
     """
-    posterior = np.asarray(posterior, dtype=float)
-    index = np.arange(posterior.shape[0]) if row_pattern is None else np.asarray(row_pattern)
-    k = posterior.shape[1]
+    if hidden is None:
+        blocks = [("p_class", "modal_class", np.asarray(posterior, dtype=float),
+                   np.asarray(modal))]
+    else:
+        blocks = [(f"p_{name}_", f"modal_{name}", np.asarray(values, dtype=float),
+                   modal_class(np.asarray(values, dtype=float)))
+                  for name, values in hidden.items()]
+    columns = np.column_stack([part for _, _, values, modal_states in blocks
+                               for part in (values, modal_states + 1)])
+    index = np.arange(columns.shape[0]) if row_pattern is None else np.asarray(row_pattern)
     # each pattern is formatted once: many rows share a pattern, and formatting costs the most
     formatted = io.StringIO()
-    np.savetxt(formatted, np.column_stack([posterior, np.asarray(modal) + 1]),
-               fmt=["%.6g"] * k + ["%d"], delimiter=",")
+    np.savetxt(formatted, columns, delimiter=",",
+               fmt=[f for _, _, values, _ in blocks for f in ["%.6g"] * values.shape[1] + ["%d"]])
     lines = formatted.getvalue().splitlines()
-    header = ",".join(["row"] + [f"p_class{h + 1}" for h in range(k)] + ["modal_class"])
+    header = ",".join(["row"] + [name for prefix, modal_name, values, _ in blocks
+                                 for name in [f"{prefix}{h + 1}" for h in range(values.shape[1])]
+                                 + [modal_name]])
     with atomic_output(path) as temporary, open(temporary, "w") as handle:
         handle.write(header + "\n")
         for start in range(0, index.size, CSV_CHUNK_ROWS):
