@@ -2,13 +2,15 @@
 
 import numba
 import numpy as np
+import pytest
 from scipy.special import gammaln, logsumexp
 
 from hiddenbn.data import MISSING
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.evidence import compositions
 from hiddenbn.inference import posterior_chunks
-from hiddenbn.models import node_tables
+from hiddenbn.models import node_tables, random_parameters
+from hiddenbn.sampling import sample_dataset
 from hiddenbn.scores import _bd_node_term
 
 #: Largest number of completions :func:`exact_log_marginal_likelihood` sums over.
@@ -117,3 +119,19 @@ def assert_e_step_identical_on_one_and_two_threads(engine, state) -> None:
     assert one.log_likelihood == two.log_likelihood
     for a, b in zip(one.expected, two.expected):
         np.testing.assert_array_equal(a, b)
+
+
+def model_and_data(network, n_cases, missing_rate, rng):
+    """Random CPTs of ``network`` and a sample of ``n_cases`` from them, ``missing_rate`` of
+    the cells blanked."""
+    cpts = random_parameters(network, rng)
+    return cpts, sample_dataset(network, cpts, n_cases, rng, missing_rate)
+
+
+def assert_statistics_equal(ours, theirs, n_cases):
+    """Two ``(expected counts, log-likelihood)`` results equal to 1e-10 relative."""
+    (expected, log_likelihood), (reference, reference_log_likelihood) = ours, theirs
+    assert log_likelihood == pytest.approx(reference_log_likelihood, rel=1e-10)
+    for table, reference_table in zip(expected, reference, strict=True):
+        assert table.shape == reference_table.shape
+        np.testing.assert_allclose(table, reference_table, rtol=1e-10, atol=1e-12 * n_cases)

@@ -17,7 +17,8 @@ from hiddenbn.message_passing import tree_statistics
 from hiddenbn.models import Network, random_parameters
 from hiddenbn.sampling import sample_dataset
 from hiddenbn.spec import parse_spec
-from reference import assert_e_step_identical_on_one_and_two_threads
+from reference import (assert_e_step_identical_on_one_and_two_threads, assert_statistics_equal,
+                       model_and_data)
 
 
 def w_structure(hidden=2, states=3, children=6) -> Network:
@@ -75,17 +76,6 @@ NETWORKS = {"W": w_structure(), "W three parents": w_structure(3, 2, 5),
                for k in range(5)}}
 
 
-def model_and_data(network, n_cases, missing_rate, rng):
-    cpts = random_parameters(network, rng)
-    return cpts, sample_dataset(network, cpts, n_cases, rng, missing_rate)
-
-
-def assert_statistics_equal(ours, theirs, n_cases):
-    (expected, log_likelihood), (reference, reference_log_likelihood) = ours, theirs
-    assert log_likelihood == pytest.approx(reference_log_likelihood, rel=1e-10)
-    for table, reference_table in zip(expected, reference, strict=True):
-        assert table.shape == reference_table.shape
-        np.testing.assert_allclose(table, reference_table, rtol=1e-10, atol=1e-12 * n_cases)
 
 
 def enumeration_posteriors(network, cpts, patterns):

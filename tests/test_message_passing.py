@@ -13,9 +13,9 @@ from hiddenbn.inference import (MAX_HIDDEN_CONFIGURATIONS, enumeration_statistic
                                 posterior_chunks)
 from hiddenbn.message_passing import is_tree, tree_family_posteriors, tree_statistics
 from hiddenbn.models import Network, latent_class, random_parameters
-from hiddenbn.sampling import sample_dataset
 from hiddenbn.spec import parse_spec
-from reference import assert_e_step_identical_on_one_and_two_threads
+from reference import (assert_e_step_identical_on_one_and_two_threads, assert_statistics_equal,
+                       model_and_data)
 
 #: Paper 002's hierarchical latent class model (Table 2's generator).
 PAPER_HLC = "5(3(2,2),3(2,2),2)"
@@ -56,16 +56,6 @@ NETWORKS = {"paper 002 HLC": parse_spec(PAPER_HLC), "forest": parse_spec(FOREST)
             **{f"random tree {k}": network for k, network in enumerate(random_trees())}}
 
 
-def model_and_data(network, n_cases, missing_rate, rng):
-    cpts = random_parameters(network, rng)
-    return cpts, sample_dataset(network, cpts, n_cases, rng, missing_rate)
-
-
-def assert_statistics_equal(ours, theirs, n_cases):
-    (expected, log_likelihood), (reference, reference_log_likelihood) = ours, theirs
-    assert log_likelihood == pytest.approx(reference_log_likelihood, rel=1e-10)
-    for table, reference_table in zip(expected, reference, strict=True):
-        np.testing.assert_allclose(table, reference_table, rtol=1e-10, atol=1e-12 * n_cases)
 
 
 def test_is_tree_accepts_trees_and_forests_only(noisy_max_network):
