@@ -96,7 +96,7 @@ rule chickering_heckerman1996_generate_model:
     log:
         f"{LOGS}/chickering_heckerman1996/generate_model/{{model}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/chickering_heckerman1996_generate_model/{{model}}.tsv",
+        f"{LOGS}/benchmarks/chickering_heckerman1996_generate_model/{{model}}.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -119,7 +119,7 @@ rule chickering_heckerman1996_sample_data:
     log:
         f"{LOGS}/chickering_heckerman1996/sample_data/{{experiment}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/chickering_heckerman1996_sample_data/{{experiment}}.tsv",
+        f"{LOGS}/benchmarks/chickering_heckerman1996_sample_data/{{experiment}}.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -138,7 +138,7 @@ rule chickering_heckerman1996_dimensions:
     log:
         f"{LOGS}/chickering_heckerman1996/dimensions/n{{features}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/chickering_heckerman1996_dimensions/n{{features}}.tsv",
+        f"{LOGS}/benchmarks/chickering_heckerman1996_dimensions/n{{features}}.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -162,7 +162,7 @@ rule chickering_heckerman1996_fit:
     log:
         f"{LOGS}/chickering_heckerman1996/fit/{{experiment}}_rep{{replicate}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/chickering_heckerman1996_fit/{{experiment}}_rep{{replicate}}.tsv",
+        f"{LOGS}/benchmarks/chickering_heckerman1996_fit/{{experiment}}_rep{{replicate}}.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
@@ -184,7 +184,7 @@ rule chickering_heckerman1996_reality_check:
     log:
         f"{LOGS}/chickering_heckerman1996/reality_check.log",
     benchmark:
-        f"{LOGS}/benchmarks/chickering_heckerman1996_reality_check/reality_check.tsv",
+        f"{LOGS}/benchmarks/chickering_heckerman1996_reality_check/reality_check.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -233,7 +233,7 @@ rule chickering_heckerman1996_report:
     log:
         f"{LOGS}/chickering_heckerman1996/report.log",
     benchmark:
-        f"{LOGS}/benchmarks/chickering_heckerman1996_report/report.tsv",
+        f"{LOGS}/benchmarks/chickering_heckerman1996_report/report.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     params:

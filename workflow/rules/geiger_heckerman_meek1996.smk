@@ -37,7 +37,7 @@ rule geiger_heckerman_meek1996_dimension:
     log:
         f"{LOGS}/geiger_heckerman_meek1996/dimension.log",
     benchmark:
-        f"{LOGS}/benchmarks/geiger_heckerman_meek1996_dimension/dimension.tsv",
+        f"{LOGS}/benchmarks/geiger_heckerman_meek1996_dimension/dimension.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     params:

@@ -82,7 +82,7 @@ rule gold_standard_exact:
     log:
         f"{LOGS}/gold_standard/exact/rep{{replicate}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/gold_standard_exact/rep{{replicate}}.tsv",
+        f"{LOGS}/benchmarks/gold_standard_exact/rep{{replicate}}.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
@@ -105,7 +105,7 @@ rule gold_standard_paper003:
     log:
         f"{LOGS}/gold_standard/paper003/{{experiment}}_rep{{replicate}}_part{{part}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/gold_standard_paper003/{{experiment}}_rep{{replicate}}_part{{part}}.tsv",
+        f"{LOGS}/benchmarks/gold_standard_paper003/{{experiment}}_rep{{replicate}}_part{{part}}.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
@@ -127,7 +127,7 @@ rule gold_standard_slope:
     log:
         f"{LOGS}/gold_standard/slopes/{{setting}}_rep{{replicate}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/gold_standard_slope/{{setting}}_rep{{replicate}}.tsv",
+        f"{LOGS}/benchmarks/gold_standard_slope/{{setting}}_rep{{replicate}}.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
@@ -155,7 +155,7 @@ rule gold_standard_report:
     log:
         f"{LOGS}/gold_standard/report.log",
     benchmark:
-        f"{LOGS}/benchmarks/gold_standard_report/report.tsv",
+        f"{LOGS}/benchmarks/gold_standard_report/report.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     script:

@@ -64,7 +64,7 @@ rule heckerman_meek1997_dimensions:
     log:
         f"{LOGS}/heckerman_meek1997/dimensions.log",
     benchmark:
-        f"{LOGS}/benchmarks/heckerman_meek1997_dimensions/dimensions.tsv",
+        f"{LOGS}/benchmarks/heckerman_meek1997_dimensions/dimensions.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -86,7 +86,7 @@ rule heckerman_meek1997_figure1:
     log:
         f"{LOGS}/heckerman_meek1997/figure1.log",
     benchmark:
-        f"{LOGS}/benchmarks/heckerman_meek1997_figure1/figure1.tsv",
+        f"{LOGS}/benchmarks/heckerman_meek1997_figure1/figure1.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -104,7 +104,7 @@ rule heckerman_meek1997_study_case:
     log:
         f"{LOGS}/heckerman_meek1997/study_{{case}}_n{{size}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/heckerman_meek1997_study_case/study_{{case}}_n{{size}}.tsv",
+        f"{LOGS}/benchmarks/heckerman_meek1997_study_case/study_{{case}}_n{{size}}.tsv"
     wildcard_constraints:
         case="|".join(heckerman_meek1997.STUDY_CASES),
         size=r"\d+",
@@ -146,7 +146,7 @@ rule heckerman_meek1997_study_summary:
     log:
         f"{LOGS}/heckerman_meek1997/study_summary.log",
     benchmark:
-        f"{LOGS}/benchmarks/heckerman_meek1997_study_summary/study_summary.tsv",
+        f"{LOGS}/benchmarks/heckerman_meek1997_study_summary/study_summary.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     script:

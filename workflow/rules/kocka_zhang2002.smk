@@ -66,7 +66,7 @@ rule kocka_zhang2002_dimension:
     log:
         f"{LOGS}/kocka_zhang2002/dimension.log",
     benchmark:
-        f"{LOGS}/benchmarks/kocka_zhang2002_dimension/dimension.tsv",
+        f"{LOGS}/benchmarks/kocka_zhang2002_dimension/dimension.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -84,7 +84,7 @@ rule kocka_zhang2002_lc:
     log:
         f"{LOGS}/kocka_zhang2002/lc/{{generator}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/kocka_zhang2002_lc/{{generator}}.tsv",
+        f"{LOGS}/benchmarks/kocka_zhang2002_lc/{{generator}}.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
@@ -101,7 +101,7 @@ rule kocka_zhang2002_hlc:
     log:
         f"{LOGS}/kocka_zhang2002/hlc/n{{cases}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/kocka_zhang2002_hlc/n{{cases}}.tsv",
+        f"{LOGS}/benchmarks/kocka_zhang2002_hlc/n{{cases}}.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
@@ -135,7 +135,7 @@ rule kocka_zhang2002_report:
     log:
         f"{LOGS}/kocka_zhang2002/report.log",
     benchmark:
-        f"{LOGS}/benchmarks/kocka_zhang2002_report/report.tsv",
+        f"{LOGS}/benchmarks/kocka_zhang2002_report/report.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     params:

@@ -57,7 +57,7 @@ rule meek_heckerman1997_dimension:
     log:
         f"{LOGS}/meek_heckerman1997/dimension.log",
     benchmark:
-        f"{LOGS}/benchmarks/meek_heckerman1997_dimension/dimension.tsv",
+        f"{LOGS}/benchmarks/meek_heckerman1997_dimension/dimension.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -83,7 +83,7 @@ rule meek_heckerman1997_study:
     log:
         f"{LOGS}/meek_heckerman1997/study/{{generator}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/meek_heckerman1997_study/{{generator}}.tsv",
+        f"{LOGS}/benchmarks/meek_heckerman1997_study/{{generator}}.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     params:
@@ -131,7 +131,7 @@ rule meek_heckerman1997_report:
     log:
         f"{LOGS}/meek_heckerman1997/report.log",
     benchmark:
-        f"{LOGS}/benchmarks/meek_heckerman1997_report/report.tsv",
+        f"{LOGS}/benchmarks/meek_heckerman1997_report/report.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     params:

@@ -19,7 +19,7 @@ rule reproduction:
     log:
         f"{LOGS}/reproduction.log",
     benchmark:
-        f"{LOGS}/benchmarks/reproduction/reproduction.tsv",
+        f"{LOGS}/benchmarks/reproduction/reproduction.tsv"
     conda:
         "../envs/hiddenbn.yaml"
     params:

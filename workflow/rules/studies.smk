@@ -31,7 +31,7 @@ rule studies_run:
     log:
         f"{LOGS}/studies/{{study}}/{{generator}}_n{{cases}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/studies_run/{{study}}/{{generator}}_n{{cases}}.tsv",
+        f"{LOGS}/benchmarks/studies_run/{{study}}/{{generator}}_n{{cases}}.tsv"
     wildcard_constraints:
         study=r"[A-Za-z0-9_]+",
         generator=r"[A-Za-z0-9_]+",
@@ -72,7 +72,7 @@ for _study in STUDIES:
         log:
             f"{LOGS}/studies/{_study}/summary.log",
         benchmark:
-            f"{LOGS}/benchmarks/studies_summary/{_study}.tsv",
+            f"{LOGS}/benchmarks/studies_summary/{_study}.tsv"
         conda:
             "../envs/hiddenbn.yaml"
         params:
