@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from hiddenbn import em, exact_inference, scores
+from hiddenbn.errors import HiddenbnError
 from hiddenbn.exact_inference import ENUMERATION, JUNCTION_TREE, TREE
 from hiddenbn.inference import MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count
 from hiddenbn.message_passing import tree_statistics
@@ -167,3 +168,10 @@ def test_fit_reports_the_junction_tree_and_its_cliques():
     network, _, data = model_and_data(W_STRUCTURE, 200, 0.0, 4)
     engine = em.JunctionTreeEngine(network, data, 1.0)
     assert engine.name.startswith("junction tree (") and "largest" in engine.name
+
+
+def test_the_annealed_search_past_enumeration_says_which_schedule_fits_instead():
+    network, _, data = model_and_data(LARGE_TREE, 50, 0.0, 6)
+    with pytest.raises(HiddenbnError, match=r"annealed search .* use --schedule halving or "
+                                            r"best-of-n"):
+        em.fit(network, data, np.random.default_rng(0), restarts=1, schedule="annealing")

@@ -47,7 +47,10 @@ from hiddenbn.collapsed import configuration_log_predictive, draw, update
 from hiddenbn.data import MISSING, Dataset
 from hiddenbn.defaults import ANNEALING_SWEEPS
 from hiddenbn.evidence import cell_layout
-from hiddenbn.inference import is_latent_class, state_offsets
+from hiddenbn.errors import HiddenbnError
+from hiddenbn.inference import (MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count,
+                                is_latent_class, state_offsets)
+from hiddenbn.limits import approximately
 from hiddenbn.models import Network
 
 #: Inverse temperature of the first annealing sweep (moves that lose 2 nats keep e^-1 odds).
@@ -325,6 +328,14 @@ class AnnealedStarts:
 
     def __init__(self, network: Network, data: Dataset, sweeps: int = SWEEPS):
         self.network = network
+        configurations = hidden_configuration_count(network)
+        if not is_latent_class(network) and configurations > MAX_HIDDEN_CONFIGURATIONS:
+            # the moves score every joint hidden state of a case; EM itself has no such limit
+            raise HiddenbnError(
+                f"the annealed search scores every joint state of the hidden nodes, "
+                f"{approximately(configurations)} here, at most {MAX_HIDDEN_CONFIGURATIONS}; use "
+                "--schedule halving or best-of-n (schedule: in a study's em section), whose "
+                "EM fits this model exactly")
         self.moves = (_LatentClassMoves if is_latent_class(network) else _CellMoves)(
             network, data)
         self.betas = inverse_temperatures(sweeps)
