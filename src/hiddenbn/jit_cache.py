@@ -7,8 +7,8 @@ workflow job calls only some kernels, so on a fresh machine each kind of job pay
 :func:`warm` calls each group of kernels once on tiny inputs, so a cache can be filled before
 the jobs start, e.g. a shared one for a cluster::
 
-    NUMBA_CACHE_DIR=/shared/hiddenbn-numba python -m hiddenbn.jit_cache
-    NUMBA_CACHE_DIR=/shared/hiddenbn-numba snakemake --workflow-profile workflow/profiles/slurm
+    NUMBA_CACHE_DIR=/cluster/scratch/hiddenbn-numba python -m hiddenbn.jit_cache
+    NUMBA_CACHE_DIR=/cluster/scratch/hiddenbn-numba snakemake --workflow-profile workflow/profiles/slurm
 
 (the Snakefile keeps a ``NUMBA_CACHE_DIR`` that is set). Sharing is safe: numba keys each entry
 on the kernel's source, its signature and the CPU it was compiled for, so a node with another
