@@ -4,12 +4,13 @@ import numba
 import numpy as np
 import pytest
 
+from hiddenbn.data import Dataset
 from hiddenbn.errors import ParameterError
 from hiddenbn.evidence import exact_log_evidence
 from hiddenbn.models import latent_class, random_parameters
-from hiddenbn.sampling import sample_dataset
+from hiddenbn.sampling import forward_sample, sample_dataset
 from hiddenbn.scores import bd_log_marginal, complete_data_counts
-from hiddenbn.smc import smc_log_evidence
+from hiddenbn.smc import nested_smc_log_evidence, smc_log_evidence
 from hiddenbn.spec import parse_spec
 
 SEEDS = 24
@@ -50,6 +51,45 @@ def test_estimates_cover_the_exact_value_within_their_standard_error(network, n)
     assert np.mean(np.abs(errors) < 3 * ses) >= 0.9
     assert abs(errors.mean()) < 3 * errors.std(ddof=1) / np.sqrt(SEEDS) + 1e-3
     assert np.all(ses > 0)
+
+
+def test_nested_prefixes_each_cover_their_exact_value():
+    """One pass over nested prefixes of a sample: each prefix's estimate against its own exact
+    log p(D), over many seeds, as for a single data set."""
+    network = latent_class(2, [2, 2, 2, 2])
+    rng = np.random.default_rng(5)
+    sizes = (10, 25, 40)
+    sample = forward_sample(network, random_parameters(network, rng), 40, rng)
+    prefixes = [Dataset.from_rows(network.observed_names, sample[:n],
+                                  network.observed_cardinalities) for n in sizes]
+    exact = [exact_log_evidence(network, data, 1.0).log_evidence for data in prefixes]
+    errors, ses = [], []
+    for seed in range(SEEDS):
+        results = nested_smc_log_evidence(network, prefixes, np.random.default_rng(seed), runs=6,
+                                          particles=16)
+        errors.append([r.log_evidence - e for r, e in zip(results, exact)])
+        ses.append([r.standard_error for r in results])
+    errors, ses = np.array(errors), np.array(ses)
+    assert np.all(np.mean(np.abs(errors) < 3 * ses, axis=0) >= 0.85)
+    assert np.all(np.abs(errors.mean(axis=0))
+                  < 3 * errors.std(axis=0, ddof=1) / np.sqrt(SEEDS) + 1e-3)
+
+
+def test_one_data_set_is_the_single_pass():
+    network = latent_class(2, [2, 3, 2])
+    data = small_data(network, 30, 1)
+    nested = nested_smc_log_evidence(network, [data], np.random.default_rng(4), runs=3,
+                                     particles=8)[0]
+    single = smc_log_evidence(network, data, np.random.default_rng(4), runs=3, particles=8)
+    assert np.array_equal(nested.run_estimates, single.run_estimates)
+
+
+def test_data_sets_that_are_not_nested_are_refused():
+    network = latent_class(2, [2, 2, 2])
+    first, second = small_data(network, 20, 1), small_data(network, 30, 2)
+    with pytest.raises(ParameterError, match="nested data sets"):
+        nested_smc_log_evidence(network, [second, first], np.random.default_rng(0), runs=2,
+                                particles=2)
 
 
 def test_a_deterministic_node_is_handled(noisy_max_network):

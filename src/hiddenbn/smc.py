@@ -159,6 +159,47 @@ def smc_log_evidence(network: Network, data: Dataset, rng: np.random.Generator,
     moves : int
         Gibbs sweeps over the cases seen so far after each resampling.
     """
+    return nested_smc_log_evidence(network, [data], rng, alpha, runs, particles, moves)[0]
+
+
+def _block_counts(data: list[Dataset]) -> list[np.ndarray]:
+    """Each nested data set's cases beyond the previous one, as counts over the patterns of
+    the largest (``data[-1]``); refuses data sets that are not nested."""
+    largest = data[-1]
+    index = {tuple(row): i for i, row in enumerate(largest.patterns.tolist())}
+    blocks, previous = [], np.zeros(largest.n_patterns, dtype=np.int64)
+    for position, subset in enumerate(data):
+        counts = np.zeros(largest.n_patterns, dtype=np.int64)
+        for row, count in zip(subset.patterns.tolist(), subset.counts.tolist()):
+            if tuple(row) not in index:
+                raise ParameterError(f"nested data sets: data set {position + 1} has a case "
+                                     "the largest lacks; pass prefixes of one sample, "
+                                     "smallest first")
+            counts[index[tuple(row)]] = count
+        if np.any(counts < previous):
+            raise ParameterError(f"nested data sets: data set {position + 1} lacks cases of "
+                                 f"data set {position}; pass prefixes of one sample, smallest "
+                                 "first")
+        blocks.append(counts - previous)
+        previous = counts
+    return blocks
+
+
+def nested_smc_log_evidence(network: Network, data: list[Dataset], rng: np.random.Generator,
+                            alpha: float = 1.0, runs: int = 8, particles: int = 64,
+                            moves: int = 1) -> list[MonteCarloEvidence]:
+    """``log p(D_k | S)`` of every data set of a nested sequence ``D_1 ⊂ D_2 ⊂ ...`` (prefixes
+    of one sample, smallest first) from one SMC pass over the largest.
+
+    Each run adds the cases of ``D_1`` in a random order, then those of ``D_2`` beyond ``D_1``
+    in a random order, and so on; the prequential factorisation holds for any order, so the
+    product of the predictives up to the last case of ``D_k`` is an unbiased estimate of
+    ``p(D_k | S)``, with the same sampler as :func:`smc_log_evidence` (whose arguments these
+    are). Every prefix's estimate costs what the largest's does alone, where separate passes
+    cost the sum over the prefixes (twice the largest for sizes that double). The estimates of
+    different prefixes share their runs, so their errors are correlated, as the data sets are.
+    With one data set this is :func:`smc_log_evidence`.
+    """
     if runs < 2:
         raise ParameterError(f"a standard error needs at least 2 independent runs, got {runs}")
     if particles < 1 or moves < 0:
@@ -166,16 +207,24 @@ def smc_log_evidence(network: Network, data: Dataset, rng: np.random.Generator,
                              "Gibbs sweeps")
     if not alpha > 0:
         raise ParameterError(f"Dirichlet alpha must be positive, got {alpha}")
-    data = data.for_network(network)
-    layout = cell_layout(network, data)
+    if not data:
+        raise ParameterError("need at least one data set")
+    data = [subset.for_network(network) for subset in data]
+    blocks = _block_counts(data)
+    largest = data[-1]
+    layout = cell_layout(network, largest)
     kinds, row_kind = _row_kinds(layout)
-    n_cases = data.n_cases
+    n_cases = largest.n_cases
+    ends = np.cumsum([block.sum() for block in blocks])
     counts_axis = np.arange(n_cases + 1, dtype=np.float64)
     cell_log = np.log(alpha + counts_axis)
     row_log = np.log(kinds[:, None] * alpha + counts_axis[None, :])
     streams = rng.spawn(runs)
-    cases = np.repeat(np.arange(data.n_patterns), data.counts).astype(np.int64)
-    case_patterns = np.stack([stream.permutation(cases) for stream in streams])
+    block_cases = [np.repeat(np.arange(largest.n_patterns), block).astype(np.int64)
+                   for block in blocks]
+    case_patterns = np.stack([np.concatenate([stream.permutation(cases)
+                                              for cases in block_cases])
+                              for stream in streams])
     total = runs * particles
     run_of_particle = np.repeat(np.arange(runs), particles).astype(np.int64)
     assignments = np.zeros((total, n_cases), dtype=np.int64)
@@ -183,6 +232,7 @@ def smc_log_evidence(network: Network, data: Dataset, rng: np.random.Generator,
     row_counts = np.zeros((total, layout.row_states.size), dtype=np.int64)
     log_weights = np.zeros((runs, particles))
     log_evidence = np.zeros(runs)
+    at_ends = {}
     log_increments = np.zeros(total)
     possible = np.ascontiguousarray(layout.possible)
     resampling_steps = 0
@@ -195,6 +245,8 @@ def smc_log_evidence(network: Network, data: Dataset, rng: np.random.Generator,
         normalised = log_weights - _log_sum_exp(log_weights)[:, None]
         log_evidence += _log_sum_exp(normalised + increments)
         log_weights += increments
+        if position + 1 in ends:
+            at_ends[position + 1] = (log_evidence.copy(), resampling_steps)
         ess = np.exp(2 * _log_sum_exp(log_weights) - _log_sum_exp(2 * log_weights))
         weak = np.flatnonzero(ess < RESAMPLE_THRESHOLD * particles)
         if weak.size == 0 or position == n_cases - 1:
@@ -217,6 +269,12 @@ def smc_log_evidence(network: Network, data: Dataset, rng: np.random.Generator,
             _gibbs_sweeps(movers, assignments, counts, row_counts, case_patterns,
                           run_of_particle, position + 1, layout.cells, possible,
                           layout.row_of_cell, row_kind, cell_log, row_log, sweep_uniforms)
-    estimate = float(logsumexp(log_evidence) - np.log(runs))
-    return MonteCarloEvidence(estimate, float(log_evidence.std(ddof=1) / np.sqrt(runs)),
-                              log_evidence, runs, particles, moves, resampling_steps)
+    return [_estimate(*at_ends.get(end, (np.zeros(runs), 0)), runs, particles, moves)
+            for end in ends]
+
+
+def _estimate(run_estimates, resampling_steps, runs, particles, moves) -> MonteCarloEvidence:
+    """``log mean(Z_r)`` and its delta-method standard error ``sd(log Z_r) / sqrt(runs)``."""
+    return MonteCarloEvidence(float(logsumexp(run_estimates) - np.log(runs)),
+                              float(run_estimates.std(ddof=1) / np.sqrt(runs)),
+                              run_estimates, runs, particles, moves, resampling_steps)

@@ -43,7 +43,7 @@ from hiddenbn.markdown import pipe_table
 from hiddenbn.models import Network, random_parameters
 from hiddenbn.sampling import forward_sample
 from hiddenbn.scores import bic, score_fit
-from hiddenbn.smc import smc_log_evidence
+from hiddenbn.smc import nested_smc_log_evidence
 from hiddenbn.spec import parse_spec
 
 import matplotlib.pyplot as plt  # noqa: E402 (after hiddenbn.plots selects the Agg backend)
@@ -90,10 +90,16 @@ def check_config(section: dict, paper003_section: dict | None) -> None:
 
 def gold_standard(network: Network, data: Dataset, seed: int, alpha: float, smc: dict):
     """SMC ``(log p(D | S), standard error)`` with the configured runs and particles."""
-    result = smc_log_evidence(network, data, np.random.default_rng(seed), alpha,
-                              runs=smc["runs"], particles=smc["particles"],
-                              moves=smc.get("moves", 1))
-    return result.log_evidence, result.standard_error
+    return nested_gold_standard(network, [data], seed, alpha, smc)[0]
+
+
+def nested_gold_standard(network: Network, data: list, seed: int, alpha: float, smc: dict):
+    """:func:`gold_standard` of each of nested data sets (prefixes of one sample, smallest
+    first), from one SMC pass over the largest (:func:`hiddenbn.smc.nested_smc_log_evidence`)."""
+    results = nested_smc_log_evidence(network, data, np.random.default_rng(seed), alpha,
+                                      runs=smc["runs"], particles=smc["particles"],
+                                      moves=smc.get("moves", 1))
+    return [(result.log_evidence, result.standard_error) for result in results]
 
 
 def _with_plus_scores(row: dict, n_cases: int) -> dict:
@@ -175,7 +181,8 @@ def slope_cell(setting: dict, sizes, prior_alpha: float, em: dict, smc: dict, po
     ``setting`` has ``truth`` and ``model`` specs and optionally its own ``sample_sizes`` (which
     replace ``sizes``: the gold standard of a model with many hidden configurations costs more
     per case); the truth's parameters are drawn from the uniform Dirichlet (generic) and one
-    sample of ``max(sizes)`` cases is cut into prefixes.
+    sample of ``max(sizes)`` cases is cut into prefixes, whose gold standards come from one SMC
+    pass over the whole sample (:func:`nested_gold_standard`).
     """
     sizes = setting.get("sample_sizes", sizes)
     truth, model = parse_spec(setting["truth"]), parse_spec(setting["model"])
@@ -183,14 +190,16 @@ def slope_cell(setting: dict, sizes, prior_alpha: float, em: dict, smc: dict, po
     cpts = random_parameters(truth, rng, 1.0)
     sample = forward_sample(truth, cpts, max(sizes), rng)
     de = effective_dimension(model, points=points, seed=seed)
+    sizes = sorted(sizes)
+    prefixes = [Dataset.from_rows(truth.observed_names, sample[:n], truth.observed_cardinalities)
+                for n in sizes]
+    # one SMC pass over the whole sample estimates every prefix's log p(D)
+    golds = nested_gold_standard(model, prefixes, seeding.job_seed(seed, "smc"), prior_alpha, smc)
     rows = []
-    for n in sorted(sizes):
-        data = Dataset.from_rows(truth.observed_names, sample[:n], truth.observed_cardinalities)
+    for n, data, (gold, gold_se) in zip(sizes, prefixes, golds):
         result = fit(model, data, seeding.rng(seed, "em", n), prior_alpha,
                      em["restarts"], em["max_iterations"], em["tolerance"])
         scores = score_fit(result, data, de, with_laplace=False)
-        gold, gold_se = gold_standard(model, data, seeding.job_seed(seed, "smc", n),
-                                      prior_alpha, smc)
         rows.append({"cases": n, "ds": model.standard_dimension, "de": de,
                      "log_likelihood": result.log_likelihood, "converged": result.converged,
                      "gold": gold, "gold_se": gold_se,
