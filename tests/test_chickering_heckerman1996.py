@@ -93,6 +93,24 @@ def test_check_config_names_bad_references():
         ch96.check_config(section)
 
 
+def test_experiments_on_the_same_data_sets_share_their_fits(tmp_path):
+    states = {"min": 2, "max": 8}
+    experiments = {"a": {"model": "m64", "cases": 400, "test_states": states},
+                   "b": {"model": "m32", "cases": 400, "test_states": states},
+                   "c": {"model": "m64", "cases": 400, "test_states": states},
+                   "d": {"model": "m64", "cases": 200, "test_states": states},
+                   "e": {"model": "m64", "cases": 400, "test_states": {"min": 2, "max": 9}}}
+    assert ch96.fitted_as(experiments) == {"a": "a", "b": "b", "c": "a", "d": "d", "e": "e"}
+    source = tmp_path / "a.csv"
+    pd.DataFrame({"experiment": ["a", "a"], "replicate": [1, 1], "g": [-1.5, -2.0]}).to_csv(
+        source, index=False)
+    ch96.relabel_fits(source, "c", tmp_path / "c.csv")
+    relabelled = pd.read_csv(tmp_path / "c.csv")
+    assert list(relabelled.experiment) == ["c", "c"]
+    assert relabelled.drop(columns="experiment").equals(
+        pd.read_csv(source).drop(columns="experiment"))
+
+
 def test_both_protocols_the_oracle_and_the_search_summary(tmp_path):
     """Each test model is fitted under the paper's protocol and the search (the better of the
     annealed and the paper's fit); the generating size also gets the oracle start."""

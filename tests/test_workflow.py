@@ -3,6 +3,7 @@
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -37,6 +38,11 @@ def test_dry_run_lists_the_rules(tmp_path):
     for rule in ("chickering_heckerman1996_generate_model", "chickering_heckerman1996_sample_data",
                  "all"):
         assert rule in result.stdout
+    # the experiments on another's data sets take its fits (Figure 2's c = 4 panel is Figure
+    # 1's n = 64 experiment, Figure 3's N = 400 panel Figure 1's n = 32 one)
+    shared = re.findall(r"chickering_heckerman1996_shared_fits\s+(\d+)", result.stdout)
+    fitted = re.findall(r"chickering_heckerman1996_fit\s+(\d+)", result.stdout)
+    assert set(shared) == {"10"} and set(fitted) == {"50"}, result.stdout
 
 
 def test_the_default_config_is_found_from_another_working_directory(tmp_path):

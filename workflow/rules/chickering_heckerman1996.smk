@@ -61,6 +61,15 @@ CHICKERING_HECKERMAN1996_FIT_FILES = [
     for e in _chickering_heckerman1996_experiments
     for r in CHICKERING_HECKERMAN1996_REPLICATES
 ]
+# experiment -> the experiment whose fits it takes (same model, N and test models: the same data
+# sets); the fit rule runs for the first of each such group, the others relabel its fits
+CHICKERING_HECKERMAN1996_FITTED_AS = chickering_heckerman1996.fitted_as(
+    _chickering_heckerman1996_experiments
+)
+CHICKERING_HECKERMAN1996_FITTED = sorted(set(CHICKERING_HECKERMAN1996_FITTED_AS.values()))
+CHICKERING_HECKERMAN1996_SHARING = sorted(
+    e for e, shared in CHICKERING_HECKERMAN1996_FITTED_AS.items() if shared != e
+)
 # The prior and EM protocol of the fits (the gold standard scores these fits, and fits its own
 # small data sets the same way).
 CHICKERING_HECKERMAN1996_FIT_SETTINGS = {
@@ -163,6 +172,8 @@ rule chickering_heckerman1996_fit:
         f"{LOGS}/chickering_heckerman1996/fit/{{experiment}}_rep{{replicate}}.log",
     benchmark:
         f"{LOGS}/benchmarks/chickering_heckerman1996_fit/{{experiment}}_rep{{replicate}}.tsv"
+    wildcard_constraints:
+        experiment="|".join(CHICKERING_HECKERMAN1996_FITTED),
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
@@ -176,6 +187,24 @@ rule chickering_heckerman1996_fit:
         search=CHICKERING_HECKERMAN1996["search"],
     script:
         "../scripts/chickering_heckerman1996/fit.py"
+
+
+rule chickering_heckerman1996_shared_fits:
+    input:
+        lambda w: f"{CHICKERING_HECKERMAN1996_DIR}/fits/"
+        f"{CHICKERING_HECKERMAN1996_FITTED_AS[w.experiment]}/rep{w.replicate}.csv",
+    output:
+        f"{CHICKERING_HECKERMAN1996_DIR}/fits/{{experiment}}/rep{{replicate}}.csv",
+    log:
+        f"{LOGS}/chickering_heckerman1996/shared_fits/{{experiment}}_rep{{replicate}}.log",
+    benchmark:
+        f"{LOGS}/benchmarks/chickering_heckerman1996_shared_fits/{{experiment}}_rep{{replicate}}.tsv"
+    wildcard_constraints:
+        experiment="|".join(CHICKERING_HECKERMAN1996_SHARING),
+    conda:
+        "../envs/hiddenbn.yaml"
+    script:
+        "../scripts/chickering_heckerman1996/shared_fits.py"
 
 
 rule chickering_heckerman1996_reality_check:

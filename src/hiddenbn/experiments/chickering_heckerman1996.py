@@ -78,6 +78,29 @@ def check_config(section: dict) -> None:
                             f"{timing['replicate']} exceeds replicates ({section['replicates']})")
 
 
+def fitted_as(experiments: dict) -> dict:
+    """Experiment name -> the experiment whose fits it takes: the first in ``experiments`` with
+    the same generating model, sample size and test models. Such experiments share their data
+    sets (keyed by model, N and replicate), so fitting them again would only redraw the EM
+    starts; the paper's Table 1 prints identical rows for two such pairs ((n, c, N) = (64, 4,
+    400) and (32, 4, 400)), as one set of fits does."""
+    first = {}
+    for name, experiment in experiments.items():
+        states = experiment["test_states"]
+        first.setdefault((experiment["model"], experiment["cases"], states["min"],
+                          states["max"]), name)
+    return {name: first[(e["model"], e["cases"], e["test_states"]["min"],
+                         e["test_states"]["max"])] for name, e in experiments.items()}
+
+
+def relabel_fits(source, experiment: str, output) -> None:
+    """Write the fits table ``source`` as experiment ``experiment``'s (:func:`fitted_as`)."""
+    table = pd.read_csv(source)
+    table["experiment"] = experiment
+    with atomic_output(output) as temporary:
+        table.to_csv(temporary, index=False)
+
+
 def write_data_sets(spec: str, parameter_file, cases: int, seeds, outputs) -> None:
     """Sample one data set of ``cases`` cases per seed from the model and write pattern counts.
 
