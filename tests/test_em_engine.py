@@ -248,3 +248,27 @@ def toy_summary(rng):
     model = additive_model("poisson")
     causes, effect = sample_additive(model, CAUSE_TABLES, np.ones(9), None, 50, rng)
     return summarise(causes, effect)
+
+
+@pytest.mark.parametrize("alpha", [1.0, 1.01, 3.0])
+def test_latent_class_m_step_and_prior_match_the_elementwise_formulas(alpha, rng):
+    """The one-pass numba M step and log prior against :func:`hiddenbn.em.map_update` and
+    ``xlogy``, with an empty row (kept at its previous value when ML has no data for it)."""
+    network = latent_class(3, [2, 4, 3])
+    engine = em.make_engine(network, sample_dataset(network, random_parameters(network, rng),
+                                                    50, rng), alpha)
+    state = engine.random_state(rng)
+    class_counts = np.array([12.5, 0.0, 37.5])
+    table_counts = rng.random((9, 3)) * 10
+    table_counts[:, 1] = 0.0
+    weights, table = engine.m_step(em.Statistics((class_counts, table_counts), -1.0), state)
+    expected_weights = em.map_update(class_counts, class_counts.sum(), 3, state[0], alpha)
+    totals = np.repeat(np.add.reduceat(table_counts, engine.offsets, axis=0), engine.cards,
+                       axis=0)
+    rows = np.repeat(engine.cards, engine.cards)[:, None]
+    expected_table = em.map_update(table_counts, totals, rows, state[1], alpha)
+    np.testing.assert_allclose(weights, expected_weights, rtol=1e-14)
+    np.testing.assert_allclose(table, expected_table, rtol=1e-14)
+    prior = engine.normalizer + xlogy(alpha - 1, state[0]).sum() + xlogy(alpha - 1,
+                                                                          state[1]).sum()
+    assert engine.log_prior(state) == pytest.approx(prior, rel=1e-13)

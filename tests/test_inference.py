@@ -40,14 +40,17 @@ def test_impossible_pattern_is_a_data_error():
         inference.enumeration_statistics(network, cpts, data.patterns, data.counts)
 
 
-@pytest.mark.parametrize("with_design", [False, True])
-def test_latent_class_e_step_matches_enumeration(with_design, rng):
+@pytest.mark.parametrize("path", ["serial", "gather", "design"])
+def test_latent_class_e_step_matches_enumeration(path, rng, monkeypatch):
     network = latent_class(4, [2, 3, 5, 2])
     cpts = random_parameters(network, rng)
     data = sample_dataset(network, cpts, 500, rng)
     engine = LatentClassEngine(network, data, 1.0)
-    engine.design = inference.latent_class_design(data.patterns, engine.cards) if with_design \
-        else None
+    assert data.patterns.size * 4 <= inference.SERIAL_MAX_CELLS  # small: the serial pass
+    if path != "serial":
+        monkeypatch.setattr(inference, "SERIAL_MAX_CELLS", 0)
+    engine.design = inference.latent_class_design(data.patterns, engine.cards) \
+        if path == "design" else None
     statistics = engine.e_step(engine.from_cpts(cpts))
     expected, log_likelihood = inference.enumeration_statistics(network, cpts, data.patterns,
                                                                 data.counts)

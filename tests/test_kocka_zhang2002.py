@@ -16,6 +16,7 @@ from hiddenbn.dimension import is_regular_hlc
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import kocka_zhang2002 as kz
 from hiddenbn.hlc import all_binary
+from hiddenbn import inference
 from hiddenbn.inference import latent_class_design, latent_class_statistics, state_offsets
 from hiddenbn.models import latent_class, observed_distribution, random_parameters
 from hiddenbn.spec import parse_spec
@@ -73,8 +74,9 @@ def test_table2_bold_follows_a_paired_t_test_against_the_lowest_mean():
     assert row["A mean"] == pytest.approx(base.mean() * 1e3)
 
 
-def test_design_e_step_counts_stay_nonnegative_near_the_boundary():
+def test_design_e_step_counts_stay_nonnegative_near_the_boundary(monkeypatch):
     """A last-state probability of 2e-16 made the subtraction in the BLAS path negative."""
+    monkeypatch.setattr(inference, "SERIAL_MAX_CELLS", 0)  # the BLAS path, not the serial one
     cards = np.array([2, 2, 2, 2])
     offsets = state_offsets(cards)
     patterns = np.array([[a, b, c, d] for a in (0, 1) for b in (0, 1) for c in (0, 1)

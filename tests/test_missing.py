@@ -92,12 +92,15 @@ def model_and_data(spec, n, fraction, seed):
 
 
 # --- E steps -------------------------------------------------------------------------------------
-@pytest.mark.parametrize("with_design", [False, True])
-def test_latent_class_e_step_equals_brute_force(with_design):
+@pytest.mark.parametrize("path", ["serial", "gather", "design"])
+def test_latent_class_e_step_equals_brute_force(path, monkeypatch):
     network, cpts, data = model_and_data(latent_class(3, [2, 3, 4, 2, 3]), 400, 0.15, 1)
     engine = em.make_engine(network, data, 1.0)
-    engine.design = (inference.latent_class_design(data.patterns, engine.cards) if with_design
-                     else None)
+    assert data.patterns.size * 3 <= inference.SERIAL_MAX_CELLS  # small: the serial pass
+    if path != "serial":
+        monkeypatch.setattr(inference, "SERIAL_MAX_CELLS", 0)
+    engine.design = (inference.latent_class_design(data.patterns, engine.cards)
+                     if path == "design" else None)
     statistics = engine.e_step(engine.from_cpts(cpts))
     expected, log_likelihood = brute_force_statistics(network, cpts, data)
     assert statistics.log_likelihood == pytest.approx(log_likelihood, rel=1e-10)

@@ -64,6 +64,10 @@ DESIGN_MAX_CELLS = 1 << 24
 DESIGN_MAX_MEAN_STATES = 4
 #: Rows of the design per block of the BLAS E step (the blocks follow the data, not the threads).
 DESIGN_BLOCK_ROWS = 4096
+#: Up to this many pattern x variable x class cells the latent class E step is one serial numba
+#: pass: the BLAS and thread set-up of the other paths costs more than such work (see
+#: :func:`latent_class_statistics`).
+SERIAL_MAX_CELLS = 1 << 15
 
 
 # --- general networks: enumeration of the hidden configurations ------------------------------
@@ -357,6 +361,39 @@ def _latent_class_kernel(patterns, counts, log_weights, log_table, offsets, n_bl
     return class_stats, table_stats, log_likelihood
 
 
+@numba.njit(cache=True, nogil=True)
+def _latent_class_serial(patterns, counts, weights, table, offsets):
+    """The gather E step in one serial pass, for small data: ``(E(N_h), E(N_{j,h,x})`` of the
+    observed cells, class mass of the cases missing each variable, log-likelihood)``."""
+    m, n = patterns.shape
+    k = weights.shape[0]
+    log_weights, log_table = np.log(weights), np.log(table)
+    class_counts = np.zeros(k)
+    table_counts = np.zeros(table.shape)
+    missing_mass = np.zeros((n, k))
+    joint = np.empty(k)
+    log_likelihood = 0.0
+    for p in range(m):
+        joint[:] = log_weights
+        for j in range(n):
+            if patterns[p, j] >= 0:
+                row = offsets[j] + patterns[p, j]
+                for h in range(k):
+                    joint[h] += log_table[row, h]
+        log_likelihood += _weigh_row(joint, counts[p])
+        for h in range(k):
+            class_counts[h] += joint[h]
+        for j in range(n):
+            if patterns[p, j] >= 0:
+                row = offsets[j] + patterns[p, j]
+                for h in range(k):
+                    table_counts[row, h] += joint[h]
+            else:
+                for h in range(k):
+                    missing_mass[j, h] += joint[h]
+    return class_counts, table_counts, missing_mass, log_likelihood
+
+
 def latent_class_design(patterns, cardinalities):
     """Indicators ``Z[p, (j, s)] = [x_pj = s]`` of every non-last state ``s < r_j - 1``; when a
     cell is missing, one column ``[x_pj missing]`` per variable; then a column of ones.
@@ -588,7 +625,12 @@ def latent_class_statistics(patterns, counts, weights, table, offsets, design=No
     log_likelihood : float
         ``sum_p counts_p log p(x_p)`` of the observed cells.
     """
-    if design is not None and np.all(weights > 0) and np.all(table > 0):
+    if patterns.size * weights.size <= SERIAL_MAX_CELLS:
+        class_counts, table_counts, missing_mass, log_likelihood = _latent_class_serial(
+            patterns, np.asarray(counts, dtype=np.float64), weights, table, offsets)
+        if not missing_mass.any():  # complete data
+            missing_mass = None
+    elif design is not None and np.all(weights > 0) and np.all(table > 0):
         class_counts, table_counts, missing_mass, log_likelihood = _statistics_by_design(
             design, counts, weights, table, offsets)
     else:

@@ -40,7 +40,9 @@ def _groups():
         cpts = random_parameters(network, rng)
         return cpts, sampling.sample_dataset(network, cpts, cases, rng, missing_rate)
 
-    binary, many_states = latent_class(2, [2] * 4), latent_class(2, [6] * 4)
+    binary = latent_class(2, [2] * 4)
+    # past SERIAL_MAX_CELLS of the latent class E step: the design path and the gather kernel
+    wide, many_states = latent_class(8, [2] * 40), latent_class(8, [6] * 8)
     tree = parse_spec("2(2(2,2),2,2)")
     ladder = parse_spec({"nodes": {
         "H0": {"states": 2, "hidden": True}, "H1": {"states": 2, "hidden": True,
@@ -48,8 +50,8 @@ def _groups():
         "X0": {"states": 2, "parents": ["H0", "H1"]}, "X1": {"states": 2, "parents": ["H1"]}}})
     noisy_max = noisy_max_model([[1], [2]])
 
-    def fit(network, schedule="halving", missing_rate=0.0):
-        _, data = data_of(network, missing_rate=missing_rate)
+    def fit(network, schedule="halving", missing_rate=0.0, cases=60):
+        _, data = data_of(network, cases, missing_rate)
         em.fit(network, data, rng, restarts=2, max_iterations=3, schedule=schedule)
 
     def junction_tree_group():
@@ -66,8 +68,9 @@ def _groups():
 
     return [
         ("sampling", lambda: data_of(binary)),
-        ("latent class E step (BLAS design path, gather kernel, missing cells)",
-         lambda: (fit(binary), fit(many_states), fit(many_states, missing_rate=0.2))),
+        ("latent class EM (serial pass, BLAS design path, gather kernel, missing cells)",
+         lambda: (fit(binary), fit(binary, missing_rate=0.2), fit(wide, cases=600),
+                  fit(many_states, cases=600), fit(many_states, missing_rate=0.2, cases=600))),
         ("message passing (trees)", tree_group),
         ("junction tree", junction_tree_group),
         ("noisy-max EM", lambda: fit_noisy_max(noisy_max, data_of(noisy_max.network())[1], rng,
