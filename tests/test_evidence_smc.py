@@ -122,3 +122,46 @@ def test_bad_arguments_are_refused():
         smc_log_evidence(network, data, np.random.default_rng(0), runs=1)
     with pytest.raises(ParameterError, match="alpha"):
         smc_log_evidence(network, data, np.random.default_rng(0), alpha=-1.0)
+
+
+def test_cached_predictive_equals_the_table_lookups():
+    """The values kept current by cached_update give the predictive of the plain kernels,
+    after a random sequence of adds and removes."""
+    from hiddenbn.collapsed import (cached_log_predictive, cached_update,
+                                    configuration_log_predictive)
+    from hiddenbn.evidence import cell_layout
+    from hiddenbn.smc import _row_kinds
+
+    network = parse_spec("2(3(2,2),2)")
+    data = small_data(network, 60, 2).for_network(network)
+    layout = cell_layout(network, data)
+    kinds, row_kind = _row_kinds(layout)
+    axis = np.arange(201, dtype=float)  # room for every add
+    cell_log, row_log = np.log(1.3 + axis), np.log(kinds[:, None] * 1.3 + axis[None, :])
+    counts = np.zeros(layout.n_cells, dtype=np.int64)
+    row_counts = np.zeros(layout.row_states.size, dtype=np.int64)
+    cell_value = np.full(layout.n_cells, cell_log[0])
+    row_value = row_log[row_kind, 0].copy()
+    rng = np.random.default_rng(3)
+    placed = []
+    for _ in range(200):
+        if placed and rng.random() < 0.3:
+            p, h = placed.pop(rng.integers(len(placed)))
+            delta = -1
+        else:
+            p = int(rng.integers(data.n_patterns))
+            h = int(rng.choice(np.flatnonzero(layout.possible[p])))
+            placed.append((p, h))
+            delta = 1
+        cached_update(counts, row_counts, cell_value, row_value, layout.cells,
+                      layout.row_of_cell, row_kind, cell_log, row_log, p, h, delta)
+    np.testing.assert_array_equal(cell_value, cell_log[counts])
+    np.testing.assert_array_equal(row_value, row_log[row_kind, row_counts])
+    cached, plain = np.empty(layout.cells.shape[1]), np.empty(layout.cells.shape[1])
+    for p in range(data.n_patterns):
+        top = cached_log_predictive(cached, cell_value, row_value, p, layout.cells,
+                                    layout.possible, layout.row_of_cell)
+        assert top == configuration_log_predictive(plain, counts, row_counts, p, layout.cells,
+                                                   layout.possible, layout.row_of_cell,
+                                                   row_kind, cell_log, row_log)
+        np.testing.assert_array_equal(cached, plain)
