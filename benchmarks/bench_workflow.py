@@ -7,6 +7,10 @@ prints, per rule, the jobs, the job-minutes, the longest job and the peak memory
 first; then the run's span from the first job's start to the last job's end (the files' times
 minus their durations), beside the target of 8 minutes for the default config on two idle
 cores. ``HIDDENBN_RESULTS`` names another results folder (default ``results``).
+
+``HIDDENBN_BASELINE`` names the results folder of an earlier run (another checkout, say, before a
+change) to compare with: per rule, the job-minutes of the jobs both runs have (the same
+benchmark file), before and after, and their ratio.
 """
 
 import os
@@ -26,6 +30,7 @@ def job_table(results: Path) -> pd.DataFrame:
     for path in sorted(root.rglob("*.tsv")):
         table = pd.read_csv(path, sep="\t")
         rows.append({"rule": path.relative_to(root).parts[0],
+                     "job": str(path.relative_to(root)),
                      "seconds": float(table["s"].iloc[-1]),
                      "cpu_seconds": float(table["cpu_time"].iloc[-1]),
                      "max_rss_mib": float(table["max_rss"].iloc[-1]),
@@ -43,6 +48,18 @@ def rule_summary(jobs: pd.DataFrame) -> pd.DataFrame:
                         ).sort_values("job_minutes", ascending=False)
 
 
+def comparison(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
+    """Per rule, over the jobs both runs have: their number, job-minutes before and after, and
+    after / before; the rules with the most job-minutes before first."""
+    both = before.merge(after, on=["rule", "job"], suffixes=("_before", "_after"))
+    grouped = both.groupby("rule")
+    table = pd.DataFrame({"jobs": grouped.size(),
+                          "before": grouped.seconds_before.sum() / 60,
+                          "after": grouped.seconds_after.sum() / 60})
+    table["ratio"] = table.after / table.before
+    return table.sort_values("before", ascending=False)
+
+
 def run():
     results = Path(os.environ.get("HIDDENBN_RESULTS", "results"))
     jobs = job_table(results)
@@ -56,4 +73,10 @@ def run():
     lines += [f"  {rule:52s} {int(row.jobs):4d} jobs {row.job_minutes:7.2f} job-min, longest "
               f"{row.longest_minutes:5.2f} min, {row.max_rss_mib:6.0f} MiB"
               for rule, row in summary.iterrows()]
+    baseline = os.environ.get("HIDDENBN_BASELINE")
+    if baseline:
+        table = comparison(job_table(Path(baseline)), jobs)
+        lines.append(f"the same jobs in {baseline} (before) and here (after), job-minutes:")
+        lines += [f"  {rule:52s} {int(row.jobs):4d} jobs {row.before:7.2f} -> {row.after:7.2f} "
+                  f"({row.ratio:.2f}x)" for rule, row in table.iterrows()]
     return lines
