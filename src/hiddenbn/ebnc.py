@@ -34,7 +34,6 @@ constructions work on one block and multiply its rank by ``r_Y - 1``.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -446,12 +445,8 @@ class EbncBasis:
         return design
 
 
-@functools.lru_cache(maxsize=4096)
 def ebnc_basis(network: Network, target) -> EbncBasis:
     """The Sec. 6 basis ``phi`` (paper 001 Eq. 19) of the EBNC of ``target`` in ``network``.
-
-    It depends on the structure alone, so it is cached: a structure search over many data sets
-    (paper 001's learning study) builds each one once.
 
     For each input ``X_i`` in the Markov blanket, a basis of the image of ``eta_i -> psi_i`` is
     taken as the independent (pivot) columns of ``d psi_i / d eta_i`` found by exact elimination
