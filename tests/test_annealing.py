@@ -72,11 +72,7 @@ def test_latent_class_moves_agree_with_the_cell_layout(rng):
     fast, general = _LatentClassMoves(network, data), _CellMoves(network, data)
     fast.start(np.random.default_rng(3))
     general.start(np.random.default_rng(4))
-    general.assignments[:] = fast.assignments
-    cells = general.layout.cells[general.case_patterns, general.assignments]
-    general.counts[:] = np.bincount(cells.ravel(), minlength=general.layout.n_cells)
-    general.row_counts[:] = np.bincount(general.layout.row_of_cell, weights=general.counts,
-                                        minlength=general.row_counts.size)
+    general.assign(fast.assignments)
     assert fast.value() == pytest.approx(general.value())
     uniforms = np.random.default_rng(5).random(60)
     fast.sweep(1.0, uniforms)

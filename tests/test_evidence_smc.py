@@ -124,11 +124,11 @@ def test_bad_arguments_are_refused():
         smc_log_evidence(network, data, np.random.default_rng(0), alpha=-1.0)
 
 
-def test_cached_predictive_equals_the_table_lookups():
-    """The values kept current by cached_update give the predictive of the plain kernels,
-    after a random sequence of adds and removes."""
-    from hiddenbn.collapsed import (cached_log_predictive, cached_update,
-                                    configuration_log_predictive)
+def test_kept_values_give_the_predictive_from_the_counts():
+    """After a random sequence of adds and removes, the values :func:`update` keeps are the
+    tables at the counts, and the predictive is the sum over each configuration's cells of
+    ``log(alpha + N_ijk) - log(r_i alpha + N_ij)`` computed from the counts directly."""
+    from hiddenbn.collapsed import configuration_log_predictive, update
     from hiddenbn.evidence import cell_layout
     from hiddenbn.smc import _row_kinds
 
@@ -153,15 +153,21 @@ def test_cached_predictive_equals_the_table_lookups():
             h = int(rng.choice(np.flatnonzero(layout.possible[p])))
             placed.append((p, h))
             delta = 1
-        cached_update(counts, row_counts, cell_value, row_value, layout.cells,
-                      layout.row_of_cell, row_kind, cell_log, row_log, p, h, delta)
+        update(counts, row_counts, cell_value, row_value, layout.cells, layout.row_of_cell,
+               row_kind, cell_log, row_log, p, h, delta)
+    expected_counts = np.bincount(np.concatenate([layout.cells[p, h] for p, h in placed]),
+                                  minlength=layout.n_cells)
+    np.testing.assert_array_equal(counts, expected_counts)
     np.testing.assert_array_equal(cell_value, cell_log[counts])
     np.testing.assert_array_equal(row_value, row_log[row_kind, row_counts])
-    cached, plain = np.empty(layout.cells.shape[1]), np.empty(layout.cells.shape[1])
+    log_q = np.empty(layout.cells.shape[1])
     for p in range(data.n_patterns):
-        top = cached_log_predictive(cached, cell_value, row_value, p, layout.cells,
-                                    layout.possible, layout.row_of_cell)
-        assert top == configuration_log_predictive(plain, counts, row_counts, p, layout.cells,
-                                                   layout.possible, layout.row_of_cell,
-                                                   row_kind, cell_log, row_log)
-        np.testing.assert_array_equal(cached, plain)
+        top = configuration_log_predictive(log_q, cell_value, row_value, p, layout.cells,
+                                           layout.possible, layout.row_of_cell)
+        cells = layout.cells[p]
+        rows = layout.row_of_cell[cells]
+        expected = (np.log(1.3 + counts[cells])
+                    - np.log(layout.row_states[rows] * 1.3 + row_counts[rows])).sum(axis=1)
+        expected[~layout.possible[p]] = -np.inf
+        np.testing.assert_allclose(log_q, expected, rtol=1e-13)
+        assert top == log_q.max()

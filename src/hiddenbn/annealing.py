@@ -74,8 +74,8 @@ def inverse_temperatures(sweeps: int) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _sweep(assignments, counts, row_counts, case_patterns, cells, possible, row_of_cell,
-           row_kind, gain, row_gain, beta, uniforms):
+def _sweep(assignments, counts, row_counts, cell_value, row_value, case_patterns, cells,
+           possible, row_of_cell, row_kind, gain, row_gain, beta, uniforms):
     """Redraw every case's configuration in turn at inverse temperature ``beta`` (``inf``:
     the best, the lowest index among ties); returns how many cases moved."""
     log_q = np.empty(cells.shape[1])
@@ -83,9 +83,10 @@ def _sweep(assignments, counts, row_counts, case_patterns, cells, possible, row_
     for case in range(case_patterns.size):
         p = case_patterns[case]
         old = assignments[case]
-        update(counts, row_counts, cells, row_of_cell, p, old, -1)
-        top = configuration_log_predictive(log_q, counts, row_counts, p, cells, possible,
-                                           row_of_cell, row_kind, gain, row_gain)
+        update(counts, row_counts, cell_value, row_value, cells, row_of_cell, row_kind, gain,
+               row_gain, p, old, -1)
+        top = configuration_log_predictive(log_q, cell_value, row_value, p, cells, possible,
+                                           row_of_cell)
         if beta == np.inf:
             new = 0
             while log_q[new] != top:
@@ -97,7 +98,8 @@ def _sweep(assignments, counts, row_counts, case_patterns, cells, possible, row_
         if new != old:
             moved += 1
         assignments[case] = new
-        update(counts, row_counts, cells, row_of_cell, p, new, 1)
+        update(counts, row_counts, cell_value, row_value, cells, row_of_cell, row_kind, gain,
+               row_gain, p, new, 1)
     return moved
 
 
@@ -224,23 +226,31 @@ class _CellMoves:
 
     def start(self, rng: np.random.Generator) -> None:
         """A configuration per case, uniform among those its pattern allows."""
-        self.assignments = np.empty(self.case_patterns.size, dtype=np.int64)
-        for start in range(0, self.assignments.size, DRAW_CHUNK_CASES):
+        assignments = np.empty(self.case_patterns.size, dtype=np.int64)
+        for start in range(0, assignments.size, DRAW_CHUNK_CASES):
             chunk = self.case_patterns[start:start + DRAW_CHUNK_CASES]
             keys = rng.random((chunk.size, self.possible.shape[1]))
-            self.assignments[start:start + chunk.size] = np.where(
+            assignments[start:start + chunk.size] = np.where(
                 self.possible[chunk], keys, -1.0).argmax(1)
+        self.assign(assignments)
+
+    def assign(self, assignments) -> None:
+        """Complete every case with its configuration in ``assignments``."""
+        self.assignments = np.asarray(assignments, dtype=np.int64).copy()
         cells = self.layout.cells[self.case_patterns, self.assignments]
         self.counts = np.bincount(cells.ravel(),
                                   minlength=self.layout.n_cells).astype(np.int64)
         self.row_counts = np.bincount(self.layout.row_of_cell, weights=self.counts,
                                       minlength=self.layout.row_states.size).astype(np.int64)
+        # each cell's and row's gain at its count, kept current by the sweeps
+        self.cell_value, self.row_value = self.gain[self.counts], self.gain[self.row_counts]
 
     def sweep(self, beta: float, uniforms) -> int:
         layout = self.layout
-        return _sweep(self.assignments, self.counts, self.row_counts, self.case_patterns,
-                      layout.cells, self.possible, layout.row_of_cell, self.row_kind,
-                      self.gain, self.gain[None, :], beta, uniforms)
+        return _sweep(self.assignments, self.counts, self.row_counts, self.cell_value,
+                      self.row_value, self.case_patterns, layout.cells, self.possible,
+                      layout.row_of_cell, self.row_kind, self.gain, self.gain[None, :], beta,
+                      uniforms)
 
     def value(self) -> float:
         """``L(H) = sum_ijk f(N_ijk) - sum_ij f(N_ij)``."""

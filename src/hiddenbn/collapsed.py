@@ -8,35 +8,16 @@ of the other cases, depends only on the sufficient statistics ``N_ijk`` of those
 
 over the cells ``ijk`` that ``(x_p, h)`` touches (paper 003 Eq. 5, one case at a time). The
 kernels below work on the cell layout of :func:`hiddenbn.evidence.cell_layout` with the two
-terms read from tables (``cell_log[N]``, ``row_log[kind, N]``), so the same kernels serve any
-per-cell gain: the sequential Monte-Carlo sampler (:mod:`hiddenbn.smc`) uses the log predictive
-above, the annealed search (:mod:`hiddenbn.annealing`) the change of the classification
-log-likelihood.
+terms read from tables (``cell_log[N]``, ``row_log[kind, N]``), each cell's and row's term kept
+at its current count as the counts change, so the same kernels serve any per-cell gain: the
+sequential Monte-Carlo sampler (:mod:`hiddenbn.smc`) uses the log predictive above, the
+annealed search (:mod:`hiddenbn.annealing`) the change of the classification log-likelihood.
 """
 
 import math
 
 import numba
 import numpy as np
-
-
-@numba.njit(cache=True)
-def configuration_log_predictive(log_q, counts, row_counts, p, cells, possible, row_of_cell,
-                                 row_kind, cell_log, row_log):
-    """``log_q[h] = log p(x_p, h | statistics)`` for every configuration; returns the max."""
-    top = -np.inf
-    for h in range(cells.shape[1]):
-        if not possible[p, h]:
-            log_q[h] = -np.inf
-            continue
-        value = 0.0
-        for s in range(cells.shape[2]):
-            cell = cells[p, h, s]
-            row = row_of_cell[cell]
-            value += cell_log[counts[cell]] - row_log[row_kind[row], row_counts[row]]
-        log_q[h] = value
-        top = max(top, value)
-    return top
 
 
 @numba.njit(cache=True)
@@ -60,18 +41,12 @@ def draw(log_q, top, u):
 
 
 @numba.njit(cache=True)
-def update(counts, row_counts, cells, row_of_cell, p, h, delta):
-    for s in range(cells.shape[2]):
-        cell = cells[p, h, s]
-        counts[cell] += delta
-        row_counts[row_of_cell[cell]] += delta
+def configuration_log_predictive(log_q, cell_value, row_value, p, cells, possible, row_of_cell):
+    """``log_q[h] = log p(x_p, h | statistics)`` for every configuration; returns the max.
 
-
-@numba.njit(cache=True)
-def cached_log_predictive(log_q, cell_value, row_value, p, cells, possible, row_of_cell):
-    """:func:`configuration_log_predictive` from per-cell and per-row values kept current by
-    :func:`cached_update` (``cell_value[c] = cell_log[counts[c]]``, ``row_value[r] =
-    row_log[row_kind[r], row_counts[r]]``): two reads per cell instead of six."""
+    It reads the per-cell and per-row values that :func:`update` keeps current
+    (``cell_value[c] = cell_log[counts[c]]``, ``row_value[r] = row_log[row_kind[r],
+    row_counts[r]]``): two reads per cell where the tables would take six lookups."""
     top = -np.inf
     for h in range(cells.shape[1]):
         if not possible[p, h]:
@@ -87,9 +62,10 @@ def cached_log_predictive(log_q, cell_value, row_value, p, cells, possible, row_
 
 
 @numba.njit(cache=True)
-def cached_update(counts, row_counts, cell_value, row_value, cells, row_of_cell, row_kind,
+def update(counts, row_counts, cell_value, row_value, cells, row_of_cell, row_kind,
                   cell_log, row_log, p, h, delta):
-    """:func:`update`, keeping the values of :func:`cached_log_predictive` current."""
+    """Add (``delta = 1``) or remove (``-1``) case pattern ``p`` completed with ``h``: its
+    cells' and rows' counts, and the values :func:`configuration_log_predictive` reads."""
     for s in range(cells.shape[2]):
         cell = cells[p, h, s]
         row = row_of_cell[cell]

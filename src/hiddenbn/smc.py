@@ -54,7 +54,7 @@ import numba
 import numpy as np
 from scipy.special import logsumexp
 
-from hiddenbn.collapsed import cached_log_predictive, cached_update, draw
+from hiddenbn.collapsed import configuration_log_predictive, draw, update
 from hiddenbn.data import Dataset
 from hiddenbn.errors import ParameterError
 from hiddenbn.evidence import CellLayout, cell_layout
@@ -74,13 +74,12 @@ def _add_case(assignments, counts, row_counts, cell_values, row_values, log_incr
     log_q = np.empty(cells.shape[1])
     for particle in range(assignments.shape[0]):
         p = case_patterns[run_of_particle[particle], position]
-        top = cached_log_predictive(log_q, cell_values[particle], row_values[particle], p,
-                                    cells, possible, row_of_cell)
+        top = configuration_log_predictive(log_q, cell_values[particle], row_values[particle],
+                                           p, cells, possible, row_of_cell)
         h, log_increments[particle] = draw(log_q, top, uniforms[particle])
         assignments[particle, position] = h
-        cached_update(counts[particle], row_counts[particle], cell_values[particle],
-                      row_values[particle], cells, row_of_cell, row_kind, cell_log, row_log, p,
-                      h, 1)
+        update(counts[particle], row_counts[particle], cell_values[particle],
+               row_values[particle], cells, row_of_cell, row_kind, cell_log, row_log, p, h, 1)
 
 
 @numba.njit(cache=True, parallel=True)
@@ -97,16 +96,17 @@ def _gibbs_sweeps(movers, assignments, counts, row_counts, cell_values, row_valu
         for sweep in range(uniforms.shape[1]):
             for case in range(length):
                 p = patterns[case]
-                cached_update(counts[particle], row_counts[particle], cell_values[particle],
-                              row_values[particle], cells, row_of_cell, row_kind, cell_log,
-                              row_log, p, assignments[particle, case], -1)
-                top = cached_log_predictive(log_q, cell_values[particle], row_values[particle],
-                                            p, cells, possible, row_of_cell)
+                update(counts[particle], row_counts[particle], cell_values[particle],
+                       row_values[particle], cells, row_of_cell, row_kind, cell_log, row_log, p,
+                       assignments[particle, case], -1)
+                top = configuration_log_predictive(log_q, cell_values[particle],
+                                                   row_values[particle], p, cells, possible,
+                                                   row_of_cell)
                 h, _ = draw(log_q, top, uniforms[t, sweep, case])
                 assignments[particle, case] = h
-                cached_update(counts[particle], row_counts[particle], cell_values[particle],
-                              row_values[particle], cells, row_of_cell, row_kind, cell_log,
-                              row_log, p, h, 1)
+                update(counts[particle], row_counts[particle], cell_values[particle],
+                       row_values[particle], cells, row_of_cell, row_kind, cell_log, row_log, p,
+                       h, 1)
 
 
 # --- the sampler -----------------------------------------------------------------------------
