@@ -303,6 +303,8 @@ def _latent_class_map_update(class_counts, table_counts, offsets, cards, weights
 
 @numba.njit(cache=True, nogil=True)
 def _sum_of_logs(weights, table) -> float:
+    """``sum log p(h) + sum log theta``: the log prior of a latent class state over ``alpha - 1``
+    (Dirichlet, paper 003 Eq. 3), less its normaliser."""
     total = 0.0
     for value in weights:
         total += np.log(value)

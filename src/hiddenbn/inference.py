@@ -363,8 +363,9 @@ def _latent_class_kernel(patterns, counts, log_weights, log_table, offsets, n_bl
 
 @numba.njit(cache=True, nogil=True)
 def _latent_class_serial(patterns, counts, weights, table, offsets):
-    """The gather E step in one serial pass, for small data: ``(E(N_h), E(N_{j,h,x})`` of the
-    observed cells, class mass of the cases missing each variable, log-likelihood)``."""
+    """The gather E step in one serial pass, for small data: ``E(N_h)``, ``E(N_{j,h,x})`` of
+    the observed cells, the class mass of the cases missing each variable (zero without missing
+    cells) and the log-likelihood, as :func:`latent_class_statistics` combines them."""
     m, n = patterns.shape
     k = weights.shape[0]
     log_weights, log_table = np.log(weights), np.log(table)
