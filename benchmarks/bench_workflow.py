@@ -74,8 +74,12 @@ def run():
               f"{row.longest_minutes:5.2f} min, {row.max_rss_mib:6.0f} MiB"
               for rule, row in summary.iterrows()]
     baseline = os.environ.get("HIDDENBN_BASELINE")
-    if baseline:
-        table = comparison(job_table(Path(baseline)), jobs)
+    before = job_table(Path(baseline)) if baseline else None
+    if before is not None and before.empty:
+        lines.append(f"no job benchmarks under {baseline}/logs/benchmarks (HIDDENBN_BASELINE): "
+                     "name the results folder of an earlier run")
+    elif before is not None:
+        table = comparison(before, jobs)
         lines.append(f"the same jobs in {baseline} (before) and here (after), job-minutes:")
         lines += [f"  {rule:52s} {int(row.jobs):4d} jobs {row.before:7.2f} -> {row.after:7.2f} "
                   f"({row.ratio:.2f}x)" for rule, row in table.iterrows()]

@@ -45,3 +45,11 @@ def test_the_report_names_the_target_and_the_baseline(tmp_path, monkeypatch):
     lines = bench_workflow.run()
     assert "target 8 min on 2 idle cores" in lines[0]
     assert any("2.00 ->    0.50 (0.25x)" in line for line in lines)
+
+
+def test_a_baseline_without_benchmarks_is_named_in_one_line(tmp_path, monkeypatch):
+    write_run(tmp_path / "after", {("fit", "a"): 30})
+    monkeypatch.setenv("HIDDENBN_RESULTS", str(tmp_path / "after"))
+    monkeypatch.setenv("HIDDENBN_BASELINE", str(tmp_path / "nowhere"))
+    lines = bench_workflow.run()
+    assert lines[-1].startswith(f"no job benchmarks under {tmp_path / 'nowhere'}")
