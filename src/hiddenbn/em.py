@@ -72,7 +72,7 @@ from hiddenbn.defaults import CONVERGENCE, ENGINE_SCHEDULES, SCHEDULES
 from hiddenbn.errors import ParameterError
 from hiddenbn.inference import (enumeration_statistics, is_latent_class,
                                 latent_class_design, latent_class_statistics, prefers_design,
-                                state_offsets)
+                                state_offsets, takes_serial_pass)
 from hiddenbn.junction_tree import junction_tree, junction_tree_statistics
 from hiddenbn.message_passing import tree_statistics
 from hiddenbn.models import Network, check_parameters, random_parameters
@@ -328,8 +328,11 @@ class LatentClassEngine:
         self.cards = np.asarray(network.cardinalities[1:], dtype=np.int64)
         self.offsets = state_offsets(self.cards)
         self.missing = data.has_missing
+        # small data take the serial pass, which reads no design
         self.design = (latent_class_design(self.patterns, self.cards)
-                       if prefers_design(data.n_patterns, self.cards, self.missing) else None)
+                       if prefers_design(data.n_patterns, self.cards, self.missing)
+                       and not takes_serial_pass(self.patterns, network.cardinalities[0])
+                       else None)
         self.normalizer = dirichlet_log_normalizer(network, alpha)
 
     def random_state(self, rng):

@@ -421,6 +421,12 @@ def latent_class_design(patterns, cardinalities):
     return design
 
 
+def takes_serial_pass(patterns, classes: int) -> bool:
+    """Whether :func:`latent_class_statistics` does the E step of ``patterns`` with ``classes``
+    classes in one serial pass (:data:`SERIAL_MAX_CELLS`), never reading a design."""
+    return patterns.size * classes <= SERIAL_MAX_CELLS
+
+
 def prefers_design(n_patterns: int, cardinalities, missing: bool = False) -> bool:
     """True when :func:`latent_class_design` fits in memory and beats the gather kernel: few
     columns per variable (``missing``: the data have missing cells, so the design has one
@@ -626,7 +632,7 @@ def latent_class_statistics(patterns, counts, weights, table, offsets, design=No
     log_likelihood : float
         ``sum_p counts_p log p(x_p)`` of the observed cells.
     """
-    if patterns.size * weights.size <= SERIAL_MAX_CELLS:
+    if takes_serial_pass(patterns, weights.size):
         class_counts, table_counts, missing_mass, log_likelihood = _latent_class_serial(
             patterns, np.asarray(counts, dtype=np.float64), weights, table, offsets)
         if not missing_mass.any():  # complete data
