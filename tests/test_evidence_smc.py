@@ -125,10 +125,10 @@ def test_bad_arguments_are_refused():
 
 
 def test_kept_values_give_the_predictive_from_the_counts():
-    """After a random sequence of adds and removes, the values :func:`update` keeps are the
+    """After a random sequence of adds and removes, the terms :func:`update` keeps are the
     tables at the counts, and the predictive is the sum over each configuration's cells of
     ``log(alpha + N_ijk) - log(r_i alpha + N_ij)`` computed from the counts directly."""
-    from hiddenbn.collapsed import configuration_log_predictive, update
+    from hiddenbn.collapsed import configuration_log_predictive, initial_terms, update
     from hiddenbn.evidence import cell_layout
     from hiddenbn.smc import _row_kinds
 
@@ -140,8 +140,8 @@ def test_kept_values_give_the_predictive_from_the_counts():
     cell_log, row_log = np.log(1.3 + axis), np.log(kinds[:, None] * 1.3 + axis[None, :])
     counts = np.zeros(layout.n_cells, dtype=np.int64)
     row_counts = np.zeros(layout.row_states.size, dtype=np.int64)
-    cell_value = np.full(layout.n_cells, cell_log[0])
-    row_value = row_log[row_kind, 0].copy()
+    cell_term = initial_terms(layout.row_of_cell, row_kind, cell_log, row_log, counts,
+                              row_counts)
     rng = np.random.default_rng(3)
     placed = []
     for _ in range(200):
@@ -153,17 +153,17 @@ def test_kept_values_give_the_predictive_from_the_counts():
             h = int(rng.choice(np.flatnonzero(layout.possible[p])))
             placed.append((p, h))
             delta = 1
-        update(counts, row_counts, cell_value, row_value, layout.cells, layout.row_of_cell,
-               row_kind, cell_log, row_log, p, h, delta)
+        update(counts, row_counts, cell_term, layout.cells, layout.row_of_cell,
+               layout.row_starts, layout.row_states, row_kind, cell_log, row_log, p, h, delta)
     expected_counts = np.bincount(np.concatenate([layout.cells[p, h] for p, h in placed]),
                                   minlength=layout.n_cells)
     np.testing.assert_array_equal(counts, expected_counts)
-    np.testing.assert_array_equal(cell_value, cell_log[counts])
-    np.testing.assert_array_equal(row_value, row_log[row_kind, row_counts])
+    rows = layout.row_of_cell
+    np.testing.assert_array_equal(cell_term,
+                                  cell_log[counts] - row_log[row_kind[rows], row_counts[rows]])
     log_q = np.empty(layout.cells.shape[1])
     for p in range(data.n_patterns):
-        top = configuration_log_predictive(log_q, cell_value, row_value, p, layout.cells,
-                                           layout.possible, layout.row_of_cell)
+        top = configuration_log_predictive(log_q, cell_term, p, layout.cells, layout.possible)
         cells = layout.cells[p]
         rows = layout.row_of_cell[cells]
         expected = (np.log(1.3 + counts[cells])

@@ -43,7 +43,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from hiddenbn.collapsed import configuration_log_predictive, draw, update
+from hiddenbn.collapsed import configuration_log_predictive, draw, initial_terms, update
 from hiddenbn.data import MISSING, Dataset
 from hiddenbn.defaults import ANNEALING_SWEEPS
 from hiddenbn.evidence import cell_layout
@@ -74,8 +74,8 @@ def inverse_temperatures(sweeps: int) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _sweep(assignments, counts, row_counts, cell_value, row_value, case_patterns, cells,
-           possible, row_of_cell, row_kind, gain, row_gain, beta, uniforms):
+def _sweep(assignments, counts, row_counts, cell_term, case_patterns, cells, possible,
+           row_of_cell, row_starts, row_states, row_kind, gain, row_gain, beta, uniforms):
     """Redraw every case's configuration in turn at inverse temperature ``beta`` (``inf``:
     the best, the lowest index among ties); returns how many cases moved."""
     log_q = np.empty(cells.shape[1])
@@ -83,10 +83,9 @@ def _sweep(assignments, counts, row_counts, cell_value, row_value, case_patterns
     for case in range(case_patterns.size):
         p = case_patterns[case]
         old = assignments[case]
-        update(counts, row_counts, cell_value, row_value, cells, row_of_cell, row_kind, gain,
-               row_gain, p, old, -1)
-        top = configuration_log_predictive(log_q, cell_value, row_value, p, cells, possible,
-                                           row_of_cell)
+        update(counts, row_counts, cell_term, cells, row_of_cell, row_starts, row_states,
+               row_kind, gain, row_gain, p, old, -1)
+        top = configuration_log_predictive(log_q, cell_term, p, cells, possible)
         if beta == np.inf:
             new = 0
             while log_q[new] != top:
@@ -98,8 +97,8 @@ def _sweep(assignments, counts, row_counts, cell_value, row_value, case_patterns
         if new != old:
             moved += 1
         assignments[case] = new
-        update(counts, row_counts, cell_value, row_value, cells, row_of_cell, row_kind, gain,
-               row_gain, p, new, 1)
+        update(counts, row_counts, cell_term, cells, row_of_cell, row_starts, row_states,
+               row_kind, gain, row_gain, p, new, 1)
     return moved
 
 
@@ -242,15 +241,16 @@ class _CellMoves:
                                   minlength=self.layout.n_cells).astype(np.int64)
         self.row_counts = np.bincount(self.layout.row_of_cell, weights=self.counts,
                                       minlength=self.layout.row_states.size).astype(np.int64)
-        # each cell's and row's gain at its count, kept current by the sweeps
-        self.cell_value, self.row_value = self.gain[self.counts], self.gain[self.row_counts]
+        # each cell's gain net of its row's at their counts, kept current by the sweeps
+        self.cell_term = initial_terms(self.layout.row_of_cell, self.row_kind, self.gain,
+                                       self.gain[None, :], self.counts, self.row_counts)
 
     def sweep(self, beta: float, uniforms) -> int:
         layout = self.layout
-        return _sweep(self.assignments, self.counts, self.row_counts, self.cell_value,
-                      self.row_value, self.case_patterns, layout.cells, self.possible,
-                      layout.row_of_cell, self.row_kind, self.gain, self.gain[None, :], beta,
-                      uniforms)
+        return _sweep(self.assignments, self.counts, self.row_counts, self.cell_term,
+                      self.case_patterns, layout.cells, self.possible, layout.row_of_cell,
+                      layout.row_starts, layout.row_states, self.row_kind, self.gain,
+                      self.gain[None, :], beta, uniforms)
 
     def value(self) -> float:
         """``L(H) = sum_ijk f(N_ijk) - sum_ij f(N_ij)``."""

@@ -54,7 +54,7 @@ import numba
 import numpy as np
 from scipy.special import logsumexp
 
-from hiddenbn.collapsed import configuration_log_predictive, draw, update
+from hiddenbn.collapsed import configuration_log_predictive, draw, initial_terms, update
 from hiddenbn.data import Dataset
 from hiddenbn.errors import ParameterError
 from hiddenbn.evidence import CellLayout, cell_layout
@@ -66,26 +66,25 @@ RESAMPLE_THRESHOLD = 0.5
 
 # --- kernels ---------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def _add_case(assignments, counts, row_counts, cell_values, row_values, log_increments,
-              case_patterns, run_of_particle, position, cells, possible, row_of_cell, row_kind,
-              cell_log, row_log, uniforms):
+def _add_case(assignments, counts, row_counts, cell_terms, log_increments, case_patterns,
+              run_of_particle, position, cells, possible, row_of_cell, row_starts, row_states,
+              row_kind, cell_log, row_log, uniforms):
     """Add case ``position`` to every particle: log predictive into ``log_increments``, then
     draw its hidden configuration from the exact conditional."""
     log_q = np.empty(cells.shape[1])
     for particle in range(assignments.shape[0]):
         p = case_patterns[run_of_particle[particle], position]
-        top = configuration_log_predictive(log_q, cell_values[particle], row_values[particle],
-                                           p, cells, possible, row_of_cell)
+        top = configuration_log_predictive(log_q, cell_terms[particle], p, cells, possible)
         h, log_increments[particle] = draw(log_q, top, uniforms[particle])
         assignments[particle, position] = h
-        update(counts[particle], row_counts[particle], cell_values[particle],
-               row_values[particle], cells, row_of_cell, row_kind, cell_log, row_log, p, h, 1)
+        update(counts[particle], row_counts[particle], cell_terms[particle], cells, row_of_cell,
+               row_starts, row_states, row_kind, cell_log, row_log, p, h, 1)
 
 
 @numba.njit(cache=True, parallel=True)
-def _gibbs_sweeps(movers, assignments, counts, row_counts, cell_values, row_values,
-                  case_patterns, run_of_particle, length, cells, possible, row_of_cell, row_kind,
-                  cell_log, row_log, uniforms):
+def _gibbs_sweeps(movers, assignments, counts, row_counts, cell_terms, case_patterns,
+                  run_of_particle, length, cells, possible, row_of_cell, row_starts, row_states,
+                  row_kind, cell_log, row_log, uniforms):
     """Systematic-scan collapsed Gibbs sweeps over cases ``0..length-1`` of the particles in
     ``movers`` (``uniforms[t, sweep, case]``); each case's joint hidden configuration is
     redrawn given all the others."""
@@ -96,17 +95,16 @@ def _gibbs_sweeps(movers, assignments, counts, row_counts, cell_values, row_valu
         for sweep in range(uniforms.shape[1]):
             for case in range(length):
                 p = patterns[case]
-                update(counts[particle], row_counts[particle], cell_values[particle],
-                       row_values[particle], cells, row_of_cell, row_kind, cell_log, row_log, p,
+                update(counts[particle], row_counts[particle], cell_terms[particle], cells,
+                       row_of_cell, row_starts, row_states, row_kind, cell_log, row_log, p,
                        assignments[particle, case], -1)
-                top = configuration_log_predictive(log_q, cell_values[particle],
-                                                   row_values[particle], p, cells, possible,
-                                                   row_of_cell)
+                top = configuration_log_predictive(log_q, cell_terms[particle], p, cells,
+                                                   possible)
                 h, _ = draw(log_q, top, uniforms[t, sweep, case])
                 assignments[particle, case] = h
-                update(counts[particle], row_counts[particle], cell_values[particle],
-                       row_values[particle], cells, row_of_cell, row_kind, cell_log, row_log, p,
-                       h, 1)
+                update(counts[particle], row_counts[particle], cell_terms[particle], cells,
+                       row_of_cell, row_starts, row_states, row_kind, cell_log, row_log, p, h,
+                       1)
 
 
 # --- the sampler -----------------------------------------------------------------------------
@@ -235,9 +233,9 @@ def nested_smc_log_evidence(network: Network, data: list[Dataset], rng: np.rando
     assignments = np.zeros((total, n_cases), dtype=np.int64)
     counts = np.zeros((total, layout.n_cells), dtype=np.int64)
     row_counts = np.zeros((total, layout.row_states.size), dtype=np.int64)
-    # log(alpha + N) of every cell and log(r alpha + N) of every row, kept current by the kernels
-    cell_values = np.full((total, layout.n_cells), cell_log[0])
-    row_values = np.tile(row_log[row_kind, 0], (total, 1))
+    # log(alpha + N_ijk) - log(r_i alpha + N_ij) of every cell, kept current by the kernels
+    cell_terms = np.tile(initial_terms(layout.row_of_cell, row_kind, cell_log, row_log,
+                                       counts[0], row_counts[0]), (total, 1))
     log_weights = np.zeros((runs, particles))
     log_evidence = np.zeros(runs)
     at_ends = {}
@@ -246,9 +244,9 @@ def nested_smc_log_evidence(network: Network, data: list[Dataset], rng: np.rando
     resampling_steps = 0
     for position in range(n_cases):
         uniforms = np.concatenate([stream.random(particles) for stream in streams])
-        _add_case(assignments, counts, row_counts, cell_values, row_values, log_increments,
-                  case_patterns, run_of_particle, position, layout.cells, possible,
-                  layout.row_of_cell, row_kind, cell_log, row_log, uniforms)
+        _add_case(assignments, counts, row_counts, cell_terms, log_increments, case_patterns,
+                  run_of_particle, position, layout.cells, possible, layout.row_of_cell,
+                  layout.row_starts, layout.row_states, row_kind, cell_log, row_log, uniforms)
         increments = log_increments.reshape(runs, particles)
         normalised = log_weights - _log_sum_exp(log_weights)[:, None]
         log_evidence += _log_sum_exp(normalised + increments)
@@ -267,8 +265,7 @@ def nested_smc_log_evidence(network: Network, data: list[Dataset], rng: np.rando
             assignments[members, :position + 1] = assignments[chosen, :position + 1]
             counts[members] = counts[chosen]
             row_counts[members] = row_counts[chosen]
-            cell_values[members] = cell_values[chosen]
-            row_values[members] = row_values[chosen]
+            cell_terms[members] = cell_terms[chosen]
             log_weights[run] = 0.0
             movers.append(members)
         movers = np.concatenate(movers)
@@ -276,10 +273,10 @@ def nested_smc_log_evidence(network: Network, data: list[Dataset], rng: np.rando
             sweep_uniforms = np.concatenate([streams[run].random((particles, moves,
                                                                   position + 1))
                                              for run in weak])
-            _gibbs_sweeps(movers, assignments, counts, row_counts, cell_values, row_values,
-                          case_patterns, run_of_particle, position + 1, layout.cells,
-                          possible, layout.row_of_cell, row_kind, cell_log, row_log,
-                          sweep_uniforms)
+            _gibbs_sweeps(movers, assignments, counts, row_counts, cell_terms, case_patterns,
+                          run_of_particle, position + 1, layout.cells, possible,
+                          layout.row_of_cell, layout.row_starts, layout.row_states, row_kind,
+                          cell_log, row_log, sweep_uniforms)
     return [_estimate(*at_ends.get(end, (np.zeros(runs), 0)), runs, particles, moves)
             for end in ends]
 
