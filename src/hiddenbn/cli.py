@@ -460,7 +460,7 @@ def _add_em_options(parser):
                         help="halving: random starts, the best half kept after 1, 2, 4, ... "
                         "iterations until one is left (Chickering & Heckerman 1996, the "
                         "default); best-of-n: every random start to convergence, the best kept; "
-                        "annealing: halving from starts found by simulated annealing over hard "
+                        "annealing: the same from starts found by simulated annealing over hard "
                         "completions (the thorough search: use a few --restarts, e.g. 8)")
     parser.add_argument("--sweeps", type=_count(limits.MAX_ITERATIONS),
                         default=defaults.ANNEALING_SWEEPS, help="annealing sweeps over the "

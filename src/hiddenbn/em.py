@@ -40,10 +40,9 @@ tolerance |g_{t-1}|`` (paper 003), or ``"absolute"``, ``|g_t - g_{t-1}| <= toler
 :data:`PAPER_003` (relative 1e-5, all 200 iterations) and :data:`OPTIMUM` (absolute 1e-10, up to
 10000 iterations, stopping once converged), which reaches the mode up to the last digits.
 
-:func:`fit` adds a third for networks, ``schedule="annealing"``: halving, but each start is
-the best hard completion of a simulated-annealing run (:mod:`hiddenbn.annealing`) instead of a
-random point (annealed starts are near their modes, so a few iterations rank them as well as
-running each to convergence, at an eighth of the EM iterations for 8 starts); for latent class models the best fit is then improved by split-and-merge moves
+:func:`fit` adds a third for networks, ``schedule="annealing"``: like best-of-n, but each start
+is the best hard completion of a simulated-annealing run (:mod:`hiddenbn.annealing`) instead of
+a random point; for latent class models the best fit is then improved by split-and-merge moves
 (:mod:`hiddenbn.split_merge`). This is the search to use when the answer matters: on paper
 003's c = 32 data sets it ends 100-650 nats of g above the paper's schedule and above EM
 started from the generating parameters.
@@ -576,7 +575,7 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
         fixed point); the fit is converged if the last change is within the tolerance.
     schedule : {"halving", "best-of-n", "annealing"}
         Keep the best half after 1, 2, 4, ... iterations until one start is left (paper 003),
-        run every start to convergence and keep the best, or halving from annealed starts.
+        run every start to convergence and keep the best, or the same from annealed starts.
     sweeps : int
         Annealing sweeps over the cases per start (``schedule="annealing"`` only).
     convergence : {"relative", "absolute"}
@@ -592,7 +591,7 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
                             run_all_iterations, convergence=convergence)
         return _finish(engine, result, restarts, schedule, data.n_cases)
     annealed = AnnealedStarts(network, data, sweeps)
-    result = fit_engine(engine, rng, restarts, max_iterations, tolerance, "halving",
+    result = fit_engine(engine, rng, restarts, max_iterations, tolerance, "best-of-n",
                         run_all_iterations,
                         draw=lambda source: engine.from_cpts(annealed.parameters(source)),
                         convergence=convergence)
