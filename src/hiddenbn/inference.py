@@ -516,44 +516,96 @@ def _design_block(design, counts, coefficients, start, stop):
     return joint.T @ rows, log_likelihood
 
 
+@functools.lru_cache(maxsize=32)
+def _design_layout(offsets: bytes, size: int):
+    """Rows of the packed table for :func:`_statistics_by_design`: ``(last-state row of each
+    variable, the free rows, the variable of each free row, where each variable's free rows
+    start among them)``, cached as :func:`_kernel_layout` is (they depend on the
+    cardinalities alone, and the set-up cost a third of a small E step)."""
+    offsets = np.frombuffer(offsets, dtype=np.int64)
+    cards = np.diff(np.append(offsets, size))
+    last = offsets + cards - 1
+    return (last, np.delete(np.arange(size), last), np.repeat(np.arange(cards.size), cards - 1),
+            state_offsets(cards - 1))
+
+
+@numba.njit(cache=True)
+def _design_coefficients(log_weights, log_table, last, free_rows, variable, n_columns):
+    """``C`` of :func:`latent_class_design`'s docstring: rows ``log theta_{j,s,h} - log
+    theta_{j,last,h}``, then (when the design has missing columns) ``-log theta_{j,last,h}``,
+    then ``log p(h) + sum_j log theta_{j,last,h}``."""
+    k = log_table.shape[1]
+    coefficients = np.empty((n_columns, k))
+    for i in range(free_rows.size):
+        for h in range(k):
+            coefficients[i, h] = log_table[free_rows[i], h] - log_table[last[variable[i]], h]
+    if n_columns > free_rows.size + 1:  # missing columns
+        for j in range(last.size):
+            for h in range(k):
+                coefficients[free_rows.size + j, h] = -log_table[last[j], h]
+    ones = n_columns - 1
+    for h in range(k):
+        total = log_table[last[0], h]
+        for j in range(1, last.size):
+            total += log_table[last[j], h]
+        coefficients[ones, h] = log_weights[h] + total
+    return coefficients
+
+
+@numba.njit(cache=True)
+def _design_counts(expected, size, last, free_rows, free_offsets):
+    """Unpack ``posterior^T Z`` (shape ``(k, columns)``): ``(E(N_h), E(N_{j,h,x})`` of the
+    observed cells, class mass of the cases missing each variable, ``(n, k)``, zero without
+    missing columns)``."""
+    k, n_columns = expected.shape
+    n = last.size
+    class_counts = expected[:, n_columns - 1].copy()
+    missing_mass = np.zeros((n, k))
+    if n_columns > free_rows.size + 1:
+        for j in range(n):
+            for h in range(k):
+                missing_mass[j, h] = expected[h, free_rows.size + j]
+    table_counts = np.empty((size, k))
+    for i in range(free_rows.size):
+        for h in range(k):
+            table_counts[free_rows[i], h] = expected[h, i]
+    # the last state of a variable takes its observed mass that no free state took; every
+    # observed variable has at least two states, so each has a free row; the difference
+    # cancels to a tiny negative number when a last-state probability is ~1e-16 (the M step
+    # would then give a negative probability), so clip it at the true lower bound 0
+    for j in range(n):
+        stop = free_offsets[j + 1] if j + 1 < n else free_rows.size
+        for h in range(k):
+            taken = expected[h, free_offsets[j]]
+            for i in range(free_offsets[j] + 1, stop):
+                taken += expected[h, i]
+            table_counts[last[j], h] = max(class_counts[h] - missing_mass[j, h] - taken, 0.0)
+    return class_counts, table_counts, missing_mass
+
+
 def _statistics_by_design(design, counts, weights, table, offsets):
     """:func:`latent_class_statistics` by BLAS: ``(E(N_h), E(N_{j,h,x}) of the observed
     cells, class mass of the cases missing each variable (n, k) or None (complete data),
     log-likelihood)``."""
-    cards = np.diff(np.append(offsets, table.shape[0]))
-    last = offsets + cards - 1
-    free_rows = np.delete(np.arange(table.shape[0]), last)
-    log_table = np.log(table)
-    variable = np.repeat(np.arange(cards.size), cards - 1)
-    missing_columns = design.shape[1] > free_rows.size + 1  # one per variable, or none
-    coefficients = np.empty((design.shape[1], table.shape[1]))
-    coefficients[:free_rows.size] = log_table[free_rows] - log_table[last][variable]
-    if missing_columns:
-        coefficients[free_rows.size:-1] = -log_table[last]
-    coefficients[-1] = np.log(weights) + log_table[last].sum(axis=0)
+    last, free_rows, variable, free_offsets = _design_layout(
+        np.asarray(offsets, dtype=np.int64).tobytes(), table.shape[0])
+    coefficients = _design_coefficients(np.log(weights), np.log(table), last, free_rows,
+                                        variable, design.shape[1])
     counts = np.asarray(counts, dtype=np.float64)
     blocks = map_blocks(
         lambda start, stop: _design_block(design, counts, coefficients, start, stop),
         block_starts(design.shape[0], DESIGN_BLOCK_ROWS),
-        parallel=design.shape[0] * table.shape[1] * cards.size >= PARALLEL_MIN_CELLS)
+        parallel=design.shape[0] * table.shape[1] * last.size >= PARALLEL_MIN_CELLS)
     # the blocks' sums are added in block order: the same result on any number of threads
     expected, log_likelihood = blocks[0][0].copy(), blocks[0][1]
     for block_expected, block_log_likelihood in blocks[1:]:
         expected += block_expected
         log_likelihood += block_log_likelihood
-    expected = expected.T
-    class_counts, free_counts = expected[-1], expected[:free_rows.size]
-    missing_mass = expected[free_rows.size:-1] if missing_columns else None
-    observed_mass = class_counts if missing_mass is None else class_counts - missing_mass
-    table_counts = np.empty_like(table)
-    table_counts[free_rows] = free_counts
-    # the last state of a variable takes its observed mass that no free state took; every
-    # observed variable has at least two states, so each has a free row; the difference
-    # cancels to a tiny negative number when a last-state probability is ~1e-16 (the M step
-    # would then give a negative probability), so clip it at the true lower bound 0
-    table_counts[last] = np.maximum(
-        observed_mass - np.add.reduceat(free_counts, state_offsets(cards - 1), axis=0), 0.0)
-    return class_counts, table_counts, missing_mass, float(log_likelihood)
+    class_counts, table_counts, missing_mass = _design_counts(expected, table.shape[0], last,
+                                                              free_rows, free_offsets)
+    missing_columns = design.shape[1] > free_rows.size + 1
+    return (class_counts, table_counts, missing_mass if missing_columns else None,
+            float(log_likelihood))
 
 
 @functools.lru_cache(maxsize=32)
