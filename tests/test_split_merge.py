@@ -5,10 +5,12 @@ import numpy as np
 import pytest
 
 from hiddenbn import em
+from hiddenbn.data import MISSING, Dataset
 from hiddenbn.inference import posterior_chunks
 from hiddenbn.models import latent_class, random_parameters
 from hiddenbn.sampling import sample_dataset
-from hiddenbn.split_merge import _state_frequencies, class_posteriors, split_merge
+from hiddenbn.split_merge import (SPLIT_SMOOTHING, _rows, _state_frequencies, class_posteriors,
+                                  split_merge)
 
 
 def test_posteriors_and_frequencies(rng):
@@ -19,8 +21,29 @@ def test_posteriors_and_frequencies(rng):
     ours = class_posteriors(engine, engine.from_cpts(cpts))
     (_, _, weights, _), = posterior_chunks(network, cpts, data.patterns)
     np.testing.assert_allclose(ours, weights, rtol=1e-10)
-    column = _state_frequencies(engine, rng.random(data.n_patterns))
+    mass = rng.random(data.n_patterns)
+    column = _state_frequencies(_rows(engine), mass, engine.offsets, engine.cards)
     np.testing.assert_allclose(np.add.reduceat(column, engine.offsets), 1.0)
+
+
+def test_state_frequencies_count_the_observed_cells_of_each_variable(rng):
+    """Against a count written out case by case: each variable's states weighted by the
+    pattern masses, its missing cells left out, smoothed and normalised."""
+    network = latent_class(2, [2, 3, 4, 2])
+    rows = sample_dataset(network, random_parameters(network, rng), 300, rng).rows().copy()
+    rows[rng.random(rows.shape) < 0.2] = MISSING
+    data = Dataset.from_rows(network.observed_names, rows, network.observed_cardinalities)
+    engine = em.make_engine(network, data, 1.01)
+    assert (engine.patterns == MISSING).any()
+    mass = rng.random(engine.patterns.shape[0])
+    column = _state_frequencies(_rows(engine), mass, engine.offsets, engine.cards)
+    for j, (offset, states) in enumerate(zip(engine.offsets, engine.cards)):
+        weighted = np.full(states, SPLIT_SMOOTHING)
+        for pattern, weight in zip(engine.patterns, mass):
+            if pattern[j] != MISSING:
+                weighted[pattern[j]] += weight
+        np.testing.assert_allclose(column[offset:offset + states], weighted / weighted.sum(),
+                                   rtol=1e-13)
 
 
 def test_a_move_repairs_a_fit_em_cannot_leave():

@@ -25,6 +25,7 @@ generating parameters that remained in some data sets with c = 8 and 16 (docs/SE
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from scipy.special import logsumexp
 
@@ -95,32 +96,43 @@ def _candidates(engine, state, posteriors):
     return merges, splits
 
 
-def _state_frequencies(engine, mass: np.ndarray) -> np.ndarray:
-    """Smoothed state frequencies of each variable under case weights ``mass``: one column of
-    a latent class table."""
-    rows = _rows(engine)
-    size = int(engine.cards.sum())
-    column = np.bincount(rows.ravel(), weights=np.repeat(mass, rows.shape[1]),
-                         minlength=size + 1)[:size] + SPLIT_SMOOTHING
-    totals = np.add.reduceat(column, engine.offsets)
-    return column / np.repeat(totals, engine.cards)
+@numba.njit(cache=True)
+def _state_frequencies(rows, mass, offsets, cards):
+    """Smoothed state frequencies of each variable under pattern weights ``mass`` (``rows``:
+    :func:`_rows`): one column of a latent class table. One pass over the cells, where the
+    NumPy version (``bincount``, ``reduceat``) cost most of a 2-means split in set-up."""
+    size = offsets[-1] + cards[-1]
+    column = np.zeros(size + 1)  # the last entry takes the missing cells
+    for p in range(rows.shape[0]):
+        for j in range(rows.shape[1]):
+            column[rows[p, j]] += mass[p]
+    out = np.empty(size)
+    for j in range(offsets.size):
+        total = 0.0
+        for x in range(offsets[j], offsets[j] + cards[j]):
+            out[x] = column[x] + SPLIT_SMOOTHING
+            total += out[x]
+        for x in range(offsets[j], offsets[j] + cards[j]):
+            out[x] /= total
+    return out
 
 
-def _two_means(engine, mass: np.ndarray, rng: np.random.Generator, iterations: int = 10):
-    """Split cases weighted by ``mass`` in two by 2-means on their one-hot states; the two
-    halves' weights (``None`` when the class holds a single pattern)."""
+def _two_means(engine, rows, mass: np.ndarray, rng: np.random.Generator,
+               iterations: int = 10):
+    """Split cases weighted by ``mass`` in two by 2-means on their one-hot states (``rows``:
+    :func:`_rows`); the two halves' weights (``None`` when the class holds a single
+    pattern)."""
     support = np.flatnonzero(mass > 0)
     if support.size < 2:
         return None
-    rows = _rows(engine)
     observed = engine.patterns != MISSING
     p = mass[support] / mass[support].sum()
     first = support[rng.choice(support.size, p=p)]
     differing = (rows[support] != rows[first]).sum(axis=1).astype(float)
     second = support[rng.choice(support.size, p=p * differing / (p * differing).sum())
                      if differing.any() else rng.choice(support.size, p=p)]
-    centres = [_state_frequencies(engine, np.where(np.arange(mass.size) == c, 1.0, 0.0))
-               for c in (first, second)]
+    centres = [_state_frequencies(rows, np.where(np.arange(mass.size) == c, 1.0, 0.0),
+                                  engine.offsets, engine.cards) for c in (first, second)]
     for _ in range(iterations):
         # squared distance of a one-hot case to a centre of state frequencies q over its
         # observed cells: sum_j (1 - 2 q[j, x_j] + sum_s q[j, s]^2), less the constant 1s
@@ -130,7 +142,7 @@ def _two_means(engine, mass: np.ndarray, rng: np.random.Generator, iterations: i
         halves = [np.where(nearer == t, mass, 0.0) for t in (0, 1)]
         if min(h.sum() for h in halves) == 0:
             return None
-        centres = [_state_frequencies(engine, h) for h in halves]
+        centres = [_state_frequencies(rows, h, engine.offsets, engine.cards) for h in halves]
     return halves
 
 
@@ -143,19 +155,20 @@ def _distances(q, rows, observed, offsets) -> np.ndarray:
     return distance
 
 
-def _moved(engine, state, posteriors, merge, split, rng):
+def _moved(engine, rows, state, posteriors, merge, split, rng):
     """The state after merging ``merge`` and splitting ``split`` (into the freed column)."""
     (i, j), s = merge, split
     weights, table = state[0].copy(), state[1].copy()
     mass = posteriors[:, s] * engine.counts
-    halves = _two_means(engine, mass, rng)
+    halves = _two_means(engine, rows, mass, rng)
     if halves is None:
         return None
     table[:, i] = (weights[i] * table[:, i] + weights[j] * table[:, j]) / (weights[i]
                                                                            + weights[j])
     weights[i] += weights[j]
     share = halves[0].sum() / (halves[0].sum() + halves[1].sum())
-    table[:, s], table[:, j] = (_state_frequencies(engine, h) for h in halves)
+    table[:, s], table[:, j] = (_state_frequencies(rows, h, engine.offsets, engine.cards)
+                                for h in halves)
     weights[s], weights[j] = weights[s] * share, weights[s] * (1 - share)
     return weights / weights.sum(), np.ascontiguousarray(table)
 
@@ -169,6 +182,7 @@ def split_merge(engine, run, rng: np.random.Generator, trial_iterations: int = T
     kept = 0
     if run.state[0].size < 3:
         return run, kept
+    rows = _rows(engine)
     while True:
         posteriors = class_posteriors(engine, run.state)
         merges, splits = _candidates(engine, run.state, posteriors)
@@ -177,7 +191,7 @@ def split_merge(engine, run, rng: np.random.Generator, trial_iterations: int = T
             for split in splits:
                 if split in merge:
                     continue
-                state = _moved(engine, run.state, posteriors, merge, split, rng)
+                state = _moved(engine, rows, run.state, posteriors, merge, split, rng)
                 if state is None:
                     continue
                 trial = _Run(engine, state)
