@@ -14,9 +14,9 @@ def test_warm_calls_every_group_and_leaves_their_kernels_compiled():
     # kernels must have had at least one called from Python (hiddenbn.collapsed's are called
     # only by the annealing and SMC kernels)
     from hiddenbn import (annealing, inference, jacobian, junction_tree, message_passing,
-                          noisy_max, rank, sampling, smc)
+                          noisy_max, rank, sampling, smc, split_merge)
     for module in (annealing, inference, jacobian, junction_tree, message_passing, noisy_max,
-                   rank, sampling, smc):
+                   rank, sampling, smc, split_merge):
         kernels = [value for value in vars(module).values()
                    if isinstance(value, numba.core.registry.CPUDispatcher)]
         assert any(kernel.signatures for kernel in kernels), module.__name__

@@ -75,7 +75,9 @@ def _groups():
         ("junction tree", junction_tree_group),
         ("noisy-max EM", lambda: fit_noisy_max(noisy_max, data_of(noisy_max.network())[1], rng,
                                                restarts=1, max_iterations=3)),
-        ("annealed starts and split-and-merge", lambda: (fit(binary, "annealing"),
+        # three classes: split-and-merge leaves fewer alone
+        ("annealed starts and split-and-merge", lambda: (fit(latent_class(3, [2] * 4),
+                                                             "annealing"),
                                                          fit(tree, "annealing"))),
         ("SMC evidence", lambda: smc.smc_log_evidence(binary, data_of(binary)[1], rng, runs=2,
                                                       particles=8)),
