@@ -9,8 +9,8 @@ from hiddenbn.data import MISSING, Dataset
 from hiddenbn.inference import posterior_chunks
 from hiddenbn.models import latent_class, random_parameters
 from hiddenbn.sampling import sample_dataset
-from hiddenbn.split_merge import (SPLIT_SMOOTHING, _rows, _state_frequencies, class_posteriors,
-                                  split_merge)
+from hiddenbn.split_merge import (SPLIT_SMOOTHING, _distances, _rows, _state_frequencies,
+                                  class_posteriors, split_merge)
 
 
 def test_posteriors_and_frequencies(rng):
@@ -68,3 +68,23 @@ def test_a_move_repairs_a_fit_em_cannot_leave():
     assert moves >= 1
     repaired.converge(300, 1e-9, True)
     assert repaired.g == pytest.approx(oracle, abs=1.0) or repaired.g > oracle
+
+
+def test_distances_are_squared_distances_of_one_hot_cases_over_observed_cells(rng):
+    """Against ``|onehot(x) - q|^2`` over the observed variables, less one per observed cell."""
+    network = latent_class(2, [2, 3, 4, 2])
+    rows = sample_dataset(network, random_parameters(network, rng), 200, rng).rows().copy()
+    rows[rng.random(rows.shape) < 0.2] = MISSING
+    data = Dataset.from_rows(network.observed_names, rows, network.observed_cardinalities)
+    engine = em.make_engine(network, data, 1.01)
+    q = _state_frequencies(_rows(engine), rng.random(engine.patterns.shape[0]), engine.offsets,
+                           engine.cards)
+    ours = _distances(q, _rows(engine), engine.offsets, engine.cards)
+    for pattern, distance in zip(engine.patterns, ours):
+        expected = 0.0
+        for j, (offset, states) in enumerate(zip(engine.offsets, engine.cards)):
+            if pattern[j] == MISSING:
+                continue
+            gap = (np.arange(states) == pattern[j]) - q[offset:offset + states]
+            expected += gap @ gap - 1.0
+        assert distance == pytest.approx(expected, abs=1e-12)

@@ -120,38 +120,66 @@ def _state_frequencies(rows, mass, offsets, cards):
 def _two_means(engine, rows, mass: np.ndarray, rng: np.random.Generator,
                iterations: int = 10):
     """Split cases weighted by ``mass`` in two by 2-means on their one-hot states (``rows``:
-    :func:`_rows`); the two halves' weights (``None`` when the class holds a single
-    pattern)."""
+    :func:`_rows`), from two of its patterns drawn k-means++ style; the two halves' weights
+    (``None`` when the class holds a single pattern or a half empties)."""
     support = np.flatnonzero(mass > 0)
     if support.size < 2:
         return None
-    observed = engine.patterns != MISSING
     p = mass[support] / mass[support].sum()
     first = support[rng.choice(support.size, p=p)]
     differing = (rows[support] != rows[first]).sum(axis=1).astype(float)
     second = support[rng.choice(support.size, p=p * differing / (p * differing).sum())
                      if differing.any() else rng.choice(support.size, p=p)]
-    centres = [_state_frequencies(rows, np.where(np.arange(mass.size) == c, 1.0, 0.0),
-                                  engine.offsets, engine.cards) for c in (first, second)]
+    halves = _lloyd_two_means(rows, mass, first, second, engine.offsets, engine.cards,
+                              iterations)
+    return None if halves is None else list(halves)
+
+
+@numba.njit(cache=True)
+def _lloyd_two_means(rows, mass, first, second, offsets, cards, iterations):
+    """Lloyd's iterations from centres at patterns ``first`` and ``second``: each pattern to
+    the nearer centre of state frequencies (the first on a tie), each centre to its half's
+    smoothed frequencies. One numba pass per iteration: in NumPy the set-up of the small
+    products cost more than the work (a 2-means split is called for every candidate move)."""
+    start = np.zeros(mass.size)
+    start[first] = 1.0
+    centre_0 = _state_frequencies(rows, start, offsets, cards)
+    start[first], start[second] = 0.0, 1.0
+    centre_1 = _state_frequencies(rows, start, offsets, cards)
+    half_0, half_1 = np.zeros(mass.size), np.zeros(mass.size)
     for _ in range(iterations):
-        # squared distance of a one-hot case to a centre of state frequencies q over its
-        # observed cells: sum_j (1 - 2 q[j, x_j] + sum_s q[j, s]^2), less the constant 1s
-        distance = np.stack([_distances(q, rows, observed, engine.offsets) for q in centres],
-                            axis=1)
-        nearer = distance.argmin(axis=1)
-        halves = [np.where(nearer == t, mass, 0.0) for t in (0, 1)]
-        if min(h.sum() for h in halves) == 0:
+        distance_0 = _distances(centre_0, rows, offsets, cards)
+        distance_1 = _distances(centre_1, rows, offsets, cards)
+        for p in range(mass.size):
+            nearer_0 = distance_0[p] <= distance_1[p]
+            half_0[p] = mass[p] if nearer_0 else 0.0
+            half_1[p] = 0.0 if nearer_0 else mass[p]
+        if not (half_0 > 0).any() or not (half_1 > 0).any():
             return None
-        centres = [_state_frequencies(rows, h, engine.offsets, engine.cards) for h in halves]
-    return halves
+        centre_0 = _state_frequencies(rows, half_0, offsets, cards)
+        centre_1 = _state_frequencies(rows, half_1, offsets, cards)
+    return half_0, half_1
 
 
-def _distances(q, rows, observed, offsets) -> np.ndarray:
-    """``sum_j (sum_s q[j, s]^2 - 2 q[j, x_j])`` over each case's observed cells."""
-    squares = np.add.reduceat(q ** 2, offsets)
-    distance = squares.sum() - 2 * np.append(q, 0.0)[rows].sum(axis=1)
-    if not observed.all():  # complete data keep the arithmetic of before
-        distance -= (~observed) @ squares
+@numba.njit(cache=True)
+def _distances(q, rows, offsets, cards):
+    """Squared distance of each one-hot pattern to a centre of state frequencies ``q`` over
+    its observed cells, ``sum_j (1 - 2 q[j, x_j] + sum_s q[j, s]^2)``, less the constant 1s
+    (a missing cell, row ``q.size`` in ``rows``, adds nothing)."""
+    squares = np.zeros(offsets.size)
+    for j in range(offsets.size):
+        for x in range(offsets[j], offsets[j] + cards[j]):
+            squares[j] += q[x] * q[x]
+    total = squares.sum()
+    distance = np.empty(rows.shape[0])
+    for p in range(rows.shape[0]):
+        value = total
+        for j in range(rows.shape[1]):
+            if rows[p, j] < q.size:
+                value -= 2.0 * q[rows[p, j]]
+            else:
+                value -= squares[j]
+        distance[p] = value
     return distance
 
 
