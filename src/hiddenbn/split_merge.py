@@ -72,8 +72,8 @@ def class_posteriors(engine, state) -> np.ndarray:
     return out
 
 
-def _candidates(engine, state, posteriors):
-    """Merge pairs and split classes in Ueda et al.'s order."""
+def _candidates(engine, rows, state, posteriors):
+    """Merge pairs and split classes in Ueda et al.'s order (``rows``: :func:`_rows`)."""
     k = state[0].size
     counts = engine.counts.astype(float)
     weighted = posteriors * np.sqrt(counts)[:, None]
@@ -84,7 +84,6 @@ def _candidates(engine, state, posteriors):
     merges = [(int(a), int(b)) for a, b in zip(first[order], second[order])]
     mass = posteriors * counts[:, None]
     log_table = _with_zero_row(np.log(state[1]))
-    rows = _rows(engine)
     fit = np.zeros(k)
     for start in range(0, rows.shape[0], POSTERIOR_CHUNK_PATTERNS):
         chunk = slice(start, start + POSTERIOR_CHUNK_PATTERNS)
@@ -120,8 +119,9 @@ def _state_frequencies(rows, mass, offsets, cards):
 def _two_means(engine, rows, mass: np.ndarray, rng: np.random.Generator,
                iterations: int = 10):
     """Split cases weighted by ``mass`` in two by 2-means on their one-hot states (``rows``:
-    :func:`_rows`), from two of its patterns drawn k-means++ style; the two halves' weights
-    (``None`` when the class holds a single pattern or a half empties)."""
+    :func:`_rows`), from two of its patterns drawn k-means++ style; ``(the two halves'
+    weights, their state frequencies)``, or ``None`` when the class holds a single pattern or a
+    half empties."""
     support = np.flatnonzero(mass > 0)
     if support.size < 2:
         return None
@@ -130,17 +130,18 @@ def _two_means(engine, rows, mass: np.ndarray, rng: np.random.Generator,
     differing = (rows[support] != rows[first]).sum(axis=1).astype(float)
     second = support[rng.choice(support.size, p=p * differing / (p * differing).sum())
                      if differing.any() else rng.choice(support.size, p=p)]
-    halves = _lloyd_two_means(rows, mass, first, second, engine.offsets, engine.cards,
-                              iterations)
-    return None if halves is None else list(halves)
+    return _lloyd_two_means(rows, mass, first, second, engine.offsets, engine.cards,
+                            iterations)
 
 
 @numba.njit(cache=True)
 def _lloyd_two_means(rows, mass, first, second, offsets, cards, iterations):
     """Lloyd's iterations from centres at patterns ``first`` and ``second``: each pattern to
     the nearer centre of state frequencies (the first on a tie), each centre to its half's
-    smoothed frequencies. One numba pass per iteration: in NumPy the set-up of the small
-    products cost more than the work (a 2-means split is called for every candidate move)."""
+    smoothed frequencies. Returns ``((half_0, half_1), (centre_0, centre_1))``: the halves'
+    pattern weights and the centres of the last iteration, their frequencies. One numba pass
+    per iteration: in NumPy the set-up of the small products cost more than the work (a
+    2-means split is called for every candidate move)."""
     start = np.zeros(mass.size)
     start[first] = 1.0
     centre_0 = _state_frequencies(rows, start, offsets, cards)
@@ -158,7 +159,7 @@ def _lloyd_two_means(rows, mass, first, second, offsets, cards, iterations):
             return None
         centre_0 = _state_frequencies(rows, half_0, offsets, cards)
         centre_1 = _state_frequencies(rows, half_1, offsets, cards)
-    return half_0, half_1
+    return (half_0, half_1), (centre_0, centre_1)
 
 
 @numba.njit(cache=True)
@@ -188,15 +189,15 @@ def _moved(engine, rows, state, posteriors, merge, split, rng):
     (i, j), s = merge, split
     weights, table = state[0].copy(), state[1].copy()
     mass = posteriors[:, s] * engine.counts
-    halves = _two_means(engine, rows, mass, rng)
-    if halves is None:
+    split_in_two = _two_means(engine, rows, mass, rng)
+    if split_in_two is None:
         return None
+    halves, frequencies = split_in_two
     table[:, i] = (weights[i] * table[:, i] + weights[j] * table[:, j]) / (weights[i]
                                                                            + weights[j])
     weights[i] += weights[j]
     share = halves[0].sum() / (halves[0].sum() + halves[1].sum())
-    table[:, s], table[:, j] = (_state_frequencies(rows, h, engine.offsets, engine.cards)
-                                for h in halves)
+    table[:, s], table[:, j] = frequencies
     weights[s], weights[j] = weights[s] * share, weights[s] * (1 - share)
     return weights / weights.sum(), np.ascontiguousarray(table)
 
@@ -213,7 +214,7 @@ def split_merge(engine, run, rng: np.random.Generator, trial_iterations: int = T
     rows = _rows(engine)
     while True:
         posteriors = class_posteriors(engine, run.state)
-        merges, splits = _candidates(engine, run.state, posteriors)
+        merges, splits = _candidates(engine, rows, run.state, posteriors)
         improved = None
         for merge in merges:
             for split in splits:
