@@ -519,18 +519,18 @@ def _design_block(design, counts, coefficients, start, stop):
 @functools.lru_cache(maxsize=32)
 def _design_layout(offsets: bytes, size: int):
     """Rows of the packed table for :func:`_statistics_by_design`: ``(last-state row of each
-    variable, the free rows, the variable of each free row, where each variable's free rows
-    start among them)``, cached as :func:`_kernel_layout` is (they depend on the
+    variable, the free rows, the last-state row of each free row's variable, where each
+    variable's free rows start among them)``, cached as :func:`_kernel_layout` is (they depend on the
     cardinalities alone, and the set-up cost a third of a small E step)."""
     offsets = np.frombuffer(offsets, dtype=np.int64)
     cards = np.diff(np.append(offsets, size))
     last = offsets + cards - 1
-    return (last, np.delete(np.arange(size), last), np.repeat(np.arange(cards.size), cards - 1),
+    return (last, np.delete(np.arange(size), last), np.repeat(last, cards - 1),
             state_offsets(cards - 1))
 
 
 @numba.njit(cache=True)
-def _design_coefficients(log_weights, log_table, last, free_rows, variable, n_columns):
+def _design_coefficients(log_weights, log_table, last, free_rows, last_of_free, n_columns):
     """``C`` of :func:`latent_class_design`'s docstring: rows ``log theta_{j,s,h} - log
     theta_{j,last,h}``, then (when the design has missing columns) ``-log theta_{j,last,h}``,
     then ``log p(h) + sum_j log theta_{j,last,h}``."""
@@ -538,7 +538,7 @@ def _design_coefficients(log_weights, log_table, last, free_rows, variable, n_co
     coefficients = np.empty((n_columns, k))
     for i in range(free_rows.size):
         for h in range(k):
-            coefficients[i, h] = log_table[free_rows[i], h] - log_table[last[variable[i]], h]
+            coefficients[i, h] = log_table[free_rows[i], h] - log_table[last_of_free[i], h]
     if n_columns > free_rows.size + 1:  # missing columns
         for j in range(last.size):
             for h in range(k):
@@ -587,10 +587,10 @@ def _statistics_by_design(design, counts, weights, table, offsets):
     """:func:`latent_class_statistics` by BLAS: ``(E(N_h), E(N_{j,h,x}) of the observed
     cells, class mass of the cases missing each variable (n, k) or None (complete data),
     log-likelihood)``."""
-    last, free_rows, variable, free_offsets = _design_layout(
+    last, free_rows, last_of_free, free_offsets = _design_layout(
         np.asarray(offsets, dtype=np.int64).tobytes(), table.shape[0])
     coefficients = _design_coefficients(np.log(weights), np.log(table), last, free_rows,
-                                        variable, design.shape[1])
+                                        last_of_free, design.shape[1])
     counts = np.asarray(counts, dtype=np.float64)
     blocks = map_blocks(
         lambda start, stop: _design_block(design, counts, coefficients, start, stop),
