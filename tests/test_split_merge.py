@@ -1,6 +1,8 @@
 """Split-and-merge moves: posteriors against enumeration, and a fit with two classes for one
 group and one class for two, which EM cannot leave and one move repairs."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -9,8 +11,8 @@ from hiddenbn.data import MISSING, Dataset
 from hiddenbn.inference import posterior_chunks
 from hiddenbn.models import latent_class, random_parameters
 from hiddenbn.sampling import sample_dataset
-from hiddenbn.split_merge import (SPLIT_SMOOTHING, _distances, _rows, _state_frequencies,
-                                  class_posteriors, split_merge)
+from hiddenbn.split_merge import (SPLIT_SMOOTHING, _candidates, _distances, _rows,
+                                  _state_frequencies, class_posteriors, split_merge)
 
 
 def test_posteriors_and_frequencies(rng):
@@ -88,3 +90,24 @@ def test_distances_are_squared_distances_of_one_hot_cases_over_observed_cells(rn
             gap = (np.arange(states) == pattern[j]) - q[offset:offset + states]
             expected += gap @ gap - 1.0
         assert distance == pytest.approx(expected, abs=1e-12)
+
+
+def test_ml_fits_with_zero_probabilities_rank_moves_without_warnings():
+    """ML (alpha = 1) on five cases leaves probabilities at zero: their logs are -inf and
+    classes with no mass on a pattern must not turn the fit ranking into NaN (nor print
+    NumPy warnings to the user)."""
+    network = latent_class(3, [2, 2, 2])
+    data = Dataset.from_rows(network.observed_names,
+                             np.array([[0, 1, 0], [1, 1, 0], [0, 0, 1], [1, 0, 1], [0, 1, 1]]),
+                             network.observed_cardinalities)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for seed in range(5):
+            fit = em.fit(network, data, np.random.default_rng(seed), 1.0, 2, 200, 1e-10,
+                         "annealing", convergence="absolute")
+            assert np.isfinite(fit.log_posterior)
+    engine = em.make_engine(network, data, 1.0)
+    state = engine.from_cpts(fit.cpts)
+    assert (state[1] == 0).any()  # the case this test is about
+    merges, splits = _candidates(engine, _rows(engine), state, class_posteriors(engine, state))
+    assert sorted(splits) == sorted(set(splits)) and len(merges) == 3

@@ -61,7 +61,8 @@ def class_posteriors(engine, state) -> np.ndarray:
     """``p(h | x_p)`` for every pattern of a latent class engine, shape ``(m, k)``, given the
     pattern's observed cells."""
     weights, table = state
-    log_weights, log_table = np.log(weights), _with_zero_row(np.log(table))
+    with np.errstate(divide="ignore"):  # a zero probability (ML fits): log -inf, weight 0
+        log_weights, log_table = np.log(weights), _with_zero_row(np.log(table))
     rows = _rows(engine)
     out = np.empty((rows.shape[0], weights.size))
     for start in range(0, rows.shape[0], POSTERIOR_CHUNK_PATTERNS):
@@ -83,11 +84,15 @@ def _candidates(engine, rows, state, posteriors):
     order = np.argsort(-correlation[first, second], kind="stable")
     merges = [(int(a), int(b)) for a, b in zip(first[order], second[order])]
     mass = posteriors * counts[:, None]
-    log_table = _with_zero_row(np.log(state[1]))
+    with np.errstate(divide="ignore"):  # see class_posteriors
+        log_table = _with_zero_row(np.log(state[1]))
     fit = np.zeros(k)
     for start in range(0, rows.shape[0], POSTERIOR_CHUNK_PATTERNS):
         chunk = slice(start, start + POSTERIOR_CHUNK_PATTERNS)
-        fit += (mass[chunk] * log_table[rows[chunk]].sum(axis=1)).sum(axis=0)
+        # a class with zero mass on a pattern may give it probability zero (log -inf): it
+        # adds nothing to the class's fit, not 0 * -inf
+        fitted = np.where(mass[chunk] > 0, log_table[rows[chunk]].sum(axis=1), 0.0)
+        fit += (mass[chunk] * fitted).sum(axis=0)
     per_case = fit / np.maximum(mass.sum(axis=0), 1e-300)
     splits = [int(s) for s in np.argsort(per_case, kind="stable") if mass[:, s].sum() >= 2]
     if k > EXHAUSTIVE_CLASSES:
