@@ -4,7 +4,7 @@ import numba
 import numpy as np
 import pytest
 
-from hiddenbn.data import Dataset
+from hiddenbn.data import MISSING, Dataset
 from hiddenbn.errors import ParameterError
 from hiddenbn.evidence import exact_log_evidence
 from hiddenbn.models import latent_class, random_parameters
@@ -124,50 +124,97 @@ def test_bad_arguments_are_refused():
         smc_log_evidence(network, data, np.random.default_rng(0), alpha=-1.0)
 
 
-def test_kept_values_give_the_predictive_from_the_counts():
-    """After a random sequence of adds and removes, the terms :func:`update` keeps are the
-    tables at the counts, and the predictive is the sum over each configuration's cells of
-    ``log(alpha + N_ijk) - log(r_i alpha + N_ij)`` computed from the counts directly."""
-    from hiddenbn.collapsed import configuration_log_predictive, initial_terms, update
+def _direct_log_predictive(layout, counts, row_counts, p, alpha):
+    """Every configuration's ``sum log(alpha + N_ijk) - log(r_i alpha + N_ij)`` over its cells,
+    from the counts directly."""
+    cells = layout.cells[p]
+    rows = layout.row_of_cell[cells]
+    expected = (np.log(alpha + counts[cells])
+                - np.log(layout.row_states[rows] * alpha + row_counts[rows])).sum(axis=1)
+    expected[~layout.possible[p]] = -np.inf
+    return expected
+
+
+@pytest.mark.parametrize("spec, missing, in_runs", [
+    ("4:2,3,2,2", 0.0, True),  # a latent class model: every segment a run
+    ("2(3(2,2),2)", 0.0, False),  # leaves under part of the joint configuration
+    ("3:2,3,2", 0.2, False),  # missing cells: configurations over them repeat cells
+])
+def test_kept_terms_give_the_predictive_from_the_counts(spec, missing, in_runs):
+    """After a random sequence of moves and adds, the terms :func:`update` keeps are the tables
+    at the counts (all three kinds in a layout of runs, in its slot order), and the predictive
+    of a case left out by :func:`lift` (on the fly in a layout of runs) and of a new case is
+    the sum over each configuration's cells of ``log(alpha + N_ijk) - log(r_i alpha + N_ij)``
+    computed from the counts, with the case's own completion subtracted."""
+    from hiddenbn.collapsed import (FEWER, FEWER_IN_ROW, FULL, collapsed_layout,
+                                    configuration_log_predictive, lift, place, update)
     from hiddenbn.evidence import cell_layout
     from hiddenbn.smc import _row_kinds
 
-    network = parse_spec("2(3(2,2),2)")
-    data = small_data(network, 60, 2).for_network(network)
+    network = parse_spec(spec)
+    rng = np.random.default_rng(3)
+    data = small_data(network, 60, 2)
+    if missing:
+        rows = np.repeat(data.patterns, data.counts, axis=0)
+        rows[rng.random(rows.shape) < missing] = MISSING
+        data = Dataset.from_rows(data.names, rows, data.cardinalities)
+    data = data.for_network(network)
     layout = cell_layout(network, data)
     kinds, row_kind = _row_kinds(layout)
+    collapsed = collapsed_layout(layout, row_kind)
+    assert collapsed.in_runs == in_runs
+    assert np.array_equal(np.sort(collapsed.slot_of_cell), np.arange(layout.n_cells))
+    if in_runs:  # each pattern's cells of a node across the configurations: consecutive slots
+        slots = collapsed.slot_of_cell[layout.cells].transpose(0, 2, 1)
+        first = collapsed.run_start[collapsed.segment_of]
+        np.testing.assert_array_equal(slots, first[:, :, None] + np.arange(slots.shape[2]))
+    alpha = 1.3
     axis = np.arange(201, dtype=float)  # room for every add
-    cell_log, row_log = np.log(1.3 + axis), np.log(kinds[:, None] * 1.3 + axis[None, :])
+    cell_log, row_log = np.log(alpha + axis), np.log(kinds[:, None] * alpha + axis[None, :])
     counts = np.zeros(layout.n_cells, dtype=np.int64)
     row_counts = np.zeros(layout.row_states.size, dtype=np.int64)
-    cell_term = initial_terms(layout.row_of_cell, row_kind, cell_log, row_log, counts,
-                              row_counts)
-    rng = np.random.default_rng(3)
-    placed = []
-    for _ in range(200):
-        if placed and rng.random() < 0.3:
-            p, h = placed.pop(rng.integers(len(placed)))
-            delta = -1
-        else:
-            p = int(rng.integers(data.n_patterns))
-            h = int(rng.choice(np.flatnonzero(layout.possible[p])))
-            placed.append((p, h))
-            delta = 1
-        update(counts, row_counts, cell_term, layout.cells, layout.row_of_cell,
-               layout.row_starts, layout.row_states, row_kind, cell_log, row_log, p, h, delta)
-    expected_counts = np.bincount(np.concatenate([layout.cells[p, h] for p, h in placed]),
-                                  minlength=layout.n_cells)
-    np.testing.assert_array_equal(counts, expected_counts)
-    rows = layout.row_of_cell
-    np.testing.assert_array_equal(cell_term,
-                                  cell_log[counts] - row_log[row_kind[rows], row_counts[rows]])
+    terms = collapsed.terms(counts, row_counts, cell_log, row_log)
     log_q = np.empty(layout.cells.shape[1])
-    for p in range(data.n_patterns):
-        top = configuration_log_predictive(log_q, cell_term, p, layout.cells, layout.possible)
-        cells = layout.cells[p]
-        rows = layout.row_of_cell[cells]
-        expected = (np.log(1.3 + counts[cells])
-                    - np.log(layout.row_states[rows] * 1.3 + row_counts[rows])).sum(axis=1)
-        expected[~layout.possible[p]] = -np.inf
-        np.testing.assert_allclose(log_q, expected, rtol=1e-13)
-        assert top == log_q.max()
+    placed = []
+    for _ in range(300):
+        if placed and rng.random() < 0.6:  # a Gibbs move of a placed case
+            index = int(rng.integers(len(placed)))
+            p, old = placed[index]
+            without = counts.copy()
+            np.subtract.at(without, layout.cells[p, old], 1)
+            without_rows = np.bincount(layout.row_of_cell, weights=without,
+                                       minlength=row_counts.size)
+            removed = lift(counts, row_counts, terms, collapsed, cell_log, row_log, p, old)
+            assert removed == (old if in_runs else -1)
+            top = configuration_log_predictive(log_q, terms, collapsed, p, removed)
+            np.testing.assert_allclose(
+                log_q, _direct_log_predictive(layout, without, without_rows, p, alpha),
+                rtol=1e-12)
+            assert top == log_q.max()
+            new = int(rng.choice(np.flatnonzero(layout.possible[p])))
+            place(counts, row_counts, terms, collapsed, cell_log, row_log, p, old, new, removed)
+            placed[index] = (p, new)
+        else:  # a new case
+            p = int(rng.integers(data.n_patterns))
+            top = configuration_log_predictive(log_q, terms, collapsed, p, -1)
+            np.testing.assert_allclose(
+                log_q, _direct_log_predictive(layout, counts, row_counts, p, alpha), rtol=1e-12)
+            h = int(rng.choice(np.flatnonzero(layout.possible[p])))
+            update(counts, row_counts, terms, collapsed, cell_log, row_log, p, h, 1)
+            placed.append((p, h))
+        expected_counts = np.bincount(np.concatenate([layout.cells[p, h] for p, h in placed]),
+                                      minlength=layout.n_cells)
+        np.testing.assert_array_equal(counts, expected_counts)
+    rows = layout.row_of_cell
+    np.testing.assert_array_equal(row_counts, np.bincount(rows, weights=counts,
+                                                          minlength=row_counts.size))
+    kept = terms[:, collapsed.slot_of_cell]  # back in cell order
+    row_value = row_log[row_kind[rows], row_counts[rows]]
+    np.testing.assert_array_equal(kept[FULL], cell_log[counts] - row_value)
+    if in_runs:
+        fewer_row = row_log[row_kind[rows], row_counts[rows] - 1]
+        filled = counts > 0
+        np.testing.assert_array_equal(kept[FEWER][filled],
+                                      (cell_log[counts - 1] - fewer_row)[filled])
+        np.testing.assert_array_equal(kept[FEWER_IN_ROW][row_counts[rows] > 0],
+                                      (cell_log[counts] - fewer_row)[row_counts[rows] > 0])

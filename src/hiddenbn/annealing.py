@@ -43,7 +43,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from hiddenbn.collapsed import configuration_log_predictive, draw, initial_terms, update
+from hiddenbn.collapsed import collapsed_layout, configuration_log_predictive, draw, lift, place
 from hiddenbn.data import MISSING, Dataset
 from hiddenbn.defaults import ANNEALING_SWEEPS
 from hiddenbn.evidence import cell_layout
@@ -74,18 +74,17 @@ def inverse_temperatures(sweeps: int) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _sweep(assignments, counts, row_counts, cell_term, case_patterns, cells, possible,
-           row_of_cell, row_starts, row_states, row_kind, gain, row_gain, beta, uniforms):
+def _sweep(assignments, counts, row_counts, terms, case_patterns, layout, gain, row_gain,
+           beta, uniforms):
     """Redraw every case's configuration in turn at inverse temperature ``beta`` (``inf``:
     the best, the lowest index among ties); returns how many cases moved."""
-    log_q = np.empty(cells.shape[1])
+    log_q = np.empty(layout.cells.shape[1])
     moved = 0
     for case in range(case_patterns.size):
         p = case_patterns[case]
         old = assignments[case]
-        update(counts, row_counts, cell_term, cells, row_of_cell, row_starts, row_states,
-               row_kind, gain, row_gain, p, old, -1)
-        top = configuration_log_predictive(log_q, cell_term, p, cells, possible)
+        removed = lift(counts, row_counts, terms, layout, gain, row_gain, p, old)
+        top = configuration_log_predictive(log_q, terms, layout, p, removed)
         if beta == np.inf:
             new = 0
             while log_q[new] != top:
@@ -97,8 +96,7 @@ def _sweep(assignments, counts, row_counts, cell_term, case_patterns, cells, pos
         if new != old:
             moved += 1
         assignments[case] = new
-        update(counts, row_counts, cell_term, cells, row_of_cell, row_starts, row_states,
-               row_kind, gain, row_gain, p, new, 1)
+        place(counts, row_counts, terms, layout, gain, row_gain, p, old, new, removed)
     return moved
 
 
@@ -220,8 +218,9 @@ class _CellMoves:
         self.uniforms_per_sweep = self.case_patterns.size
         self.f = _x_log_x(self.case_patterns.size + 1)
         self.gain = np.diff(self.f)
-        self.row_kind = np.zeros(self.layout.row_states.size, dtype=np.int64)
-        self.possible = np.ascontiguousarray(self.layout.possible)
+        self.collapsed = collapsed_layout(self.layout,
+                                          np.zeros(self.layout.row_states.size, dtype=np.int64))
+        self.possible = self.collapsed.possible
 
     def start(self, rng: np.random.Generator) -> None:
         """A configuration per case, uniform among those its pattern allows."""
@@ -242,15 +241,13 @@ class _CellMoves:
         self.row_counts = np.bincount(self.layout.row_of_cell, weights=self.counts,
                                       minlength=self.layout.row_states.size).astype(np.int64)
         # each cell's gain net of its row's at their counts, kept current by the sweeps
-        self.cell_term = initial_terms(self.layout.row_of_cell, self.row_kind, self.gain,
-                                       self.gain[None, :], self.counts, self.row_counts)
+        self.terms = self.collapsed.terms(self.counts, self.row_counts, self.gain,
+                                              self.gain[None, :])
 
     def sweep(self, beta: float, uniforms) -> int:
-        layout = self.layout
-        return _sweep(self.assignments, self.counts, self.row_counts, self.cell_term,
-                      self.case_patterns, layout.cells, self.possible, layout.row_of_cell,
-                      layout.row_starts, layout.row_states, self.row_kind, self.gain,
-                      self.gain[None, :], beta, uniforms)
+        return _sweep(self.assignments, self.counts, self.row_counts, self.terms,
+                      self.case_patterns, self.collapsed, self.gain, self.gain[None, :],
+                      beta, uniforms)
 
     def value(self) -> float:
         """``L(H) = sum_ijk f(N_ijk) - sum_ij f(N_ij)``."""

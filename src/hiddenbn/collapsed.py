@@ -7,18 +7,26 @@ of the other cases, depends only on the sufficient statistics ``N_ijk`` of those
     p(x_l, h | H_-l, D_-l) = prod_i (alpha + N_ijk) / (r_i alpha + N_ij)
 
 over the cells ``ijk`` that ``(x_p, h)`` touches (paper 003 Eq. 5, one case at a time). The
-kernels below work on the cell layout of :func:`hiddenbn.evidence.cell_layout` with the two
-terms read from tables (``cell_log[N]``, ``row_log[kind, N]``); each cell keeps its term net of
-its row's, ``cell_log[N_ijk] - row_log[kind_ij, N_ij]``, current as the counts change, so the
-predictive reads one value per cell, and the same kernels serve any per-cell gain: the
-sequential Monte-Carlo sampler (:mod:`hiddenbn.smc`) uses the log predictive above, the
-annealed search (:mod:`hiddenbn.annealing`) the change of the classification log-likelihood.
+kernels below work on the cell layout of :func:`hiddenbn.evidence.cell_layout` (arranged by
+:func:`collapsed_layout`) with the two terms read from tables (``cell_log[N]``,
+``row_log[kind, N]``); each cell keeps its term net of its row's, ``cell_log[N_ijk] -
+row_log[kind_ij, N_ij]``, current as the counts change, so the predictive reads one value per
+cell, and the same kernels serve any per-cell gain: the sequential Monte-Carlo sampler
+(:mod:`hiddenbn.smc`) uses the log predictive above, the annealed search
+(:mod:`hiddenbn.annealing`) the change of the classification log-likelihood.
+
+A move is :func:`lift`, :func:`configuration_log_predictive`, a draw, :func:`place`.
 """
 
 import math
+from typing import NamedTuple
 
 import numba
 import numpy as np
+
+#: The net terms :func:`update` keeps for every cell (the first axis of ``terms``): at the
+#: counts, at one case fewer in the cell and its row, at one case fewer in its row alone.
+FULL, FEWER, FEWER_IN_ROW = 0, 1, 2
 
 
 @numba.njit(cache=True)
@@ -41,42 +49,198 @@ def draw(log_q, top, u):
     return chosen, top + math.log(total)
 
 
-@numba.njit(cache=True)
-def configuration_log_predictive(log_q, cell_term, p, cells, possible):
+@numba.njit(cache=True, inline='always')
+def configuration_log_predictive(log_q, terms, layout, p, removed):
     """``log_q[h] = log p(x_p, h | statistics)`` for every configuration; returns the max.
 
-    It reads the net terms that :func:`update` keeps current (``cell_term[c] =
-    cell_log[counts[c]] - row_log[row_kind[r], row_counts[r]]`` for the row ``r`` of cell
-    ``c``): one read per cell where the tables would take six lookups."""
+    ``terms`` are what :func:`update` keeps current: one read per cell where the tables would
+    take six lookups. In a layout of runs (:class:`CollapsedLayout`) the statistics are the
+    counts less the case's own completion ``removed`` (``-1``: the case is not among them),
+    without touching them (:func:`lift`): its own cells read ``FEWER``, the other cells of the
+    rows it touches ``FEWER_IN_ROW``, the rest ``FULL``; node by node, all configurations at
+    once, so a run's reads are contiguous. Otherwise configuration by configuration, through
+    the cells (``removed`` is -1: :func:`lift` took the case out of the counts). Either way
+    each ``log_q[h]`` adds its terms in node order."""
+    cells, possible, segment_of, run_start = (layout.cells, layout.possible, layout.segment_of,
+                                              layout.run_start)
     top = -np.inf
-    for h in range(cells.shape[1]):
-        if not possible[p, h]:
+    if not layout.in_runs:
+        full = terms[FULL]
+        for h in range(log_q.size):
+            if not possible[p, h]:
+                log_q[h] = -np.inf
+                continue
+            value = 0.0
+            for s in range(cells.shape[2]):
+                value += full[cells[p, h, s]]
+            log_q[h] = value
+            top = max(top, value)
+        return top
+    for h in range(log_q.size):
+        log_q[h] = 0.0
+    removed_value = 0.0
+    for s in range(segment_of.shape[1]):
+        segment = segment_of[p, s]
+        first = run_start[segment]
+        kind = FULL
+        if removed >= 0:
+            removed_value += terms[FEWER, first + removed]
+            kind = layout.segment_terms[segment]
+        for h in range(log_q.size):
+            log_q[h] += terms[kind, first + h]
+    if removed >= 0:  # the kinds above read the removed configuration's own cells as FULL
+        log_q[removed] = removed_value  # or FEWER_IN_ROW
+    for h in range(log_q.size):
+        if possible[p, h]:
+            top = max(top, log_q[h])
+        else:
             log_q[h] = -np.inf
-            continue
-        value = 0.0
-        for s in range(cells.shape[2]):
-            value += cell_term[cells[p, h, s]]
-        log_q[h] = value
-        top = max(top, value)
     return top
 
 
-def initial_terms(row_of_cell, row_kind, cell_log, row_log, counts, row_counts):
-    """The net term of every cell at the given counts (what :func:`update` keeps current)."""
-    return cell_log[counts] - row_log[row_kind[row_of_cell], row_counts[row_of_cell]]
+@numba.njit(cache=True, inline='always')
+def lift(counts, row_counts, terms, layout, cell_log, row_log, p, old):
+    """Start a move of a case (pattern ``p``, completed with ``old``): returns the ``removed``
+    argument of :func:`configuration_log_predictive`, ``old`` in a layout of runs, whose
+    predictive leaves the case out by itself, else ``-1`` once the case is out of the counts.
+    :func:`place` ends the move."""
+    if layout.in_runs:
+        return old
+    update(counts, row_counts, terms, layout, cell_log, row_log, p, old, -1)
+    return -1
 
 
-@numba.njit(cache=True)
-def update(counts, row_counts, cell_term, cells, row_of_cell, row_starts, row_states, row_kind,
-           cell_log, row_log, p, h, delta):
+@numba.njit(cache=True, inline='always')
+def place(counts, row_counts, terms, layout, cell_log, row_log, p, old, new, removed):
+    """End a move that :func:`lift` started: the case completed with ``new`` in the counts
+    (a move that keeps its configuration in a layout of runs touches nothing)."""
+    if removed < 0:
+        update(counts, row_counts, terms, layout, cell_log, row_log, p, new, 1)
+    elif new != old:
+        update(counts, row_counts, terms, layout, cell_log, row_log, p, old, -1)
+        update(counts, row_counts, terms, layout, cell_log, row_log, p, new, 1)
+
+
+@numba.njit(cache=True, inline='always')
+def update(counts, row_counts, terms, layout, cell_log, row_log, p, h, delta):
     """Add (``delta = 1``) or remove (``-1``) case pattern ``p`` completed with ``h``: its
-    cells' and rows' counts, and the net terms of every cell of the rows it touches (a row's
-    count enters each of its cells' terms)."""
+    cells' and rows' counts, and the terms of every cell of the rows it touches (a row's
+    count enters each of its cells' terms; those at one case fewer in a layout of runs only,
+    the one predictive that reads them)."""
+    cells, row_of_cell, row_starts, row_states = (layout.cells, layout.row_of_cell,
+                                                  layout.row_starts, layout.row_states)
+    full = terms[FULL]
     for s in range(cells.shape[2]):
         cell = cells[p, h, s]
         row = row_of_cell[cell]
         counts[cell] += delta
         row_counts[row] += delta
-        row_value = row_log[row_kind[row], row_counts[row]]
-        for other in range(row_starts[row], row_starts[row] + row_states[row]):
-            cell_term[other] = cell_log[counts[other]] - row_value
+        kind = layout.row_kind[row]
+        row_value = row_log[kind, row_counts[row]]
+        start, stop = row_starts[row], row_starts[row] + row_states[row]
+        if not layout.in_runs:  # cell order, one term
+            for other in range(start, stop):
+                full[other] = cell_log[counts[other]] - row_value
+            continue
+        # at one case fewer; never read for an empty row or cell (so clamped at zero there)
+        fewer_row_value = row_log[kind, max(row_counts[row], 1) - 1]
+        for other in range(start, stop):
+            slot = layout.slot_of_cell[other]
+            cell_value = cell_log[counts[other]]
+            full[slot] = cell_value - row_value
+            terms[FEWER, slot] = cell_log[max(counts[other], 1) - 1] - fewer_row_value
+            terms[FEWER_IN_ROW, slot] = cell_value - fewer_row_value
+
+
+class CollapsedLayout(NamedTuple):
+    """What the kernels read: a :class:`~hiddenbn.evidence.CellLayout` with each row's kind
+    (its table in ``row_log``), and where the kernels keep each cell's terms.
+
+    For each stochastic node ``s`` a pattern's cells across the configurations,
+    ``cells[p, :, s]``, form a *segment*. In a latent class model every segment is ``H``
+    distinct cells (a feature's value under each class; the classes themselves), each in a
+    row of its own or all in one row. Numbering the terms so that each segment is a *run*
+    of consecutive slots turns the predictive's ``H`` scattered reads per node into one
+    contiguous block (about 4x faster at 32 classes), and lets it leave a case out without
+    updating the counts: in a Gibbs sweep most cases keep their configuration, and such a
+    move then costs no update. Any other network (segments that repeat a cell, overlap, or
+    share rows in part: nodes without a hidden parent, under part of a joint configuration,
+    missing cells) keeps the cell order, and a move updates the counts both ways.
+
+    Attributes
+    ----------
+    cells, row_of_cell, row_starts, row_states, possible
+        As in :class:`~hiddenbn.evidence.CellLayout`.
+    row_kind : int ndarray, shape (n_rows,)
+    slot_of_cell : int ndarray, shape (n_cells,)
+        Position of each cell's terms in the kernels' term arrays (a permutation).
+    in_runs : bool
+        Whether every segment is a run, each of its cells in a row of its own or all in one.
+    segment_of : int ndarray, shape (m, n_stochastic)
+        The segment of pattern ``p`` and node ``s`` (in a layout of runs; else empty).
+    run_start : int ndarray, shape (n_segments,)
+        The first slot of each segment.
+    segment_terms : int ndarray, shape (n_segments,)
+        Which terms a segment's other configurations read when a case's completion is left
+        out: ``FULL`` when each lies in a row of its own, ``FEWER_IN_ROW`` when all share it.
+    """
+
+    cells: np.ndarray
+    row_of_cell: np.ndarray
+    row_kind: np.ndarray
+    row_starts: np.ndarray
+    row_states: np.ndarray
+    slot_of_cell: np.ndarray
+    in_runs: bool
+    possible: np.ndarray
+    segment_of: np.ndarray
+    run_start: np.ndarray
+    segment_terms: np.ndarray
+
+    def terms(self, counts: np.ndarray, row_counts: np.ndarray, cell_log: np.ndarray,
+              row_log: np.ndarray) -> np.ndarray:
+        """The terms of every cell at the given counts, in slot order, shape ``(3,
+        n_cells)``: what :func:`update` keeps current."""
+        rows = self.row_of_cell
+        kinds = self.row_kind[rows]
+        fewer_row_value = row_log[kinds, np.maximum(row_counts[rows], 1) - 1]
+        placed = np.empty((3, rows.size))
+        placed[FULL, self.slot_of_cell] = cell_log[counts] - row_log[kinds, row_counts[rows]]
+        placed[FEWER, self.slot_of_cell] = (cell_log[np.maximum(counts, 1) - 1]
+                                            - fewer_row_value)
+        placed[FEWER_IN_ROW, self.slot_of_cell] = cell_log[counts] - fewer_row_value
+        return placed if self.in_runs else placed[:1].copy()
+
+
+def collapsed_layout(layout, row_kind: np.ndarray) -> CollapsedLayout:
+    """The :class:`CollapsedLayout` of a :class:`~hiddenbn.evidence.CellLayout`: in runs where
+    every node's distinct segments are disjoint runs (placed node by node in sorted order, so
+    the result is a function of the cells), else in cell order."""
+    cells = layout.cells
+    m, configurations, nodes = cells.shape
+    segment_of = np.empty((m, nodes), dtype=np.int64)
+    segments = []
+    for s in range(nodes):
+        distinct, inverse = np.unique(cells[:, :, s], axis=0, return_inverse=True)
+        segment_of[:, s] = sum(len(block) for block in segments) + inverse.reshape(-1)
+        segments.append(distinct)
+    segment_cells = np.concatenate(segments)
+    rows = np.sort(layout.row_of_cell[segment_cells], axis=1)
+    own_rows = np.all(np.diff(rows, axis=1) != 0, axis=1)
+    one_row = np.all(rows == rows[:, :1], axis=1)
+    in_runs = bool(np.unique(segment_cells).size == segment_cells.size  # disjoint, distinct
+                   and np.all(own_rows | one_row))
+    common = (cells, layout.row_of_cell, np.asarray(row_kind, dtype=np.int64), layout.row_starts,
+              layout.row_states)
+    possible = np.ascontiguousarray(layout.possible)
+    if not in_runs:
+        empty = np.zeros(0, dtype=np.int64)
+        return CollapsedLayout(*common, np.arange(layout.n_cells), False, possible,
+                               np.zeros((m, 0), dtype=np.int64), empty, empty)
+    slot_of_cell = np.empty(layout.n_cells, dtype=np.int64)
+    run_start = configurations * np.arange(len(segment_cells))
+    slot_of_cell[segment_cells] = run_start[:, None] + np.arange(configurations)
+    rest = np.setdiff1d(np.arange(layout.n_cells), segment_cells)  # cells no case reaches
+    slot_of_cell[rest] = segment_cells.size + np.arange(rest.size)
+    return CollapsedLayout(*common, slot_of_cell, True, possible, segment_of, run_start,
+                           np.where(own_rows, FULL, FEWER_IN_ROW).astype(np.int64))

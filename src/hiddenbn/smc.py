@@ -54,7 +54,8 @@ import numba
 import numpy as np
 from scipy.special import logsumexp
 
-from hiddenbn.collapsed import configuration_log_predictive, draw, initial_terms, update
+from hiddenbn.collapsed import (collapsed_layout, configuration_log_predictive, draw, lift,
+                                place, update)
 from hiddenbn.data import Dataset
 from hiddenbn.errors import ParameterError
 from hiddenbn.evidence import CellLayout, cell_layout
@@ -66,45 +67,42 @@ RESAMPLE_THRESHOLD = 0.5
 
 # --- kernels ---------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def _add_case(assignments, counts, row_counts, cell_terms, log_increments, case_patterns,
-              run_of_particle, position, cells, possible, row_of_cell, row_starts, row_states,
-              row_kind, cell_log, row_log, uniforms):
+def _add_case(assignments, counts, row_counts, terms, log_increments, case_patterns,
+              run_of_particle, position, layout, cell_log, row_log, uniforms):
     """Add case ``position`` to every particle: log predictive into ``log_increments``, then
     draw its hidden configuration from the exact conditional."""
-    log_q = np.empty(cells.shape[1])
+    log_q = np.empty(layout.cells.shape[1])
     for particle in range(assignments.shape[0]):
         p = case_patterns[run_of_particle[particle], position]
-        top = configuration_log_predictive(log_q, cell_terms[particle], p, cells, possible)
+        top = configuration_log_predictive(log_q, terms[particle], layout, p, -1)
         h, log_increments[particle] = draw(log_q, top, uniforms[particle])
         assignments[particle, position] = h
-        update(counts[particle], row_counts[particle], cell_terms[particle], cells, row_of_cell,
-               row_starts, row_states, row_kind, cell_log, row_log, p, h, 1)
+        update(counts[particle], row_counts[particle], terms[particle], layout, cell_log,
+               row_log, p, h, 1)
 
 
 @numba.njit(cache=True, parallel=True)
-def _gibbs_sweeps(movers, assignments, counts, row_counts, cell_terms, case_patterns,
-                  run_of_particle, length, cells, possible, row_of_cell, row_starts, row_states,
-                  row_kind, cell_log, row_log, uniforms):
+def _gibbs_sweeps(movers, assignments, counts, row_counts, terms, case_patterns,
+                  run_of_particle, length, layout, cell_log, row_log, uniforms):
     """Systematic-scan collapsed Gibbs sweeps over cases ``0..length-1`` of the particles in
     ``movers`` (``uniforms[t, sweep, case]``); each case's joint hidden configuration is
     redrawn given all the others."""
     for t in numba.prange(movers.size):
         particle = movers[t]
         patterns = case_patterns[run_of_particle[particle]]
-        log_q = np.empty(cells.shape[1])
+        log_q = np.empty(layout.cells.shape[1])
         for sweep in range(uniforms.shape[1]):
             for case in range(length):
                 p = patterns[case]
-                update(counts[particle], row_counts[particle], cell_terms[particle], cells,
-                       row_of_cell, row_starts, row_states, row_kind, cell_log, row_log, p,
-                       assignments[particle, case], -1)
-                top = configuration_log_predictive(log_q, cell_terms[particle], p, cells,
-                                                   possible)
+                old = assignments[particle, case]
+                removed = lift(counts[particle], row_counts[particle], terms[particle],
+                               layout, cell_log, row_log, p, old)
+                top = configuration_log_predictive(log_q, terms[particle], layout, p,
+                                                   removed)
                 h, _ = draw(log_q, top, uniforms[t, sweep, case])
                 assignments[particle, case] = h
-                update(counts[particle], row_counts[particle], cell_terms[particle], cells,
-                       row_of_cell, row_starts, row_states, row_kind, cell_log, row_log, p, h,
-                       1)
+                place(counts[particle], row_counts[particle], terms[particle], layout,
+                      cell_log, row_log, p, old, h, removed)
 
 
 # --- the sampler -----------------------------------------------------------------------------
@@ -234,19 +232,17 @@ def nested_smc_log_evidence(network: Network, data: list[Dataset], rng: np.rando
     counts = np.zeros((total, layout.n_cells), dtype=np.int64)
     row_counts = np.zeros((total, layout.row_states.size), dtype=np.int64)
     # log(alpha + N_ijk) - log(r_i alpha + N_ij) of every cell, kept current by the kernels
-    cell_terms = np.tile(initial_terms(layout.row_of_cell, row_kind, cell_log, row_log,
-                                       counts[0], row_counts[0]), (total, 1))
+    collapsed = collapsed_layout(layout, row_kind)
+    terms = np.tile(collapsed.terms(counts[0], row_counts[0], cell_log, row_log), (total, 1, 1))
     log_weights = np.zeros((runs, particles))
     log_evidence = np.zeros(runs)
     at_ends = {}
     log_increments = np.zeros(total)
-    possible = np.ascontiguousarray(layout.possible)
     resampling_steps = 0
     for position in range(n_cases):
         uniforms = np.concatenate([stream.random(particles) for stream in streams])
-        _add_case(assignments, counts, row_counts, cell_terms, log_increments, case_patterns,
-                  run_of_particle, position, layout.cells, possible, layout.row_of_cell,
-                  layout.row_starts, layout.row_states, row_kind, cell_log, row_log, uniforms)
+        _add_case(assignments, counts, row_counts, terms, log_increments, case_patterns,
+                  run_of_particle, position, collapsed, cell_log, row_log, uniforms)
         increments = log_increments.reshape(runs, particles)
         normalised = log_weights - _log_sum_exp(log_weights)[:, None]
         log_evidence += _log_sum_exp(normalised + increments)
@@ -265,7 +261,7 @@ def nested_smc_log_evidence(network: Network, data: list[Dataset], rng: np.rando
             assignments[members, :position + 1] = assignments[chosen, :position + 1]
             counts[members] = counts[chosen]
             row_counts[members] = row_counts[chosen]
-            cell_terms[members] = cell_terms[chosen]
+            terms[members] = terms[chosen]
             log_weights[run] = 0.0
             movers.append(members)
         movers = np.concatenate(movers)
@@ -273,10 +269,9 @@ def nested_smc_log_evidence(network: Network, data: list[Dataset], rng: np.rando
             sweep_uniforms = np.concatenate([streams[run].random((particles, moves,
                                                                   position + 1))
                                              for run in weak])
-            _gibbs_sweeps(movers, assignments, counts, row_counts, cell_terms, case_patterns,
-                          run_of_particle, position + 1, layout.cells, possible,
-                          layout.row_of_cell, layout.row_starts, layout.row_states, row_kind,
-                          cell_log, row_log, sweep_uniforms)
+            _gibbs_sweeps(movers, assignments, counts, row_counts, terms, case_patterns,
+                          run_of_particle, position + 1, collapsed, cell_log, row_log,
+                          sweep_uniforms)
     return [_estimate(*at_ends.get(end, (np.zeros(runs), 0)), runs, particles, moves)
             for end in ends]
 
