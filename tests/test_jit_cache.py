@@ -20,3 +20,38 @@ def test_warm_calls_every_group_and_leaves_their_kernels_compiled():
         kernels = [value for value in vars(module).values()
                    if isinstance(value, numba.core.registry.CPUDispatcher)]
         assert any(kernel.signatures for kernel in kernels), module.__name__
+
+
+def test_the_cache_folder_changes_with_the_sources(tmp_path):
+    """numba checks a cached kernel against its own file only; hiddenbn keys its cache folder
+    on the package's sources, so changing hiddenbn.collapsed (whose kernels the SMC's are
+    compiled with) moves every kernel to a new folder instead of leaving the SMC's stale. A
+    process started by one that set the folder up keeps it."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import hiddenbn
+
+    copy = tmp_path / "source"
+    shutil.copytree(Path(hiddenbn.__file__).parent, copy / "hiddenbn",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+
+    def cache_folder(environment_folder):
+        environment = {**os.environ, "PYTHONPATH": str(copy),
+                       "NUMBA_CACHE_DIR": str(environment_folder)}
+        return Path(subprocess.run(
+            [sys.executable, "-c", "import hiddenbn.collapsed, numba; "
+                                   "print(numba.config.CACHE_DIR)"],
+            env=environment, capture_output=True, text=True, check=True).stdout.strip())
+
+    first = cache_folder(tmp_path / "cache")
+    assert first.parent == tmp_path / "cache" and first.name.startswith("hiddenbn-kernels-")
+    assert cache_folder(first) == first  # a child process of one that set it up
+    with open(copy / "hiddenbn" / "collapsed.py", "a") as source:
+        source.write("\n# a change to a module the SMC kernels call\n")
+    second = cache_folder(first)
+    assert second.parent == tmp_path / "cache" and second != first
+    assert cache_folder(tmp_path / "cache") == second  # the same sources, the same folder

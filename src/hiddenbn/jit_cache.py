@@ -10,9 +10,11 @@ the jobs start, e.g. a shared one for a cluster::
     NUMBA_CACHE_DIR=/cluster/scratch/hiddenbn-numba python -m hiddenbn.jit_cache
     NUMBA_CACHE_DIR=/cluster/scratch/hiddenbn-numba snakemake --workflow-profile workflow/profiles/slurm
 
-(the Snakefile keeps a ``NUMBA_CACHE_DIR`` that is set). Sharing is safe: numba keys each entry
-on the kernel's source, its signature and the CPU it was compiled for, so a node with another
-CPU compiles and adds its own entry, and entries are written to a temporary file and renamed.
+(the Snakefile keeps a ``NUMBA_CACHE_DIR`` that is set; hiddenbn adds a folder per version of
+its sources, see :mod:`hiddenbn`, so an update never runs a kernel compiled from the old ones).
+Sharing is safe: numba keys each entry on the kernel's file, its signature and the CPU it was
+compiled for, so a node with another CPU compiles and adds its own entry, and entries are
+written to a temporary file and renamed.
 Run on a cold cache, :func:`warm` gives the first-run compile time of each group
 (``python -m benchmarks numba`` prints it, cold and warm).
 """
