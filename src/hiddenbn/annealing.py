@@ -242,7 +242,7 @@ class _CellMoves:
                                       minlength=self.layout.row_states.size).astype(np.int64)
         # each cell's gain net of its row's at their counts, kept current by the sweeps
         self.terms = self.collapsed.terms(self.counts, self.row_counts, self.gain,
-                                              self.gain[None, :])
+                                          self.gain[None, :])
 
     def sweep(self, beta: float, uniforms) -> int:
         return _sweep(self.assignments, self.counts, self.row_counts, self.terms,
