@@ -50,5 +50,6 @@ lint: $(STAMP)
 dry-run: $(STAMP)
 	$(BIN)/snakemake -n
 
+# also numba's compiled kernels: a folder per version of the sources (src/hiddenbn/__init__.py)
 clean:
-	rm -rf $(VENV) .snakemake
+	rm -rf $(VENV) .snakemake src/hiddenbn/__pycache__/hiddenbn-kernels-*
