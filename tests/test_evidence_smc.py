@@ -174,6 +174,7 @@ def test_kept_terms_give_the_predictive_from_the_counts(spec, missing, in_runs):
     counts = np.zeros(layout.n_cells, dtype=np.int64)
     row_counts = np.zeros(layout.row_states.size, dtype=np.int64)
     terms = collapsed.terms(counts, row_counts, cell_log, row_log)
+    assert terms.shape == (3 if in_runs else 1, layout.n_cells)  # only what is read is kept
     log_q = np.empty(layout.cells.shape[1])
     placed = []
     for _ in range(300):

@@ -199,17 +199,19 @@ class CollapsedLayout(NamedTuple):
 
     def terms(self, counts: np.ndarray, row_counts: np.ndarray, cell_log: np.ndarray,
               row_log: np.ndarray) -> np.ndarray:
-        """The terms of every cell at the given counts, in slot order, shape ``(3,
-        n_cells)``: what :func:`update` keeps current."""
+        """The terms of every cell at the given counts, in slot order: what :func:`update`
+        keeps current. Shape ``(3, n_cells)`` in a layout of runs, else ``(1, n_cells)``
+        (``FULL`` alone, the only one read)."""
         rows = self.row_of_cell
         kinds = self.row_kind[rows]
-        fewer_row_value = row_log[kinds, np.maximum(row_counts[rows], 1) - 1]
-        placed = np.empty((3, rows.size))
+        placed = np.empty((3 if self.in_runs else 1, rows.size))
         placed[FULL, self.slot_of_cell] = cell_log[counts] - row_log[kinds, row_counts[rows]]
-        placed[FEWER, self.slot_of_cell] = (cell_log[np.maximum(counts, 1) - 1]
-                                            - fewer_row_value)
-        placed[FEWER_IN_ROW, self.slot_of_cell] = cell_log[counts] - fewer_row_value
-        return placed if self.in_runs else placed[:1].copy()
+        if self.in_runs:
+            fewer_row_value = row_log[kinds, np.maximum(row_counts[rows], 1) - 1]
+            placed[FEWER, self.slot_of_cell] = (cell_log[np.maximum(counts, 1) - 1]
+                                                - fewer_row_value)
+            placed[FEWER_IN_ROW, self.slot_of_cell] = cell_log[counts] - fewer_row_value
+        return placed
 
 
 def collapsed_layout(layout, row_kind: np.ndarray) -> CollapsedLayout:
