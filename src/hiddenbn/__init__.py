@@ -27,7 +27,8 @@ def _key_numba_cache() -> None:
     package = os.path.dirname(os.path.abspath(__file__))
     digest = hashlib.sha256()
     for folder, subfolders, files in os.walk(package):
-        subfolders.sort()
+        # sources only: not numba's cache folders, which grow under __pycache__
+        subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
         for file in sorted(files):
             if file.endswith(".py"):
                 path = os.path.join(folder, file)
