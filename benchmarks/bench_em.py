@@ -11,7 +11,10 @@ Targets: EM per iteration >= 2x faster than StepMix for (n, c, N) = (64, 32, 400
 restart schedule plus convergence for (64, 32, 400) each under 1 s on 2 cores. Issue 19: at
 (64, 32, 100000) EM per iteration within 2x of the GEMM floor (the flops of the two products
 of the design E step, ``Z @ C`` and ``Z^T @ posterior``, at the GFLOPS of a 2000^3 GEMM
-measured in the same run) and >= 3x faster than StepMix.
+measured in the same run) and >= 3x faster than StepMix. Last, the latent class E step's two
+paths on the same data, the BLAS products on the design and the pass over groups of
+variables, for the sizes around the engine's choice between them
+(:func:`hiddenbn.inference.prefers_design`).
 """
 
 import os
@@ -114,6 +117,38 @@ def gemm_floor(rows, columns, classes):
     return 2 * 2 * rows * columns * classes / gflops / 1e9, gflops, products
 
 
+def e_step_paths():
+    """The E step by the design and by the groups, side by side, and the engine's choice."""
+    from hiddenbn import inference
+
+    lines = []
+    for features, classes, states in ((64, 32, 2), (64, 10, 2), (20, 8, 3)):
+        for cases in (500, 1500, 4000, 16_000):
+            network = latent_class(classes, [states] * features)
+            rng = np.random.default_rng(0)
+            rows = forward_sample(network, random_parameters(network, rng), cases, rng)
+            data = Dataset.from_rows(network.observed_names, rows, [states] * features)
+            engine = em.make_engine(network, data, 1.01)
+            state = engine.random_state(np.random.default_rng(1))
+            chosen = "design" if engine.design is not None else "groups"
+            design = inference.latent_class_design(data.patterns, engine.cards)
+            repeats = max(3, int(3e6 / (data.n_patterns * features * classes)))
+
+            def by(design):
+                def e_steps():
+                    for _ in range(repeats):
+                        inference.latent_class_statistics(
+                            data.patterns, data.counts, state[0], state[1], engine.offsets,
+                            design, engine.groups)
+                return best_time(e_steps)[0] / repeats * 1e3
+
+            lines.append(f"E step n={features} r={states} c={classes} m={data.n_patterns}: "
+                         f"design {by(design):.3f} ms, groups of "
+                         f"{features / engine.groups.codes.shape[1]:.1f} variables "
+                         f"{by(None):.3f} ms; the engine takes the {chosen}")
+    return lines
+
+
 def run():
     lines = [f"machine: {os.cpu_count()} CPUs, numba threads {numba.get_num_threads()}, "
              f"load average {os.getloadavg()[0]:.1f} at start (other work inflates every time)"]
@@ -158,5 +193,6 @@ def run():
                  f"{seconds(laplace_seconds)} (exact Hessian + Cholesky; positive definite: "
                  f"{approximation.positive_definite}; the paper's Table 2: "
                  f"{printed_laplace_seconds(approximation.dimension)})")
+    lines += e_step_paths()
     lines.append(f"load average {os.getloadavg()[0]:.1f} at the end")
     return lines

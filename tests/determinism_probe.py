@@ -53,16 +53,19 @@ def latent_class_inputs(cardinalities, hidden_states: int, cases: int, seed: int
 
 def e_step_digests() -> dict:
     out = {}
-    # binary: the BLAS design path (subtract maxima, exp, normalise rows)
+    # binary: the BLAS design path (subtract maxima, exp, normalise rows) and the group pass
     cards = np.full(30, 2)
-    _, data, weights, table, offsets = latent_class_inputs(cards, 8, 40000, 1)
+    _, data, weights, table, offsets = latent_class_inputs(cards, 8, 4000, 1)
     design = inference.latent_class_design(data.patterns, cards)
     out["e_step_design"] = digest(*inference.latent_class_statistics(
         data.patterns, data.counts, weights, table, offsets, design))
-    # many states: the numba gather kernel
+    _, data, weights, table, offsets = latent_class_inputs(cards, 8, 40000, 1)
+    out["e_step_groups"] = digest(*inference.latent_class_statistics(
+        data.patterns, data.counts, weights, table, offsets))
+    # many states: the group pass, a variable or two per group
     cards = np.full(30, 6)
     _, data, weights, table, offsets = latent_class_inputs(cards, 8, 40000, 2)
-    out["e_step_gather"] = digest(*inference.latent_class_statistics(
+    out["e_step_groups_of_many_states"] = digest(*inference.latent_class_statistics(
         data.patterns, data.counts, weights, table, offsets))
     # a tree past enumeration: the message-passing kernel, several blocks of patterns
     network = parse_spec("3(" + ",".join(["3(2,2,2)"] * 6) + ",2,2)")

@@ -40,15 +40,14 @@ def test_impossible_pattern_is_a_data_error():
         inference.enumeration_statistics(network, cpts, data.patterns, data.counts)
 
 
-@pytest.mark.parametrize("path", ["serial", "gather", "design"])
-def test_latent_class_e_step_matches_enumeration(path, rng, monkeypatch):
+@pytest.mark.parametrize("path", ["single variables", "groups", "design"])
+def test_latent_class_e_step_matches_enumeration(path, rng):
     network = latent_class(4, [2, 3, 5, 2])
     cpts = random_parameters(network, rng)
     data = sample_dataset(network, cpts, 500, rng)
     engine = LatentClassEngine(network, data, 1.0)
-    assert data.patterns.size * 4 <= inference.SERIAL_MAX_CELLS  # small: the serial pass
-    if path != "serial":
-        monkeypatch.setattr(inference, "SERIAL_MAX_CELLS", 0)
+    engine.groups = inference.state_groups(data.patterns, engine.cards, 4,
+                                           1 if path == "single variables" else 30)
     engine.design = inference.latent_class_design(data.patterns, engine.cards) \
         if path == "design" else None
     statistics = engine.e_step(engine.from_cpts(cpts))
@@ -59,38 +58,14 @@ def test_latent_class_e_step_matches_enumeration(path, rng, monkeypatch):
         np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-10)
 
 
-def test_blocked_design_e_step_matches_the_gather_kernel(rng):
-    """Several design blocks (and a short last one) add up to the one-pass gather kernel."""
-    network = latent_class(5, [2] * 24)
-    cpts = random_parameters(network, rng)
-    data = sample_dataset(network, cpts, 3 * inference.DESIGN_BLOCK_ROWS + 77, rng)
-    assert data.n_patterns > 2 * inference.DESIGN_BLOCK_ROWS
-    engine = make_engine(network, data, 1.0)
-    assert engine.design is not None
-    state = engine.from_cpts(cpts)
-    blocked = engine.e_step(state)
-    engine.design = None
-    gathered = engine.e_step(state)
-    assert blocked.log_likelihood == pytest.approx(gathered.log_likelihood, rel=1e-12)
-    for a, b in zip(blocked.expected, gathered.expected):
-        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-9)
-
-
-@pytest.mark.parametrize("with_design", [False, True])
-def test_latent_class_e_step_is_identical_for_one_and_two_threads(with_design, rng):
+def test_latent_class_e_step_is_identical_for_one_and_two_threads(rng):
     network = latent_class(32, [2] * 64)
     cpts = random_parameters(network, rng)
-    data = sample_dataset(network, cpts, 3000, rng)  # large enough for the parallel path
-    assert data.patterns.size * 32 >= inference.PARALLEL_MIN_CELLS
+    data = sample_dataset(network, cpts, 3000, rng)
     engine = make_engine(network, data, 1.0)
-    if with_design:  # also several blocks, on two threads of our pool
-        assert engine.design is not None
-        engine.design = inference.latent_class_design(
-            np.tile(data.patterns, (2, 1)), engine.cards)
-        engine.patterns, engine.counts = np.tile(data.patterns, (2, 1)), np.tile(data.counts, 2)
-        assert engine.design.shape[0] > inference.DESIGN_BLOCK_ROWS
-    else:
-        engine.design = None  # the gather kernel
+    engine.design = None  # the group pass, every variable alone: past the parallel threshold
+    engine.groups = inference.state_groups(data.patterns, engine.cards, 32, max_states=1)
+    assert engine.groups.codes.size * 32 >= inference.PARALLEL_MIN_CELLS
     assert_e_step_identical_on_one_and_two_threads(engine, engine.from_cpts(cpts))
 
 

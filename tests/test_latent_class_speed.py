@@ -1,5 +1,6 @@
-"""The design E step of the latent class model (issue 19): its vectorised exp and fused
-per-row weighing against independent computations (NumPy, enumeration, the gather kernel)."""
+"""The latent class E step's two paths (issue 19): the pass over groups of variables and the
+BLAS products on the design, with their vectorised exp, against independent computations
+(dense NumPy, enumeration) and each other."""
 
 import numba
 import numpy as np
@@ -44,19 +45,82 @@ def _random_problem(rng, cards, rows, classes, missing_rate):
     return patterns, counts, weights, table, inference.state_offsets(cards), cards
 
 
+def _numpy_statistics(patterns, counts, weights, table, offsets, cards):
+    """The E step written densely in NumPy, variable by variable: ``log p(x_p, h)``, the
+    posterior, the expected counts of the observed cells, and the missing cells completed
+    from their classes (``latent_class_statistics``'s docstring)."""
+    observed = patterns != MISSING
+    joint = np.tile(np.log(weights), (patterns.shape[0], 1))
+    for j, (o, r) in enumerate(zip(offsets, cards)):
+        rows = np.log(table[o + np.where(observed[:, j], patterns[:, j], 0)])
+        joint += np.where(observed[:, j, None], rows, 0.0)
+    top = joint.max(axis=1, keepdims=True)
+    posterior = np.exp(joint - top)
+    total = posterior.sum(axis=1, keepdims=True)
+    mass = counts[:, None] * posterior / total
+    table_counts = np.zeros_like(table)
+    for j, (o, r) in enumerate(zip(offsets, cards)):
+        for x in range(r):
+            table_counts[o + x] = mass[patterns[:, j] == x].sum(axis=0)
+        table_counts[o:o + r] += table[o:o + r] * mass[~observed[:, j]].sum(axis=0)
+    return mass.sum(axis=0), table_counts, float(counts @ (top + np.log(total)).ravel())
+
+
+@pytest.mark.parametrize("max_states", [1, 2, 8, 64, None])
 @pytest.mark.parametrize("cards, missing_rate", [
-    ([2] * 40, 0.0), ([2] * 40, 0.15), ([2, 3, 5, 2, 4], 0.0), ([3, 2, 4, 2], 0.25)])
-def test_design_e_step_matches_the_gather_kernel(cards, missing_rate, rng):
-    """Several blocks and a short last one, binary and not, with and without missing cells."""
-    rows = 2 * inference.DESIGN_BLOCK_ROWS + 311
+    ([2] * 13, 0.0), ([2] * 13, 0.15), ([2, 3, 5, 2, 4, 7, 2], 0.0), ([3, 2, 4, 2, 3], 0.25)])
+def test_group_e_step_matches_numpy(cards, missing_rate, max_states, rng):
+    """Single variables, pairs, groups of several (with a short last one) and the chosen
+    grouping; binary and not; a missing cell is a digit of its own."""
     patterns, counts, weights, table, offsets, cards = _random_problem(
-        rng, cards, rows, 6, missing_rate)
+        rng, cards, 700, 6, missing_rate)
+    groups = inference.state_groups(patterns, cards, 6, max_states)
+    ours = inference.latent_class_statistics(patterns, counts, weights, table, offsets,
+                                             groups=groups)
+    theirs = _numpy_statistics(patterns, counts, weights, table, offsets, cards)
+    assert ours[2] == pytest.approx(theirs[2], rel=1e-13)
+    for a, b in zip(ours[:2], theirs[:2]):
+        np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-9)
+
+
+def test_state_groups_codes_are_the_mixed_radix_of_the_digits(rng):
+    cards = np.array([2, 3, 2, 4, 2])
+    patterns = np.stack([rng.integers(0, r, 50) for r in cards], axis=1).astype(np.int32)
+    patterns[3, 1] = MISSING
+    groups = inference.state_groups(patterns, cards, 3, max_states=12)
+    # radices 2, 4 (a missing cell in column 1), 2, 4, 2: groups (0, 1), (2, 3), (4,)
+    np.testing.assert_array_equal(groups.group_starts, [0, 2, 4, 5])
+    np.testing.assert_array_equal(groups.radices, [2, 4, 2, 4, 2])
+    np.testing.assert_array_equal(groups.code_starts, [0, 8, 16, 18])
+    digits = np.where(patterns == MISSING, cards, patterns)
+    np.testing.assert_array_equal(groups.codes[:, 0], digits[:, 0] + 2 * digits[:, 1])
+    np.testing.assert_array_equal(groups.codes[:, 1], 8 + digits[:, 2] + 2 * digits[:, 3])
+    np.testing.assert_array_equal(groups.codes[:, 2], 16 + digits[:, 4])
+
+
+def test_state_groups_follow_the_data_size(rng):
+    """Few patterns: small groups (their tables would cost more than they save); many binary
+    patterns: groups of several variables, their tables within the cache budget."""
+    cards = np.full(64, 2)
+    few = np.stack([rng.integers(0, 2, 20) for _ in cards], axis=1).astype(np.int32)
+    many = np.stack([rng.integers(0, 2, 100_000) for _ in cards], axis=1).astype(np.int32)
+    small, large = (inference.state_groups(p, cards, 32) for p in (few, many))
+    assert small.codes.shape[1] >= 32
+    assert 8 <= large.codes.shape[1] <= 16
+    assert large.code_starts[-1] * 8 <= inference.GROUP_TABLE_BYTES_PER_CLASS
+
+
+@pytest.mark.parametrize("cards, missing_rate", [([2] * 40, 0.0), ([2] * 40, 0.15),
+                                                 ([2, 3, 5, 2, 4], 0.0), ([3, 2, 4, 2], 0.25)])
+def test_design_e_step_matches_the_group_e_step(cards, missing_rate, rng):
+    patterns, counts, weights, table, offsets, cards = _random_problem(
+        rng, cards, 2000, 6, missing_rate)
     design = inference.latent_class_design(patterns, cards)
     by_design = inference.latent_class_statistics(patterns, counts, weights, table, offsets,
                                                   design)
-    by_kernel = inference.latent_class_statistics(patterns, counts, weights, table, offsets)
-    assert by_design[2] == pytest.approx(by_kernel[2], rel=1e-13)
-    for a, b in zip(by_design[:2], by_kernel[:2]):
+    by_groups = inference.latent_class_statistics(patterns, counts, weights, table, offsets)
+    assert by_design[2] == pytest.approx(by_groups[2], rel=1e-13)
+    for a, b in zip(by_design[:2], by_groups[:2]):
         np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-9)
 
 
@@ -99,7 +163,7 @@ def test_design_e_step_matches_enumeration_with_a_class_far_from_the_data(rng):
     """Log joints hundreds of nats apart: the small posteriors are exp's far range."""
     network = latent_class(4, [2] * 30)
     cpts = random_parameters(network, rng)
-    data = sample_dataset(network, cpts, 400, rng)
+    data = sample_dataset(network, cpts, 600, rng)
     cpts[1] = np.vstack([cpts[1][:3], [[1e-12, 1 - 1e-12]]])  # class 3 unlike the data
     for i in range(2, len(cpts)):
         cpts[i][3] = [1e-12, 1 - 1e-12]
@@ -114,16 +178,22 @@ def test_design_e_step_matches_enumeration_with_a_class_far_from_the_data(rng):
 
 
 @pytest.mark.parametrize("missing_rate", [0.0, 0.1])
-def test_design_e_step_is_identical_on_one_and_two_threads(missing_rate, rng):
+def test_group_e_step_is_identical_on_one_and_two_threads(missing_rate, rng):
+    """Past PARALLEL_MIN_CELLS: fixed blocks of patterns on however many threads."""
     network = latent_class(8, [2] * 40)
     cpts = random_parameters(network, rng)
-    data = sample_dataset(network, cpts, 3 * inference.DESIGN_BLOCK_ROWS + 5, rng)
-    if missing_rate:
-        rows = data.rows().copy()
-        rows[rng.random(rows.shape) < missing_rate] = MISSING
-        data = Dataset.from_rows(network.observed_names, rows, network.observed_cardinalities)
-        assert data.has_missing
+    data = sample_dataset(network, cpts, 20_000, rng, missing_rate)
     engine = make_engine(network, data, 1.0)
-    assert engine.design is not None
-    assert engine.design.shape[0] > 2 * inference.DESIGN_BLOCK_ROWS
+    assert engine.design is None
+    # every variable alone: the most work per pattern, so past the parallel threshold
+    engine.groups = inference.state_groups(data.patterns, engine.cards, 8, max_states=1)
+    assert engine.groups.codes.size * 8 >= inference.PARALLEL_MIN_CELLS
     assert_e_step_identical_on_one_and_two_threads(engine, engine.from_cpts(cpts))
+
+
+def test_engine_takes_the_design_for_a_few_thousand_binary_patterns_only(rng):
+    network = latent_class(8, [2] * 40)
+    cpts = random_parameters(network, rng)
+    for cases, design in ((60, False), (2000, True), (3000, False)):
+        engine = make_engine(network, sample_dataset(network, cpts, cases, rng), 1.0)
+        assert (engine.design is not None) == design

@@ -92,13 +92,12 @@ def model_and_data(spec, n, fraction, seed):
 
 
 # --- E steps -------------------------------------------------------------------------------------
-@pytest.mark.parametrize("path", ["serial", "gather", "design"])
-def test_latent_class_e_step_equals_brute_force(path, monkeypatch):
+@pytest.mark.parametrize("path", ["single variables", "groups", "design"])
+def test_latent_class_e_step_equals_brute_force(path):
     network, cpts, data = model_and_data(latent_class(3, [2, 3, 4, 2, 3]), 400, 0.15, 1)
     engine = em.make_engine(network, data, 1.0)
-    assert data.patterns.size * 3 <= inference.SERIAL_MAX_CELLS  # small: the serial pass
-    if path != "serial":
-        monkeypatch.setattr(inference, "SERIAL_MAX_CELLS", 0)
+    engine.groups = inference.state_groups(data.patterns, engine.cards, 3,
+                                           1 if path == "single variables" else 40)
     engine.design = (inference.latent_class_design(data.patterns, engine.cards)
                      if path == "design" else None)
     statistics = engine.e_step(engine.from_cpts(cpts))
@@ -110,23 +109,17 @@ def test_latent_class_e_step_equals_brute_force(path, monkeypatch):
         np.testing.assert_allclose(table.sum(axis=1), ours[0][0], rtol=1e-12)
 
 
-@pytest.mark.parametrize("with_design", [False, True])
-def test_latent_class_e_step_is_identical_for_one_and_two_threads(with_design):
+def test_latent_class_e_step_is_identical_for_one_and_two_threads():
     network, cpts, data = model_and_data(latent_class(32, [2] * 64), 3000, 0.15, 2)
-    assert data.patterns.size * 32 >= inference.PARALLEL_MIN_CELLS  # the parallel path
     engine = em.make_engine(network, data, 1.0)
-    if with_design:
-        engine.design = inference.latent_class_design(np.tile(data.patterns, (2, 1)),
-                                                      engine.cards)
-        engine.patterns, engine.counts = np.tile(data.patterns, (2, 1)), np.tile(data.counts, 2)
-        assert engine.design.shape[0] > inference.DESIGN_BLOCK_ROWS
-    else:
-        engine.design = None
+    engine.design = None  # the group pass, every variable alone: past the parallel threshold
+    engine.groups = inference.state_groups(data.patterns, engine.cards, 32, max_states=1)
+    assert engine.groups.codes.size * 32 >= inference.PARALLEL_MIN_CELLS
     assert_e_step_identical_on_one_and_two_threads(engine, engine.from_cpts(cpts))
 
 
-def test_zero_probabilities_take_the_gather_kernel_with_missing_cells():
-    """Zero entries take the gather kernel (the design needs logs); a missing cell must not
+def test_zero_probabilities_take_the_group_pass_with_missing_cells():
+    """Zero entries take the group pass (the design needs logs); a missing cell must not
     read them."""
     network, cpts, data = model_and_data(latent_class(3, [2, 3, 2]), 200, 0.2, 4)
     cpts[1][1] = [1.0, 0.0]

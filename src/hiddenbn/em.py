@@ -72,7 +72,7 @@ from hiddenbn.defaults import CONVERGENCE, ENGINE_SCHEDULES, SCHEDULES
 from hiddenbn.errors import ParameterError
 from hiddenbn.inference import (enumeration_statistics, is_latent_class,
                                 latent_class_design, latent_class_statistics, prefers_design,
-                                state_offsets, takes_serial_pass)
+                                state_groups, state_offsets)
 from hiddenbn.junction_tree import junction_tree, junction_tree_statistics
 from hiddenbn.message_passing import tree_statistics
 from hiddenbn.models import Network, check_parameters, random_parameters
@@ -327,12 +327,10 @@ class LatentClassEngine:
         self.patterns, self.counts = data.patterns, data.counts
         self.cards = np.asarray(network.cardinalities[1:], dtype=np.int64)
         self.offsets = state_offsets(self.cards)
-        self.missing = data.has_missing
-        # small data take the serial pass, which reads no design
+        classes = network.cardinalities[0]
+        self.groups = state_groups(self.patterns, self.cards, classes)
         self.design = (latent_class_design(self.patterns, self.cards)
-                       if prefers_design(data.n_patterns, self.cards, self.missing)
-                       and not takes_serial_pass(self.patterns, network.cardinalities[0])
-                       else None)
+                       if prefers_design(self.patterns, self.cards, classes) else None)
         self.normalizer = dirichlet_log_normalizer(network, alpha)
 
     def random_state(self, rng):
@@ -350,7 +348,7 @@ class LatentClassEngine:
     def e_step(self, state) -> Statistics:
         class_counts, table_counts, log_likelihood = latent_class_statistics(
             self.patterns, self.counts, state[0], state[1], self.offsets, self.design,
-            self.missing)
+            self.groups)
         return Statistics((class_counts, table_counts), log_likelihood)
 
     def m_step(self, statistics: Statistics, state):

@@ -10,11 +10,14 @@ cost follows the number of distinct patterns ``m``, not the number of cases ``N`
   configurations get weight zero. Cost ``O(m H n)`` with ``H`` the number of hidden
   configurations; networks with more than :data:`MAX_HIDDEN_CONFIGURATIONS` are refused.
 * :func:`latent_class_statistics` for the latent class / naive-Bayes model with a hidden root
-  (paper 003 Sec. 3, paper 002 Sec. 2.2): a numba gather kernel, parallel over fixed blocks
-  of patterns, for wide data (~128 variables with ~64 states, ~64 hidden states, 10^6
-  patterns) at ``O(m n k)`` per E step; for variables with few states, two BLAS products on
-  the state-indicator matrix of :func:`latent_class_design` instead (``O(m sum(r_j - 1) k)``,
-  faster per flop), in fixed blocks of rows.
+  (paper 003 Sec. 3, paper 002 Sec. 2.2), at ``O(m n k / g)`` per E step: consecutive
+  variables are taken ``g`` at a time (:func:`state_groups`), each group's ``log p(x_group |
+  h)`` tabulated for all its joint states, so a pattern's ``log p(x_p, h)`` is a sum of one
+  row per group and its posterior is added to one row of counts per group (a numba pass,
+  parallel over fixed blocks of patterns; from wide data of ~128 variables with ~64 states,
+  one per group, to 10^5 binary patterns, ~6 per group). For a few thousand patterns of
+  variables with few states, two BLAS products on the state-indicator matrix of
+  :func:`latent_class_design` instead.
 
 Both are bit-identical for any number of threads and any numba cache state
 (:mod:`hiddenbn.threads` says how).
@@ -27,8 +30,7 @@ unobserved values: standard EM, so the M step stays the MAP update of paper 003)
 completes each pattern in the joint states of the hidden nodes and of its missing cells
 (:func:`completion_indices`; deterministic nodes keep working through their 0/1 tables); the
 latent class E step gives a missing cell the factor 1 (a leaf summed out) and then completes it
-from its class (``theta_{j,x,h}`` times the class mass of the cases missing ``X_j``). Complete
-data take the code paths of before, to the last bit.
+from its class (``theta_{j,x,h}`` times the class mass of the cases missing ``X_j``).
 
 Everything is in log space: a class or state with probability zero contributes ``-inf`` to the
 log joint and zero to the posterior, and no pattern-count is ever divided by zero.
@@ -38,7 +40,7 @@ from __future__ import annotations
 
 import functools
 import math
-from contextlib import contextmanager
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -49,25 +51,22 @@ from hiddenbn.data import MISSING
 from hiddenbn.errors import DataError, HiddenbnError
 from hiddenbn.limits import approximately
 from hiddenbn.models import Network, node_tables
-from hiddenbn.threads import block_starts, map_blocks
+from hiddenbn.threads import one_blas_thread
 
 #: Largest number of joint hidden configurations that :func:`enumeration_statistics` enumerates.
 MAX_HIDDEN_CONFIGURATIONS = 1 << 16
 #: Pattern-by-configuration cells processed at once (bounds the memory of enumeration).
 ENUMERATION_CHUNK_CELLS = 1 << 22
-#: Fixed number of pattern blocks of the latent class kernel (results do not depend on threads).
+#: Fixed number of pattern blocks of the latent class E step (results do not depend on threads).
 LATENT_CLASS_BLOCKS = 16
-#: Below this many pattern x variable x class cells the latent class kernel runs on one thread.
+#: Below this many pattern x group x class cells the latent class E step runs on one thread.
 PARALLEL_MIN_CELLS = 1 << 22
-#: :func:`latent_class_design` is used up to this many cells and mean columns per variable.
-DESIGN_MAX_CELLS = 1 << 24
+#: :func:`latent_class_design` is used for variables of up to this many columns on average,
+#: from this many pattern x variable x class cells up to this many pattern x class cells
+#: (measured: ``python -m benchmarks em``).
 DESIGN_MAX_MEAN_STATES = 4
-#: Rows of the design per block of the BLAS E step (the blocks follow the data, not the threads).
-DESIGN_BLOCK_ROWS = 4096
-#: Up to this many pattern x variable x class cells the latent class E step is one serial numba
-#: pass: the BLAS and thread set-up of the other paths costs more than such work (see
-#: :func:`latent_class_statistics`).
-SERIAL_MAX_CELLS = 1 << 15
+DESIGN_MIN_CELLS = 1 << 16
+DESIGN_MAX_PATTERN_CLASSES = 1 << 14
 
 
 # --- general networks: enumeration of the hidden configurations ------------------------------
@@ -295,151 +294,15 @@ def is_latent_class(network: Network) -> bool:
             and not any(network.is_deterministic(i) for i in range(network.n_nodes)))
 
 
-@contextmanager
-def _threads_for(cells: int):
-    """One numba thread for small work (waking threads costs more than the work), else all."""
-    threads = numba.get_num_threads()
-    if cells < PARALLEL_MIN_CELLS:
-        numba.set_num_threads(1)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(threads)
-
-
 def state_offsets(cardinalities) -> np.ndarray:
     """Start row of each observed variable in the packed ``(sum r_j, k)`` table."""
     return np.concatenate([[0], np.cumsum(cardinalities)[:-1]]).astype(np.int64)
 
 
-@numba.njit(cache=True)
-def _weigh_row(row, count):
-    """In place: ``log p(x, h)`` becomes ``count p(h | x)``; returns ``count log p(x)``.
-
-    A pattern of probability zero gets zero weights and ``-inf``.
-    """
-    top = row.max()
-    if top == -np.inf:
-        row[:] = 0.0
-        return -np.inf
-    total = 0.0
-    for h in range(row.shape[0]):
-        row[h] = np.exp(row[h] - top)
-        total += row[h]
-    scale = count / total
-    for h in range(row.shape[0]):
-        row[h] *= scale
-    return count * (top + np.log(total))
-
-
-@numba.njit(cache=True, parallel=True)
-def _latent_class_kernel(patterns, counts, log_weights, log_table, offsets, n_blocks):
-    """The gather E step; cell ``(p, j)`` reads and adds to row ``offsets[j] + x_pj`` (see
-    :func:`latent_class_statistics` for where a missing cell lands)."""
-    m, n = patterns.shape
-    k = log_weights.shape[0]
-    table_stats = np.zeros((n_blocks, log_table.shape[0], k))
-    class_stats = np.zeros((n_blocks, k))
-    log_likelihood = np.zeros(n_blocks)
-    block_size = (m + n_blocks - 1) // n_blocks
-    for b in numba.prange(n_blocks):
-        joint = np.empty(k)
-        for p in range(b * block_size, min(m, (b + 1) * block_size)):
-            for h in range(k):
-                joint[h] = log_weights[h]
-            for j in range(n):
-                row = offsets[j] + patterns[p, j]
-                for h in range(k):
-                    joint[h] += log_table[row, h]
-            log_likelihood[b] += _weigh_row(joint, counts[p])
-            for h in range(k):
-                class_stats[b, h] += joint[h]
-            for j in range(n):
-                row = offsets[j] + patterns[p, j]
-                for h in range(k):
-                    table_stats[b, row, h] += joint[h]
-    return class_stats, table_stats, log_likelihood
-
-
-@numba.njit(cache=True, nogil=True)
-def _latent_class_serial(patterns, counts, weights, table, offsets):
-    """The gather E step in one serial pass, for small data: ``E(N_h)``, ``E(N_{j,h,x})`` of
-    the observed cells, the class mass of the cases missing each variable (zero without missing
-    cells) and the log-likelihood, as :func:`latent_class_statistics` combines them."""
-    m, n = patterns.shape
-    k = weights.shape[0]
-    log_weights, log_table = np.log(weights), np.log(table)
-    class_counts = np.zeros(k)
-    table_counts = np.zeros(table.shape)
-    missing_mass = np.zeros((n, k))
-    joint = np.empty(k)
-    log_likelihood = 0.0
-    for p in range(m):
-        joint[:] = log_weights
-        for j in range(n):
-            if patterns[p, j] >= 0:
-                row = offsets[j] + patterns[p, j]
-                for h in range(k):
-                    joint[h] += log_table[row, h]
-        log_likelihood += _weigh_row(joint, counts[p])
-        for h in range(k):
-            class_counts[h] += joint[h]
-        for j in range(n):
-            if patterns[p, j] >= 0:
-                row = offsets[j] + patterns[p, j]
-                for h in range(k):
-                    table_counts[row, h] += joint[h]
-            else:
-                for h in range(k):
-                    missing_mass[j, h] += joint[h]
-    return class_counts, table_counts, missing_mass, log_likelihood
-
-
-def latent_class_design(patterns, cardinalities):
-    """Indicators ``Z[p, (j, s)] = [x_pj = s]`` of every non-last state ``s < r_j - 1``; when a
-    cell is missing, one column ``[x_pj missing]`` per variable; then a column of ones.
-
-    With it the latent class E step is two matrix products (BLAS): ``log p(x_p, h) =
-    Z[p] @ C`` where the rows of ``C`` are ``log theta_{j,s,h} - log theta_{j,last,h}``, against
-    the missing columns ``-log theta_{j,last,h}`` (a missing cell's row block is zero, and its
-    column takes its last-state factor back out of the ones column: the cell contributes
-    ``log 1``) and, against the ones column, ``log p(h) + sum_j log theta_{j,last,h}``; and
-    ``Z^T @ (counts * posterior)`` gives ``E(N_{j,s,h})`` of the observed cells, the class mass
-    of the cases missing each variable, and, in its last row, ``E(N_h)``. Worth it when the
-    states are few (:func:`prefers_design`); the numba gather kernel wins for many states.
-    """
-    cards = np.asarray(cardinalities, dtype=np.int64)
-    free = cards - 1
-    variable = np.repeat(np.arange(cards.size), free)
-    state = np.arange(free.sum()) - state_offsets(free)[variable]
-    absent = patterns == MISSING
-    extra = cards.size if absent.any() else 0
-    design = np.ones((patterns.shape[0], free.sum() + extra + 1))
-    design[:, :free.sum()] = patterns[:, variable] == state
-    if extra:
-        design[:, free.sum():-1] = absent
-    return design
-
-
-def takes_serial_pass(patterns, classes: int) -> bool:
-    """Whether :func:`latent_class_statistics` does the E step of ``patterns`` with ``classes``
-    classes in one serial pass (:data:`SERIAL_MAX_CELLS`), never reading a design."""
-    return patterns.size * classes <= SERIAL_MAX_CELLS
-
-
-def prefers_design(n_patterns: int, cardinalities, missing: bool = False) -> bool:
-    """True when :func:`latent_class_design` fits in memory and beats the gather kernel: few
-    columns per variable (``missing``: the data have missing cells, so the design has one
-    more per variable)."""
-    free = np.asarray(cardinalities, dtype=np.int64) - 1
-    columns = free.sum() + (free.size if missing else 0)
-    return bool(columns <= DESIGN_MAX_MEAN_STATES * free.size
-                and n_patterns * columns <= DESIGN_MAX_CELLS)
-
-
-# ``exp`` of the design E step is written out below so that LLVM vectorises it: NumPy's float64
-# exp is scalar libm code on AVX2 machines (it was ~1/3 of the E step at (64, 32, 10^5)); it is
-# within 1 ulp of libm's, and the same on any thread (no fastmath: plain IEEE operations).
+# ``exp`` of the latent class E step is written out below so that LLVM vectorises it: NumPy's
+# float64 exp is scalar libm code on AVX2 machines (it was ~1/3 of the E step at (64, 32,
+# 10^5)); it is within 1 ulp of libm's, and the same on any thread (no fastmath: plain IEEE
+# operations).
 _LOG2_E = 1.4426950408889634
 _LN2_HIGH = 6.93147180369123816490e-01  # fdlibm's split of log 2: n * _LN2_HIGH is exact
 _LN2_LOW = 1.90821492927058770002e-10
@@ -482,46 +345,316 @@ def _exp_nonpositive(x):
     return value if x >= _EXP_FLOOR else 0.0
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _weigh_row(row, count):
+    """In place: ``log p(x, h)`` becomes ``count p(h | x)``; returns ``count log p(x)``. One
+    pass while the row is in L1 (its maximum, exp, sum, scale). A pattern of probability zero
+    gets zero weights and ``-inf``."""
+    k = row.shape[0]
+    top = row[0]
+    for h in range(1, k):
+        top = max(top, row[h])
+    if top == -np.inf:
+        row[:] = 0.0
+        return -np.inf
+    for h in range(k):
+        row[h] = _exp_nonpositive(row[h] - top)
+    total = 0.0
+    for h in range(k):
+        total += row[h]
+    scale = count / total
+    for h in range(k):
+        row[h] *= scale
+    return count * (top + np.log(total))
+
+
+# --- the E step over groups of variables (any data) ------------------------------------------
+class StateGroups(NamedTuple):
+    """Consecutive observed variables taken together, and each pattern's joint state of each
+    group, for :func:`latent_class_statistics`.
+
+    A group of variables with ``S`` joint states gets a table of ``log p(x_group | h)`` for
+    all ``S`` states at once; then ``log p(x_p, h)`` is one table row per group, and the
+    pattern's posterior is added to one row of counts per group: the work per pattern
+    falls by the number of variables per group (the "Four Russians" method of Boolean matrix
+    products, Arlazarov et al. 1970), and the tables' cost, ``S`` rows per group, is paid once
+    per E step, not per pattern.
+
+    Attributes
+    ----------
+    codes : int32 ndarray, shape (m, n_groups)
+        Row of pattern ``p``'s joint state of group ``g`` in the stacked tables:
+        ``code_starts[g] + sum_j digit_j * stride_j``, the variables' digits in mixed radix
+        with the first variable of the group changing fastest.
+    group_starts : int ndarray, shape (n_groups + 1,)
+        First variable of each group (the groups are consecutive variables), then ``n``.
+    radices : int ndarray, shape (n,)
+        Digits of each variable: its states, plus one (the last digit) when the data miss some
+        of its cells: a missing cell adds ``log 1`` and collects the class mass of the cases
+        missing it.
+    code_starts : int ndarray, shape (n_groups + 1,)
+        First row of each group's table in the stack, then the number of rows.
+    """
+
+    codes: np.ndarray
+    group_starts: np.ndarray
+    radices: np.ndarray
+    code_starts: np.ndarray
+
+
+#: Bytes of the stacked group tables for one class (times ``k``, they and one block's counts
+#: stay in a core's L2 cache) that :func:`state_groups` aims at; single variables may pass it.
+GROUP_TABLE_BYTES_PER_CLASS = 1 << 13
+#: The cost of a table row relative to a pattern's, per variable it sums (building the tables
+#: and summing the counts back per variable run slower than the patterns' pass; measured).
+GROUP_TABLE_ROW_COST = 3
+
+
+def _consecutive_groups(radices, max_states: int) -> np.ndarray:
+    """Start of each group when consecutive variables are grouped while their joint states
+    stay within ``max_states`` (a variable with more states is a group of its own)."""
+    starts, states = [0], 1
+    for j, radix in enumerate(radices):
+        if states * radix > max_states and j > starts[-1]:
+            starts.append(j)
+            states = 1
+        states *= int(radix)
+    return np.array(starts + [len(radices)], dtype=np.int64)
+
+
+def _group_states(radices, group_starts) -> np.ndarray:
+    return np.array([math.prod(int(r) for r in radices[a:b])
+                     for a, b in zip(group_starts[:-1], group_starts[1:])], dtype=np.int64)
+
+
+def state_groups(patterns, cardinalities, classes: int,
+                 max_states: int | None = None) -> StateGroups:
+    """:class:`StateGroups` of ``patterns`` for a model of ``classes`` classes: consecutive
+    variables while their joint states stay within ``max_states`` (1: every variable alone).
+
+    By default the group size minimises the work of an E step, ``2 m`` per group (a pass adding table
+    rows, a pass adding the posterior to counts) plus :data:`GROUP_TABLE_ROW_COST` per table row
+    and variable summed, among groups of up to 2, 4, ... 4096 joint states whose tables fit
+    :data:`GROUP_TABLE_BYTES_PER_CLASS` per class: small data take single variables (the plain
+    gather of ``log theta_{j, x_j, h}``), 10^5 binary patterns groups of about six.
+    """
+    cards = np.asarray(cardinalities, dtype=np.int64)
+    radices = cards + (patterns == MISSING).any(axis=0)
+    m, byte_budget = patterns.shape[0], GROUP_TABLE_BYTES_PER_CLASS * classes
+    best = None
+    for limit in ((max_states,) if max_states else (1 << power for power in range(13))):
+        group_starts = _consecutive_groups(radices, limit)
+        states = _group_states(radices, group_starts)
+        if best is not None and states.sum() * classes * 8 > byte_budget:
+            break
+        cost = 2 * m * states.size + GROUP_TABLE_ROW_COST * int(
+            states @ (np.diff(group_starts) + 1))
+        if best is None or cost < best[0]:
+            best = cost, group_starts, states
+    _, group_starts, states = best
+    code_starts = np.concatenate([[0], np.cumsum(states)]).astype(np.int64)
+    digits = np.where(patterns == MISSING, cards, patterns).astype(np.int64)
+    codes = np.empty((m, states.size), dtype=np.int32)
+    for g, (first, stop) in enumerate(zip(group_starts[:-1], group_starts[1:])):
+        strides = np.concatenate([[1], np.cumprod(radices[first:stop - 1])])
+        codes[:, g] = code_starts[g] + digits[:, first:stop] @ strides
+    return StateGroups(codes, group_starts, radices, code_starts)
+
+
 @numba.njit(cache=True, nogil=True)
-def _weigh_rows(joint, counts):
-    """In place: row p of ``joint`` (``log p(x_p, h)``) becomes ``counts_p p(h | x_p)``;
-    returns ``sum_p counts_p log p(x_p)``. One pass per row (its maximum, exp, sum, scale)
-    while the row is in L1."""
-    m, k = joint.shape
+def _group_tables(weights, table, offsets, groups):
+    """``tables[code_starts[g] + s, h] = sum_{j in g} log theta_{j, x_j(s), h}`` (a missing
+    digit adds ``log 1``), plus ``log p(h)`` in group 0's rows: ``log p(x_p, h)`` is the sum of
+    a pattern's rows (paper 003 Eq. 9 for the latent class model). Each variable multiplies
+    the states built so far by its digits."""
+    k = table.shape[1]
+    log_table = np.log(table)
+    tables = np.zeros((groups.code_starts[-1], k))
+    for g in range(groups.group_starts.size - 1):
+        base, states = groups.code_starts[g], 1
+        for j in range(groups.group_starts[g], groups.group_starts[g + 1]):
+            cards = (offsets[j + 1] if j + 1 < offsets.size else table.shape[0]) - offsets[j]
+            # the highest digit first: digit 0 then reads the states built so far last
+            for x in range(groups.radices[j] - 1, -1, -1):
+                for s in range(states):
+                    for h in range(k):
+                        tables[base + x * states + s, h] = tables[base + s, h] + (
+                            log_table[offsets[j] + x, h] if x < cards else 0.0)
+            states *= groups.radices[j]
+    log_weights = np.log(weights)
+    for row in range(groups.code_starts[1]):
+        for h in range(k):
+            tables[row, h] += log_weights[h]
+    return tables
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _group_rows(codes, counts, tables, row_counts, start, stop):
+    """Patterns ``start:stop``: each one's ``log p(x_p, h)`` from its table rows, weighed into
+    ``counts_p p(h | x_p)`` and added to the same rows of ``row_counts``; returns their
+    ``sum_p counts_p log p(x_p)``."""
+    n_groups = codes.shape[1]
+    k = tables.shape[1]
+    joint = np.empty(k)
     log_likelihood = 0.0
-    for p in range(m):
-        row = joint[p]
-        top = row[0]
-        for h in range(1, k):
-            top = max(top, row[h])
+    for p in range(start, stop):
+        code = codes[p, 0]
         for h in range(k):
-            row[h] = _exp_nonpositive(row[h] - top)
-        total = 0.0
-        for h in range(k):
-            total += row[h]
-        scale = counts[p] / total
-        for h in range(k):
-            row[h] *= scale
-        log_likelihood += counts[p] * (top + np.log(total))
+            joint[h] = tables[code, h]
+        for g in range(1, n_groups):
+            code = codes[p, g]
+            for h in range(k):
+                joint[h] += tables[code, h]
+        log_likelihood += _weigh_row(joint, counts[p])
+        for g in range(n_groups):
+            code = codes[p, g]
+            for h in range(k):
+                row_counts[code, h] += joint[h]
     return log_likelihood
 
 
-def _design_block(design, counts, coefficients, start, stop):
-    """E step of rows ``start:stop``: ``(posterior^T Z, sum_p counts_p log p(x_p))``."""
-    rows = design[start:stop]
-    joint = rows @ coefficients
-    log_likelihood = _weigh_rows(joint, counts[start:stop])
-    # posterior^T Z, transposed by the caller: OpenBLAS runs this orientation ~20% faster for a
-    # C-ordered Z
-    return joint.T @ rows, log_likelihood
+@numba.njit(cache=True, nogil=True)
+def _group_summaries(row_counts, offsets, size, groups):
+    """From the counts per table row: ``E(N_h)`` (group 0's rows), ``E(N_{j,h,x})`` of the
+    observed cells in the packed layout (``(size, k)``) and the class mass of the cases
+    missing each variable ``(n, k)``: a variable's count of digit ``x`` sums the rows of its
+    group whose states have that digit."""
+    k = row_counts.shape[1]
+    n = offsets.size
+    table_counts = np.zeros((size, k))
+    missing_mass = np.zeros((n, k))
+    for g in range(groups.group_starts.size - 1):
+        base = groups.code_starts[g]
+        states = groups.code_starts[g + 1] - base
+        stride = 1
+        for j in range(groups.group_starts[g], groups.group_starts[g + 1]):
+            radix = groups.radices[j]
+            cards = (offsets[j + 1] if j + 1 < offsets.size else size) - offsets[j]
+            for high in range(0, states, stride * radix):
+                for x in range(radix):
+                    target = table_counts[offsets[j] + x] if x < cards else missing_mass[j]
+                    for low in range(stride):
+                        source = row_counts[base + high + x * stride + low]
+                        for h in range(k):
+                            target[h] += source[h]
+            stride *= radix
+    class_counts = np.zeros(k)
+    for row in range(groups.code_starts[1]):
+        for h in range(k):
+            class_counts[h] += row_counts[row, h]
+    return class_counts, table_counts, missing_mass
+
+
+@numba.njit(cache=True, nogil=True)
+def _group_statistics(groups, counts, weights, table, offsets):
+    """:func:`_statistics_by_groups` in one serial pass (small data: one call, no threads):
+    ``(E(N_h), E(N_{j,h,x})`` of the observed cells, class mass of the cases missing each
+    variable, log-likelihood)``."""
+    tables = _group_tables(weights, table, offsets, groups)
+    row_counts = np.zeros(tables.shape)
+    log_likelihood = _group_rows(groups.codes, counts, tables, row_counts, 0,
+                                 groups.codes.shape[0])
+    class_counts, table_counts, missing_mass = _group_summaries(row_counts, offsets,
+                                                                table.shape[0], groups)
+    return class_counts, table_counts, missing_mass, log_likelihood
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _group_statistics_in_blocks(groups, counts, weights, table, offsets, n_blocks):
+    """:func:`_group_statistics` over ``n_blocks`` fixed blocks of patterns on numba's
+    threads, the blocks' sums added in block order (the same on any number of threads)."""
+    tables = _group_tables(weights, table, offsets, groups)
+    m = groups.codes.shape[0]
+    block_counts = np.zeros((n_blocks,) + tables.shape)
+    block_log_likelihood = np.zeros(n_blocks)
+    block_size = (m + n_blocks - 1) // n_blocks
+    for b in numba.prange(n_blocks):
+        block_log_likelihood[b] = _group_rows(groups.codes, counts, tables, block_counts[b],
+                                              b * block_size, min(m, (b + 1) * block_size))
+    row_counts = block_counts[0]
+    log_likelihood = block_log_likelihood[0]
+    for b in range(1, n_blocks):
+        row_counts += block_counts[b]
+        log_likelihood += block_log_likelihood[b]
+    class_counts, table_counts, missing_mass = _group_summaries(row_counts, offsets,
+                                                                table.shape[0], groups)
+    return class_counts, table_counts, missing_mass, log_likelihood
+
+
+def _statistics_by_groups(groups: StateGroups, counts, weights, table, offsets):
+    """:func:`latent_class_statistics` over :func:`state_groups`: ``(E(N_h), E(N_{j,h,x}) of
+    the observed cells, class mass of the cases missing each variable (n, k) or None (complete
+    data), log-likelihood)``."""
+    counts = np.asarray(counts, dtype=np.float64)
+    cells = groups.codes.size * weights.size
+    if cells < PARALLEL_MIN_CELLS:
+        statistics = _group_statistics(groups, counts, weights, table, offsets)
+    else:
+        statistics = _group_statistics_in_blocks(groups, counts, weights, table, offsets,
+                                                 LATENT_CLASS_BLOCKS)
+    class_counts, table_counts, missing_mass, log_likelihood = statistics
+    # complete data leave every missing digit's mass zero
+    return (class_counts, table_counts, missing_mass if missing_mass.any() else None,
+            float(log_likelihood))
+
+
+# --- the E step by BLAS products (moderate data, variables of few states) --------------------
+def latent_class_design(patterns, cardinalities):
+    """Indicators ``Z[p, (j, s)] = [x_pj = s]`` of every non-last state ``s < r_j - 1``; when a
+    cell is missing, one column ``[x_pj missing]`` per variable; then a column of ones.
+
+    With it the latent class E step is two matrix products (BLAS): ``log p(x_p, h) =
+    Z[p] @ C`` where the rows of ``C`` are ``log theta_{j,s,h} - log theta_{j,last,h}``, against
+    the missing columns ``-log theta_{j,last,h}`` (a missing cell's row block is zero, and its
+    column takes its last-state factor back out of the ones column: the cell contributes
+    ``log 1``) and, against the ones column, ``log p(h) + sum_j log theta_{j,last,h}``; and
+    ``Z^T @ (counts * posterior)`` gives ``E(N_{j,s,h})`` of the observed cells, the class mass
+    of the cases missing each variable, and, in its last row, ``E(N_h)``. Worth it for a few
+    thousand patterns of variables with few states (:func:`prefers_design`); past that the
+    products run slowly on such tall, narrow matrices and :func:`state_groups` wins.
+    """
+    cards = np.asarray(cardinalities, dtype=np.int64)
+    free = cards - 1
+    variable = np.repeat(np.arange(cards.size), free)
+    state = np.arange(free.sum()) - state_offsets(free)[variable]
+    absent = patterns == MISSING
+    extra = cards.size if absent.any() else 0
+    design = np.ones((patterns.shape[0], free.sum() + extra + 1))
+    design[:, :free.sum()] = patterns[:, variable] == state
+    if extra:
+        design[:, free.sum():-1] = absent
+    return design
+
+
+def prefers_design(patterns, cardinalities, classes: int) -> bool:
+    """True when :func:`latent_class_design`'s BLAS products beat :func:`state_groups` (both
+    measured: ``python -m benchmarks em``): few states per variable (a missing cell
+    adds a column), from :data:`DESIGN_MIN_CELLS` pattern x variable x class cells (below,
+    BLAS set-up costs more than the work) to :data:`DESIGN_MAX_PATTERN_CLASSES` pattern x
+    class cells (past it the group pass, whose work per pattern falls as its groups grow)."""
+    free = np.asarray(cardinalities, dtype=np.int64) - 1
+    columns = free.sum() + (free.size if (patterns == MISSING).any() else 0)
+    return bool(columns <= DESIGN_MAX_MEAN_STATES * free.size
+                and patterns.shape[0] * classes <= DESIGN_MAX_PATTERN_CLASSES
+                and patterns.size * classes >= DESIGN_MIN_CELLS)
+
+
+@numba.njit(cache=True, nogil=True)
+def _weigh_rows(joint, counts):
+    """In place: row p of ``joint`` (``log p(x_p, h)``) becomes ``counts_p p(h | x_p)``;
+    returns ``sum_p counts_p log p(x_p)`` (:func:`_weigh_row` row by row)."""
+    log_likelihood = 0.0
+    for p in range(joint.shape[0]):
+        log_likelihood += _weigh_row(joint[p], counts[p])
+    return log_likelihood
 
 
 @functools.lru_cache(maxsize=32)
 def _design_layout(offsets: bytes, size: int):
     """Rows of the packed table for :func:`_statistics_by_design`: ``(last-state row of each
     variable, the free rows, the last-state row of each free row's variable, where each
-    variable's free rows start among them)``, cached as :func:`_kernel_layout` is (they depend on the
-    cardinalities alone, and the set-up cost a third of a small E step)."""
+    variable's free rows start among them)``, cached (they depend on the cardinalities alone,
+    and the set-up cost a third of a small E step)."""
     offsets = np.frombuffer(offsets, dtype=np.int64)
     cards = np.diff(np.append(offsets, size))
     last = offsets + cards - 1
@@ -584,23 +717,17 @@ def _design_counts(expected, size, last, free_rows, free_offsets):
 
 
 def _statistics_by_design(design, counts, weights, table, offsets):
-    """:func:`latent_class_statistics` by BLAS: ``(E(N_h), E(N_{j,h,x}) of the observed
-    cells, class mass of the cases missing each variable (n, k) or None (complete data),
-    log-likelihood)``."""
+    """:func:`latent_class_statistics` by BLAS (on one thread: the same bits on any number of
+    cores), returning what :func:`_statistics_by_groups` does."""
     last, free_rows, last_of_free, free_offsets = _design_layout(
         np.asarray(offsets, dtype=np.int64).tobytes(), table.shape[0])
     coefficients = _design_coefficients(np.log(weights), np.log(table), last, free_rows,
                                         last_of_free, design.shape[1])
-    counts = np.asarray(counts, dtype=np.float64)
-    blocks = map_blocks(
-        lambda start, stop: _design_block(design, counts, coefficients, start, stop),
-        block_starts(design.shape[0], DESIGN_BLOCK_ROWS),
-        parallel=design.shape[0] * table.shape[1] * last.size >= PARALLEL_MIN_CELLS)
-    # the blocks' sums are added in block order: the same result on any number of threads
-    expected, log_likelihood = blocks[0][0].copy(), blocks[0][1]
-    for block_expected, block_log_likelihood in blocks[1:]:
-        expected += block_expected
-        log_likelihood += block_log_likelihood
+    with one_blas_thread():
+        joint = design @ coefficients
+        log_likelihood = _weigh_rows(joint, np.asarray(counts, dtype=np.float64))
+        # posterior^T Z: OpenBLAS runs this orientation ~20% faster for a C-ordered Z
+        expected = joint.T @ design
     class_counts, table_counts, missing_mass = _design_counts(expected, table.shape[0], last,
                                                               free_rows, free_offsets)
     missing_columns = design.shape[1] > free_rows.size + 1
@@ -608,45 +735,8 @@ def _statistics_by_design(design, counts, weights, table, offsets):
             float(log_likelihood))
 
 
-@functools.lru_cache(maxsize=32)
-def _kernel_layout(offsets: bytes, size: int):
-    """Rows of the gather kernel's table for data with missing cells: a blank row (log 1 = 0)
-    before each variable's states, so a missing cell, ``MISSING = -1``, reads it (a factor 1,
-    with no branch in the kernel) and leaves its class mass there. ``(row of each packed table row, blank row of
-    each variable, kernel offsets)``, cached (an E step is often ~50 us; nothing writes to
-    them, and read-only arrays would slow numba's dispatch down)."""
-    offsets = np.frombuffer(offsets, dtype=np.int64)
-    shift = np.arange(1, offsets.size + 1)
-    state_rows = np.arange(size) + np.repeat(shift, np.diff(np.append(offsets, size)))
-    return state_rows, offsets + shift - 1, offsets + shift
-
-
-def _statistics_by_kernel(patterns, counts, weights, table, offsets, missing: bool):
-    """:func:`latent_class_statistics` by the gather kernel, returning what
-    :func:`_statistics_by_design` does."""
-    with np.errstate(divide="ignore"):
-        log_weights, log_table = np.log(weights), np.log(table)
-    kernel_offsets = offsets
-    if missing:
-        state_rows, blank_rows, kernel_offsets = _kernel_layout(
-            np.asarray(offsets, dtype=np.int64).tobytes(), table.shape[0])
-        padded = np.zeros((table.shape[0] + offsets.size, table.shape[1]))
-        padded[state_rows] = log_table
-        log_table = padded
-    blocks = max(1, min(LATENT_CLASS_BLOCKS, patterns.shape[0]))
-    with _threads_for(patterns.size * weights.size):
-        class_stats, table_stats, log_likelihood = _latent_class_kernel(
-            np.ascontiguousarray(patterns, dtype=np.int32), np.asarray(counts, dtype=np.float64),
-            log_weights, np.ascontiguousarray(log_table), kernel_offsets, blocks)
-    class_counts, table_counts = class_stats.sum(axis=0), table_stats.sum(axis=0)
-    if not missing:
-        return class_counts, table_counts, None, float(log_likelihood.sum())
-    return (class_counts, table_counts[state_rows], table_counts[blank_rows],
-            float(log_likelihood.sum()))
-
-
 def latent_class_statistics(patterns, counts, weights, table, offsets, design=None,
-                            missing=None):
+                            groups=None):
     """E step of the latent class model in packed form.
 
     A missing cell contributes the factor 1 to ``p(x_p, h)`` (its variable, a leaf, summed
@@ -669,11 +759,11 @@ def latent_class_statistics(patterns, counts, weights, table, offsets, design=No
     offsets : int ndarray, shape (n,)
         :func:`state_offsets` of the observed cardinalities.
     design : ndarray, optional
-        :func:`latent_class_design` of ``patterns``: use BLAS products instead of the gather
-        kernel (only while every probability is positive; zeros take the kernel).
-    missing : bool, optional
-        Whether ``patterns`` hold missing cells (looked up when not given); complete data take
-        the kernel's plain layout.
+        :func:`latent_class_design` of ``patterns``: use BLAS products (while every
+        probability is positive; zeros take the groups).
+    groups : StateGroups, optional
+        :func:`state_groups` of ``patterns`` (made here when not given; an EM engine keeps
+        them).
 
     Returns
     -------
@@ -684,19 +774,15 @@ def latent_class_statistics(patterns, counts, weights, table, offsets, design=No
     log_likelihood : float
         ``sum_p counts_p log p(x_p)`` of the observed cells.
     """
-    if takes_serial_pass(patterns, weights.size):
-        class_counts, table_counts, missing_mass, log_likelihood = _latent_class_serial(
-            patterns, np.asarray(counts, dtype=np.float64), weights, table, offsets)
-        if not missing_mass.any():  # complete data
-            missing_mass = None
-    elif design is not None and np.all(weights > 0) and np.all(table > 0):
+    if design is not None and np.all(weights > 0) and np.all(table > 0):
         class_counts, table_counts, missing_mass, log_likelihood = _statistics_by_design(
             design, counts, weights, table, offsets)
     else:
-        if missing is None:
-            missing = bool((patterns == MISSING).any())
-        class_counts, table_counts, missing_mass, log_likelihood = _statistics_by_kernel(
-            patterns, counts, weights, table, offsets, missing)
+        if groups is None:
+            groups = state_groups(patterns, np.diff(np.append(offsets, table.shape[0])),
+                                  weights.size)
+        class_counts, table_counts, missing_mass, log_likelihood = _statistics_by_groups(
+            groups, counts, weights, table, offsets)
     if missing_mass is not None:  # complete the missing cells from their classes
         cards = np.diff(np.append(offsets, table.shape[0]))
         table_counts += table * np.repeat(missing_mass, cards, axis=0)

@@ -43,7 +43,7 @@ def _groups():
         return cpts, sampling.sample_dataset(network, cpts, cases, rng, missing_rate)
 
     binary = latent_class(2, [2] * 4)
-    # past SERIAL_MAX_CELLS of the latent class E step: the design path and the gather kernel
+    # the latent class E step's two paths: BLAS on the design (wide) and the group pass
     wide, many_states = latent_class(8, [2] * 40), latent_class(8, [6] * 8)
     tree = parse_spec("2(2(2,2),2,2)")
     ladder = parse_spec({"nodes": {
@@ -70,7 +70,7 @@ def _groups():
 
     return [
         ("sampling", lambda: data_of(binary)),
-        ("latent class EM (serial pass, BLAS design path, gather kernel, missing cells)",
+        ("latent class EM (group pass, BLAS design path, missing cells)",
          lambda: (fit(binary), fit(binary, missing_rate=0.2), fit(wide, cases=600),
                   fit(many_states, cases=600), fit(many_states, missing_rate=0.2, cases=600))),
         ("message passing (trees)", tree_group),

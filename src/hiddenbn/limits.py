@@ -66,7 +66,7 @@ DATA_BYTES_PER_TEXT_BYTE = 16
 #: Memory per CPT entry and EM start: every start keeps its parameters and its expected counts
 #: as float64.
 EM_BYTES_PER_CELL = 16
-#: Extra copies of the CPTs an E step holds (the latent class kernel's blocks of expected
+#: Extra copies of the CPTs an E step holds (the latent class E step's blocks of expected
 #: counts, :data:`hiddenbn.inference.LATENT_CLASS_BLOCKS`).
 E_STEP_TABLE_COPIES = 16
 #: Memory per case and variable of an expanded data set (int64), as the annealed search and the
