@@ -20,6 +20,9 @@ def test_warm_calls_every_group_and_leaves_their_kernels_compiled():
         kernels = [value for value in vars(module).values()
                    if isinstance(value, numba.core.registry.CPUDispatcher)]
         assert any(kernel.signatures for kernel in kernels), module.__name__
+    # both latent class E step kernels, the serial one and the one in blocks on threads
+    assert inference._group_statistics.signatures
+    assert inference._group_statistics_in_blocks.signatures
 
 
 def test_the_cache_folder_changes_with_the_sources(tmp_path):

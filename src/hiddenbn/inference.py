@@ -432,11 +432,12 @@ def state_groups(patterns, cardinalities, classes: int,
     """:class:`StateGroups` of ``patterns`` for a model of ``classes`` classes: consecutive
     variables while their joint states stay within ``max_states`` (1: every variable alone).
 
-    By default the group size minimises the work of an E step, ``2 m`` per group (a pass adding table
-    rows, a pass adding the posterior to counts) plus :data:`GROUP_TABLE_ROW_COST` per table row
-    and variable summed, among groups of up to 2, 4, ... 4096 joint states whose tables fit
-    :data:`GROUP_TABLE_BYTES_PER_CLASS` per class: small data take single variables (the plain
-    gather of ``log theta_{j, x_j, h}``), 10^5 binary patterns groups of about six.
+    By default the group size minimises the work of an E step, ``2 m`` per group (a pass
+    adding table rows, a pass adding the posterior to counts) plus
+    :data:`GROUP_TABLE_ROW_COST` per table row and variable summed, among groups of up to 1,
+    2, 4, ... 4096 joint states whose tables fit :data:`GROUP_TABLE_BYTES_PER_CLASS` per
+    class: a few patterns take pairs or single variables (the plain gather of ``log theta_{j,
+    x_j, h}``), 10^5 binary patterns groups of about six.
     """
     cards = np.asarray(cardinalities, dtype=np.int64)
     radices = cards + (patterns == MISSING).any(axis=0)
@@ -453,11 +454,13 @@ def state_groups(patterns, cardinalities, classes: int,
             best = cost, group_starts, states
     _, group_starts, states = best
     code_starts = np.concatenate([[0], np.cumsum(states)]).astype(np.int64)
-    digits = np.where(patterns == MISSING, cards, patterns).astype(np.int64)
     codes = np.empty((m, states.size), dtype=np.int32)
     for g, (first, stop) in enumerate(zip(group_starts[:-1], group_starts[1:])):
+        # a group at a time: no int64 copy of all the patterns
+        cells = patterns[:, first:stop]
+        digits = np.where(cells == MISSING, cards[first:stop], cells).astype(np.int64)
         strides = np.concatenate([[1], np.cumprod(radices[first:stop - 1])])
-        codes[:, g] = code_starts[g] + digits[:, first:stop] @ strides
+        codes[:, g] = code_starts[g] + digits @ strides
     return StateGroups(codes, group_starts, radices, code_starts)
 
 
@@ -465,8 +468,8 @@ def state_groups(patterns, cardinalities, classes: int,
 def _group_tables(weights, table, offsets, groups):
     """``tables[code_starts[g] + s, h] = sum_{j in g} log theta_{j, x_j(s), h}`` (a missing
     digit adds ``log 1``), plus ``log p(h)`` in group 0's rows: ``log p(x_p, h)`` is the sum of
-    a pattern's rows (paper 003 Eq. 9 for the latent class model). Each variable multiplies
-    the states built so far by its digits."""
+    a pattern's rows (the naive-Bayes factorisation of paper 003 Sec. 3). Each variable
+    multiplies the states built so far by its digits."""
     k = table.shape[1]
     log_table = np.log(table)
     tables = np.zeros((groups.code_starts[-1], k))

@@ -56,6 +56,14 @@ def _groups():
         _, data = data_of(network, cases, missing_rate)
         em.fit(network, data, rng, restarts=2, max_iterations=3, schedule=schedule)
 
+    def parallel_latent_class_e_step():
+        # 70,000 cases of 8 six-state variables, 32 classes: past PARALLEL_MIN_CELLS of the
+        # group pass, whose blocks then run on numba's threads (a kernel of its own)
+        network = latent_class(32, [6] * 8)
+        cpts, data = data_of(network, cases=70_000)
+        engine = em.make_engine(network, data, 1.0)
+        engine.e_step(engine.from_cpts(cpts))
+
     def junction_tree_group():
         cpts, data = data_of(ladder)
         data = data.for_network(ladder)
@@ -72,7 +80,8 @@ def _groups():
         ("sampling", lambda: data_of(binary)),
         ("latent class EM (group pass, BLAS design path, missing cells)",
          lambda: (fit(binary), fit(binary, missing_rate=0.2), fit(wide, cases=600),
-                  fit(many_states, cases=600), fit(many_states, missing_rate=0.2, cases=600))),
+                  fit(many_states, cases=600), fit(many_states, missing_rate=0.2, cases=600),
+                  parallel_latent_class_e_step())),
         ("message passing (trees)", tree_group),
         ("junction tree", junction_tree_group),
         ("noisy-max EM", lambda: fit_noisy_max(noisy_max, data_of(noisy_max.network())[1], rng,
