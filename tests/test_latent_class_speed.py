@@ -9,6 +9,7 @@ import pytest
 from hiddenbn import inference
 from hiddenbn.data import MISSING, Dataset
 from hiddenbn.em import make_engine
+from hiddenbn.limits import GROUP_TABLE_BYTES, GROUP_TABLE_ROWS
 from hiddenbn.models import latent_class, random_parameters
 from hiddenbn.sampling import sample_dataset
 from reference import assert_e_step_identical_on_one_and_two_threads
@@ -107,7 +108,15 @@ def test_state_groups_follow_the_data_size(rng):
     small, large = (inference.state_groups(p, cards, 32) for p in (few, many))
     assert small.codes.shape[1] >= 32
     assert 8 <= large.codes.shape[1] <= 16
-    assert large.code_starts[-1] * 8 <= inference.GROUP_TABLE_BYTES_PER_CLASS
+    assert large.code_starts[-1] <= GROUP_TABLE_ROWS
+    # very many classes: each row costs so much memory that the variables stay alone (their
+    # rows are the CPTs' own, which EM's memory check counts); a few hundred: fewer rows
+    alone = inference.state_groups(many, cards, 10**6)
+    assert alone.codes.shape[1] == 64 and alone.code_starts[-1] == 128
+    copies_bytes = 2000 * 8 * (inference.LATENT_CLASS_BLOCKS + 1)  # per row at 2000 classes
+    fewer = inference.state_groups(many, cards, 2000)
+    assert fewer.code_starts[-1] * copies_bytes <= GROUP_TABLE_BYTES
+    assert large.code_starts[-1] * copies_bytes > GROUP_TABLE_BYTES
 
 
 @pytest.mark.parametrize("cards, missing_rate", [([2] * 40, 0.0), ([2] * 40, 0.15),

@@ -49,7 +49,7 @@ from numba.extending import intrinsic
 
 from hiddenbn.data import MISSING
 from hiddenbn.errors import DataError, HiddenbnError
-from hiddenbn.limits import approximately
+from hiddenbn.limits import GROUP_TABLE_BYTES, GROUP_TABLE_ROWS, approximately
 from hiddenbn.models import Network, node_tables
 from hiddenbn.threads import one_blas_thread
 
@@ -402,9 +402,6 @@ class StateGroups(NamedTuple):
     code_starts: np.ndarray
 
 
-#: Bytes of the stacked group tables for one class (times ``k``, they and one block's counts
-#: stay in a core's L2 cache) that :func:`state_groups` aims at; single variables may pass it.
-GROUP_TABLE_BYTES_PER_CLASS = 1 << 13
 #: The cost of a table row relative to a pattern's, per variable it sums (building the tables
 #: and summing the counts back per variable run slower than the patterns' pass; measured).
 GROUP_TABLE_ROW_COST = 3
@@ -435,18 +432,24 @@ def state_groups(patterns, cardinalities, classes: int,
     By default the group size minimises the work of an E step, ``2 m`` per group (a pass
     adding table rows, a pass adding the posterior to counts) plus
     :data:`GROUP_TABLE_ROW_COST` per table row and variable summed, among groups of up to 1,
-    2, 4, ... 4096 joint states whose tables fit :data:`GROUP_TABLE_BYTES_PER_CLASS` per
-    class: a few patterns take pairs or single variables (the plain gather of ``log theta_{j,
-    x_j, h}``), 10^5 binary patterns groups of about six.
+    2, 4, ... joint states whose tables have at most :data:`~hiddenbn.limits.GROUP_TABLE_ROWS`
+    rows in all, fewer when their copies would pass :data:`~hiddenbn.limits.GROUP_TABLE_BYTES`
+    (unless single variables have more): a few patterns take pairs or single
+    variables (the plain gather of ``log theta_{j, x_j, h}``), 10^5 binary patterns groups of
+    about six.
     """
     cards = np.asarray(cardinalities, dtype=np.int64)
     radices = cards + (patterns == MISSING).any(axis=0)
-    m, byte_budget = patterns.shape[0], GROUP_TABLE_BYTES_PER_CLASS * classes
+    m = patterns.shape[0]
+    # the tables and a block of counts per block of patterns, float64 each
+    max_rows = min(GROUP_TABLE_ROWS,
+                   GROUP_TABLE_BYTES // (8 * classes * (LATENT_CLASS_BLOCKS + 1)))
     best = None
-    for limit in ((max_states,) if max_states else (1 << power for power in range(13))):
+    for limit in ((max_states,) if max_states
+                  else (1 << power for power in range(GROUP_TABLE_ROWS.bit_length()))):
         group_starts = _consecutive_groups(radices, limit)
         states = _group_states(radices, group_starts)
-        if best is not None and states.sum() * classes * 8 > byte_budget:
+        if best is not None and states.sum() > max_rows:
             break
         cost = 2 * m * states.size + GROUP_TABLE_ROW_COST * int(
             states @ (np.diff(group_starts) + 1))

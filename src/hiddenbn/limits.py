@@ -69,6 +69,15 @@ EM_BYTES_PER_CELL = 16
 #: Extra copies of the CPTs an E step holds (the latent class E step's blocks of expected
 #: counts, :data:`hiddenbn.inference.LATENT_CLASS_BLOCKS`).
 E_STEP_TABLE_COPIES = 16
+#: Most rows of the latent class E step's stacked group tables
+#: (:func:`hiddenbn.inference.state_groups`), unless the variables alone have more: the tables
+#: and a block's counts, ``rows x k`` floats each, stay in a core's L2 cache.
+GROUP_TABLE_ROWS = 2**10
+#: Most bytes of those tables and their :data:`E_STEP_TABLE_COPIES` blocks of counts beyond
+#: what the variables alone would take: with few states per variable the groups have more
+#: rows than the CPTs (64 binary variables: up to 1024 against 128), so with very many classes
+#: they take fewer rows (a million classes: single variables), and :func:`check_em` adds this.
+GROUP_TABLE_BYTES = 2**26
 #: Memory per case and variable of an expanded data set (int64), as the annealed search and the
 #: Monte-Carlo estimator hold it.
 CASE_BYTES = 8
@@ -151,7 +160,8 @@ def check_network(network, what: str = "the model") -> None:
 # --- memory of computations -------------------------------------------------------------------
 def check_em(network, n_cases: int, restarts: int, annealing: bool) -> None:
     """Memory of EM with ``restarts`` starts; the annealed search also expands the cases."""
-    n_bytes = EM_BYTES_PER_CELL * table_cells(network) * (restarts + E_STEP_TABLE_COPIES)
+    n_bytes = (EM_BYTES_PER_CELL * table_cells(network) * (restarts + E_STEP_TABLE_COPIES)
+               + GROUP_TABLE_BYTES)
     if annealing:
         n_bytes += CASE_BYTES * n_cases * (len(network.observed_indices) + 2)
     require_memory(n_bytes, f"EM with {restarts} starts on {n_cases} cases",
