@@ -10,7 +10,7 @@ from hiddenbn.evidence import exact_log_evidence
 from hiddenbn.models import latent_class, random_parameters
 from hiddenbn.sampling import forward_sample, sample_dataset
 from hiddenbn.scores import bd_log_marginal, complete_data_counts
-from hiddenbn.smc import nested_smc_log_evidence, smc_log_evidence
+from hiddenbn.smc import MonteCarloEvidence, nested_smc_log_evidence, smc_log_evidence
 from hiddenbn.spec import parse_spec
 
 SEEDS = 24
@@ -98,6 +98,21 @@ def test_a_deterministic_node_is_handled(noisy_max_network):
     result = smc_log_evidence(noisy_max_network, data, np.random.default_rng(1), runs=8,
                               particles=32)
     assert abs(result.log_evidence - exact) < 4 * result.standard_error + 1e-3
+
+
+@pytest.mark.parametrize("log_runs, expected", [
+    ([3.0, 3.0, 3.0, 3.0], 4.0),  # runs that agree all count
+    ([0.0, -50.0, -60.0, -70.0], 1.0),  # one run dwarfs the others
+    ([0.0, 0.0, -40.0, -40.0], 2.0),
+])
+def test_effective_runs_is_kish_on_the_runs_evidence(log_runs, expected):
+    log_runs = np.array(log_runs)
+    for shift in (0.0, -20000.0):  # the scale of real log evidences, where exp underflows
+        result = MonteCarloEvidence(0.0, 0.0, log_runs + shift, log_runs.size, 8, 1, 0)
+        assert result.effective_runs == pytest.approx(expected, rel=1e-12)
+    z = np.exp(log_runs)  # the definition, on values that do not underflow
+    assert MonteCarloEvidence(0.0, 0.0, log_runs, log_runs.size, 8, 1, 0).effective_runs \
+        == pytest.approx(z.sum() ** 2 / (z ** 2).sum(), rel=1e-12)
 
 
 def test_same_result_on_one_and_two_threads():

@@ -83,6 +83,16 @@ def test_findings_state_each_experiment():
     assert "CS+ is closer to the gold standard than CS in 24 of 24 fits" in text
 
 
+def test_findings_count_the_estimates_that_rest_on_few_runs():
+    paper = pd.DataFrame({"hidden_states": [2, 3, 4, 5, 6], "generating_states": 4,
+                          "gold_effective_runs": [1.0, 1.9, 1.2, 2.0, 7.5]})
+    line, = gs._run_agreement_lines(paper)
+    assert "3 of 5 estimates rest on fewer than 2 effective runs" in line
+    assert "2 of 2 with fewer hidden states than the generating model; 1 of 3 with as many" \
+        in line
+    assert gs._run_agreement_lines(paper.drop(columns="gold_effective_runs")) == []
+
+
 def test_exact_cell_on_a_tiny_setting():
     section = {"hidden_states": 2, "features": 4, "cases": 8, "test_states": {"min": 1, "max": 2}}
     em = {"restarts": 4, "tolerance": 1e-5, "max_iterations": 50,
@@ -91,6 +101,7 @@ def test_exact_cell_on_a_tiny_setting():
     assert list(table["hidden_states"]) == [1, 2]
     assert np.all(np.abs(table["gold"] - table["exact"]) <= 4 * table["gold_se"] + 1e-9)
     assert table.loc[0, "gold_se"] < 1e-9  # one hidden state: nothing to sample
+    assert table.loc[0, "gold_effective_runs"] == pytest.approx(6.0)
     for score in gs.SCORES:
         assert np.isfinite(table.loc[1, score]) or score == "laplace"
 

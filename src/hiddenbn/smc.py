@@ -33,7 +33,10 @@ Standard error
     ``runs`` independent runs of ``particles`` particles each, each with its own random case
     order; each run gives ``log Z_r``; the estimate is ``log mean(Z_r)`` and its standard error
     ``sd(log Z_r) / sqrt(runs)`` (the delta method). The tests check it against the exact value
-    of :mod:`hiddenbn.evidence` over many seeds, and against Eq. 5 when nothing is hidden.
+    of :mod:`hiddenbn.evidence` over many seeds, and against Eq. 5 when nothing is hidden. The
+    delta method needs runs that agree to well within a nat; where they end in different
+    modes it is not the estimate's error (:attr:`MonteCarloEvidence.effective_runs`), and more
+    particles per run do not bring them together (``python -m benchmarks evidence``).
 
 Missing cells (:data:`hiddenbn.data.MISSING`, missing at random) are more hidden values: a
 case's configuration covers its hidden nodes and its missing cells (the layout of
@@ -117,6 +120,21 @@ class MonteCarloEvidence:
     particles: int
     moves: int
     resampling_steps: int
+
+    @property
+    def effective_runs(self) -> float:
+        """Kish's effective number of runs, ``(sum_r Z_r)^2 / sum_r Z_r^2``: how many runs
+        carry the estimate ``log mean(Z_r)``.
+
+        Near ``runs`` when the runs agree (spread of ``log Z_r`` well below a nat), and the
+        standard error is then the estimate's error. Near 1 when one run's ``Z_r`` dwarfs the
+        others: the runs ended in different modes (a model with fewer hidden states than the
+        data's clusters merges them in many ways), the estimate is the best run's, and the
+        spread of ``log Z_r`` measures how far the other runs fell, not the error of the
+        estimate, which the runs cannot give (a mode that no run found is missing from it).
+        """
+        weights = np.exp(self.run_estimates - self.run_estimates.max())
+        return float(weights.sum() ** 2 / (weights ** 2).sum())
 
 
 def _row_kinds(layout: CellLayout):

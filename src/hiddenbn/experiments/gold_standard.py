@@ -48,6 +48,10 @@ from hiddenbn.spec import parse_spec
 
 import matplotlib.pyplot as plt  # noqa: E402 (after hiddenbn.plots selects the Agg backend)
 
+#: Below this many effective runs (Kish's, of the runs' evidence) an SMC estimate is one or
+#: two runs' and its standard error is not its error (hiddenbn.smc.MonteCarloEvidence).
+FEW_RUNS = 2.0
+
 #: The approximations compared with the gold standard, and their labels.
 SCORES = {"laplace": "Laplace", "cs": "CS", "cs_plus": "CS+", "mled": "MLED",
           "draper": "Draper", "bic": "BIC", "bic_plus": "BIC+"}
@@ -89,7 +93,9 @@ def check_config(section: dict, paper003_section: dict | None) -> None:
 
 
 def gold_standard(network: Network, data: Dataset, seed: int, alpha: float, smc: dict):
-    """SMC ``(log p(D | S), standard error)`` with the configured runs and particles."""
+    """The SMC estimate of ``log p(D | S)`` with the configured runs and particles, as the
+    columns ``gold``, ``gold_se`` and ``gold_effective_runs`` (how many runs carry the
+    estimate: :attr:`hiddenbn.smc.MonteCarloEvidence.effective_runs`)."""
     return nested_gold_standard(network, [data], seed, alpha, smc)[0]
 
 
@@ -99,7 +105,8 @@ def nested_gold_standard(network: Network, data: list, seed: int, alpha: float, 
     results = nested_smc_log_evidence(network, data, np.random.default_rng(seed), alpha,
                                       runs=smc["runs"], particles=smc["particles"],
                                       moves=smc.get("moves", 1))
-    return [(result.log_evidence, result.standard_error) for result in results]
+    return [{"gold": result.log_evidence, "gold_se": result.standard_error,
+             "gold_effective_runs": result.effective_runs} for result in results]
 
 
 def _with_plus_scores(row: dict, n_cases: int) -> dict:
@@ -131,8 +138,7 @@ def exact_cell(section: dict, em: dict, prior_alpha: float, smc: dict, seed: int
                      run_all_iterations=em["run_all_iterations"])
         scores = score_fit(result, data, de)
         exact = exact_log_evidence(network, data, prior_alpha)
-        gold, gold_se = gold_standard(network, data, seeding.job_seed(seed, "smc", k),
-                                      prior_alpha, smc)
+        gold = gold_standard(network, data, seeding.job_seed(seed, "smc", k), prior_alpha, smc)
         rows.append({"hidden_states": k, "d": network.standard_dimension,
                      "log_likelihood": result.log_likelihood,
                      "log_posterior": result.log_posterior, "converged": result.converged,
@@ -140,7 +146,7 @@ def exact_cell(section: dict, em: dict, prior_alpha: float, smc: dict, seed: int
                      "laplace_positive_definite": scores.get("laplace_positive_definite", False),
                      **{score: scores.get(score, np.nan) for score in SCORES},
                      "cases": data.n_cases, "exact": exact.log_evidence,
-                     "exact_states": exact.peak_states, "gold": gold, "gold_se": gold_se})
+                     "exact_states": exact.peak_states, **gold})
     return pd.DataFrame(rows)
 
 
@@ -166,7 +172,7 @@ def paper_cell(data_file, fits_file, features: int, prior_alpha: float, smc: dic
             gold[states] = gold_standard(network, data, seeding.job_seed(seed, states),
                                          prior_alpha, smc)
         row = _with_plus_scores(row, data.n_cases)
-        row["gold"], row["gold_se"] = gold[states]
+        row.update(gold[states])
         row.update(features=features, cases=data.n_cases,
                    generating_states=generating_states)
         rows.append(row)
@@ -196,13 +202,13 @@ def slope_cell(setting: dict, sizes, prior_alpha: float, em: dict, smc: dict, po
     # one SMC pass over the whole sample estimates every prefix's log p(D)
     golds = nested_gold_standard(model, prefixes, seeding.job_seed(seed, "smc"), prior_alpha, smc)
     rows = []
-    for n, data, (gold, gold_se) in zip(sizes, prefixes, golds):
+    for n, data, gold in zip(sizes, prefixes, golds):
         result = fit(model, data, seeding.rng(seed, "em", n), prior_alpha,
                      em["restarts"], em["max_iterations"], em["tolerance"])
         scores = score_fit(result, data, de, with_laplace=False)
         rows.append({"cases": n, "ds": model.standard_dimension, "de": de,
                      "log_likelihood": result.log_likelihood, "converged": result.converged,
-                     "gold": gold, "gold_se": gold_se,
+                     **gold,
                      **{name: scores[name] for name in ("bic", "bic_plus", "cs", "cs_plus",
                                                        "mled", "draper")}})
     return pd.DataFrame(rows)
@@ -524,6 +530,24 @@ def _control_lines(table: pd.DataFrame) -> list[str]:
     return lines
 
 
+def _run_agreement_lines(paper: pd.DataFrame) -> list[str]:
+    """How many gold-standard estimates rest on fewer than :data:`FEW_RUNS` effective runs,
+    for test models with fewer hidden states than the generating model and the others."""
+    if "gold_effective_runs" not in paper:
+        return []
+    few = paper["gold_effective_runs"] < FEW_RUNS
+    fewer_states = paper["hidden_states"] < paper["generating_states"]
+    counts = [f"{int(few[group].sum())} of {int(group.sum())} {label}"
+              for group, label in ((fewer_states, "with fewer hidden states than the "
+                                    "generating model"),
+                                   (~fewer_states, "with as many or more"))]
+    return [f"* Agreement of the SMC runs: {int(few.sum())} of {len(paper)} estimates rest on "
+            f"fewer than {FEW_RUNS:g} effective runs ({'; '.join(counts)}). There the runs "
+            "ended in different modes, the estimate is the best run's, and its standard error "
+            "measures how far the other runs fell, not its own error; more particles per run "
+            "do not bring the runs together (`python -m benchmarks evidence`)."]
+
+
 def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame) -> str:
     """``findings.md``: what the gold standard says, in plain words and numbers."""
     lines = ["# Gold standard for the marginal likelihood: findings", "",
@@ -581,6 +605,7 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame) -> 
                                                      for k in by_states["hidden_states"]])
                             .rename(columns={f"{s}_mean": SCORES[s] for s in SCORES}
                                     | {"gold_se_mean": "gold SE"})), ""]
+        lines += _run_agreement_lines(paper) + [""]
         shapes = shape_errors(paper, ["experiment"])
         closest = shapes.set_index("experiment")[list(SCORES)].idxmin(axis=1)
         lines += ["* Shape: distance of each curve minus its maximum from the gold standard's "
