@@ -59,7 +59,11 @@ def test_delta_c_against_the_gold_standard_and_laplace():
     assert row["gold_margin_se"] == pytest.approx(1.0 / np.hypot(0.5, 0.5))
     assert (row["bic_vs_gold"], row["laplace_vs_gold"], row["mled_vs_gold"]) == (-1, 1, 1)
     assert (row["bic_vs_laplace"], row["cs_vs_laplace"]) == (-2, -1)
-    assert "bic_plus_vs_gold" not in row.index
+    assert "bic_plus_vs_gold" not in row.index and "gold_few_runs" not in row.index
+    for runs, few in (([8.0, 1.5, 8.0], True), ([8.0, 8.0, 1.5], True), ([1.0, 8.0, 8.0], False)):
+        row = gs.selection_errors(frame.assign(gold_effective_runs=runs),
+                                  ["experiment", "replicate"]).iloc[0]
+        assert row["gold_few_runs"] == few  # the best (3 states) or the runner-up (4) only
 
 
 def test_score_errors_and_the_cs_plus_comparison():

@@ -265,7 +265,9 @@ def selection_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
     """``Delta c`` = states chosen by each score minus states chosen by the gold standard (and
     by Laplace, paper 003's yardstick), one row per data set; ``gold_margin_se`` is the gap
     between the best and second-best gold values in units of their combined standard error
-    (below ~2 the gold choice itself is uncertain)."""
+    (below ~2 the gold choice itself is uncertain), and ``gold_few_runs`` says whether either
+    of the two rests on fewer than :data:`FEW_RUNS` effective runs (then that error is not
+    the estimate's own)."""
     rows = []
     for key, group in frame.groupby(keys):
         group = group.sort_values("hidden_states")
@@ -277,6 +279,9 @@ def selection_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
             gap = group["gold"].iloc[best[0]] - group["gold"].iloc[best[1]]
             se = np.hypot(group["gold_se"].iloc[best[0]], group["gold_se"].iloc[best[1]])
             row["gold_margin_se"] = gap / se if se > 0 else np.inf
+            if "gold_effective_runs" in group:
+                row["gold_few_runs"] = bool(
+                    (group["gold_effective_runs"].iloc[best[:2]] < FEW_RUNS).any())
         for score in SCORES:
             values = group[score].to_numpy(float)
             # Laplace is NaN where the Hessian is not positive definite (those models are
@@ -622,7 +627,10 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame) -> 
                   "", _markdown(_selection_summary(selection, "_vs_laplace")), "",
                   f"* In {uncertain} of {len(selection)} data sets the best and second-best test"
                   " models are within 2 standard errors of each other by the gold standard, so "
-                  "the gold choice itself is uncertain there.", ""]
+                  "the gold choice itself is uncertain there."
+                  + (f" In {int(selection['gold_few_runs'].sum())} the estimate of one of the "
+                     f"two rests on fewer than {FEW_RUNS:g} effective runs."
+                     if "gold_few_runs" in selection else ""), ""]
     if not slopes.empty:
         table = fitted_slopes(slopes)
         sizes = slopes.groupby("setting")["cases"].unique()
