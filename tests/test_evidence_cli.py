@@ -52,3 +52,25 @@ def test_one_run_is_refused(data_file, capsys):
         main(["evidence", str(data_file), "--model", "2:2,3,2", "--runs", "1"])
     assert exit_info.value.code == 2
     assert "at least 2 runs" in capsys.readouterr().err
+
+
+def test_an_estimate_carried_by_one_run_says_so(data_file, capsys, monkeypatch):
+    import hiddenbn.smc
+
+    def one_run_dominates(network, data, rng, alpha, runs, particles):
+        return hiddenbn.smc.MonteCarloEvidence(-20.0, 15.0, np.array([-20.0, -60.0, -75.0, -90.0]),
+                                               runs, particles, 1, 3)
+
+    monkeypatch.setattr(hiddenbn.smc, "smc_log_evidence", one_run_dominates)
+    assert main(["evidence", str(data_file), "--model", "2:2,3,2", "--runs", "4"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].startswith("note: the estimate rests on 1.0 of 4 runs")
+    assert main(["evidence", str(data_file), "--model", "2:2,3,2", "--runs", "4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["effective_runs"] == pytest.approx(1.0)
+
+
+def test_runs_that_agree_print_no_note(data_file, capsys):
+    assert main(["evidence", str(data_file), "--model", "2:2,3,2", "--runs", "4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["effective_runs"] > 2
+    assert main(["evidence", str(data_file), "--model", "2:2,3,2", "--runs", "4"]) == 0
+    assert "note:" not in capsys.readouterr().out

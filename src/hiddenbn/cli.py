@@ -393,7 +393,7 @@ def command_check_config(args) -> None:
 
 def command_evidence(args) -> None:
     from hiddenbn import seeding
-    from hiddenbn.smc import smc_log_evidence
+    from hiddenbn.smc import FEW_RUNS, smc_log_evidence
 
     dataset = _data_file(args).dataset
     network = _bound_model(args, dataset)
@@ -414,13 +414,18 @@ def command_evidence(args) -> None:
                                   runs=args.runs, particles=args.particles)
         report.update(log_evidence=result.log_evidence, standard_error=result.standard_error,
                       runs=result.runs, particles=result.particles,
+                      effective_runs=result.effective_runs,
                       run_estimates=result.run_estimates.tolist())
     if args.json:
         _print_json(report)
-    else:
-        error = "" if args.method == "exact" else f" +- {report['standard_error']:.3f}"
-        print(f"log p(D | {args.model}) = {report['log_evidence']:.4f}{error} ({args.method}, "
-              f"N = {data.n_cases}, {data.n_patterns} patterns)")
+        return
+    error = "" if args.method == "exact" else f" +- {report['standard_error']:.3f}"
+    print(f"log p(D | {args.model}) = {report['log_evidence']:.4f}{error} ({args.method}, "
+          f"N = {data.n_cases}, {data.n_patterns} patterns)")
+    if report.get("effective_runs", math.inf) < FEW_RUNS:
+        print(f"note: the estimate rests on {report['effective_runs']:.1f} of {args.runs} runs, "
+              "which ended in different modes, so the +- is not its error; rerun with other "
+              "--seed values and more --particles to see how far it moves")
 
 
 def _em_options(args) -> dict:

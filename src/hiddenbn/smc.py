@@ -67,6 +67,10 @@ from hiddenbn.models import Network
 #: Resample a run when its effective sample size falls below this fraction of its particles.
 RESAMPLE_THRESHOLD = 0.5
 
+#: Below this many effective runs an estimate is one or two runs' and its standard error is
+#: not its error (:attr:`MonteCarloEvidence.effective_runs`).
+FEW_RUNS = 2.0
+
 
 # --- kernels ---------------------------------------------------------------------------------
 @numba.njit(cache=True)

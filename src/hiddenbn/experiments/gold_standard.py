@@ -43,14 +43,10 @@ from hiddenbn.markdown import pipe_table
 from hiddenbn.models import Network, random_parameters
 from hiddenbn.sampling import forward_sample
 from hiddenbn.scores import bic, score_fit
-from hiddenbn.smc import nested_smc_log_evidence
+from hiddenbn.smc import FEW_RUNS, nested_smc_log_evidence
 from hiddenbn.spec import parse_spec
 
 import matplotlib.pyplot as plt  # noqa: E402 (after hiddenbn.plots selects the Agg backend)
-
-#: Below this many effective runs (Kish's, of the runs' evidence) an SMC estimate is one or
-#: two runs' and its standard error is not its error (hiddenbn.smc.MonteCarloEvidence).
-FEW_RUNS = 2.0
 
 #: The approximations compared with the gold standard, and their labels.
 SCORES = {"laplace": "Laplace", "cs": "CS", "cs_plus": "CS+", "mled": "MLED",
@@ -266,7 +262,7 @@ def selection_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
     by Laplace, paper 003's yardstick), one row per data set; ``gold_margin_se`` is the gap
     between the best and second-best gold values in units of their combined standard error
     (below ~2 the gold choice itself is uncertain), and ``gold_few_runs`` says whether either
-    of the two rests on fewer than :data:`FEW_RUNS` effective runs (then that error is not
+    of the two rests on fewer than :data:`hiddenbn.smc.FEW_RUNS` effective runs (then that error is not
     the estimate's own)."""
     rows = []
     for key, group in frame.groupby(keys):
@@ -536,7 +532,7 @@ def _control_lines(table: pd.DataFrame) -> list[str]:
 
 
 def _run_agreement_lines(paper: pd.DataFrame) -> list[str]:
-    """How many gold-standard estimates rest on fewer than :data:`FEW_RUNS` effective runs,
+    """How many gold-standard estimates rest on fewer than :data:`hiddenbn.smc.FEW_RUNS` effective runs,
     for test models with fewer hidden states than the generating model and the others."""
     if "gold_effective_runs" not in paper:
         return []
