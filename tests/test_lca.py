@@ -293,6 +293,19 @@ def test_a_small_class_with_many_zeros_is_identifiable():
                                rtol=0.05)
 
 
+def test_a_note_about_many_empty_classes_names_the_first_few():
+    network = latent_class(30, [2, 2])
+    rng = np.random.default_rng(3)
+    cpts = random_parameters(network, rng)
+    cpts[0] = np.zeros((1, 30))
+    cpts[0][0, 0] = 1.0  # classes 2..30 are empty
+    data = sample_dataset(network, cpts, 50, rng)
+    notes = lca.standard_errors(network, cpts, data.patterns, data.counts, 1.0).notes
+    named = lca.NAMED_IN_NOTE
+    expected = ", ".join(str(h) for h in range(2, 2 + named)) + f", and {29 - named} more"
+    assert notes[0].startswith(f"empty classes {expected} (size below")
+
+
 def test_an_empty_class_a_singular_point_and_a_non_maximum_are_named():
     network, data, fit = _fit(2, [2, 2, 2], 500, 6)
 

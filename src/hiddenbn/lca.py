@@ -408,8 +408,15 @@ def _entry_names(network: Network, cpts, categories, entries) -> str:
     names = [f"size of class {x + 1}" if i == 0 else
              f"class {h + 1}: {network.names[i]} = {categories[i - 1][x]}"
              for i, h, x in zip(node, row, state)]
+    return _first_named(names, "; ")
+
+
+def _first_named(names, separator: str) -> str:
+    """At most :data:`NAMED_IN_NOTE` of ``names`` and how many more (a note stays one line
+    however many classes or entries it is about)."""
     more = len(names) - NAMED_IN_NOTE
-    return "; ".join(names[:NAMED_IN_NOTE]) + (f"; and {more} more" if more > 0 else "")
+    return separator.join(names[:NAMED_IN_NOTE]) + (f"{separator}and {more} more"
+                                                      if more > 0 else "")
 
 
 def _covariance_method(alpha: float) -> str:
@@ -508,7 +515,7 @@ def standard_errors(network: Network, cpts, patterns, counts, alpha: float,
     empty = np.flatnonzero(cpts[0][0] < BOUNDARY_PROBABILITY)
     if empty.size:
         notes.append(f"empty class{'es' if empty.size > 1 else ''} "
-                     f"{', '.join(str(h + 1) for h in empty)} (size below "
+                     f"{_first_named([str(h + 1) for h in empty], ', ')} (size below "
                      f"{BOUNDARY_PROBABILITY:g}): the data say nothing about "
                      f"{'their' if empty.size > 1 else 'its'} item-response probabilities; no "
                      "standard errors for them")
