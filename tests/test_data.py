@@ -115,7 +115,20 @@ def test_the_file_base_keeps_zero_based_codes_and_reads_one_based_surveys(tmp_pa
     one = read_data(write(tmp_path, "A,B\n1,1\n2,4\n", "one.csv"))
     assert one.dataset.categories == (("1", "2"), ("1", "2", "3", "4"))
     assert one.every_case.patterns[one.row_patterns].tolist() == [[0, 0], [1, 3]]
-    assert not one.notes
+    # 2 and 3 count as states of B although no cell has them: said, as a stray 99 would be
+    assert one.notes == ("whole numbers that no cell has still count as states, in column 'B' "
+                         "(2 of 1..4). If a number stands for a missing answer (such as 99), add "
+                         "it to the missing values (--missing-values); a data dictionary fixes a "
+                         "column's states",)
+    assert not read_data(write(tmp_path, "A,B\n1,1\n2,2\n", "full.csv")).notes
+
+
+def test_one_number_written_two_ways_is_refused(tmp_path):
+    with pytest.raises(DataError, match="column 'a' has both '1' and '1.0', one number written "
+                                        "two ways"):
+        read_data(write(tmp_path, "a,b\n1,0\n1.0,1\n2,0\n"))
+    labels = read_data(write(tmp_path, "a,b\n1,0\n1.5,1\nx,0\n", "labels.csv"))
+    assert labels.dataset.categories[0] == ("1", "1.5", "x")
 
 
 def test_a_data_dictionary_fixes_states_order_and_absent_categories(tmp_path):
@@ -130,6 +143,13 @@ def test_a_data_dictionary_fixes_states_order_and_absent_categories(tmp_path):
         read_csv(data, dictionary=bad)
     with pytest.raises(DataError, match="names column 'age', which data file"):
         read_csv(data, dictionary={"age": ("1",)})
+    # a category that is also a missing value would turn missing cells into that category
+    for category, message in (("", "lists an empty category, which is read as a missing cell"),
+                              ("NA", "lists 'NA', which is read as a missing cell")):
+        with pytest.raises(DataError, match=message):
+            read_csv(data, dictionary={"smoker": ("no", "yes", category)})
+    assert read_csv(data, dictionary={"smoker": ("no", "yes", "NA")},
+                    missing_values=("",)).categories[0] == ("no", "yes", "NA")
 
 
 def test_missing_values_are_configurable_and_drop_deletes_cases(tmp_path):

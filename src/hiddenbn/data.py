@@ -515,6 +515,12 @@ def _encode(path: Path, name: str, values: np.ndarray, declared, missing_values)
                         "column out of the file (or out of --columns)")
     if declared is not None:
         states = list(declared)
+        read_as_missing = [label for label in states if label in missing_values]
+        if read_as_missing:
+            raise DataError(f"data dictionary: column {name!r} lists "
+                            f"{excerpt(read_as_missing[0]) if read_as_missing[0] else 'an empty category'}"
+                            ", which is read as a missing cell; take it out of the list, or "
+                            "leave it out of the missing values (--missing-values)")
         position = {label: s for s, label in enumerate(states)}
         absent = [text for text in present if text not in position]
         if absent:
@@ -528,9 +534,23 @@ def _encode(path: Path, name: str, values: np.ndarray, declared, missing_values)
             integers = dict(zip(present, numbers))
             return codes, texts, integers
         states = sorted(set(present), key=_natural_order)
+        _refuse_one_number_written_twice(path, name, states)
         position = {label: s for s, label in enumerate(states)}
     lookup = np.array([position.get(text, MISSING) for text in texts], dtype=np.int64)
     return lookup[codes], tuple(states), None
+
+
+def _refuse_one_number_written_twice(path: Path, name: str, labels) -> None:
+    """Refuse labels that are one number written two ways (``1`` and ``1.0``): as two states
+    they would split the cases of one answer."""
+    numbers = {}
+    for label in labels:
+        if _NUMBER.fullmatch(label):
+            other = numbers.setdefault(float(label), label)
+            if other != label:
+                raise DataError(f"data file {path}: column {name!r} has both {excerpt(other)} "
+                                f"and {excerpt(label)}, one number written two ways; write "
+                                "each state one way")
 
 
 def _apply_base(path: Path, names, encoded) -> tuple[list, tuple, list]:
@@ -552,6 +572,16 @@ def _apply_base(path: Path, names, encoded) -> tuple[list, tuple, list]:
                            for text in texts], dtype=np.int64)
         codes.append(lookup[code])
         categories.append(NumberedStates(base, top - base + 1))
+    gaps = [f"{name!r} ({unused} of {lo}..{hi})"
+            for name, (_, _, integers) in zip(names, encoded) if integers is not None
+            for lo, hi in [(min(integers.values()), max(integers.values()))]
+            for unused in [hi - lo + 1 - len(set(integers.values()))] if unused]
+    if gaps:
+        notes.append(f"whole numbers that no cell has still count as states, in column"
+                     f"{'s' if len(gaps) > 1 else ''} {', '.join(gaps[:3])}"
+                     f"{', ...' if len(gaps) > 3 else ''}. If a number stands "
+                     "for a missing answer (such as 99), add it to the missing values "
+                     "(--missing-values); a data dictionary fixes a column's states")
     unseen = [name for name, (_, _, integers) in zip(names, encoded)
               if integers is not None and min(integers.values()) > base]
     if unseen:
