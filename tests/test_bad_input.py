@@ -228,6 +228,25 @@ def test_arguments_that_would_run_until_killed_are_refused(data, capsys, argv, m
     assert_refused(run(capsys, *[data if a == "DATA" else a for a in argv]), message)
 
 
+@pytest.mark.parametrize("command", [["fit", "DATA", "--model", "2:2,2"],
+                                     ["evidence", "DATA", "--model", "2:2,2", "--method", "exact"]])
+def test_a_prior_alpha_past_the_precision_of_the_scores_is_refused(data, capsys, command):
+    # at 1e16 the cancellation in log Gamma(alpha + N) - log Gamma(alpha) had given a log
+    # marginal likelihood above 0
+    argv = [data if a == "DATA" else a for a in command]
+    assert_refused(run(capsys, *argv, "--prior-alpha", "1e16"),
+                   "argument --prior-alpha: 1e+16 is above the limit of 1000000.0")
+
+
+def test_prior_alpha_at_its_limit_gives_the_uniform_distribution(tmp_path, capsys):
+    path = write(tmp_path, "data.csv", "X1,X2\n0,1\n1,0\n2,2\n")
+    code, out, _ = run(capsys, "evidence", path, "--model", "2:3,3", "--method", "exact",
+                       "--prior-alpha", "1e6", "--json")
+    value = json.loads(out)["log_evidence"]
+    assert code == 0
+    assert value == pytest.approx(6 * np.log(1 / 3), abs=1e-4)  # the limit of every CPT at 1/r
+
+
 def test_exact_evidence_refuses_a_huge_count_before_listing_its_splits(tmp_path, capsys):
     path = write(tmp_path, "data.csv", "X1,X2,count\n0,1,1000000000\n1,0,3\n")
     assert_refused(run(capsys, "evidence", path, "--model", "2:2,2", "--method", "exact"),

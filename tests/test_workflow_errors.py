@@ -99,7 +99,13 @@ def problems_of(edit):
      "config studies.latent_class.generators.lc3.generating_alpha: must be a positive number, "
      "got nan"),
     (lambda c: c["meek_heckerman1997"].update(prior_alpha=math.inf),
-     "config meek_heckerman1997.prior_alpha: must be a number of at least 1, got inf"),
+     "config meek_heckerman1997.prior_alpha: must be a Dirichlet alpha from 1 to 1e6, got inf"),
+    # MAP EM needs alpha >= 1: 0.5 had passed the check and failed the fit jobs
+    (lambda c: c["gold_standard"].update(prior_alpha=0.5),
+     "config gold_standard.prior_alpha: must be a Dirichlet alpha from 1 to 1e6, got 0.5"),
+    (lambda c: c["chickering_heckerman1996"].update(prior_alpha=1e16),
+     "config chickering_heckerman1996.prior_alpha: must be a Dirichlet alpha from 1 to 1e6, got "
+     "1e+16"),
     (lambda c: c["meek_heckerman1997"]["cause_probabilities"].__setitem__(1, -math.inf),
      "config meek_heckerman1997.cause_probabilities[1]: must be a number strictly between 0 and "
      "1, got -inf"),
