@@ -330,3 +330,32 @@ def test_the_table_limit_guards_what_builds_tables_and_dim_keeps_its_own(capsys)
     wide = "3:" + ",".join(["100000000"] * 2)
     assert_refused(run(capsys, "params", wide), "the number of CPT entries of the model")
     assert_refused(run(capsys, "dim", wide), "db = 599999990 is an upper bound on de")
+
+
+# --- outputs that cannot be written as given ----------------------------------------------------
+@pytest.mark.parametrize("argv, message", [
+    (["fit", "DATA", "--model", "2:2,2", "--save-params", "OUT/fit.json", "--posteriors",
+      "OUT"], "--posteriors OUT is a folder; give a file name"),
+    (["fit", "DATA", "--model", "2:2,2", "--plot", "OUT/p.png", "--posteriors", "DATA"],
+     "--posteriors DATA is also an input of this command and would be overwritten"),
+    (["fit", "DATA", "--model", "2:2,2", "--posteriors", "OUT/p.csv", "--save-params",
+      "OUT/p.csv"], "--posteriors and --save-params both name OUT/p.csv; give each output its "
+                    "own file"),
+    (["fit", "DATA", "--model", "2:2,2", "--posteriors", "DATA/p.csv"],
+     "is a file, not a folder; give a path in a folder"),
+    (["sample", "2:2,2", "--n", "5", "-o", "OUT/s.csv", "--save-params", "OUT"],
+     "--save-params OUT is a folder"),
+    (["sample", "2:2,2", "--n", "5", "-o", "OUT/s.csv", "--save-params", "OUT/s.csv"],
+     "--save-params and --output both name OUT/s.csv"),
+    (["params", "2:2,2", "-o", "OUT"], "--output OUT is a folder"),
+])
+def test_outputs_that_cannot_be_written_are_refused_before_any_is(tmp_path, data, capsys, argv,
+                                                                  message):
+    """Found by an input audit: a later output that failed left the earlier ones written, and
+    an output named like the data file replaced it."""
+    out = tmp_path / "out"
+    out.mkdir()
+    before = sorted(tmp_path.rglob("*"))
+    argv = [a.replace("OUT", str(out)).replace("DATA", data) for a in argv]
+    assert_refused(run(capsys, *argv), message.replace("OUT", str(out)).replace("DATA", data))
+    assert sorted(tmp_path.rglob("*")) == before

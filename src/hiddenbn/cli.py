@@ -138,6 +138,34 @@ def _outputs(*paths):
         yield [path and stack.enter_context(atomic_output(path)) for path in paths]
 
 
+def _check_outputs(outputs: dict, inputs=()) -> None:
+    """Refuse, before any work, output paths that cannot be written as given: an existing
+    folder, a path under a file, one path for two outputs, or an input of the command (which
+    the output would replace). ``outputs`` maps each option to its path (None: not wanted)."""
+    from pathlib import Path
+
+    read = {Path(path).resolve() for path in inputs if path}
+    named = {}
+    for option, path in outputs.items():
+        if not path:
+            continue
+        resolved = Path(path).resolve()
+        if resolved.is_dir():
+            raise HiddenbnError(f"{option} {path} is a folder; give a file name")
+        blocking = next((parent for parent in resolved.parents
+                         if parent.exists() and not parent.is_dir()), None)
+        if blocking is not None:
+            raise HiddenbnError(f"{option} {path}: {blocking} is a file, not a folder; give a "
+                                "path in a folder")
+        if resolved in read:
+            raise HiddenbnError(f"{option} {path} is also an input of this command and would be "
+                                "overwritten; give the output another name")
+        if resolved in named:
+            raise HiddenbnError(f"{named[resolved]} and {option} both name {path}; give each "
+                                "output its own file")
+        named[resolved] = option
+
+
 def _parameters(args, network):
     """The parameters given by --params, or drawn from Dirichlet(--generating-alpha)."""
     from hiddenbn import seeding
@@ -180,6 +208,8 @@ def command_sample(args) -> None:
     from hiddenbn.sampling import blank_cells, sample_dataset
     from hiddenbn.spec import parse_spec
 
+    _check_outputs({"--save-params": args.save_params, "--output": args.output},
+                   [args.spec, args.params])
     network = parse_spec(args.spec)
     limits.check_network(network)
     limits.check_sample(args.n, len(network.observed_indices), args.counts)
@@ -201,6 +231,7 @@ def command_params(args) -> None:
     from hiddenbn.models import parameters_to_dict, random_parameters, save_parameters
     from hiddenbn.spec import parse_spec
 
+    _check_outputs({"--output": args.output}, [args.spec])
     network = parse_spec(args.spec)  # random_parameters checks the size of its tables
     cpts = random_parameters(network, seeding.rng(args.seed, "parameters"),
                              args.generating_alpha)
@@ -313,6 +344,9 @@ def command_fit(args) -> None:
         raise HiddenbnError("give the model: --model SPEC or --classes K")
     if args.model is not None and args.classes is not None:
         raise HiddenbnError("give --model or --classes, not both")
+    _check_outputs({"--posteriors": args.posteriors, "--plot": args.plot,
+                    "--save-params": args.save_params},
+                   [args.data, args.model, args.init, args.dictionary])
     model = args.model and interaction_report.interaction_spec(args.model)  # paper 004 form
     if model:
         report = interaction_report.fit_report(model, args.data, args.seed, args.prior_alpha,
