@@ -176,3 +176,58 @@ def test_posteriors_of_every_hidden_node_for_a_tree(tmp_path, capsys):
                         for r in rows])
         assert np.allclose(got, expected, atol=1e-5)
         assert [int(r[f"modal_{name}"]) for r in rows] == (expected.argmax(axis=1) + 1).tolist()
+
+
+def test_data_sampled_from_a_fit_of_labelled_data_has_its_labels(survey, tmp_path, capsys):
+    """Found by an input audit: ``sample --params`` wrote codes 0..r-1 for a fit of labelled
+    data, so 'never' came out as 1 and the fit read it back as other states."""
+    saved, model = tmp_path / "fit.json", tmp_path / "model.json"
+    assert run(capsys, "fit", survey, "--classes", "2", "--restarts", "4", "--skip-de",
+               "--save-params", saved)[0] == 0
+    document = json.loads(saved.read_text())
+    model.write_text(json.dumps(document["network"]))
+    labels = read_data(survey).dataset.states()
+    for extra in ([], ["--counts"], ["--missing-rate", "0.2"]):
+        sample = tmp_path / "sample.csv"
+        assert run(capsys, "sample", model, "--n", "400", "--params", saved, "--seed", "2",
+                   "-o", sample, *extra)[0] == 0
+        back = read_data(sample).dataset
+        assert all(set(back.states()[name]) <= set(labels[name]) for name in labels)
+        assert back.states()["drinks"] == labels["drinks"]  # every state drawn at N = 400
+        # the sample's codes are the fit's: the fit's parameters start EM on it
+        assert run(capsys, "fit", sample, "--model", model, "--init", saved, "--skip-de")[0] == 0
+    # each label stands for its own state: the sampled frequencies are the fitted model's
+    large = tmp_path / "large.csv"
+    assert run(capsys, "sample", model, "--n", "20000", "--params", saved, "--seed", "5",
+               "-o", large)[0] == 0
+    sample = read_data(large).dataset
+    for name in ("drinks", "exercise"):
+        column = sample.names.index(name)
+        sampled = {label: sample.counts[sample.patterns[:, column] == code].sum() / 20000
+                   for code, label in enumerate(sample.states()[name])}
+        classes = np.array(document["cpts"]["H"][0])
+        fitted = classes @ np.array(document["cpts"][name])
+        for label, probability in zip(document["states"][name], fitted):
+            assert abs(sampled.get(label, 0.0) - probability) < 4 * np.sqrt(0.25 / 20000)
+
+
+@pytest.mark.parametrize("states, message", [
+    ({"H": ["a", "b"]}, "labels the states of 'H', which is not an observed node"),
+    ({"smoker": ["no"]}, "the states of 'smoker' must be 2 distinct labels"),
+    ({"smoker": ["no", "no"]}, "the states of 'smoker' must be 2 distinct labels"),
+    ({"smoker": [True, False]}, "the states of 'smoker' must be 2 distinct labels"),
+    (["no", "yes"], "'states' must map node names to lists of labels"),
+])
+def test_bad_state_labels_in_a_parameter_file_are_one_line(survey, tmp_path, capsys, states,
+                                                            message):
+    saved = tmp_path / "fit.json"
+    assert run(capsys, "fit", survey, "--classes", "2", "--restarts", "2", "--skip-de",
+               "--save-params", saved)[0] == 0
+    document = json.loads(saved.read_text())
+    document["states"] = states
+    saved.write_text(json.dumps(document))
+    (tmp_path / "model.json").write_text(json.dumps(document["network"]))
+    code, out, err = run(capsys, "sample", tmp_path / "model.json", "--n", "5", "--params", saved,
+                         "-o", tmp_path / "s.csv")
+    assert code == 2 and message in err and err.count("\n") == 1
+    assert not (tmp_path / "s.csv").exists()

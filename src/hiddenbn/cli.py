@@ -167,14 +167,15 @@ def _check_outputs(outputs: dict, inputs=()) -> None:
 
 
 def _parameters(args, network):
-    """The parameters given by --params, or drawn from Dirichlet(--generating-alpha)."""
+    """The parameters given by --params, or drawn from Dirichlet(--generating-alpha), and the
+    labels of the observed nodes' states that the parameter file gives (``{}`` if none)."""
     from hiddenbn import seeding
-    from hiddenbn.models import load_parameters, random_parameters
+    from hiddenbn.models import load_labelled_parameters, random_parameters
 
     if args.params:
-        return load_parameters(args.params, network)
+        return load_labelled_parameters(args.params, network)
     return random_parameters(network, seeding.rng(args.seed, "parameters"),
-                             args.generating_alpha)
+                             args.generating_alpha), {}
 
 
 def _add_parameter_options(parser):
@@ -202,8 +203,10 @@ def exact_log_evidence(*args, **kwargs):
 
 
 def command_sample(args) -> None:
+    from dataclasses import replace
+
     from hiddenbn import seeding
-    from hiddenbn.data import write_csv, write_rows_csv
+    from hiddenbn.data import NumberedStates, write_csv, write_rows_csv
     from hiddenbn.models import save_parameters
     from hiddenbn.sampling import blank_cells, sample_dataset
     from hiddenbn.spec import parse_spec
@@ -213,17 +216,23 @@ def command_sample(args) -> None:
     network = parse_spec(args.spec)
     limits.check_network(network)
     limits.check_sample(args.n, len(network.observed_indices), args.counts)
-    cpts = _parameters(args, network)
+    cpts, labels = _parameters(args, network)
+    # states labelled by the parameter file (a fit of labelled data) are written as labels
+    categories = tuple(labels.get(name, NumberedStates(0, network.cardinalities[i]))
+                       for i, name in zip(network.observed_indices, network.observed_names)) \
+        if labels else None
     data_rng = seeding.rng(args.seed, "data")
     with _outputs(args.save_params, args.output) as (params_file, data_file):
         if params_file:
-            save_parameters(params_file, network, cpts)
+            save_parameters(params_file, network, cpts, labels)
         output = data_file or sys.stdout
         if args.counts:
-            write_csv(output, sample_dataset(network, cpts, args.n, data_rng, args.missing_rate))
+            sample = sample_dataset(network, cpts, args.n, data_rng, args.missing_rate)
+            write_csv(output, replace(sample, categories=categories) if categories else sample)
         else:
             write_rows_csv(output, network.observed_names, blank_cells(
-                forward_sample(network, cpts, args.n, data_rng), args.missing_rate, data_rng))
+                forward_sample(network, cpts, args.n, data_rng), args.missing_rate, data_rng),
+                categories)
 
 
 def command_params(args) -> None:

@@ -213,17 +213,36 @@ class Dataset:
 
 
 def write_csv(path, dataset: Dataset) -> None:
-    """Write ``dataset`` as CSV pattern counts: one line per pattern and a ``count`` column."""
+    """Write ``dataset`` as CSV pattern counts: one line per pattern and a ``count`` column;
+    each state as its category (:attr:`Dataset.categories`), so the file reads back as the
+    same data."""
     write_rows_csv(path, dataset.names + (COUNT_COLUMN,),
-                   np.column_stack([dataset.patterns, dataset.counts]))
+                   np.column_stack([dataset.patterns, dataset.counts]),
+                   None if dataset.categories is None else (*dataset.categories, None))
 
 
-def write_rows_csv(path, names, rows) -> None:
+def write_rows_csv(path, names, rows, categories=None) -> None:
     """Write cases as CSV, one line per case in the given order (``path`` may be a stream); a
-    :data:`MISSING` cell is written empty."""
+    :data:`MISSING` cell is written empty. With ``categories`` (per column, the labels of its
+    codes, or None to write a column's numbers) each code is written as its label."""
     rows = np.asarray(rows)
 
     def save(target):
+        if categories is not None and any(labels is not None and labels != NumberedStates(
+                0, len(labels)) for labels in categories):
+            import pandas as pd
+
+            columns = {}
+            for j, (name, labels) in enumerate(zip(names, categories)):
+                codes = rows[:, j]
+                if labels is None or isinstance(labels, NumberedStates):
+                    base = 0 if labels is None else labels.base
+                    columns[name] = pd.array(codes + base, dtype="Int64")
+                    columns[name][codes == MISSING] = pd.NA
+                else:  # the empty label last, where a MISSING code (-1) indexes
+                    columns[name] = np.array([*labels, ""], dtype=object)[codes]
+            pd.DataFrame(columns).to_csv(target, index=False, lineterminator="\n")
+            return
         if not (rows == MISSING).any():
             np.savetxt(target, rows, fmt="%d", delimiter=",", header=",".join(names),
                        comments="")

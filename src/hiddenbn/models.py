@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from hiddenbn import limits
-from hiddenbn.errors import HiddenbnError, ParameterError, SpecError
+from hiddenbn.errors import HiddenbnError, ParameterError, SpecError, excerpt
 from hiddenbn.files import atomic_write_text
 from hiddenbn.textfiles import read_text
 
@@ -333,6 +333,13 @@ def load_parameters(path, network: Network, states=None) -> list:
     """Read a parameter file written by :func:`save_parameters` and check it fits ``network``
     (and, where both the file and ``states`` label a node's states, that they agree: a table
     whose columns mean other states would be silently wrong)."""
+    return load_labelled_parameters(path, network, states)[0]
+
+
+def load_labelled_parameters(path, network: Network, states=None) -> tuple[list, dict]:
+    """:func:`load_parameters`, and the labels the file gives the states of observed nodes
+    (``{node: [label, ...]}``, in the order of the table columns; empty if it gives none),
+    each checked to be distinct text, one per state."""
     text = read_text(path, ParameterError, "parameter file", limits.MAX_PARAMETER_FILE_BYTES)
     try:
         document = json.loads(text)
@@ -349,14 +356,32 @@ def load_parameters(path, network: Network, states=None) -> list:
     if unknown:
         raise ParameterError(f"parameter file {path} has a table for {unknown[0]!r}, which is not "
                              "a node of the model")
-    labelled = document.get("states")
-    for name, labels in (labelled.items() if isinstance(labelled, dict) and states else ()):
-        if name in states and [str(label) for label in labels] != list(states[name]):
+    labelled = _state_labels(path, network, document.get("states", {}))
+    for name, labels in (labelled.items() if states else ()):
+        if name in states and labels != list(states[name]):
             raise ParameterError(f"parameter file {path} gives {name!r} the states "
-                                 f"{', '.join(map(str, labels))} but the data has "
+                                 f"{', '.join(labels)} but the data has "
                                  f"{', '.join(states[name])}; fit again or edit the file")
     cpts = [_numbers(path, tables[name]) if name in tables else None for name in network.names]
-    return check_parameters(network, cpts)
+    return check_parameters(network, cpts), labelled
+
+
+def _state_labels(path, network: Network, labelled) -> dict:
+    """The ``states`` object of a parameter file, checked against ``network``."""
+    if not isinstance(labelled, dict):
+        raise ParameterError(f"parameter file {path}: 'states' must map node names to lists of "
+                             "labels")
+    for name, labels in labelled.items():
+        if name not in network.names or network.hidden[network.names.index(name)]:
+            raise ParameterError(f"parameter file {path} labels the states of {excerpt(name)}, "
+                                 "which is not an observed node of the model")
+        cardinality = network.cardinalities[network.names.index(name)]
+        text = [str(label) for label in labels if isinstance(label, (str, int))
+                and not isinstance(label, bool)] if isinstance(labels, list) else []
+        if len(text) != cardinality or len(labels) != cardinality or len(set(text)) != len(text):
+            raise ParameterError(f"parameter file {path}: the states of {name!r} must be "
+                                 f"{cardinality} distinct labels, one per state")
+    return {name: [str(label) for label in labels] for name, labels in labelled.items()}
 
 
 def _numbers(path, table) -> np.ndarray:
