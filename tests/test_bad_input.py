@@ -11,6 +11,7 @@ import json
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -359,3 +360,41 @@ def test_outputs_that_cannot_be_written_are_refused_before_any_is(tmp_path, data
     argv = [a.replace("OUT", str(out)).replace("DATA", data) for a in argv]
     assert_refused(run(capsys, *argv), message.replace("OUT", str(out)).replace("DATA", data))
     assert sorted(tmp_path.rglob("*")) == before
+
+
+# --- a key given twice: the parsers keep the last one silently ----------------------------------
+DUPLICATE_NODE_YAML = ("nodes:\n  H: {states: 2, hidden: true}\n  X1: {states: 2, parents: [H]}\n"
+                       "  X2: {states: 2, parents: [H]}\n  X1: {states: 3, parents: [H]}\n")
+DUPLICATE_NODE_JSON = ('{"nodes": {"H": {"states": 2, "hidden": true}, "X1": {"states": 2, '
+                       '"parents": ["H"]}, "X2": {"states": 2, "parents": ["H"]}, "X1": '
+                       '{"states": 3, "parents": ["H"]}}}')
+
+
+@pytest.mark.parametrize("name, text, message", [
+    ("model.yaml", DUPLICATE_NODE_YAML, "cannot be parsed: line 5: found the key 'X1' twice"),
+    ("model.json", DUPLICATE_NODE_JSON, "cannot be parsed: the key 'X1' appears twice"),
+])
+def test_a_node_defined_twice_in_a_spec_file_is_refused(tmp_path, capsys, name, text, message):
+    assert_refused(run(capsys, "dim", write(tmp_path, name, text)), message)
+
+
+def test_a_column_named_twice_in_a_dictionary_is_refused(tmp_path, capsys):
+    data = write(tmp_path, "data.csv", "smoker,q\nno,1\nyes,2\nno,2\n")
+    dictionary = write(tmp_path, "d.yaml", "smoker: [no, yes]\nq: [1, 2]\nsmoker: [yes, no]\n")
+    assert_refused(run(capsys, "fit", data, "--classes", "2", "--dictionary", dictionary),
+                   "data dictionary " + dictionary + ", line 3: found the key 'smoker' twice")
+
+
+def test_a_table_given_twice_in_a_parameter_file_is_refused(tmp_path, capsys, data):
+    params = write(tmp_path, "p.json", '{"cpts": {"H": [[0.5, 0.5]], "X1": [[0.5, 0.5], '
+                   '[0.5, 0.5]], "X2": [[1, 0], [0, 1]], "X1": [[0.9, 0.1], [0.1, 0.9]]}}')
+    assert_refused(run(capsys, "fit", data, "--model", "2:2,2", "--init", params),
+                   "is not valid JSON: the key 'X1' appears twice in one object")
+
+
+def test_a_config_key_given_twice_is_refused(tmp_path, capsys):
+    config = (Path(__file__).resolve().parents[1] / "config" / "quick.yaml").read_text().replace(
+        "seed:", "seed: 1\nseed:", 1)
+    path = write(tmp_path, "config.yaml", config)
+    code, out, err = run(capsys, "check-config", path)
+    assert code == 2 and "found the key 'seed' twice" in err and err.count("\n") == 1

@@ -40,7 +40,7 @@ from hiddenbn import limits
 from hiddenbn.defaults import DEFAULT_MISSING_VALUES, MISSING_HANDLING
 from hiddenbn.errors import DataError, excerpt
 from hiddenbn.files import atomic_output
-from hiddenbn.textfiles import checked_text_path, not_utf8, read_text
+from hiddenbn.textfiles import checked_text_path, not_utf8, read_text, yaml_loader
 
 COUNT_COLUMN = "count"
 #: A missing cell in :attr:`Dataset.patterns` (summed out under missing at random).
@@ -394,10 +394,13 @@ def read_dictionary(path) -> dict:
 
     text = read_text(path, DataError, "data dictionary", MAX_DICTIONARY_BYTES)
     try:
-        document = yaml.load(text, Loader=yaml.BaseLoader)  # every scalar as text
+        document = yaml.load(text, Loader=yaml_loader("BaseLoader"))  # every scalar as text
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f", line {mark.line + 1}" if mark is not None else ""
+        if isinstance(err, yaml.constructor.ConstructorError):  # a column named twice
+            raise DataError(f"data dictionary {path}{where}: {err.problem}; give each column "
+                            "once") from None
         raise DataError(f"data dictionary {path}{where} is not valid YAML; write one line per "
                         "column, e.g. 'smoker: [no, yes]'") from None
     if not isinstance(document, dict) or not document:

@@ -27,7 +27,7 @@ import numpy as np
 from hiddenbn import limits
 from hiddenbn.errors import HiddenbnError, ParameterError, SpecError, excerpt
 from hiddenbn.files import atomic_write_text
-from hiddenbn.textfiles import read_text
+from hiddenbn.textfiles import read_text, unique_json_object
 
 KINDS = ("discrete", "gaussian", "sigmoid")
 FUNCTIONS = ("max", "sum")
@@ -342,7 +342,7 @@ def load_labelled_parameters(path, network: Network, states=None) -> tuple[list,
     each checked to be distinct text, one per state."""
     text = read_text(path, ParameterError, "parameter file", limits.MAX_PARAMETER_FILE_BYTES)
     try:
-        document = json.loads(text)
+        document = json.loads(text, object_pairs_hook=unique_json_object)
     except RecursionError:
         raise ParameterError(f"parameter file {path} nests lists too deeply; a table is a list "
                              "of rows of numbers") from None

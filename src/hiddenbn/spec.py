@@ -36,7 +36,7 @@ import yaml
 from hiddenbn import limits
 from hiddenbn.errors import SpecError, excerpt
 from hiddenbn.models import FUNCTIONS, KINDS, Network, latent_class
-from hiddenbn.textfiles import read_text
+from hiddenbn.textfiles import read_text, unique_json_object, yaml_loader
 
 NODE_KEYS = ("states", "parents", "hidden", "function")
 _LATENT_CLASS = re.compile(r"^\s*([0-9]+)\s*:\s*([0-9]+(?:\s*,\s*[0-9]+)*)\s*$")
@@ -200,12 +200,16 @@ def read_spec_document(path):
     path = Path(path)
     text = read_text(path, SpecError, "spec file", limits.MAX_SPEC_FILE_BYTES)
     try:
-        return json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+        if path.suffix.lower() == ".json":
+            return json.loads(text, object_pairs_hook=unique_json_object)
+        return yaml.load(text, Loader=yaml_loader())
     except RecursionError:
         raise SpecError(f"spec file {path} nests lists or mappings too deeply to parse; a spec "
                         "needs two levels (nodes, then each node's settings)") from None
     except (yaml.YAMLError, ValueError) as err:  # ValueError: JSON, or a number of >4300 digits
         reason = str(err).splitlines()[0]
+        if isinstance(err, yaml.MarkedYAMLError) and err.problem and err.problem_mark:
+            reason = f"line {err.problem_mark.line + 1}: {err.problem}"
         raise SpecError(f"spec file {path} cannot be parsed: {reason}") from None
 
 

@@ -8,6 +8,7 @@ Each reader passes the :class:`~hiddenbn.errors.HiddenbnError` subclass its erro
 
 from __future__ import annotations
 
+import functools
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -64,3 +65,43 @@ def read_text(path, error, what: str, max_bytes: int) -> str:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as err:
         raise not_utf8(error, what, path, err) from None
+
+
+def unique_json_object(pairs) -> dict:
+    """``object_pairs_hook`` of ``json.loads``: the object as a dict, refusing a key given twice
+    (``json`` would keep the last one silently: a node or table defined twice)."""
+    document = {}
+    for key, value in pairs:
+        if key in document:
+            raise ValueError(f"the key {excerpt(key)} appears twice in one object")
+        document[key] = value
+    return document
+
+
+@functools.cache
+def yaml_loader(base_name: str = "SafeLoader"):
+    """The PyYAML loader ``base_name``, refusing a mapping key given twice with a
+    ``ConstructorError`` marked at the second one (PyYAML keeps the last one silently), so each
+    reader reports it as it reports a YAML syntax error, with its line."""
+    import yaml  # only the readers of YAML files need it
+
+    class UniqueKeyLoader(getattr(yaml, base_name)):
+        def construct_mapping(self, node, deep=False):
+            if isinstance(node, yaml.MappingNode):
+                seen = set()
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":
+                        continue
+                    key = self.construct_object(key_node, deep=True)
+                    try:
+                        duplicate = key in seen
+                    except TypeError:  # an unhashable key: PyYAML's own check reports it
+                        continue
+                    if duplicate:
+                        raise yaml.constructor.ConstructorError(
+                            "while reading a mapping", node.start_mark,
+                            f"found the key {excerpt(str(key))} twice", key_node.start_mark)
+                    seen.add(key)
+            return super().construct_mapping(node, deep)
+
+    return UniqueKeyLoader

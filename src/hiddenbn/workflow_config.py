@@ -54,7 +54,7 @@ def read_config_file(path):
     text = textfiles.read_text(path, lambda problem: ConfigError([problem]), "config file",
                                limits.MAX_SPEC_FILE_BYTES)
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=textfiles.yaml_loader())
     except yaml.MarkedYAMLError as error:
         raise ConfigError([yaml_problem(path, error)]) from None
 
