@@ -221,6 +221,17 @@ def test_cs_minus_mled_is_the_summed_posterior_entropy_of_the_hidden_variable(rn
     assert values["cs"] - values["mled"] == pytest.approx(entropy, rel=1e-9, abs=1e-8)
 
 
+def test_a_short_step_is_timed_by_the_fastest_of_calls_adding_up_to_the_minimum(monkeypatch):
+    clock = iter(np.cumsum([0.0, 0.004, 0.0, 0.002, 0.0, 0.003, 0.0, 0.001]))
+    monkeypatch.setattr(scores.time, "perf_counter", lambda: next(clock))
+    calls = []
+    value, seconds = scores.timed(lambda x: calls.append(x) or 2 * x, 21, min_seconds=0.009)
+    # calls of 4, 2 and 3 ms add up to 9 ms: three calls, the fastest 2 ms, the first's value
+    assert (value, len(calls), seconds) == (42, 3, pytest.approx(0.002))
+    clock = iter([0.0, 0.5])
+    assert scores.timed(lambda: "once") == ("once", pytest.approx(0.5))
+
+
 def test_timed_scores_equal_the_untimed_ones_and_time_every_score(rng):
     network = latent_class(3, [2, 3, 2, 2])
     data = sample_dataset(network, random_parameters(network, rng), 200, rng)

@@ -33,7 +33,7 @@ from hiddenbn.files import atomic_output, atomic_write_text
 from hiddenbn.markdown import pipe_table
 from hiddenbn.models import latent_class, load_parameters, random_parameters
 from hiddenbn.sampling import sample_dataset
-from hiddenbn.scores import score_fit
+from hiddenbn.scores import TIMING_MIN_SECONDS, score_fit, timed
 from hiddenbn.search import greedy_search
 from hiddenbn.spec import parse_spec
 
@@ -117,11 +117,13 @@ def write_data_sets(spec: str, parameter_file, cases: int, seeds, outputs) -> No
 # --- fitting and scoring one test model ------------------------------------------------------
 def _log_likelihood_seconds(network, data, cpts, alpha) -> float:
     """Seconds to evaluate ``log p(D | theta)`` afresh: what BIC and Draper cost beyond EM in
-    the paper's Table 2 (ours take it from EM's last E step)."""
-    start = time.perf_counter()
-    engine = make_engine(network, data, alpha)
-    engine.e_step(engine.from_cpts(cpts))
-    return time.perf_counter() - start
+    the paper's Table 2 (ours take it from EM's last E step); timed like the scores
+    (:data:`hiddenbn.scores.TIMING_MIN_SECONDS`)."""
+    def evaluate():
+        engine = make_engine(network, data, alpha)
+        return engine.e_step(engine.from_cpts(cpts))
+
+    return timed(evaluate, min_seconds=TIMING_MIN_SECONDS)[1]
 
 
 def fit_and_score_test_model(network, data: Dataset, rng: np.random.Generator,
@@ -425,7 +427,9 @@ def scaling_exponent(d, seconds) -> tuple[float, float]:
 def table2_rows(timing: pd.DataFrame, where: str = "Table 2") -> list[dict]:
     """Verdicts on Table 2 that do not depend on the machine: for each step, how its time
     scales with ``d`` (the exponent ``b`` of ``d^b`` over the rows the paper timed, reproduced
-    within two combined standard errors), and the paper's relations between the columns."""
+    within two combined standard errors; not checked where our times scatter so much that 0
+    and the paper's b are both within two of our standard errors), and the paper's relations
+    between the columns."""
     rows = []
     both = timing.dropna(subset=[f"paper_{step}" for step in TIMED])
     if len(both) < 3:
@@ -435,11 +439,18 @@ def table2_rows(timing: pd.DataFrame, where: str = "Table 2") -> list[dict]:
         label = "EM" if step == "em" else LABELS[step]
         ours, ours_se = scaling_exponent(both.d, both[f"{step}_seconds"])
         paper, paper_se = scaling_exponent(both.d, both[f"paper_{step}"])
+        claim, printed, found = (f"{label}: time grows as d^b", f"b = {paper:.2f} ± {paper_se:.2f}",
+                                 f"b = {ours:.2f} ± {ours_se:.2f}")
+        if not 2 * ours_se < abs(paper):  # our b could be 0 or the paper's: nothing to judge
+            rows.append(verdict_row(
+                where, claim, printed, found, "not checked",
+                "our times scatter too much over these test models to fix b (its standard "
+                "error is over half the paper's b), so the check could not fail either way"))
+            continue
         agree = abs(ours - paper) <= 2 * np.hypot(ours_se, paper_se)
-        rows.append(verdict_row(
-            where, f"{label}: time grows as d^b", f"b = {paper:.2f} ± {paper_se:.2f}",
-            f"b = {ours:.2f} ± {ours_se:.2f}", "reproduced" if agree else "not reproduced",
-            "" if agree else _TABLE2_EXPLANATIONS.get(step, "")))
+        rows.append(verdict_row(where, claim, printed, found,
+                                "reproduced" if agree else "not reproduced",
+                                "" if agree else _TABLE2_EXPLANATIONS.get(step, "")))
     ratio = lambda frame, a, b: float(np.median(frame[a] / frame[b]))  # noqa: E731
     laplace_em = (ratio(both, "paper_laplace", "paper_em"),
                   ratio(both, "laplace_seconds", "em_seconds"))
@@ -473,8 +484,9 @@ _TABLE2_EXPLANATIONS = {
                "the paper used Thiesson's (1995) general method",
     "em": "EM's time is the restart schedule plus the final phase, and the number of final "
           "iterations to a fixed point varies from model to model",
-    **{step: "this step takes at most milliseconds here (the paper: 0.06-3 s), so fixed costs "
-             "and timer noise, not d, set its time" for step in ("cs", "mled", "draper", "bic")},
+    **{step: "this step takes about a millisecond here (the paper: 0.06-3 s), so fixed costs "
+             "(Python calls, array set-up), not d, set its time" for step in ("cs", "mled",
+                                                                               "draper", "bic")},
 }
 
 
