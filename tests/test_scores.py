@@ -1,5 +1,7 @@
 """The scores of paper 003 against independent computations."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.special import logsumexp
@@ -185,6 +187,19 @@ def test_a_negative_hessian_that_is_not_positive_definite_is_reported():
     assert result.smallest_eigenvalue == pytest.approx(-1.0)
     good = scores.laplace(-3.0, 0.5, np.diag([2.0, 8.0]))
     assert good.value == pytest.approx(-2.5 + np.log(2 * np.pi) - 0.5 * np.log(16.0))
+
+
+def test_the_flat_prior_has_no_curvature_even_at_a_zero_probability():
+    """ML fits often have probabilities of 0; (alpha - 1) / 0^2 had been NaN and a warning."""
+    network = latent_class(2, [3, 2])
+    cpts = [np.array([[0.4, 0.6]]), np.array([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]]),
+            np.array([[1.0, 0.0], [0.3, 0.7]])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not scores.prior_negative_hessian(network, cpts, 1.0).any()
+    curved = scores.prior_negative_hessian(network, [np.full_like(t, 1 / t.shape[1])
+                                                     for t in cpts], 2.0)
+    assert curved[0, 0] == pytest.approx(2 * 2 ** 2)  # (alpha - 1)(1/p_1^2 + 1/p_2^2), p = 1/2
 
 
 def test_every_score_selects_the_true_number_of_classes_on_clear_data(rng):

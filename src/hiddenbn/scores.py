@@ -178,6 +178,8 @@ def prior_negative_hessian(network: Network, cpts, alpha: float) -> np.ndarray:
     """``-d^2 log p(theta)``: per row ``(alpha - 1)(diag(1/theta_s^2) + 1/theta_last^2)``."""
     d = network.standard_dimension
     result = np.zeros((d, d))
+    if alpha == 1.0:  # a flat prior: no curvature (and 0 / 0 where an ML probability is 0)
+        return result
     for start, table in zip(parameter_starts(network), cpts):
         if table is None:
             continue
@@ -500,7 +502,12 @@ def timed(function, *args, min_seconds: float = 0.0):
 
 
 def _laplace_of_fit(fit, data: Dataset) -> Laplace:
-    """Eq. 8 at the fit, with the exact negative Hessian (the costly part)."""
+    """Eq. 8 at the fit, with the exact negative Hessian (the costly part); none at a
+    probability of 0 (an ML fit on the boundary, where the Gaussian approximation does not
+    apply)."""
+    if any(table is not None and not table.all() for table in fit.cpts):
+        d = fit.network.standard_dimension
+        return Laplace(float("nan"), float("nan"), False, float("nan"), d)
     return laplace(fit.log_likelihood, fit.log_prior,
                    negative_hessian(fit.network, data, fit.cpts, fit.alpha))
 
