@@ -398,3 +398,40 @@ def test_a_config_key_given_twice_is_refused(tmp_path, capsys):
     path = write(tmp_path, "config.yaml", config)
     code, out, err = run(capsys, "check-config", path)
     assert code == 2 and "found the key 'seed' twice" in err and err.count("\n") == 1
+
+
+# --- options that were silently ignored, and EBNC inputs with nothing to learn -----------------
+@pytest.mark.parametrize("argv, message", [
+    (["fit", "DATA", "--classes", "2", "--columns", ""], "--columns '' has an empty name"),
+    (["fit", "DATA", "--classes", "2", "--columns", "X1,,X2"], "--columns 'X1,,X2' has an empty"),
+    (["fit", "DATA", "--classes", "2", "--columns", "X1,X1"], "--columns names a column twice"),
+    (["fit", "DATA", "--model", "SPEC", "--columns", "X1,X2"],
+     "the nodes of spec file SPEC name its columns already, so leave --columns out"),
+    (["ebnc", "select", "DATA", "--target", "X1", "--inputs", ""], "--inputs '' has an empty name"),
+    (["ebnc", "select", "DATA", "--target", "X1", "--inputs", "X2,X2"],
+     "--inputs names a column twice"),
+])
+def test_column_lists_are_taken_as_given_or_refused(tmp_path, data, capsys, argv, message):
+    spec = write(tmp_path, "model.yaml", "nodes:\n  H: {states: 2, hidden: true}\n"
+                 "  X1: {states: 2, parents: [H]}\n  X2: {states: 2, parents: [H]}\n")
+    argv = [data if a == "DATA" else spec if a == "SPEC" else a for a in argv]
+    assert_refused(run(capsys, *argv), message.replace("SPEC", spec))
+
+
+def test_an_ebnc_target_with_one_class_is_refused(tmp_path, capsys):
+    path = write(tmp_path, "one.csv", "Y,A\n1,0\n1,1\n1,0\n1,1\n")
+    embedded = write(tmp_path, "e.yaml", "nodes:\n  Y: {states: 2}\n  A: {states: 2, parents: [Y]}\n")
+    message = "--target 'Y' has one class in the data (1); a classifier needs cases of at least two"
+    assert_refused(run(capsys, "ebnc", "fit", path, "--target", "Y", "--embedded", embedded),
+                   message)
+    assert_refused(run(capsys, "ebnc", "select", path, "--target", "Y"), message)
+
+
+def test_an_ebnc_search_over_too_many_inputs_is_refused_not_run_for_hours(tmp_path, capsys):
+    columns = limits.MAX_EBNC_INPUTS + 2
+    rows = np.random.default_rng(0).integers(0, 2, size=(30, columns))
+    path = write(tmp_path, "wide.csv", ",".join(f"v{i}" for i in range(columns)) + "\n"
+                 + "\n".join(",".join(map(str, row)) for row in rows) + "\n")
+    assert_refused(run(capsys, "ebnc", "select", path, "--target", "v0"),
+                   f"the number of inputs the greedy search considers is {columns - 1}, above "
+                   f"the limit of {limits.MAX_EBNC_INPUTS}; choose them with --inputs")

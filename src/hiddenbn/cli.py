@@ -296,7 +296,7 @@ def command_ebnc_fit(args) -> None:
 def command_ebnc_select(args) -> None:
     from hiddenbn import ebnc_fit
 
-    inputs = args.inputs.split(",") if args.inputs else None
+    inputs = None if args.inputs is None else _names_option("--inputs", args.inputs)
     report = ebnc_fit.select_report(_complete_data(args.data), args.target, inputs, args.score,
                                     args.prior_sd, args.max_parents)
     _print_json(report)
@@ -313,16 +313,25 @@ def _data_file(args):
 
 def _columns(args, data) -> tuple:
     """The columns a model is bound to: --columns, else every column of the data."""
-    if not args.columns:
+    if args.columns is None:
         return data.names
-    columns = tuple(name.strip() for name in args.columns.split(","))
+    columns = _names_option("--columns", args.columns)
     unknown = [name for name in columns if name not in data.names]
     if unknown:
         raise HiddenbnError(f"--columns names {excerpt(unknown[0])}, which is not a column of "
                             f"{args.data}; its columns are {', '.join(data.names)}")
-    if len(set(columns)) != len(columns):
-        raise HiddenbnError("--columns names a column twice; give each once")
     return columns
+
+
+def _names_option(option: str, text: str) -> tuple:
+    """A comma-separated list of column names, each given once and none empty."""
+    names = tuple(name.strip() for name in text.split(","))
+    if not all(names):
+        raise HiddenbnError(f"{option} {excerpt(text)} has an empty name; give column names "
+                            "separated by commas, or leave the option out for every column")
+    if len(set(names)) != len(names):
+        raise HiddenbnError(f"{option} names a column twice; give each once")
+    return names
 
 
 def _bound_model(args, data):
@@ -338,7 +347,11 @@ def _bound_model(args, data):
                                 "class")
         return selection.latent_class_network(data, classes, _columns(args, data))
     network = parse_spec(args.model)
-    if is_spec_file(args.model) or (not args.columns
+    if is_spec_file(args.model) and getattr(args, "columns", None) is not None:
+        raise HiddenbnError("--columns binds a shorthand model (k:r1,...,rn or a tree) to "
+                            f"columns; the nodes of spec file {args.model} name its columns "
+                            "already, so leave --columns out")
+    if is_spec_file(args.model) or (not getattr(args, "columns", None)
                                     and set(network.observed_names) <= set(data.names)):
         return network  # its nodes name the columns
     return bind_columns(network, _columns(args, data), f"the model {args.model}")

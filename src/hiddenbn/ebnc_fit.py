@@ -444,6 +444,7 @@ def fit_report(network: Network, target: str, data: Dataset,
     if target not in network.names:
         raise HiddenbnError(f"--target {target!r} is not a node of the embedded network; its "
                             f"nodes are {', '.join(network.names)}")
+    _require_two_classes(data, target)
     score = score_ebnc(network, target, data, prior_sd)
     return {
         "target": target, "inputs": list(score.inputs), "n_cases": data.n_cases,
@@ -454,6 +455,18 @@ def fit_report(network: Network, target: str, data: Dataset,
         "phi_map": _phi_table(score.map_fit.phi, score.features),
         "phi_ml": _phi_table(score.ml_fit.phi, score.features),
     }
+
+
+def _require_two_classes(data: Dataset, target: str) -> None:
+    """Refuse a target with one class in the data: every classifier fits it perfectly (the ML
+    phi runs off to infinity), and there is nothing to select."""
+    if target not in data.names:
+        return  # the callers name the missing column
+    classes = np.unique(data.patterns[data.counts > 0, data.names.index(target)])
+    if classes.size < 2:
+        label = data.labels(data.names.index(target))[int(classes[0])]
+        raise DataError(f"--target {target!r} has one class in the data ({label}); a classifier "
+                        "needs cases of at least two classes")
 
 
 def select_report(data: Dataset, target: str, inputs=None, score: str = "laplace",
@@ -468,6 +481,9 @@ def select_report(data: Dataset, target: str, inputs=None, score: str = "laplace
         raise DataError(f"--target {target!r} is not a column of the data; columns are "
                         f"{', '.join(data.names)}")
     inputs = [name for name in data.names if name != target] if inputs is None else inputs
+    _require_two_classes(data, target)
+    limits.require_at_most(len(inputs), limits.MAX_EBNC_INPUTS, "the number of inputs the "
+                           "greedy search considers", "choose them with --inputs", DataError)
     selection = select_embedded_network(data, target, inputs, score, prior_sd, max_parents)
     return {
         "target": target, "score": score, "selected_inputs": list(selection.inputs),

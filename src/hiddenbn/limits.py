@@ -53,6 +53,9 @@ MAX_PARTICLES = 2**20
 #: ``eps alpha log alpha`` nats a term (at 1e16 a log marginal likelihood came out positive),
 #: and a prior worth a million cases per cell already fixes every parameter.
 MAX_PRIOR_ALPHA = 1e6
+#: Most inputs of the greedy search over embedded networks (``ebnc select``): each step scores
+#: every arc change, about n^2 EBNC fits, so 20 inputs take about a minute and 40 much longer.
+MAX_EBNC_INPUTS = 24
 #: Smallest and largest s.d. of the normal prior of an EBNC (``--prior-sd``): its precision
 #: ``1 / sd**2`` must be a finite, non-zero float; the default is 2.
 MIN_PRIOR_SD, MAX_PRIOR_SD = 1e-150, 1e150
