@@ -386,7 +386,7 @@ def test_a_column_named_twice_in_a_dictionary_is_refused(tmp_path, capsys):
 
 
 def test_a_table_given_twice_in_a_parameter_file_is_refused(tmp_path, capsys, data):
-    params = write(tmp_path, "p.json", '{"cpts": {"H": [[0.5, 0.5]], "X1": [[0.5, 0.5], '
+    params = write(tmp_path, "p.json", '{"cpts": {"H1": [[0.5, 0.5]], "X1": [[0.5, 0.5], '
                    '[0.5, 0.5]], "X2": [[1, 0], [0, 1]], "X1": [[0.9, 0.1], [0.1, 0.9]]}}')
     assert_refused(run(capsys, "fit", data, "--model", "2:2,2", "--init", params),
                    "is not valid JSON: the key 'X1' appears twice in one object")
@@ -435,3 +435,29 @@ def test_an_ebnc_search_over_too_many_inputs_is_refused_not_run_for_hours(tmp_pa
     assert_refused(run(capsys, "ebnc", "select", path, "--target", "v0"),
                    f"the number of inputs the greedy search considers is {columns - 1}, above "
                    f"the limit of {limits.MAX_EBNC_INPUTS}; choose them with --inputs")
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("folder", "is a folder; give a YAML (.yaml, .yml) or JSON (.json) spec file"),
+    ("file", "is a file without a spec file's suffix; give a YAML"),
+])
+def test_a_spec_path_that_is_no_spec_file_is_named_as_such(tmp_path, capsys, monkeypatch, kind,
+                                                            message):
+    monkeypatch.chdir(tmp_path)  # a relative name, as a user types it
+    (tmp_path / "model").mkdir() if kind == "folder" else (tmp_path / "model").write_text("x")
+    assert_refused(run(capsys, "dim", "model"), "model spec 'model' " + message)
+
+
+def test_a_folder_given_as_the_data_file_is_named_as_such(tmp_path, capsys):
+    assert_refused(run(capsys, "fit", tmp_path, "--classes", "2"),
+                   f"data file {tmp_path} is a folder; give a file")
+
+
+@pytest.mark.parametrize("table", ['[[true, 0.0], [0.5, 0.5]]', '[[1, 0], [false, 1]]',
+                                   '[["0.5", 0.5], [0.5, 0.5]]'])
+def test_a_parameter_table_of_other_than_numbers_is_refused(tmp_path, capsys, data, table):
+    # true and false had converted to 1.0 and 0.0 beside numbers
+    params = write(tmp_path, "p.json", '{"cpts": {"H1": [[0.5, 0.5]], "X1": ' + table
+                   + ', "X2": [[0.5, 0.5], [0.5, 0.5]]}}')
+    assert_refused(run(capsys, "fit", data, "--model", "2:2,2", "--init", params),
+                   "every table must be a list of rows of numbers")

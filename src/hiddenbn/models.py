@@ -384,6 +384,12 @@ def _state_labels(path, network: Network, labelled) -> dict:
     return {name: [str(label) for label in labels] for name, labels in labelled.items()}
 
 
+def _holds_a_boolean(table) -> bool:
+    """Whether nested lists hold a JSON ``true`` or ``false``."""
+    return any(isinstance(item, bool) or (isinstance(item, list) and _holds_a_boolean(item))
+               for item in table) if isinstance(table, list) else isinstance(table, bool)
+
+
 def _numbers(path, table) -> np.ndarray:
     """``table`` as a float array if it holds only numbers (not strings, booleans or numbers
     beyond float64, which ``numpy.asarray(..., dtype=float)`` would convert or fail on)."""
@@ -391,6 +397,8 @@ def _numbers(path, table) -> np.ndarray:
         array = np.asarray(table)
     except ValueError:  # ragged rows
         array = None
+    if array is not None and array.dtype.kind in "iuf" and _holds_a_boolean(table):
+        array = None  # [true, 0.5] converts to [1.0, 0.5], [false, 1] to [0, 1]
     if array is None or array.dtype.kind not in "iuf":
         raise ParameterError(f"parameter file {path}: every table must be a list of rows of "
                              "numbers")

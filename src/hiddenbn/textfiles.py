@@ -24,6 +24,8 @@ def checked_text_path(path, error, what: str, memory_per_byte: int, max_bytes=No
     """``path`` as a Path after the checks that need no decoding."""
     path = Path(path)
     try:
+        if path.is_dir():
+            raise error(f"{what} {path} is a folder; give a file")
         if not path.is_file():
             raise error(f"{what} {path} does not exist")
         size = path.stat().st_size
