@@ -61,6 +61,18 @@ def test_for_network_reorders_drops_and_checks_columns(tmp_path):
         Dataset.from_rows(["X2"], [[0]]).for_network(network)
 
 
+def test_a_model_with_more_states_than_a_column_extends_numbers_and_refuses_labels(tmp_path):
+    """Found by an input audit: the states printed were the data's, the model's were more."""
+    numbers = read_data(write(tmp_path, "X1,X2\n0,1\n1,0\n", "n.csv")).dataset
+    bound = numbers.for_network(parse_spec("2:2,4"))
+    assert bound.categories[1] == ("0", "1", "2", "3") and bound.cardinalities == (2, 4)
+    labels = read_data(write(tmp_path, "X1,X2\n0,yes\n1,no\n", "l.csv")).dataset
+    with pytest.raises(DataError, match="column 'X2' has 2 states \\('no', 'yes'\\) but the "
+                                        "model gives it 3; give the model 2, or name the others "
+                                        "in a data dictionary"):
+        labels.for_network(parse_spec("2:2,3"))
+
+
 @pytest.mark.parametrize("text, message", [
     ("", "is empty; it needs a header"),
     ("A,B\n", "has a header but no rows"),

@@ -183,17 +183,26 @@ class Dataset:
         order = [self.names.index(name) for name in network.observed_names]
         patterns = self.patterns[:, order]
         categories = (None if self.categories is None
-                      else tuple(self.categories[j] for j in order))
+                      else [self.categories[j] for j in order])
         for column, (name, r) in enumerate(zip(network.observed_names,
                                                network.observed_cardinalities)):
-            if categories is not None and len(categories[column]) > r:
-                raise DataError(f"column {name!r} has {len(categories[column])} states "
-                                f"({_listed(categories[column])}) but the model gives it {r}; "
+            states = None if categories is None else categories[column]
+            if states is not None and len(states) > r:
+                raise DataError(f"column {name!r} has {len(states)} states "
+                                f"({_listed(states)}) but the model gives it {r}; "
                                 "give the model that many states or merge categories")
+            if isinstance(states, NumberedStates) and len(states) < r:
+                # the model's further states are the next whole numbers, which no case has
+                categories[column] = NumberedStates(states.base, r)
+            elif states is not None and len(states) < r:
+                raise DataError(f"column {name!r} has {len(states)} states ({_listed(states)}) "
+                                f"but the model gives it {r}; give the model {len(states)}, or "
+                                "name the others in a data dictionary")
             bad = np.flatnonzero(patterns[:, column] >= r)
             if bad.size:
                 raise DataError(f"column {name!r} has state {patterns[bad[0], column]}, outside "
                                 f"the model's range 0..{r - 1}")
+        categories = None if categories is None else tuple(categories)
         if len(order) == len(self.names):
             return Dataset(network.observed_names, patterns, self.counts, categories)
         # dropping columns the model does not use can merge patterns
