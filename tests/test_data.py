@@ -179,3 +179,13 @@ def test_large_files_read_as_arrays(tmp_path, rng):
     write_rows_csv(tmp_path / "rows.csv", [f"Q{j}" for j in range(6)], rows)
     data = read_data(tmp_path / "rows.csv")
     assert np.array_equal(data.every_case.patterns[data.row_patterns], rows)
+
+
+def test_cells_usually_missing_that_are_read_as_states_get_a_note(tmp_path):
+    path = write(tmp_path, "a,b\nx,1\nNA,2\ny,?\nx,1\n")
+    own = read_data(path, missing_values=("", "?"))
+    assert own.dataset.categories[0] == ("NA", "x", "y")
+    assert own.notes == ("cells usually read as missing are states here, as the missing values "
+                         "given leave them out: 'a' ('NA'); list them with the others if they "
+                         "mean a missing answer",)
+    assert not read_data(path).notes  # by default NA is missing and '?' is a label

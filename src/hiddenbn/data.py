@@ -367,6 +367,15 @@ def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
     encoded = [_encode(path, name, values, declared.get(name), missing_values)
                for name, values in zip(names, columns)]
     codes, categories, notes = _apply_base(path, names, encoded)
+    usually_missing = set(DEFAULT_MISSING_VALUES) - missing_values
+    as_states = [f"{name!r} ({', '.join(repr(t) for t in sorted(usually_missing & set(labels)))})"
+                 for name, labels in zip(names, categories)
+                 if not isinstance(labels, NumberedStates) and usually_missing & set(labels)]
+    if as_states:
+        notes.append(f"cells usually read as missing are states here, as the missing values "
+                     f"given leave them out: {', '.join(as_states[:3])}"
+                     f"{', ...' if len(as_states) > 3 else ''}; list them with the others if "
+                     "they mean a missing answer")
     # column-major: every column is written and read (pattern_counts' keys) contiguously
     rows = np.empty((codes[0].size, len(codes)), dtype=np.int32, order="F")
     for column, code in enumerate(codes):
