@@ -231,3 +231,17 @@ def test_bad_state_labels_in_a_parameter_file_are_one_line(survey, tmp_path, cap
                          "-o", tmp_path / "s.csv")
     assert code == 2 and message in err and err.count("\n") == 1
     assert not (tmp_path / "s.csv").exists()
+
+
+def test_select_reports_its_data_as_fit_does(survey, capsys):
+    code, out, _ = run(capsys, "select", survey, "--classes", "1..2", "--skip-de", "--restarts",
+                       "2", "--json")
+    report = json.loads(out)
+    data = read_data(survey).dataset
+    missing = int(((data.patterns == -1) * data.counts[:, None]).sum())
+    assert code == 0 and (report["n_cases"], report["n_patterns"], report["missing_cells"]) == (
+        12, data.n_patterns, missing) and missing == 4
+    assert report["states"] == data.states()
+    text = run(capsys, "select", survey, "--classes", "1..2", "--skip-de", "--restarts", "2")[1]
+    assert text.startswith(f"data: 12 cases in {data.n_patterns} distinct patterns, 4 missing "
+                           "cells (summed out)\n")

@@ -433,7 +433,7 @@ def command_select(args) -> None:
     limits.check_em(largest, data.n_cases, args.restarts, args.schedule == "annealing")
     result = selection.select_latent_class(data, classes, args.seed, args.prior_alpha,
                                            args.restarts, not args.skip_de, **_em_options(args))
-    result["states"] = data.states()
+    result.update(selection.data_summary(data))
     result["notes"] = list(data_file.notes) + result["notes"]
     _print_report(result, selection.format_selection, args.json)
 

@@ -146,11 +146,8 @@ def fit_report(outcome: dict, data: Dataset, notes=()) -> dict:
     with the states of each column (code ``s`` is ``states[column][s]``) and ``notes``."""
     result = outcome["fit"]
     network = result.network
-    missing = (data.patterns == MISSING) * data.counts[:, None]
     return {
-        "model": network.to_dict(), "n_cases": data.n_cases, "n_patterns": data.n_patterns,
-        "missing_cells": int(missing.sum()),
-        "states": data.states(),
+        "model": network.to_dict(), **data_summary(data),
         "alpha": result.alpha, "ds": outcome["ds"], "de": outcome["de"],
         "em": {"engine": result.engine, "restarts": result.restarts,
                "schedule": result.schedule,
@@ -166,14 +163,25 @@ def fit_report(outcome: dict, data: Dataset, notes=()) -> dict:
     }
 
 
+def data_summary(data: Dataset) -> dict:
+    """What a report says of its data: cases, distinct patterns, missing cells (each counted
+    as often as its case occurs) and the states of each column."""
+    missing = (data.patterns == MISSING) * data.counts[:, None]
+    return {"n_cases": data.n_cases, "n_patterns": data.n_patterns,
+            "missing_cells": int(missing.sum()), "states": data.states()}
+
+
+def _data_line(report: dict) -> str:
+    missing = (f", {report['missing_cells']} missing cells (summed out)"
+               if report["missing_cells"] else "")
+    return f"data: {report['n_cases']} cases in {report['n_patterns']} distinct patterns{missing}"
+
+
 def format_fit_report(report: dict) -> str:
     """The text form of :func:`fit_report`."""
     em = report["em"]
     de = "unknown" if report["de"] is None else report["de"]
-    missing = (f", {report['missing_cells']} missing cells (summed out)"
-               if report["missing_cells"] else "")
-    lines = [f"data: {report['n_cases']} cases in {report['n_patterns']} distinct patterns"
-             f"{missing}; ds {report['ds']}, de {de}, Dirichlet alpha {report['alpha']}",
+    lines = [f"{_data_line(report)}; ds {report['ds']}, de {de}, Dirichlet alpha {report['alpha']}",
              _states_line(report["states"]),
              f"EM: {em['restarts']} restart{'s' if em['restarts'] != 1 else ''} "
              f"({em['schedule']}, exact inference by {em['engine']}), "
@@ -204,7 +212,7 @@ def format_selection(result: dict) -> str:
     """The text table of :func:`select_latent_class`: one row per model, then the choices."""
     names = [n for n in SCORE_NAMES if any(n in m for m in result["models"])]
     header = f"{'k':>3} {'ds':>6} {'de':>6} {'conv':>5} " + " ".join(f"{n:>12}" for n in names)
-    lines = [header]
+    lines = ([_data_line(result)] if "n_cases" in result else []) + [header]
     for m in result["models"]:
         de = "?" if m["de"] is None else str(m["de"])
         lines.append(f"{m['states']:>3} {m['ds']:>6} {de:>6} {'yes' if m['converged'] else 'no':>5} "
