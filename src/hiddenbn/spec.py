@@ -58,13 +58,22 @@ def parse_spec(spec) -> Network:
     if not text:
         raise SpecError("empty model spec; write e.g. '3:2,2,2,2', '5(3(2,2),3(2,2),2)' or a "
                         "YAML file path")
-    if not text[0].isdigit() and Path(text).exists():  # a shorthand starts with a state count
+    if not text[0].isdigit() and _is_a_path(text):  # a shorthand starts with a state count
         kind = "a folder" if Path(text).is_dir() else "a file without a spec file's suffix"
         raise SpecError(f"model spec {excerpt(text)} is {kind}; give a YAML (.yaml, .yml) or "
                         "JSON (.json) spec file, or a shorthand such as '3:2,2,2,2'")
     if ":" in text:
         return _parse_latent_class(text)
     return parse_tree(text)
+
+
+def _is_a_path(text: str) -> bool:
+    """Whether ``text`` names an existing file or folder (False for a text no file system
+    takes as a name, such as one too long)."""
+    try:
+        return Path(text).exists()
+    except (OSError, ValueError):  # ValueError: an embedded NUL
+        return False
 
 
 def is_spec_file(spec) -> bool:
