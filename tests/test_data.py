@@ -189,3 +189,10 @@ def test_cells_usually_missing_that_are_read_as_states_get_a_note(tmp_path):
                          "given leave them out: 'a' ('NA'); list them with the others if they "
                          "mean a missing answer",)
     assert not read_data(path).notes  # by default NA is missing and '?' is a label
+
+
+def test_a_count_column_named_otherwise_is_a_variable_with_a_note(tmp_path):
+    read = read_data(write(tmp_path, "a,Count\nx,10\ny,3\n"))
+    assert read.dataset.names == ("a", "Count") and read.dataset.n_cases == 2
+    assert ("column 'Count' is read as a variable; name it 'count' if it counts the cases of "
+            "each row") in read.notes

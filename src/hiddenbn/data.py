@@ -367,6 +367,8 @@ def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
     encoded = [_encode(path, name, values, declared.get(name), missing_values)
                for name, values in zip(names, columns)]
     codes, categories, notes = _apply_base(path, names, encoded)
+    notes += [f"column {name!r} is read as a variable; name it {COUNT_COLUMN!r} if it counts "
+              "the cases of each row" for name in names if name.lower() == COUNT_COLUMN]
     usually_missing = set(DEFAULT_MISSING_VALUES) - missing_values
     as_states = [f"{name!r} ({', '.join(repr(t) for t in sorted(usually_missing & set(labels)))})"
                  for name, labels in zip(names, categories)
