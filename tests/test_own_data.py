@@ -245,3 +245,10 @@ def test_select_reports_its_data_as_fit_does(survey, capsys):
     text = run(capsys, "select", survey, "--classes", "1..2", "--skip-de", "--restarts", "2")[1]
     assert text.startswith(f"data: 12 cases in {data.n_patterns} distinct patterns, 4 missing "
                            "cells (summed out)\n")
+
+
+def test_labels_with_commas_are_quoted_in_the_states_line(tmp_path, capsys):
+    path = tmp_path / "quoted.csv"
+    path.write_text('a,b\n"x, 0",1\n"x, 1",0\n"x, 0",0\ny,1\n')
+    out = run(capsys, "fit", path, "--classes", "1", "--skip-de")[1]
+    assert "a ('x, 0', 'x, 1', y); b (0, 1)" in out

@@ -205,7 +205,13 @@ def format_fit_report(report: dict) -> str:
 
 def _states_line(states: dict) -> str:
     return "states of each column, in the order of the parameters: " + "; ".join(
-        f"{name} ({', '.join(labels)})" for name, labels in states.items())
+        f"{name} ({', '.join(map(_label_shown, labels))})" for name, labels in states.items())
+
+
+def _label_shown(label: str) -> str:
+    """A label as the states line shows it: quoted where it is empty or holds the line's own
+    punctuation (``x, 1`` would read as two states)."""
+    return repr(label) if not label or any(mark in label for mark in ",;()'") else label
 
 
 def format_selection(result: dict) -> str:
