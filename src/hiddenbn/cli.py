@@ -53,7 +53,16 @@ or JSON file with 'nodes: {NAME: {states: INT, parents: [...], hidden: BOOL}}'.
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line, like every other error of hiddenbn."""
 
+    #: The arguments being parsed (set by :func:`main`), to explain an error they caused.
+    given: tuple = ()
+
     def error(self, message):
+        dashed = next((a for a in self.given if len(a) > 1 and a[0] == "-" and a[1].isdigit()),
+                      None)
+        if dashed is not None and ("required" in message or "unrecognized" in message):
+            # argparse takes '-1:2,2' for an option, then misses the SPEC
+            message += (f"; {dashed!r} starts with '-' and was read as an option (a state count "
+                        "is a positive whole number)")
         self.exit(2, f"hiddenbn: error: {message} (see '{self.prog} --help')\n")
 
 
@@ -731,6 +740,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     parser = build_parser()
+    _Parser.given = tuple(sys.argv[1:] if argv is None else map(str, argv))
     args = parser.parse_args(argv)
     _pin_blas()
     try:
