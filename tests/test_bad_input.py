@@ -8,6 +8,7 @@ command that would hang into a failure instead of a stuck test run.
 """
 
 import json
+import math
 import signal
 import subprocess
 import sys
@@ -461,3 +462,20 @@ def test_a_parameter_table_of_other_than_numbers_is_refused(tmp_path, capsys, da
                    + ', "X2": [[0.5, 0.5], [0.5, 0.5]]}}')
     assert_refused(run(capsys, "fit", data, "--model", "2:2,2", "--init", params),
                    "every table must be a list of rows of numbers")
+
+
+@pytest.mark.parametrize("alpha", [math.inf, 1e308, -1.0, math.nan, 0.0])
+def test_a_dirichlet_alpha_outside_its_range_is_refused_by_the_library(alpha):
+    """Found by an input audit: infinity gave NaN parameters and NaN log evidences."""
+    from hiddenbn import em, evidence, smc
+    from hiddenbn.models import latent_class, random_parameters
+    from hiddenbn.sampling import sample_dataset
+
+    network, rng = latent_class(2, [2, 2]), np.random.default_rng(0)
+    data = sample_dataset(network, random_parameters(network, rng), 20, rng)
+    for call in (lambda: random_parameters(network, rng, alpha),
+                 lambda: smc.smc_log_evidence(network, data, rng, alpha),
+                 lambda: evidence.exact_log_evidence(network, data, alpha),
+                 lambda: em.fit(network, data, rng, alpha)):
+        with pytest.raises(ParameterError, match="alpha"):
+            call()

@@ -96,8 +96,8 @@ def problems_of(edit):
 @pytest.mark.parametrize("edit, line", [
     (lambda c: c["studies"]["latent_class"]["generators"]["lc3"].update(
         generating_alpha=math.nan),
-     "config studies.latent_class.generators.lc3.generating_alpha: must be a positive number, "
-     "got nan"),
+     "config studies.latent_class.generators.lc3.generating_alpha: must be a positive "
+     "Dirichlet alpha of at most 1e6, got nan"),
     (lambda c: c["meek_heckerman1997"].update(prior_alpha=math.inf),
      "config meek_heckerman1997.prior_alpha: must be a Dirichlet alpha from 1 to 1e6, got inf"),
     # MAP EM needs alpha >= 1: 0.5 had passed the check and failed the fit jobs

@@ -106,7 +106,7 @@ def _count(maximum: int, minimum: int = 1, description: str = "a positive whole 
 _positive_int = _bounded(int, 1, False, "a positive whole number")
 _seed = _bounded(int, 0, False, "a non-negative whole number as seed")
 _positive_float = _bounded(float, 0.0, True, "a positive number")
-_prior_alpha = _bounded(float, 0.0, True, "a positive number", limits.MAX_PRIOR_ALPHA)
+_dirichlet_alpha = _bounded(float, 0.0, True, "a positive number", limits.MAX_PRIOR_ALPHA)
 _prior_sd = _bounded(float, limits.MIN_PRIOR_SD, False,
                      f"a number from {limits.MIN_PRIOR_SD} to {limits.MAX_PRIOR_SD}",
                      limits.MAX_PRIOR_SD)
@@ -191,7 +191,7 @@ def _add_parameter_options(parser):
     parser.add_argument("spec", metavar="SPEC", help="model: k:r1,...,rn, a tree such as "
                         "'3(2,2,2)', or a YAML/JSON file")
     parser.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
-    parser.add_argument("--generating-alpha", type=_positive_float, default=1.0,
+    parser.add_argument("--generating-alpha", type=_dirichlet_alpha, default=1.0,
                         help="Dirichlet parameter of the random CPT rows (default 1: uniform)")
 
 
@@ -521,7 +521,7 @@ def _add_data_options(parser):
 def _add_em_options(parser):
     optimum = defaults.OPTIMUM  # em.OPTIMUM, without importing EM
     _add_data_options(parser)
-    parser.add_argument("--prior-alpha", type=_prior_alpha, default=1.0, help="symmetric "
+    parser.add_argument("--prior-alpha", type=_dirichlet_alpha, default=1.0, help="symmetric "
                         "Dirichlet prior of every CPT row, >= 1; the fit is its MAP estimate "
                         "(default 1: the ML estimate, as poLCA and StepMix give; Chickering & "
                         "Heckerman 1996 use 1.01, which keeps probabilities off 0)")
@@ -681,7 +681,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "error (default 8)")
     evidence.add_argument("--particles", type=_count(limits.MAX_PARTICLES), default=64,
                           help="particles per Monte-Carlo run (default 64)")
-    evidence.add_argument("--prior-alpha", type=_prior_alpha, default=1.0, help="symmetric "
+    evidence.add_argument("--prior-alpha", type=_dirichlet_alpha, default=1.0, help="symmetric "
                           "Dirichlet prior of every CPT row (default 1)")
     evidence.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     evidence.add_argument("--json", action="store_true", help="print JSON")

@@ -65,7 +65,7 @@ import numba
 import numpy as np
 from scipy.special import xlogy
 
-from hiddenbn import defaults, exact_inference
+from hiddenbn import defaults, exact_inference, limits
 from hiddenbn.annealing import SWEEPS, AnnealedStarts
 from hiddenbn.data import Dataset
 from hiddenbn.defaults import CONVERGENCE, ENGINE_SCHEDULES, SCHEDULES
@@ -123,6 +123,7 @@ def check_alpha(alpha: float) -> None:
     if not alpha >= 1.0:
         raise ParameterError(f"the MAP M step needs a Dirichlet alpha of at least 1 (1 gives ML), "
                              f"got {alpha}")
+    limits.check_dirichlet_alpha(alpha, ParameterError)
 
 
 def map_update(expected, totals, states, previous, alpha: float):

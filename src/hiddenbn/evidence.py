@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
+from hiddenbn import limits
 from hiddenbn.data import Dataset
 from hiddenbn.errors import DataError, HiddenbnError, ParameterError
 from hiddenbn.inference import (completion_groups, completion_indices, family_indices,
@@ -282,8 +283,7 @@ def exact_log_evidence(network: Network, data: Dataset, alpha: float = 1.0,
     See the module docstring for the organisation. The enumeration never approximates: the
     only failure mode is running out of the ``max_states`` budget, which raises.
     """
-    if not alpha > 0:
-        raise ParameterError(f"Dirichlet alpha must be positive, got {alpha}")
+    limits.check_dirichlet_alpha(alpha, ParameterError)
     data = data.for_network(network)
     layout = cell_layout(network, data)
     node = exchangeable_node(network)

@@ -17,6 +17,7 @@ every temporary: they catch requests that cannot fit, not ones that barely fit.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 
 from hiddenbn.errors import HiddenbnError, SpecError
@@ -104,6 +105,14 @@ def approximately(value: int) -> str:
     if abs(value).bit_length() <= 1000:
         return f"{value:.3g}"
     return shown(value)
+
+
+def check_dirichlet_alpha(alpha, error=HiddenbnError) -> None:
+    """Refuse a Dirichlet parameter that is not a number in (0, :data:`MAX_PRIOR_ALPHA`]
+    (infinity had given NaN parameters and evidences)."""
+    if not (isinstance(alpha, numbers.Real) and 0 < alpha <= MAX_PRIOR_ALPHA):
+        raise error(f"a Dirichlet alpha must be a positive number of at most {MAX_PRIOR_ALPHA:g}, "
+                    f"got {alpha}")
 
 
 def require_at_most(value: int, limit: int, what: str, fix: str, error=HiddenbnError) -> None:

@@ -209,8 +209,7 @@ def random_parameters(network: Network, rng: np.random.Generator, alpha: float =
     """
     _require_discrete(network, "random_parameters")
     limits.check_network(network)
-    if not alpha > 0:
-        raise ParameterError(f"Dirichlet alpha must be positive, got {alpha}")
+    limits.check_dirichlet_alpha(alpha, ParameterError)
     cpts = []
     for i in range(network.n_nodes):
         if network.is_deterministic(i):

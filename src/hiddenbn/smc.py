@@ -57,6 +57,7 @@ import numba
 import numpy as np
 from scipy.special import logsumexp
 
+from hiddenbn import limits
 from hiddenbn.collapsed import (collapsed_layout, configuration_log_predictive, draw, lift,
                                 place, update)
 from hiddenbn.data import Dataset
@@ -228,8 +229,7 @@ def nested_smc_log_evidence(network: Network, data: list[Dataset], rng: np.rando
     if particles < 1 or moves < 0:
         raise ParameterError("need at least one particle per run and a non-negative number of "
                              "Gibbs sweeps")
-    if not alpha > 0:
-        raise ParameterError(f"Dirichlet alpha must be positive, got {alpha}")
+    limits.check_dirichlet_alpha(alpha, ParameterError)
     if not data:
         raise ParameterError("need at least one data set")
     data = [subset.for_network(network) for subset in data]
