@@ -20,9 +20,9 @@ import pytest
 from hiddenbn import cli, limits
 from hiddenbn.cli import main
 from hiddenbn.data import Dataset, read_csv
-from hiddenbn.errors import DataError, ParameterError
+from hiddenbn.errors import DataError, ParameterError, SpecError
 from hiddenbn.evidence import ExactEvidence
-from hiddenbn.models import load_parameters, random_parameters, save_parameters
+from hiddenbn.models import latent_class, load_parameters, random_parameters, save_parameters
 from hiddenbn.spec import parse_spec
 
 #: Seconds a test may run; every refusal tested here takes milliseconds.
@@ -479,3 +479,26 @@ def test_a_dirichlet_alpha_outside_its_range_is_refused_by_the_library(alpha):
                  lambda: em.fit(network, data, rng, alpha)):
         with pytest.raises(ParameterError, match="alpha"):
             call()
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda: latent_class(2, [2, 2], ["X1", "X1"]), "the node name 'X1' is given twice"),
+    (lambda: latent_class(0, [2, 2]), "node 'H1' has 0 states; a node needs at least 1"),
+    (lambda: parse_spec({"nodes": {"H": {"states": 2, "hidden": True},
+                                   "count": {"states": 2, "parents": ["H"]}}}),
+     "an observed node cannot be named 'count'"),
+])
+def test_networks_a_data_file_cannot_carry_are_refused(build, message):
+    """Found by an input audit: a node named count was sampled as a column and read back as case
+    counts; a name given twice fitted one column twice; 0 states divided by zero in EM."""
+    with pytest.raises(SpecError, match=message):
+        build()
+
+
+def test_a_node_name_with_a_comma_survives_a_data_file(tmp_path, capsys):
+    spec = write(tmp_path, "m.yaml", 'nodes:\n  H: {states: 2, hidden: true}\n'
+                 '  "a,b": {states: 2, parents: [H]}\n  X: {states: 3, parents: [H]}\n')
+    data = tmp_path / "d.csv"
+    assert run(capsys, "sample", spec, "--n", "40", "-o", data)[0] == 0
+    assert data.read_text().splitlines()[0] == '"a,b",X'
+    assert read_csv(data).names == ("a,b", "X")

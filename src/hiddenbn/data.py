@@ -253,7 +253,7 @@ def write_rows_csv(path, names, rows, categories=None) -> None:
             pd.DataFrame(columns).to_csv(target, index=False, lineterminator="\n")
             return
         if not (rows == MISSING).any():
-            np.savetxt(target, rows, fmt="%d", delimiter=",", header=",".join(names),
+            np.savetxt(target, rows, fmt="%d", delimiter=",", header=_csv_line(names),
                        comments="")
             return
         import pandas as pd
@@ -267,6 +267,15 @@ def write_rows_csv(path, names, rows, categories=None) -> None:
     else:
         with atomic_output(path) as temporary:
             save(temporary)
+
+
+def _csv_line(cells) -> str:
+    """``cells`` as one CSV line (quoted where a cell holds a comma, quote or line break)."""
+    import io
+
+    line = io.StringIO()
+    csv.writer(line, lineterminator="").writerow(cells)
+    return line.getvalue()
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,26 @@ class Network:
             if any(p >= i or p < 0 for p in pa):
                 raise SpecError(f"node {self.names[i]!r}: parents must precede the node "
                                 "(topological order); build networks with hiddenbn.spec.parse_spec")
+        self._check_names()
+        if self.kind == "discrete":
+            few = next((i for i, r in enumerate(self.cardinalities)
+                        if self.functions[i] is None and r < 1), None)
+            if few is not None:
+                raise SpecError(f"node {self.names[few]!r} has {self.cardinalities[few]} states; "
+                                "a node needs at least 1")
+
+    def _check_names(self) -> None:
+        """Names that data files can carry: each once, not empty, and no observed node named
+        like the counts column (its cells would be read back as case counts)."""
+        twice = next((name for k, name in enumerate(self.names) if name in self.names[:k]), None)
+        if twice is not None:
+            raise SpecError(f"the node name {twice!r} is given twice; name each node once")
+        for i, name in enumerate(self.names):
+            if not isinstance(name, str) or not name.strip():
+                raise SpecError(f"node names must be non-empty text, got {name!r}")
+            if name == "count" and not self.hidden[i]:
+                raise SpecError("an observed node cannot be named 'count': a data file's count "
+                                "column holds how many cases each row stands for; rename it")
 
     # --- structure -------------------------------------------------------------------------
     @property
