@@ -140,6 +140,11 @@ def problems_of(edit):
      "config studies: a key must be a name of letters, digits and underscores, got 'my-study'"),
     (lambda c: c["kocka_zhang2002"]["latent_class"].update(sample_sizes=[]),
      "config kocka_zhang2002.latent_class.sample_sizes: must have at least 1 item, got []"),
+    # a generator too large to build passed both checks and failed every job
+    (lambda c: c["studies"]["latent_class"]["generators"]["lc3"].update(spec="1000000000:2,2,2"),
+     "config studies.latent_class.generators.lc3.spec: the number of CPT entries of the "
+     "generator is 7000000000, above the limit of 16777216; use fewer states or fewer parents "
+     "per node"),
     # a section's own check, past the schema
     (lambda c: c["gold_standard"]["paper003"].update(experiments=["fig9"]),
      "config gold_standard.paper003.experiments: unknown experiment 'fig9'; use names under "
@@ -246,6 +251,6 @@ def test_a_bad_config_stops_a_dry_run_with_its_line_and_status_2(tmp_path):
     result = snakemake("-n", "--directory", str(tmp_path), "--configfile", str(path))
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if not line.startswith("Using ")]
-    assert lines == ["config studies.lc.generators.lc3.generating_alpha: must be a positive number, got "
-                     "nan"]
+    assert lines == ["config studies.lc.generators.lc3.generating_alpha: must be a positive "
+                     "Dirichlet alpha of at most 1e6, got nan"]
     assert result.stdout == ""

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hiddenbn import plots, seeding
+from hiddenbn import limits, plots, seeding
 from hiddenbn.dimension import effective_dimension_or_reason, is_hlc, is_regular_hlc
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.files import atomic_output, atomic_write_text
@@ -137,6 +137,10 @@ def _parse(where: str, spec) -> Network:
 def _check_generator(where: str, entry: dict, base_dir: Path, with_kl: bool) -> dict:
     spec = _resolve(entry["spec"], base_dir)
     network = _parse(f"{where}.spec", spec)
+    try:  # its parameters and its samples are built: their size is checked before any job
+        limits.check_network(network, "the generator")
+    except HiddenbnError as err:
+        raise HiddenbnError(f"{where}.spec: {err}") from None
     if "generating_alpha" in entry and "parameters" in entry:
         raise HiddenbnError(f"{where}: give generating_alpha (fresh random parameters per "
                             "replicate) or parameters (a parameter file), not both")
