@@ -20,7 +20,7 @@ import pytest
 from hiddenbn import cli, limits
 from hiddenbn.cli import main
 from hiddenbn.data import Dataset, read_csv
-from hiddenbn.errors import DataError, ParameterError, SpecError
+from hiddenbn.errors import DataError, HiddenbnError, ParameterError, SpecError
 from hiddenbn.evidence import ExactEvidence
 from hiddenbn.models import latent_class, load_parameters, random_parameters, save_parameters
 from hiddenbn.spec import parse_spec
@@ -502,3 +502,16 @@ def test_a_node_name_with_a_comma_survives_a_data_file(tmp_path, capsys):
     assert run(capsys, "sample", spec, "--n", "40", "-o", data)[0] == 0
     assert data.read_text().splitlines()[0] == '"a,b",X'
     assert read_csv(data).names == ("a,b", "X")
+
+
+@pytest.mark.parametrize("points", [0, -1, 2.5, True])
+def test_a_number_of_random_points_that_is_not_a_count_is_refused(points):
+    """Found by an input audit: 0 points recursed without end (RecursionError)."""
+    from hiddenbn import dimension
+
+    network = latent_class(3, [2, 2, 2, 2])
+    for call in (dimension.effective_dimension, dimension.dimension_report):
+        with pytest.raises(HiddenbnError, match="random points must be a whole number"):
+            call(network, points)
+    de, reason = dimension.effective_dimension_or_reason(network, points)
+    assert de is None and "random points" in reason

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 import warnings
 
 import numpy as np
@@ -389,6 +390,7 @@ def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
     hlc_regular_ds - sum of the terms' differences``), and ``warnings`` (list of strings).
     """
     ds = network.standard_dimension
+    _check_points(points)
     report = {"ds": ds, "de": None, "dc": complete_dimension(network), "dp": None, "db": None,
               "method": None, "gap": None, "svd_rank": None, "exact_rank": None,
               "agree": None, "clear": None, "points": points, "points_used": None,
@@ -441,6 +443,14 @@ def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
     return report
 
 
+def _check_points(points) -> None:
+    """Refuse a number of random points that is not a whole number of at least 1 (0 had
+    recursed without end through the regular equivalent)."""
+    if isinstance(points, bool) or not isinstance(points, numbers.Integral) or points < 1:
+        raise HiddenbnError(f"the number of random points must be a whole number of at least 1, "
+                            f"got {points!r}")
+
+
 @functools.lru_cache(maxsize=1024)
 def _effective_dimension(network: Network, points: int, seed: int) -> int:
     return dimension_report(network, points, seed)["de"]
@@ -452,6 +462,7 @@ def effective_dimension(network: Network, points: int = 5, seed: int = 0) -> int
     models too large to rank directly). Cached per (network, points, seed); warnings about
     disagreeing ranks are emitted on the first call only.
     """
+    _check_points(points)
     return _effective_dimension(network, int(points), int(seed))
 
 
