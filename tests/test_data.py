@@ -196,3 +196,14 @@ def test_a_count_column_named_otherwise_is_a_variable_with_a_note(tmp_path):
     assert read.dataset.names == ("a", "Count") and read.dataset.n_cases == 2
     assert ("column 'Count' is read as a variable; name it 'count' if it counts the cases of "
             "each row") in read.notes
+
+
+@pytest.mark.parametrize("dictionary, message", [
+    ({"A": ["0", "0", "1"]}, "column 'A' lists a category twice"),
+    ({"A": [0, 1]}, "column 'A' needs a list of categories as text"),
+    ({}, "must map column names to lists of categories"),
+])
+def test_a_dictionary_given_as_a_mapping_is_checked_as_a_file_is(tmp_path, dictionary, message):
+    """Found by an input audit: a repeated category made a phantom state, numbers a TypeError."""
+    with pytest.raises(DataError, match=message):
+        read_data(write(tmp_path, "A,B\n0,1\n1,0\n"), dictionary=dictionary)

@@ -362,7 +362,8 @@ def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
     path = Path(path)
     header, columns = _read_table(path)
     declared = {} if dictionary is None else (
-        dictionary if isinstance(dictionary, dict) else read_dictionary(dictionary))
+        _checked_dictionary(dictionary, "the data dictionary") if isinstance(dictionary, dict)
+        else read_dictionary(dictionary))
     unknown = [name for name in declared if name not in header]
     if unknown:
         raise DataError(f"the data dictionary names column {unknown[0]!r}, which data file "
@@ -432,19 +433,24 @@ def read_dictionary(path) -> dict:
                             "once") from None
         raise DataError(f"data dictionary {path}{where} is not valid YAML; write one line per "
                         "column, e.g. 'smoker: [no, yes]'") from None
+    return _checked_dictionary(document, f"data dictionary {path}")
+
+
+def _checked_dictionary(document, source: str) -> dict:
+    """A data dictionary (file or mapping) as ``{column: (category, ...)}``, each a list of
+    distinct text."""
     if not isinstance(document, dict) or not document:
-        raise DataError(f"data dictionary {path} must map column names to lists of categories, "
-                        "e.g. 'smoker: [no, yes]'")
+        raise DataError(f"{source} must map column names to lists of categories, e.g. "
+                        "'smoker: [no, yes]'")
     dictionary = {}
     for name, categories in document.items():
-        if not isinstance(categories, list) or not categories \
+        if not isinstance(categories, (list, tuple)) or not categories \
                 or not all(isinstance(c, str) for c in categories):
-            raise DataError(f"data dictionary {path}: column {excerpt(str(name))} needs a list "
-                            "of categories, e.g. '[no, yes]'")
+            raise DataError(f"{source}: column {excerpt(str(name))} needs a list of categories "
+                            "as text, e.g. '[no, yes]'")
         categories = [c.strip() for c in categories]
         if len(set(categories)) != len(categories):
-            raise DataError(f"data dictionary {path}: column {excerpt(name)} lists a category "
-                            "twice")
+            raise DataError(f"{source}: column {excerpt(str(name))} lists a category twice")
         dictionary[name] = tuple(categories)
     return dictionary
 
