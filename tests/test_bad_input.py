@@ -515,3 +515,21 @@ def test_a_number_of_random_points_that_is_not_a_count_is_refused(points):
             call(network, points)
     de, reason = dimension.effective_dimension_or_reason(network, points)
     assert de is None and "random points" in reason
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"tolerance": math.nan}, "the EM tolerance must be a finite number of at least 0"),
+    ({"tolerance": -1.0}, "the EM tolerance must be a finite number of at least 0"),
+    ({"max_iterations": 0}, "final EM iterations must be a whole number of at least 1"),
+    ({"restarts": 2.5}, "EM starts must be a whole number of at least 1"),
+])
+def test_em_settings_that_cannot_work_are_refused(options, message):
+    """Found by an input audit: a NaN tolerance ran every fit to the cap, 0 iterations returned
+    iterations = -1, 2.5 restarts raised a TypeError."""
+    from hiddenbn import em
+    from hiddenbn.sampling import sample_dataset
+
+    network, rng = latent_class(2, [2, 2]), np.random.default_rng(0)
+    data = sample_dataset(network, random_parameters(network, rng), 20, rng)
+    with pytest.raises(ParameterError, match=message):
+        em.fit(network, data, rng, 1.0, **options)

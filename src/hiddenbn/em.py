@@ -58,6 +58,8 @@ schedule included, is standard EM on it.
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -466,13 +468,20 @@ def _final_phase(run: _Run, max_iterations: int, tolerance: float, run_all: bool
     return EMResult(run, *run.converge(max_iterations, tolerance, run_all, convergence))
 
 
-def _check_search(schedule: str, schedules: tuple, restarts: int, convergence: str) -> None:
+def _check_search(schedule: str, schedules: tuple, restarts: int, convergence: str,
+                  max_iterations: int, tolerance: float) -> None:
     check_convergence(convergence)
     if schedule not in schedules:
         raise ParameterError(f"unknown restart schedule {schedule!r}; use one of "
                              f"{', '.join(schedules)}")
-    if restarts < 1:
-        raise ParameterError(f"need at least one EM start, got {restarts}")
+    for name, value in (("EM starts", restarts), ("final EM iterations", max_iterations)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise ParameterError(f"the number of {name} must be a whole number of at least 1, "
+                                 f"got {value!r}")
+    if not (isinstance(tolerance, numbers.Real) and 0 <= tolerance < math.inf):
+        # NaN never compares below it: every fit ran to the cap and counted as not converged
+        raise ParameterError(f"the EM tolerance must be a finite number of at least 0, got "
+                             f"{tolerance!r}")
 
 
 def fit_engine(engine: EMEngine, rng: np.random.Generator, restarts: int, max_iterations: int,
@@ -506,7 +515,8 @@ def fit_engine(engine: EMEngine, rng: np.random.Generator, restarts: int, max_it
         The stopping rule (:data:`CONVERGENCE`): the change of g relative to ``|g|``
         (paper 003) or absolute (poLCA).
     """
-    _check_search(schedule, ENGINE_SCHEDULES, restarts, convergence)
+    _check_search(schedule, ENGINE_SCHEDULES, restarts, convergence, max_iterations,
+                  tolerance)
     draw = engine.random_state if draw is None else draw
     runs = [_Run(engine, draw(rng)) for _ in range(restarts)]
     if schedule == "best-of-n":
@@ -581,7 +591,8 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
         The stopping rule (:data:`CONVERGENCE`); :data:`PAPER_003` and :data:`OPTIMUM` hold
         the two protocols' values of these keywords.
     """
-    _check_search(schedule, SCHEDULES, restarts, convergence)  # before building anything
+    # before building anything
+    _check_search(schedule, SCHEDULES, restarts, convergence, max_iterations, tolerance)
     if schedule == "annealing" and sweeps < 1:
         raise ParameterError(f"the annealed search needs at least one sweep, got {sweeps}")
     engine = make_engine(network, data, alpha)
