@@ -533,3 +533,26 @@ def test_em_settings_that_cannot_work_are_refused(options, message):
     data = sample_dataset(network, random_parameters(network, rng), 20, rng)
     with pytest.raises(ParameterError, match=message):
         em.fit(network, data, rng, 1.0, **options)
+
+
+@pytest.mark.parametrize("names, patterns, counts, message", [
+    (("A",), [[0, 1, 0]], [1], "patterns must be a table of 1 columns"),
+    (("A", "B"), [[0, 1]], [-2], "a pattern count is -2"),
+    (("A", "B"), [[0, -3]], [2], "a pattern has the code -3"),
+    (("A", "B"), [[0, 1], [1, 0]], [2], "need one count per pattern"),
+])
+def test_a_data_set_built_by_hand_is_checked(names, patterns, counts, message):
+    """Found by an input audit: negative counts gave a log-likelihood of +435, a code of -3
+    was used as a state."""
+    with pytest.raises(DataError, match=message):
+        Dataset(names, np.array(patterns), np.array(counts))
+
+
+def test_em_refuses_a_data_set_without_cases():
+    """Zero cases had given BIC = +inf, which every selection would pick."""
+    from hiddenbn import em
+
+    network = latent_class(2, [2, 2])
+    empty = Dataset(("X1", "X2"), np.zeros((0, 2), dtype=np.int32), np.zeros(0, dtype=np.int64))
+    with pytest.raises(DataError, match="the data set has no cases"):
+        em.fit(network, empty, np.random.default_rng(0), 1.0)

@@ -131,6 +131,22 @@ class Dataset:
     counts: np.ndarray
     categories: tuple[Sequence[str], ...] | None = field(default=None, compare=False)
 
+    def __post_init__(self):
+        """Refuse arrays that cannot be pattern counts over ``names`` (a data set built by
+        hand: a negative count or a code below MISSING had given impossible likelihoods)."""
+        patterns, counts = np.asarray(self.patterns), np.asarray(self.counts)
+        if patterns.ndim != 2 or patterns.shape[1] != len(self.names):
+            raise DataError(f"patterns must be a table of {len(self.names)} columns (one per "
+                            f"name), got shape {patterns.shape}")
+        if counts.shape != (patterns.shape[0],):
+            raise DataError(f"need one count per pattern: {patterns.shape[0]} patterns, counts of "
+                            f"shape {counts.shape}")
+        if patterns.size and patterns.min() < MISSING:
+            raise DataError(f"a pattern has the code {int(patterns.min())}; states are coded from "
+                            f"0 ({MISSING} for a missing cell)")
+        if counts.size and counts.min() < 0:
+            raise DataError(f"a pattern count is {counts.min()}; counts are 0 or more")
+
     @classmethod
     def from_rows(cls, names, rows, cardinalities=None, weights=None,
                   categories=None) -> "Dataset":

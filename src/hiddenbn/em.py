@@ -71,7 +71,7 @@ from hiddenbn import defaults, exact_inference, limits
 from hiddenbn.annealing import SWEEPS, AnnealedStarts
 from hiddenbn.data import Dataset
 from hiddenbn.defaults import CONVERGENCE, ENGINE_SCHEDULES, SCHEDULES
-from hiddenbn.errors import ParameterError
+from hiddenbn.errors import DataError, ParameterError
 from hiddenbn.inference import (enumeration_statistics, is_latent_class,
                                 latent_class_design, latent_class_statistics, prefers_design,
                                 state_groups, state_offsets)
@@ -595,6 +595,8 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
     _check_search(schedule, SCHEDULES, restarts, convergence, max_iterations, tolerance)
     if schedule == "annealing" and sweeps < 1:
         raise ParameterError(f"the annealed search needs at least one sweep, got {sweeps}")
+    if not data.n_cases > 0:  # every score would be that of no data: +inf BIC, NaN CS
+        raise DataError("the data set has no cases; EM needs at least one")
     engine = make_engine(network, data, alpha)
     if schedule != "annealing":
         result = fit_engine(engine, rng, restarts, max_iterations, tolerance, schedule,
