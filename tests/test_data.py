@@ -207,3 +207,9 @@ def test_a_dictionary_given_as_a_mapping_is_checked_as_a_file_is(tmp_path, dicti
     """Found by an input audit: a repeated category made a phantom state, numbers a TypeError."""
     with pytest.raises(DataError, match=message):
         read_data(write(tmp_path, "A,B\n0,1\n1,0\n"), dictionary=dictionary)
+
+
+def test_missing_values_given_as_one_text_are_refused(tmp_path):
+    """Found by an input audit: 'NA' was taken as the set {'N', 'A'}."""
+    with pytest.raises(DataError, match="missing_values must be a list of cell texts"):
+        read_data(write(tmp_path, "A,B\n0,1\n1,\n"), missing_values="NA")

@@ -375,6 +375,9 @@ def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
     if missing not in MISSING_HANDLING:
         raise DataError(f"unknown handling of missing cells {missing!r}; use one of "
                         f"{', '.join(MISSING_HANDLING)}")
+    if isinstance(missing_values, str):  # its characters would each be a missing value
+        raise DataError(f"missing_values must be a list of cell texts, e.g. ('', 'NA'), got the "
+                        f"text {missing_values!r}")
     path = Path(path)
     header, columns = _read_table(path)
     declared = {} if dictionary is None else (

@@ -270,7 +270,8 @@ def check_parameters(network: Network, cpts, tolerance: float = 1e-8) -> list:
         bad = np.flatnonzero(np.abs(table.sum(axis=1) - 1.0) > tolerance)
         if bad.size:
             raise ParameterError(f"node {name!r}: row {bad[0]} sums to "
-                                 f"{table[bad[0]].sum():.12g}, not 1")
+                                 f"{table[bad[0]].sum():.12g}, not 1; divide each row by its "
+                                 "sum in double precision (float32 rows are off by about 1e-7)")
         checked.append(table)
     return checked
 
