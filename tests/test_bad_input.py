@@ -556,3 +556,12 @@ def test_em_refuses_a_data_set_without_cases():
     empty = Dataset(("X1", "X2"), np.zeros((0, 2), dtype=np.int32), np.zeros(0, dtype=np.int64))
     with pytest.raises(DataError, match="the data set has no cases"):
         em.fit(network, empty, np.random.default_rng(0), 1.0)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "7", True])
+def test_a_library_seed_that_is_not_a_whole_number_from_0_is_refused(seed):
+    """Found by an input audit: 1.5 had been cut to 1 silently, -1 refused by numpy's error."""
+    from hiddenbn import seeding
+
+    with pytest.raises(ParameterError, match="a seed must be a whole number of at least 0"):
+        seeding.rng(seed, "data")

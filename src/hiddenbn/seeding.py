@@ -9,8 +9,11 @@ stream on any machine, core count or scheduling order.
 from __future__ import annotations
 
 import hashlib
+import numbers
 
 import numpy as np
+
+from hiddenbn.errors import ParameterError
 
 
 def _key_word(part) -> int:
@@ -22,7 +25,10 @@ def _key_word(part) -> int:
 
 
 def seed_sequence(root: int, *key) -> np.random.SeedSequence:
-    """The ``SeedSequence`` of the job identified by ``key`` (ints and strings)."""
+    """The ``SeedSequence`` of the job identified by ``key`` (ints and strings); ``root`` must
+    be a whole number of at least 0 (1.5 had been cut to 1, -1 refused by numpy's own error)."""
+    if isinstance(root, bool) or not isinstance(root, numbers.Integral) or root < 0:
+        raise ParameterError(f"a seed must be a whole number of at least 0, got {root!r}")
     return np.random.SeedSequence(int(root), spawn_key=tuple(_key_word(part) for part in key))
 
 
