@@ -565,3 +565,12 @@ def test_a_library_seed_that_is_not_a_whole_number_from_0_is_refused(seed):
 
     with pytest.raises(ParameterError, match="a seed must be a whole number of at least 0"):
         seeding.rng(seed, "data")
+
+
+def test_sampling_more_cases_than_fit_in_memory_is_refused_by_the_library():
+    """Found by an input audit: the library raised numpy's MemoryError (the CLI checked)."""
+    from hiddenbn.sampling import sample_dataset
+
+    network, rng = latent_class(2, [2, 2]), np.random.default_rng(0)
+    with pytest.raises(HiddenbnError, match="sampling 1000000000000 cases needs about"):
+        sample_dataset(network, random_parameters(network, rng), 10**12, rng)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from hiddenbn import limits
 from hiddenbn.data import MISSING, Dataset
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.models import Network, check_parameters
@@ -94,6 +95,7 @@ def forward_sample(network: Network, cpts, n_cases: int, rng: np.random.Generato
     flat = _flatten(network, cpts)
     n_uniforms = int((flat[-1] >= 0).sum())
     columns = (np.arange(network.n_nodes) if include_hidden else network.observed_indices)
+    limits.check_sample(int(n_cases), int(columns.size), False)  # not numpy's MemoryError
     result = np.empty((n_cases, columns.size), dtype=np.int32)
     chunk = np.empty((min(n_cases, CHUNK_ROWS), network.n_nodes), dtype=np.int32)
     for start in range(0, n_cases, CHUNK_ROWS):
