@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 import warnings
 
 import numpy as np
 
 from hiddenbn import jacobian as jac
+from hiddenbn import limits
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.inference import is_latent_class
 from hiddenbn.models import Network, latent_class
@@ -446,9 +446,7 @@ def dimension_report(network: Network, points: int = 5, seed: int = 0) -> dict:
 def _check_points(points) -> None:
     """Refuse a number of random points that is not a whole number of at least 1 (0 had
     recursed without end through the regular equivalent)."""
-    if isinstance(points, bool) or not isinstance(points, numbers.Integral) or points < 1:
-        raise HiddenbnError(f"the number of random points must be a whole number of at least 1, "
-                            f"got {points!r}")
+    limits.require_whole_number(points, 1, "the number of random points")
 
 
 @functools.lru_cache(maxsize=1024)

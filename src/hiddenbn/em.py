@@ -475,9 +475,7 @@ def _check_search(schedule: str, schedules: tuple, restarts: int, convergence: s
         raise ParameterError(f"unknown restart schedule {schedule!r}; use one of "
                              f"{', '.join(schedules)}")
     for name, value in (("EM starts", restarts), ("final EM iterations", max_iterations)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-            raise ParameterError(f"the number of {name} must be a whole number of at least 1, "
-                                 f"got {value!r}")
+        limits.require_whole_number(value, 1, f"the number of {name}", ParameterError)
     if not (isinstance(tolerance, numbers.Real) and 0 <= tolerance < math.inf):
         # NaN never compares below it: every fit ran to the cap and counted as not converged
         raise ParameterError(f"the EM tolerance must be a finite number of at least 0, got "

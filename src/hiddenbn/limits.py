@@ -107,6 +107,13 @@ def approximately(value: int) -> str:
     return shown(value)
 
 
+def require_whole_number(value, minimum: int, what: str, error=HiddenbnError) -> None:
+    """Raise ``error`` unless ``value`` is a whole number (not a bool, not 2.5) of at least
+    ``minimum``: ``int()`` would cut 1.5 to 1 silently."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise error(f"{what} must be a whole number of at least {minimum}, got {value!r}")
+
+
 def check_dirichlet_alpha(alpha, error=HiddenbnError) -> None:
     """Refuse a Dirichlet parameter that is not a number in (0, :data:`MAX_PRIOR_ALPHA`]
     (infinity had given NaN parameters and evidences)."""

@@ -9,10 +9,10 @@ stream on any machine, core count or scheduling order.
 from __future__ import annotations
 
 import hashlib
-import numbers
 
 import numpy as np
 
+from hiddenbn import limits
 from hiddenbn.errors import ParameterError
 
 
@@ -27,8 +27,7 @@ def _key_word(part) -> int:
 def seed_sequence(root: int, *key) -> np.random.SeedSequence:
     """The ``SeedSequence`` of the job identified by ``key`` (ints and strings); ``root`` must
     be a whole number of at least 0 (1.5 had been cut to 1, -1 refused by numpy's own error)."""
-    if isinstance(root, bool) or not isinstance(root, numbers.Integral) or root < 0:
-        raise ParameterError(f"a seed must be a whole number of at least 0, got {root!r}")
+    limits.require_whole_number(root, 0, "a seed", ParameterError)
     return np.random.SeedSequence(int(root), spawn_key=tuple(_key_word(part) for part in key))
 
 
