@@ -70,6 +70,15 @@ CHICKERING_HECKERMAN1996_FITTED = sorted(set(CHICKERING_HECKERMAN1996_FITTED_AS.
 CHICKERING_HECKERMAN1996_SHARING = sorted(
     e for e, shared in CHICKERING_HECKERMAN1996_FITTED_AS.items() if shared != e
 )
+# Sec. 3's prior checks: experiments refitted at other priors and at ML (prior_alpha 1), each
+# data set from its main fit's seed (the fitted experiment's), so only the prior differs
+CHICKERING_HECKERMAN1996_PRIOR = CHICKERING_HECKERMAN1996.get(
+    "prior_sensitivity", {"prior_alphas": [], "experiments": []}
+)
+CHICKERING_HECKERMAN1996_PRIOR_FILES = [
+    f"{CHICKERING_HECKERMAN1996_DIR}/prior_sensitivity/{e}.csv"
+    for e in CHICKERING_HECKERMAN1996_PRIOR["experiments"]
+]
 # The prior and EM protocol of the fits (the gold standard scores these fits, and fits its own
 # small data sets the same way).
 CHICKERING_HECKERMAN1996_FIT_SETTINGS = {
@@ -225,14 +234,51 @@ rule chickering_heckerman1996_reality_check:
         "../scripts/chickering_heckerman1996/reality_check.py"
 
 
+rule chickering_heckerman1996_prior_sensitivity:
+    input:
+        lambda w: [
+            f"{CHICKERING_HECKERMAN1996_DIR}/data/{w.experiment}/rep{r}.csv"
+            for r in CHICKERING_HECKERMAN1996_REPLICATES
+        ],
+    output:
+        f"{CHICKERING_HECKERMAN1996_DIR}/prior_sensitivity/{{experiment}}.csv",
+    log:
+        f"{LOGS}/chickering_heckerman1996/prior_sensitivity/{{experiment}}.log",
+    benchmark:
+        f"{LOGS}/benchmarks/chickering_heckerman1996_prior_sensitivity/{{experiment}}.tsv"
+    conda:
+        "../envs/hiddenbn.yaml"
+    threads: 1
+    params:
+        features=lambda w: CHICKERING_HECKERMAN1996_MODEL[w.experiment]["features"],
+        states=lambda w: CHICKERING_HECKERMAN1996_TEST_STATES[w.experiment],
+        seeds=lambda w: [
+            job_seed(
+                "chickering_heckerman1996",
+                "fit",
+                CHICKERING_HECKERMAN1996_FITTED_AS[w.experiment],
+                r,
+            )
+            for r in CHICKERING_HECKERMAN1996_REPLICATES
+        ],
+        prior_alpha=CHICKERING_HECKERMAN1996["prior_alpha"],
+        prior_alphas=CHICKERING_HECKERMAN1996_PRIOR["prior_alphas"],
+        em=CHICKERING_HECKERMAN1996["em"],
+    script:
+        "../scripts/chickering_heckerman1996/prior_sensitivity.py"
+
+
 rule chickering_heckerman1996_report:
     input:
         fits=CHICKERING_HECKERMAN1996_FIT_FILES,
         dimensions=list(CHICKERING_HECKERMAN1996_DIMENSION_FILE.values()),
         reality=f"{CHICKERING_HECKERMAN1996_DIR}/reality_check.csv",
+        prior=CHICKERING_HECKERMAN1996_PRIOR_FILES,
         printed_table1=printed_numbers("chickering_heckerman1996", "paper_table1.csv"),
         printed_table2=printed_numbers("chickering_heckerman1996", "paper_table2.csv"),
         printed_reality=printed_numbers("chickering_heckerman1996", "paper_reality_check.csv"),
+        printed_section3=printed_numbers("chickering_heckerman1996", "paper_section3.csv"),
+        printed_figures=printed_numbers("chickering_heckerman1996", "paper_figures.csv"),
     output:
         comparison=f"{CHICKERING_HECKERMAN1996_DIR}/comparison.md",
         verdicts=f"{CHICKERING_HECKERMAN1996_DIR}/verdicts.csv",
@@ -244,6 +290,11 @@ rule chickering_heckerman1996_report:
                 item,
             )
             for name, caption, item in (
+                *(
+                    [("prior_sensitivity", "prior_sensitivity", "Sec. 3, refits at other priors")]
+                    if CHICKERING_HECKERMAN1996_PRIOR_FILES
+                    else []
+                ),
                 ("table1", "table1", "Table 1"),
                 ("table1_search", "table1", "Table 1, annealed search"),
                 ("table2", "table2", "Table 2"),
