@@ -31,7 +31,7 @@ def test_read_verdicts_names_a_file_that_is_not_one(tmp_path):
     pd.DataFrame({"claim": ["x"], "verdict": ["supported"]}).to_csv(wrong, index=False)
     with pytest.raises(HiddenbnError, match="expected the columns where, item"):
         rp.read_verdicts(wrong)
-    rows = [dict(zip(rp.COLUMNS, ("Sec. 1", "x", "1", "1", "fine", "")))]
+    rows = [dict(zip(rp.COLUMNS, ("Sec. 1", "x", "1", "1", "fine", "", "")))]
     pd.DataFrame(rows).to_csv(wrong, index=False)
     with pytest.raises(HiddenbnError, match="unknown verdict 'fine'"):
         rp.read_verdicts(wrong)
@@ -51,7 +51,8 @@ def sections(tmp_path):
 
     first = paper("000", "Dimensions", [
         rp.compared("Sec. 5", "rank, n = 3", 7, 7),
-        rp.compared("Secs. 7-8", "Gaussian W (|H| = 2)", 12, 11, "the structure bounds it"),
+        rp.compared("Secs. 7-8", "Gaussian W (|H| = 2)", 12, 11, "the structure bounds it",
+                    choices="the W structure's linear-Gaussian nodes (variants: none)"),
     ])
     second = paper("003", "Approximations", rp.claim_rows("Secs. 4-5", [
         ("BIC is the least accurate.", "supported", "mean |Δc| BIC 1.2"),
@@ -77,9 +78,11 @@ def test_document_has_a_summary_the_disagreements_and_every_paper_in_full(sectio
     assert "[`000/comparison.md`](000/comparison.md)" in summary
     known = text[text.index("## Known disagreements"):text.index("## Paper 000")]
     assert "| 000 | Secs. 7-8 | Gaussian W (\\|H\\| = 2) | 12 | 11 | not reproduced | the " \
-        "structure bounds it |" in known
+        "structure bounds it | the W structure's linear-Gaussian nodes (variants: none) |" in known
+    # a disagreement without a computed explanation says what is and is not known
     assert "| Draper and CS are the most accurate. | — | mean \\|Δc\\| CS 0.4 | partly " \
-        "reproduced | none recorded |" in known
+        f"reproduced | {rp.UNEXPLAINED} | — |" in known
+    assert "none recorded" not in text
     assert "rank, n = 3" not in known and "random parameters" not in known
     for heading in ("## Paper 000 Geiger", "## Paper 003 Chickering", "## Gold standard"):
         assert heading in text
@@ -91,6 +94,28 @@ def test_document_has_a_summary_the_disagreements_and_every_paper_in_full(sectio
     assert "#### Table 1" in text and "body of Approximations" in text
     assert "```\n# not a heading\n```" in text
     assert "### Findings" in text and "CS+ is closer." in text
+    # the verdicts that rest on reconstruction choices, per paper
+    choices = text[text.index("## Verdicts that rest on reconstruction choices"):
+                   text.index("\n## Paper 000")]
+    assert "| Secs. 7-8 | Gaussian W (\\|H\\| = 2) | not reproduced | the W structure's " \
+        "linear-Gaussian nodes (variants: none) |" in choices
+    assert "No verdict of this paper names a reconstruction choice" in choices
+    assert "Quick sizes" not in text
+
+
+def test_a_quick_run_says_at_its_top_that_nothing_is_judged(sections, tmp_path):
+    """quick_sizes: the banner comes first, and no disagreement reads as a finding."""
+    text = rp.reproduction_markdown(sections, tmp_path, quick_sizes=True)
+    assert text.split("\n")[2] == rp.QUICK_BANNER
+    summary = text[text.index("## Summary"):text.index("## Disagreements")]
+    assert "| reproduced | not checked (quick sizes) | not checked |" in summary
+    assert "| Paper 000 Geiger, Heckerman & Meek (1996) | Sec. 5; Secs. 7-8 | 1 | 1 | 0 | 1 |" \
+        in summary
+    for verdict in rp.DISAGREEMENTS:
+        assert f"| {verdict} |" not in text
+    # the summary header, two rows in the disagreements and in their papers, one in the choices
+    assert text.count(f"| {rp.QUICK_VERDICT} |") == 6
+    assert "none recorded" not in text and rp.UNEXPLAINED in text
 
 
 def test_a_missing_input_or_unknown_paper_is_named(sections, tmp_path):

@@ -24,5 +24,7 @@ rule reproduction:
         "../envs/hiddenbn.yaml"
     params:
         sections=REPRODUCTION,
+        # sizes too small to judge (config/quick.yaml): said at the top, disagreements unjudged
+        quick_sizes=config["quick_sizes"],
     script:
         "../scripts/reproduction.py"

@@ -4,4 +4,8 @@ from hiddenbn.experiments.reproduction import write_reproduction
 from hiddenbn.joblog import job_log
 
 with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
-    write_reproduction(snakemake.params.sections, snakemake.output[0])  # noqa: F821
+    write_reproduction(
+        snakemake.params.sections,  # noqa: F821
+        snakemake.output[0],  # noqa: F821
+        snakemake.params.quick_sizes,  # noqa: F821
+    )

@@ -5,7 +5,10 @@ row per printed number or claim it checks (:data:`COLUMNS`), judged in the share
 :data:`VERDICTS` (:func:`compared`, :func:`claim_rows`, :func:`write_verdicts`).
 :func:`write_reproduction` reads those files and the comparison documents of every paper the
 config runs and assembles one Markdown document: a summary table, the known disagreements with
-their explanations, then each paper's verdicts and its comparison in full. Nothing here
+their explanations (or what is and is not known, :data:`UNEXPLAINED`), the verdicts that rest on
+reconstruction choices with where their variants are shown, then each paper's verdicts and its
+comparison in full. A run of the quick config (``quick_sizes: true``) says at its top that its
+sizes are too small to judge, and its disagreements read :data:`QUICK_VERDICT`. Nothing here
 computes a result: every number in the document comes from the files it reads.
 """
 
@@ -22,8 +25,10 @@ from hiddenbn.experiments.papers import paper
 from hiddenbn.markdown import pipe_table
 
 #: Columns of a ``verdicts.csv``: where in the paper, what is checked, the paper's value (empty
-#: for a claim), ours (a number or the evidence), the verdict, and why it disagrees where known.
-COLUMNS = ("where", "item", "paper", "ours", "verdict", "explanation")
+#: for a claim), ours (a number or the evidence), the verdict, why it disagrees where known, and
+#: the reconstruction choices (settings the paper does not state) the verdict rests on, with
+#: where their variants are shown (empty: it rests on none).
+COLUMNS = ("where", "item", "paper", "ours", "verdict", "explanation", "choices")
 #: The verdicts, in the order of the summary table's columns.
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not checked")
 #: Verdicts listed among the known disagreements.
@@ -31,6 +36,12 @@ DISAGREEMENTS = ("not reproduced", "partly reproduced")
 #: The words of the per-paper claim tables (``| claim | verdict | evidence |``) as verdicts.
 CLAIM_VERDICTS = {"supported": "reproduced", "partly supported": "partly reproduced",
                   "not supported": "not reproduced"}
+#: What a disagreement reads as in a report of the quick config (``quick_sizes: true``): its
+#: sizes are too small for any verdict to be judged.
+QUICK_VERDICT = "not checked (quick sizes)"
+#: The explanation of a disagreement whose comparison computes none: what is and is not known.
+UNEXPLAINED = ("cause not known: the comparison computes no explanation for this disagreement; "
+               "what is known is the paper's value and ours, and the evidence under *ours*")
 
 def paper_label(key: str) -> str:
     """The heading of paper ``key`` here and its category in the Snakemake report
@@ -39,26 +50,31 @@ def paper_label(key: str) -> str:
 
 
 # --- writing verdicts (called by each paper's report function) --------------------------------
-def verdict_row(where: str, item: str, paper, ours, verdict: str, explanation: str = "") -> dict:
-    """One row of a ``verdicts.csv``; ``verdict`` must be one of :data:`VERDICTS`."""
+def verdict_row(where: str, item: str, paper, ours, verdict: str, explanation: str = "", *,
+                choices: str = "") -> dict:
+    """One row of a ``verdicts.csv``; ``verdict`` must be one of :data:`VERDICTS`; ``choices``
+    names the reconstruction choices the verdict rests on and where their variants are shown."""
     if verdict not in VERDICTS:
         raise HiddenbnError(f"verdict {verdict!r} of {item!r}: use one of {', '.join(VERDICTS)}")
-    return dict(zip(COLUMNS, (where, item, _text(paper), _text(ours), verdict, explanation)))
+    return dict(zip(COLUMNS, (where, item, _text(paper), _text(ours), verdict, explanation,
+                              choices)))
 
 
-def compared(where: str, item: str, paper, ours, explanation: str = "") -> dict:
+def compared(where: str, item: str, paper, ours, explanation: str = "", *,
+             choices: str = "") -> dict:
     """A printed value beside ours: reproduced when they are equal, else not reproduced with
     ``explanation`` (why they differ, where that is known)."""
     same = _text(paper) == _text(ours)
     return verdict_row(where, item, paper, ours, "reproduced" if same else "not reproduced",
-                       "" if same else explanation)
+                       "" if same else explanation, choices=choices)
 
 
 def claim_rows(where: str, claims) -> list[dict]:
-    """Rows from the ``(claim, verdict, evidence[, explanation])`` tuples of a comparison's claim
-    table; the evidence is our side, the paper's side is the claim itself."""
-    return [verdict_row(where, claim, "", evidence, CLAIM_VERDICTS[verdict], *explanation)
-            for claim, verdict, evidence, *explanation in claims]
+    """Rows from the ``(claim, verdict, evidence[, explanation[, choices]])`` tuples of a
+    comparison's claim table; the evidence is our side, the paper's side is the claim itself."""
+    return [verdict_row(where, claim, "", evidence, CLAIM_VERDICTS[verdict], *rest[:1],
+                        choices=rest[1] if len(rest) > 1 else "")
+            for claim, verdict, evidence, *rest in claims]
 
 
 def write_verdicts(rows: list[dict], path) -> None:
@@ -130,66 +146,125 @@ def _check_sections(sections) -> None:
                                     "assembling REPRODUCTION.md")
 
 
-def reproduction_markdown(sections: list[dict], base) -> str:
+#: The top of a report of the quick config, before anything else.
+QUICK_BANNER = (
+    "**Quick sizes: too small to judge.** This run used a config with `quick_sizes: true` "
+    "(`config/quick.yaml`): its sample sizes, data sets, EM starts and parameter points are cut so "
+    "that the whole pipeline runs in minutes. No verdict here can be judged at these sizes: every "
+    f"disagreement reads *{QUICK_VERDICT}*, and a *reproduced* is no evidence either. Run the "
+    "default config (`make reproduce`) to judge the papers.")
+
+
+def reported_verdicts(frame: pd.DataFrame, quick_sizes: bool) -> pd.DataFrame:
+    """The verdicts as the report shows them: with ``quick_sizes`` every disagreement becomes
+    :data:`QUICK_VERDICT`; a disagreement without an explanation gets :data:`UNEXPLAINED`."""
+    frame = frame.copy()
+    disagrees = frame.verdict.isin(DISAGREEMENTS)
+    frame.loc[disagrees & (frame.explanation == ""), "explanation"] = UNEXPLAINED
+    if quick_sizes:
+        frame.loc[disagrees, "verdict"] = QUICK_VERDICT
+    return frame
+
+
+def _reconstruction_lines(sections, verdicts) -> list[str]:
+    """Per paper, the verdicts that rest on reconstruction choices and where the variants are."""
+    lines = ["## Verdicts that rest on reconstruction choices", "",
+             "Settings a paper does not state (structures of lost figures, generating parameters, "
+             "sample sizes, priors) are reconstructed as docs/RECONSTRUCTIONS.md describes. Per "
+             "paper, every verdict whose `verdicts.csv` names the choices it rests on, with where "
+             "the variants are shown.", ""]
+    for section in sections:
+        rows = verdicts[section["paper"]]
+        rows = rows[rows.choices != ""]
+        lines += [f"### {paper_label(section['paper'])}", ""]
+        if rows.empty:
+            lines += ["No verdict of this paper names a reconstruction choice in its "
+                      "`verdicts.csv`." if len(verdicts[section["paper"]]) else
+                      "No verdicts (findings only).", ""]
+            continue
+        lines += [_table(rows[["where", "item", "verdict", "choices"]].rename(
+            columns={"choices": "rests on (and where the variants are)"})), ""]
+    return lines
+
+
+def reproduction_markdown(sections: list[dict], base, quick_sizes: bool = False) -> str:
     """The text of ``REPRODUCTION.md``.
 
     Parameters
     ----------
     sections : list of dict
         One per paper, in the order of the document: ``paper`` (a key of
-        :data:`hiddenbn.experiments.papers.PAPERS`), ``documents`` (its comparison or findings files, embedded in full) and ``verdicts``
-        (its ``verdicts.csv`` files).
+        :data:`hiddenbn.experiments.papers.PAPERS`), ``documents`` (its comparison or findings
+        files, embedded in full) and ``verdicts`` (its ``verdicts.csv`` files).
     base : path
         The folder of ``REPRODUCTION.md``: links are relative to it.
+    quick_sizes : bool
+        The config's ``quick_sizes``: the run's sizes are too small to judge, which the
+        document says at its top (:data:`QUICK_BANNER`), and every disagreement reads
+        :data:`QUICK_VERDICT`.
 
     Returns
     -------
     str
-        Markdown: summary table, known disagreements, then each paper's verdicts and
-        comparisons.
+        Markdown: summary table, known disagreements, the verdicts that rest on reconstruction
+        choices, then each paper's verdicts and comparisons.
     """
     _check_sections(sections)
     base = Path(base)
-    verdicts = {s["paper"]: pd.concat([read_verdicts(p) for p in s["verdicts"]],
-                                      ignore_index=True) if s["verdicts"]
-                else pd.DataFrame(columns=list(COLUMNS)) for s in sections}
+    verdicts = {s["paper"]: reported_verdicts(pd.concat(
+        [read_verdicts(p) for p in s["verdicts"]], ignore_index=True), quick_sizes)
+        if s["verdicts"] else pd.DataFrame(columns=list(COLUMNS)) for s in sections}
+    shown = [v for v in VERDICTS if not (quick_sizes and v in DISAGREEMENTS)]
+    if quick_sizes:
+        shown.insert(1, QUICK_VERDICT)
     summary = []
     for section in sections:
         rows = verdicts[section["paper"]]
         where = "; ".join(dict.fromkeys(rows["where"])) or "no printed numbers (findings only)"
         summary.append({"paper": paper_label(section["paper"]),
                         "what was compared": where,
-                        **{v: str(int((rows.verdict == v).sum())) for v in VERDICTS},
+                        **{v: str(int((rows.verdict == v).sum())) for v in shown},
+                        "rest on reconstruction choices": str(int((rows.choices != "").sum())),
                         "full comparison": "<br>".join(_link(p, base)
                                                        for p in section["documents"])})
-    lines = ["# Reproduction of the five papers: every comparison in one document", "",
-             "Generated by `hiddenbn.experiments.reproduction` from the files this run wrote "
-             "(the config in force): each paper's `verdicts.csv` (one row per printed number or "
-             "claim checked, with the paper's value, ours and a verdict) and its comparison, "
-             "which is reproduced in full below. Verdicts: "
-             + ", ".join(f"*{v}*" for v in VERDICTS) + ". Structures and settings the papers "
-             "do not give are reconstructed as docs/RECONSTRUCTIONS.md describes and flagged in "
-             "the comparisons.", "", "## Summary", "", _table(pd.DataFrame(summary)), ""]
+    lines = ["# Reproduction of the five papers: every comparison in one document", ""]
+    if quick_sizes:
+        lines += [QUICK_BANNER, ""]
+    lines += ["Generated by `hiddenbn.experiments.reproduction` from the files this run wrote "
+              "(the config in force): each paper's `verdicts.csv` (one row per printed number or "
+              "claim checked, with the paper's value, ours, a verdict, and the reconstruction "
+              "choices it rests on) and its comparison, which is reproduced in full below. "
+              "Verdicts: " + ", ".join(f"*{v}*" for v in shown) + ". Structures and settings the "
+              "papers do not give are reconstructed as docs/RECONSTRUCTIONS.md describes and "
+              "flagged in the comparisons.", "", "## Summary", "",
+              _table(pd.DataFrame(summary)), ""]
     known = pd.concat([verdicts[s["paper"]].assign(paper_key=s["paper"]) for s in sections],
                       ignore_index=True)
-    known = known[known.verdict.isin(DISAGREEMENTS)]
-    lines += ["## Known disagreements", ""]
+    known = known[known.verdict.isin([*DISAGREEMENTS, QUICK_VERDICT])]
+    if quick_sizes:
+        lines += ["## Disagreements, not checked (quick sizes)", "",
+                  "Every check that disagrees with the paper at these sizes. The sizes are too "
+                  f"small to judge them, so each reads *{QUICK_VERDICT}*; the explanation is the "
+                  "one its comparison computes at these sizes.", ""]
+    else:
+        lines += ["## Known disagreements", "",
+                  f"Every check whose verdict is *{DISAGREEMENTS[0]}* or *{DISAGREEMENTS[1]}*, "
+                  "with the explanation its comparison gives, or what is and is not known where "
+                  "it gives none.", ""]
     if known.empty:
         lines += ["None: every check is reproduced or marked not checked.", ""]
     else:
-        lines += [f"Every check whose verdict is *{DISAGREEMENTS[0]}* or *{DISAGREEMENTS[1]}*, "
-                  "with the explanation its comparison gives (none recorded: see the evidence "
-                  "under *ours* and the paper's comparison below).", "",
-                  _table(pd.DataFrame({
-                      "paper": known.paper_key, "where": known["where"], "item": known["item"],
-                      "paper's value": known["paper"], "ours": known["ours"],
-                      "verdict": known.verdict,
-                      "explanation": known.explanation.replace("", "none recorded")})), ""]
+        lines += [_table(pd.DataFrame({
+            "paper": known.paper_key, "where": known["where"], "item": known["item"],
+            "paper's value": known["paper"], "ours": known["ours"], "verdict": known.verdict,
+            "explanation": known.explanation, "rests on": known.choices})), ""]
+    lines += _reconstruction_lines(sections, verdicts)
     for section in sections:
         lines += [f"## {paper_label(section['paper'])}", "", f"*{paper(section['paper']).title}*",
                   "", "### Verdicts", ""]
         rows = verdicts[section["paper"]]
-        lines += [_table(rows.rename(columns={"paper": "paper's value"})) if len(rows)
+        lines += [_table(rows.rename(columns={"paper": "paper's value",
+                                              "choices": "rests on"})) if len(rows)
                   else "No printed number or claim is checked here; the findings below go "
                        "beyond the paper.", ""]
         for document in section["documents"]:
@@ -197,8 +272,8 @@ def reproduction_markdown(sections: list[dict], base) -> str:
     return "\n".join(lines)
 
 
-def write_reproduction(sections: list[dict], path) -> None:
+def write_reproduction(sections: list[dict], path, quick_sizes: bool = False) -> None:
     """Write ``REPRODUCTION.md`` at ``path`` (see :func:`reproduction_markdown`)."""
     path = Path(path)
-    text = reproduction_markdown(sections, path.parent)
+    text = reproduction_markdown(sections, path.parent, quick_sizes)
     atomic_write_text(path, text)
