@@ -228,6 +228,23 @@ def _node_text(network: Network, i: int) -> str:
     return str(network.cardinalities[i])
 
 
+def network_extent(network: Network) -> tuple[float, float, float, float]:
+    """``(left, right, bottom, top)`` in data units of :func:`draw_network`'s drawing of
+    ``network``: its nodes, their labels and the bent arcs, with a margin."""
+    position = network_layout(network)
+    extent = list(position)
+    for i in range(network.n_nodes):
+        for p in network.parents[i]:
+            bend = _arc_bend(position, p, i)
+            if bend:
+                extent.append(_arc_apex(position, p, i, bend))
+    margin = NODE_RADIUS + 0.25
+    extent = np.array(extent)
+    # the right margin holds the node labels, which are written beside the nodes
+    return (extent[:, 0].min() - margin, extent[:, 0].max() + margin + 0.2,
+            extent[:, 1].min() - margin, extent[:, 1].max() + margin)
+
+
 def draw_network(network: Network, ax=None, labels=None, title=None):
     """Draw ``network`` on ``ax`` (a new figure if None) and return the axes.
 
@@ -252,7 +269,6 @@ def draw_network(network: Network, ax=None, labels=None, title=None):
         height = max(1.6, 0.8 * (node_depths(network).max() + 1) + 0.4)
         _, ax = plt.subplots(figsize=(width, height))
     position = network_layout(network)
-    extent = list(position)
     for i in range(network.n_nodes):
         centre = position[i]
         fill = HIDDEN_FILL if network.hidden[i] else OBSERVED_FILL
@@ -275,17 +291,14 @@ def draw_network(network: Network, ax=None, labels=None, title=None):
             # An arc that would run through another node (e.g. Y -> X2 along the chain
             # Y -> X1 -> X2 of paper 001's Figure 2) is bent so that it stays visible.
             bend = _arc_bend(position, p, i)
-            if bend:
-                extent.append(_arc_apex(position, p, i, bend))
             ax.add_patch(FancyArrowPatch(position[p] + NODE_RADIUS * direction,
                                          centre - NODE_RADIUS * direction, arrowstyle="-|>",
                                          connectionstyle=f"arc3,rad={bend}",
                                          mutation_scale=9, color=EDGE_COLOUR, linewidth=0.9,
                                          zorder=1, gid=arc))
-    margin = NODE_RADIUS + 0.25
-    extent = np.array(extent)
-    ax.set_xlim(extent[:, 0].min() - margin, extent[:, 0].max() + margin + 0.2)
-    ax.set_ylim(extent[:, 1].min() - margin, extent[:, 1].max() + margin)
+    left, right, bottom, top = network_extent(network)
+    ax.set_xlim(left, right)
+    ax.set_ylim(bottom, top)
     ax.set_aspect("equal")
     ax.set_axis_off()
     if title:
@@ -293,24 +306,51 @@ def draw_network(network: Network, ax=None, labels=None, title=None):
     return ax
 
 
+#: Inches per data unit of :func:`network_panels` (one unit between layers): every panel of a
+#: figure is drawn at this one scale, so nodes have the same size in all of them.
+PANEL_INCHES_PER_UNIT = 0.55
+#: Inches above a panel for each line of its title, and between a title and the row above.
+TITLE_LINE_INCHES = 0.2
+ROW_GAP_INCHES = 0.15
+
+
 @contextlib.contextmanager
 def network_panels(panels, path, columns=None):
     """Draw several networks side by side and save them as ``path`` (PNG + PDF).
 
     ``panels`` is a list of ``(title, network)``; yields the figure and its axes (one per panel)
-    so a caller can add notes before the figure is saved on exit.
+    so a caller can add notes before the figure is saved on exit. Every panel has the same
+    scale (:data:`PANEL_INCHES_PER_UNIT`): the columns are as wide as the widest network, each
+    row as high as its highest one, and each drawing is centred and aligned at the top.
     """
     count = len(panels)
     columns = columns or min(count, 4)
     rows = -(-count // columns)
+    extents = [network_extent(network) for _, network in panels]
+    width = max(right - left for left, right, _, _ in extents)
+    heights = [max(top - bottom for _, _, bottom, top in extents[r * columns:(r + 1) * columns])
+               for r in range(rows)]
+    titles = [max(title.count("\n") + 1 for title, _ in panels[r * columns:(r + 1) * columns])
+              for r in range(rows)]
+    rooms = [(t * TITLE_LINE_INCHES + ROW_GAP_INCHES) / PANEL_INCHES_PER_UNIT for t in titles]
+    cell_heights = [(h + room) * PANEL_INCHES_PER_UNIT for h, room in zip(heights, rooms)]
     with style():
-        figure, axes = plt.subplots(rows, columns, figsize=(2.6 * columns, 2.2 * rows),
-                                    squeeze=False)
-        for ax, (title, network) in zip(axes.flat, panels):
+        figure = plt.figure(figsize=(columns * width * PANEL_INCHES_PER_UNIT, sum(cell_heights)))
+        grid = figure.add_gridspec(rows, columns, height_ratios=cell_heights, hspace=0,
+                                   wspace=0, left=0, right=1, bottom=0, top=1)
+        axes = [figure.add_subplot(grid[r, c]) for r in range(rows) for c in range(columns)]
+        for index, (ax, (title, network), (left, right, bottom, top)) in enumerate(
+                zip(axes, panels, extents)):
             draw_network(network, ax=ax, title=title)
-        for ax in axes.flat[count:]:
+            row = index // columns
+            middle = (left + right) / 2
+            # the title's lines sit inside the cell, right above the drawing
+            ax.set_xlim(middle - width / 2, middle + width / 2)
+            ax.set_ylim(top - heights[row], top + rooms[row])
+            ax.set_title(title, y=heights[row] / (heights[row] + rooms[row]), va="bottom")
+        for ax in axes[count:]:
             ax.set_axis_off()
-        yield figure, axes.flat[:count]
+        yield figure, axes[:count]
         save_figure(figure, path)
 
 

@@ -2,8 +2,8 @@
 
 A paper's printed numbers live in ``workflow/resources/<paper>/`` (never in the code) and are
 read by :func:`read_printed`; a number the paper prints as a formula in a size ``n`` ("2n",
-"2^n") is written there as an integer expression and evaluated by :func:`formula_value`, which
-accepts nothing but ``n``, integers and ``+ - * **``. Tables are written twice
+"2^n", or in further named sizes) is written there as an integer expression and evaluated by
+:func:`formula_value`, which accepts nothing but those names, integers and ``+ - * **``. Tables are written twice
 (:func:`write_table`): as CSV for figures and as Markdown for reading.
 """
 
@@ -47,36 +47,41 @@ OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mu
 MAX_EXPONENT = 64
 
 
-def formula_value(formula: str, n: int | None = None) -> int:
+def formula_value(formula: str, n: int | None = None, **sizes: int) -> int:
     """The value at ``n`` of ``formula``, an integer expression in ``n`` as a paper prints one
-    (``"n + 1"``, ``"2 * n"``, ``"2 ** n"``, ``"15"``).
+    (``"n + 1"``, ``"2 * n"``, ``"2 ** n"``, ``"15"``); ``sizes`` gives further named sizes a
+    formula may use (``k`` and ``b`` in ``"n * k * (b - 1) + k - 1"``).
 
-    Only the name ``n``, integer literals and the binary operators ``+ - * **`` are accepted
-    (the expression is walked, never given to ``eval``); anything else raises
-    :class:`~hiddenbn.errors.HiddenbnError`, as does a formula in ``n`` when ``n`` is None.
+    Only the name ``n``, the names in ``sizes``, integer literals and the binary operators
+    ``+ - * **`` are accepted (the expression is walked, never given to ``eval``); anything else
+    raises :class:`~hiddenbn.errors.HiddenbnError`, as does a formula in ``n`` when ``n`` is
+    None.
     """
     try:
         tree = ast.parse(str(formula), mode="eval")
     except SyntaxError:
         raise HiddenbnError(f"printed formula {formula!r}: not an expression") from None
-    return _evaluated(tree.body, formula, n)
+    return _evaluated(tree.body, formula, {"n": n, **sizes})
 
 
-def _evaluated(node, formula, n):
+def _evaluated(node, formula, sizes):
     if isinstance(node, ast.Constant) and type(node.value) is int:  # bool is not a number here
         return node.value
-    if isinstance(node, ast.Name) and node.id == "n":
-        if n is None:
-            raise HiddenbnError(f"printed formula {formula!r}: needs n, which has no value here")
-        return n
+    if isinstance(node, ast.Name) and node.id in sizes:
+        if sizes[node.id] is None:
+            raise HiddenbnError(f"printed formula {formula!r}: needs {node.id}, which has no "
+                                "value here")
+        return sizes[node.id]
     if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
-        left, right = _evaluated(node.left, formula, n), _evaluated(node.right, formula, n)
+        left = _evaluated(node.left, formula, sizes)
+        right = _evaluated(node.right, formula, sizes)
         if isinstance(node.op, ast.Pow) and not 0 <= right <= MAX_EXPONENT:
             raise HiddenbnError(f"printed formula {formula!r}: exponent {right} is outside "
                                 f"0..{MAX_EXPONENT}")
         return OPERATORS[type(node.op)](left, right)
+    names = ", ".join(sizes)
     raise HiddenbnError(f"printed formula {formula!r}: {ast.unparse(node)!r} is not allowed; "
-                        "use n, integers and + - * ** only")
+                        f"use {names}, integers and + - * ** only")
 
 
 def printed_rows(table: pd.DataFrame, column: str) -> list[dict]:
