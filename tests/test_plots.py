@@ -117,3 +117,19 @@ def test_selection_figure_draws_one_line_per_score_and_panel(tmp_path, monkeypat
     np.testing.assert_allclose(np.asarray(kl.get_ydata(), dtype=float), [0.25, 0.06])
     assert kl.get_color() == plots.SCORE_STYLES["bic_plus"][0]
     plt.close(saved[0])
+
+
+def test_no_series_colour_is_a_score_colour():
+    """A colour names one score in every figure: series that are not scores never take one."""
+    scores = [look[0].lower() for look in plots.SCORE_STYLES.values()]
+    assert len(set(scores)) == len(scores)
+    assert not {c.lower() for c in plots.PALETTE} & set(scores)
+
+
+def test_network_panels_draw_every_panel_at_one_scale(tmp_path):
+    panels = [("small", parse_spec("2:2,2")), ("wide", parse_spec("3:2,2,2,2,2,2"))]
+    with plots.network_panels(panels, tmp_path / "scale") as (figure, axes):
+        figure.canvas.draw()
+        scales = [ax.get_window_extent().width / (ax.get_xlim()[1] - ax.get_xlim()[0])
+                  for ax in axes]
+    assert scales[0] == pytest.approx(scales[1], rel=1e-6)

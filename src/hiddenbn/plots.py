@@ -28,8 +28,10 @@ from hiddenbn.errors import HiddenbnError  # noqa: E402
 from hiddenbn.files import atomic_output  # noqa: E402
 from hiddenbn.models import Network  # noqa: E402
 
-#: Colours shared by every figure: one per score or series, in this order, then node shading.
-PALETTE = ("#1b6ca8", "#d1495b", "#3b8b5a", "#edae49", "#6a4c93", "#00798c", "#8d6a50", "#555555")
+#: Colours of the series that are not scores (models, learners, classes, reference lines), in
+#: this order; none is a score's colour (:data:`SCORE_STYLES`), so that a colour names one score
+#: across every figure of the project.
+PALETTE = ("#56b4e9", "#f26419", "#9a8c1f", "#2e4057", "#e78ac3", "#b3d463")
 #: One look per score, the same in every figure of the project: colour, marker, line style and
 #: legend label. Markers and line styles keep curves apart where they coincide (CS and MLED
 #: often do).
@@ -355,7 +357,7 @@ def network_panels(panels, path, columns=None):
 
 
 #: Markers of the classes of :func:`class_profile_figure`, beside their colours (the palette
-#: repeats after eight classes; the markers keep classes apart in print).
+#: repeats after six classes; the markers keep classes apart in print).
 CLASS_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 #: Figure formats of :func:`class_profile_figure`, by file suffix.
 FIGURE_FORMATS = (".png", ".pdf", ".svg")

@@ -1,6 +1,7 @@
 # Heckerman & Meek (1997), paper 001: EBNC dimensions (Figure 2 rebuilt, with a table beside
-# the paper's printed values) and Figure 1 when the section has `figure2`; the learning study
-# the paper asks for when it has `study`. All from hiddenbn.experiments.heckerman_meek1997.
+# the paper's printed values), Figure 1 and comparison.md when the section has `figure2`; the
+# learning study the paper asks for when it has `study`. All from
+# hiddenbn.experiments.heckerman_meek1997.
 from hiddenbn.experiments import heckerman_meek1997
 
 HECKERMAN_MEEK1997 = config["heckerman_meek1997"]
@@ -20,16 +21,10 @@ HECKERMAN_MEEK1997_STUDY_FILES = {
 
 
 if "figure2" in HECKERMAN_MEEK1997:
-    FINAL_OUTPUTS.extend(
-        [
-            *multiext(f"{HECKERMAN_MEEK1997_DIR}/figures/figure1", ".png", ".pdf"),
-            *multiext(f"{HECKERMAN_MEEK1997_DIR}/figures/figure2", ".png", ".pdf"),
-            *multiext(f"{HECKERMAN_MEEK1997_DIR}/tables/ebnc_dimensions", ".csv", ".md"),
-        ]
-    )
+    FINAL_OUTPUTS.append(f"{HECKERMAN_MEEK1997_DIR}/comparison.md")
     reproduce(
         "heckerman_meek1997",
-        f"{HECKERMAN_MEEK1997_DIR}/tables/ebnc_dimensions.md",
+        f"{HECKERMAN_MEEK1997_DIR}/comparison.md",
         f"{HECKERMAN_MEEK1997_DIR}/verdicts.csv",
     )
 if "study" in HECKERMAN_MEEK1997:
@@ -48,16 +43,17 @@ rule heckerman_meek1997_dimensions:
     input:
         printed=printed_numbers("heckerman_meek1997", "dimensions.yaml"),
     output:
+        report=f"{HECKERMAN_MEEK1997_DIR}/comparison.md",
         table=report_files(
             "heckerman_meek1997",
             f"{HECKERMAN_MEEK1997_DIR}/tables",
             {"ebnc_dimensions": "Secs. 4 and 6, EBNC dimensions"},
             (".csv", ".md"),
         ),
-        figure=report_files(
+        figures=report_files(
             "heckerman_meek1997",
             f"{HECKERMAN_MEEK1997_DIR}/figures",
-            {"figure2": "Figure 2"},
+            {"figure1": "Figure 1", "figure2": "Figure 2"},
             (".png", ".pdf"),
         ),
         verdicts=f"{HECKERMAN_MEEK1997_DIR}/verdicts.csv",
@@ -75,27 +71,7 @@ rule heckerman_meek1997_dimensions:
         "../scripts/heckerman_meek1997/dimensions.py"
 
 
-rule heckerman_meek1997_figure1:
-    output:
-        report_files(
-            "heckerman_meek1997",
-            f"{HECKERMAN_MEEK1997_DIR}/figures",
-            {"figure1": "Figure 1"},
-            (".png", ".pdf"),
-        ),
-    log:
-        f"{LOGS}/heckerman_meek1997/figure1.log",
-    benchmark:
-        f"{LOGS}/benchmarks/heckerman_meek1997_figure1/figure1.tsv"
-    conda:
-        "../envs/hiddenbn.yaml"
-    params:
-        inputs=HECKERMAN_MEEK1997.get("figure2", {}).get("naive_bayes_inputs"),
-    script:
-        "../scripts/heckerman_meek1997/figure1.py"
-
-
-# The learning study paper 001 asks for (issue 8): one batched job per case and training size
+# The learning study paper 001 asks for: one batched job per case and training size
 # (every replicate), then tables, learning curves and findings.md.
 rule heckerman_meek1997_study_case:
     output:

@@ -1,5 +1,5 @@
-"""Paper 001: the EBNC dimension table (CSV + Markdown), Figure 2 and verdicts.csv (a thin
-wrapper)."""
+"""Paper 001: the EBNC dimension table (CSV + Markdown), Figures 1 and 2, comparison.md and
+verdicts.csv (a thin wrapper)."""
 
 from pathlib import Path
 
@@ -15,8 +15,5 @@ with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
         snakemake.params.seed,  # noqa: F821
         snakemake.params.points,  # noqa: F821
         snakemake.input.printed,  # noqa: F821
-        snakemake.output.table[0],  # noqa: F821
-        snakemake.output.table[1],  # noqa: F821
-        Path(snakemake.output.figure[0]).with_suffix(""),  # noqa: F821
-        snakemake.output.verdicts,  # noqa: F821
+        Path(snakemake.output.report).parent,  # noqa: F821
     )
