@@ -52,13 +52,27 @@ def test_posterior_is_the_normalised_exponential():
 def test_replicate_summary_leaves_out_the_paper_data_set():
     rows = []
     for replicate, value in enumerate([0.9, 0.2, 0.4, 0.6]):
-        rows.append({"generator": "F1", "replicate": replicate, "N": 100, "model": "F1",
-                     **{f"posterior_{v}": value for v in mh.VARIANTS}})
+        rows.append({"generator": "F1", "parameters": "hand-chosen", "replicate": replicate,
+                     "N": 100, "model": "F1", **{f"posterior_{v}": value for v in mh.VARIANTS}})
+    rows.append({**rows[-1], "parameters": "random", "replicate": 1, "posterior_computed": 0.0})
     summary = mh.replicate_summary(pd.DataFrame(rows))
-    computed = summary[summary.variant == "computed"].iloc[0]
-    assert computed["mean"] == pytest.approx(0.4)
-    assert computed["data_sets"] == 3
-    assert computed["low"] == pytest.approx(np.quantile([0.2, 0.4, 0.6], 0.1))
+    computed = summary[(summary.variant == "computed") & (summary.parameters == "hand-chosen")]
+    assert computed.iloc[0]["mean"] == pytest.approx(0.4)
+    assert computed.iloc[0]["data_sets"] == 3
+    assert computed.iloc[0]["low"] == pytest.approx(np.quantile([0.2, 0.4, 0.6], 0.1))
+    drawn = summary[(summary.variant == "computed") & (summary.parameters == "random")]
+    assert drawn.iloc[0]["mean"] == 0.0 and drawn.iloc[0]["data_sets"] == 1
+
+
+def test_random_parameters_are_drawn_per_data_set_within_0_and_1():
+    model = mh.study_models(STRUCTURES)["F4"]
+    first = mh.random_generating_parameters(SECTION, model, np.random.default_rng(1))
+    second = mh.random_generating_parameters(SECTION, model, np.random.default_rng(2))
+    assert [t.shape for t in first[3:-1]] == [(4, 2)] * 3
+    assert not np.allclose(first[3], second[3])
+    for table in first[:-1]:
+        np.testing.assert_allclose(table.sum(axis=1), 1.0)
+        assert ((table > 0) & (table < 1)).all()
 
 
 @pytest.fixture(scope="module")
@@ -71,10 +85,11 @@ def quick_study(tmp_path_factory):
     score_files = []
     for generator in STRUCTURES:
         seeds = [1000 + r for r in range(SECTION["replicates"] + 1)]
+        random_seeds = [5000 + r for r in range(SECTION["random_parametrisations"])]
         score_files.append(directory / "tables" / f"scores_{generator}.csv")
         score_files[-1].parent.mkdir(parents=True, exist_ok=True)
         mh.run_generator(SECTION, STRUCTURES, generator, seeds, table1, score_files[-1],
-                         directory / "data" / f"{generator}.csv")
+                         directory / "data" / f"{generator}.csv", random_seeds)
     mh.write_report(SECTION, STRUCTURES, table1, score_files, directory)
     return directory, pd.concat([pd.read_csv(f) for f in score_files])
 
@@ -82,11 +97,13 @@ def quick_study(tmp_path_factory):
 def test_quick_study_scores_every_model_on_every_segment(quick_study):
     _, scores = quick_study
     n_models = len(STRUCTURES)
-    data_sets = SECTION["replicates"] + 1
+    data_sets = SECTION["replicates"] + 1 + SECTION["random_parametrisations"]
     assert len(scores) == n_models * data_sets * len(SECTION["segments"]) * n_models
+    assert set(scores.parameters) == set(mh.PARAMETER_KINDS)
     assert scores.converged.mean() > 0.95  # the rest stopped at max_iterations (reported)
     for variant in mh.VARIANTS:
-        totals = scores.groupby(["generator", "replicate", "N"])[f"posterior_{variant}"].sum()
+        totals = scores.groupby(["generator", "parameters", "replicate", "N"])[
+            f"posterior_{variant}"].sum()
         np.testing.assert_allclose(totals, 1.0)
     # the three variants share the fits: they differ only by (d_printed - d_computed)/2 log N
     table1 = mh.meek_heckerman_table1(STRUCTURES, PRINTED_TABLE1, 1, 0).set_index("model")
@@ -100,8 +117,10 @@ def test_quick_study_writes_the_report(quick_study):
     directory, _ = quick_study
     comparison = (directory / "comparison.md").read_text()
     for heading in ("## Table 1: dimensions", "## Claim: mass accumulates",
-                    "## Claim: the F1 anomaly", "## Claim: with the unadjusted dimension",
-                    "## Not checked"):
+                    "## Claim: the F1 exception", "## Claim: with the unadjusted dimension",
+                    "## Claim: similar results", "## Not checked", "### Figure 5: ",
+                    "### Beyond the paper: parameters chosen at random",
+                    "### Figures 1, 2 and 4: the models"):
         assert heading in comparison
     assert "**Verdict: differs for F2.** F2: ours 8, printed 7" in comparison
     assert "EM reached its tolerance in" in comparison
@@ -109,7 +128,157 @@ def test_quick_study_writes_the_report(quick_study):
     larger = pd.read_csv(directory / "tables" / "effect_state_dimensions.csv")
     assert set(larger["effect states"]) == {2, 3, 4}
     assert (larger.dimension <= larger.unadjusted).all()
-    for name in ("figure5", "figure5_replicates", "models"):
+    for name in ("figure5", "figure5_replicates", "figure5_random", "models"):
         assert (directory / "figures" / f"{name}.png").stat().st_size > 10_000
     data = pd.read_csv(directory / "data" / "F1.csv")
     assert list(data.columns) == ["C1", "C2", "C3", "E"] and len(data) == SECTION["cases"]
+
+
+# --- every claim check fails where its claim is false ---------------------------------------
+GENERATORS = ("F1", "F2", "F3", "F4", "F5")
+SIZES = (100, 1600)
+
+
+def summary_of(generating, others=None, parameters="hand-chosen", variant="computed"):
+    """A replicate summary where the generating model's mean posterior is ``generating[g]``
+    (one value per N in SIZES) and ``others[g]`` names another model with its means."""
+    others = others or {}
+    rows = []
+    for g in GENERATORS:
+        means = {g: generating[g], **({others[g][0]: others[g][1]} if g in others else {})}
+        rest = [m for m in GENERATORS if m not in means]
+        for i, n in enumerate(SIZES):
+            left = 1.0 - sum(v[i] for v in means.values())
+            for model in GENERATORS:
+                mean = means[model][i] if model in means else left / len(rest)
+                rows.append({"parameters": parameters, "generator": g, "N": n, "model": model,
+                             "variant": variant, "mean": mean, "low": mean, "high": mean,
+                             "data_sets": 20})
+    return pd.DataFrame(rows)
+
+
+#: What the paper says Figure 5 shows: mass accumulates on every generator but F1, whose mass
+#: goes to F2.
+PAPER_FIGURE5 = {"F1": (0.3, 0.2), "F2": (0.4, 0.8), "F3": (0.3, 0.7), "F4": (0.3, 0.6),
+                 "F5": (0.5, 0.9)}
+
+
+def test_accumulation_holds_as_the_paper_says_and_fails_where_mass_leaves():
+    paper = summary_of(PAPER_FIGURE5, {"F1": ("F2", (0.5, 0.7))})
+    assert mh.accumulation_row(paper)["verdict"] == "reproduced"
+    falling = summary_of({**PAPER_FIGURE5, "F3": (0.5, 0.4)}, {"F1": ("F2", (0.5, 0.7))})
+    row = mh.accumulation_row(falling)
+    assert row["verdict"] == "partly reproduced" and "F3" in row["explanation"]
+    beaten = summary_of({**PAPER_FIGURE5, "F4": (0.2, 0.3)}, {"F4": ("F5", (0.3, 0.6))})
+    assert mh.accumulation_row(beaten)["verdict"] == "partly reproduced"
+    nowhere = summary_of({g: (0.5, 0.1) for g in GENERATORS})
+    assert mh.accumulation_row(nowhere)["verdict"] == "not reproduced"
+    # a posterior that has settled near 1 still accumulates
+    settled = summary_of({**PAPER_FIGURE5, "F5": (1.0, 1.0)}, {"F1": ("F2", (0.5, 0.7))})
+    assert mh.accumulation_row(settled)["verdict"] == "reproduced"
+
+
+def loglik_scores(larger_model, smaller_model, generator, gap=0.5, cs_gaps=(0.0, 0.0)):
+    """Fits of ``generator``'s data sets in which ``larger_model`` fits ``gap`` nats better
+    than ``smaller_model``, and the unadjusted CS gap larger - smaller is ``cs_gaps`` by N."""
+    rows = []
+    for replicate in (1, 2):
+        for n, cs_gap in zip(SIZES, cs_gaps):
+            rows += [{"generator": generator, "parameters": "hand-chosen",
+                      "replicate": replicate, "N": n, "model": smaller_model, "loglik": -100.0,
+                      "cs_unadjusted": -110.0},
+                     {"generator": generator, "parameters": "hand-chosen",
+                      "replicate": replicate, "N": n, "model": larger_model,
+                      "loglik": -100.0 + gap, "cs_unadjusted": -110.0 + cs_gap}]
+    return pd.DataFrame(rows)
+
+
+TABLE1 = mh.meek_heckerman_table1(STRUCTURES, PRINTED_TABLE1, 1, 0)
+
+
+def test_f1_exception_holds_where_f2_takes_the_mass_and_fails_where_f1_keeps_it():
+    scores = loglik_scores("F2", "F1", "F1")
+    paper = pd.concat([summary_of(PAPER_FIGURE5, {"F1": ("F2", (0.5, 0.7))}),
+                       summary_of(PAPER_FIGURE5, {"F1": ("F2", (0.5, 0.7))}, variant="printed")])
+    assert mh.f1_exception_row(paper, scores, TABLE1)["verdict"] == "reproduced"
+    ours = pd.concat([summary_of({**PAPER_FIGURE5, "F1": (0.3, 0.8)}),
+                      summary_of(PAPER_FIGURE5, {"F1": ("F2", (0.5, 0.7))}, variant="printed")])
+    row = mh.f1_exception_row(ours, scores, TABLE1)
+    assert row["verdict"] == "not reproduced"
+    assert row["explanation"].startswith("computed: F2's fitted log-likelihood is at least F1's "
+                                         "in 4 of 4 fits")
+
+
+def test_subset_holds_for_the_reconstruction_and_fails_for_a_model_that_is_not_a_superset():
+    assert mh.subset_row(SECTION, STRUCTURES)["verdict"] == "reproduced"
+    # a cause in two mechanisms still contains F1 (F3 does)
+    assert mh.subset_row(SECTION, {**STRUCTURES, "F2": [[1, 2], [2, 3]]})["verdict"] == \
+        "reproduced"
+    # an F2 in which C3 has no mechanism cannot give F1's distribution
+    row = mh.subset_row(SECTION, {**STRUCTURES, "F2": [[1, 2], [2]]})
+    assert row["verdict"] == "not reproduced" and "a cause has no mechanism" in row["explanation"]
+
+
+def test_binary_only_holds_on_equal_binary_dimensions_only():
+    def table(f1, f2):
+        return pd.DataFrame([{"effect states": r, "model": m, "dimension": d}
+                             for r, a, b in zip((2, 3, 4), f1, f2) for m, d in (("F1", a),
+                                                                                ("F2", b))])
+
+    assert mh.binary_only_row(table((7, 11, 15), (7, 13, 18)))["verdict"] == "reproduced"
+    assert mh.binary_only_row(table((7, 11, 15), (7, 11, 18)))["verdict"] == "not reproduced"
+    assert mh.binary_only_row(table((7, 11, 15), (8, 13, 18)))["verdict"] == "not reproduced"
+
+
+def test_full_table_holds_on_table1_and_fails_on_a_smaller_f5():
+    paper = pd.DataFrame({"model": list(PRINTED_TABLE1),
+                          "dimension": [v["dimension"] for v in PRINTED_TABLE1.values()]})
+    assert mh.full_table_row(paper)["verdict"] == "reproduced"
+    smaller = paper.assign(dimension=paper.dimension - (paper.model == "F5"))
+    assert mh.full_table_row(smaller)["verdict"] == "not reproduced"
+
+
+def test_unadjusted_holds_where_f5_pulls_away_and_fails_where_f4_keeps_up():
+    unadjusted = {g: (0.2, 0.1) for g in GENERATORS}
+    summary = pd.concat([summary_of(PAPER_FIGURE5, {"F1": ("F2", (0.5, 0.7))}),
+                         summary_of(unadjusted, {"F4": ("F5", (0.7, 0.9))},
+                                    variant="unadjusted")])
+    growing = loglik_scores("F5", "F4", "F4", cs_gaps=(3.0, 9.0))
+    assert mh.unadjusted_row(growing, summary, TABLE1)["verdict"] == "reproduced"
+    shrinking = loglik_scores("F5", "F4", "F4", cs_gaps=(9.0, 3.0))
+    assert mh.unadjusted_row(shrinking, summary, TABLE1)["verdict"] == "partly reproduced"
+    f4_ahead = pd.concat([summary_of(PAPER_FIGURE5, {"F1": ("F2", (0.5, 0.7))}),
+                          summary_of({**unadjusted, "F4": (0.7, 0.8)}, {"F4": ("F5", (0.2, 0.1))},
+                                     variant="unadjusted")])
+    row = mh.unadjusted_row(shrinking, f4_ahead, TABLE1)
+    assert row["verdict"] == "not reproduced" and "does not grow" in row["explanation"]
+
+
+def test_random_parameters_hold_where_the_same_generators_accumulate():
+    hand = summary_of(PAPER_FIGURE5, {"F1": ("F2", (0.5, 0.7))})
+    same = pd.concat([hand, summary_of(PAPER_FIGURE5, {"F1": ("F2", (0.5, 0.7))}, "random")])
+    assert mh.random_parameters_row(same)["verdict"] == "reproduced"
+    fewer = pd.concat([hand, summary_of({**PAPER_FIGURE5, "F3": (0.5, 0.1)},
+                                        {"F1": ("F2", (0.5, 0.7))}, "random")])
+    row = mh.random_parameters_row(fewer)
+    assert row["verdict"] == "partly reproduced" and row["explanation"].endswith("F3")
+    none = pd.concat([hand, summary_of({g: (0.5, 0.1) for g in GENERATORS}, None, "random")])
+    assert mh.random_parameters_row(none)["verdict"] == "not reproduced"
+    assert mh.random_parameters_row(hand)["verdict"] == "not checked"
+
+
+def test_table1_rows_fail_where_the_printed_dimension_differs():
+    verdicts = {r["item"].split(" {")[0][-2:]: r["verdict"] for r in mh.dimension_verdicts(TABLE1)}
+    assert verdicts == {"F1": "reproduced", "F2": "not reproduced", "F3": "reproduced",
+                        "F4": "reproduced", "F5": "reproduced"}
+    changed = TABLE1.assign(**{"paper dimension": TABLE1["paper dimension"]
+                               + (TABLE1.model == "F4")})
+    verdicts = {r["item"].split(" {")[0][-2:]: r["verdict"] for r in mh.dimension_verdicts(changed)}
+    assert verdicts["F4"] == "not reproduced"
+
+
+def test_f2_reason_is_read_from_the_alternatives():
+    alternatives = mh.nine_parameter_structures(1, 0, PRINTED_TABLE1["F2"]["unadjusted"])
+    assert set(alternatives.unadjusted) == {PRINTED_TABLE1["F2"]["unadjusted"]}
+    reason = mh.f2_reason(alternatives, PRINTED_TABLE1)
+    assert reason.startswith("computed:") and "belongs to {C1} {C2} {C3}" in reason

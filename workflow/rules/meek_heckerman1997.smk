@@ -1,20 +1,40 @@
 # Meek & Heckerman (1997), paper 004. Table 1 (our dimensions of the noisy-max models F1..F5
 # beside the printed ones) and Figure 4 are one job. Sec. 5, posteriors over F1..F5 on initial
-# segments of data sampled from each of them: one job per generating model (its paper data set
-# and every replicate: ~1 s of EM per data set), then one report job.
+# segments of data sampled from each of them: one job per generating model (its paper data set,
+# every replicate and every data set with random parameters: ~1 s of EM per data set), then one
+# report job.
 MEEK_HECKERMAN1997 = config["meek_heckerman1997"]
 MEEK_HECKERMAN1997_DIR = results_folder("meek_heckerman1997")
 MEEK_HECKERMAN1997_TABLE1 = f"{MEEK_HECKERMAN1997_DIR}/dimension/tables/table1.csv"
 
 
-# One seed per data set of each generating model: data set 0 is the paper's, 1.. the replicates
-# (values, not functions, so that this file holds rules alone: snakemake --lint).
+# One seed per data set of each generating model: data set 0 is the paper's, 1.. the replicates;
+# and one per data set with random parameters (values, not functions, so that this file holds
+# rules alone: snakemake --lint).
 MEEK_HECKERMAN1997_SEEDS = {
     generator: [
         job_seed("meek_heckerman1997", "data", generator, replicate)
         for replicate in range(MEEK_HECKERMAN1997["replicates"] + 1)
     ]
     for generator in MEEK_HECKERMAN1997["models"]
+}
+MEEK_HECKERMAN1997_RANDOM_SEEDS = {
+    generator: [
+        job_seed("meek_heckerman1997", "random", generator, replicate)
+        for replicate in range(1, MEEK_HECKERMAN1997["random_parametrisations"] + 1)
+    ]
+    for generator in MEEK_HECKERMAN1997["models"]
+}
+# The report's figures: figure5_random only when data sets with random parameters are run.
+MEEK_HECKERMAN1997_FIGURES = {
+    "figure5": "Figure 5",
+    "figure5_replicates": "Figure 5 over independent data sets",
+    **(
+        {"figure5_random": "Figure 5 with parameters chosen at random"}
+        if MEEK_HECKERMAN1997["random_parametrisations"]
+        else {}
+    ),
+    "models": "Figures 1, 2 and 4",
 }
 
 
@@ -90,6 +110,7 @@ rule meek_heckerman1997_study:
         section=MEEK_HECKERMAN1997,
         structures=MEEK_HECKERMAN1997["models"],
         seeds=lambda w: MEEK_HECKERMAN1997_SEEDS[w.generator],
+        random_seeds=lambda w: MEEK_HECKERMAN1997_RANDOM_SEEDS[w.generator],
     script:
         "../scripts/meek_heckerman1997/study.py"
 
@@ -121,11 +142,7 @@ rule meek_heckerman1997_report:
         figures=report_files(
             "meek_heckerman1997",
             f"{MEEK_HECKERMAN1997_DIR}/figures",
-            {
-                "figure5": "Figure 5",
-                "figure5_replicates": "Figure 5 over independent data sets",
-                "models": "Figures 1, 2 and 4",
-            },
+            MEEK_HECKERMAN1997_FIGURES,
             (".png", ".pdf"),
         ),
     log:

@@ -15,4 +15,5 @@ with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
         snakemake.input.table1,  # noqa: F821
         snakemake.output.scores,  # noqa: F821
         snakemake.output.data,  # noqa: F821
+        snakemake.params.random_seeds,  # noqa: F821
     )
