@@ -157,3 +157,13 @@ def test_figure2_arcs_that_would_cross_a_node_are_bent():
     assert bends["arc:Y->X2"] != 0.0 and bends["arc:Y->X3"] != 0.0
     left, right = ax.get_xlim()
     assert right - left > 1.5  # the bent arcs widen the panel instead of leaving it
+
+
+def test_printed_formulas_hold_for_every_n_and_fail_for_another_formula():
+    printed = heckerman_meek1997.read_printed_dimensions(yaml.safe_load(PRINTED.read_text()))
+    rows = heckerman_meek1997.formula_rows(printed, seed=1, points=2)
+    assert [r["verdict"] for r in rows] == ["reproduced"] * 3
+    wrong = dict(printed, markov_chain=heckerman_meek1997.PrintedDimension("2n + 1", "Sec. 6",
+                                                                          "2 * n + 1"))
+    row = heckerman_meek1997.formula_rows(wrong, seed=1, points=2)[1]
+    assert row["verdict"] == "not reproduced" and "n = 2, 3, 4, 5, 6" in row["explanation"]

@@ -99,7 +99,7 @@ def test_document_has_a_summary_the_disagreements_and_every_paper_in_full(sectio
                    text.index("\n## Paper 000")]
     assert "| Secs. 7-8 | Gaussian W (\\|H\\| = 2) | not reproduced | the W structure's " \
         "linear-Gaussian nodes (variants: none) |" in choices
-    assert "No verdict of this paper names a reconstruction choice" in choices
+    assert "No verdict here names a reconstruction choice" in choices
     assert "Quick sizes" not in text
 
 

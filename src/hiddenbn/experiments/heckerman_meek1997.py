@@ -271,7 +271,35 @@ def draw_figure1(n: int, path) -> None:
 
 # --- verdicts: printed numbers and the claims of Secs. 2, 4 and 6 -----------------------------
 #: The reconstruction choice a verdict on a reconstructed panel rests on.
-PANEL_CHOICE = "the panel's network, reconstructed from the text (docs/RECONSTRUCTIONS.md)"
+PANEL_CHOICE = ("the panel's network and size n, reconstructed from the text "
+                "(docs/RECONSTRUCTIONS.md; other n: the printed formula's row for n in "
+                "FORMULA_SIZES)")
+#: The sizes n at which each printed formula is checked beyond the panel's own n: the formulas
+#: are claimed for every n, and a network of up to 6 binary inputs is ranked in a second.
+FORMULA_SIZES = range(2, 7)
+#: The panel networks of a printed formula in n, by panel name.
+FORMULA_NETWORKS = {"naive_bayes": naive_bayes_network, "markov_chain": markov_chain_network,
+                    "full_table": full_table_network}
+
+
+def formula_rows(printed: dict[str, PrintedDimension], seed: int, points: int) -> list[dict]:
+    """Each printed formula in n (naive Bayes, Markov chain, trivial EBNC) against our EBNC
+    dimension of its network at every n of :data:`FORMULA_SIZES`: reproduced when all agree."""
+    rows = []
+    for name, build in FORMULA_NETWORKS.items():
+        entry = printed[name]
+        ours = {n: ebnc.ebnc_dimensions(build(n), "Y", seeding.rng(seed, name, n), points).d
+                for n in FORMULA_SIZES}
+        wrong = [n for n, d in ours.items() if d != entry.value(n)]
+        rows.append(verdict_row(
+            entry.where, f"{entry.text}, for every n ({name.replace('_', ' ')} networks)", "",
+            "; ".join(f"n = {n}: {d} (printed {entry.value(n)})" for n, d in ours.items()),
+            "not reproduced" if wrong else "reproduced",
+            f"computed: the dimension differs from the formula at n = "
+            f"{', '.join(map(str, wrong))}" if wrong else "",
+            choices=f"the network the text describes (docs/RECONSTRUCTIONS.md), at n = "
+            f"{FORMULA_SIZES.start}..{FORMULA_SIZES.stop - 1}"))
+    return rows
 
 
 def dimension_verdicts(rows: list[dict], panels: list[Panel]) -> list[dict]:
@@ -433,7 +461,8 @@ def write_dimension_results(section: dict, seed: int, points: int, printed, dire
     n = section["naive_bayes_inputs"]
     draw_figure1(n, directory / "figures" / "figure1")
     draw_figure2(panels, rows, directory / "figures" / "figure2")
-    claims = section6_rows(rows, paper) + [figure1_row(n, paper), theorem1_row(rows, panels)]
+    claims = (section6_rows(rows, paper) + formula_rows(read_printed_dimensions(paper), seed, points)
+              + [figure1_row(n, paper), theorem1_row(rows, panels)])
     atomic_write_text(directory / "comparison.md",
                       comparison_markdown(rows, panels, n, paper, claims))
     write_verdicts(dimension_verdicts(rows, panels) + claims, directory / "verdicts.csv")

@@ -178,9 +178,8 @@ def _reconstruction_lines(sections, verdicts) -> list[str]:
         rows = rows[rows.choices != ""]
         lines += [f"### {paper_label(section['paper'])}", ""]
         if rows.empty:
-            lines += ["No verdict of this paper names a reconstruction choice in its "
-                      "`verdicts.csv`." if len(verdicts[section["paper"]]) else
-                      "No verdicts (findings only).", ""]
+            lines += ["No verdict here names a reconstruction choice in its `verdicts.csv`."
+                      if len(verdicts[section["paper"]]) else "No verdicts (findings only).", ""]
             continue
         lines += [_table(rows[["where", "item", "verdict", "choices"]].rename(
             columns={"choices": "rests on (and where the variants are)"})), ""]
