@@ -15,6 +15,7 @@ from scipy.stats import t as student_t
 from hiddenbn.dimension import is_regular_hlc
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import kocka_zhang2002 as kz
+from hiddenbn.experiments.reproduction import CLAIM_VERDICTS
 from hiddenbn.hlc import all_binary
 from hiddenbn.inference import latent_class_design, latent_class_statistics, state_offsets
 from hiddenbn.models import latent_class, observed_distribution, random_parameters
@@ -23,6 +24,12 @@ from hiddenbn.spec import parse_spec
 REPO = Path(__file__).resolve().parents[1]
 QUICK = yaml.safe_load((REPO / "config" / "quick.yaml").read_text())["kocka_zhang2002"]
 DEFAULT = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["kocka_zhang2002"]
+RESOURCES = REPO / "workflow" / "resources" / "kocka_zhang2002"
+PRINTED = pd.read_csv(RESOURCES / "paper_table2.csv", dtype={"cases": int})
+SEC = yaml.safe_load((RESOURCES / "experiments.yaml").read_text())
+#: The paper's own Table 2 (means and standard errors) and its fifty pairs.
+PAPER = kz.parse_printed_table2(PRINTED)
+PAIRS = SEC["hierarchical"]["parametrisations"]
 
 
 def test_deterministic_children_encode_the_hidden_state_in_binary():
@@ -135,15 +142,40 @@ def test_quick_content(quick_results):
 
 
 def test_quick_report_writes_every_output(quick_results, tmp_path):
+    """The report and the sensitivity tables of the quick run; the second generating
+    distribution is the main run relabelled, which exercises the tables without its jobs."""
     lc, hlc = quick_results
-    printed = pd.read_csv(REPO / "workflow/resources/kocka_zhang2002/paper_table2.csv")
-    kz.write_report(lc, hlc, printed, QUICK, tmp_path)
+    other = [d for d in QUICK["generating_distributions"] if d != QUICK["generating"]][0]
+    lc_all = pd.concat([lc, lc.assign(distribution=other)], ignore_index=True)
+    hlc_all = pd.concat([hlc, hlc.assign(distribution=other)], ignore_index=True)
+    kz.write_sensitivity(lc_all, hlc_all, PRINTED, SEC, QUICK, tmp_path / "tables")
+    verdicts = pd.read_csv(tmp_path / "tables" / "sensitivity.csv")
+    tables = pd.read_csv(tmp_path / "tables" / "table2_sensitivity.csv")
+    alphas = kz.cs_alphas(QUICK)
+    assert set(verdicts.cs_alpha) == set(alphas) and set(tables.distribution) == {
+        QUICK["generating"], other}
+    # every claim under every choice, and a relabelled copy gets the same verdicts
+    assert len(verdicts) == verdicts.claim.nunique() * len(alphas) * 2
+    pivot = verdicts.pivot_table(index=["claim", "cs_alpha"], columns="distribution",
+                                 values="verdict", aggfunc="first")
+    assert (pivot[QUICK["generating"]] == pivot[other]).all()
+    kz.write_report(lc, hlc, PRINTED, SEC, verdicts, tables, QUICK, tmp_path)
     text = (tmp_path / "comparison.md").read_text()
-    assert "## Verdicts" in text and "paired t-test" in text
+    assert "## Verdicts" in text and "paired t-test" in text and "## Sensitivity" in text
+    for heading in ("## Figure 4 (`figures/figure4.png`)", "## Figure 5 (`figures/figure5.png`)",
+                    "**Paper.**", "**Ours.**", "**Verdict:"):
+        assert heading in text, heading
     for name in ("figure4", "figure4_supplementary", "figure5"):
         assert (tmp_path / "figures" / f"{name}.png").stat().st_size > 0
     table = pd.read_csv(tmp_path / "tables" / "table2.csv")
     assert list(table.cases) == QUICK["hierarchical"]["sample_sizes"]
+    assert (table["floor mean"] > 0).all()
+    main = verdicts[(verdicts.distribution == QUICK["generating"])
+                    & (verdicts.cs_alpha == QUICK["cs_alpha"]) & (verdicts["where"] != "Table 2")]
+    ours = pd.read_csv(tmp_path / "verdicts.csv")
+    claims = ours[ours["where"].str.startswith("Sec.")]
+    assert list(claims["item"]) == list(main.claim)  # the report's verdicts are the grid's
+    assert list(claims.verdict) == [CLAIM_VERDICTS[v] for v in main.verdict]
 
 
 def test_deterministic_claim_compares_where_the_plus_scores_start_to_win():
@@ -175,21 +207,6 @@ def test_the_score_order_claims_explain_cs_plus_out_picking_bic_plus():
     (why,) = kz._cs_plus_most_explanation(states)
     assert "CS+ - BIC+ = CS - BIC" in why
     assert kz._cs_plus_most_explanation(states.replace({8.0: 4.0})) == ()
-
-
-def test_table2_claims_and_cells_hold_on_the_paper_s_own_table():
-    """Each Table 2 check is a function of a Table 2; on the paper's it must agree with it."""
-    printed = pd.read_csv(Path(__file__).resolve().parents[1]
-                          / "workflow/resources/kocka_zhang2002/paper_table2.csv", dtype=str)
-    table = kz.parse_printed_table2(printed)
-    assert table.loc[table.cases == 9000, "CS+ mean"].item() == 0.69
-    for claim, check in kz.TABLE2_CLAIMS:
-        assert check(table)[0] == "supported", claim
-    rows = kz.table2_cell_rows(table, printed)
-    assert len(rows) == 24 and {r["verdict"] for r in rows} == {"reproduced"}
-    worse = table.assign(**{"CS+ mean": table["CS+ mean"] + 1.0})
-    assert kz.claim_cs_plus_score_of_choice(worse)[0] == "not supported"
-    assert sum(r["verdict"] == "not reproduced" for r in kz.table2_cell_rows(worse, printed)) >= 4
 
 
 def test_cases_to_reach_interpolates_in_log_log():
@@ -226,39 +243,308 @@ def test_half_the_data_claim_measures_the_data_factor():
     assert np.isnan(factors[2])  # the plain curve never gets that low
 
 
-def test_ties_and_underfit_explanations():
-    models = pd.DataFrame([{"generator": "k4", "parametrisation": 1, "cases": n, "states": k,
-                            "de": min(4 * k, 15), "loglik": -100.0 - 0.5 * k}
-                           for n in (1000, 9000) for k in range(1, 7)])
-    selections = pd.DataFrame([
-        {"generator": "k4", "parametrisation": 1, "cases": n, "score": s, "states": k,
-         "kl_bits": kl}
-        for n, picks in ((1000, {"BIC": (2, 3e-3), "BIC+": (2, 3e-3), "CS": (2, 3e-3),
-                                 "CS+": (6, 1e-3)}),
-                         (9000, {"BIC": (3, 2e-3), "BIC+": (5, 1e-3), "CS": (3, 2e-3),
-                                 "CS+": (6, 1e-3)}))
-        for s, (k, kl) in picks.items()])
-    why = kz.ties_explanation(models, selections, "k4")
-    assert "4-6-state models (de = 15; N = 9000)" in why and "5 states (1)" in why
-    assert "median 1 nats" in why
-    underfit = kz._underfit_explanation(selections, "k4", [1000, 9000])
-    assert "worst BIC (2.0 states)" in underfit and "fewer states than the generating" in underfit
+
+# --- generating distributions and scores under CS's alpha --------------------------------------
+def test_generating_parameters_keep_children_away_from_uniform():
+    network = parse_spec("5(3(2,2),3(2,2),2)")
+    flat = {"generating_alpha": 1.0, "min_distance": 0.0}
+    same = kz.generating_parameters(network, np.random.default_rng(4), flat)
+    for a, b in zip(same, random_parameters(network, np.random.default_rng(4), 1.0)):
+        np.testing.assert_array_equal(a, b)  # no redraw: the main run's parameters unchanged
+    away = kz.generating_parameters(network, np.random.default_rng(4),
+                                    {"generating_alpha": 1.0, "min_distance": 0.3})
+    np.testing.assert_array_equal(away[0], same[0])  # the root's row is left alone
+    for i, table in enumerate(away[1:], start=1):
+        distance = 0.5 * np.abs(table - 1 / table.shape[1]).sum(axis=1)
+        assert (distance >= 0.3).all(), network.names[i]
+        np.testing.assert_allclose(table.sum(axis=1), 1.0)
+    with pytest.raises(HiddenbnError, match="lower min_distance"):
+        kz.generating_parameters(network, np.random.default_rng(4),
+                                 {"generating_alpha": 1e6, "min_distance": 0.45})
 
 
-def test_hlc_explanations_name_the_rows_and_the_effective_dimensions():
-    printed = pd.read_csv(Path(__file__).resolve().parents[1]
-                          / "workflow/resources/kocka_zhang2002/paper_table2.csv", dtype=str)
-    paper = kz.parse_printed_table2(printed)
-    ours = paper.assign(**{"CS+ mean": paper["CS+ mean"] * 1.15,
-                           "CS+ se": paper["CS+ se"] * 0.5})
-    assert kz.claim_cs_plus_score_of_choice(ours)[0] != "supported"
-    why = kz.cs_plus_choice_explanation(ours, paper)
-    assert "CS+ " in why and "(paper: none)" in why and "N = 1000: CS+" in why
-    network = all_binary(parse_spec("5(3(2,2),3(2,2),2)"))
-    results = pd.DataFrame({"cases": 1000, "score": "BIC+",
-                            "cardinalities": ["4,2,2", "4,2,2", "2,3,3", "3,3,3"]})
-    why = kz.frequent_models_explanation(results, network, ("2,2,2", "2,3,2"))
-    assert "2,2,2: 15" in why and "4,2,2: 15" in why and "3,3,3: 23" in why
-    assert "differ in de" in why
-    same = kz.frequent_models_explanation(results.head(3), network, ("2,2,2", "2,3,2"))
-    assert "All have the same de" in same
+def test_cs_under_each_alpha_is_eq_13_with_that_dirichlet():
+    from scipy.special import gammaln
+
+    from hiddenbn.em import fit as em_fit
+    from hiddenbn.sampling import sample_dataset
+    from hiddenbn.scores import score_fit
+
+    network = latent_class(3, [2, 2, 2, 2])
+    cpts = random_parameters(network, np.random.default_rng(5))
+    data = sample_dataset(network, cpts, 2000, np.random.default_rng(6))
+    result = em_fit(network, data, np.random.default_rng(7), alpha=1.0, restarts=4)
+    section = {"cs_alpha": 1.0, "sensitivity": {"cs_alphas": [0.5, 4.0, 1.0]}}
+    scores = kz.fit_scores(result, 13, section)
+    reference = score_fit(result, data, 13, with_laplace=False)
+    for ours, theirs in (("BIC", "bic"), ("BIC+", "bic_plus"), ("CS", "cs"), ("CS+", "cs_plus")):
+        assert scores[ours] == pytest.approx(reference[theirs], rel=1e-12)
+    complete = sum(float((n * np.log(t)).sum()) for t, n in zip(result.cpts,
+                                                                 result.expected_counts))
+    for alpha in (0.5, 4.0):  # Eq. 5 written out: sum_ij log G(r a)/G(r a + N_ij) + ...
+        mled = sum(float((gammaln(n.shape[1] * alpha) - gammaln(n.shape[1] * alpha
+                                                                 + n.sum(axis=1))).sum()
+                         + (gammaln(alpha + n) - gammaln(alpha)).sum())
+                   for n in map(np.asarray, result.expected_counts))
+        cs = mled - complete + result.log_likelihood
+        assert scores[f"CS@{alpha:g}"] == pytest.approx(cs, rel=1e-10)
+        assert scores[f"CS+@{alpha:g}"] - scores[f"CS@{alpha:g}"] == pytest.approx(
+            (network.standard_dimension - 13) / 2 * np.log(2000))
+    assert kz.cs_alphas(section) == [1.0, 0.5, 4.0] and "CS@1" not in scores
+
+
+def test_check_config_names_the_generating_keys():
+    bad = copy.deepcopy(QUICK)
+    bad["generating"] = "nowhere"
+    with pytest.raises(HiddenbnError, match="kocka_zhang2002.generating: 'nowhere'"):
+        kz.check_config(bad)
+    bad = copy.deepcopy(QUICK)
+    bad["generating_distributions"]["away_from_uniform"]["min_distance"] = 0.5
+    with pytest.raises(HiddenbnError, match="away_from_uniform.min_distance: 0.5 is out of "
+                                            "reach"):
+        kz.check_config(bad)
+
+
+def test_seed_keys_keep_the_main_run_and_separate_the_others():
+    assert kz.seed_key(DEFAULT, "lc", DEFAULT["generating"]) == ("kocka_zhang2002", "lc")
+    assert kz.seed_key(DEFAULT, "hlc", "sparse_dirichlet") == ("kocka_zhang2002", "hlc",
+                                                                "sparse_dirichlet")
+    assert kz.hlc_parametrisations(DEFAULT, "sparse_dirichlet") == \
+        DEFAULT["sensitivity"]["hlc_parametrisations"]
+
+
+# --- Table 2: the paper's bold rule, on paired data and on means and standard errors ---------
+def _kl_frame(values: dict, cases=1000):
+    return pd.concat([pd.DataFrame({"parametrisation": range(len(v)), "cases": cases,
+                                    "score": s, "kl_bits": v}) for s, v in values.items()])
+
+
+def test_bold_from_means_and_errors_with_our_correlation_is_the_paired_test():
+    """The paired t statistic's error is sqrt(se_a^2 + se_b^2 - 2 rho se_a se_b) exactly."""
+    rng = np.random.default_rng(8)
+    base = rng.gamma(2.0, 1e-3, 30)
+    values = {"BIC": base * 1.3 + rng.normal(0, 2e-4, 30), "BIC+": base * 1.05,
+              "CS": base * 1.3 + rng.normal(0, 3e-4, 30), "CS+": base}
+    frame = _kl_frame(values)
+    paired = kz.table2(frame, list(kz.SCORE_KEYS))
+    summary = kz.summary_bold(paired.drop(columns=[c for c in paired if " p" in c or "bold" in c]),
+                              kz.correlation_lookup(kz.kl_correlations(frame, kz.SCORE_KEYS)), 30)
+    for score in kz.SCORE_KEYS:
+        assert summary[f"{score} p"].item() == pytest.approx(paired[f"{score} p"].item(),
+                                                             rel=1e-9, abs=1e-300)
+    independent = kz.summary_bold(summary, lambda *_: 0.0, 30)  # rho = 0: the Welch-like error
+    a, b = summary["BIC se"].item(), summary["CS+ se"].item()
+    t = (summary["BIC mean"].item() - summary["CS+ mean"].item()) / math.hypot(a, b)
+    assert independent["BIC p"].item() == pytest.approx(2 * student_t.sf(t, 29))
+
+
+def test_cs_plus_score_of_choice_by_the_paper_s_rule_on_its_own_table_and_a_false_one():
+    paper = kz.summary_bold(PAPER, lambda *_: 0.8, PAIRS)
+    assert kz.claim_cs_plus_score_of_choice(paper)[0] == "supported"
+    supporting = kz.supporting_correlations(PAPER, PAIRS)
+    assert 0.8 in supporting and 0.0 not in supporting  # independent scores: all bold
+    assert kz.claim_cs_plus_score_of_choice(kz.summary_bold(PAPER, lambda *_: 0.0, PAIRS))[0] \
+        == "partly supported"
+    worse = PAPER.assign(**{"CS+ mean": PAPER["CS+ mean"] + 1.0})  # CS+ far behind everywhere
+    assert kz.claim_cs_plus_score_of_choice(kz.summary_bold(worse, lambda *_: 0.8, PAIRS))[0] \
+        == "not supported"
+    # our side: bold from paired p-values; CS+ bold in 6 of 6 rows and alone in that
+    rows = pd.DataFrame([{"cases": n, **{f"{s} bold": s == "CS+" or n < 5000
+                                         for s in kz.SCORE_KEYS}}
+                         for n in (1000, 3000, 9000, 27000, 81000, 243000)])
+    assert kz.claim_cs_plus_score_of_choice(rows)[0] == "supported"
+    rows["BIC bold"] = True
+    assert kz.claim_cs_plus_score_of_choice(rows)[0] == "partly supported"
+    why = kz.cs_plus_choice_explanation(rows.assign(**{"CS+ bold": False}), paper)
+    assert "CS+ 1000, 3000" in why and "(paper: none)" in why
+
+
+def test_the_other_table2_claims_hold_on_the_paper_s_table_and_fail_when_it_is_changed():
+    paper = kz.summary_bold(PAPER, lambda *_: 0.8, PAIRS)
+    for claim, check in kz.TABLE2_CLAIMS:
+        assert check(paper)[0] == "supported", claim
+    rows = kz.table2_cell_rows(PAPER, PRINTED)
+    assert len(rows) == 24 and {r["verdict"] for r in rows} == {"reproduced"}
+    plain_wins = PAPER.assign(**{"BIC mean": PAPER["BIC mean"] * 0.5})
+    assert kz.claim_plus_better_at_large_n(plain_wins)[0] == "not supported"
+    bic_plus_fine = PAPER.assign(**{"BIC+ mean": PAPER["BIC+ mean"] * 0.5})
+    assert kz.claim_bic_plus_worst_at_smallest_n(bic_plus_fine)[0] == "not supported"
+    shifted = PAPER.assign(**{"CS mean": PAPER["CS mean"] + 1.0})
+    rows = kz.table2_cell_rows(shifted, PRINTED, explanation="because")
+    assert sum(r["verdict"] == "not reproduced" for r in rows) >= 4
+    assert all(r["explanation"].endswith("; because") for r in rows
+               if r["verdict"] == "not reproduced")
+
+
+def test_intervals_text_joins_consecutive_correlations():
+    assert kz._intervals_text([0.1, 0.11, 0.12, 0.5, 0.7, 0.71]) == "0.1-0.12, 0.5, 0.7-0.71"
+    assert kz._intervals_text([]) == "none"
+
+
+# --- Sec. 5's claims: each holds where the claim is true and fails where it is false ----------
+def synthetic_selections(picks: dict, generator="k8", sizes=(1000, 9000), sets=8, seed=1):
+    """Selections where ``picks[score](rng, cases)`` gives (states, kl_bits) per data set."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for p in range(1, sets + 1):
+        for n in sizes:
+            for score in kz.SCORE_KEYS:
+                states, kl = picks[score](rng, n)
+                rows.append({"generator": generator, "parametrisation": p, "cases": n,
+                             "score": score, "states": states, "kl_bits": kl})
+    return pd.DataFrame(rows)
+
+
+def _pick(states, kl):
+    return lambda rng, n: (states, kl / n * np.exp(rng.normal(0, 0.05)))
+
+
+def test_figure4_claims_hold_on_the_paper_s_picture_and_fail_on_the_reverse():
+    paper = synthetic_selections({"BIC": _pick(3, 2.0), "CS": _pick(3, 2.0),
+                                  "BIC+": _pick(6, 1.0), "CS+": _pick(5, 1.0)})
+    paper.loc[paper.score == "CS", "kl_bits"] = paper.loc[paper.score == "BIC", "kl_bits"].values
+    assert kz.plus_fit_claim(paper, "k8")[1] == "supported"
+    assert kz.same_behaviour_claim(paper, "k8")[1] == "supported"
+    assert kz.state_order_claim(paper, "k8")[1] == "supported"
+    reverse = synthetic_selections({"BIC": _pick(6, 1.0), "CS": _pick(3, 3.0),
+                                    "BIC+": _pick(3, 2.0), "CS+": _pick(5, 1.0)})
+    assert kz.plus_fit_claim(reverse, "k8")[1] == "not supported"
+    assert kz.same_behaviour_claim(reverse, "k8")[1] == "not supported"
+    claim = kz.state_order_claim(reverse, "k8")
+    assert claim[1] == "not supported" and "CS+ - BIC+ = CS - BIC" in claim[3]
+    agree = kz._plus_scores_agree(paper.assign(kl_bits=np.where(
+        paper.score == "CS+", paper.kl_bits * 0.5, paper.kl_bits)))
+    assert agree[1] == "not supported"
+    same_kl = paper.assign(kl_bits=np.where(paper.score == "CS+",
+                                            paper.kl_bits.where(paper.score == "BIC+").ffill()
+                                            .bfill(), paper.kl_bits))
+    same_kl.loc[same_kl.score == "CS+", "kl_bits"] = \
+        same_kl.loc[same_kl.score == "BIC+", "kl_bits"].values
+    assert kz._plus_scores_agree(same_kl)[1] == "supported"
+
+
+def lc_ties(counts: dict, generator="k4", cases=9000, spread=0.01):
+    """LC results and BIC+ selections where BIC+ picks each tied model ``counts[k]`` times."""
+    models, selections = [], []
+    for p, states in enumerate([k for k, n in counts.items() for _ in range(n)], start=1):
+        for k in range(1, 9):
+            models.append({"generator": generator, "parametrisation": p, "cases": cases,
+                           "states": k, "de": min(4 * k, 15) if k < 4 else 15,
+                           "loglik": -5000.0 + (spread if k == states else 0.0)})
+        for score in kz.SCORE_KEYS:
+            selections.append({"generator": generator, "parametrisation": p, "cases": cases,
+                               "score": score, "states": states if score == "BIC+" else 4,
+                               "kl_bits": 1e-3})
+    return pd.DataFrame(models), pd.DataFrame(selections)
+
+
+def test_bic_plus_ties_claim_tests_that_the_choice_among_tied_models_is_random():
+    section = {"em": {"tolerance": 1e-6}}
+    models, selections = lc_ties({4: 6, 5: 5, 6: 7, 7: 6, 8: 6})
+    claim = kz.ties_claim(models, selections, "k4", section)
+    assert claim[1] == "supported" and "4..8:2,2,2,2" in claim[0]
+    assert "4 states 6, 5 states 5" in claim[2] and "median 0.01 nats" in claim[2]
+    assert "tolerance: median 0.005 nats" in claim[2]
+    models, selections = lc_ties({4: 30})  # EM always ends highest on the smallest
+    assert kz.ties_claim(models, selections, "k4", section)[1] == "not supported"
+    models, selections = lc_ties({4: 1, 8: 29})  # spread, but leaning to one model
+    assert kz.ties_claim(models, selections, "k4", section)[1] == "partly supported"
+
+
+def test_bic_plus_more_states_claim_is_a_paired_test_against_each_score():
+    more = synthetic_selections({"BIC": _pick(4, 1.0), "CS": _pick(4, 1.0),
+                                 "BIC+": lambda rng, n: (int(rng.integers(5, 9)), 1e-3),
+                                 "CS+": _pick(4, 1.0)}, generator="k4")
+    assert kz.more_states_claim(more, "k4")[1] == "supported"
+    cs_plus_most = more.assign(states=np.where(more.score == "CS+", 8, more.states))
+    claim = kz.more_states_claim(cs_plus_most, "k4")
+    assert claim[1] == "partly supported" and "CS+ - BIC+ = CS - BIC" in claim[3]
+    none = more.assign(states=4)
+    assert kz.more_states_claim(none, "k4")[1] == "not supported"
+
+
+def test_similar_fit_and_same_results_claims_fail_when_the_scores_part():
+    alike = synthetic_selections({s: _pick(2, 1.0) for s in kz.SCORE_KEYS}, generator="k2")
+    alike["kl_bits"] = alike.groupby(["parametrisation", "cases"]).kl_bits.transform("first")
+    assert kz.same_results_claim(alike, "k2")[1] == "supported"
+    assert kz.similar_fit_claim(alike, "k2")[1] == "supported"
+    apart = alike.assign(states=np.where(alike.score == "CS+", 5, alike.states),
+                         kl_bits=np.where(alike.score == "BIC", alike.kl_bits * 3,
+                                          alike.kl_bits))
+    assert kz.same_results_claim(apart, "k2")[1] == "not supported"
+    claim = kz.similar_fit_claim(apart, "k2")
+    assert claim[1] == "not supported" and "where the fits differ" in claim[3]
+
+
+# --- Sec. 6's other claims -----------------------------------------------------------------------
+def hlc_runs(final: dict, cases=1000, path_gain=0.5):
+    """Hill-climb results: ``final[score]`` lists each run's final cardinalities; BIC+'s path
+    goes from 2,2,2 to its final model with ``path_gain`` nats."""
+    rows = []
+    for score, cards in final.items():
+        for p, c in enumerate(cards, start=1):
+            rows.append({"parametrisation": p, "cases": cases, "score": score,
+                         "cardinalities": c, "kl_bits": 1e-3, "path": f"2,2,2 > {c}",
+                         "path_loglik": f"-5000.0 > {-5000.0 + path_gain}",
+                         "path_de": "15 > 15"})
+    return pd.DataFrame(rows)
+
+
+def test_hlc_claims_on_the_paper_s_story_and_against_it():
+    network = parse_spec(DEFAULT["hierarchical"]["spec"])
+    paper = kz.summary_bold(PAPER, lambda *_: 0.8, PAIRS)
+    story = hlc_runs({"BIC": ["2,2,2"] * 10, "CS": ["2,2,2"] * 10,
+                      "BIC+": ["2,2,2"] * 5 + ["2,3,2"] * 4 + ["4,3,3"],
+                      "CS+": ["3,2,2"] * 9 + ["4,3,3"]})
+    claims = {c[0]: c for c in kz.hlc_claims(story, paper, paper, network, SEC, DEFAULT)}
+    found = next(c for k, c in claims.items() if "never found" in k)
+    assert found[1] == "supported" and "one state away: BIC 0, BIC+ 1, CS 0, CS+ 1" in found[2]
+    frequent = next(c for k, c in claims.items() if "most frequent" in k)
+    assert frequent[1] == "supported" and "2,2,2 and 2,3,2 or 2,2,3" in frequent[0]
+    choice = next(c for k, c in claims.items() if "score of choice" in k)
+    assert "the paper's own table by the same rule" in choice[2]
+    against = hlc_runs({"BIC": ["5,3,3"] * 10, "CS": ["2,2,2"] * 10,
+                        "BIC+": ["3,3,3"] * 6 + ["2,2,2"] * 4, "CS+": ["3,2,2"] * 10})
+    claims = {c[0]: c for c in kz.hlc_claims(against, paper, paper, network, SEC, DEFAULT)}
+    assert next(c for k, c in claims.items() if "never found" in k)[1] == "not supported"
+    frequent = next(c for k, c in claims.items() if "most frequent" in k)
+    assert frequent[1] == "not supported" and "differ in de" in frequent[3]
+
+
+def test_frequent_models_explanation_measures_the_gain_that_carried_bic_plus_on():
+    network = all_binary(parse_spec(DEFAULT["hierarchical"]["spec"]))
+    named = tuple(SEC["hierarchical"]["bic_plus_most_frequent"])
+    runs = hlc_runs({"BIC+": ["2,3,2"] * 6 + ["3,2,2"] * 4}, path_gain=2.0)
+    why = kz.frequent_models_explanation(runs, network, named, 1e-6)
+    assert "10 left the start for a model of the same de" in why
+    assert "median 2 nats" in why and "real gain of likelihood" in why and "conjecture" in why
+    runs = hlc_runs({"BIC+": ["2,3,2"] * 6 + ["3,2,2"] * 4}, path_gain=1e-4)
+    assert "EM's fluctuations decide" in kz.frequent_models_explanation(runs, network, named,
+                                                                         1e-6)
+
+
+def test_figure_verdicts_combine_their_claims():
+    assert kz.figure_verdict([("a", "supported", ""), ("b", "supported", "")]) == "reproduced"
+    assert kz.figure_verdict([("a", "supported", ""), ("b", "not supported", "")]) == \
+        "partly reproduced"
+    assert kz.figure_verdict([("a", "not supported", "")]) == "not reproduced"
+
+
+def test_selection_figure_labels_a_kl_axis_within_two_decades_below_1e_3(monkeypatch):
+    """Figure 4's KL reached 1.7e-4 with no tick label below 1e-3."""
+    from hiddenbn import plots
+
+    saved = []
+    monkeypatch.setattr(plots, "save_figure", lambda figure, path: saved.append(figure))
+    selections = synthetic_selections({s: _pick(3, 1.0) for s in kz.SCORE_KEYS},
+                                      sizes=(1000, 3000, 9000, 27000, 81000))
+    selections["kl_bits"] *= 14  # 1.4e-2 .. 1.7e-4
+    kz.figure_lc(selections, ["k8"], "unused", "title")
+    figure = saved[0]
+    figure.canvas.draw()
+    axis = figure.axes[0]
+    low, high = axis.get_ylim()
+    labels = [t.get_text() for t, v in zip(axis.get_yticklabels(), axis.get_yticks())
+              if low <= v <= high and t.get_text()]
+    assert len(labels) >= 4 and any("10^{-4}" in t for t in labels), labels
+    assert figure.get_layout_engine() is not None  # constrained: the title sits on the panels

@@ -20,6 +20,7 @@ import matplotlib
 matplotlib.use("Agg")  # the pipeline and tests run headless; set before pyplot is imported
 
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.patches import Circle, FancyArrowPatch  # noqa: E402
@@ -136,9 +137,10 @@ def selection_figure(selections: pd.DataFrame, generators, scores, path, title: 
     """
     style_names = style_names or {}
     with style():
+        # constrained layout places the suptitle right above the panels' titles, no gap
         figure, axes = plt.subplots(len(generators), len(panels),
                                     figsize=(4 * len(panels), 3 * len(generators)),
-                                    squeeze=False)
+                                    squeeze=False, layout="constrained")
         for row, generator in zip(axes, generators):
             subset = selections[selections.generator == generator]
             for column, (value, label) in enumerate(panels):
@@ -156,14 +158,39 @@ def selection_figure(selections: pd.DataFrame, generators, scores, path, title: 
                 row[column].xaxis.set_minor_locator(plt.NullLocator())
                 if value == KL_PANEL[0]:
                     row[column].set_yscale("log")
+                    label_log_axis(row[column])
                 row[column].set_xlabel("sample size N")
                 row[column].set_ylabel(label)
                 row[column].set_title("generator " + panel_titles[generator])
             row[0].legend()
         figure.suptitle(title)
-        # keep the suptitle clear of the first row's panel titles
-        figure.tight_layout(rect=(0, 0, 1, 1 - 0.35 / figure.get_figheight()))
         save_figure(figure, path)
+
+
+#: A log axis spanning fewer decades than this gets labels at 1, 2 and 5 times each power of
+#: ten, so that a curve within one or two decades still has labelled ticks along it.
+FEW_DECADES = 3
+
+
+def _power_of_ten_label(value: float, _position=None) -> str:
+    """``10^-3`` and ``2×10^-3`` in mathtext: the labels of :func:`label_log_axis`."""
+    exponent = int(np.floor(np.log10(value) + 1e-9))
+    mantissa = round(value / 10.0 ** exponent)
+    power = rf"10^{{{exponent}}}"
+    return rf"${power}$" if mantissa == 1 else rf"${mantissa}\times{power}$"
+
+
+def label_log_axis(ax) -> None:
+    """Label the log-scale y axis of ``ax`` at every power of ten and, when its limits span
+    fewer than :data:`FEW_DECADES` decades, at 2 and 5 times each too (matplotlib's default
+    labels only the powers of ten inside the limits, which left a KL axis from 1.7e-4 to 3e-3
+    with a single label)."""
+    low, high = ax.get_ylim()  # positive on a log axis; settles the autoscaled limits
+    subs = (1.0, 2.0, 5.0) if np.log10(high / low) < FEW_DECADES else (1.0,)
+    ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=subs))
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_power_of_ten_label))
+    ax.yaxis.set_minor_locator(matplotlib.ticker.LogLocator(base=10, subs=np.arange(2, 10)))
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
 def node_depths(network: Network) -> np.ndarray:

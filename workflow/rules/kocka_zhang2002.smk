@@ -1,20 +1,30 @@
 # Kočka & Zhang (2002), paper 002. Its dimension results (Table 1, the HLC decomposition of Sec.
 # 4, Figures 1-3) are one job. Secs. 5-6, does the dimension correction (BIC+, CS+) help: one job
-# per LC generator (its parametrisations, sample sizes and test models), one job per HLC sample
-# size (every parametrisation, four hill-climbs), then tables, figures, comparison.md.
+# per generating distribution and LC generator (its parametrisations, sample sizes and test
+# models), one job per generating distribution and HLC sample size (every parametrisation, the
+# hill-climbs), then the verdicts under every reconstruction choice (sensitivity), then tables,
+# figures, comparison.md of the main run.
 from hiddenbn.experiments import kocka_zhang2002
 
 KOCKA_ZHANG2002 = config["kocka_zhang2002"]
 KOCKA_ZHANG2002_DIR = results_folder("kocka_zhang2002")
+KOCKA_ZHANG2002_MAIN = kocka_zhang2002.main_distribution(KOCKA_ZHANG2002)
 
 
 # Values, not functions, so that this file holds rules alone (snakemake --lint).
-KOCKA_ZHANG2002_LC_FILES = [
-    f"{KOCKA_ZHANG2002_DIR}/lc/{g}.csv" for g in kocka_zhang2002.lc_generators(KOCKA_ZHANG2002)
-]
-KOCKA_ZHANG2002_HLC_FILES = [
-    f"{KOCKA_ZHANG2002_DIR}/hlc/n{n}.csv" for n in KOCKA_ZHANG2002["hierarchical"]["sample_sizes"]
-]
+KOCKA_ZHANG2002_LC_FILES = {
+    d: [f"{KOCKA_ZHANG2002_DIR}/lc/{d}/{g}.csv" for g in kocka_zhang2002.lc_generators(KOCKA_ZHANG2002)]
+    for d in KOCKA_ZHANG2002["generating_distributions"]
+}
+KOCKA_ZHANG2002_HLC_FILES = {
+    d: [f"{KOCKA_ZHANG2002_DIR}/hlc/{d}/n{n}.csv" for n in KOCKA_ZHANG2002["hierarchical"]["sample_sizes"]]
+    for d in KOCKA_ZHANG2002["generating_distributions"]
+}
+KOCKA_ZHANG2002_SEEDS = {
+    (stage, d): job_seed(*kocka_zhang2002.seed_key(KOCKA_ZHANG2002, stage, d))
+    for stage in ("lc", "hlc")
+    for d in KOCKA_ZHANG2002["generating_distributions"]
+}
 KOCKA_ZHANG2002_FIGURES = report_files(
     "kocka_zhang2002",
     f"{KOCKA_ZHANG2002_DIR}/figures",
@@ -80,43 +90,80 @@ rule kocka_zhang2002_dimension:
 
 rule kocka_zhang2002_lc:
     output:
-        f"{KOCKA_ZHANG2002_DIR}/lc/{{generator}}.csv",
+        f"{KOCKA_ZHANG2002_DIR}/lc/{{distribution}}/{{generator}}.csv",
     log:
-        f"{LOGS}/kocka_zhang2002/lc/{{generator}}.log",
+        f"{LOGS}/kocka_zhang2002/lc/{{distribution}}/{{generator}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/kocka_zhang2002_lc/{{generator}}.tsv"
+        f"{LOGS}/benchmarks/kocka_zhang2002_lc/{{distribution}}/{{generator}}.tsv"
+    wildcard_constraints:
+        distribution="[A-Za-z0-9_]+",
+        generator="k[0-9]+(det)?",
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
     params:
         section=KOCKA_ZHANG2002,
-        seed=job_seed("kocka_zhang2002", "lc"),
+        seed=lambda w: KOCKA_ZHANG2002_SEEDS["lc", w.distribution],
     script:
         "../scripts/kocka_zhang2002/lc.py"
 
 
 rule kocka_zhang2002_hlc:
     output:
-        f"{KOCKA_ZHANG2002_DIR}/hlc/n{{cases}}.csv",
+        f"{KOCKA_ZHANG2002_DIR}/hlc/{{distribution}}/n{{cases}}.csv",
     log:
-        f"{LOGS}/kocka_zhang2002/hlc/n{{cases}}.log",
+        f"{LOGS}/kocka_zhang2002/hlc/{{distribution}}/n{{cases}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/kocka_zhang2002_hlc/n{{cases}}.tsv"
+        f"{LOGS}/benchmarks/kocka_zhang2002_hlc/{{distribution}}/n{{cases}}.tsv"
+    wildcard_constraints:
+        distribution="[A-Za-z0-9_]+",
+        cases="[0-9]+",
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
     params:
         section=KOCKA_ZHANG2002,
-        seed=job_seed("kocka_zhang2002", "hlc"),
+        seed=lambda w: KOCKA_ZHANG2002_SEEDS["hlc", w.distribution],
     script:
         "../scripts/kocka_zhang2002/hlc.py"
 
 
+rule kocka_zhang2002_sensitivity:
+    input:
+        lc=[f for files in KOCKA_ZHANG2002_LC_FILES.values() for f in files],
+        hlc=[f for files in KOCKA_ZHANG2002_HLC_FILES.values() for f in files],
+        printed_table2=printed_numbers("kocka_zhang2002", "paper_table2.csv"),
+        printed_sec6=printed_numbers("kocka_zhang2002", "experiments.yaml"),
+    output:
+        tables=report_files(
+            "kocka_zhang2002",
+            f"{KOCKA_ZHANG2002_DIR}/tables",
+            {
+                "sensitivity": "Verdicts under each reconstruction choice",
+                "table2_sensitivity": "Table 2 and its KL floor under each choice",
+            },
+            (".csv",),
+        ),
+    log:
+        f"{LOGS}/kocka_zhang2002/sensitivity.log",
+    benchmark:
+        f"{LOGS}/benchmarks/kocka_zhang2002_sensitivity/sensitivity.tsv"
+    conda:
+        "../envs/hiddenbn.yaml"
+    params:
+        section=KOCKA_ZHANG2002,
+    script:
+        "../scripts/kocka_zhang2002/sensitivity.py"
+
+
 rule kocka_zhang2002_report:
     input:
-        lc=KOCKA_ZHANG2002_LC_FILES,
-        hlc=KOCKA_ZHANG2002_HLC_FILES,
+        lc=KOCKA_ZHANG2002_LC_FILES[KOCKA_ZHANG2002_MAIN],
+        hlc=KOCKA_ZHANG2002_HLC_FILES[KOCKA_ZHANG2002_MAIN],
         printed_table2=printed_numbers("kocka_zhang2002", "paper_table2.csv"),
+        printed_sec6=printed_numbers("kocka_zhang2002", "experiments.yaml"),
+        sensitivity=f"{KOCKA_ZHANG2002_DIR}/tables/sensitivity.csv",
+        table2_sensitivity=f"{KOCKA_ZHANG2002_DIR}/tables/table2_sensitivity.csv",
     output:
         comparison=f"{KOCKA_ZHANG2002_DIR}/comparison.md",
         verdicts=f"{KOCKA_ZHANG2002_DIR}/verdicts.csv",

@@ -11,6 +11,7 @@ use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
 with job_log(snakemake.log[0]):  # noqa: F821
     params = snakemake.params  # noqa: F821
     table = hlc_experiment(int(snakemake.wildcards.cases), params.section, params.seed,  # noqa: F821
-                           params.section["jacobian_points"])
+                           params.section["jacobian_points"],
+                           snakemake.wildcards.distribution)  # noqa: F821
     with atomic_output(snakemake.output[0]) as temporary:  # noqa: F821
         table.to_csv(temporary, index=False)

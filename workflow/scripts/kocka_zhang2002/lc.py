@@ -10,6 +10,7 @@ use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
 with job_log(snakemake.log[0]):  # noqa: F821
     params = snakemake.params  # noqa: F821
     table = lc_experiment(snakemake.wildcards.generator, params.section, params.seed,  # noqa: F821
-                          params.section["jacobian_points"])
+                          params.section["jacobian_points"],
+                          snakemake.wildcards.distribution)  # noqa: F821
     with atomic_output(snakemake.output[0]) as temporary:  # noqa: F821
         table.to_csv(temporary, index=False)
