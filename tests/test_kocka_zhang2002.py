@@ -169,7 +169,9 @@ def test_quick_report_writes_every_output(quick_results, tmp_path):
         assert (tmp_path / "figures" / f"{name}.png").stat().st_size > 0
     table = pd.read_csv(tmp_path / "tables" / "table2.csv")
     assert list(table.cases) == QUICK["hierarchical"]["sample_sizes"]
-    assert (table["floor mean"] > 0).all()
+    assert (table["floor mean"] > 0).all() and (table["ml floor mean"] > 0).all()
+    assert (table["ml gain"] >= -1e-6).all()  # EM continued never loses likelihood
+    assert "| N | EM floor | ML floor | de/2N |" in text
     main = verdicts[(verdicts.distribution == QUICK["generating"])
                     & (verdicts.cs_alpha == QUICK["cs_alpha"]) & (verdicts["where"] != "Table 2")]
     ours = pd.read_csv(tmp_path / "verdicts.csv")
@@ -302,6 +304,15 @@ def test_check_config_names_the_generating_keys():
     bad["generating_distributions"]["away_from_uniform"]["min_distance"] = 0.5
     with pytest.raises(HiddenbnError, match="away_from_uniform.min_distance: 0.5 is out of "
                                             "reach"):
+        kz.check_config(bad)
+
+
+def test_other_distributions_run_the_generators_of_the_claims():
+    assert kz.lc_generators(DEFAULT, "sparse_dirichlet") == ["k2", "k4", "k8", "k8det"]
+    assert kz.lc_generators(DEFAULT, DEFAULT["generating"])[:2] == ["k2", "k3"]
+    bad = copy.deepcopy(QUICK)
+    bad["sensitivity"]["hidden_states"] = [2]
+    with pytest.raises(HiddenbnError, match="sensitivity.hidden_states: use some of"):
         kz.check_config(bad)
 
 
@@ -444,7 +455,7 @@ def test_bic_plus_ties_claim_tests_that_the_choice_among_tied_models_is_random()
     claim = kz.ties_claim(models, selections, "k4", section)
     assert claim[1] == "supported" and "4..8:2,2,2,2" in claim[0]
     assert "4 states 6, 5 states 5" in claim[2] and "median 0.01 nats" in claim[2]
-    assert "tolerance: median 0.005 nats" in claim[2]
+    assert "gains less than a median 0.005 nats" in claim[2]
     models, selections = lc_ties({4: 30})  # EM always ends highest on the smallest
     assert kz.ties_claim(models, selections, "k4", section)[1] == "not supported"
     models, selections = lc_ties({4: 1, 8: 29})  # spread, but leaning to one model
@@ -548,3 +559,58 @@ def test_selection_figure_labels_a_kl_axis_within_two_decades_below_1e_3(monkeyp
               if low <= v <= high and t.get_text()]
     assert len(labels) >= 4 and any("10^{-4}" in t for t in labels), labels
     assert figure.get_layout_engine() is not None  # constrained: the title sits on the panels
+
+
+def test_levels_explanation_names_where_em_stops_short_and_where_the_paper_is_lower():
+    section = {"cs_alpha": 1.0, "generating": "uniform_dirichlet"}
+    cases = PAPER.cases.to_numpy()
+    table = pd.DataFrame({"distribution": "uniform_dirichlet", "cs_alpha": 1.0, "cases": cases,
+                          **{f"{s} {v}": PAPER[f"{s} {v}"].to_numpy() * 2
+                             for s in kz.SCORE_KEYS for v in ("mean", "se")},
+                          "floor mean": [18, 4.5, 1.5, 1.1, 0.77, 0.56],
+                          "ml floor mean": [16, 5, 1.8, 0.6, 0.21, 0.07],
+                          "ml floor se": [0.9, 0.3, 0.1, 0.05, 0.02, 0.01],
+                          "de/2N": 23 / (2 * cases * np.log(2)) * 1e3,
+                          "ml gain": [0.1, 0.5, 1, 10, 40, 90]})
+    verdicts = pd.DataFrame([{"distribution": "uniform_dirichlet", "cs_alpha": 1.0,
+                              "claim": kz.TABLE2_LEVELS, "verdict": "0 of 24"}])
+    text = kz.levels_explanation(table, verdicts, PRINTED, section)
+    assert text.startswith("cells within two combined standard errors of the paper's under "
+                           "each generating distribution: uniform_dirichlet 0 of 24. ")
+    assert "at N = 81000, 243000 (81000: 0.77 against 0.21, de/2N 0.2, EM 40 nats short; " in text
+    assert "best mean and our ML floor at N = 1000: 6 against 12; 3000: 2.2 against 4.4; " in text
+    assert "81000" not in text.split("ML floor at N = ")[1]  # 0.16 ± .03 against 0.21 ± .02
+    assert "conjecture" in text
+    fine = table.assign(**{"floor mean": table["ml floor mean"]},
+                        **{f"{s} mean": PAPER[f"{s} mean"].to_numpy() for s in kz.SCORE_KEYS})
+    assert kz.levels_explanation(fine, verdicts, PRINTED, section) == (
+        "cells within two combined standard errors of the paper's under each generating "
+        "distribution: uniform_dirichlet 0 of 24")
+
+
+def test_dimension_checks_fail_when_a_printed_number_is_changed():
+    printed = yaml.safe_load((RESOURCES / "dimensions.yaml").read_text())
+    rows = {spec: printed["table1"][spec] for spec in ("2:2,2", "3:2,2,2")}
+    table = kz.kocka_zhang_table1(rows, 2, 1)
+    decomposition = kz.hlc_table(printed["hlc"], 2, 1)
+    verdicts = kz.dimension_verdicts(table, decomposition)
+    assert {v["verdict"] for v in verdicts} == {"reproduced"}
+    wrong = {spec: dict(values, de=values["de"] + 1) for spec, values in rows.items()}
+    hlc = dict(printed["hlc"], de=printed["hlc"]["de"] - 1)
+    verdicts = kz.dimension_verdicts(kz.kocka_zhang_table1(wrong, 2, 1),
+                                     kz.hlc_table(hlc, 2, 1))
+    changed = [v for v in verdicts if v["verdict"] == "not reproduced"]
+    assert len(changed) == 4 and sum("HLC model" in v["item"] for v in changed) == 2
+
+
+def test_hlc_score_order_claim_both_ways():
+    network = parse_spec(DEFAULT["hierarchical"]["spec"])
+    paper = kz.summary_bold(PAPER, lambda *_: 0.8, PAIRS)
+    ordered = hlc_runs({"BIC": ["2,2,2"] * 4, "CS": ["2,2,2"] * 4, "BIC+": ["3,3,3"] * 4,
+                        "CS+": ["3,2,2"] * 4})
+    reverse = ordered.assign(cardinalities=ordered.cardinalities.where(
+        ordered.score != "CS+", "4,3,3"))
+    for runs, verdict in ((ordered, "supported"), (reverse, "not supported")):
+        claims = kz.hlc_claims(runs, paper, paper, network, SEC, DEFAULT, explain=False)
+        order = next(c for c in claims if "picks more hidden states" in c[0])
+        assert order[1] == verdict

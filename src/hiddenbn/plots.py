@@ -162,7 +162,7 @@ def selection_figure(selections: pd.DataFrame, generators, scores, path, title: 
                 row[column].set_xlabel("sample size N")
                 row[column].set_ylabel(label)
                 row[column].set_title("generator " + panel_titles[generator])
-            row[0].legend()
+        axes[0][0].legend()  # one legend: every row draws the same scores
         figure.suptitle(title)
         save_figure(figure, path)
 

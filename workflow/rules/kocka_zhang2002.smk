@@ -13,7 +13,7 @@ KOCKA_ZHANG2002_MAIN = kocka_zhang2002.main_distribution(KOCKA_ZHANG2002)
 
 # Values, not functions, so that this file holds rules alone (snakemake --lint).
 KOCKA_ZHANG2002_LC_FILES = {
-    d: [f"{KOCKA_ZHANG2002_DIR}/lc/{d}/{g}.csv" for g in kocka_zhang2002.lc_generators(KOCKA_ZHANG2002)]
+    d: [f"{KOCKA_ZHANG2002_DIR}/lc/{d}/{g}.csv" for g in kocka_zhang2002.lc_generators(KOCKA_ZHANG2002, d)]
     for d in KOCKA_ZHANG2002["generating_distributions"]
 }
 KOCKA_ZHANG2002_HLC_FILES = {
