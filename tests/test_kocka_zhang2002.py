@@ -559,6 +559,7 @@ def test_selection_figure_labels_a_kl_axis_within_two_decades_below_1e_3(monkeyp
               if low <= v <= high and t.get_text()]
     assert len(labels) >= 4 and any("10^{-4}" in t for t in labels), labels
     assert figure.get_layout_engine() is not None  # constrained: the title sits on the panels
+    plots.plt.close(figure)
 
 
 def test_levels_explanation_names_where_em_stops_short_and_where_the_paper_is_lower():

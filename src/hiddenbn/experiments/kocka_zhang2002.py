@@ -942,11 +942,12 @@ def parse_printed_table2(printed: pd.DataFrame) -> pd.DataFrame:
 
 
 def table2_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str = "Table 2",
-                     explanation: str = "") -> list[dict]:
+                     explanation: str = "", choices: str = "") -> list[dict]:
     """One verdict per printed cell of Table 2 (sample size × score): our mean KL against the
     paper's, reproduced when they differ by at most two combined standard errors;
     ``explanation`` (why the levels differ, from the sensitivity analysis) goes with the cells
-    that are not."""
+    that are not, ``choices`` (the reconstruction choices the levels rest on) with every
+    cell."""
     ours = table.set_index("cases")
     rows = []
     for _, paper in parse_printed_table2(printed).iterrows():
@@ -957,7 +958,8 @@ def table2_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str = "T
                      f"{_significant(paper[f'{score} se'])}")
             if cases not in ours.index:
                 rows.append(verdict_row(where, item, shown, "", "not checked",
-                                        "this sample size is not in the config"))
+                                        "this sample size is not in the config",
+                                        choices=choices))
                 continue
             mean, se = ours.loc[cases, f"{score} mean"], ours.loc[cases, f"{score} se"]
             tolerance = 2 * float(np.hypot(se, paper[f"{score} se"]))
@@ -966,7 +968,7 @@ def table2_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str = "T
                 where, item, shown, f"{_significant(mean)} ± {_significant(se)}",
                 "reproduced" if agree else "not reproduced",
                 "" if agree else "the means differ by more than two combined standard errors"
-                + (f"; {explanation}" if explanation else "")))
+                + (f"; {explanation}" if explanation else ""), choices=choices))
     return rows
 
 
@@ -1409,6 +1411,37 @@ def _floor_markdown(table: pd.DataFrame, printed: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+#: The reconstruction choices the sensitivity analysis varies, by the column that holds them.
+VARIED_CHOICES = {"cs_alpha": "CS's Dirichlet alpha (config cs_alpha)",
+                  "distribution": "the generating distribution (config generating)"}
+
+
+def with_choices(claims, sensitivity: pd.DataFrame, section: dict, fixed: str = "") -> list:
+    """``claims`` as ``(claim, verdict, evidence, explanation, choices)`` for
+    :func:`~hiddenbn.experiments.reproduction.claim_rows`: ``choices`` names ``fixed`` (choices
+    not varied) and, for each varied choice of :data:`VARIED_CHOICES`, how the claim's verdict
+    (its row in ``sensitivity``) moves along that sweep, the other choice at the main run's."""
+    main = {"cs_alpha": float(section["cs_alpha"]), "distribution": main_distribution(section)}
+    out = []
+    for claim, verdict, evidence, *explanation in claims:
+        rows = sensitivity[sensitivity.claim == claim]
+        parts = []
+        for column, label in VARIED_CHOICES.items():
+            other = "distribution" if column == "cs_alpha" else "cs_alpha"
+            sweep = (rows[rows[other] == main[other]] if other == "distribution" else rows[
+                np.isclose(rows[other], main[other])]).sort_values(column, kind="stable")
+            marks = {}
+            for value, mark in zip(sweep[column], sweep.verdict):
+                marks.setdefault(VERDICT_MARKS.get(mark, mark), []).append(
+                    f"{value:g}" if isinstance(value, float) else str(value))
+            parts.append(label + (": " + "; ".join(f"{m} under {', '.join(v)}"
+                                                   for m, v in marks.items())
+                                  if len(marks) > 1 else ": the same verdict under every value"))
+        out.append((claim, verdict, evidence, explanation[0] if explanation else "",
+                    fixed + "; ".join(parts) + " (comparison.md, Sensitivity)"))
+    return out
+
+
 # --- the figures' sections of comparison.md -------------------------------------------------
 def figure_verdict(claims) -> str:
     """A figure's verdict from the claims about it: reproduced when every one is supported,
@@ -1510,9 +1543,16 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         figure_lc(selections, generators, outdir / "figures" / key, titles[key])
     lc_verdicts, hlc_verdicts = _flat(run["lc"]), run["hlc"]
     levels = levels_explanation(table2_sensitivity, sensitivity, printed, section)
-    write_verdicts(claim_rows("Sec. 5 (Figures 4-5)", lc_verdicts)
-                   + claim_rows("Sec. 6 (Table 2)", hlc_verdicts)
-                   + table2_cell_rows(table, printed, explanation=levels),
+    sizes = "the LC sample sizes (reconstructed, docs/RECONSTRUCTIONS.md; not varied); "
+    write_verdicts(claim_rows("Sec. 5 (Figures 4-5)",
+                              with_choices(lc_verdicts, sensitivity, section, sizes))
+                   + claim_rows("Sec. 6 (Table 2)",
+                                with_choices(hlc_verdicts, sensitivity, section))
+                   + table2_cell_rows(table, printed, explanation=levels,
+                                      choices=with_choices(
+                                          [(TABLE2_LEVELS, "", "")], sensitivity, section,
+                                          "EM's relative tolerance (config em.tolerance; "
+                                          "Table 2's EM and ML floors); ")[0][4]),
                    outdir / "verdicts.csv")
     pairs = sec["hierarchical"]["parametrisations"]
     paper_choice = claim_cs_plus_score_of_choice(paper)
