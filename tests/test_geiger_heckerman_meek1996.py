@@ -56,6 +56,9 @@ def test_theorem2_bounds_hold_on_the_paper_ranks_and_fail_below_2n():
     assert gh.theorem2_row(naive_bayes_table(n5=10), PAPER["theorem2"])["verdict"] == "reproduced"
     row = gh.theorem2_row(naive_bayes_table(n5=9), PAPER["theorem2"])
     assert row["verdict"] == "not reproduced" and "n = 5" in row["ours"]
+    # a range below the theorem's covers nothing
+    short = naive_bayes_table()
+    assert gh.theorem2_row(short[short.n <= 2], PAPER["theorem2"])["verdict"] == "not checked"
 
 
 def test_no_redundancy_holds_on_the_paper_ranks_and_fails_with_a_redundant_parameter():

@@ -192,40 +192,34 @@ def continuous_networks() -> dict[str, Network]:
 
 
 # --- the claims of Secs. 5-6, each judged on a table (ours, or a counterfactual one) ---------
-def _covered(table: pd.DataFrame, from_n: int) -> pd.DataFrame:
-    return table[table.n >= from_n]
+def _rank_between(where: str, item: str, table: pd.DataFrame, from_n: int, lower: str,
+                  upper: str) -> dict:
+    """The rank (``de`` of ``table``, by ``n``) lies between the printed formulas ``lower`` and
+    ``upper`` at every n from ``from_n`` on: reproduced; not checked when no n is covered."""
+    rows = table[table.n >= from_n]
+    outside = [int(r.n) for r in rows.itertuples()
+               if not formula_value(lower, int(r.n)) <= r.de <= formula_value(upper, int(r.n))]
+    return verdict_row(
+        where, item, "", f"fails for n = {', '.join(map(str, outside))}" if outside
+        else f"holds for n = {rows.n.min()}..{rows.n.max()}",
+        "not reproduced" if outside else "not checked" if rows.empty else "reproduced",
+        f"our rank is outside {lower}..{upper} at n = {', '.join(map(str, outside))}"
+        if outside else "no n in the configured range is covered" if rows.empty else "")
 
 
 def conjecture_row(table: pd.DataFrame, conjecture: dict) -> dict:
     """Sec. 5: "1 + 2n is the regular rank for all n > 2", judged on the rows of ``table``
     (columns ``n``, ``de``) that the conjecture covers."""
-    rows = _covered(table, conjecture["from_n"])
-    failed = [int(r.n) for r in rows.itertuples()
-              if r.de != formula_value(conjecture["rank"], int(r.n))]
-    return verdict_row(
-        "Sec. 5", f"conjecture: the rank is {conjecture['rank']} for n >= "
-        f"{conjecture['from_n']}", "",
-        f"fails for n = {', '.join(map(str, failed))}" if failed
-        else f"holds for n = {rows.n.min()}..{rows.n.max()}",
-        "not reproduced" if failed else "not checked" if rows.empty else "reproduced",
-        f"our rank differs from {conjecture['rank']} at n = {', '.join(map(str, failed))}"
-        if failed else "no n in the configured range is covered" if rows.empty else "")
+    rank = conjecture["rank"]
+    return _rank_between("Sec. 5", f"conjecture: the rank is {rank} for n >= "
+                         f"{conjecture['from_n']}", table, conjecture["from_n"], rank, rank)
 
 
 def theorem2_row(table: pd.DataFrame, theorem: dict) -> dict:
     """Theorem 2: ``lower <= rank <= upper`` for the n it covers, on ``table`` (``n``, ``de``)."""
-    rows = _covered(table, theorem["from_n"])
-    outside = [int(r.n) for r in rows.itertuples()
-               if not formula_value(theorem["lower"], int(r.n)) <= r.de
-               <= formula_value(theorem["upper"], int(r.n))]
-    return verdict_row(
-        "Sec. 5 (Theorem 2)", f"{theorem['lower']} <= rank <= {theorem['upper']} for n >= "
-        f"{theorem['from_n']}", "",
-        f"outside the bounds for n = {', '.join(map(str, outside))}" if outside
-        else f"within the bounds for n = {rows.n.min()}..{rows.n.max()}",
-        "not reproduced" if outside else "not checked" if rows.empty else "reproduced",
-        f"our rank lies outside the bounds at n = {', '.join(map(str, outside))}" if outside
-        else "no n in the configured range is covered" if rows.empty else "")
+    return _rank_between("Sec. 5 (Theorem 2)", f"{theorem['lower']} <= rank <= "
+                         f"{theorem['upper']} for n >= {theorem['from_n']}", table,
+                         theorem["from_n"], theorem["lower"], theorem["upper"])
 
 
 def no_redundancy_row(table: pd.DataFrame, span: dict) -> dict:
@@ -535,6 +529,7 @@ def write_dimension_results(section: dict, seed: int, printed, directory) -> Non
     rows = verdicts(tables, rank, paper, reasons)
     autoclass = tables["autoclass"]
     differing = autoclass[autoclass["d' - d"] > 0]
+    saturated = int((differing["d (corrected CS)"] == differing["dc"]).sum())
     example = paper["autoclass"]
     judged = pd.DataFrame(claims(tables, paper))
     text = [
@@ -559,9 +554,10 @@ def write_dimension_results(section: dict, seed: int, printed, directory) -> Non
         "## AutoClass: CS (d' parameters) vs corrected CS (rank d) (Sec. 6)",
         "",
         f"{len(differing)} of {len(autoclass)} naive-Bayes models in the sweep have d' > d: "
-        + (", ".join(differing["model"]) or "none") + ". In most of them d = dc: the model "
+        + (", ".join(differing["model"]) or "none") + f". In {saturated} of them d = dc: the model "
         "can represent every distribution over the features, which a glance at d' and dc "
-        "reveals. The reductions that need the Jacobian (d < min(d', dc)) are: "
+        "reveals. The reductions that need the Jacobian (d < min(d', dc)) "
+        "are: "
         + (", ".join(differing.loc[differing["d < min(d', dc)"], "model"]) or "none")
         + f". The paper printed d' = {example['parameters']}, d = {example['rank']} for "
         f"{latent_class_spec(example['k'], [example['b']] * example['n'])} "
