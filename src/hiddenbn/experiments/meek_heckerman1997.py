@@ -553,7 +553,8 @@ def unadjusted_row(scores: pd.DataFrame, summary: pd.DataFrame, table1: pd.DataF
         verdict, (f"computed: F5's fitted log-likelihood is at least F4's in {larger} of "
                   f"{len(wide)} fits (F4 is a subset of F5), and unadjusted F5 has the smaller "
                   f"penalty ({dims.loc['F5', 'unadjusted']} against {dims.loc['F4', 'unadjusted']}"
-                  " parameters), so its lead grows as (15 - 11)/2 log N"
+                  f" parameters), so its lead grows as ({dims.loc['F4', 'unadjusted']} - "
+                  f"{dims.loc['F5', 'unadjusted']})/2 log N"
                   if verdict == "reproduced" else
                   "computed: " + ("the unadjusted gap does not grow with N" if not grows else "")
                   + ("; " if not grows and not prefers_f5 else "")
@@ -752,13 +753,14 @@ def comparison_markdown(section: dict, table1: pd.DataFrame, scores: pd.DataFram
                                  for _, r in differ.iterrows())
                      + ". The dimension is the exact rank of the Jacobian of the map from the "
                      "parameters to the distribution of (C1, C2, C3, E) (paper 000), maximised "
-                     "over random points and checked by SVD (`dimension/`, which also lists "
-                     "every 9-parameter structure "
-                     "containing F1: none has dimension 7 except F1 itself). For binary OR, "
-                     "p(E = 0 | c) is the product of the mechanisms' p(X = 0 | causes), so log "
-                     "p(E = 0 | c) is a sum of one function per cause set: F1 spans the 4 main "
-                     "effects and F2 = {C1,C2},{C3} the 5 terms 1, C1, C2, C1C2, C3, plus 3 for "
-                     "the causes' own tables: 7 and 8, the ranks computed.")
+                     "over random points and checked by SVD; `dimension/comparison.md` gives the "
+                     "dimension of every structure with F2's printed number of parameters. Why "
+                     "(an argument, which the computed ranks confirm): for binary OR, p(E = 0 | c) "
+                     "is the product of the mechanisms' p(X = 0 | causes), so log p(E = 0 | c) is "
+                     "a sum of one function per cause set; F1 spans the 4 terms 1, C1, C2, C3 and "
+                     "F2 = {C1,C2},{C3} the 5 terms 1, C1, C2, C1C2, C3, and the causes' own "
+                     "tables add 3: 4 + 3 = 7 and 5 + 3 = 8, against our ranks "
+                     f"{dims.loc['F1', 'dimension']} and {dims.loc['F2', 'dimension']}.")
     lines += ["", "## Claim: mass accumulates on the generating model as N grows "
               "(“the one exception is when model F1 is the generating model”)", "",
               "| generating model | paper's data set, ours | paper's data set, printed dims | "
