@@ -615,3 +615,19 @@ def test_hlc_score_order_claim_both_ways():
         claims = kz.hlc_claims(runs, paper, paper, network, SEC, DEFAULT, explain=False)
         order = next(c for c in claims if "picks more hidden states" in c[0])
         assert order[1] == verdict
+
+
+def test_structures_section_judges_figure_2_and_theorem_5():
+    paper = yaml.safe_load((RESOURCES / "dimensions.yaml").read_text())
+    decomposition = pd.DataFrame([
+        {"part": "HLC model (direct rank)", "ds": 41, "de": 23, "ds - de": 18},
+        {"part": "Thm 5: ds(M1) - de(M1) + ds(M2) - de(M2)", "ds - de": 18}])
+    panels = [("Fig. 2", parse_spec(DEFAULT["hierarchical"]["spec"]))]
+    text = "\n".join(kz.structures_section(panels, decomposition, paper))
+    assert "**Verdict: reproduced**" in text and "hidden H1 (5), H2 (3), H3 (3); 5 observed" in text
+    split_off = decomposition.assign(**{"ds - de": [18, 15]})
+    assert "**Verdict: not reproduced**" in "\n".join(
+        kz.structures_section(panels, split_off, paper))
+    other = dict(paper, hlc=dict(paper["hlc"], de=22))
+    assert "**Verdict: not reproduced**" in "\n".join(
+        kz.structures_section(panels, decomposition, other))
