@@ -236,13 +236,17 @@ def test_table1_cells_agree_within_two_combined_standard_errors():
 
 def test_a_disagreeing_cell_is_explained_from_the_curves():
     fits = hand_made_fits()  # data set 1: Laplace 4, CS 5; data set 2: both 4
-    why = ch96.cell_explanation(fits, "cs", 0.5, ("the annealed search", True))
+    why = ch96.cell_explanation(fits, "cs", 4, 0.5 + 0.3, 0.5, ("the annealed search", True))
     assert "CS selects [5, 4] where Laplace selects [4, 4]" in why
+    assert "finds the generating c = 4 in 2 of 2" in why
+    # a gap 0.3 states beyond the tolerance: one data set of two closes it
+    assert "1 of the 2 data sets choosing one state fewer" in why
     # at c = 5 Laplace is 1 nat below its maximum; at c = 4 CS is 1 nat below its own
     assert "falls 1.0 nats short" in why and "Laplace 1.0 nats short" in why
     assert "reproduced, so the disagreement here comes from EM's local optima" in why
     flat = fits.assign(cs=fits.cs / 4, laplace=fits.laplace / 4)  # gaps of 0.25 nats
-    assert "near tie" in ch96.cell_explanation(flat, "cs", 0.5)
+    assert "near tie" in ch96.cell_explanation(flat, "cs", 4, -1.6, 0.5)
+    assert "3 of the 2" not in ch96.cell_explanation(flat, "cs", 4, -1.6, 0.5)
 
 
 def test_table2_verdicts_on_the_paper_s_own_times():
@@ -372,7 +376,8 @@ def test_curves_sharpen_with_n_as_the_paper_says_and_not_when_flat_or_saturated(
     saturated = curves({name: (range(2, 9), {s: peaked(4 if name == "e8" else 2, 60.0)
                                              for s in ch96.SCORES}) for name in heights})
     steps = ch96.sharpening_steps(saturated, SHARPEN_SECTION)
-    assert ch96.claim_curves_sharpen(steps)[0] == "not supported"
+    verdict, _, why = ch96.claim_curves_sharpen(steps)
+    assert verdict == "not supported" and "Laplace, n 8 → 16: " in why
     flat = curves({name: (range(2, 9), {s: peaked(4, 30.0) for s in ch96.SCORES})
                    for name in heights})
     assert ch96.claim_curves_sharpen(ch96.sharpening_steps(flat, SHARPEN_SECTION))[0] == \
@@ -419,7 +424,8 @@ def test_two_peaks_and_the_flat_cs_curve_as_the_paper_describes_them():
     verdict, evidence = ch96.claim_two_peaks(single, c)
     assert verdict == "not supported" and "local maximum nearest c: [20, 20, 20, 20, 20]" in \
         evidence
-    assert ch96.claim_cs_flat_right(single, c)[0] == "not supported"
+    verdict, _, why = ch96.claim_cs_flat_right(single, c)
+    assert verdict == "not supported" and "times as fast as CS" in why
     # both peaks present but CS's second peak lower than its first: partly
     swapped = paper.assign(cs=paper.laplace)
     assert ch96.claim_two_peaks(swapped, c)[0] == "partly supported"
@@ -439,11 +445,14 @@ def test_error_bars_and_cs_against_mled_on_the_figures():
     assert verdict == "supported", evidence
     # data sets whose curves differ by tens of nats: visible error bars
     noisy = curves(shapes, noise=60.0)
-    assert ch96.claim_error_bars_invisible(noisy, ["e8", "e64"])[0] == "not supported"
+    verdict, _, why = ch96.claim_error_bars_invisible(noisy, ["e8", "e64"])
+    assert verdict == "not supported" and why.startswith("median bar per panel")
     # MLED apart from CS at n = 64 as well, and closer to Laplace at n = 8
     apart = fits.assign(mled=np.where(fits.experiment == "e64", fits.mled - 5 * fits.hidden_states
                                       ** 2, fits.laplace))
-    assert ch96.claim_cs_mled_curves(apart, section, ["e8", "e64"])[0] == "not supported"
+    verdict, _, why = ch96.claim_cs_mled_curves(apart, section, ["e8", "e64"])
+    assert verdict == "not supported" and "apart beyond 5% at e64 (n = 64, N = 400)" in why
+    assert "MLED as near Laplace's shape as CS at e8" in why
 
 
 def test_the_d_prime_equals_d_assumption():

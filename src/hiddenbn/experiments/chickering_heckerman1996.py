@@ -793,8 +793,9 @@ def table1_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str,
                      explain=None) -> list[dict]:
     """One verdict per printed cell of Table 1 (12 rows × 4 scores): our mean Δc against the
     paper's, reproduced when within :data:`NOISE_Z` combined standard errors
-    (:func:`cell_agrees`). ``explain(experiment, score, tolerance)`` gives the explanation of a
-    cell that disagrees (:func:`cell_explanation`); without it, only the tolerance is named."""
+    (:func:`cell_agrees`). ``explain(row, score, gap, tolerance)`` (``row``: our Table 1 row)
+    gives the explanation of a cell that disagrees (:func:`cell_explanation`); without it, only
+    the tolerance is named."""
     ours = {(int(r.n), int(r.c), int(r.N)): r for r in table.itertuples()}
     rows = []
     for paper in parse_printed_table1(printed).itertuples():
@@ -813,7 +814,8 @@ def table1_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str,
             agree, tolerance = cell_agrees(mean, sd, int(row.data_sets),
                                            getattr(paper, f"{score}_mean"),
                                            getattr(paper, f"{score}_sd"), paper.data_sets)
-            explanation = ("" if agree else explain(row.experiment, score, tolerance)
+            gap = mean - getattr(paper, f"{score}_mean")
+            explanation = ("" if agree else explain(row, score, gap, tolerance)
                            if explain is not None else
                            f"the means differ by more than {NOISE_Z:g} combined standard "
                            f"errors ({tolerance:.2f})")
@@ -827,21 +829,25 @@ def table1_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str,
 NEAR_TIE_NATS = 1.0
 
 
-def cell_explanation(cell: pd.DataFrame, score: str, tolerance: float,
+def cell_explanation(cell: pd.DataFrame, score: str, c: int, gap: float, tolerance: float,
                      other_protocol: tuple[str, bool] | None = None) -> str:
-    """Why our Δc of ``score`` in one experiment (``cell``: its fits under one protocol)
-    differs from the paper's, computed from the fits.
+    """Why our Δc of ``score`` in one experiment (``cell``: its fits under one protocol;
+    generating ``c``) differs from the paper's by ``gap`` (ours minus the paper's), computed
+    from the fits.
 
-    Names the test models the score and Laplace select per data set; where they differ, how
-    far each curve falls short of its own maximum at the other's choice (both below
-    :data:`NEAR_TIE_NATS`: a near tie, decided by EM's noise; otherwise the two curves peak at
-    different test models); how many data sets carry the mean; and, with ``other_protocol``
-    (its name and whether the cell agrees there), whether the EM search changes the verdict.
+    Names the test models the score and Laplace select per data set, and how often Laplace
+    itself finds ``c``; where the two differ, how far each curve falls short of its own maximum
+    at the other's choice (both below :data:`NEAR_TIE_NATS`: a near tie, decided by EM's noise;
+    otherwise the two curves peak at different test models); how many data sets choosing one
+    state differently would close the gap (the variance of a mean over a few data sets); and,
+    with ``other_protocol`` (its name and whether the cell agrees there), whether the EM search
+    changes the verdict.
     """
     own, reference = selected_states(cell, score), selected_states(cell, "laplace")
-    parts = [f"the means differ by more than {NOISE_Z:g} combined standard errors "
-             f"({tolerance:.2f}); {LABELS[score]} selects {own.tolist()} where Laplace selects "
-             f"{reference.tolist()} (data sets in order)"]
+    parts = [f"ours differs from the paper's by {gap:+.1f} states, beyond {NOISE_Z:g} combined "
+             f"standard errors ({tolerance:.2f}); {LABELS[score]} selects {own.tolist()} where "
+             f"Laplace selects {reference.tolist()} (data sets in order; Laplace finds the "
+             f"generating c = {c} in {int((reference == c).sum())} of {len(reference)})"]
     differ = own.index[own.values != reference.reindex(own.index).values]
     if len(differ):
         own_gap, laplace_gap = [], []
@@ -853,15 +859,16 @@ def cell_explanation(cell: pd.DataFrame, score: str, tolerance: float,
         own_gap, laplace_gap = np.nanmedian(own_gap), np.nanmedian(laplace_gap)
         tie = own_gap < NEAR_TIE_NATS and laplace_gap < NEAR_TIE_NATS
         parts.append(
-            f"in the {len(differ)} data sets where they differ, {LABELS[score]} falls "
+            f"in the {len(differ)} data set(s) where they differ, {LABELS[score]} falls "
             f"{own_gap:.1f} nats short of its maximum at Laplace's choice and Laplace "
             f"{laplace_gap:.1f} nats short of its own at {LABELS[score]}'s (medians): "
             + ("a near tie at the top of flat curves, which EM's local optima can tip"
                if tie else "the two curves peak at different test models"))
-    if 0 < len(differ) <= 2 and (own - reference).abs().max() <= 1:
-        parts.append(f"only {len(differ)} data set(s) of {len(own)} differ, by one state: "
-                     f"with {len(own)} data sets such a mean is within the noise of a printed 0 "
-                     "only when one data set differs")
+    closing, way = int(np.ceil((abs(gap) - tolerance) * len(own) - 1e-9)), \
+        "fewer" if gap > 0 else "more"
+    parts.append(f"{max(closing, 1)} of the {len(own)} data sets choosing one state {way} would "
+                 "bring the means within the tolerance" if closing <= len(own) else
+                 f"every data set choosing one state {way} would not close the gap")
     if other_protocol is not None:
         name, agrees = other_protocol
         parts.append(f"under {name} this cell is "
@@ -1162,11 +1169,13 @@ def sharpening_steps(fits: pd.DataFrame, section: dict, replicate: int | None = 
     return pd.DataFrame(rows)
 
 
-def claim_curves_sharpen(steps: pd.DataFrame) -> tuple[str, str] | None:
+def claim_curves_sharpen(steps: pd.DataFrame) -> tuple | None:
     """Sec. 4: "for each approximation, the curves become more peaked about the value of c as
     (1) N increases, (2) n increases, and (3) as c decreases", judged on
     :func:`sharpening_steps`: supported when every step holds for every score under the first
-    measure of :data:`PEAKEDNESS`, partly when at least half do."""
+    measure of :data:`PEAKEDNESS`, partly when at least half do. ``(verdict, evidence[,
+    explanation])``: the explanation lists the steps that fail (too small a change against the
+    noise over data sets, or a change the other way)."""
     if steps.empty:
         return None
     main = steps[steps.measure == next(iter(PEAKEDNESS))]
@@ -1182,14 +1191,20 @@ def claim_curves_sharpen(steps: pd.DataFrame) -> tuple[str, str] | None:
         series.append(f"{variable} = " + ", ".join(map(str, at)) + ": "
                       + ", ".join(f"{v:.0f}" for v in values))
     failed = main[~main.holds].groupby("score").size()
-    return verdict, (
+    why = "; ".join(
+        f"{LABELS[r.score]}, {r.variable} {r.before} → {r.after}: {r.peak_before:.0f} → "
+        f"{r.peak_after:.0f} nats ({'needs' if r.change > 0 else 'moves'} "
+        + (f"more than {r.tolerance:.0f})" if r.change > 0 else "the other way)")
+        for r in main[~main.holds].itertuples())
+    return (verdict, 
         f"{holds} of {total} steps between neighbouring panels (5 scores) move the stated way "
         f"beyond noise, measured by {PEAKEDNESS[main.measure.iloc[0]]} (nats); "
         f"{int(other.holds.sum())} of {len(other)} by "
         f"{', '.join(PEAKEDNESS[m] for m in other.measure.unique())}. "
         + ("Steps that fail, by score: " + ", ".join(f"{LABELS[s]} {n}" for s, n in failed.items())
            + ". " if len(failed) else "")
-        + "Laplace's mean " + PEAKEDNESS[main.measure.iloc[0]] + ": " + "; ".join(series) + ".")
+        + "Laplace's mean " + PEAKEDNESS[main.measure.iloc[0]] + ": " + "; ".join(series) + ".",
+        *((f"steps that fail (mean {PEAKEDNESS[main.measure.iloc[0]]}): {why}",) if why else ()))
 
 
 def local_maxima(curve: pd.Series) -> list[int]:
@@ -1302,7 +1317,7 @@ def right_slope(cell: pd.DataFrame, score: str, c: int) -> np.ndarray:
 FLATTER_BY = 2.0
 
 
-def claim_cs_flat_right(cell: pd.DataFrame, c: int) -> tuple[str, str]:
+def claim_cs_flat_right(cell: pd.DataFrame, c: int) -> tuple:
     """Sec. 4 at large c: the Laplace and Draper curves "tend downward on the right sharply",
     while "the CS curve remains fairly flat to the right" (:func:`right_slope`): supported when
     Laplace and Draper fall and CS's mean fall per state is at most 1 / :data:`FLATTER_BY` of
@@ -1312,9 +1327,15 @@ def claim_cs_flat_right(cell: pd.DataFrame, c: int) -> tuple[str, str]:
     holds = [fall[s] > 0 and FLATTER_BY * fall["cs"] <= fall[s] for s in ("laplace", "draper")]
     verdict = ("supported" if all(holds) else "partly supported" if any(holds)
                else "not supported")
-    return verdict, ("mean fall per added state over the test models with c or more states "
+    ratios = {s: fall[s] / fall["cs"] if fall["cs"] > 0 else float("inf")
+              for s in ("laplace", "draper")}
+    return (verdict, "mean fall per added state over the test models with c or more states "
                      "(least-squares slope, nats): " + ", ".join(
-                         f"{LABELS[s]} {v:.1f}" for s, v in fall.items()) + ".")
+                         f"{LABELS[s]} {v:.1f}" for s, v in fall.items()) + ".",
+                     *(() if verdict == "supported" else (
+                         "Laplace falls " + ", Draper ".join(f"{r:.1f}" for r in ratios.values())
+                         + f" times as fast as CS, where 'fairly flat' against 'sharply' is "
+                         f"read as at least {FLATTER_BY:g} times",)))
 
 
 #: Our figures' panels are about 166 pt tall and their markers 4 pt (hiddenbn.plots): a ±1 s.d.
@@ -1369,7 +1390,7 @@ def error_bar_fractions(fits: pd.DataFrame, names, shifted: bool) -> pd.DataFram
     return pd.DataFrame(rows, columns=["experiment", "score", "hidden_states", "fraction"])
 
 
-def claim_error_bars_invisible(fits: pd.DataFrame, names) -> tuple[str, str] | None:
+def claim_error_bars_invisible(fits: pd.DataFrame, names) -> tuple | None:
     """Sec. 4: "if we were to show one-standard deviation errors bars, they would be invisible
     for most data points, and barely visible for the remaining points".
 
@@ -1377,7 +1398,7 @@ def claim_error_bars_invisible(fits: pd.DataFrame, names) -> tuple[str, str] | N
     curves shifted to a maximum of 0 (their shapes). Under each, the claim holds when more than
     half of the bars are invisible (:data:`INVISIBLE_FRACTION`) and all are at most barely
     visible (:data:`BARELY_VISIBLE_FRACTION`). Supported when it holds under both readings,
-    partly under one.
+    partly under one. Otherwise an explanation gives each panel's median bar.
     """
     readings = {}
     for shifted in (False, True):
@@ -1391,12 +1412,19 @@ def claim_error_bars_invisible(fits: pd.DataFrame, names) -> tuple[str, str] | N
     held = [r[0] for r in readings.values()]
     verdict = ("supported" if all(held) else "partly supported" if any(held)
                else "not supported")
-    return verdict, ("±1 s.d. error bars over the data sets, as a share of the panel's height: "
+    raw = error_bar_fractions(fits, names, False).groupby("experiment").fraction.median()
+    shapes = error_bar_fractions(fits, names, True).groupby("experiment").fraction.median()
+    why = ("median bar per panel, raw curves / shapes: " + ", ".join(
+        f"{name} {raw[name]:.1%} / {shapes[name]:.1%}"
+        for name in raw.sort_values(ascending=False).index) + ". The raw curves of different "
+        "data sets differ in level (each data set has its own log-likelihood), which the shapes "
+        "remove; what is left there is the data sets' different curvature and EM's local optima")
+    return (verdict, "±1 s.d. error bars over the data sets, as a share of the panel's height: "
                      + "; ".join(f"{name}: {invisible:.0%} invisible (≤ {INVISIBLE_FRACTION:.1%}"
                                  f"), {barely:.0%} at most barely visible (≤ "
                                  f"{BARELY_VISIBLE_FRACTION:.0%}), the longest {longest:.1%}"
                                  for name, (_, invisible, barely, longest) in readings.items())
-                     + ".")
+                     + ".", *((why,) if verdict != "supported" else ()))
 
 
 def curve_shape_distance(fits: pd.DataFrame, score: str, reference: str = "laplace") -> float:
@@ -1411,7 +1439,7 @@ def curve_shape_distance(fits: pd.DataFrame, score: str, reference: str = "lapla
     return float(np.mean(distances)) if distances else float("nan")
 
 
-def claim_cs_mled_curves(fits: pd.DataFrame, section: dict, names) -> tuple[str, str] | None:
+def claim_cs_mled_curves(fits: pd.DataFrame, section: dict, names) -> tuple | None:
     """Sec. 4, of the curves: "The MLED and CS scoring functions are almost identical, except
     for small values of n, where the CS approximation is better".
 
@@ -1419,7 +1447,7 @@ def claim_cs_mled_curves(fits: pd.DataFrame, section: dict, names) -> tuple[str,
     than :data:`BARELY_VISIBLE_FRACTION` of the panel's height (mean over data sets of the
     largest gap); for small n, CS's shape is nearer Laplace's than MLED's
     (:func:`curve_shape_distance`). Supported when both hold in every experiment, partly when
-    one does.
+    one does; the explanation names the experiments where a part fails.
     """
     gaps, closer = {}, {}
     for name in names:
@@ -1439,13 +1467,24 @@ def claim_cs_mled_curves(fits: pd.DataFrame, section: dict, names) -> tuple[str,
     better = all(cs < mled for cs, mled in closer.values())
     verdict = ("supported" if same and better else "partly supported" if same or better
                else "not supported")
-    return verdict, (f"largest gap between the CS and MLED curves as a share of the panel "
+    apart = {name: g for name, g in gaps.items() if g > BARELY_VISIBLE_FRACTION}
+    worse = [name for name, (cs, mled) in closer.items() if cs >= mled]
+    why = "; ".join(
+        ([f"apart beyond {BARELY_VISIBLE_FRACTION:.0%} at " + ", ".join(
+            f"{name} (n = {_series_value(section, name, 'n')}, N = "
+            f"{_series_value(section, name, 'N')})" for name in apart)
+          + ": CS − MLED is the hidden variable's posterior entropy summed over the N cases "
+          "(Eq. 13 − Eq. 12 at EM's fixed point, d' = d), so the gap grows with N and with "
+          "overlapping classes, not only as n falls"] if apart else [])
+        + ([f"MLED as near Laplace's shape as CS at {', '.join(worse)}"] if worse else []))
+    return (verdict, f"largest gap between the CS and MLED curves as a share of the panel "
                      f"(n > {SMALL_N}, at most {BARELY_VISIBLE_FRACTION:.0%} for almost "
                      "identical): " + ", ".join(
                          f"{name} {g:.1%}" for name, g in gaps.items())
                      + f"; mean distance from Laplace's shape for n ≤ {SMALL_N} (nats): "
                      + ", ".join(f"{name} CS {cs:.1f}, MLED {mled:.1f}"
-                                 for name, (cs, mled) in closer.items()) + ".")
+                                 for name, (cs, mled) in closer.items()) + ".",
+                     *((why,) if why else ()))
 
 
 #: "Equally good approximations": shape distances from Laplace's within a factor of two (a
@@ -2036,8 +2075,8 @@ def _cell_explainer(fits: pd.DataFrame, other_tables: dict, printed_table1: pd.D
     agrees under the other protocol (``other_tables``: protocol -> its Table 1)."""
     paper = parse_printed_table1(printed_table1)
 
-    def explain(experiment, score, tolerance):
-        other = None
+    def explain(ours, score, gap, tolerance):
+        experiment, other = ours.experiment, None
         for protocol, table in other_tables.items():
             row = table[table.experiment == experiment].iloc[0]
             printed = paper[(paper.n == row.n) & (paper.c == row.c) & (paper.N == row.N)].iloc[0]
@@ -2045,6 +2084,7 @@ def _cell_explainer(fits: pd.DataFrame, other_tables: dict, printed_table1: pd.D
             other = (PROTOCOLS[protocol], cell_agrees(
                 row[f"{score}_mean"], sd, int(row.data_sets), printed[f"{score}_mean"],
                 printed[f"{score}_sd"], int(printed.data_sets))[0])
-        return cell_explanation(fits[fits.experiment == experiment], score, tolerance, other)
+        return cell_explanation(fits[fits.experiment == experiment], score, int(ours.c), gap,
+                                tolerance, other)
 
     return explain
