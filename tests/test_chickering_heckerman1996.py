@@ -174,6 +174,9 @@ def test_table1_claims_turn_when_the_numbers_do():
         "supported"
     assert verdicts["Draper and CS are the most accurate."] == "not supported"
     assert verdicts["For large c, Draper does better than CS."] == "partly supported"
+    assert ch96.claim_draper_beats_cs_for_large_c(
+        table.assign(draper_mean=table.draper_mean - 20.0))[0] == "not supported"
+    assert ch96.claim_draper_beats_cs_for_large_c(table[table.c < ch96.LARGE_C]) is None
     upward_bic = table.assign(bic_mean=-table.bic_mean)
     verdict, evidence = ch96.claim_bic_least_accurate(upward_bic)
     assert verdict == "partly supported" and "above zero in 9" in evidence
