@@ -110,8 +110,9 @@ def rounded(value, digits: int = 1):
 
 # --- writing ------------------------------------------------------------------------------------
 def markdown(table: pd.DataFrame) -> str:
-    """``table`` as a Markdown table, missing values left blank."""
-    return pipe_table(table, general_cell)
+    """``table`` as a Markdown table, missing values left blank; a '|' inside a cell (``|H|``,
+    ``p(D|S)``) is escaped so that it does not split the cell."""
+    return pipe_table(table, lambda value: general_cell(value).replace("|", "\\|"))
 
 
 def write_table(table: pd.DataFrame, stem) -> None:
