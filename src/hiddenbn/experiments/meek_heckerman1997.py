@@ -252,7 +252,7 @@ def _posterior_grid(panels, path, title):
         figure.legend(handles, labels, loc="upper center", ncol=len(labels),
                       bbox_to_anchor=(0.5, 1 - 0.28 / figure.get_figheight()))
         # room at the top for the title and the legend, one line each
-        figure.tight_layout(rect=(0, 0, 1, 1 - 0.5 / figure.get_figheight()))
+        figure.tight_layout(rect=(0, 0, 1, 1 - 0.4 / figure.get_figheight()))
         plots.save_figure(figure, path)
 
 
