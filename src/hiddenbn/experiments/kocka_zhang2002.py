@@ -63,7 +63,7 @@ ML_ALPHA = 1.0
 #: The paper's significance level: Table 2 marks as bold every score "with no significant
 #: difference (95%) from the best one"; Sec. 5's "significantly" is read at the same level.
 SIGNIFICANCE = 0.05
-#: The label of the hill-climb results' row that holds the generating structure's own ML fit
+#: The label of the hill-climb results' row that holds the generating structure's own fit
 #: (the KL floor of Table 2), not a score's choice.
 GENERATING = "generating structure"
 #: Redraws allowed for one CPT row that must lie ``min_distance`` from the uniform row: a
@@ -1471,7 +1471,7 @@ def curve_descriptors(selections: pd.DataFrame, lc_models: pd.DataFrame,
                       generator: str) -> str:
     """What one generator's panels of the Figure 4/5 form show, in numbers: at the smallest and
     largest N, each score's mean KL and mean selected |X|, the lowest-KL score, and the KL of
-    the generating model's own ML fit (the floor the scores are judged against)."""
+    the generating model's own EM fit (the floor the scores are judged against)."""
     true_states = _generator_states(generator)[0]
     chosen = selections[selections.generator == generator]
     kl = chosen.groupby(["cases", "score"]).kl_bits.mean().unstack("score")[list(SCORE_KEYS)]
@@ -1482,7 +1482,7 @@ def curve_descriptors(selections: pd.DataFrame, lc_models: pd.DataFrame,
     for cases in (kl.index.min(), kl.index.max()):
         parts.append(f"N = {int(cases)}: KL (bits) " + ", ".join(
             f"{s} {_format(kl.loc[cases, s])}" for s in SCORE_KEYS)
-            + f" (lowest {kl.loc[cases].idxmin()}; the generating model's own ML fit "
+            + f" (lowest {kl.loc[cases].idxmin()}; the generating model's own EM fit "
             f"{_format(floor[cases])}), |X| " + ", ".join(
                 f"{s} {states.loc[cases, s]:.1f}" for s in SCORE_KEYS))
     return f"{_generator_title(generator)}: " + "; ".join(parts)
