@@ -162,6 +162,7 @@ def test_quick_report_writes_every_output(quick_results, tmp_path):
     kz.write_report(lc, hlc, PRINTED, SEC, verdicts, tables, QUICK, tmp_path)
     text = (tmp_path / "comparison.md").read_text()
     assert "## Verdicts" in text and "paired t-test" in text and "## Sensitivity" in text
+    assert "selected \\|X\\|)" in text  # a '|' inside a cell does not split it
     for heading in ("## Figure 4 (`figures/figure4.png`)", "## Figure 5 (`figures/figure5.png`)",
                     "**Paper.**", "**Ours.**", "**Verdict:"):
         assert heading in text, heading

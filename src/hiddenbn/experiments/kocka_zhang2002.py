@@ -1168,7 +1168,10 @@ def frequent_models(results: pd.DataFrame, top: int = 3) -> pd.DataFrame:
 
 
 def _markdown(frame: pd.DataFrame) -> str:
-    return pipe_table(frame, lambda v: _format(v) if isinstance(v, float) else str(v))
+    """``frame`` as a Markdown table, floats to three digits; a '|' inside a cell (``|X|``) is
+    escaped so that it does not split the cell."""
+    return pipe_table(frame, lambda v: (_format(v) if isinstance(v, float) else str(v))
+                      .replace("|", "\\|"))
 
 
 # --- every claim of one run, under one reconstruction choice --------------------------------
@@ -1584,9 +1587,8 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         "",
         "## Verdicts",
         "",
-        "| claim | verdict | evidence |",
-        "|---|---|---|",
-        *[f"| {c} | {v} | {e} |" for c, v, e, *_ in lc_verdicts + hlc_verdicts],
+        _markdown(pd.DataFrame([(c, v, e) for c, v, e, *_ in lc_verdicts + hlc_verdicts],
+                               columns=["claim", "verdict", "evidence"])),
         "",
         "Explanations of the verdicts that are not *supported* are in `verdicts.csv` and "
         "REPRODUCTION.md; how the verdicts change with the unstated choices is in the "
