@@ -250,6 +250,11 @@ def test_a_disagreeing_cell_is_explained_from_the_curves():
     flat = fits.assign(cs=fits.cs / 4, laplace=fits.laplace / 4)  # gaps of 0.25 nats
     assert "near tie" in ch96.cell_explanation(flat, "cs", 4, -1.6, 0.5)
     assert "3 of the 2" not in ch96.cell_explanation(flat, "cs", 4, -1.6, 0.5)
+    # at large c: the Laplace choice the paper's Δc implies if CS sits at c, as Sec. 4 says
+    large = fits.assign(experiment="c32", hidden_states=fits.hidden_states + 26)  # 28..32
+    large[["laplace", "cs"]] = [[-(c - 28) ** 2, -(c - 32) ** 2] for c in large.hidden_states]
+    why = ch96.cell_explanation(large, "cs", 32, 4.0 - 16.2, 2.0)
+    assert "its Laplace near 15.8 states (c/2 = 16); ours selects 28.0 on average, CS 32.0" in why
 
 
 def test_table2_verdicts_on_the_paper_s_own_times():
@@ -426,9 +431,11 @@ def test_two_peaks_and_the_flat_cs_curve_as_the_paper_describes_them():
     # one broad peak near c/2 and none at c (what we find for Laplace and Draper): the claim's
     # subject is missing, whichever peak "dominates"
     single = curves({"c32": (states, {s: peaked(20, 30.0) for s in ch96.SCORES})})
-    verdict, evidence = ch96.claim_two_peaks(single, c)
+    verdict, evidence, why = ch96.claim_two_peaks(single, c)
     assert verdict == "not supported" and "local maximum nearest c: [20, 20, 20, 20, 20]" in \
         evidence
+    assert why.startswith("no local maximum within 2 states of c in most data sets: Laplace, CS")
+    assert "the other peak higher in most data sets: CS" in why
     verdict, _, why = ch96.claim_cs_flat_right(single, c)
     assert verdict == "not supported" and "times as fast as CS" in why
     # both peaks present but CS's second peak lower than its first: partly
@@ -534,3 +541,14 @@ def test_reality_check_explains_mled_leaving_the_generating_c():
     why = ch96.reality_mled_explanation(reality, 3)
     assert why.startswith("Only MLED") and "by 22.6 nats" in why and "add 40.9 nats" in why
     assert "also leave" in ch96.reality_mled_explanation(reality.assign(bic_states=[2, 3]), 3)
+
+
+def test_a_verdict_that_changes_with_the_search_keeps_its_own_explanation():
+    claim = "c = 32: two peaks"
+    rows = ch96.verdict_rows({"paper": [(claim, "partly supported", "e1", "computed cause")],
+                              "search": [(claim, "not supported", "e2")]})
+    paper, search = rows
+    assert paper["verdict"] == "partly reproduced" and search["verdict"] == "not reproduced"
+    assert paper["explanation"].startswith("not supported under the annealed search")
+    assert paper["explanation"].endswith(". computed cause")
+    assert search["explanation"].startswith("partly supported under the paper's EM protocol")
