@@ -277,7 +277,7 @@ def fit_prior_variants(data_files, features: int, test_states, seeds, prior_alph
                              "d": network.standard_dimension,
                              "log_likelihood": result.log_likelihood,
                              "converged": result.converged,
-                             "seconds": time.perf_counter() - start,
+                             "fit_seconds": time.perf_counter() - start,
                              "laplace": scores.get("laplace", np.nan),
                              "laplace_positive_definite": scores.get(
                                  "laplace_positive_definite", False),
