@@ -513,7 +513,8 @@ def _laplace_of_fit(fit, data: Dataset) -> Laplace:
 
 
 def score_fit(fit, data: Dataset, effective_dimension: int | None = None,
-              with_laplace: bool = True, timings: dict | None = None) -> dict:
+              with_laplace: bool = True, timings: dict | None = None,
+              min_seconds: float = TIMING_MIN_SECONDS) -> dict:
     """Every score of paper 003 (and BIC+/CS+ of paper 002 when ``de`` is given) for a fit.
 
     Parameters
@@ -534,6 +535,9 @@ def score_fit(fit, data: Dataset, effective_dimension: int | None = None,
         each counts the terms it needs, shared ones included (CS and CS+: MLED's Eq. 5 and
         ``log p(D'|theta)``; Laplace: the negative Hessian). BIC and Draper take
         ``log p(D|theta)`` from the fit, so they cost next to nothing here.
+    min_seconds : float
+        With ``timings``: a step is called again until its calls add up to this, and timed
+        by the fastest call (:func:`timed`).
 
     Returns
     -------
@@ -543,7 +547,7 @@ def score_fit(fit, data: Dataset, effective_dimension: int | None = None,
     network, n_cases, log_likelihood = fit.network, fit.n_cases, fit.log_likelihood
     ds = network.standard_dimension
     seconds = {}
-    min_seconds = 0.0 if timings is None else TIMING_MIN_SECONDS
+    min_seconds = 0.0 if timings is None else min_seconds
 
     def step(function, *args):
         return timed(function, *args, min_seconds=min_seconds)

@@ -2,6 +2,7 @@
 # models -> data sets -> (dimensions of the test models) -> one fit job per data set, scoring
 # every test model -> tables, figures and comparison.md. The reality check of Sec. 5 is one job.
 from hiddenbn.experiments import chickering_heckerman1996
+from hiddenbn.scores import TIMING_MIN_SECONDS
 
 CHICKERING_HECKERMAN1996 = config["chickering_heckerman1996"]
 CHICKERING_HECKERMAN1996_DIR = results_folder("chickering_heckerman1996")
@@ -194,6 +195,11 @@ rule chickering_heckerman1996_fit:
         prior_alpha=CHICKERING_HECKERMAN1996["prior_alpha"],
         em=CHICKERING_HECKERMAN1996["em"],
         search=CHICKERING_HECKERMAN1996["search"],
+        # Table 2's data set times each score by the fastest of repeated calls (see the config)
+        timing_seconds=lambda w: CHICKERING_HECKERMAN1996["timing"]["min_seconds"]
+        if (w.experiment, int(w.replicate)) == (CHICKERING_HECKERMAN1996["timing"]["experiment"],
+                                                CHICKERING_HECKERMAN1996["timing"]["replicate"])
+        else TIMING_MIN_SECONDS,
     script:
         "../scripts/chickering_heckerman1996/fit.py"
 

@@ -128,23 +128,25 @@ def write_data_sets(spec: str, parameter_file, cases: int, seeds, outputs) -> No
 
 
 # --- fitting and scoring one test model ------------------------------------------------------
-def _log_likelihood_seconds(network, data, cpts, alpha) -> float:
+def _log_likelihood_seconds(network, data, cpts, alpha, min_seconds: float) -> float:
     """Seconds to evaluate ``log p(D | theta)`` afresh: what BIC and Draper cost beyond EM in
-    the paper's Table 2 (ours take it from EM's last E step); timed like the scores
-    (:data:`hiddenbn.scores.TIMING_MIN_SECONDS`)."""
+    the paper's Table 2 (ours take it from EM's last E step); timed like the scores, by the
+    fastest of calls adding up to ``min_seconds``."""
     def evaluate():
         engine = make_engine(network, data, alpha)
         return engine.e_step(engine.from_cpts(cpts))
 
-    return timed(evaluate, min_seconds=TIMING_MIN_SECONDS)[1]
+    return timed(evaluate, min_seconds=min_seconds)[1]
 
 
 def fit_and_score_test_model(network, data: Dataset, rng: np.random.Generator,
                              prior_alpha: float, em: dict,
                              effective_dimension: int | None = None,
-                             search: dict | None = None) -> dict:
+                             search: dict | None = None,
+                             timing_seconds: float = TIMING_MIN_SECONDS) -> dict:
     """Fit one test model by MAP EM and evaluate every score
-    (:func:`hiddenbn.scores.score_fit`), each timed.
+    (:func:`hiddenbn.scores.score_fit`), each timed by the fastest of calls that add up to
+    ``timing_seconds`` (EM by its one run).
 
     Without ``search`` EM follows the paper's protocol (Sec. 3: ``em["restarts"]``
     random starts, halved after 1, 2, 4, ... iterations); with it, ``search["restarts"]``
@@ -169,8 +171,10 @@ def fit_and_score_test_model(network, data: Dataset, rng: np.random.Generator,
                  schedule, em["run_all_iterations"], max(sweeps, 1))
     em_seconds = time.perf_counter() - start
     seconds = {}
-    scores = score_fit(result, data, effective_dimension, timings=seconds)
-    likelihood_seconds = _log_likelihood_seconds(network, data, result.cpts, prior_alpha)
+    scores = score_fit(result, data, effective_dimension, timings=seconds,
+                       min_seconds=timing_seconds)
+    likelihood_seconds = _log_likelihood_seconds(network, data, result.cpts, prior_alpha,
+                                                 timing_seconds)
     return {"hidden_states": network.cardinalities[0], "d": network.standard_dimension,
             "log_likelihood": result.log_likelihood, "log_posterior": result.log_posterior,
             "converged": result.converged, "iterations": result.iterations,
@@ -198,9 +202,13 @@ def oracle_log_posterior(network, data: Dataset, truth, prior_alpha: float, em: 
 
 def fit_test_models(data_file, features: int, test_states, seed: int, prior_alpha: float,
                     em: dict, search: dict, effective_dimensions: dict | None = None,
-                    truth_file=None, truth_states: int | None = None) -> pd.DataFrame:
+                    truth_file=None, truth_states: int | None = None,
+                    timing_seconds: float = TIMING_MIN_SECONDS) -> pd.DataFrame:
     """Fit and score every test model ``c:2,...,2`` for ``c`` in ``test_states`` on one data set,
     under each of :data:`PROTOCOLS` (column ``protocol``).
+
+    The paper protocol's scores are timed by the fastest of calls adding up to
+    ``timing_seconds`` (Table 2's data set takes ``timing.min_seconds`` of the config).
 
     The search's row is the better of the annealed fit and the paper protocol's fit (column
     ``search_start``: ``annealed`` or ``random``): on small or weakly separated data, where
@@ -224,7 +232,7 @@ def fit_test_models(data_file, features: int, test_states, seed: int, prior_alph
         oracle = (oracle_log_posterior(network, data, truth, prior_alpha, em)
                   if truth is not None and c == truth_states else np.nan)
         paper = fit_and_score_test_model(network, data, seeding.rng(seed, "em", c),
-                                         prior_alpha, em, de)
+                                         prior_alpha, em, de, timing_seconds=timing_seconds)
         annealed = fit_and_score_test_model(network, data, seeding.rng(seed, "search", c),
                                             prior_alpha, em, de, search)
         best = annealed if annealed["log_posterior"] >= paper["log_posterior"] else paper
@@ -496,9 +504,11 @@ def table2_rows(timing: pd.DataFrame, where: str = "Table 2", cases: int | None 
     """Verdicts on Table 2 that do not depend on the machine.
 
     For each step, how its time scales with ``d``: the exponent ``b`` of ``d^b``, ours over
-    every test model we timed and the paper's over its rows, reproduced within
-    :data:`NOISE_Z` combined standard errors; not checked where our times scatter so much that
-    0 and the paper's b are both within two of our standard errors. Then the paper's relations
+    every test model we timed and the paper's over its rows: reproduced when ours is within
+    :data:`NOISE_Z` combined standard errors of the paper's and beyond :data:`NOISE_Z` of its
+    own standard errors from 0 (a growth with d is shown); not checked when it is within reach
+    of both the paper's b and 0; not reproduced when it is beyond reach of the paper's b. Then
+    the paper's relations
     between the columns (:data:`SEVERAL_TIMES`, :data:`FAR_CHEAPER`), on the test models both
     timed. ``cases`` (the data set's N) lets the Laplace explanation count its operations.
     """
@@ -515,13 +525,14 @@ def table2_rows(timing: pd.DataFrame, where: str = "Table 2", cases: int | None 
         printed = f"b = {paper:.2f} ± {paper_se:.2f} (d = {both.d.min()}..{both.d.max()})"
         found = (f"b = {ours:.2f} ± {ours_se:.2f} (d = {timing.d.min()}..{timing.d.max()}, "
                  f"{len(timing)} test models)")
-        if not NOISE_Z * ours_se < abs(paper):  # our b could be 0 or the paper's
+        agree = abs(ours - paper) <= NOISE_Z * np.hypot(ours_se, paper_se)
+        if agree and not ours > NOISE_Z * ours_se:  # our b could be 0 as well as the paper's
             rows.append(verdict_row(
                 where, claim, printed, found, "not checked",
-                "our times scatter too much over these test models to fix b (its standard "
-                "error is over half the paper's b), so the check could not fail either way"))
+                f"our b is within {NOISE_Z:g} combined standard errors of the paper's but also "
+                f"within {NOISE_Z:g} of its own standard errors of 0 (no growth with d): our "
+                "times scatter too much over these test models to tell the two apart"))
             continue
-        agree = abs(ours - paper) <= NOISE_Z * np.hypot(ours_se, paper_se)
         rows.append(verdict_row(where, claim, printed, found,
                                 "reproduced" if agree else "not reproduced",
                                 "" if agree else _table2_explanation(step, timing, both, ours,
@@ -579,8 +590,8 @@ def _table2_explanation(step: str, timing: pd.DataFrame, both: pd.DataFrame, our
                 "measured: this machine's BLAS runs faster on larger matrices, so the "
                 "difference is the machine's, not the method's (our closed form and Thiesson's "
                 "(1995) method both cost O(d² N + d³))")
-    if step == "em":
-        fixed = "iterations" in timing and timing.iterations.nunique() == 1
+    if step == "em" and "iterations" in timing:
+        fixed = timing.iterations.nunique() == 1
         return (("computed: our EM runs the same restart schedule and the same "
                  f"{int(timing.iterations.iloc[0])} final iterations for every test model "
                  "(run_all_iterations), so its time grows like one E step, about d¹; the "

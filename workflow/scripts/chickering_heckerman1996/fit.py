@@ -13,7 +13,8 @@ with job_log(snakemake.log[0]):  # noqa: F821
     table = fit_test_models(snakemake.input.data, params.features, params.states, params.seed,  # noqa: F821
                             params.prior_alpha, params.em, params.search,
                             read_effective_dimensions(snakemake.input.dimensions),  # noqa: F821
-                            snakemake.input.truth, params.truth_states)  # noqa: F821
+                            snakemake.input.truth, params.truth_states,  # noqa: F821
+                            params.timing_seconds)
     table.insert(0, "experiment", snakemake.wildcards.experiment)  # noqa: F821
     table.insert(1, "replicate", int(snakemake.wildcards.replicate))  # noqa: F821
     with atomic_output(snakemake.output[0]) as temporary:  # noqa: F821
