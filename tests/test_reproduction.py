@@ -16,12 +16,26 @@ def test_compared_judges_a_printed_value_by_equality_and_keeps_the_reason_only_i
         ("7, 9", "8, 9", "not reproduced", "F2 is reconstructed")
 
 
+def test_a_value_made_from_the_printed_one_is_consistent_by_construction_not_reproduced():
+    made = rp.compared("Fig. 4", "parameters of F2", 9, 9, "F2 drawn to have 9",
+                       by_construction=True)
+    assert (made["verdict"], made["explanation"]) == (rp.CONSTRUCTED, "F2 drawn to have 9")
+    # a reconstruction that misses its target is still a disagreement
+    missed = rp.compared("Fig. 4", "parameters of F2", 9, 8, "F2 drawn to have 9",
+                         by_construction=True)
+    assert missed["verdict"] == "not reproduced"
+    repeat = rp.compared("Sec. 5", "Theorem 2 at n = 3", 7, 7, derived_from="rank, n = 3")
+    assert (repeat["verdict"], repeat["derived_from"]) == ("reproduced", "rank, n = 3")
+
+
 def test_claim_rows_translate_the_claim_tables_words():
     rows = rp.claim_rows("Sec. 4", [("A", "supported", "a"), ("B", "partly supported", "b"),
                                     ("C", "not supported", "c", "because")])
     assert [r["verdict"] for r in rows] == ["reproduced", "partly reproduced", "not reproduced"]
     assert [(r["item"], r["paper"], r["ours"]) for r in rows][0] == ("A", "", "a")
     assert [r["explanation"] for r in rows] == ["", "", "because"]
+    derived = rp.claim_rows("Sec. 4", [("D", rp.CONSTRUCTED, "d", "made so", "", "A")])[0]
+    assert (derived["verdict"], derived["derived_from"]) == (rp.CONSTRUCTED, "A")
     with pytest.raises(HiddenbnError, match="verdict 'maybe'"):
         rp.verdict_row("Sec. 1", "x", 1, 1, "maybe")
 
@@ -31,7 +45,7 @@ def test_read_verdicts_names_a_file_that_is_not_one(tmp_path):
     pd.DataFrame({"claim": ["x"], "verdict": ["supported"]}).to_csv(wrong, index=False)
     with pytest.raises(HiddenbnError, match="expected the columns where, item"):
         rp.read_verdicts(wrong)
-    rows = [dict(zip(rp.COLUMNS, ("Sec. 1", "x", "1", "1", "fine", "", "")))]
+    rows = [dict(zip(rp.COLUMNS, ("Sec. 1", "x", "1", "1", "fine", "", "", "")))]
     pd.DataFrame(rows).to_csv(wrong, index=False)
     with pytest.raises(HiddenbnError, match="unknown verdict 'fine'"):
         rp.read_verdicts(wrong)
@@ -53,6 +67,9 @@ def sections(tmp_path):
         rp.compared("Sec. 5", "rank, n = 3", 7, 7),
         rp.compared("Secs. 7-8", "Gaussian W (|H| = 2)", 12, 11, "the structure bounds it",
                     choices="the W structure's linear-Gaussian nodes (variants: none)"),
+        rp.compared("Secs. 7-8", "parameters of the Gaussian W", 14, 14, "drawn to have 14",
+                    by_construction=True),
+        rp.compared("Sec. 5", "conjecture 2n + 1 at n = 3", 7, 7, derived_from="rank, n = 3"),
     ])
     second = paper("003", "Approximations", rp.claim_rows("Secs. 4-5", [
         ("BIC is the least accurate.", "supported", "mean |Δc| BIC 1.2"),
@@ -70,10 +87,13 @@ def test_document_has_a_summary_the_disagreements_and_every_paper_in_full(sectio
     rp.write_reproduction(sections, path)
     text = path.read_text()
     summary = text[text.index("## Summary"):text.index("## Known disagreements")]
-    assert "| Paper 000 Geiger, Heckerman & Meek (1996) | Sec. 5; Secs. 7-8 | 1 | 0 | 1 | 0 |" \
-        in summary
-    assert "| Paper 003 Chickering & Heckerman (1996) | Secs. 4-5; Sec. 5 | 1 | 1 | 0 | 1 |" \
-        in summary
+    # distinct checks: the derived row is counted apart, the constructed one in its own column
+    assert "| reproduced | partly reproduced | not reproduced | consistent by construction | " \
+        "not checked | rest on reconstruction choices | derived (not counted) |" in summary
+    assert "| Paper 000 Geiger, Heckerman & Meek (1996) | Sec. 5; Secs. 7-8 | 1 | 0 | 1 | 1 | 0 " \
+        "| 1 | 1 |" in summary
+    assert "| Paper 003 Chickering & Heckerman (1996) | Secs. 4-5; Sec. 5 | 1 | 1 | 0 | 0 | 1 " \
+        "| 0 | 0 |" in summary
     assert "| Gold standard for the marginal likelihood | no printed numbers" in summary
     assert "[`000/comparison.md`](000/comparison.md)" in summary
     known = text[text.index("## Known disagreements"):text.index("## Paper 000")]
@@ -84,6 +104,9 @@ def test_document_has_a_summary_the_disagreements_and_every_paper_in_full(sectio
         f"reproduced | {rp.UNEXPLAINED} | — |" in known
     assert "none recorded" not in text
     assert "rank, n = 3" not in known and "random parameters" not in known
+    assert "derived from" not in known  # no disagreement is derived
+    assert "| Sec. 5 | conjecture 2n + 1 at n = 3 | 7 | 7 | reproduced | — | — | rank, n = 3 |" \
+        in text
     for heading in ("## Paper 000 Geiger", "## Paper 003 Chickering", "## Gold standard"):
         assert heading in text
     # every verdict row appears in its paper's section
@@ -108,14 +131,24 @@ def test_a_quick_run_says_at_its_top_that_nothing_is_judged(sections, tmp_path):
     text = rp.reproduction_markdown(sections, tmp_path, quick_sizes=True)
     assert text.split("\n")[2] == rp.QUICK_BANNER
     summary = text[text.index("## Summary"):text.index("## Disagreements")]
-    assert "| reproduced | not checked (quick sizes) | not checked |" in summary
-    assert "| Paper 000 Geiger, Heckerman & Meek (1996) | Sec. 5; Secs. 7-8 | 1 | 1 | 0 | 1 |" \
+    assert "| reproduced | not checked (quick sizes) | consistent by construction | not checked |" \
         in summary
+    assert "| Paper 000 Geiger, Heckerman & Meek (1996) | Sec. 5; Secs. 7-8 | 1 | 1 | 1 | 0 " \
+        "| 1 | 1 |" in summary
     for verdict in rp.DISAGREEMENTS:
         assert f"| {verdict} |" not in text
     # the summary header, two rows in the disagreements and in their papers, one in the choices
     assert text.count(f"| {rp.QUICK_VERDICT} |") == 6
     assert "none recorded" not in text and rp.UNEXPLAINED in text
+
+
+def test_a_derived_row_must_name_an_item_of_its_paper(sections, tmp_path):
+    path = sections[1]["verdicts"][0]
+    rows = rp.read_verdicts(path).to_dict("records")
+    rows[0]["derived_from"] = "no such item"
+    rp.write_verdicts(rows, path)
+    with pytest.raises(HiddenbnError, match="verdicts of paper 003: derived_from 'no such item'"):
+        rp.reproduction_markdown(sections, tmp_path)
 
 
 def test_a_missing_input_or_unknown_paper_is_named(sections, tmp_path):

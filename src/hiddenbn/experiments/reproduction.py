@@ -2,7 +2,12 @@
 
 Each paper's report function writes, beside its ``comparison.md``, a ``verdicts.csv`` with one
 row per printed number or claim it checks (:data:`COLUMNS`), judged in the shared vocabulary
-:data:`VERDICTS` (:func:`compared`, :func:`claim_rows`, :func:`write_verdicts`).
+:data:`VERDICTS` (:func:`compared`, :func:`claim_rows`, :func:`write_verdicts`). Two marks keep a
+check that is no evidence out of the counts: the verdict :data:`CONSTRUCTED` for a check that
+cannot fail because our reconstruction was made from the printed value, and the column
+``derived_from`` for a row that repeats another row's check (the same printed number again, or a
+direct consequence of it). The summary counts distinct checks: a derived row is shown in its
+paper's verdicts but not counted.
 :func:`write_reproduction` reads those files and the comparison documents of every paper the
 config runs and assembles one Markdown document: a summary table, the known disagreements with
 their explanations (or what is and is not known, :data:`UNEXPLAINED`), the verdicts that rest on
@@ -25,17 +30,23 @@ from hiddenbn.experiments.papers import paper
 from hiddenbn.markdown import pipe_table
 
 #: Columns of a ``verdicts.csv``: where in the paper, what is checked, the paper's value (empty
-#: for a claim), ours (a number or the evidence), the verdict, why it disagrees where known, and
-#: the reconstruction choices (settings the paper does not state) the verdict rests on, with
-#: where their variants are shown (empty: it rests on none).
-COLUMNS = ("where", "item", "paper", "ours", "verdict", "explanation", "choices")
+#: for a claim), ours (a number or the evidence), the verdict, why it disagrees where known, the
+#: reconstruction choices (settings the paper does not state) the verdict rests on, with where
+#: their variants are shown (empty: it rests on none), and ``derived_from``: the ``item`` of the
+#: row of the same paper whose check this row repeats (empty: an independent check).
+COLUMNS = ("where", "item", "paper", "ours", "verdict", "explanation", "choices", "derived_from")
+#: The verdict of a check that cannot fail: our side was reconstructed from the printed value
+#: (a lost network drawn so that its parameter count is the printed one, a size chosen so that
+#: a printed formula gives the printed number). It is shown, never counted as a reproduction.
+CONSTRUCTED = "consistent by construction"
 #: The verdicts, in the order of the summary table's columns.
-VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not checked")
+VERDICTS = ("reproduced", "partly reproduced", "not reproduced", CONSTRUCTED, "not checked")
 #: Verdicts listed among the known disagreements.
 DISAGREEMENTS = ("not reproduced", "partly reproduced")
 #: The words of the per-paper claim tables (``| claim | verdict | evidence |``) as verdicts.
 CLAIM_VERDICTS = {"supported": "reproduced", "partly supported": "partly reproduced",
-                  "not supported": "not reproduced"}
+                  "not supported": "not reproduced", CONSTRUCTED: CONSTRUCTED,
+                  "not checked": "not checked"}
 #: What a disagreement reads as in a report of the quick config (``quick_sizes: true``): its
 #: sizes are too small for any verdict to be judged.
 QUICK_VERDICT = "not checked (quick sizes)"
@@ -51,29 +62,41 @@ def paper_label(key: str) -> str:
 
 # --- writing verdicts (called by each paper's report function) --------------------------------
 def verdict_row(where: str, item: str, paper, ours, verdict: str, explanation: str = "", *,
-                choices: str = "") -> dict:
+                choices: str = "", derived_from: str = "") -> dict:
     """One row of a ``verdicts.csv``; ``verdict`` must be one of :data:`VERDICTS`; ``choices``
-    names the reconstruction choices the verdict rests on and where their variants are shown."""
+    names the reconstruction choices the verdict rests on and where their variants are shown;
+    ``derived_from`` is the ``item`` of the row whose check this one repeats (the row is then
+    shown but not counted in the summary)."""
     if verdict not in VERDICTS:
         raise HiddenbnError(f"verdict {verdict!r} of {item!r}: use one of {', '.join(VERDICTS)}")
     return dict(zip(COLUMNS, (where, item, _text(paper), _text(ours), verdict, explanation,
-                              choices)))
+                              choices, derived_from)))
 
 
 def compared(where: str, item: str, paper, ours, explanation: str = "", *,
-             choices: str = "") -> dict:
+             choices: str = "", derived_from: str = "", by_construction: bool = False) -> dict:
     """A printed value beside ours: reproduced when they are equal, else not reproduced with
-    ``explanation`` (why they differ, where that is known)."""
+    ``explanation`` (why they differ, where that is known).
+
+    ``by_construction``: ours was reconstructed from the printed value, so equality is
+    :data:`CONSTRUCTED` (no evidence); a difference is still *not reproduced* (the
+    reconstruction missed its target). ``explanation`` then says how ours was made from it.
+    """
     same = _text(paper) == _text(ours)
-    return verdict_row(where, item, paper, ours, "reproduced" if same else "not reproduced",
-                       "" if same else explanation, choices=choices)
+    verdict = ((CONSTRUCTED if by_construction else "reproduced") if same
+               else "not reproduced")
+    return verdict_row(where, item, paper, ours, verdict,
+                       explanation if by_construction or not same else "",
+                       choices=choices, derived_from=derived_from)
 
 
 def claim_rows(where: str, claims) -> list[dict]:
-    """Rows from the ``(claim, verdict, evidence[, explanation[, choices]])`` tuples of a
-    comparison's claim table; the evidence is our side, the paper's side is the claim itself."""
+    """Rows from the ``(claim, verdict, evidence[, explanation[, choices[, derived_from]]])``
+    tuples of a comparison's claim table (``verdict`` a key of :data:`CLAIM_VERDICTS`); the
+    evidence is our side, the paper's side is the claim itself."""
     return [verdict_row(where, claim, "", evidence, CLAIM_VERDICTS[verdict], *rest[:1],
-                        choices=rest[1] if len(rest) > 1 else "")
+                        choices=rest[1] if len(rest) > 1 else "",
+                        derived_from=rest[2] if len(rest) > 2 else "")
             for claim, verdict, evidence, *rest in claims]
 
 
@@ -137,6 +160,14 @@ def _embedded(path, base: Path, depth: int) -> list[str]:
     return [source, "", *lines]
 
 
+def _check_derived(key: str, rows: pd.DataFrame) -> None:
+    """Every ``derived_from`` of paper ``key``'s verdicts names an ``item`` of that paper."""
+    unknown = sorted(set(rows.derived_from[rows.derived_from != ""]) - set(rows["item"]))
+    if unknown:
+        raise HiddenbnError(f"verdicts of paper {key}: derived_from {unknown[0]!r} is no item of "
+                            "that paper's verdicts; name the item of the row it repeats")
+
+
 def _check_sections(sections) -> None:
     for section in sections:
         paper(section["paper"])
@@ -175,7 +206,7 @@ def _reconstruction_lines(sections, verdicts) -> list[str]:
              "the variants are shown.", ""]
     for section in sections:
         rows = verdicts[section["paper"]]
-        rows = rows[rows.choices != ""]
+        rows = rows[(rows.choices != "") & (rows.derived_from == "")]
         lines += [f"### {paper_label(section['paper'])}", ""]
         if rows.empty:
             lines += ["No verdict here names a reconstruction choice in its `verdicts.csv`."
@@ -213,6 +244,8 @@ def reproduction_markdown(sections: list[dict], base, quick_sizes: bool = False)
     verdicts = {s["paper"]: reported_verdicts(pd.concat(
         [read_verdicts(p) for p in s["verdicts"]], ignore_index=True), quick_sizes)
         if s["verdicts"] else pd.DataFrame(columns=list(COLUMNS)) for s in sections}
+    for key, rows in verdicts.items():
+        _check_derived(key, rows)
     shown = [v for v in VERDICTS if not (quick_sizes and v in DISAGREEMENTS)]
     if quick_sizes:
         shown.insert(1, QUICK_VERDICT)
@@ -220,10 +253,12 @@ def reproduction_markdown(sections: list[dict], base, quick_sizes: bool = False)
     for section in sections:
         rows = verdicts[section["paper"]]
         where = "; ".join(dict.fromkeys(rows["where"])) or "no printed numbers (findings only)"
+        distinct = rows[rows.derived_from == ""]
         summary.append({"paper": paper_label(section["paper"]),
                         "what was compared": where,
-                        **{v: str(int((rows.verdict == v).sum())) for v in shown},
-                        "rest on reconstruction choices": str(int((rows.choices != "").sum())),
+                        **{v: str(int((distinct.verdict == v).sum())) for v in shown},
+                        "rest on reconstruction choices": str(int((distinct.choices != "").sum())),
+                        "derived (not counted)": str(len(rows) - len(distinct)),
                         "full comparison": "<br>".join(_link(p, base)
                                                        for p in section["documents"])})
     lines = ["# Reproduction of the five papers: every comparison in one document", ""]
@@ -236,7 +271,12 @@ def reproduction_markdown(sections: list[dict], base, quick_sizes: bool = False)
               "Verdicts: " + ", ".join(f"*{v}*" for v in shown) + ". Structures and settings the "
               "papers do not give are reconstructed as docs/RECONSTRUCTIONS.md describes and "
               "flagged in the comparisons.", "", "## Summary", "",
-              _table(pd.DataFrame(summary)), ""]
+              "Counts of distinct checks. *" + CONSTRUCTED + "* marks a check that cannot fail: "
+              "our side was reconstructed from the printed value, so its agreement is no "
+              "evidence. A row derived from another (the same printed number checked again, or "
+              "a direct consequence of another row's check; its `derived_from` names that row) "
+              "is shown in its paper's verdicts but counted only under *derived (not counted)*.",
+              "", _table(pd.DataFrame(summary)), ""]
     known = pd.concat([verdicts[s["paper"]].assign(paper_key=s["paper"]) for s in sections],
                       ignore_index=True)
     known = known[known.verdict.isin([*DISAGREEMENTS, QUICK_VERDICT])]
@@ -253,17 +293,21 @@ def reproduction_markdown(sections: list[dict], base, quick_sizes: bool = False)
     if known.empty:
         lines += ["None: every check is reproduced or marked not checked.", ""]
     else:
-        lines += [_table(pd.DataFrame({
+        table = pd.DataFrame({
             "paper": known.paper_key, "where": known["where"], "item": known["item"],
             "paper's value": known["paper"], "ours": known["ours"], "verdict": known.verdict,
-            "explanation": known.explanation, "rests on": known.choices})), ""]
+            "explanation": known.explanation, "rests on": known.choices,
+            "derived from": known.derived_from})
+        if (known.derived_from == "").all():
+            table = table.drop(columns="derived from")
+        lines += [_table(table), ""]
     lines += _reconstruction_lines(sections, verdicts)
     for section in sections:
         lines += [f"## {paper_label(section['paper'])}", "", f"*{paper(section['paper']).title}*",
                   "", "### Verdicts", ""]
         rows = verdicts[section["paper"]]
-        lines += [_table(rows.rename(columns={"paper": "paper's value",
-                                              "choices": "rests on"})) if len(rows)
+        lines += [_table(rows.rename(columns={"paper": "paper's value", "choices": "rests on",
+                                              "derived_from": "derived from"})) if len(rows)
                   else "No printed number or claim is checked here; the findings below go "
                        "beyond the paper.", ""]
         for document in section["documents"]:
