@@ -10,7 +10,8 @@ from hiddenbn.evidence import exact_log_evidence
 from hiddenbn.models import latent_class, random_parameters
 from hiddenbn.sampling import forward_sample, sample_dataset
 from hiddenbn.scores import bd_log_marginal, complete_data_counts
-from hiddenbn.smc import MonteCarloEvidence, nested_smc_log_evidence, smc_log_evidence
+from hiddenbn.smc import (MonteCarloEvidence, nested_smc_log_evidence, smc_log_evidence,
+                          tempered_smc_log_evidence)
 from hiddenbn.spec import parse_spec
 
 SEEDS = 24
@@ -32,21 +33,30 @@ def test_nothing_hidden_reproduces_the_bd_score_exactly():
     assert result.standard_error < 1e-9
 
 
-@pytest.mark.parametrize("network, n", [
-    (latent_class(2, [2, 2, 2, 2]), 40),
-    (latent_class(3, [2, 3, 2]), 18),
-    (parse_spec("2(2(2,2),2(2,2))"), 9),
+@pytest.mark.parametrize("network, n, sampler, settings", [
+    (latent_class(2, [2, 2, 2, 2]), 40, smc_log_evidence, {"particles": 16}),
+    (latent_class(3, [2, 3, 2]), 18, smc_log_evidence, {"particles": 16}),
+    (parse_spec("2(2(2,2),2(2,2))"), 9, smc_log_evidence, {"particles": 16}),
+    # split-merge moves alone; few particles, so that runs are resampled and moved
+    (latent_class(2, [2, 2, 2, 2]), 40, smc_log_evidence,
+     {"particles": 8, "moves": 0, "split_merge": 2}),
+    (latent_class(3, [2, 3, 2]), 18, tempered_smc_log_evidence, {"particles": 32}),
+    (parse_spec("2(2(2,2),2(2,2))"), 9, tempered_smc_log_evidence, {"particles": 32}),
 ])
-def test_estimates_cover_the_exact_value_within_their_standard_error(network, n):
+def test_estimates_cover_the_exact_value_within_their_standard_error(network, n, sampler,
+                                                                     settings):
     """Over many seeds: the errors average out to zero and |error| < 3 SE almost always."""
     data = small_data(network, n, 3)
     exact = exact_log_evidence(network, data, 1.0).log_evidence
     errors, ses = [], []
     for seed in range(SEEDS):
-        result = smc_log_evidence(network, data, np.random.default_rng(seed), runs=6,
-                                  particles=16)
+        result = sampler(network, data, np.random.default_rng(seed), runs=6, **settings)
         errors.append(result.log_evidence - exact)
         ses.append(result.standard_error)
+        if settings.get("split_merge") and result.resampling_steps:
+            assert 0 < result.split_merge_acceptance <= 1
+        if sampler is tempered_smc_log_evidence:
+            assert result.temperatures > 1
     errors, ses = np.array(errors), np.array(ses)
     assert np.mean(np.abs(errors) < 3 * ses) >= 0.9
     assert abs(errors.mean()) < 3 * errors.std(ddof=1) / np.sqrt(SEEDS) + 1e-3
@@ -115,7 +125,12 @@ def test_effective_runs_is_kish_on_the_runs_evidence(log_runs, expected):
         == pytest.approx(z.sum() ** 2 / (z ** 2).sum(), rel=1e-12)
 
 
-def test_same_result_on_one_and_two_threads():
+@pytest.mark.parametrize("sampler, settings", [
+    (smc_log_evidence, {}),
+    (smc_log_evidence, {"split_merge": 2}),  # the moves' own generators, one per particle
+    (tempered_smc_log_evidence, {}),
+])
+def test_same_result_on_one_and_two_threads(sampler, settings):
     network = latent_class(3, [2] * 6)
     data = small_data(network, 60, 8)
     before = numba.get_num_threads()
@@ -123,8 +138,8 @@ def test_same_result_on_one_and_two_threads():
     try:
         for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
             numba.set_num_threads(threads)
-            results.append(smc_log_evidence(network, data, np.random.default_rng(5), runs=2,
-                                            particles=8).run_estimates)
+            results.append(sampler(network, data, np.random.default_rng(5), runs=2,
+                                   particles=8, **settings).run_estimates)
     finally:
         numba.set_num_threads(before)
     assert np.array_equal(results[0], results[1])
@@ -234,3 +249,136 @@ def test_kept_terms_give_the_predictive_from_the_counts(spec, missing, in_runs):
                                       (cell_log[counts - 1] - fewer_row)[filled])
         np.testing.assert_array_equal(kept[FEWER_IN_ROW][row_counts[rows] > 0],
                                       (cell_log[counts] - fewer_row)[row_counts[rows] > 0])
+
+
+# --- split-merge moves and tempering --------------------------------------------------------
+def _completion_posterior(network, n, alpha, beta, seed):
+    """A tiny data set, its collapsed layout, and ``p(H, D)^beta`` normalised over every
+    completion ``H`` (enumerated), for checking moves against the distribution they keep."""
+    import itertools
+
+    from hiddenbn.collapsed import collapsed_layout
+    from hiddenbn.evidence import cell_layout, log_bd_score
+    from hiddenbn.smc import _row_kinds
+
+    data = small_data(network, n, seed).for_network(network)
+    layout = cell_layout(network, data)
+    kinds, row_kind = _row_kinds(layout)
+    collapsed = collapsed_layout(layout, row_kind)
+    cases = np.repeat(np.arange(data.n_patterns), data.counts).astype(np.int64)
+    completions = [h for h in itertools.product(range(layout.cells.shape[1]), repeat=n)
+                   if all(layout.possible[cases[l], h[l]] for l in range(n))]
+    statistics = np.zeros((len(completions), layout.n_cells))
+    for r, h in enumerate(completions):
+        for case, configuration in zip(cases, h):
+            np.add.at(statistics[r], layout.cells[case, configuration], 1)
+    log_joint = log_bd_score(layout, statistics, alpha)
+    target = np.exp(beta * (log_joint - log_joint.max()))
+    axis = np.arange(n + 1, dtype=float)
+    tables = (np.log(alpha + axis), np.log(kinds[:, None] * alpha + axis[None, :]))
+    return collapsed, cases, completions, statistics, log_joint, target / target.sum(), tables
+
+
+@pytest.mark.parametrize("spec, n, width, beta", [
+    ("3:2,2,3", 6, 2, 1.0),  # a latent class model (terms in runs)
+    ("3:2,2,3", 6, 3, 0.4),  # three configurations at once, tempered
+    ("2(2(2,2),2)", 5, 3, 1.0),  # joint configurations of two hidden nodes (cell order)
+])
+def test_split_merge_moves_keep_the_posterior_of_the_completions(spec, n, width, beta):
+    """Run as a Markov chain, the move visits every completion in proportion to ``p(H,
+    D)^beta`` (total variation to the enumerated distribution), keeps the counts and terms of
+    the completion it is at, and returns the change of ``log p(H, D)``. Accepting every
+    proposal, the same chain strays three times as far."""
+    from hiddenbn.collapsed import reallocate
+
+    network = parse_spec(spec)
+    collapsed, cases, completions, statistics, log_joint, target, tables = \
+        _completion_posterior(network, n, 1.0, beta, 1)
+    index = {h: r for r, h in enumerate(completions)}
+    assignment = np.array(completions[0], dtype=np.int64)
+    counts = statistics[0].astype(np.int64)
+    row_counts = np.add.reduceat(counts, collapsed.row_starts)
+    terms = collapsed.terms(counts, row_counts, *tables)
+    state = np.array([7], dtype=np.uint64)
+    work = [np.empty(n, dtype=np.int64) for _ in range(3)]
+    visits, joint, steps = np.zeros(len(completions)), log_joint[0], 60_000
+    for _ in range(steps):
+        joint += reallocate(assignment, n, cases, counts, row_counts, terms, collapsed,
+                            *tables, state, *work, width, beta)
+        visits[index[tuple(assignment)]] += 1
+    at = index[tuple(assignment)]
+    np.testing.assert_array_equal(counts, statistics[at])
+    np.testing.assert_allclose(terms, collapsed.terms(counts, row_counts, *tables))
+    assert joint == pytest.approx(log_joint[at], abs=1e-8)
+    distance = 0.5 * np.abs(visits / steps - target).sum()
+    assert distance < 0.05
+    uniform = np.full(len(completions), 1 / len(completions))
+    assert 0.5 * np.abs(uniform - target).sum() > 3 * distance  # the check can fail
+
+
+def test_the_in_kernel_generator_is_uniform():
+    from hiddenbn.collapsed import next_uniform
+
+    @numba.njit
+    def draws(state, size):
+        return np.array([next_uniform(state) for _ in range(size)])
+
+    values = draws(np.array([123], dtype=np.uint64), 20_000)
+    assert values.min() >= 0.0 and values.max() < 1.0
+    assert np.histogram(values, bins=10, range=(0, 1))[0].min() > 1800  # 2000 expected
+    assert np.array_equal(values, draws(np.array([123], dtype=np.uint64), 20_000))
+
+
+def test_tempering_is_unbiased_for_the_marginal_likelihood():
+    """Over many independent runs of a coarse schedule with few particles, the mean of
+    ``Z_r / p(D | S)`` is 1 (the estimate of ``Z``, not of its log, is unbiased); the median is
+    well below it, which is why the log estimates are skewed and why runs are compared by
+    their Kish count."""
+    network = latent_class(2, [2, 2, 3])
+    data = small_data(network, 12, 5)
+    exact = exact_log_evidence(network, data, 1.0).log_evidence
+    ratios = np.concatenate([
+        np.exp(tempered_smc_log_evidence(network, data, np.random.default_rng(seed), runs=30,
+                                         particles=4, schedule=[0.1, 0.3, 0.6, 1.0])
+               .run_estimates - exact) for seed in range(100)])
+    assert abs(ratios.mean() - 1) < 3 * ratios.std() / np.sqrt(ratios.size)
+    assert np.median(ratios) < 0.95
+
+
+def test_tempering_with_a_deterministic_node_and_missing_cells(noisy_max_network):
+    """Configurations a pattern rules out are never drawn, and the start counts only the
+    possible ones; missing cells are summed out."""
+    for network, data in ((noisy_max_network, small_data(noisy_max_network, 5, 2)),
+                          (latent_class(2, [2, 3, 2]), None)):
+        if data is None:
+            rows = np.repeat(*(lambda d: (d.patterns, d.counts))(small_data(network, 14, 4)),
+                             axis=0)
+            rows[np.random.default_rng(1).random(rows.shape) < 0.2] = MISSING
+            data = Dataset.from_rows(network.observed_names, rows, network.observed_cardinalities)
+        exact = exact_log_evidence(network, data, 1.0).log_evidence
+        result = tempered_smc_log_evidence(network, data, np.random.default_rng(1), runs=8,
+                                           particles=64)
+        assert abs(result.log_evidence - exact) < 4 * result.standard_error + 1e-3
+
+
+def test_tempering_checks_its_arguments():
+    network = latent_class(3, [2] * 6)
+    data = small_data(network, 40, 8)
+    for schedule in ([0.5, 0.9], [0.0, 1.0], [0.6, 0.4, 1.0]):
+        with pytest.raises(ParameterError, match="schedule"):
+            tempered_smc_log_evidence(network, data, np.random.default_rng(0), runs=2,
+                                      particles=2, schedule=schedule)
+    with pytest.raises(ParameterError, match="Gibbs sweep"):
+        tempered_smc_log_evidence(network, data, np.random.default_rng(0), moves=0)
+
+
+def test_pooled_runs_are_one_estimate():
+    from hiddenbn.smc import pooled
+
+    first = MonteCarloEvidence(0.0, 0.0, np.array([-10.0, -10.0]), 2, 8, 1, 3)
+    second = MonteCarloEvidence(0.0, 0.0, np.array([-30.0, -30.0, -30.0]), 3, 4, 1, 2,
+                                temperatures=40)
+    both = pooled([first, second])
+    assert both.runs == 5 and both.resampling_steps == 5 and both.temperatures == 40
+    assert both.log_evidence == pytest.approx(np.log((2 * np.exp(-10) + 3 * np.exp(-30)) / 5))
+    assert both.effective_runs == pytest.approx(2.0, abs=1e-6)  # the first sampler's two runs

@@ -246,3 +246,155 @@ def collapsed_layout(layout, row_kind: np.ndarray) -> CollapsedLayout:
     slot_of_cell[rest] = segment_cells.size + np.arange(rest.size)
     return CollapsedLayout(*common, slot_of_cell, True, possible, segment_of, run_start,
                            np.where(own_rows, FULL, FEWER_IN_ROW).astype(np.int64))
+
+
+# --- split-merge: reallocate the cases of two configurations --------------------------------
+@numba.njit(cache=True, inline='always')
+def next_uniform(state):
+    """A uniform on [0, 1) from the SplitMix64 generator whose 64-bit state is ``state[0]``
+    (Steele, Lea & Flood 2014), advanced in place: a stream per particle that a kernel can
+    draw from as often as it needs, seeded from a NumPy generator outside it, so that results
+    do not depend on the thread count."""
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)  # top 53 bits
+
+
+@numba.njit(cache=True, inline='always')
+def configuration_log_value(terms, layout, p, h):
+    """``log p(x_p, h | statistics)`` of one configuration (``-inf`` where the pattern rules it
+    out), the case itself not among the statistics: one entry of
+    :func:`configuration_log_predictive` with ``removed = -1``."""
+    if not layout.possible[p, h]:
+        return -np.inf
+    full = terms[FULL]
+    value = 0.0
+    if layout.in_runs:
+        for s in range(layout.segment_of.shape[1]):
+            value += full[layout.run_start[layout.segment_of[p, s]] + h]
+    else:
+        for s in range(layout.cells.shape[2]):
+            value += full[layout.cells[p, h, s]]
+    return value
+
+
+@numba.njit(cache=True, inline='always')
+def _allocate(members, size, start, chosen, labels, draws, patterns, counts, row_counts, terms,
+              layout, cell_log, row_log, state, values, beta):
+    """Add the cases ``members[:size]`` (out of the counts), from ``start`` on cyclically, each
+    to one of the configurations ``labels`` in proportion to its predictive, raised to
+    ``beta``, given the cases added before it; ``draws`` false: to ``chosen[t]`` instead.
+    Returns ``(sum_t log sum_h v_h^beta, sum_t log v_chosen)`` over the steps (``v_h``: the
+    predictives of the labels; ``values`` a work array of their number), and leaves the
+    choices in ``chosen``."""
+    log_total = 0.0
+    log_chosen = 0.0
+    for step in range(size):
+        t = (start + step) % size
+        p = patterns[members[t]]
+        top = -np.inf
+        for j in range(labels.size):
+            values[j] = configuration_log_value(terms, layout, p, labels[j])
+            top = max(top, values[j])
+        total = 0.0
+        for j in range(labels.size):
+            total += math.exp(beta * (values[j] - top))
+        log_total += beta * top + math.log(total)
+        j = 0
+        if draws:
+            threshold = next_uniform(state) * total
+            running = math.exp(beta * (values[0] - top))
+            while running <= threshold and j < labels.size - 1:
+                j += 1
+                running += math.exp(beta * (values[j] - top))
+            chosen[t] = labels[j]
+        else:
+            while labels[j] != chosen[t]:
+                j += 1
+        log_chosen += values[j]
+        update(counts, row_counts, terms, layout, cell_log, row_log, p, chosen[t], 1)
+    return log_total, log_chosen
+
+
+@numba.njit(cache=True)
+def reallocate(assignment, length, patterns, counts, row_counts, terms, layout, cell_log,
+               row_log, state, members, old, new, width=2, beta=1.0):
+    """One split-merge move (Metropolis-Hastings) on a completion of cases ``0..length-1``,
+    leaving ``p(H | x)`` (Eq. 5 as a function of the completion ``H``) invariant; returns
+    whether it was accepted.
+
+    ``width`` configurations are chosen: the one of a case drawn uniformly, and the others
+    uniformly among the rest, so the set ``L`` is chosen with probability ``sum_{h in L} n_h /
+    (length binom(C - 1, width - 1))``, which a move within the set does not change. Every case
+    completed with one of them is taken out and added back one at a time (in their order from a
+    uniform starting point), each drawn among them from its predictive given those added
+    before it (sequential allocation; Dahl 2003). This proposal can merge groups of cases into
+    one configuration and split one group in two at once, which Gibbs moves of one case at a
+    time cannot: the posterior of a mixture with fewer states than the data's clusters has a
+    mode for each way of merging them (Jain & Neal 2004 for the moves; exact here because the
+    parameters are integrated out). By the chain rule of Eq. 5 the completion's probability
+    over the proposal's is the product of the normalisers ``sum_{h in L} v_h`` of the steps,
+    so the move is accepted with probability ``min(1, prod_t sum_h v_h along the proposal /
+    the same along the current completion)``, the latter in the same order.
+
+    ``members``, ``old`` and ``new`` are work arrays of ``length`` entries; ``state`` the
+    particle's generator (:func:`next_uniform`).
+    """
+    configurations = layout.cells.shape[1]
+    width = min(width, configurations)
+    if width < 2 or length < 2:
+        return 0.0
+    labels = np.empty(width, dtype=np.int64)
+    labels[0] = assignment[min(int(next_uniform(state) * length), length - 1)]
+    for j in range(1, width):  # a uniform draw among the configurations not yet chosen
+        rank = min(int(next_uniform(state) * (configurations - j)), configurations - j - 1)
+        h = -1
+        while rank >= 0:
+            h += 1
+            taken = False
+            for i in range(j):
+                taken |= labels[i] == h
+            if not taken:
+                rank -= 1
+        labels[j] = h
+    size = 0
+    for case in range(length):
+        for j in range(width):
+            if assignment[case] == labels[j]:
+                members[size] = case
+                old[size] = assignment[case]
+                size += 1
+    values = np.empty(width)
+    start = min(int(next_uniform(state) * size), size - 1)
+    _move_all(members, size, old, -1, patterns, counts, row_counts, terms, layout, cell_log,
+              row_log)
+    log_proposed, log_new = _allocate(members, size, start, new, labels, True, patterns,
+                                      counts, row_counts, terms, layout, cell_log, row_log,
+                                      state, values, beta)
+    _move_all(members, size, new, -1, patterns, counts, row_counts, terms, layout, cell_log,
+              row_log)
+    log_current, log_old = _allocate(members, size, start, old, labels, False, patterns,
+                                     counts, row_counts, terms, layout, cell_log, row_log,
+                                     state, values, beta)
+    if math.log(1.0 - next_uniform(state)) >= log_proposed - log_current:
+        return 0.0
+    _move_all(members, size, old, -1, patterns, counts, row_counts, terms, layout, cell_log,
+              row_log)
+    _move_all(members, size, new, 1, patterns, counts, row_counts, terms, layout, cell_log,
+              row_log)
+    for t in range(size):
+        assignment[members[t]] = new[t]
+    return log_new - log_old
+
+
+@numba.njit(cache=True, inline='always')
+def _move_all(members, size, chosen, delta, patterns, counts, row_counts, terms, layout,
+              cell_log, row_log):
+    """Add (``delta = 1``) or take out (``-1``) the cases ``members[:size]``, each completed
+    with ``chosen[t]``."""
+    for t in range(size):
+        update(counts, row_counts, terms, layout, cell_log, row_log, patterns[members[t]],
+               chosen[t], delta)
