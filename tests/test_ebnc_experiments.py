@@ -3,11 +3,17 @@
 import csv
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
+from hiddenbn import ebnc, ebnc_fit, seeding
 from hiddenbn.experiments import heckerman_meek1997
 from hiddenbn.experiments.comparison import formula_value
+from hiddenbn.experiments.reproduction import CONSTRUCTED
+from hiddenbn.models import random_parameters
+from hiddenbn.sampling import sample_dataset
 
 SECTION = {"naive_bayes_inputs": 3, "markov_chain_inputs": 3, "full_table_inputs": 2,
            "non_binary_states": {"X1": 3, "Y": 3}}
@@ -15,13 +21,15 @@ PRINTED = (Path(__file__).resolve().parents[1] / "workflow" / "resources" / "hec
            / "dimensions.yaml")
 #: The size n of each panel with a printed formula, from SECTION.
 PANEL_SIZES = {"section6": None, "naive_bayes": 3, "markov_chain": 3, "full_table": 2}
+#: Theorem 2's check at a size the tests afford.
+THEOREM2 = {"sample_sizes": [400, 1600, 6400], "replicates": 3}
 
 
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory):
     directory = tmp_path_factory.mktemp("hm97")
     heckerman_meek1997.write_dimension_results(SECTION, seed=5, points=2, printed=PRINTED,
-                                               directory=directory)
+                                               directory=directory, theorem2=THEOREM2)
     with open(directory / "tables" / "ebnc_dimensions.csv") as handle:
         rows = {row["panel"]: row for row in csv.DictReader(handle)}
     return directory, rows, (directory / "tables" / "ebnc_dimensions.md").read_text()
@@ -74,7 +82,16 @@ def test_every_printed_dimension_is_in_the_verdicts(outputs):
     parameters = [v for v in verdicts if v["item"].startswith("parameters of the naive-Bayes")]
     assert [v["paper"] for v in parameters] == [str(formula_value(
         printed["naive_bayes_parameters"]["value"], SECTION["naive_bayes_inputs"]))]
-    assert {v["verdict"] for v in verdicts} == {"reproduced", "partly reproduced"}
+    # the Figure 1b count is arithmetic; Theorem 1 fails on the curved panel; Eq. 6 is misprinted
+    assert {v["item"] for v in verdicts if v["verdict"] == CONSTRUCTED} == {
+        parameters[0]["item"]}
+    assert {v["where"] for v in verdicts if v["verdict"] == "not reproduced"} == {
+        "Sec. 4 (Theorem 1)", "Sec. 4 (Eq. 6)"}
+    # a panel of a printed formula repeats that formula's row
+    items = {v["item"] for v in verdicts}
+    derived = [v for v in verdicts if v["derived_from"]]
+    assert len(derived) == 3 and all(v["derived_from"] in items for v in derived)
+    assert (directory / "tables" / "theorem2.csv").is_file()
 
 
 def test_figures_and_comparison_are_written(outputs):
@@ -100,27 +117,104 @@ def rows_and_panels(outputs):
 
 def test_printed_dimensions_fail_where_the_printed_value_differs(outputs):
     rows, panels = rows_and_panels(outputs)
-    assert {v["verdict"] for v in heckerman_meek1997.dimension_verdicts(rows, panels)} == {
+    printed = heckerman_meek1997.read_printed_dimensions(yaml.safe_load(PRINTED.read_text()))
+    assert {v["verdict"] for v in heckerman_meek1997.dimension_verdicts(rows, panels, printed)} == {
         "reproduced"}
     changed = [dict(r, paper_value=r["paper_value"] + 1) if r["panel"] == "markov_chain" else r
                for r in rows]
     verdicts = {v["item"].split(":")[0]: v["verdict"]
-                for v in heckerman_meek1997.dimension_verdicts(changed, panels)}
+                for v in heckerman_meek1997.dimension_verdicts(changed, panels, printed)}
     assert verdicts["EBNC dimension of Y, Markov chain given Y, n = 3 (reconstructed panel)"] == \
         "not reproduced"
 
 
-def test_theorem1_holds_on_the_paper_panels_and_fails_on_a_paper_panel_below_its_span(outputs):
+def test_theorem1_holds_on_the_paper_panels_and_fails_on_a_curved_image(outputs):
     rows, panels = rows_and_panels(outputs)
+    angles = heckerman_meek1997.tangent_angles(panels, seed=3)
+    # the tangent space of a linear image is the same everywhere; the curved panel's turns
+    assert all(a < heckerman_meek1997.TANGENT_ROUND_OFF for name, a in angles.items()
+               if name != "curved")
+    assert angles["curved"] > 0.1
     paper = [(r, p) for r, p in zip(rows, panels) if r["paper_value"] != ""]
     rows_paper, panels_paper = [r for r, _ in paper], [p for _, p in paper]
-    assert heckerman_meek1997.theorem1_row(rows_paper, panels_paper)["verdict"] == "reproduced"
-    # our curved panel is not the paper's: it makes the theorem only partly hold
-    row = heckerman_meek1997.theorem1_row(rows, panels)
-    assert row["verdict"] == "partly reproduced" and "14 free parameters" in row["explanation"]
-    # a paper panel below its span refutes it
-    shrunk = [dict(r, d=r["d"] - 1) if r["panel"] == "section6" else r for r in rows_paper]
-    assert heckerman_meek1997.theorem1_row(shrunk, panels_paper)["verdict"] == "not reproduced"
+    assert heckerman_meek1997.theorem1_row(rows_paper, panels_paper, angles)["verdict"] == \
+        "reproduced"
+    # the curved panel is a counterexample to the universal theorem
+    row = heckerman_meek1997.theorem1_row(rows, panels, angles)
+    assert row["verdict"] == "not reproduced" and "14 free parameters" in row["explanation"]
+
+
+def test_eq4_and_the_softmax_form_hold_and_fail_for_a_wrong_formula():
+    panels = heckerman_meek1997.figure2_panels(SECTION)
+    assert heckerman_meek1997.eq4_row(panels, 1, 2)["verdict"] == "reproduced"
+
+    def without_children(network, cpts, target, configurations):  # Y's own term alone
+        alone = [table if i == network.index(target) else np.full_like(table, 1 / table.shape[1])
+                 for i, table in enumerate(cpts)]
+        return ebnc.log_odds(network, alone, target, configurations)
+
+    assert heckerman_meek1997.eq4_row(panels, 1, 2, without_children)["verdict"] == \
+        "not reproduced"
+    assert heckerman_meek1997.softmax_row(panels, 1, 2)["verdict"] == "reproduced"
+
+    def short_basis(network, target):  # the basis without its last feature
+        basis = ebnc.ebnc_basis(network, target)
+        return ebnc.EbncBasis(basis.classifier, basis.features[:-1], basis.block_ranks)
+
+    assert heckerman_meek1997.softmax_row(panels, 1, 2, short_basis)["verdict"] == \
+        "not reproduced"
+
+
+def test_brute_force_log_odds_is_inference_by_enumeration():
+    network = heckerman_meek1997.section6_network()
+    cpts = random_parameters(network, seeding.rng(1))
+    configurations = np.array([[0, 1, 1, 0, 1]])  # X1, X2, X3, X4, X5
+    joint = []
+    for y in (0, 1):
+        state = dict(zip(["X1", "X2", "X3", "X4", "X5"], configurations[0]), Y=y)
+        probability = 1.0
+        for i, name in enumerate(network.names):
+            parents = [state[network.names[q]] for q in network.parents[i]]
+            row = int(np.ravel_multi_index(parents, [2] * len(parents))) if parents else 0
+            probability *= cpts[i][row, state[name]]
+        joint.append(probability)
+    ours = heckerman_meek1997.brute_force_log_odds(network, cpts, "Y", configurations)
+    assert ours[0, 0] == pytest.approx(np.log(joint[1] / joint[0]), abs=1e-12)
+
+
+def test_eq6_holds_with_log_ratios_and_fails_as_printed():
+    printed = heckerman_meek1997.eq6_row(3, 1, 2)
+    assert printed["verdict"] == "not reproduced" and "misprint" in printed["explanation"]
+    assert heckerman_meek1997.eq6_row(3, 1, 2, log_ratio=True)["verdict"] == "reproduced"
+
+
+def test_the_quadrature_marginal_likelihood_agrees_with_monte_carlo_over_the_prior():
+    network = heckerman_meek1997.naive_bayes_network(2)
+    rng = seeding.rng(2)
+    data = sample_dataset(network, random_parameters(network, rng), 15, rng)
+    basis = ebnc.ebnc_basis(network, "Y")
+    rows = ebnc_fit.class_data(basis, data)
+    fit = ebnc_fit.fit_phi(rows, 2.0)
+    exact = heckerman_meek1997.exact_log_marginal(rows, fit, 2.0)
+    draws = rng.normal(0.0, 2.0, size=(20_000, 3, 1))
+    values = np.array([ebnc_fit.log_likelihood(phi, rows) for phi in draws])
+    # independent: the prior's Monte-Carlo mean of the likelihood (20,000 draws)
+    top = values.max()
+    monte_carlo = top + np.log(np.mean(np.exp(values - top)))
+    spread = np.std(np.exp(values - top)) / np.mean(np.exp(values - top)) / np.sqrt(len(values))
+    assert exact == pytest.approx(monte_carlo, abs=4 * spread)
+
+
+def test_theorem2_holds_for_laplace_and_bic_and_fails_for_wrong_approximations(outputs):
+    directory, _, _ = outputs
+    errors = pd.read_csv(directory / "tables" / "theorem2.csv")
+    assert [r["verdict"] for r in heckerman_meek1997.theorem2_rows(errors)] == [
+        "reproduced", "reproduced"]
+    # Laplace without its d/2 log(2 pi) term: a constant error; BIC with one parameter too many
+    wrong = errors.assign(**{"laplace error": errors["laplace error"] + 1.5 * np.log(2 * np.pi),
+                             "bic error": errors["bic error"] - 0.5 * np.log(errors.N)})
+    assert [r["verdict"] for r in heckerman_meek1997.theorem2_rows(wrong)] == [
+        "not reproduced", "not reproduced"]
 
 
 def test_section6_terms_and_methods_fail_where_they_differ(outputs):
@@ -137,7 +231,7 @@ def test_section6_terms_and_methods_fail_where_they_differ(outputs):
 
 def test_figure1_parameter_count_fails_on_another_printed_count():
     printed = yaml.safe_load(PRINTED.read_text())
-    assert heckerman_meek1997.figure1_row(3, printed)["verdict"] == "reproduced"
+    assert heckerman_meek1997.figure1_row(3, printed)["verdict"] == CONSTRUCTED
     other = dict(printed, naive_bayes_parameters=dict(printed["naive_bayes_parameters"],
                                                       value="2 * n"))
     assert heckerman_meek1997.figure1_row(3, other)["verdict"] == "not reproduced"

@@ -70,26 +70,45 @@ def test_reduced_study_runs_every_case_and_writes_findings(tmp_path):
     assert set(curves.learner) == set(hm.LEARNERS) | {"truth"}
 
 
-def test_findings_name_the_learner_with_the_lowest_loss():
+def _study_tables(noise: float = 0.0):
+    """Three data sets per case and size: naive Bayes has the lowest mean loss, its loss moved by
+    ``noise`` up, down and not at all over the data sets."""
     rows = []
     for case in hm.STUDY_CASES:
         for n in (50, 100):
-            for learner in ("truth",) + hm.LEARNERS:
-                loss = {"truth": 0.1, "true_structure": 0.2, "naive_bayes": 0.3,
-                        "ebnc_laplace": 0.4}.get(learner, 0.5)
-                rows.append({"case": case, "n": n, "replicate": 0, "learner": learner,
-                             "log_loss": loss, "accuracy": 0.8})
+            for replicate, shift in enumerate((noise, -noise, 0.0)):
+                for learner in ("truth",) + hm.LEARNERS:
+                    loss = {"truth": 0.1, "true_structure": 0.2, "naive_bayes": 0.3 + shift,
+                            "ebnc_laplace": 0.4}.get(learner, 0.5)
+                    rows.append({"case": case, "n": n, "replicate": replicate,
+                                 "learner": learner, "log_loss": loss + 0.01 * replicate,
+                                 "accuracy": 0.8})
     selections = pd.DataFrame([
-        {"case": case, "n": n, "replicate": 0, "score": score, "inputs": "X1",
+        {"case": case, "n": n, "replicate": replicate, "score": score, "inputs": "X1",
          "inputs_recovered": score == "laplace", "network_recovered": np.nan, "d": 2,
          "true_d": 4, "search_missed_truth": False,
          "held_out_regret": 0.0 if score == "laplace" else 0.1,
          "spearman_score_vs_held_out": 0.9 if score == "laplace" else 0.1, "models_scored": 9}
-        for case in hm.STUDY_CASES for n in (50, 100) for score in ("laplace", "bic")])
-    text = hm.study_findings(pd.DataFrame(rows), selections)
-    assert text.count("best learner without the oracle is **naive Bayes (generative)**") == 6
+        for case in hm.STUDY_CASES for n in (50, 100) for replicate in range(3)
+        for score in ("laplace", "bic")])
+    return pd.DataFrame(rows), selections
+
+
+def test_findings_rank_learners_only_where_their_paired_difference_is_significant():
+    text = hm.study_findings(*_study_tables())
+    assert text.count("lowest mean held-out log-loss without the oracle: naive Bayes "
+                      "(generative)") == 6
+    assert text.count("It is significantly better than every other learner") == 6
     assert "Laplace 0.90, BIC 0.10" in text
+    assert "Laplace minus BIC, paired over data sets: -0.1000 ± 0.0000" in text
     assert "Laplace's choice is better in 100% of data sets, BIC's in 0%" in text
-    assert "in 0% of 6 data sets" in text
-    assert text.count("than the full table at 2, than naive Bayes at 0 and than logistic "
-                      "regression at 2 of 2 training sizes") == 3
+    assert "in 0% of 18 data sets" in text
+    assert text.count("full table (BD predictive): lower at 2, higher at 0, not significantly "
+                      "different at 0; naive Bayes (generative): lower at 0, higher at 2") == 3
+    # the same means with naive Bayes's loss spread over the data sets: no ranking
+    noisy = hm.study_findings(*_study_tables(noise=0.3))
+    assert noisy.count("lowest mean held-out log-loss without the oracle: naive Bayes") == 6
+    assert "significantly better than every other" not in noisy
+    assert noisy.count("Not separable from it: EBNC selected by Laplace") == 6
+    assert "naive Bayes (generative): lower at 0, higher at 0, not significantly different " \
+        "at 2" in noisy

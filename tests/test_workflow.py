@@ -55,7 +55,8 @@ def test_the_default_config_is_found_from_another_working_directory(tmp_path):
 def test_a_config_with_one_paper_section_runs_only_its_rules(tmp_path):
     config = yaml.safe_load(QUICK.read_text())
     only = {"seed": config["seed"], "results_dir": config["results_dir"],
-            "heckerman_meek1997": {"figure2": config["heckerman_meek1997"]["figure2"]}}
+            "heckerman_meek1997": {key: config["heckerman_meek1997"][key]
+                                   for key in ("figure2", "theorem2")}}
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(only))
     result = snakemake("-n", "--directory", str(tmp_path), "--configfile", str(path))

@@ -50,6 +50,12 @@ rule heckerman_meek1997_dimensions:
             {"ebnc_dimensions": "Secs. 4 and 6, EBNC dimensions"},
             (".csv", ".md"),
         ),
+        theorem2=in_report(
+            f"{HECKERMAN_MEEK1997_DIR}/tables/theorem2.csv",
+            "heckerman_meek1997",
+            "theorem2",
+            "Theorem 2, Laplace and BIC against the exact marginal likelihood",
+        ),
         figures=report_files(
             "heckerman_meek1997",
             f"{HECKERMAN_MEEK1997_DIR}/figures",
@@ -67,6 +73,7 @@ rule heckerman_meek1997_dimensions:
         section=HECKERMAN_MEEK1997.get("figure2"),
         seed=job_seed("heckerman_meek1997", "dimensions"),
         points=HECKERMAN_MEEK1997["jacobian_points"],
+        theorem2=HECKERMAN_MEEK1997.get("theorem2"),
     script:
         "../scripts/heckerman_meek1997/dimensions.py"
 

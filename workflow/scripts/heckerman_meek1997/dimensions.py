@@ -16,4 +16,5 @@ with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
         snakemake.params.points,  # noqa: F821
         snakemake.input.printed,  # noqa: F821
         Path(snakemake.output.report).parent,  # noqa: F821
+        snakemake.params.theorem2,  # noqa: F821
     )
