@@ -77,14 +77,16 @@ def _check_size(network: Network) -> None:
 
 
 def jacobian_rank(network: Network, points: int = 5, seed: int = 0,
-                  prime: int = jac.PRIME) -> dict:
+                  prime: int = jac.PRIME, every_point: bool = False) -> dict:
     """Rank the Jacobian at ``points`` random points, by SVD and exactly over ``F_prime``.
 
     Returns a dict with ``exact_rank`` and ``svd_rank`` (maxima over the points),
     ``exact_ranks``, ``svd_ranks`` and ``gaps`` (per point, decades), ``gap`` (the gap at the
     points that reach the SVD rank, the smallest of them), ``agree``, ``clear`` and
     ``points_used``: once both ranks reach the upper bound ``min(ds, dc)`` with a clear gap at
-    one point, the remaining points cannot raise the maximum and are skipped.
+    one point, the remaining points cannot raise the maximum and are skipped, unless
+    ``every_point`` (to report whether any random point reduced the rank, Geiger et al. 1996
+    Sec. 5).
     """
     if points < 1:
         raise HiddenbnError(f"points must be at least 1, got {points}")
@@ -102,7 +104,7 @@ def jacobian_rank(network: Network, points: int = 5, seed: int = 0,
         exact = jac.random_point(network, rng, modulus=prime)
         exact_ranks.append(modular_rank(jac.jacobian_blocks(network, exact, shuffle=rng), ds,
                                         prime, bound))
-        if exact_ranks[-1] == rank == bound and gap >= CLEAR_GAP_DECADES:
+        if not every_point and exact_ranks[-1] == rank == bound and gap >= CLEAR_GAP_DECADES:
             break  # no further point can raise a maximum that has reached its upper bound
     svd_rank = max(svd_ranks)
     gap = min(g for r, g in zip(svd_ranks, gaps) if r == svd_rank)
