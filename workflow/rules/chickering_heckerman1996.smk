@@ -196,10 +196,15 @@ rule chickering_heckerman1996_fit:
         em=CHICKERING_HECKERMAN1996["em"],
         search=CHICKERING_HECKERMAN1996["search"],
         # Table 2's data set times each score by the fastest of repeated calls (see the config)
-        timing_seconds=lambda w: CHICKERING_HECKERMAN1996["timing"]["min_seconds"]
-        if (w.experiment, int(w.replicate)) == (CHICKERING_HECKERMAN1996["timing"]["experiment"],
-                                                CHICKERING_HECKERMAN1996["timing"]["replicate"])
-        else TIMING_MIN_SECONDS,
+        timing_seconds=lambda w: (
+            CHICKERING_HECKERMAN1996["timing"]["min_seconds"]
+            if (w.experiment, int(w.replicate))
+            == (
+                CHICKERING_HECKERMAN1996["timing"]["experiment"],
+                CHICKERING_HECKERMAN1996["timing"]["replicate"],
+            )
+            else TIMING_MIN_SECONDS
+        ),
     script:
         "../scripts/chickering_heckerman1996/fit.py"
 

@@ -13,11 +13,17 @@ KOCKA_ZHANG2002_MAIN = kocka_zhang2002.main_distribution(KOCKA_ZHANG2002)
 
 # Values, not functions, so that this file holds rules alone (snakemake --lint).
 KOCKA_ZHANG2002_LC_FILES = {
-    d: [f"{KOCKA_ZHANG2002_DIR}/lc/{d}/{g}.csv" for g in kocka_zhang2002.lc_generators(KOCKA_ZHANG2002, d)]
+    d: [
+        f"{KOCKA_ZHANG2002_DIR}/lc/{d}/{g}.csv"
+        for g in kocka_zhang2002.lc_generators(KOCKA_ZHANG2002, d)
+    ]
     for d in KOCKA_ZHANG2002["generating_distributions"]
 }
 KOCKA_ZHANG2002_HLC_FILES = {
-    d: [f"{KOCKA_ZHANG2002_DIR}/hlc/{d}/n{n}.csv" for n in KOCKA_ZHANG2002["hierarchical"]["sample_sizes"]]
+    d: [
+        f"{KOCKA_ZHANG2002_DIR}/hlc/{d}/n{n}.csv"
+        for n in KOCKA_ZHANG2002["hierarchical"]["sample_sizes"]
+    ]
     for d in KOCKA_ZHANG2002["generating_distributions"]
 }
 KOCKA_ZHANG2002_SEEDS = {
