@@ -90,9 +90,14 @@ def test_run_all_iterations_runs_the_final_phase_to_the_end(rng):
     full = em.fit(network, data, np.random.default_rng(3), restarts=8, max_iterations=50,
                   run_all_iterations=True)
     assert early.iterations < 50 and early.converged
-    assert full.iterations == 50 or full.trace[-1] == full.trace[-2]
+    assert full.iterations == 50 == len(full.trace)
     assert full.converged and full.log_posterior >= early.log_posterior
     assert full.trace[:early.iterations] == early.trace
+    # at the cap, a last change beyond the tolerance is not converged
+    short = em.fit(network, data, np.random.default_rng(3), restarts=8, max_iterations=2,
+                   tolerance=1e-12, run_all_iterations=True)
+    change = abs(short.trace[-1] - short.trace[-2]) / abs(short.trace[-2])
+    assert short.iterations == 2 and change > 1e-12 and not short.converged
 
 
 def test_halving_beats_or_matches_its_own_first_start(rng):

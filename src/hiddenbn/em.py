@@ -435,7 +435,8 @@ class _Run:
                  convergence: str = "relative"):
         """Iterate until ``|g_t - g_{t-1}| <= tolerance * |g_{t-1}|`` (``convergence =
         "relative"``) or ``<= tolerance`` (``"absolute"``) (with ``run_all``: for all
-        ``max_iterations`` unless g stops changing); (iterations, converged, trace)."""
+        ``max_iterations``, converged when the last change is within the tolerance);
+        (iterations, converged, trace)."""
         relative = convergence == "relative"
         trace, small = [], False
         for iteration in range(1, max_iterations + 1):
@@ -443,7 +444,7 @@ class _Run:
             trace.append(self.step())
             change = abs(self.g - previous)
             small = change <= tolerance * (max(abs(previous), TINY) if relative else 1.0)
-            if small and (not run_all or change == 0.0):
+            if small and not run_all:
                 return iteration, True, trace
         return max_iterations, small, trace
 
@@ -504,9 +505,9 @@ def fit_engine(engine: EMEngine, rng: np.random.Generator, restarts: int, max_it
         to convergence (paper 003); or run every start to convergence and keep the largest g
         (the first of equals).
     run_all_iterations : bool
-        Paper 003's protocol: the final phase always runs the ``max_iterations`` (stopping only
-        at an exact fixed point); the fit is converged if the last change is within the
-        tolerance.
+        Paper 003's protocol: the final phase always runs all ``max_iterations`` ("we performed
+        200 EM iterations following the initialization phase"); the fit is converged if the
+        change of the last one is within the tolerance, and not converged otherwise.
     draw : callable, optional
         ``draw(rng)`` gives a starting state; ``engine.random_state`` by default.
     convergence : {"relative", "absolute"}
@@ -578,8 +579,8 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
         tolerance``, see ``convergence``; converged) or after ``max_iterations`` iterations
         (not converged).
     run_all_iterations : bool
-        Paper 003's protocol: always run the ``max_iterations`` (stopping only at an exact
-        fixed point); the fit is converged if the last change is within the tolerance.
+        Paper 003's protocol: always run all ``max_iterations``; the fit is converged if the
+        change of the last one is within the tolerance, and not converged otherwise.
     schedule : {"halving", "best-of-n", "annealing"}
         Keep the best half after 1, 2, 4, ... iterations until one start is left (paper 003),
         run every start to convergence and keep the best, or the same from annealed starts.

@@ -20,4 +20,5 @@ with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
         snakemake.output.comparison,  # noqa: F821
         pd.concat([pd.read_csv(f) for f in inputs.prior], ignore_index=True)
         if inputs.prior else None,
+        snakemake.params.gold_experiments,  # noqa: F821
     )
