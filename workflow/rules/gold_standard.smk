@@ -20,6 +20,16 @@ GOLD_STANDARD_PARTS = {
     e: _gold_standard_large_c.get("parts", 1) if e in _gold_standard_large_c["experiments"] else 1
     for e in GOLD_STANDARD["paper003"]["experiments"] + _gold_standard_large_c["experiments"]
 }
+# The SMC settings of each experiment: ``paper003.large_c.particles`` (if given) replaces the
+# particles of the SMC over the cases at the large-c experiments.
+GOLD_STANDARD_SMC = {
+    e: (
+        {**GOLD_STANDARD["smc"], "particles": _gold_standard_large_c["particles"]}
+        if e in _gold_standard_large_c["experiments"] and "particles" in _gold_standard_large_c
+        else GOLD_STANDARD["smc"]
+    )
+    for e in GOLD_STANDARD_PARTS
+}
 # The paper-003 data sets scored against the gold standard, each in its parts: ``paper003``'s
 # experiments, and those of ``paper003.large_c`` with their own replicates.
 GOLD_STANDARD_PAPER003_FILES = [
@@ -100,6 +110,7 @@ rule gold_standard_paper003:
     input:
         data=f"{CHICKERING_HECKERMAN1996_DIR}/data/{{experiment}}/rep{{replicate}}.csv",
         fits=f"{CHICKERING_HECKERMAN1996_DIR}/fits/{{experiment}}/rep{{replicate}}.csv",
+        model=lambda w: CHICKERING_HECKERMAN1996_MODEL_FILE[w.experiment],
     output:
         f"{GOLD_STANDARD_DIR}/paper003/{{experiment}}/rep{{replicate}}_part{{part}}.csv",
     log:
@@ -113,7 +124,8 @@ rule gold_standard_paper003:
         features=lambda w: CHICKERING_HECKERMAN1996_MODEL[w.experiment]["features"],
         generating_states=lambda w: CHICKERING_HECKERMAN1996_MODEL[w.experiment]["hidden_states"],
         prior_alpha=CHICKERING_HECKERMAN1996_FIT_SETTINGS["prior_alpha"],
-        smc=GOLD_STANDARD.get("smc"),
+        smc=lambda w: GOLD_STANDARD_SMC[w.experiment],
+        tempering=GOLD_STANDARD.get("tempering"),
         seed=lambda w: job_seed("gold_standard", "paper003", w.experiment, int(w.replicate)),
         part=lambda w: int(w.part),
         parts=lambda w: GOLD_STANDARD_PARTS[w.experiment],
@@ -158,5 +170,7 @@ rule gold_standard_report:
         f"{LOGS}/benchmarks/gold_standard_report/report.tsv"
     conda:
         "../envs/hiddenbn.yaml"
+    params:
+        large_c=_gold_standard_large_c["experiments"],
     script:
         "../scripts/gold_standard/report.py"

@@ -11,6 +11,7 @@ with job_log(snakemake.log[0]):  # noqa: F821
     params = snakemake.params  # noqa: F821
     table = paper_cell(snakemake.input.data, snakemake.input.fits, params.features,  # noqa: F821
                        params.prior_alpha, params.smc, params.seed, params.generating_states,
-                       params.part, params.parts)
+                       params.part, params.parts, params.tempering,
+                       snakemake.input.model)  # noqa: F821
     with atomic_output(snakemake.output[0]) as temporary:  # noqa: F821
         table.to_csv(temporary, index=False)
