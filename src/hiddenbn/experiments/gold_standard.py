@@ -445,7 +445,7 @@ def paper003_verdict_rows(paper: pd.DataFrame) -> list[dict]:
         "median |Δc| against the gold standard over the distinct experiments: " + ", ".join(
             f"{SCORES[s]} {v:.2f}" for s, v in sorted(medians.items(), key=lambda x: x[1]))
         + f"; curve shape (mean distance to the gold standard's over {data_sets} data sets, "
-        "nats): " + ", ".join(f"{label} {value:.1f}" for label, value in shapes),
+        "nats): " + _listing(shapes),
         verdict, "" if verdict == "reproduced" else "by " + " and by ".join(misses)
         + " another approximation is at least as close to the marginal likelihood as Laplace,"
         " so Table 1's yardstick is no better than it"))
@@ -631,6 +631,11 @@ def shape_ranking(frame: pd.DataFrame, min_effective_runs: float = 0.0):
     return ranking, data_sets, len(kept)
 
 
+def _listing(ranking) -> str:
+    """``label value`` pairs of a ranking, one decimal."""
+    return ", ".join(f"{label} {value:.1f}" for label, value in ranking)
+
+
 def _rank_of(ranking, label: str) -> int | None:
     labels = [name for name, _ in ranking]
     return labels.index(label) + 1 if label in labels else None
@@ -653,7 +658,7 @@ def _headline_lines(paper: pd.DataFrame, large_c) -> list[str]:
              f"distance, over the {models} test models where every score is defined, between "
              "each curve minus its maximum and the gold standard's minus its maximum (nats; "
              "only the shape matters for selection and averaging, paper 003 Sec. 4): "
-             + ", ".join(f"{label} {value:.1f}" for label, value in ranking) + "."]
+             + _listing(ranking) + "."]
     variants = []
     large = [e for e in large_c if e in set(paper["experiment"])]
     if large:
@@ -661,23 +666,21 @@ def _headline_lines(paper: pd.DataFrame, large_c) -> list[str]:
         if rest[0]:
             variants.append(f"without the large-c experiments ({', '.join(large)}; "
                             f"{data_sets - rest[1]} data sets) Laplace ranks "
-                            f"{_rank_of(rest[0], laplace)} of {len(rest[0])} ("
-                            + ", ".join(f"{label} {value:.1f}" for label, value in rest[0])
-                            + ")")
+                            f"{_rank_of(rest[0], laplace)} of {len(rest[0])} "
+                            f"({_listing(rest[0])})")
     if "gold_effective_runs" in paper:
         sure = shape_ranking(paper, FEW_RUNS)
         if sure[0]:
             variants.append(f"on the {sure[2]} test models whose gold standard rests on at "
                             f"least {FEW_RUNS:g} effective runs it ranks "
-                            f"{_rank_of(sure[0], laplace)} of {len(sure[0])} ("
-                            + ", ".join(f"{label} {value:.1f}" for label, value in sure[0])
-                            + ")")
+                            f"{_rank_of(sure[0], laplace)} of {len(sure[0])} "
+                            f"({_listing(sure[0])})")
     if variants:
         lines.append("  * How it depends on the data: " + "; ".join(variants) + ".")
     level = _ranking(paper)
     lines.append(f"  * By absolute level instead (mean |score − gold|, which paper 003 says "
                  f"does not matter) Laplace ranks {_rank_of(level, laplace)} of {len(level)}: "
-                 + ", ".join(f"{label} {value:.1f}" for label, value in level) + ".")
+                 + _listing(level) + ".")
     return lines
 
 
