@@ -748,9 +748,12 @@ def _run_agreement_lines(paper: pd.DataFrame, large_c=()) -> list[str]:
              "evidence` measures the samplers)."]
     if "gold_runs" in paper:
         for experiment in [e for e in large_c if e in set(paper["experiment"])]:
-            cell = paper[paper["experiment"] == experiment]
+            cell = paper[(paper["experiment"] == experiment) & paper["gold_runs"].notna()]
+            if cell.empty:
+                continue
             half = cell["gold_effective_runs"] >= cell["gold_runs"] / 2
-            lines.append(f"  * {experiment} ({cell['replicate'].nunique()} data sets): "
+            data_sets = cell["replicate"].nunique()
+            lines.append(f"  * {experiment} ({data_sets} data set{'s' * (data_sets > 1)}): "
                          f"{int(half.sum())} of {len(cell)} estimates rest on at least half "
                          f"their runs; fewer at " + (", ".join(
                              f"{int(k)}" for k in sorted(cell.loc[~half, "hidden_states"]
@@ -767,8 +770,8 @@ def _sampler_lines(paper: pd.DataFrame) -> list[str]:
     counts = estimates.groupby(["gold_sampler", "gold_runs", "gold_particles"]).size()
     seconds = estimates["gold_seconds"].sum() / 60 if "gold_seconds" in estimates else np.nan
     return ["* Estimates: " + "; ".join(
-        f"{count} {sampler} ({runs} runs, {particles} particles per run over the cases)"
-        for (sampler, runs, particles), count in counts.items())
+        f"{count} {sampler} ({runs:.0f} runs, {particles:.0f} particles per run over the "
+        "cases)" for (sampler, runs, particles), count in counts.items())
             + f"; {seconds:.1f} CPU minutes in all. Over the cases where the test model has as "
             "many hidden states as the generating one or more; half the runs by tempering "
             "(population annealing) where it has fewer, where the runs over the cases alone end "
