@@ -202,13 +202,14 @@ def paper_cell(data_file, fits_file, features: int, prior_alpha: float, smc: dic
     """The paper-003 pipeline's fits of one data set (every protocol), with the SMC gold
     standard added: one estimate per test model, shared by its fits (log p(D | S) does not
     depend on the fit). Test models with fewer hidden states than ``generating_states`` are
-    estimated over the cases and by tempering when ``tempering`` is given (:func:`gold_standard`:
-    there the runs of either sampler end tens of nats apart), the others over the cases; the
-    choice spends the effort where it is needed and changes nothing that is estimated. With ``parts > 1`` only
-    every ``parts``-th test model from the ``part``-th (interleaved, so the parts cost alike);
-    each estimate's seed depends on its test model alone, so the split does not change a
-    result. ``model_file`` (the generating parameters) adds ``generating_entropy``, the
-    posterior entropy of the hidden class summed over the cases under them."""
+    estimated over the cases and by tempering when ``tempering`` is given
+    (:func:`gold_standard`: there the runs of either sampler end tens of nats apart), the
+    others over the cases; the choice spends the effort where it is needed and changes nothing
+    that is estimated. With ``parts > 1`` only every ``parts``-th test model from the
+    ``part``-th (interleaved, so the parts cost alike); each estimate's seed depends on its
+    test model alone, so the split does not change a result. ``model_file`` (the generating
+    parameters) adds ``generating_entropy``, the posterior entropy of the hidden class summed
+    over the cases under them."""
     data = read_csv(data_file)
     fits = pd.read_csv(fits_file)
     test_models = np.sort(fits["hidden_states"].unique())
@@ -420,7 +421,8 @@ def paper003_verdict_rows(paper: pd.DataFrame) -> list[dict]:
     on_own_terms = ("judged against the marginal likelihood itself (SMC, see the data sets "
                     "and standard errors in findings.md), not against Laplace or our search: "
                     "where the claim fails here, it is the paper's claim that fails")
-    rows = [verdict_row(where, claim, "", evidence, CLAIM_VERDICTS[verdict],
+    few = _few_runs_note(paper)
+    rows = [verdict_row(where, claim, "", evidence + few, CLAIM_VERDICTS[verdict],
                         "" if verdict == "supported" else on_own_terms)
             for claim, check in chickering_heckerman1996.TABLE1_CLAIMS
             if (result := check(table)) is not None
@@ -445,11 +447,36 @@ def paper003_verdict_rows(paper: pd.DataFrame) -> list[dict]:
         "median |Δc| against the gold standard over the distinct experiments: " + ", ".join(
             f"{SCORES[s]} {v:.2f}" for s, v in sorted(medians.items(), key=lambda x: x[1]))
         + f"; curve shape (mean distance to the gold standard's over {data_sets} data sets, "
-        "nats): " + _listing(shapes),
+        "nats): " + _listing(shapes) + "." + few + _few_runs_shape_note(paper, laplace),
         verdict, "" if verdict == "reproduced" else "by " + " and by ".join(misses)
         + " another approximation is at least as close to the marginal likelihood as Laplace,"
         " so Table 1's yardstick is no better than it"))
     return rows
+
+
+def _few_runs_note(paper: pd.DataFrame) -> str:
+    """How many data sets' gold-standard choice rests on an estimate with fewer than
+    :data:`hiddenbn.smc.FEW_RUNS` effective runs (the best or the runner-up), for a verdict's
+    evidence; empty when none does."""
+    selection = selection_errors(paper, ["experiment", "replicate"])
+    if "gold_few_runs" not in selection or not selection["gold_few_runs"].any():
+        return ""
+    few = selection[selection["gold_few_runs"].astype(bool)]
+    experiments = ", ".join(sorted(set(few["experiment"])))
+    return (f" In {len(few)} of {len(selection)} data sets ({experiments}) the gold standard's "
+            f"choice rests on an estimate with fewer than {FEW_RUNS:g} effective runs.")
+
+
+def _few_runs_shape_note(paper: pd.DataFrame, laplace: str) -> str:
+    """The shape ranking's dependence on estimates with fewer than
+    :data:`hiddenbn.smc.FEW_RUNS` effective runs, for a verdict's evidence."""
+    if "gold_effective_runs" not in paper or not (paper["gold_effective_runs"] < FEW_RUNS).any():
+        return ""
+    sure, _, models = shape_ranking(paper, FEW_RUNS)
+    return (f" {int((paper['gold_effective_runs'] < FEW_RUNS).sum())} of {len(paper)} "
+            f"estimates rest on fewer than {FEW_RUNS:g} effective runs; on the {models} test "
+            f"models of the others Laplace ranks {_rank_of(sure, laplace)} of {len(sure)} by "
+            "shape.")
 
 
 # --- figures and findings --------------------------------------------------------------------
