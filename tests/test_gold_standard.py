@@ -302,3 +302,14 @@ def test_laplace_as_the_yardstick_is_judged_by_selection_and_shape():
     row = verdict({**PEAKS, "laplace": 6, "cs": 4, "cs_plus": 4})
     assert row["verdict"] == "not reproduced"
     assert "by selection (Δc) and by curve shape" in row["explanation"]
+
+
+def test_verdicts_say_when_the_gold_choice_rests_on_few_runs():
+    paper = _curves(PEAKS)
+    rows = gs.paper003_verdict_rows(paper)
+    assert not any("effective runs" in r["ours"] for r in rows)
+    paper.loc[(paper["experiment"] == "b") & (paper["replicate"] == 1)
+              & (paper["hidden_states"] == 4), "gold_effective_runs"] = 1.5
+    for row in gs.paper003_verdict_rows(paper):
+        assert "In 1 of 4 data sets (b) the gold standard's choice rests on an estimate with " \
+            "fewer than 2 effective runs." in row["ours"]
