@@ -176,6 +176,7 @@ def test_every_printed_number_of_paper_002_is_in_the_verdicts(written):
     assert paper_cells(directory, rf"ds - de: HLC model \(direct rank\), {spec}") == [
         str(hlc["ds"] - hlc["de"])]
     assert paper_cells(directory, rf"de: HLC model \(direct rank\), {spec}") == [str(hlc["de"])]
+    assert paper_cells(directory, rf"ds: HLC model, {spec}") == [str(hlc["ds"])]
     for model, difference in hlc["local"].items():
         # one row per hidden node whose local model is ``model`` (H2 and H3 share 3:5,2,2)
         cells = paper_cells(directory, rf"ds - de: local LC at .*, {re.escape(model)}")

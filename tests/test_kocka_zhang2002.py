@@ -15,7 +15,7 @@ from scipy.stats import t as student_t
 from hiddenbn.dimension import is_regular_hlc
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import kocka_zhang2002 as kz
-from hiddenbn.experiments.reproduction import CLAIM_VERDICTS
+from hiddenbn.experiments.reproduction import CLAIM_VERDICTS, CONSTRUCTED
 from hiddenbn.hlc import all_binary
 from hiddenbn.inference import latent_class_design, latent_class_statistics, state_offsets
 from hiddenbn.models import latent_class, observed_distribution, random_parameters
@@ -194,7 +194,11 @@ def test_deterministic_claim_compares_where_the_plus_scores_start_to_win():
     claim, verdict, evidence = kz.deterministic_claim(selections, "k8", "k8det")
     assert verdict == "supported" and "8:2,2,2,2 3000" in evidence
     claim, verdict, evidence = kz.deterministic_claim(selections, "k8det", "k8")
-    assert verdict == "not supported"
+    assert verdict == "not checked" and "cannot be judged on this grid" in evidence
+    never = selections.assign(kl_bits=np.where(
+        (selections.generator == "k8det") & selections.score.str.endswith("+"), 2.0,
+        selections.kl_bits))
+    assert kz.deterministic_claim(never, "k8", "k8det")[1] == "not supported"
 
 
 def test_tie_generator_is_the_first_generator_whose_test_model_saturates_de():
@@ -380,7 +384,11 @@ def test_the_other_table2_claims_hold_on_the_paper_s_table_and_fail_when_it_is_c
     plain_wins = PAPER.assign(**{"BIC mean": PAPER["BIC mean"] * 0.5})
     assert kz.claim_plus_better_at_large_n(plain_wins)[0] == "not supported"
     bic_plus_fine = PAPER.assign(**{"BIC+ mean": PAPER["BIC+ mean"] * 0.5})
-    assert kz.claim_bic_plus_worst_at_smallest_n(bic_plus_fine)[0] == "not supported"
+    assert kz.claim_bic_plus_worst_at_smallest_n(
+        kz.summary_bold(bic_plus_fine, lambda *_: 0.8, PAIRS))[0] == "not supported"
+    # the ordering as printed but within the bold scores (independent KLs): not significant
+    tied = kz.claim_bic_plus_worst_at_smallest_n(kz.summary_bold(PAPER, lambda *_: 0.0, PAIRS))
+    assert tied[0] == "partly supported" and "not significant" in tied[1]
     shifted = PAPER.assign(**{"CS mean": PAPER["CS mean"] + 1.0})
     rows = kz.table2_cell_rows(shifted, PRINTED, explanation="because")
     assert sum(r["verdict"] == "not reproduced" for r in rows) >= 4
@@ -460,8 +468,8 @@ def test_bic_plus_ties_claim_tests_that_the_choice_among_tied_models_is_random()
     assert "BIC+ picked one of them on 30 data sets" in claim[2]
     models, selections = lc_ties({4: 30})  # EM always ends highest on the smallest
     assert kz.ties_claim(models, selections, "k4", section)[1] == "not supported"
-    models, selections = lc_ties({4: 1, 8: 29})  # spread, but leaning to one model
-    assert kz.ties_claim(models, selections, "k4", section)[1] == "partly supported"
+    models, selections = lc_ties({4: 1, 8: 29})  # spread, but leaning to one model: not random
+    assert kz.ties_claim(models, selections, "k4", section)[1] == "not supported"
 
 
 def test_bic_plus_more_states_claim_is_a_paired_test_against_each_score():
@@ -598,14 +606,18 @@ def test_dimension_checks_fail_when_a_printed_number_is_changed():
     rows = {spec: printed["table1"][spec] for spec in ("2:2,2", "3:2,2,2")}
     table = kz.kocka_zhang_table1(rows, 2, 1)
     decomposition = kz.hlc_table(printed["hlc"], 2, 1)
-    verdicts = kz.dimension_verdicts(table, decomposition)
-    assert {v["verdict"] for v in verdicts} == {"reproduced"}
+    verdicts = kz.dimension_verdicts(table, decomposition, printed["hlc"]["ds"])
+    assert {v["verdict"] for v in verdicts} == {"reproduced", CONSTRUCTED}
+    ds = next(v for v in verdicts if v["item"].startswith("ds: HLC model"))
+    assert ds["verdict"] == CONSTRUCTED  # the fifth leaf was added to reach ds = 41
+    whole = next(v for v in verdicts if v["item"].startswith("ds - de: HLC model"))
+    assert whole["derived_from"].startswith("de: HLC model")
     wrong = {spec: dict(values, de=values["de"] + 1) for spec, values in rows.items()}
     hlc = dict(printed["hlc"], de=printed["hlc"]["de"] - 1)
     verdicts = kz.dimension_verdicts(kz.kocka_zhang_table1(wrong, 2, 1),
-                                     kz.hlc_table(hlc, 2, 1))
+                                     kz.hlc_table(hlc, 2, 1), printed["hlc"]["ds"] + 1)
     changed = [v for v in verdicts if v["verdict"] == "not reproduced"]
-    assert len(changed) == 4 and sum("HLC model" in v["item"] for v in changed) == 2
+    assert len(changed) == 5 and sum("HLC model" in v["item"] for v in changed) == 3
 
 
 def test_hlc_score_order_claim_both_ways():
@@ -615,10 +627,10 @@ def test_hlc_score_order_claim_both_ways():
                         "CS+": ["3,2,2"] * 4})
     reverse = ordered.assign(cardinalities=ordered.cardinalities.where(
         ordered.score != "CS+", "4,3,3"))
-    for runs, verdict in ((ordered, "supported"), (reverse, "not supported")):
+    for runs, answer in ((ordered, "holds"), (reverse, "does not hold")):
+        assert kz.hlc_state_order(runs, explain=False)[1] == answer
         claims = kz.hlc_claims(runs, paper, paper, network, SEC, {1000: 1.0}, explain=False)
-        order = next(c for c in claims if "picks more hidden states" in c[0])
-        assert order[1] == verdict
+        assert not any("picks more hidden states" in c[0] for c in claims)  # not the paper's
 
 
 def test_structures_section_judges_figure_2_and_theorem_5():
@@ -635,3 +647,17 @@ def test_structures_section_judges_figure_2_and_theorem_5():
     other = dict(paper, hlc=dict(paper["hlc"], de=22))
     assert "**Verdict: not reproduced**" in "\n".join(
         kz.structures_section(panels, decomposition, other))
+
+
+def test_em_shortfall_note_flags_the_n_where_em_error_exceeds_one_parameter_s_penalty():
+    floor = pd.DataFrame({"cases": [1000, 27000, 243000], "ml gain": [1.1, 11.0, 58.0]})
+    note = kz.em_shortfall_note(floor, [1000, 27000, 243000])
+    assert "N = 27000: 11 vs 5.1" in note and "N = 243000: 58 vs 6.2" in note
+    assert "N = 1000:" not in note
+    assert kz.em_shortfall_note(floor, [1000]) == ""  # 1.1 nats < log(1000) / 2 = 3.5
+    converged = floor.assign(**{"ml gain": 0.1})  # EM run to the optimum: no caveat
+    assert kz.em_shortfall_note(converged, floor.cases) == ""
+    table = pd.DataFrame({"cases": [1000, 3000, 9000, 27000, 81000, 243000]})
+    assert kz.hlc_claim_sizes(kz.TABLE2_CLAIMS[0][0], table) == [27000, 81000, 243000]
+    assert kz.hlc_claim_sizes(kz.TABLE2_CLAIMS[1][0], table) == [1000]
+    assert len(kz.hlc_claim_sizes(kz.TABLE2_CLAIMS[2][0], table)) == 6
