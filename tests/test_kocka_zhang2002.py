@@ -433,14 +433,14 @@ def test_figure4_claims_hold_on_the_paper_s_picture_and_fail_on_the_reverse():
     claim = kz.state_order_claim(reverse, "k8")
     assert claim[1] == "not supported" and "CS+ - BIC+ = CS - BIC" in claim[3]
     agree = kz._plus_scores_agree(paper.assign(kl_bits=np.where(
-        paper.score == "CS+", paper.kl_bits * 0.5, paper.kl_bits)))
+        paper.score == "CS+", paper.kl_bits * 0.5, paper.kl_bits)), "k8")
     assert agree[1] == "not supported"
     same_kl = paper.assign(kl_bits=np.where(paper.score == "CS+",
                                             paper.kl_bits.where(paper.score == "BIC+").ffill()
                                             .bfill(), paper.kl_bits))
     same_kl.loc[same_kl.score == "CS+", "kl_bits"] = \
         same_kl.loc[same_kl.score == "BIC+", "kl_bits"].values
-    assert kz._plus_scores_agree(same_kl)[1] == "supported"
+    assert kz._plus_scores_agree(same_kl, "k8")[1] == "supported"
 
 
 def lc_ties(counts: dict, generator="k4", cases=9000, spread=0.01):
@@ -661,3 +661,22 @@ def test_em_shortfall_note_flags_the_n_where_em_error_exceeds_one_parameter_s_pe
     assert kz.hlc_claim_sizes(kz.TABLE2_CLAIMS[0][0], table) == [27000, 81000, 243000]
     assert kz.hlc_claim_sizes(kz.TABLE2_CLAIMS[1][0], table) == [1000]
     assert len(kz.hlc_claim_sizes(kz.TABLE2_CLAIMS[2][0], table)) == 6
+
+
+def test_plus_fit_claim_says_when_always_picking_the_largest_model_passes_too():
+    paper = synthetic_selections({"BIC": _pick(3, 2.0), "CS": _pick(3, 2.0),
+                                  "BIC+": _pick(6, 1.0), "CS+": _pick(5, 1.0)})
+    largest = paper[paper.score == "BIC"].assign(states=8)
+    good = kz.plus_fit_claim(paper, "k8", largest.assign(kl_bits=largest.kl_bits * 0.4))
+    assert good[1] == "supported" and "this check does not tell the plus scores" in good[2]
+    poor = kz.plus_fit_claim(paper, "k8", largest.assign(kl_bits=largest.kl_bits * 3))
+    assert poor[1] == "supported" and "which does not beat BIC and CS" in poor[2]
+
+
+def test_figure4_claims_are_judged_on_every_generator_the_paper_calls_similar():
+    claims = [("c", "supported", "k5 ok"), ("c", "not supported", "k8 no", "why")]
+    combined = kz.across_generators(claims)
+    assert combined[1] == "partly supported" and combined[3] == "why"
+    assert "k5 ok; k8 no (holds on 1 of 2 generators)" == combined[2]
+    assert kz.across_generators(claims[:1])[1:3] == ("supported", "k5 ok")
+    assert kz.across_generators([claims[1]] * 2)[1] == "not supported"
