@@ -313,3 +313,28 @@ def test_verdicts_say_when_the_gold_choice_rests_on_few_runs():
     for row in gs.paper003_verdict_rows(paper):
         assert "In 1 of 4 data sets (b) the gold standard's choice rests on an estimate with " \
             "fewer than 2 effective runs." in row["ours"]
+
+
+def test_twice_the_particles_judge_whether_the_gold_standard_has_converged():
+    """Estimates that twice the particles leave within a standard error, and whose runs agree,
+    have converged; one that rises by 3 SE, or rests on fewer than half its runs, has not, and
+    every verdict then says so."""
+    paper = _curves(PEAKS)
+    again = paper[paper["experiment"] == "b"].copy()
+    again["gold"] += 0.05  # half a standard error
+    table = gs.doubled_particles(paper, again)
+    assert len(table) == 10 and np.allclose(table["shift_se"], 0.5)
+    lines = gs._doubled_particles_lines(table)
+    assert sum("Converged by both rules." in line for line in lines) == 2
+    assert not any("particles" in r["ours"] for r in gs.paper003_verdict_rows(paper, table))
+    again.loc[again["hidden_states"] == 3, "gold"] += 0.25
+    paper.loc[(paper["experiment"] == "b") & (paper["hidden_states"] == 5),
+              "gold_effective_runs"] = 3.0
+    table = gs.doubled_particles(paper, again)
+    first = next(line for line in gs._doubled_particles_lines(table) if "data set 1" in line)
+    assert "4 of 5 estimates rest on at least half their runs" in first
+    assert "move 1 of 5 by more than 1 SE" in first and "at 3 hidden states" in first
+    assert "Not converged by the runs' agreement and the doubling" in first
+    for row in gs.paper003_verdict_rows(paper, table):
+        assert "Twice the particles move 2 of 10 re-estimated values (b) by more than 1 SE" \
+            in row["ours"]

@@ -86,13 +86,6 @@ CHICKERING_HECKERMAN1996_FIT_SETTINGS = {
     "prior_alpha": CHICKERING_HECKERMAN1996["prior_alpha"],
     "em": CHICKERING_HECKERMAN1996["em"],
 }
-# The experiments whose fits the gold standard scores (None: the config runs no gold standard),
-# which the report's explanations point to.
-_gold_paper003 = config.get("gold_standard", {}).get("paper003")
-CHICKERING_HECKERMAN1996_GOLD = (
-    None if _gold_paper003 is None else _gold_paper003["experiments"]
-    + (_gold_paper003.get("large_c") or {}).get("experiments", [])
-)
 # Figures 1-3 as the config asks for them: one data set, and mean ± s.d. over data sets, under
 # the paper's EM protocol and (``_search``) under the annealed search.
 CHICKERING_HECKERMAN1996_FIGURES = [
@@ -338,6 +331,6 @@ rule chickering_heckerman1996_report:
         section=CHICKERING_HECKERMAN1996,
         # the experiments this run's gold standard scores (None: no gold standard), which the
         # explanations point to
-        gold_experiments=CHICKERING_HECKERMAN1996_GOLD,
+        gold_experiments=lambda w: RESCORED_EXPERIMENTS.get("chickering_heckerman1996"),
     script:
         "../scripts/chickering_heckerman1996/report.py"

@@ -26,6 +26,10 @@ LOGS = f"{RESULTS}/logs"
 # collects per paper key; each rule file adds its own.
 FINAL_OUTPUTS = []
 REPRODUCTION_SECTIONS = {key: {"paper": key, "documents": [], "verdicts": []} for key in PAPERS}
+# Experiments of a paper that a later stage scores again (paper name -> experiment names), filled
+# by that stage's rule file; the paper's report points to them (read at job time, once every
+# rule file is included).
+RESCORED_EXPERIMENTS = {}
 
 
 def job_seed(*key):

@@ -30,6 +30,27 @@ GOLD_STANDARD_SMC = {
     )
     for e in GOLD_STANDARD_PARTS
 }
+# paper 003's report points its explanations to these experiments' gold standard
+RESCORED_EXPERIMENTS["chickering_heckerman1996"] = GOLD_STANDARD["paper003"]["experiments"] + (
+    _gold_standard_large_c["experiments"]
+)
+# The large-c data sets estimated again with twice the particles of both samplers, from
+# independent seeds (``paper003.large_c.doubled_particles_replicates``): has the gold standard
+# converged where it decides the large-c claims?
+GOLD_STANDARD_DOUBLED_SMC = {
+    e: {**smc, "particles": 2 * smc["particles"]} for e, smc in GOLD_STANDARD_SMC.items()
+}
+GOLD_STANDARD_DOUBLED_TEMPERING = (
+    {**GOLD_STANDARD["tempering"], "particles": 2 * GOLD_STANDARD["tempering"]["particles"]}
+    if GOLD_STANDARD.get("tempering")
+    else None
+)
+GOLD_STANDARD_DOUBLED_FILES = [
+    f"{GOLD_STANDARD_DIR}/paper003_doubled/{e}/rep{r}_part{p}.csv"
+    for e in _gold_standard_large_c["experiments"]
+    for r in range(1, _gold_standard_large_c.get("doubled_particles_replicates", 0) + 1)
+    for p in range(1, GOLD_STANDARD_PARTS[e] + 1)
+]
 # The paper-003 data sets scored against the gold standard, each in its parts: ``paper003``'s
 # experiments, and those of ``paper003.large_c`` with their own replicates.
 GOLD_STANDARD_PAPER003_FILES = [
@@ -63,6 +84,8 @@ if GOLD_STANDARD_PAPER003_FILES:
         "paper003_errors": "score − gold against hidden states",
         "paper003_shapes": "each curve minus its maximum, gold standard among them",
     }
+if GOLD_STANDARD_DOUBLED_FILES:
+    _gold_standard_tables["doubled_particles"] = "large-c estimates with twice the particles"
 if GOLD_STANDARD_SLOPE_FILES:
     _gold_standard_tables |= {
         "slope_fits": "fitted slopes beside ds/2 and de/2",
@@ -106,17 +129,21 @@ rule gold_standard_exact:
         "../scripts/gold_standard/exact.py"
 
 
+# paper003: the gold standard of a paper-003 data set; paper003_doubled: the same with twice
+# the particles, from its own seeds
 rule gold_standard_paper003:
     input:
         data=f"{CHICKERING_HECKERMAN1996_DIR}/data/{{experiment}}/rep{{replicate}}.csv",
         fits=f"{CHICKERING_HECKERMAN1996_DIR}/fits/{{experiment}}/rep{{replicate}}.csv",
         model=lambda w: CHICKERING_HECKERMAN1996_MODEL_FILE[w.experiment],
     output:
-        f"{GOLD_STANDARD_DIR}/paper003/{{experiment}}/rep{{replicate}}_part{{part}}.csv",
+        f"{GOLD_STANDARD_DIR}/{{estimates}}/{{experiment}}/rep{{replicate}}_part{{part}}.csv",
     log:
-        f"{LOGS}/gold_standard/paper003/{{experiment}}_rep{{replicate}}_part{{part}}.log",
+        f"{LOGS}/gold_standard/{{estimates}}/{{experiment}}_rep{{replicate}}_part{{part}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/gold_standard_paper003/{{experiment}}_rep{{replicate}}_part{{part}}.tsv"
+        f"{LOGS}/benchmarks/gold_standard_{{estimates}}/{{experiment}}_rep{{replicate}}_part{{part}}.tsv"
+    wildcard_constraints:
+        estimates="paper003|paper003_doubled",
     conda:
         "../envs/hiddenbn.yaml"
     threads: 1
@@ -124,9 +151,15 @@ rule gold_standard_paper003:
         features=lambda w: CHICKERING_HECKERMAN1996_MODEL[w.experiment]["features"],
         generating_states=lambda w: CHICKERING_HECKERMAN1996_MODEL[w.experiment]["hidden_states"],
         prior_alpha=CHICKERING_HECKERMAN1996_FIT_SETTINGS["prior_alpha"],
-        smc=lambda w: GOLD_STANDARD_SMC[w.experiment],
-        tempering=GOLD_STANDARD.get("tempering"),
-        seed=lambda w: job_seed("gold_standard", "paper003", w.experiment, int(w.replicate)),
+        smc=lambda w: (
+            GOLD_STANDARD_DOUBLED_SMC if w.estimates == "paper003_doubled" else GOLD_STANDARD_SMC
+        )[w.experiment],
+        tempering=lambda w: (
+            GOLD_STANDARD_DOUBLED_TEMPERING
+            if w.estimates == "paper003_doubled"
+            else GOLD_STANDARD.get("tempering")
+        ),
+        seed=lambda w: job_seed("gold_standard", w.estimates, w.experiment, int(w.replicate)),
         part=lambda w: int(w.part),
         parts=lambda w: GOLD_STANDARD_PARTS[w.experiment],
     script:
@@ -160,6 +193,7 @@ rule gold_standard_report:
         exact=GOLD_STANDARD_EXACT_FILES,
         paper=GOLD_STANDARD_PAPER003_FILES,
         slopes=GOLD_STANDARD_SLOPE_FILES,
+        doubled=GOLD_STANDARD_DOUBLED_FILES,
     output:
         findings=f"{GOLD_STANDARD_DIR}/findings.md",
         verdicts=f"{GOLD_STANDARD_DIR}/verdicts.csv",

@@ -58,6 +58,12 @@ SCORES = {"laplace": "Laplace", "cs": "CS", "cs_plus": "CS+", "mled": "MLED",
           "draper": "Draper", "bic": "BIC", "bic_plus": "BIC+"}
 #: Paper 002's scores and the scores they correct: equal wherever ``de = ds``.
 PLUS_OF = {"cs_plus": "cs", "bic_plus": "bic"}
+#: Share of its runs that an estimate must rest on (effective runs) for the runs to agree: half:
+#: then the spread of the runs measures the estimate's error, not how far the other runs fell).
+AGREEING_SHARE = 0.5
+#: Standard errors by which twice the particles may move an estimate of a converged gold
+#: standard: one, the estimate's own error.
+DOUBLING_TOLERANCE_SE = 1.0
 
 
 def distinct_scores(frame: pd.DataFrame) -> dict:
@@ -409,11 +415,12 @@ def table1_against_gold(paper: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def paper003_verdict_rows(paper: pd.DataFrame) -> list[dict]:
+def paper003_verdict_rows(paper: pd.DataFrame, doubled: pd.DataFrame | None = None) -> list[dict]:
     """Paper 003's claims about Table 1 judged with the gold standard as the yardstick (the
     same check functions as against Laplace), and the paper's own assumption that Laplace is
     the most accurate: where a claim fails against Laplace, this says whether the claim or the
-    yardstick is at fault."""
+    yardstick is at fault. ``doubled`` (:func:`doubled_particles`) adds to each verdict's
+    evidence how far twice the particles move the large-c estimates."""
     if not {"features", "generating_states", "cases"} <= set(paper):
         return []
     table = table1_against_gold(paper)
@@ -421,7 +428,7 @@ def paper003_verdict_rows(paper: pd.DataFrame) -> list[dict]:
     on_own_terms = ("judged against the marginal likelihood itself (SMC, see the data sets "
                     "and standard errors in findings.md), not against Laplace or our search: "
                     "where the claim fails here, it is the paper's claim that fails")
-    few = _few_runs_note(paper)
+    few = _few_runs_note(paper) + _doubling_note(doubled)
     rows = [verdict_row(where, claim, "", evidence + few, CLAIM_VERDICTS[verdict],
                         "" if verdict == "supported" else on_own_terms)
             for claim, check in chickering_heckerman1996.TABLE1_CLAIMS
@@ -465,6 +472,21 @@ def _few_runs_note(paper: pd.DataFrame) -> str:
     experiments = ", ".join(sorted(set(few["experiment"])))
     return (f" In {len(few)} of {len(selection)} data sets ({experiments}) the gold standard's "
             f"choice rests on an estimate with fewer than {FEW_RUNS:g} effective runs.")
+
+
+def _doubling_note(doubled: pd.DataFrame | None) -> str:
+    """How many estimates twice the particles move by more than
+    :data:`DOUBLING_TOLERANCE_SE` standard errors, for a verdict's evidence; empty when none
+    is checked or none moves that far."""
+    if doubled is None or doubled.empty:
+        return ""
+    moved = doubled[doubled["shift_se"].abs() > DOUBLING_TOLERANCE_SE]
+    if moved.empty:
+        return ""
+    return (f" Twice the particles move {len(moved)} of {len(doubled)} re-estimated values "
+            f"({', '.join(sorted(set(moved['experiment'])))}) by more than "
+            f"{DOUBLING_TOLERANCE_SE:g} SE: the gold standard has not converged there "
+            "(findings.md).")
 
 
 def _few_runs_shape_note(paper: pd.DataFrame, laplace: str) -> str:
@@ -789,6 +811,55 @@ def _run_agreement_lines(paper: pd.DataFrame, large_c=()) -> list[str]:
     return lines
 
 
+def doubled_particles(paper: pd.DataFrame, doubled: pd.DataFrame) -> pd.DataFrame:
+    """Each gold-standard estimate beside its estimate with twice the particles (independent
+    seeds): one row per (experiment, data set, test model) of ``doubled``, with ``shift``
+    (doubled minus the original, nats), ``shift_se`` (the shift in the original's standard
+    errors) and ``shift_combined_se`` (in the standard error of the difference)."""
+    keys = ["experiment", "replicate", "hidden_states"]
+    columns = ["gold", "gold_se", "gold_effective_runs", "gold_runs"]
+    table = paper.drop_duplicates(keys)[keys + columns].merge(
+        doubled.drop_duplicates(keys)[keys + columns], on=keys, suffixes=("", "_doubled"))
+    table["shift"] = table["gold_doubled"] - table["gold"]
+    table["shift_se"] = table["shift"] / table["gold_se"].where(table["gold_se"] > 0)
+    table["shift_combined_se"] = table["shift"] / np.hypot(table["gold_se"],
+                                                           table["gold_se_doubled"])
+    return table
+
+
+def _doubled_particles_lines(table: pd.DataFrame) -> list[str]:
+    """Whether the large-c gold standard has converged: its runs agree (at least
+    :data:`AGREEING_SHARE` of them effective) and twice the particles move no estimate by more
+    than :data:`DOUBLING_TOLERANCE_SE` standard errors."""
+    if table.empty:
+        return []
+    lines = ["### Has the gold standard converged at large c?", "",
+             "Every estimate of the data sets below was made again with twice the particles of "
+             "both samplers, from independent seeds (`tables/doubled_particles.csv`). A "
+             f"converged estimate rests on at least {AGREEING_SHARE:.0%} of its runs and moves "
+             f"by at most {DOUBLING_TOLERANCE_SE:g} standard error when the particles double.",
+             ""]
+    for (experiment, replicate), cell in table.groupby(["experiment", "replicate"]):
+        agree = cell["gold_effective_runs"] >= AGREEING_SHARE * cell["gold_runs"]
+        moved = cell["shift_se"].abs() > DOUBLING_TOLERANCE_SE
+        beyond_two = cell["shift_combined_se"].abs() > 2
+        worst = cell.loc[cell["shift_se"].abs().idxmax()]
+        lines.append(
+            f"* {experiment}, data set {int(replicate)}: {int(agree.sum())} of {len(cell)} "
+            f"estimates rest on at least half their runs; twice the particles move "
+            f"{int(moved.sum())} of {len(cell)} by more than {DOUBLING_TOLERANCE_SE:g} SE "
+            f"({int(beyond_two.sum())} by more than 2 SE of the difference); the mean shift is "
+            f"{cell['shift'].mean():+.1f} nats (a positive mean: the estimates still rise with "
+            f"the particles); the largest, {worst['shift']:+.1f} nats "
+            f"({worst['shift_se']:+.1f} SE), at {int(worst['hidden_states'])} hidden states. "
+            + ("Converged by both rules." if agree.all() and not moved.any() else
+               "Not converged by " + " and ".join(
+                   rule for rule, failed in (("the runs' agreement", not agree.all()),
+                                             ("the doubling", moved.any())) if failed)
+               + ", which every verdict's evidence says."))
+    return lines + [""]
+
+
 def _sampler_lines(paper: pd.DataFrame) -> list[str]:
     """How the estimates were made: runs, particles and samplers, and their CPU time."""
     if "gold_sampler" not in paper:
@@ -928,9 +999,10 @@ def _mled_entropy_lines(paper: pd.DataFrame) -> list[str]:
 
 
 def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
-             large_c=()) -> str:
+             large_c=(), doubled: pd.DataFrame | None = None) -> str:
     """``findings.md``: what the gold standard says, in plain words and numbers, with a section
-    for each figure; ``large_c``: the experiments of ``gold_standard.paper003.large_c``."""
+    for each figure; ``large_c``: the experiments of ``gold_standard.paper003.large_c``;
+    ``doubled``: :func:`doubled_particles`'s table, if any."""
     lines = ["# Gold standard for the marginal likelihood: findings", "",
              "Generated by `hiddenbn.experiments.gold_standard.findings` from the tables in "
              "`tables/`. The gold standard is the SMC estimate of log p(D|S) "
@@ -979,6 +1051,7 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                             .rename(columns={f"{s}_mean": label for s, label in scores.items()}
                                     | {"gold_se_mean": "gold SE"})), ""]
         lines += _run_agreement_lines(paper, large_c) + [""]
+        lines += _doubled_particles_lines(doubled if doubled is not None else pd.DataFrame())
         shapes = shape_errors(paper, ["experiment"])
         closest = shapes.set_index("experiment")[list(scores)].idxmin(axis=1)
         lines += ["* Shape: distance of each curve minus its maximum from the gold standard's "
@@ -1058,9 +1131,11 @@ def _read_all(files) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def write_report(exact_files, paper_files, slope_files, out_dir, large_c=()) -> None:
+def write_report(exact_files, paper_files, slope_files, out_dir, large_c=(),
+                 doubled_files=()) -> None:
     """Tables (CSV), figures (PNG + PDF) and ``findings.md`` under ``out_dir``; ``large_c``
-    names the experiments of ``gold_standard.paper003.large_c``."""
+    names the experiments of ``gold_standard.paper003.large_c``, ``doubled_files`` the
+    estimates of some of their data sets made again with twice the particles."""
     out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(parents=True, exist_ok=True)
@@ -1081,7 +1156,11 @@ def write_report(exact_files, paper_files, slope_files, out_dir, large_c=()) -> 
         # the approximations at the best mode we find; paper 003's report sets its EM protocol
         # beside the search
         paper = paper[paper["protocol"] == "search"]
-    write_verdicts(paper003_verdict_rows(paper) if not paper.empty else [],
+    doubled = _read_all(doubled_files)
+    if not doubled.empty:
+        doubled = doubled_particles(paper, doubled)
+        save(doubled, "doubled_particles.csv")
+    write_verdicts(paper003_verdict_rows(paper, doubled) if not paper.empty else [],
                    out / "verdicts.csv")
     if not paper.empty:
         save(table1_against_gold(paper), "paper003_table1.csv")
@@ -1095,4 +1174,4 @@ def write_report(exact_files, paper_files, slope_files, out_dir, large_c=()) -> 
         save(table, "slope_fits.csv")
         save(cs_plus_comparison(slopes), "cs_plus.csv")
         figure_slopes(slopes, table, out / "figures" / "slopes")
-    atomic_write_text(out / "findings.md", findings(exact, paper, slopes, large_c))
+    atomic_write_text(out / "findings.md", findings(exact, paper, slopes, large_c, doubled))
