@@ -240,9 +240,15 @@ def synthetic_lc(plus_factor, parametrisations=6, sizes=(1000, 2000, 4000, 8000)
 
 def test_half_the_data_claim_measures_the_data_factor():
     assert kz.half_the_data_claim(synthetic_lc(2.2), "k8det")[1] == "supported"
-    claim = kz.half_the_data_claim(synthetic_lc(1.3), "k8det")
-    assert claim[1] == "not supported"
-    assert "N = 1000: 1.3" in claim[3] and "Below 2 beyond variance" in claim[3]
+    low = synthetic_lc(1.3)
+    claim = kz.half_the_data_claim(low, "k8det")
+    assert claim[1] == "not supported" and "interpolated linearly in log N" in claim[2]
+    assert "N = 1000: 1.3" in claim[2] and "Below 2 beyond variance" in claim[3]
+    mixed = low.copy()  # half the data at the smallest N only
+    first = (mixed.cases == 1000).to_numpy()
+    mixed.loc[first] = synthetic_lc(2.2).loc[first]
+    claim = kz.half_the_data_claim(mixed, "k8det")
+    assert claim[1] == "partly supported" and "N = 1000: 2.2" in claim[2]
     factors = kz.data_factors(np.array([1000, 2000, 4000]),
                               np.array([[4e-3, 2e-3, 4e-3, 2e-3], [2e-3, 1e-3, 2e-3, 1e-3],
                                         [1e-3, 5e-4, 1e-3, 5e-4]]))
@@ -680,3 +686,22 @@ def test_figure4_claims_are_judged_on_every_generator_the_paper_calls_similar():
     assert "k5 ok; k8 no (holds on 1 of 2 generators)" == combined[2]
     assert kz.across_generators(claims[:1])[1:3] == ("supported", "k5 ok")
     assert kz.across_generators([claims[1]] * 2)[1] == "not supported"
+
+
+def test_same_behaviour_is_a_pooled_paired_test_where_cs_and_bic_select_differently():
+    picks = {"BIC": _pick(3, 2.0), "CS": _pick(3, 2.0), "BIC+": _pick(6, 1.0),
+             "CS+": _pick(5, 1.0)}
+    same = synthetic_selections(picks, sets=10)
+    same.loc[same.score == "CS", "kl_bits"] = same.loc[same.score == "BIC", "kl_bits"].values
+    assert kz.same_behaviour_claim(same, "k8")[1] == "supported"
+    # CS picks 4 states on 8 of the 20 data sets and fits better on every one of them
+    parted = same.copy()
+    cs = parted.index[(parted.score == "CS") & (parted.parametrisation <= 4)]
+    parted.loc[cs, "states"] = 4
+    parted.loc[cs, "kl_bits"] *= 0.5
+    claim = kz.same_behaviour_claim(parted, "k8")
+    assert claim[1] == "partly supported" and "CS fits better on 8 of 8" in claim[2]
+    # random differences in both directions: no significant difference
+    mixed = parted.copy()
+    mixed.loc[cs[::2], "kl_bits"] *= 4.0
+    assert kz.same_behaviour_claim(mixed, "k8")[1] == "supported"
