@@ -1,4 +1,4 @@
-"""Effective-dimension engine speed (issue 3's target: Table 1 + HLC in < 5 s on one core).
+"""Effective-dimension engine speed (target: Table 1 + HLC in < 5 s on one core).
 
 Times, after JIT warm-up and on one core (BLAS limited to one thread):
 

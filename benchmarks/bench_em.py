@@ -1,4 +1,4 @@
-"""EM, restart schedule and Laplace timings against StepMix 3.0.0 (issue 4's targets).
+"""EM, restart schedule and Laplace timings against StepMix 3.0.0, beside their targets.
 
 Run with ``python -m benchmarks em`` (or ``make bench``). Every ratio is measured in the same
 run on identical binary data: StepMix gets the cases as rows (its usual input), hiddenbn the
@@ -8,7 +8,7 @@ is the time difference between fits of ``K + extra`` and ``K`` iterations divide
 
 Targets: EM per iteration >= 2x faster than StepMix for (n, c, N) = (64, 32, 400) and
 (64, 32, 100000), >= 100x for (4, 8, 243000); the Laplace score (d = 2079) and the whole
-restart schedule plus convergence for (64, 32, 400) each under 1 s on 2 cores. Issue 19: at
+restart schedule plus convergence for (64, 32, 400) each under 1 s on 2 cores. At
 (64, 32, 100000) EM per iteration within 2x of the GEMM floor (the flops of the two products
 of the design E step, ``Z @ C`` and ``Z^T @ posterior``, at the GFLOPS of a 2000^3 GEMM
 measured in the same run) and >= 3x faster than StepMix. Last, the latent class E step's two

@@ -1,4 +1,4 @@
-"""Marginal likelihood: SMC speed and accuracy (issue 9's target), and the reach of exact sums.
+"""Marginal likelihood: SMC speed and accuracy (against a target), and the reach of exact sums.
 
 1. SMC on the naive-Bayes model of paper 003 with n = 32 binary features, c = 4 hidden states
    and N = 400 cases (target: standard error below 0.5 nats in under a minute on 2 cores).

@@ -1,4 +1,4 @@
-"""Forward-sampling throughput (issue 2's target: >= 1e7 node-draws per second on one core).
+"""Forward-sampling throughput (target: >= 1e7 node-draws per second on one core).
 
 Baseline: a vectorised NumPy forward sampler (inverse CDF per node, all rows at once), run in
 the same process on the same model; the report gives node-draws per second and the ratio.

@@ -2,7 +2,7 @@
 
 Run with ``python -m benchmarks startup``. The wall time of a whole ``hiddenbn`` process (the
 console script, as a user runs it) for ``--version``, ``--help``, ``fit --help`` and an argument
-error, the median of :data:`RUNS` runs each, beside the target of issue 19 (0.5 s); with two
+error, the median of :data:`RUNS` runs each, beside the target (0.5 s); with two
 baselines from the same run, ``python -c pass`` (the interpreter alone) and ``python -c "import
 numpy"`` (what any command of the library pays at least), and the import time of
 :mod:`hiddenbn.cli` itself (median of :data:`RUNS` fresh interpreters, ``perf_counter`` around
@@ -20,7 +20,7 @@ from pathlib import Path
 
 #: Runs per measurement; the median is reported.
 RUNS = 7
-#: Issue 19's target for the start-up of --help, --version and an argument error, seconds.
+#: The target for the start-up of --help, --version and an argument error, seconds.
 TARGET = 0.5
 
 IMPORT_CLI = ("import time; start = time.perf_counter(); import hiddenbn.cli; "

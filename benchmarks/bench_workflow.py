@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-#: The issue's target for ``make reproduce`` on an idle 2-core machine.
+#: The target for ``make reproduce`` on an idle 2-core machine.
 TARGET_MINUTES = 8.0
 
 

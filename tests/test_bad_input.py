@@ -1,4 +1,4 @@
-"""Bad input of every kind gets one line ``hiddenbn: error: ...``, exit 2, at once (issue 15).
+"""Bad input of every kind gets one line ``hiddenbn: error: ...``, exit 2, at once.
 
 Each class the tester found has tests here: states silently wrapped to 32 bits, files that are
 binary or not UTF-8 (and the byte-order mark that must be accepted), sizes that cannot fit in

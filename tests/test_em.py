@@ -132,7 +132,7 @@ def test_bad_arguments_are_one_line_errors(rng):
 
 
 def test_best_log_likelihood_at_least_stepmix(rng):
-    """ML by the halving schedule reaches StepMix's best of many restarts (issue 4 item 5)."""
+    """ML by the halving schedule reaches StepMix's best of many restarts."""
     import stepmix  # test-only peer (pyproject test extra)
     network = latent_class(3, [2] * 8)
     data = sample_dataset(network, random_parameters(network, rng), 500, rng)

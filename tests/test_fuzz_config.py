@@ -1,4 +1,4 @@
-"""Fuzzing the workflow's config validation (issue 15): a malformed config never crashes it.
+"""Fuzzing the workflow's config validation: a malformed config never crashes it.
 
 Each case changes config/quick.yaml, with the studies of config/studies_example.yaml added so
 that every section is there, one to three times: a value anywhere replaced (by one of its own

@@ -1,4 +1,4 @@
-"""The latent class E step's two paths (issue 19): the pass over groups of variables and the
+"""The latent class E step's two paths: the pass over groups of variables and the
 BLAS products on the design, with their vectorised exp, against independent computations
 (dense NumPy, enumeration) and each other."""
 

@@ -1,4 +1,4 @@
-"""The command line starts without the heavy libraries (issue 19).
+"""The command line starts without the heavy libraries.
 
 ``hiddenbn --help``, ``--version``, every command's ``--help`` and an argument error build the
 parser and stop: none of them may import numba, scipy, pandas or matplotlib, which take a second

@@ -1,4 +1,4 @@
-"""User studies from the config (issue 10): config errors, tiny studies run in-process and checked
+"""User studies from the config: config errors, tiny studies run in-process and checked
 for content, regeneration of a replicate with the command line, and the example config's dry
 run."""
 

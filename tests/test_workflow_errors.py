@@ -1,4 +1,4 @@
-"""A failed job says why; config errors are one line each (issue 15).
+"""A failed job says why; config errors are one line each.
 
 A failing job leaves its traceback in its log file and one line on the console
 (hiddenbn.joblog); a malformed config stops the workflow before any job with one line per problem,

@@ -1,4 +1,4 @@
-"""The workflow's config, checked before any job runs, one line per problem (issue 15).
+"""The workflow's config, checked before any job runs, one line per problem.
 
 Snakemake's ``validate`` answers one problem with the whole schema and config (hundreds of
 lines), JSON Schema's ``number`` lets through the NaN and infinities YAML writes as ``.nan`` and

@@ -1,4 +1,4 @@
-# Gold standard for the marginal likelihood (issue 9): exact values on small data, the SMC
+# Gold standard for the marginal likelihood: exact values on small data, the SMC
 # estimate on paper 003's data sets and fits, and the slope of log p(D|theta_ML) - log p(D)
 # against log N; one job per (experiment, data set), then one report job. The paper-003 part
 # scores paper 003's data sets and fits, which it takes, with the prior and EM protocol that

@@ -1,4 +1,4 @@
-# User studies (issue 10): the config's `studies:` section (config/studies_example.yaml
+# User studies: the config's `studies:` section (config/studies_example.yaml
 # documents it). One job per (study, generator, N) runs every replicate: generating parameters,
 # data, the candidate fits and what each score selects; then one summary job per study writes
 # its tables, figure and summary.md.

@@ -1,4 +1,4 @@
-"""A gold standard for the marginal likelihood, and the questions the papers left open (issue 9).
+"""A gold standard for the marginal likelihood, and the questions the papers left open.
 
 Three experiments, each a set of plain functions called by thin Snakemake scripts:
 

@@ -1,6 +1,6 @@
 """User-defined simulation studies: paper 002's protocol on any models, from the config.
 
-A study (one entry of the config's ``studies:`` section, issue 10) names generating models
+A study (one entry of the config's ``studies:`` section) names generating models
 (any spec :func:`hiddenbn.spec.parse_spec` accepts), how their parameters are drawn (a fresh
 Dirichlet(``generating_alpha``) draw per replicate, or a fixed parameter file), sample sizes, replicates,
 one family of candidate models, the scores that select from it (names from
