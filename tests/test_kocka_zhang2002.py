@@ -360,25 +360,36 @@ def test_bold_from_means_and_errors_with_our_correlation_is_the_paired_test():
     assert independent["BIC p"].item() == pytest.approx(2 * student_t.sf(t, 29))
 
 
-def test_cs_plus_score_of_choice_by_the_paper_s_rule_on_its_own_table_and_a_false_one():
+def test_cs_plus_score_of_choice_by_the_paper_s_argument_on_its_own_table_and_a_false_one():
     paper = kz.summary_bold(PAPER, lambda *_: 0.8, PAIRS)
     assert kz.claim_cs_plus_score_of_choice(paper)[0] == "supported"
+    # the strict reading (CS+ alone bold everywhere) holds on the paper's table only for some
+    # correlations of the scores' KLs (not printed)
     supporting = kz.supporting_correlations(PAPER, PAIRS)
-    assert 0.8 in supporting and 0.0 not in supporting  # independent scores: all bold
+    assert 0.8 in supporting and 0.0 not in supporting
+    assert "strict reading" in kz.claim_cs_plus_score_of_choice(paper)[1]
+    # independent scores: BIC+ not significantly worse at 1000, so CS+'s edge is not shown
     assert kz.claim_cs_plus_score_of_choice(kz.summary_bold(PAPER, lambda *_: 0.0, PAIRS))[0] \
         == "partly supported"
     worse = PAPER.assign(**{"CS+ mean": PAPER["CS+ mean"] + 1.0})  # CS+ far behind everywhere
     assert kz.claim_cs_plus_score_of_choice(kz.summary_bold(worse, lambda *_: 0.8, PAIRS))[0] \
         == "not supported"
-    # our side: bold from paired p-values; CS+ bold in 6 of 6 rows and alone in that
+    plain = PAPER.assign(**{"BIC mean": PAPER["BIC mean"] * 0.5})  # plain scores win at large N
+    assert kz.claim_cs_plus_score_of_choice(kz.summary_bold(plain, lambda *_: 0.8, PAIRS))[0] \
+        == "not supported"
+    # the strict reading: CS+ bold in 6 of 6 rows and alone in that
     rows = pd.DataFrame([{"cases": n, **{f"{s} bold": s == "CS+" or n < 5000
                                          for s in kz.SCORE_KEYS}}
                          for n in (1000, 3000, 9000, 27000, 81000, 243000)])
-    assert kz.claim_cs_plus_score_of_choice(rows)[0] == "supported"
+    assert kz.cs_plus_bold_everywhere(rows)[0] == "supported"
     rows["BIC bold"] = True
-    assert kz.claim_cs_plus_score_of_choice(rows)[0] == "partly supported"
+    assert kz.cs_plus_bold_everywhere(rows)[0] == "partly supported"
     why = kz.cs_plus_choice_explanation(rows.assign(**{"CS+ bold": False}), paper)
-    assert "CS+ 1000, 3000" in why and "(paper: none)" in why
+    assert "CS+ 1000, 3000" in why and "strict reading" in why
+    sensitivity = pd.DataFrame({"claim": ["c"] * 3 + ["d"],
+                                "verdict": ["supported", "not supported", "supported", "x"]})
+    assert "3 combinations" in kz.robustness(sensitivity, "c")
+    assert "supported 2, not supported 1" in kz.robustness(sensitivity, "c")
 
 
 def test_the_other_table2_claims_hold_on_the_paper_s_table_and_fail_when_it_is_changed():
