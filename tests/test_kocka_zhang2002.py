@@ -716,3 +716,19 @@ def test_same_behaviour_is_a_pooled_paired_test_where_cs_and_bic_select_differen
     mixed = parted.copy()
     mixed.loc[cs[::2], "kl_bits"] *= 4.0
     assert kz.same_behaviour_claim(mixed, "k8")[1] == "supported"
+
+
+def test_alpha_gap_table_compares_what_cs_adds_with_what_bic_plus_charges():
+    section = {"cs_alpha": 1.0, "sensitivity": {"cs_alphas": [4.0]}}
+    rows = []
+    for states, de in ((1, 4), (2, 9), (3, 13), (4, 15), (5, 15)):
+        bic = -100.0  # equal BIC: CS - BIC alone decides CS+
+        rows.append({"generator": "k2", "parametrisation": 1, "cases": 1000, "states": states,
+                     "ds": de, "de": de, "kl_bits": 1e-3, "BIC": bic, "BIC+": bic,
+                     "CS": bic + 5.0 * states, "CS+": bic + 5.0 * states,
+                     "CS@4": bic - 5.0 * states, "CS+@4": bic - 5.0 * states})
+    table = kz.alpha_gap_table(pd.DataFrame(rows), "k2", section).set_index("alpha")
+    assert table.loc[1.0, "gain"] == pytest.approx(15.0)  # 5 per state, from 2 to 5 states
+    assert table.loc[4.0, "gain"] == pytest.approx(-15.0)
+    assert table.loc[1.0, "CS+ mean |X|"] == 5 and table.loc[4.0, "CS+ mean |X|"] == 1
+    assert table.loc[1.0, "BIC+ charge"] == f"{3 * np.log(1000):.3g}-{3 * np.log(1000):.3g}"
