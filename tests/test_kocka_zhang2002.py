@@ -732,3 +732,17 @@ def test_alpha_gap_table_compares_what_cs_adds_with_what_bic_plus_charges():
     assert table.loc[4.0, "gain"] == pytest.approx(-15.0)
     assert table.loc[1.0, "CS+ mean |X|"] == 5 and table.loc[4.0, "CS+ mean |X|"] == 1
     assert table.loc[1.0, "BIC+ charge"] == f"{3 * np.log(1000):.3g}-{3 * np.log(1000):.3g}"
+
+
+def test_table2_cells_point_to_one_summary_row_that_carries_the_explanation():
+    shifted = PAPER.assign(**{"CS mean": PAPER["CS mean"] + 1.0})
+    cells = kz.table2_cell_rows(shifted, PRINTED, explanation="why: the summary")
+    summary = kz.table2_summary_row(cells, "the long computed reason", "choices")
+    assert summary["verdict"] == "partly reproduced" and summary["ours"].endswith("of 24 within two combined standard errors")
+    assert summary["explanation"] == "the long computed reason"
+    assert summary["derived_from"] == cells[0]["item"]  # not counted again
+    same = kz.table2_summary_row(kz.table2_cell_rows(PAPER, PRINTED), "reason", "")
+    assert same["verdict"] == "reproduced" and same["explanation"] == ""
+    far = PAPER.assign(**{f"{s} mean": PAPER[f"{s} mean"] + 5.0 for s in kz.SCORE_KEYS})
+    assert kz.table2_summary_row(kz.table2_cell_rows(far, PRINTED), "r", "")["verdict"] \
+        == "not reproduced"

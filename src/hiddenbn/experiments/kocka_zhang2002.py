@@ -1031,9 +1031,10 @@ def table2_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str = "T
                      shortfall=lambda cases: "") -> list[dict]:
     """One verdict per printed cell of Table 2 (sample size × score): our mean KL against the
     paper's, reproduced when they differ by at most two combined standard errors;
-    ``explanation`` (why the levels differ, from the sensitivity analysis) goes with the cells
-    that are not, ``choices`` (the reconstruction choices the levels rest on) with every
-    cell, after ``shortfall(cases)`` (:func:`em_shortfall_note` at the cell's N)."""
+    ``explanation`` (a short pointer to why the levels differ, :func:`table2_summary_row`)
+    goes with the cells that are not, ``choices`` (the reconstruction choices the levels rest
+    on) with every cell, after ``shortfall(cases)`` (:func:`em_shortfall_note` at the cell's
+    N)."""
     ours = table.set_index("cases")
     rows = []
     for _, paper in parse_printed_table2(printed).iterrows():
@@ -1057,6 +1058,25 @@ def table2_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str = "T
                 + (f"; {explanation}" if explanation else ""),
                 choices=shortfall(cases) + choices))
     return rows
+
+
+#: The item of the row that judges Table 2's cells together (:func:`table2_summary_row`).
+TABLE2_SUMMARY = "Table 2: the KL levels of its cells together"
+
+
+def table2_summary_row(cells: list[dict], explanation: str, choices: str) -> dict:
+    """One row for Table 2's cells (``cells``: :func:`table2_cell_rows`) with the computed
+    explanation of why the levels differ (:func:`levels_explanation`), which the cells point
+    to instead of repeating it; it repeats their checks, so it is marked as derived from the
+    first cell and not counted."""
+    checked = [r for r in cells if r["verdict"] != "not checked"]
+    agree = sum(r["verdict"] == "reproduced" for r in checked)
+    verdict = ("not checked" if not checked else "reproduced" if agree == len(checked)
+               else "not reproduced" if agree == 0 else "partly reproduced")
+    return verdict_row("Table 2", TABLE2_SUMMARY, f"{len(checked)} cells",
+                       f"{agree} of {len(checked)} within two combined standard errors",
+                       verdict, explanation if agree < len(checked) else "", choices=choices,
+                       derived_from=cells[0]["item"] if cells else "")
 
 
 def _large_rows(table: pd.DataFrame) -> pd.DataFrame:
@@ -1738,18 +1758,19 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
                     if c[0] == TABLE2_CLAIMS[2][0] else c for c in run["hlc"]]
     levels = levels_explanation(table2_sensitivity, sensitivity, printed, section)
     sizes = "the LC sample sizes (reconstructed, docs/RECONSTRUCTIONS.md; not varied); "
+    level_choices = with_choices([(TABLE2_LEVELS, "", "")], sensitivity, section,
+                                 "EM's relative tolerance (config em.tolerance; Table 2's EM "
+                                 "and ML floors); ")[0][4]
+    cells = table2_cell_rows(table, printed, explanation=f"why: the row '{TABLE2_SUMMARY}'",
+                             choices=level_choices,
+                             shortfall=lambda n: em_shortfall_note(floor, [n]))
     write_verdicts(claim_rows("Sec. 5 (Figures 4-5)",
                               with_choices(lc_verdicts, sensitivity, section, sizes))
                    + claim_rows("Sec. 6 (Table 2)", [
                        (*claim[:4], em_shortfall_note(floor, hlc_claim_sizes(claim[0], table))
                         + claim[4])
                        for claim in with_choices(hlc_verdicts, sensitivity, section)])
-                   + table2_cell_rows(table, printed, explanation=levels,
-                                      choices=with_choices(
-                                          [(TABLE2_LEVELS, "", "")], sensitivity, section,
-                                          "EM's relative tolerance (config em.tolerance; "
-                                          "Table 2's EM and ML floors); ")[0][4],
-                                      shortfall=lambda n: em_shortfall_note(floor, [n])),
+                   + [table2_summary_row(cells, levels, level_choices)] + cells,
                    outdir / "verdicts.csv")
     pairs = sec["hierarchical"]["parametrisations"]
     paper_choice = cs_plus_bold_everywhere(paper)
