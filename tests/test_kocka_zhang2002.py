@@ -738,7 +738,8 @@ def test_table2_cells_point_to_one_summary_row_that_carries_the_explanation():
     shifted = PAPER.assign(**{"CS mean": PAPER["CS mean"] + 1.0})
     cells = kz.table2_cell_rows(shifted, PRINTED, explanation="why: the summary")
     summary = kz.table2_summary_row(cells, "the long computed reason", "choices")
-    assert summary["verdict"] == "partly reproduced" and summary["ours"].endswith("of 24 within two combined standard errors")
+    assert summary["verdict"] == "partly reproduced"
+    assert summary["ours"].endswith("of 24 within two combined standard errors")
     assert summary["explanation"] == "the long computed reason"
     assert summary["derived_from"] == cells[0]["item"]  # not counted again
     same = kz.table2_summary_row(kz.table2_cell_rows(PAPER, PRINTED), "reason", "")

@@ -936,10 +936,13 @@ def _plus_scores_agree(subset: pd.DataFrame, generator: str) -> tuple:
     for cases, group in subset.groupby("cases", sort=True):
         kl = group.pivot(index="parametrisation", columns="score", values="kl_bits")
         p_values[int(cases)] = _paired_p(kl["BIC+"], kl["CS+"])
+    chance = 1 - (1 - SIGNIFICANCE) ** len(p_values)
     return ("LC: the fits of BIC+ and CS+ do not differ significantly",
             "supported" if min(p_values.values()) >= SIGNIFICANCE else "not supported",
             f"{_generator_title(generator)}: paired t-test of KL(BIC+) vs KL(CS+) per N, p = " +
-            ", ".join(f"{n}: {p:.2g}" for n, p in p_values.items()))
+            ", ".join(f"{n}: {p:.2g}" for n, p in p_values.items()) +
+            f" (with no difference, some p < {SIGNIFICANCE:g} at one of these "
+            f"{len(p_values)} N has probability {chance:.2g})")
 
 
 def deterministic_claim(selections: pd.DataFrame, main: str, deterministic: str) -> tuple:
@@ -1537,6 +1540,9 @@ def sensitivity_markdown(verdicts: pd.DataFrame, tables: pd.DataFrame, printed: 
     change which verdict, the supported claims per choice, and Table 2 with its floor under
     each generating distribution."""
     main, alpha = main_distribution(section), float(section["cs_alpha"])
+    # a standard error scales as 1 / sqrt(number of parametrisations)
+    power_ratio = np.sqrt(section["hierarchical"]["parametrisations"]
+                          / section["sensitivity"]["hlc_parametrisations"])
     by_alpha = _sweep(verdicts[verdicts.distribution == main], "cs_alpha")
     by_distribution = _sweep(verdicts[np.isclose(verdicts.cs_alpha, alpha)], "distribution")
     grid = verdicts[verdicts.claim != TABLE2_LEVELS].assign(
@@ -1554,9 +1560,7 @@ def sensitivity_markdown(verdicts: pd.DataFrame, tables: pd.DataFrame, printed: 
         "of CS and CS+ are rerun under each alpha. The other distributions' HLC runs have "
         f"{section['sensitivity']['hlc_parametrisations']} parametrisations per N (the main "
         f"run {section['hierarchical']['parametrisations']}): the standard error of a paired "
-        "difference is about "
-        f"{np.sqrt(section['hierarchical']['parametrisations'] / section['sensitivity']['hlc_parametrisations']):.2g}"
-        " times the main run's there, so a significance-based verdict that weakens under "
+        f"difference is about {power_ratio:.2g} times the main run's there, so a significance-based verdict that weakens under "
         "them may reflect less power rather than a different behaviour.",
         "",
         f"Marks: yes = supported, partly, no = not supported. Generating distributions: "
@@ -1676,12 +1680,16 @@ def curve_descriptors(selections: pd.DataFrame, lc_models: pd.DataFrame,
     states = chosen.groupby(["cases", "score"]).states.mean().unstack("score")
     own = lc_models[(lc_models.generator == generator) & (lc_models.states == true_states)]
     floor = own.groupby("cases").kl_bits.mean()
+    largest = lc_models[(lc_models.generator == generator)
+                        & (lc_models.states == lc_models.states.max())]
+    always = largest.groupby("cases").kl_bits.mean()
     parts = []
     for cases in (kl.index.min(), kl.index.max()):
         parts.append(f"N = {int(cases)}: KL (bits) " + ", ".join(
             f"{s} {_format(kl.loc[cases, s])}" for s in SCORE_KEYS)
             + f" (lowest {kl.loc[cases].idxmin()}; the generating model's own EM fit "
-            f"{_format(floor[cases])}), |X| " + ", ".join(
+            f"{_format(floor[cases])}; always the largest model, "
+            f"{int(lc_models.states.max())} states, {_format(always[cases])}), |X| " + ", ".join(
                 f"{s} {states.loc[cases, s]:.1f}" for s in SCORE_KEYS))
     return f"{_generator_title(generator)}: " + "; ".join(parts)
 
