@@ -1778,7 +1778,8 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
                        (*claim[:4], em_shortfall_note(floor, hlc_claim_sizes(claim[0], table))
                         + claim[4])
                        for claim in with_choices(hlc_verdicts, sensitivity, section)])
-                   + [table2_summary_row(cells, levels, level_choices)] + cells,
+                   + [table2_summary_row(cells, levels, em_shortfall_note(floor, table.cases)
+                                         + level_choices)] + cells,
                    outdir / "verdicts.csv")
     pairs = sec["hierarchical"]["parametrisations"]
     paper_choice = cs_plus_bold_everywhere(paper)
