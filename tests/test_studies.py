@@ -307,3 +307,13 @@ def test_hill_climb_runs_on_a_tree_no_enumeration_could_fit():
         assert steps[0] == start
         totals = [sum(int(part.split("=")[1]) for part in step.split(",")) for step in steps]
         assert totals == list(range(36, 36 + len(steps)))
+
+
+def test_the_figure_section_names_the_scores_whose_lines_coincide():
+    rows = [{"generator": "g", "cases": n, "replicate": r, "score": score,
+             "model": "2:2,2" if score != "laplace" or r == 1 else "3:2,2"}
+            for n in (100, 1000) for r in (1, 2) for score in ("bic", "cs", "laplace")]
+    selections = pd.DataFrame(rows)
+    assert studies.coinciding_scores(selections, "g") == [["bic", "cs"]]
+    selections.loc[3, "model"] = "3:2,2"  # bic differs from cs once
+    assert studies.coinciding_scores(selections, "g") == []

@@ -547,8 +547,37 @@ def _generator_section(name: str, study: dict, summary: pd.DataFrame,
     return lines
 
 
+def coinciding_scores(selections: pd.DataFrame, generator: str) -> list[list[str]]:
+    """Groups of two or more scores that selected the same model on every data set of
+    ``generator``: their lines in figures/selection.png lie on top of each other."""
+    subset = selections[selections.generator == generator]
+    choices = subset.pivot_table(index=["cases", "replicate"], columns="score", values="model",
+                                 aggfunc="first")
+    groups = {}
+    for score in choices.columns:
+        groups.setdefault(tuple(choices[score]), []).append(score)
+    return [group for group in groups.values() if len(group) > 1]
+
+
+def _figure_section(study: dict, selections: pd.DataFrame) -> list[str]:
+    """The lines of summary.md about figures/selection.png: what it draws, and which scores'
+    lines hide each other."""
+    panels = " and ".join(label for _, label in _panels(study))
+    lines = ["## Figure: `figures/selection.png`", "",
+             f"One row of panels per generator: the {panels} of the model each score selected, "
+             "against N (log scale), mean ± one standard error over the replicates, one colour "
+             "and marker per score (the same across the project)."]
+    for generator in study["generators"]:
+        groups = coinciding_scores(selections, generator)
+        lines.append(f"* {generator}: " + ("; ".join(
+            ", ".join(group) + " selected the same model on every data set, so their lines "
+            "coincide and only their markers tell them apart" for group in groups)
+            if groups else "every score's line is its own") + ".")
+    return lines + [""]
+
+
 def summary_markdown(name: str, study: dict, summary: pd.DataFrame, frequency, times,
-                     notes: pd.Series) -> str:
+                     notes: pd.Series, selections: pd.DataFrame | None = None) -> str:
     """summary.md: the design of the study and, per generator, what each score selected."""
     em = study["em"]
     lines = [f"# Study {name}", ""]
@@ -575,6 +604,8 @@ def summary_markdown(name: str, study: dict, summary: pd.DataFrame, frequency, t
     for generator in study["generators"]:
         lines += _generator_section(generator, study, summary,
                                     frequency if frequency is not None else pd.DataFrame())
+    if _panels(study) and selections is not None:
+        lines += _figure_section(study, selections)
     if times is not None:
         shown = times.assign(fit_seconds=[_mean_se(m, s) for m, s in
                                           zip(times.mean_fit_seconds, times.se_fit_seconds)])
@@ -614,5 +645,5 @@ def write_summary(name: str, study: dict, fits: pd.DataFrame, selections: pd.Dat
                                f"Study {name}: the selected model", titles, panels)
     notes = fits.note.fillna("")
     notes = notes[notes != ""].str.split("; ").explode().value_counts()
-    text = summary_markdown(name, study, summary, frequency, times, notes)
+    text = summary_markdown(name, study, summary, frequency, times, notes, selections)
     atomic_write_text(outdir / "summary.md", text)
