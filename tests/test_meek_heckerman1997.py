@@ -82,6 +82,8 @@ def quick_study(tmp_path_factory):
     table1 = directory / "table1.csv"
     mh.meek_heckerman_table1(STRUCTURES, PRINTED_TABLE1, SECTION["jacobian_points"], 0).to_csv(
         table1, index=False)
+    alternatives = directory / "alternatives.csv"
+    ALTERNATIVES.to_csv(alternatives, index=False)
     score_files = []
     for generator in STRUCTURES:
         seeds = [1000 + r for r in range(SECTION["replicates"] + 1)]
@@ -90,7 +92,7 @@ def quick_study(tmp_path_factory):
         score_files[-1].parent.mkdir(parents=True, exist_ok=True)
         mh.run_generator(SECTION, STRUCTURES, generator, seeds, table1, score_files[-1],
                          directory / "data" / f"{generator}.csv", random_seeds)
-    mh.write_report(SECTION, STRUCTURES, table1, score_files, directory)
+    mh.write_report(SECTION, STRUCTURES, table1, alternatives, score_files, directory, 7)
     return directory, pd.concat([pd.read_csv(f) for f in score_files])
 
 
@@ -125,9 +127,16 @@ def test_quick_study_writes_the_report(quick_study):
     assert "**Verdict: differs for F2.** F2: ours 8, printed 7" in comparison
     assert "EM reached its tolerance in" in comparison
     assert "## Claim: F5 could also be represented as a full table" in comparison
-    larger = pd.read_csv(directory / "tables" / "effect_state_dimensions.csv")
-    assert set(larger["effect states"]) == {2, 3, 4}
+    larger = pd.read_csv(directory / "tables" / "state_dimensions.csv")
+    assert set(zip(larger["cause states"], larger["effect states"])) == set(mh.STATE_COUNTS)
     assert (larger.dimension <= larger.unadjusted).all()
+    sensitivity = pd.read_csv(directory / "tables" / "cs_alpha_sensitivity.csv")
+    assert sorted(set(sensitivity["cs alpha"])) == [0.5, 1.0, 2.0]
+    assert "## CS's Dirichlet alpha: the posterior claims under each" in comparison
+    verdicts = pd.read_csv(directory / "verdicts.csv")
+    posterior_items = set(sensitivity.claim)
+    for row in verdicts[verdicts["item"].isin(posterior_items)].itertuples():
+        assert "CS's Dirichlet alpha" in row.choices and "reproduced under alpha" in row.choices
     for name in ("figure5", "figure5_replicates", "figure5_random", "models"):
         assert (directory / "figures" / f"{name}.png").stat().st_size > 10_000
     data = pd.read_csv(directory / "data" / "F1.csv")
@@ -219,21 +228,38 @@ def test_subset_holds_for_the_reconstruction_and_fails_for_a_model_that_is_not_a
     assert row["verdict"] == "not reproduced" and "a cause has no mechanism" in row["explanation"]
 
 
-def test_binary_only_holds_on_equal_binary_dimensions_only():
+ALTERNATIVES = mh.nine_parameter_structures(1, 0, PRINTED_TABLE1["F2"]["unadjusted"])
+
+
+def test_binary_only_is_not_applicable_without_an_f2_of_f1s_dimension():
     def table(f1, f2):
-        return pd.DataFrame([{"effect states": r, "model": m, "dimension": d}
-                             for r, a, b in zip((2, 3, 4), f1, f2) for m, d in (("F1", a),
-                                                                                ("F2", b))])
+        return pd.DataFrame([{"cause states": c, "effect states": e, "model": m, "dimension": d}
+                             for (c, e), a, b in zip(((2, 2), (2, 3), (3, 2)), f1, f2)
+                             for m, d in (("F1", a), ("F2", b))])
 
-    assert mh.binary_only_row(table((7, 11, 15), (7, 13, 18)))["verdict"] == "reproduced"
-    assert mh.binary_only_row(table((7, 11, 15), (7, 11, 18)))["verdict"] == "not reproduced"
-    assert mh.binary_only_row(table((7, 11, 15), (8, 13, 18)))["verdict"] == "not reproduced"
+    # ours: every admissible F2 (a 9-parameter structure other than F1's) has dimension 8
+    row = mh.binary_only_row(table((7, 11, 9), (8, 13, 10)), ALTERNATIVES, STRUCTURES)
+    assert row["verdict"] == "not checked" and row["explanation"].startswith("not applicable")
+    # the paper's reading: an admissible F2 with F1's dimension, equal only when binary
+    admissible = ALTERNATIVES.assign(dimension=7)
+    assert mh.binary_only_row(table((7, 11, 9), (7, 13, 10)), admissible,
+                              STRUCTURES)["verdict"] == "reproduced"
+    row = mh.binary_only_row(table((7, 11, 9), (7, 13, 9)), admissible, STRUCTURES)
+    assert row["verdict"] == "not reproduced" and "(3, 2)" in row["explanation"]
 
 
-def test_full_table_holds_on_table1_and_fails_on_a_smaller_f5():
+def test_state_dimensions_vary_the_causes_and_the_effect():
+    dims = mh.state_dimensions(STRUCTURES, states=((2, 2), (3, 2)), points=1).set_index(
+        ["cause states", "model"])
+    assert dims.loc[(2, "F1"), "dimension"] == 7 and dims.loc[(2, "F2"), "dimension"] == 8
+    # three 3-state causes: 6 cause parameters, each mechanism 3 rows
+    assert dims.loc[(3, "F1"), "unadjusted"] == 6 + 9
+
+
+def test_full_table_is_consistent_by_construction_and_fails_on_a_smaller_f5():
     paper = pd.DataFrame({"model": list(PRINTED_TABLE1),
                           "dimension": [v["dimension"] for v in PRINTED_TABLE1.values()]})
-    assert mh.full_table_row(paper)["verdict"] == "reproduced"
+    assert mh.full_table_row(paper)["verdict"] == "consistent by construction"
     smaller = paper.assign(dimension=paper.dimension - (paper.model == "F5"))
     assert mh.full_table_row(smaller)["verdict"] == "not reproduced"
 
@@ -282,3 +308,89 @@ def test_f2_reason_is_read_from_the_alternatives():
     assert set(alternatives.unadjusted) == {PRINTED_TABLE1["F2"]["unadjusted"]}
     reason = mh.f2_reason(alternatives, PRINTED_TABLE1)
     assert reason.startswith("computed:") and "belongs to {C1} {C2} {C3}" in reason
+
+
+def test_figure4_counts_are_consistent_by_construction_unless_the_reconstruction_misses():
+    printed = {m: v["unadjusted"] for m, v in PRINTED_TABLE1.items()}
+    assert mh.figure4_row(printed, printed)["verdict"] == "consistent by construction"
+    assert mh.figure4_row(printed, {**printed, "F3": 12})["verdict"] == "not reproduced"
+
+
+# --- CS's Dirichlet alpha --------------------------------------------------------------------
+def alpha_scores(shift):
+    """One data set of F1 at one N where F1 leads F2 by 1 nat at alpha 1; at alpha 4 the
+    complete-data term moves F2 by ``shift`` nats."""
+    rows = []
+    for model, cs in (("F1", -100.0), ("F2", -101.0)):
+        rows.append({"generator": "F1", "parameters": "hand-chosen", "replicate": 1, "N": 100,
+                     "model": model, "mled@1": -50.0,
+                     "mled@4": -50.0 + (shift if model == "F2" else 0.0),
+                     **{f"cs_{v}": cs for v in mh.VARIANTS},
+                     **{f"posterior_{v}": p for v, p in zip(
+                         mh.VARIANTS, [mh.posterior([-100.0, -101.0])[int(model == "F2")]] * 3)}})
+    return pd.DataFrame(rows)
+
+
+def test_scores_under_another_alpha_move_by_the_complete_data_term_only():
+    section = {"prior_alpha": 1.0, "sensitivity": {"cs_alphas": [4.0, 1.0]}}
+    assert mh.cs_alphas(section) == [1.0, 4.0]
+    scores = alpha_scores(3.0)
+    same = mh.at_cs_alpha(scores, section, 1.0)
+    pd.testing.assert_frame_equal(same, scores)
+    moved = mh.at_cs_alpha(scores, section, 4.0).set_index("model")
+    assert moved.loc["F2", "cs_computed"] == pytest.approx(-98.0)
+    assert moved.loc["F1", "cs_printed"] == pytest.approx(-100.0)
+    np.testing.assert_allclose(moved.posterior_computed, mh.posterior([-100.0, -98.0]))
+
+
+def test_score_segments_record_the_complete_data_term_under_every_alpha():
+    section = {**SECTION, "segments": [100], "em": {**SECTION["em"], "restarts": 1},
+               "sensitivity": {"cs_alphas": [0.5, 2.0]}}
+    rows = mh.sample_cases(section, STRUCTURES, "F1", 3)
+    records = pd.DataFrame(mh.score_segments(section, STRUCTURES, rows, TABLE1, 3))
+    for alpha in (0.5, 1.0, 2.0):
+        assert records[mh.mled_column(alpha)].notna().all()
+    # alpha = prior_alpha is the complete-data term inside the main run's CS
+    assert not np.allclose(records["mled@0.5"], records["mled@1"])
+
+
+def test_alpha_choice_says_whether_the_verdict_survives_and_which_alphas_reproduce():
+    sensitivity = pd.DataFrame({"cs alpha": [0.1, 1.0, 4.0], "claim": ["c"] * 3,
+                                "verdict": ["reproduced"] * 3, "evidence": [""] * 3})
+    text = mh.alpha_choice(sensitivity, "c", 1.0)
+    assert "survives every alpha" in text and text.endswith("under alpha 0.1, 1, 4")
+    changed = sensitivity.assign(verdict=["not reproduced", "reproduced", "not reproduced"])
+    text = mh.alpha_choice(changed, "c", 1.0)
+    assert "depends on alpha" in text and text.endswith("under alpha 1")
+    none = sensitivity.assign(verdict="not reproduced")
+    assert mh.alpha_choice(none, "c", 1.0).endswith("none of them")
+
+
+# --- Sec. 3.1 --------------------------------------------------------------------------------
+def test_noisy_or_table_is_one_minus_the_product_of_the_misses():
+    table = mh.noisy_or_table([0.2, 0.5])
+    np.testing.assert_allclose(table, [[0.0, 0.5], [0.2, 1 - 0.8 * 0.5]])
+
+
+def test_noisy_or_needs_the_complete_tree_at_random_points_and_not_at_special_ones():
+    row = mh.noisy_or_row(mh.noisy_or_points(np.random.default_rng(0), points=20))
+    assert row["verdict"] == "reproduced"
+    assert "n = 5 (5 parameters, 32 rows): 20 of 20" in row["ours"]
+    # a cause that never fires (p = 0) is irrelevant: a smaller tree represents the table
+    inert = mh.noisy_or_row([np.array([0.3, 0.0, 0.6]), np.array([0.3, 0.4, 0.6])])
+    assert inert["verdict"] == "not reproduced" and "n = 3 (3 parameters, 8 rows): 1 of 2" in \
+        inert["ours"]
+    # a cause that always fires makes E = 1 whenever present: the other causes are irrelevant
+    assert not mh.needs_complete_tree(mh.noisy_or_table([1.0, 0.4]))
+
+
+def test_e_step_agrees_with_enumeration_and_a_wrong_closed_form_fails():
+    assert mh.e_step_row(STRUCTURES, np.random.default_rng(0))["verdict"] == "reproduced"
+
+    def prior(model, table, causes, effect):
+        """p(X | c): the posterior without the evidence of E."""
+        rows = model.mechanism_rows(causes)
+        return table[rows], None
+
+    row = mh.e_step_row(STRUCTURES, np.random.default_rng(0), posteriors=prior)
+    assert row["verdict"] == "not reproduced"

@@ -6,6 +6,9 @@
 MEEK_HECKERMAN1997 = config["meek_heckerman1997"]
 MEEK_HECKERMAN1997_DIR = results_folder("meek_heckerman1997")
 MEEK_HECKERMAN1997_TABLE1 = f"{MEEK_HECKERMAN1997_DIR}/dimension/tables/table1.csv"
+MEEK_HECKERMAN1997_ALTERNATIVES = (
+    f"{MEEK_HECKERMAN1997_DIR}/dimension/tables/nine_parameter_structures.csv"
+)
 
 
 # One seed per data set of each generating model: data set 0 is the paper's, 1.. the replicates;
@@ -118,6 +121,7 @@ rule meek_heckerman1997_study:
 rule meek_heckerman1997_report:
     input:
         table1=MEEK_HECKERMAN1997_TABLE1,
+        alternatives=MEEK_HECKERMAN1997_ALTERNATIVES,
         scores=expand(
             f"{MEEK_HECKERMAN1997_DIR}/tables/scores_{{generator}}.csv",
             generator=list(MEEK_HECKERMAN1997["models"]),
@@ -130,7 +134,10 @@ rule meek_heckerman1997_report:
         tables=report_files(
             "meek_heckerman1997",
             f"{MEEK_HECKERMAN1997_DIR}/tables",
-            {"effect_state_dimensions": "Sec. 5, F1 and F2 with more effect states"},
+            {
+                "state_dimensions": "Sec. 5, F1 and F2 with more cause and effect states",
+                "cs_alpha_sensitivity": "Sec. 5, the posterior claims under each CS alpha",
+            },
             (".csv", ".md"),
         ),
         summary=in_report(
@@ -154,5 +161,7 @@ rule meek_heckerman1997_report:
     params:
         section=MEEK_HECKERMAN1997,
         structures=MEEK_HECKERMAN1997["models"],
+        # the random parameters of the Sec. 3.1 checks (noisy-or tables, E step)
+        seed=job_seed("meek_heckerman1997", "report"),
     script:
         "../scripts/meek_heckerman1997/report.py"

@@ -10,6 +10,8 @@ with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
         snakemake.params.section,  # noqa: F821
         snakemake.params.structures,  # noqa: F821
         snakemake.input.table1,  # noqa: F821
+        snakemake.input.alternatives,  # noqa: F821
         snakemake.input.scores,  # noqa: F821
         Path(snakemake.output.report).parent,  # noqa: F821
+        snakemake.params.seed,  # noqa: F821
     )
