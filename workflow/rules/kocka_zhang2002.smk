@@ -70,7 +70,13 @@ rule kocka_zhang2002_dimension:
         tables=report_files(
             "kocka_zhang2002",
             f"{KOCKA_ZHANG2002_DIR}/dimension/tables",
-            {"table1": "Table 1", "hlc_decomposition": "Sec. 4, HLC decomposition"},
+            {
+                "table1": "Table 1",
+                "hlc_decomposition": "Sec. 4, HLC decomposition",
+                "tightness": "Sec. 3, where db overestimates de",
+                "theorem5": "Sec. 4, Cor. 4.1 on random HLC models",
+                "rank_repeats": "Sec. 2.4, ranks at repeated random points",
+            },
             (".csv", ".md"),
         ),
         figures=report_files(
