@@ -819,3 +819,21 @@ def test_rank_repeats_verdict_counts_lower_points():
     for low in (clean.assign(**{"exact below de": [1]}),
                 clean.assign(**{"SVD below max": [1], "gap at SVD below": [9.0]})):
         assert kz.rank_repeats_verdict(low)["verdict"] == "not reproduced"
+
+
+def test_scores_differ_at_largest_n_on_the_paper_s_table_and_a_converged_one():
+    # the paper's 243k row: BIC and CS (0.15) against BIC+ (0.10) differ significantly when
+    # the scores' KLs are as correlated as ours (about 0.8), not when they are independent
+    verdict, evidence = kz.claim_scores_differ_at_largest_n(
+        kz.summary_bold(PAPER, lambda *_: 0.8, PAIRS))
+    assert verdict == "supported" and "N = 243000" in evidence
+    supporting = kz.supporting_correlations(PAPER, PAIRS, kz.claim_scores_differ_at_largest_n)
+    assert 0.8 in supporting and 0.0 not in supporting
+    # the counterfactual of the paper's expectation: all four scores at the same fit
+    largest = PAPER.cases == PAPER.cases.max()
+    same = PAPER.copy()
+    for score in kz.SCORE_KEYS:
+        same.loc[largest, f"{score} mean"] = 0.12
+    verdict, evidence = kz.claim_scores_differ_at_largest_n(
+        kz.summary_bold(same, lambda *_: 0.8, PAIRS))
+    assert verdict == "not supported" and "significantly worse: none" in evidence
