@@ -795,8 +795,11 @@ def test_tightness_sweep_finds_the_known_defective_models():
 
 def test_theorem5_verdict_fails_when_the_direct_rank_differs():
     table = pd.DataFrame({"HLC model": ["a", "b"], "ds - de": [3, 0],
-                          "sum of local ds - de": [3, 0]})
+                          "sum of local ds - de": [3, 0], "method": "exact+svd"})
     assert kz.theorem5_verdict(table)["verdict"] == "reproduced"
+    # de taken from the decomposition itself is no test of it
+    assert kz.theorem5_verdict(table.assign(method=["exact+svd", "hlc"]))["verdict"] == \
+        "not reproduced"
     table.loc[1, "sum of local ds - de"] = 1
     row = kz.theorem5_verdict(table)
     assert row["verdict"] == "not reproduced" and "b" in row["explanation"]

@@ -2199,8 +2199,9 @@ def theorem5_table(networks, points: int, seed: int) -> pd.DataFrame:
 def theorem5_verdict(table: pd.DataFrame) -> dict:
     """Sec. 4: the rule of Cor. 4.1 held for "all HLC models we tested (with different
     graphical structures)": reproduced when the direct rank's ``ds - de`` equals the sum of
-    the local differences on every model of :func:`theorem5_table`."""
-    holds = table["ds - de"] == table["sum of local ds - de"]
+    the local differences on every model of :func:`theorem5_table` (by a direct rank: a
+    model whose de came from the decomposition itself is no test of it)."""
+    holds = (table["ds - de"] == table["sum of local ds - de"]) & (table["method"] != "hlc")
     nonzero = int((table["ds - de"] > 0).sum())
     failing = ", ".join(table.loc[~holds, "HLC model"])
     return verdict_row("Sec. 4 (Thm 5, Cor. 4.1)", f"ds - de of {len(table)} random regular HLC "
@@ -2208,7 +2209,7 @@ def theorem5_verdict(table: pd.DataFrame) -> dict:
                        "holds on all HLC models the paper tested",
                        f"holds on {int(holds.sum())} of {len(table)} ({nonzero} with ds > de)",
                        "reproduced" if holds.all() else "not reproduced",
-                       "" if holds.all() else f"the direct rank differs on {failing}")
+                       "" if holds.all() else f"no direct rank, or a different one, on {failing}")
 
 
 def rank_repeats_table(networks: dict, repeats: int, seed: int) -> pd.DataFrame:
