@@ -317,3 +317,11 @@ def test_the_figure_section_names_the_scores_whose_lines_coincide():
     assert studies.coinciding_scores(selections, "g") == [["bic", "cs"]]
     selections.loc[3, "model"] = "3:2,2"  # bic differs from cs once
     assert studies.coinciding_scores(selections, "g") == []
+
+
+def test_the_lowest_mean_kl_names_every_tied_score():
+    summary = pd.DataFrame({"cases": [500, 500, 500, 4000, 4000],
+                            "score": ["cs", "bic", "laplace", "cs", "bic"],
+                            "kl_bits_mean": [0.02, 0.02, 0.03, 0.01, 0.005]})
+    lowest = dict((n, list(group.score)) for n, group in studies.lowest_kl(summary))
+    assert lowest == {500: ["bic", "cs"], 4000: ["bic"]}

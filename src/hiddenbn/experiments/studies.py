@@ -516,6 +516,13 @@ def _mean_se(mean: float, se: float, digits: str = ".3g") -> str:
     return "" if pd.isna(mean) else f"{mean:{digits}} ± {se:{digits}}"
 
 
+def lowest_kl(summary: pd.DataFrame) -> list:
+    """Per N, the scores whose mean KL is the lowest: all of them when they tie (scores that
+    selected the same models have the same mean), so that none is singled out by its order."""
+    return [(n, group[group.kl_bits_mean == group.kl_bits_mean.min()].sort_values("score"))
+            for n, group in summary.groupby("cases", sort=True)]
+
+
 def _generator_section(name: str, study: dict, summary: pd.DataFrame,
                        frequency: pd.DataFrame) -> list[str]:
     """The lines of summary.md about one generator: what each score selected at each N."""
@@ -540,10 +547,9 @@ def _generator_section(name: str, study: dict, summary: pd.DataFrame,
         rows.append(row)
     lines += ["", pipe_table(pd.DataFrame(rows), general_cell), ""]
     if "kl" in metrics:
-        best = summary[summary.generator == name].sort_values("kl_bits_mean") \
-            .groupby("cases", sort=True).first()
-        lines += ["Lowest mean KL: " + "; ".join(f"N = {n}: {r.score} ({r.kl_bits_mean:.3g} "
-                                                 "bits)" for n, r in best.iterrows()) + ".", ""]
+        lines += ["Lowest mean KL: " + "; ".join(
+            f"N = {n}: {', '.join(group.score)} ({group.kl_bits_mean.iloc[0]:.3g} bits)"
+            for n, group in lowest_kl(summary[summary.generator == name])) + ".", ""]
     return lines
 
 
