@@ -262,14 +262,13 @@ def test_table1_cells_agree_within_two_combined_standard_errors():
 
 def test_a_disagreeing_cell_is_explained_from_the_curves():
     fits = hand_made_fits()  # data set 1: Laplace 4, CS 5; data set 2: both 4
-    why = ch96.cell_explanation(fits, "cs", 4, 0.5 + 0.3, 0.5, ("the annealed search", True))
+    why = ch96.cell_explanation(fits, "cs", 4, 0.5 + 0.3, 0.5)
     assert "CS selects [5, 4] where Laplace selects [4, 4]" in why
     assert "finds the generating c = 4 in 2 of 2" in why
     # a gap 0.3 states beyond the tolerance: one data set of two closes it
     assert "1 of the 2 data sets choosing one state fewer" in why
     # at c = 5 Laplace is 1 nat below its maximum; at c = 4 CS is 1 nat below its own
     assert "falls 1.0 nats short" in why and "Laplace 1.0 nats short" in why
-    assert "reproduced, so the disagreement here comes from EM's local optima" in why
     flat = fits.assign(cs=fits.cs / 4, laplace=fits.laplace / 4)  # gaps of 0.25 nats
     assert "near tie" in ch96.cell_explanation(flat, "cs", 4, -1.6, 0.5)
     assert "3 of the 2" not in ch96.cell_explanation(flat, "cs", 4, -1.6, 0.5)
@@ -278,6 +277,35 @@ def test_a_disagreeing_cell_is_explained_from_the_curves():
     large[["laplace", "cs"]] = [[-(c - 28) ** 2, -(c - 32) ** 2] for c in large.hidden_states]
     why = ch96.cell_explanation(large, "cs", 32, 4.0 - 16.2, 2.0)
     assert "its Laplace near 15.8 states (c/2 = 16); ours selects 28.0 on average, CS 32.0" in why
+
+
+def test_a_verdict_that_changes_with_the_protocol_names_the_fits_below_the_mode():
+    # fig2_c32 of the main run: the paper's protocol ends 212-445 nats below EM started from
+    # the generating parameters, the search 107 nats or more above it
+    far = pd.Series({"oracle_fits": 5, "paper_minus_oracle_min": -445.2,
+                     "paper_minus_oracle_max": -212.5, "search_minus_oracle_min": 107.3})
+    # agreement only under the paper's protocol: it rests on fits far below the mode, said
+    # from both rows
+    for protocol, agrees, other in (("paper", True, False), ("search", False, True)):
+        why = ch96.protocol_contrast(protocol, agrees, other, far)
+        assert "ends 212 to 445 nats below EM started from the generating parameters" in why
+        assert "107 nats or more above it" in why
+        assert "the agreement under the paper's protocol rests on fits far below the mode" in why
+        assert "the disagreement here comes from EM's local optima" not in why
+    assert ch96.protocol_contrast("search", False, True, far).startswith(
+        "reproduced under the paper's EM protocol")
+    # the other way round: the paper's protocol disagrees, the search reaches the mode and agrees
+    assert "the disagreement under the paper's protocol comes from fits far below the mode" in \
+        ch96.protocol_contrast("paper", False, True, far)
+    # counterfactual: both protocols reach the mode, so nothing says "far below the mode"
+    near = pd.Series({**far.to_dict(), "paper_minus_oracle_min": -1.0,
+                      "paper_minus_oracle_max": 0.0})
+    why = ch96.protocol_contrast("paper", True, False, near)
+    assert "far below" not in why and why.startswith("not reproduced under the annealed search")
+    assert "far below" not in ch96.protocol_contrast("paper", True, False, None)
+    # same verdict under both: nothing to add, or "not EM's local optima alone"
+    assert ch96.protocol_contrast("paper", True, True, far) == ""
+    assert "not reproduced either" in ch96.protocol_contrast("search", False, False, far)
 
 
 def test_table2_verdicts_on_the_paper_s_own_times():

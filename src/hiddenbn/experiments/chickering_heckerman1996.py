@@ -999,7 +999,7 @@ def choices_text(section: dict, paper_figures: pd.DataFrame | None, names, proto
 
 
 def table1_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str,
-                     explain=None, annotate=None) -> list[dict]:
+                     explain=None, annotate=None, contrast=None) -> list[dict]:
     """One verdict per distinct printed cell of Table 1 (each (n, c, N) once: the paper prints
     the rows (64, 4, 400) and (32, 4, 400) twice, and the item of such a cell names both
     printed rows): our mean Δc against the paper's, reproduced when within :data:`NOISE_Z`
@@ -1008,7 +1008,8 @@ def table1_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str,
     sets. ``explain(row, score, gap, tolerance)`` (``row``: our Table 1 row) explains a cell
     that disagrees (:func:`cell_explanation`); ``annotate(row, score)`` gives ``(note,
     choices)``: a note added to every cell's explanation (the range edges) and the
-    reconstruction choices the cell rests on."""
+    reconstruction choices the cell rests on; ``contrast(row, score, agree)`` says what the
+    other EM protocol gives for the cell (:func:`protocol_contrast`)."""
     ours = {(int(r.n), int(r.c), int(r.N)): r for r in table.itertuples()}
     rows = []
     paper_rows = parse_printed_table1(printed)
@@ -1042,7 +1043,8 @@ def table1_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str,
                            f"the means differ by more than {NOISE_Z:g} combined standard "
                            f"errors ({tolerance:.2f})")
             note, choices = annotate(row, score) if annotate is not None else ("", "")
-            explanation = "; ".join(part for part in (explanation, note) if part)
+            other = contrast(row, score, agree) if contrast is not None else ""
+            explanation = "; ".join(part for part in (explanation, other, note) if part)
             rows.append(verdict_row(where, item, shown, format_mean_sd(mean, sd),
                                     "reproduced" if agree else "not reproduced", explanation,
                                     choices=choices))
@@ -1054,8 +1056,8 @@ def table1_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str,
 NEAR_TIE_NATS = 1.0
 
 
-def cell_explanation(cell: pd.DataFrame, score: str, c: int, gap: float, tolerance: float,
-                     other_protocol: tuple[str, bool] | None = None) -> str:
+def cell_explanation(cell: pd.DataFrame, score: str, c: int, gap: float,
+                     tolerance: float) -> str:
     """Why our Δc of ``score`` in one experiment (``cell``: its fits under one protocol;
     generating ``c``) differs from the paper's by ``gap`` (ours minus the paper's), computed
     from the fits.
@@ -1064,9 +1066,8 @@ def cell_explanation(cell: pd.DataFrame, score: str, c: int, gap: float, toleran
     itself finds ``c``; where the two differ, how far each curve falls short of its own maximum
     at the other's choice (both below :data:`NEAR_TIE_NATS`: a near tie, decided by EM's noise;
     otherwise the two curves peak at different test models); how many data sets choosing one
-    state differently would close the gap (the variance of a mean over a few data sets); and,
-    with ``other_protocol`` (its name and whether the cell agrees there), whether the EM search
-    changes the verdict.
+    state differently would close the gap (the variance of a mean over a few data sets). What
+    the other EM protocol gives is :func:`protocol_contrast`'s.
     """
     own, reference = selected_states(cell, score), selected_states(cell, "laplace")
     parts = [f"ours differs from the paper's by {gap:+.1f} states, beyond {NOISE_Z:g} combined "
@@ -1100,13 +1101,49 @@ def cell_explanation(cell: pd.DataFrame, score: str, c: int, gap: float, toleran
     parts.append(f"{max(closing, 1)} of the {len(own)} data sets choosing one state {way} would "
                  "bring the means within the tolerance" if closing <= len(own) else
                  f"every data set choosing one state {way} would not close the gap")
-    if other_protocol is not None:
-        name, agrees = other_protocol
-        parts.append(f"under {name} this cell is "
-                     + ("reproduced, so the disagreement here comes from EM's local optima"
-                        if agrees else "not reproduced either, so it is not EM's local optima "
-                        "alone"))
     return "; ".join(parts)
+
+
+def protocol_contrast(protocol: str, agrees: bool, other_agrees: bool,
+                      shortfall: pd.Series | None = None) -> str:
+    """What the other EM protocol's verdict says about a Table 1 cell judged under
+    ``protocol`` (``agrees``: reproduced here; ``other_agrees``: under the other protocol).
+
+    ``shortfall``: the experiment's row of :func:`search_summary`, how far each protocol's
+    fits at the generating c end from EM started from the generating parameters (the oracle).
+    Where the verdicts differ and the paper's protocol ends more than
+    :data:`ORACLE_SHORTFALL_NATS` below the oracle while the search does not, the verdict of
+    the paper's protocol rests on fits far below the mode, whichever verdict that is: Sec. 2
+    evaluates every approximation at the MAP, which the search comes closer to. Empty where
+    both protocols agree with the paper.
+    """
+    other = "search" if protocol == "paper" else "paper"
+    if agrees and other_agrees:
+        return ""
+    if not agrees and not other_agrees:
+        return (f"under {PROTOCOLS[other]} this cell is not reproduced either, so it is not "
+                "EM's local optima alone")
+    known = shortfall is not None and pd.notna(shortfall.get("paper_minus_oracle_max"))
+    if not known or not (shortfall.paper_minus_oracle_max < -ORACLE_SHORTFALL_NATS
+                         <= shortfall.search_minus_oracle_min):
+        return (f"{'reproduced' if other_agrees else 'not reproduced'} under "
+                f"{PROTOCOLS[other]}: the verdict turns on the local optimum EM reaches")
+    search = shortfall.search_minus_oracle_min
+    gaps = (f"at the generating c the paper's protocol ends {-shortfall.paper_minus_oracle_max:.0f}"
+            f" to {-shortfall.paper_minus_oracle_min:.0f} nats below EM started from the "
+            "generating parameters, the search "
+            + (f"{search:.0f} nats or more above it" if search >= 0 else
+               f"at most {-search:.0f} nats below it")
+            + f" ({int(shortfall.oracle_fits)} data sets)")
+    paper_agrees = agrees if protocol == "paper" else other_agrees
+    verdict = "reproduced" if other_agrees else "not reproduced"
+    if paper_agrees:
+        return (f"{verdict} under {PROTOCOLS[other]}; {gaps}: the agreement under the paper's "
+                "protocol rests on fits far below the mode, and under the search, which "
+                "reaches it, the cell disagrees")
+    return (f"{verdict} under {PROTOCOLS[other]}; {gaps}: the disagreement under the paper's "
+            "protocol comes from fits far below the mode, and under the search, which reaches "
+            "it, the cell agrees")
 
 
 #: The claims about Table 1, each checked by a function of a Table 1 (ours or the paper's).
@@ -2482,8 +2519,9 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
         claim_lists[protocol] = claims(subset, tables[protocol], reality if paper else None,
                                        printed, section, dimension_tables,
                                        prior_tables if paper else None, protocol)
-    if len(tables) == len(PROTOCOLS):
-        save_csv(search_summary(fits), "search.csv")
+    shortfall = search_summary(fits) if len(tables) == len(PROTOCOLS) else None
+    if shortfall is not None:
+        save_csv(shortfall, "search.csv")
     if prior_fits is not None:
         save_csv(prior_fits, "prior_sensitivity.csv")
     timing = table2(paper_fits, printed["table2"], section["timing"]["experiment"],
@@ -2498,13 +2536,15 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
     for protocol, table in tables.items():
         others = {p: t for p, t in tables.items() if p != protocol}
         subset = fits[fits.protocol == protocol]
+        explain, contrast = _cell_explainer(subset, protocol, others, printed["table1"],
+                                            shortfall)
         cells += table1_cell_rows(
-            table, printed["table1"], f"Table 1, {PROTOCOLS[protocol]}",
-            _cell_explainer(subset, others, printed["table1"]),
+            table, printed["table1"], f"Table 1, {PROTOCOLS[protocol]}", explain,
             lambda row, score, subset=subset, protocol=protocol: (
                 edge_note(subset, section, printed["figures"], [row.experiment],
                           (score, "laplace")),
-                choices_text(section, printed["figures"], [row.experiment], protocol)))
+                choices_text(section, printed["figures"], [row.experiment], protocol)),
+            contrast)
     timed_cases = experiments[section["timing"]["experiment"]]["cases"]
     write_verdicts(cells + table2_rows(timing, cases=timed_cases, em=section["em"])
                    + verdict_rows(claim_lists, section),
@@ -2515,22 +2555,31 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
     atomic_write_text(comparison_path, text)
 
 
-def _cell_explainer(fits: pd.DataFrame, other_tables: dict, printed_table1: pd.DataFrame):
-    """``explain(experiment, score, tolerance)`` for :func:`table1_cell_rows`: the
-    :func:`cell_explanation` of that cell from ``fits`` (one protocol), with whether the cell
-    agrees under the other protocol (``other_tables``: protocol -> its Table 1)."""
+def _cell_explainer(fits: pd.DataFrame, protocol: str, other_tables: dict,
+                    printed_table1: pd.DataFrame, shortfall: pd.DataFrame | None):
+    """``(explain, contrast)`` for :func:`table1_cell_rows` under ``protocol``: the
+    :func:`cell_explanation` of a cell from ``fits`` (that protocol's), and its
+    :func:`protocol_contrast` with the other protocol (``other_tables``: protocol -> its
+    Table 1; ``shortfall``: :func:`search_summary`'s table, None without both protocols)."""
     paper = parse_printed_table1(printed_table1)
 
     def explain(ours, score, gap, tolerance):
-        experiment, other = ours.experiment, None
-        for protocol, table in other_tables.items():
+        return cell_explanation(fits[fits.experiment == ours.experiment], score, int(ours.c),
+                                gap, tolerance)
+
+    def contrast(ours, score, agrees):
+        experiment, parts = ours.experiment, []
+        for table in other_tables.values():
             row = table[table.experiment == experiment].iloc[0]
             printed = paper[(paper.n == row.n) & (paper.c == row.c) & (paper.N == row.N)].iloc[0]
             sd = 0.0 if np.isnan(row[f"{score}_sd"]) else row[f"{score}_sd"]
-            other = (PROTOCOLS[protocol], cell_agrees(
+            other_agrees = cell_agrees(
                 row[f"{score}_mean"], sd, int(row.data_sets), printed[f"{score}_mean"],
-                printed[f"{score}_sd"], int(printed.data_sets))[0])
-        return cell_explanation(fits[fits.experiment == experiment], score, int(ours.c), gap,
-                                tolerance, other)
+                printed[f"{score}_sd"], int(printed.data_sets))[0]
+            own = (None if shortfall is None else
+                   shortfall.set_index("experiment").loc[experiment]
+                   if experiment in set(shortfall.experiment) else None)
+            parts.append(protocol_contrast(protocol, agrees, other_agrees, own))
+        return "; ".join(part for part in parts if part)
 
-    return explain
+    return explain, contrast
