@@ -217,6 +217,35 @@ def test_theorem2_holds_for_laplace_and_bic_and_fails_for_wrong_approximations(o
         "not reproduced", "not reproduced"]
 
 
+def synthetic_theorem2_errors(laplace) -> pd.DataFrame:
+    """A theorem2.csv with ``laplace(replicate, N)`` as the Laplace error and a bounded BIC."""
+    return pd.DataFrame([{"replicate": r, "N": n, "d": 3, "quadrature": 1e-10,
+                          "laplace error": laplace(r, n), "bic error": 1.5 + 0.01 * r}
+                         for r in range(8) for n in (400, 1600, 6400, 25600, 102400)])
+
+
+def test_theorem2_laplace_rate_is_fitted_over_every_size():
+    spread = np.linspace(0.9, 1.1, 8)  # each replicate's own constant, with sampling noise
+    one_over_n = synthetic_theorem2_errors(lambda r, n: spread[r] * 5 / n * (1 + 0.05 * (-1) ** (
+        n // 400 + r)))
+    assert heckerman_meek1997.theorem2_rows(one_over_n)[0]["verdict"] == "reproduced"
+    # Haughton's N^-1/2 over every size: not O(1/N)
+    root = synthetic_theorem2_errors(lambda r, n: spread[r] / np.sqrt(n))
+    row = heckerman_meek1997.theorem2_rows(root)[0]
+    assert row["verdict"] == "not reproduced" and "N^-0.50" in row["explanation"]
+    # N^-0.45 up to N = 6400, then 1/N: the last two sizes alone would read -1; every size not
+    kink = synthetic_theorem2_errors(
+        lambda r, n: spread[r] * (n ** -0.45 if n <= 6400 else 6400 ** 0.55 / n))
+    row = heckerman_meek1997.theorem2_rows(kink)[0]
+    assert "from N = 25600 to 102400 -1.00" in row["ours"] and row["verdict"] == "not reproduced"
+    # one replicate reaching 1/N late is named, with its N |error| by size
+    late = synthetic_theorem2_errors(lambda r, n: spread[r] * (20 if r or n > 6400 else 20 * (
+        n / 400) ** 0.8) / n)
+    row = heckerman_meek1997.theorem2_rows(late)[0]
+    assert "replicate 0 reaches 1/N late" in row["explanation"]
+    assert "over all sizes" in row["ours"] and "over N = 400 to 6400" in row["ours"]
+
+
 def test_section6_terms_and_methods_fail_where_they_differ(outputs):
     rows, _ = rows_and_panels(outputs)
     printed = yaml.safe_load(PRINTED.read_text())
