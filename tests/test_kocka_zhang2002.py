@@ -840,3 +840,55 @@ def test_scores_differ_at_largest_n_on_the_paper_s_table_and_a_converged_one():
     verdict, evidence = kz.claim_scores_differ_at_largest_n(
         kz.summary_bold(same, lambda *_: 0.8, PAIRS))
     assert verdict == "not supported" and "significantly worse: none" in evidence
+
+
+def with_floors(table: pd.DataFrame, excess: dict) -> pd.DataFrame:
+    """``table`` with Table 2's floors (:func:`kl_floor`'s columns): the ML floor at the row's
+    lowest mean and the EM floor ``excess[N]`` (1e-3 bits; 0 where not given) above it."""
+    ml = table[[f"{s} mean" for s in kz.SCORE_KEYS]].min(axis=1)
+    return table.assign(**{"ml floor mean": ml,
+                           "floor mean": ml + table.cases.map(lambda n: excess.get(n, 0.0))})
+
+
+def test_sec6_claims_set_aside_the_sample_sizes_where_em_s_error_swamps_the_difference():
+    paper = kz.summary_bold(PAPER, lambda *_: 0.8, PAIRS)
+    # EM's excess small beside every difference judged: the verdicts of the table without floors
+    small = with_floors(paper, {})
+    for claim, check in kz.TABLE2_CLAIMS:
+        assert check(small)[0] == check(paper)[0] == "supported", claim
+        assert "not judged" not in check(small)[1]
+    assert kz.em_unresolved(paper, {243000: 0.0}) == {}  # no floors: the paper's ML fits
+    # the counterfactual: EM's excess (1e-3 bits) larger than the differences judged at 81k
+    # and 243k (the paper's plus-vs-plain gaps there are 0.25 and 0.05)
+    swamped = with_floors(paper, {81000: 0.4, 243000: 0.4})
+    verdict, evidence = kz.claim_plus_better_at_large_n(swamped)
+    assert verdict == "partly supported"
+    assert "not judged at N = 81000" in evidence and "EM's excess 0.4 exceeds" in evidence
+    verdict, evidence = kz.claim_scores_differ_at_largest_n(swamped)
+    assert verdict == "not checked" and "not judged at N = 243000" in evidence
+    assert kz.claim_cs_plus_score_of_choice(swamped)[0] == "partly supported"
+    everywhere = with_floors(paper, {n: 10.0 for n in paper.cases})
+    assert kz.claim_plus_better_at_large_n(everywhere)[0] == "not checked"
+    assert kz.claim_bic_plus_worst_at_smallest_n(everywhere)[0] == "not checked"
+    # an ordering against the claim stays "not supported" where some N are judged
+    plain_wins = with_floors(paper.assign(**{"CS mean": paper["CS mean"] * 0.5}), {243000: 1.0})
+    assert kz.claim_plus_better_at_large_n(plain_wins)[0] == "not supported"
+
+
+def test_recovery_is_judged_only_where_em_resolves_the_fit_of_the_generating_structure():
+    network = parse_spec(DEFAULT["hierarchical"]["spec"])
+    paper = kz.summary_bold(PAPER, lambda *_: 0.8, PAIRS)
+    runs = pd.concat([hlc_runs({s: ["2,2,2"] * 10 for s in kz.SCORE_KEYS}, cases=n)
+                      for n in (1000, 243000)], ignore_index=True)
+    table = paper[paper.cases.isin([1000, 243000])]
+
+    def found(excess):
+        claims = kz.hlc_claims(runs, with_floors(table, excess), paper, network, SEC,
+                               {1000: 1.0}, explain=False)
+        return next(c for c in claims if "never found" in c[0])
+
+    assert found({})[1] == "supported" and "20 runs per score" in found({})[2]
+    partly = found({243000: 5.0})
+    assert partly[1] == "partly supported" and "10 runs per score (N = 1000)" in partly[2]
+    assert "not judged at N = 243000" in partly[2]
+    assert found({1000: 50.0, 243000: 5.0})[1] == "not checked"

@@ -1126,17 +1126,63 @@ def _large_rows(table: pd.DataFrame) -> pd.DataFrame:
     return table[table.cases >= sorted(table.cases)[len(table) // 2]]
 
 
+def em_unresolved(table: pd.DataFrame, differences: dict) -> dict:
+    """The sample sizes at which EM's own error swamps what a Sec. 6 claim judges.
+
+    ``table`` is our Table 2 with its floors (:func:`kl_floor`'s ``floor mean`` and ``ml floor
+    mean``, 1e-3 bits); ``differences`` maps a sample size to the KL difference (1e-3 bits,
+    non-negative) the claim judges there. EM's excess at N is the KL of the generating
+    structure's EM fit (fitted as every test model is) minus that of its ML fit: how much worse
+    our EM leaves even the true structure. Where it exceeds the difference judged, the scores'
+    ordering at that N may be EM's, not the scores', so the claim cannot be judged there.
+    Returns ``{cases: text}`` for those N (empty for a table without floors: the paper's,
+    whose scores assume ML fits)."""
+    if "floor mean" not in table or "ml floor mean" not in table:
+        return {}
+    rows = table.set_index("cases")
+    out = {}
+    for cases, difference in differences.items():
+        em, ml = rows.loc[cases, "floor mean"], rows.loc[cases, "ml floor mean"]
+        if em - ml > difference:
+            out[int(cases)] = (f"{int(cases)} (EM fit of the generating structure "
+                               f"{_significant(em)} against its ML fit {_significant(ml)}: "
+                               f"EM's excess {_significant(em - ml)} exceeds the difference "
+                               f"judged, {_significant(difference)})")
+    return out
+
+
+def with_unresolved(verdict: str, judged: int, unresolved: dict) -> tuple[str, str]:
+    """A Sec. 6 verdict reached on ``judged`` sample sizes after :func:`em_unresolved` set
+    ``unresolved`` aside: *not checked* when none was judged; *partly supported* instead of
+    *supported* when some were set aside (the claim holds only where EM can resolve it); and
+    the text naming the sample sizes set aside, with their numbers."""
+    if not unresolved:
+        return verdict, ""
+    note = ("; not judged at N = " + ", ".join(unresolved.values())
+            + ": there the ordering may be EM's error, not the scores'")
+    if not judged:
+        return "not checked", note
+    return ("partly supported" if verdict == "supported" else verdict), note
+
+
 def claim_plus_better_at_large_n(table: pd.DataFrame) -> tuple[str, str]:
     """Sec. 6: the plus scores fit better, at the larger sample sizes: in every row of the
-    larger half, the lowest mean KL is BIC+'s or CS+'s."""
+    larger half, the lowest mean KL is BIC+'s or CS+'s. The difference judged at N is the best
+    plain score's mean minus the best plus score's; N where EM's error exceeds it are set
+    aside (:func:`em_unresolved`, :func:`with_unresolved`)."""
     large = _large_rows(table)
     best = {int(r["cases"]): min(SCORE_KEYS, key=lambda s: r[f"{s} mean"])
             for _, r in large.iterrows()}
-    plus = [s.endswith("+") for s in best.values()]
+    unresolved = em_unresolved(table, {int(r["cases"]): abs(
+        min(r[f"{s} mean"] for s in SCORE_KEYS if not s.endswith("+"))
+        - min(r[f"{s} mean"] for s in SCORE_KEYS if s.endswith("+")))
+        for _, r in large.iterrows()})
+    plus = [s.endswith("+") for n, s in best.items() if n not in unresolved]
     verdict = ("supported" if all(plus) else "partly supported" if any(plus)
                else "not supported")
+    verdict, note = with_unresolved(verdict, len(plus), unresolved)
     return verdict, ("lowest mean KL, rows N >= " + str(int(large.cases.min())) + ": "
-                     + ", ".join(f"{n}: {s}" for n, s in best.items()))
+                     + ", ".join(f"{n}: {s}" for n, s in best.items()) + note)
 
 
 def claim_bic_plus_worst_at_smallest_n(table: pd.DataFrame) -> tuple[str, str]:
@@ -1145,25 +1191,35 @@ def claim_bic_plus_worst_at_smallest_n(table: pd.DataFrame) -> tuple[str, str]:
     :func:`summary_bold`): supported when BIC+ has the highest mean and is significantly
     worse than the row's best (not bold); partly when it has the highest mean but is within
     the row's bold scores (the ordering as printed, not significant); not supported when
-    another score has the highest mean."""
+    another score has the highest mean; not checked when EM's error exceeds BIC+'s distance to
+    the row's best (:func:`em_unresolved`)."""
     row = table.loc[table.cases.idxmin()]
     worst = max(SCORE_KEYS, key=lambda s: row[f"{s} mean"])
     significant = not row["BIC+ bold"]
     verdict = ("not supported" if worst != "BIC+" else "supported" if significant
                else "partly supported")
+    unresolved = em_unresolved(table, {int(row.cases): abs(
+        row["BIC+ mean"] - row[f"{row['best']} mean"])})
+    verdict, note = with_unresolved(verdict, 1 - len(unresolved), unresolved)
     return (verdict, f"N = {int(row.cases)}: mean KL " + ", ".join(
                 f"{s} {_significant(row[f'{s} mean'])}" for s in SCORE_KEYS)
             + f"; BIC+ against the row's best ({row['best']}), paired, p = "
             f"{row['BIC+ p']:.2g}" + ("" if worst != "BIC+" or significant else
                                       ": the ordering as printed, but not significant "
-                                      "(BIC+ is bold by the paper's 95% rule)"))
+                                      "(BIC+ is bold by the paper's 95% rule)") + note)
+
+
+#: How the evidence names :func:`cs_plus_bold_everywhere`'s reading.
+STRICT_READING = ("the strict reading (CS+ bold in every row, and no other score bold in "
+                  "every row)")
 
 
 def cs_plus_bold_everywhere(table: pd.DataFrame) -> tuple[str, str]:
     """The strict reading of Sec. 6's "CS+ is clearly the score of choice" by Table 2's own
     rule: a score is bold in a row when it is not significantly worse than the row's best
-    (95%, paired). CS+ must be bold in every row and the only score that is; partly when other
-    scores are too. ``table`` carries the ``{score} bold`` columns of :func:`table2` (ours) or
+    (95%, paired). Supported when CS+ is bold in every row and no other score is bold in every
+    row (other scores may be bold in some rows); partly when another score is bold in every
+    row too. ``table`` carries the ``{score} bold`` columns of :func:`table2` (ours) or
     of :func:`summary_bold` (the paper's, from its means and standard errors). It fails on the
     paper's own table (CS+ is significantly worse than BIC+ at some large N there), so it is
     shown beside the verdict, not used for it (:func:`claim_cs_plus_score_of_choice`)."""
@@ -1177,25 +1233,30 @@ def cs_plus_bold_everywhere(table: pd.DataFrame) -> tuple[str, str]:
 
 
 def claim_cs_plus_score_of_choice(table: pd.DataFrame) -> tuple[str, str]:
-    """Sec. 6: CS+ "is clearly the score of choice", read as the paper argues it: the plus
-    scores fit better at large N (:func:`claim_plus_better_at_large_n`), BIC+ has a problem
-    at the smallest N (significantly worse than the row's best there, Table 2's 95% rule) and
-    "CS+ deals well with such situations" (bold at the smallest N). Supported when all three
-    hold; partly when the plus scores fit better at large N and CS+ is bold at the smallest N
-    but BIC+ is not significantly worse there (CS+'s advantage over BIC+ is not shown); not
-    supported otherwise. The evidence adds :func:`cs_plus_bold_everywhere`."""
-    large = claim_plus_better_at_large_n(table)[0]
+    """Sec. 6: CS+ "is clearly the score of choice", read as the paper argues it, from three
+    parts: (a) the plus scores fit better at large N (:func:`claim_plus_better_at_large_n`,
+    with its sample sizes set aside where EM's error swamps the difference), (b) CS+ "deals
+    well with such situations" (bold at the smallest N) and (c) BIC+ has a problem at the
+    smallest N (significantly worse than the row's best there, Table 2's 95% rule). Supported
+    when (a) is supported and (b) and (c) hold; partly when (a) is not *not supported* and (b)
+    holds; not supported otherwise. :func:`cs_plus_bold_everywhere` is shown in the evidence
+    but not used for the verdict."""
+    large = claim_plus_better_at_large_n(table)
     smallest = table.loc[table.cases.idxmin()]
     cs_plus_fine, bic_plus_worse = bool(smallest["CS+ bold"]), not smallest["BIC+ bold"]
-    verdict = ("supported" if large == "supported" and cs_plus_fine and bic_plus_worse
-               else "partly supported" if large != "not supported" and cs_plus_fine
+    verdict = ("supported" if large[0] == "supported" and cs_plus_fine and bic_plus_worse
+               else "partly supported" if large[0] != "not supported" and cs_plus_fine
                else "not supported")
     strict = cs_plus_bold_everywhere(table)
     worse = "significantly worse than the row's best"
-    return verdict, (f"plus scores fit better at large N: {large}; at N = "
-                     f"{int(smallest.cases)} CS+ {'bold' if cs_plus_fine else worse}, "
-                     f"BIC+ {worse if bic_plus_worse else 'bold'}; the strict reading (CS+ "
-                     f"alone bold in every row) {strict[0]}: {strict[1]}")
+    cases = int(smallest.cases)
+    return verdict, (
+        "the verdict is supported when (a) is supported and (b) and (c) hold, partly when (a) "
+        "is not 'not supported' and (b) holds: (a) plus scores fit better at large N: "
+        f"{large[0]} ({large[1]}); (b) CS+ bold at N = {cases}: "
+        f"{'yes' if cs_plus_fine else 'no, ' + worse}; (c) BIC+ {worse} at N = {cases}: "
+        f"{'yes' if bic_plus_worse else 'no, BIC+ is bold'}. Not used for the verdict, "
+        f"{STRICT_READING}: {strict[0]}: {strict[1]}")
 
 
 def claim_scores_differ_at_largest_n(table: pd.DataFrame) -> tuple[str, str]:
@@ -1203,15 +1264,21 @@ def claim_scores_differ_at_largest_n(table: pd.DataFrame) -> tuple[str, str]:
     data ... We never observed this behaviour", judged at Table 2's largest N by its own 95%
     rule (``{score} bold`` of :func:`table2` or :func:`summary_bold`): supported (the paper's
     "never observed" reproduced) when some score is significantly worse than the row's best;
-    not supported when all four are bold (the same fit within the paper's test)."""
+    not supported when all four are bold (the same fit within the paper's test); not checked
+    when EM's error exceeds the largest distance of a score to the row's best
+    (:func:`em_unresolved`)."""
     row = table.loc[table.cases.idxmax()]
     worse = [s for s in SCORE_KEYS if not row[f"{s} bold"]]
-    return ("supported" if worse else "not supported",
+    unresolved = em_unresolved(table, {int(row.cases): max(
+        row[f"{s} mean"] - row[f"{row['best']} mean"] for s in SCORE_KEYS)})
+    verdict, note = with_unresolved("supported" if worse else "not supported",
+                                    1 - len(unresolved), unresolved)
+    return (verdict,
             f"N = {int(row.cases)}: mean KL " + ", ".join(
                 f"{s} {_significant(row[f'{s} mean'])}" for s in SCORE_KEYS)
             + f"; against the row's best ({row['best']}), paired p = " + ", ".join(
                 f"{s} {row[f'{s} p']:.2g}" for s in SCORE_KEYS if s != row["best"])
-            + "; significantly worse: " + (", ".join(worse) or "none"))
+            + "; significantly worse: " + (", ".join(worse) or "none") + note)
 
 
 def robustness(sensitivity: pd.DataFrame, claim: str) -> str:
@@ -1245,7 +1312,7 @@ def cs_plus_choice_explanation(table: pd.DataFrame, paper: pd.DataFrame) -> str:
     ours (``table``) beside the paper's (``paper``: the printed Table 2 with
     :func:`summary_bold`)."""
     strict = cs_plus_bold_everywhere(paper)[0]
-    return (f"The strict reading (CS+ alone bold in every row) is {strict} on the paper's own "
+    return (f"{STRICT_READING[0].upper()}{STRICT_READING[1:]} is {strict} on the paper's own "
             "table, where CS+ is significantly worse than the row's best at N = "
             f"{_cases_text(_rows_not_bold(paper, 'CS+'))}: the paper's claim rests on its "
             "argument (the plus scores' better fit at large N, BIC+'s worst fit at the smallest "
@@ -1315,7 +1382,9 @@ ALMOST_NEVER = 0.05
 def hlc_claims(results: pd.DataFrame, table: pd.DataFrame, paper: pd.DataFrame,
                network: Network, printed: dict, shortfall: dict, explain: bool = True) -> list:
     """Verdicts on Sec. 6's claims from the hill-climbs of the four scores (``results``, one CS
-    alpha) and their Table 2 (``paper``: the printed Table 2 with :func:`summary_bold`;
+    alpha) and their Table 2 (``table``, with :func:`kl_floor`'s columns where EM's error is to
+    be weighed, :func:`em_unresolved`; ``paper``: the printed Table 2 with
+    :func:`summary_bold`;
     ``network``: the generating HLC; ``printed``: ``experiments.yaml``'s numbers;
     ``shortfall``: per N, how far EM stops from the ML optimum, :func:`kl_floor`'s
     ``ml gain``)."""
@@ -1335,19 +1404,28 @@ def hlc_claims(results: pd.DataFrame, table: pd.DataFrame, paper: pd.DataFrame,
               f"correlations {_intervals_text(correlations)}", *out[3][3:])
     truth = hidden_cardinalities(network)
     true_cards = _cards_text(truth)
-    runs = int(results.groupby("score").size().max())
-    recovered = (results.cardinalities == true_cards).groupby(results.score).sum()
-    near = results.cardinalities.map(lambda c: sum(
+    # the difference judged at N: how far the scores' fits lie from the generating structure's
+    # own EM fit, which EM's error could close
+    unresolved = em_unresolved(table, {int(r["cases"]): min(
+        abs(r[f"{s} mean"] - r["floor mean"]) for s in SCORE_KEYS)
+        for _, r in table.iterrows()} if "floor mean" in table else {})
+    judged = results[~results.cases.isin(list(unresolved))]
+    runs = int(judged.groupby("score").size().max()) if len(judged) else 0
+    recovered = (judged.cardinalities == true_cards).groupby(judged.score).sum()
+    near = judged.cardinalities.map(lambda c: sum(
         abs(int(x) - t) for x, t in zip(c.split(","), truth)) == 1)
-    closest = near.groupby(results.score).sum()
+    closest = near.groupby(judged.score).sum()
     found = sec6["closest_found"]
+    verdict, note = with_unresolved(
+        "supported" if recovered.max() <= ALMOST_NEVER * runs else "not supported",
+        judged.cases.nunique(), unresolved)
     out.append((f"HLC: the generating cardinalities {true_cards} are (almost) never found",
-                "supported" if recovered.max() <= ALMOST_NEVER * runs else "not supported",
-                f"recovered in {runs} runs per score: " +
+                verdict, f"recovered in {runs} runs per score (N = "
+                f"{_cases_text(sorted(int(n) for n in judged.cases.unique()))}): " +
                 ", ".join(f"{s} {int(v)}" for s, v in recovered.items()) +
                 "; one state away: " + ", ".join(f"{s} {int(v)}" for s, v in closest.items()) +
                 f" (paper: never found; {found['cardinalities']} {found['runs']} time(s), by "
-                f"{found['score']})"))
+                f"{found['score']}){note}"))
     smallest = results[results.cases == results.cases.min()]
     frequent = smallest[smallest.score == "BIC+"].cardinalities.value_counts()
     named = tuple(sec6["bic_plus_most_frequent"])
@@ -1447,12 +1525,12 @@ def paper_claims(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
     lc = lc_at_alpha(lc_models, alpha, section)
     selections = lc_selections(lc, list(SCORE_KEYS))
     climbs = hlc_climbs(hlc_results, alpha, section)
-    table = table2(climbs, list(SCORE_KEYS))
+    floor = kl_floor(hlc_results)
+    table = table2(climbs, list(SCORE_KEYS)).merge(floor, on="cases")
     paper = summary_bold(parse_printed_table2(printed),
                          correlation_lookup(kl_correlations(climbs, SCORE_KEYS)),
                          sec["hierarchical"]["parametrisations"])
     network = parse_spec(section["hierarchical"]["spec"])
-    floor = kl_floor(hlc_results)
     return {"selections": selections, "climbs": climbs, "table": table, "paper": paper,
             "lc": lc_claims(selections, lc, section, explain),
             "hlc": hlc_claims(climbs, table, paper, network, sec,
@@ -1483,7 +1561,6 @@ def sensitivity_tables(lc_all: pd.DataFrame, hlc_all: pd.DataFrame, printed: pd.
     for distribution in section["generating_distributions"]:
         lc = lc_all[lc_all.distribution == distribution]
         hlc = hlc_all[hlc_all.distribution == distribution]
-        floor = kl_floor(hlc)
         for alpha in cs_alphas(section):
             run = paper_claims(lc, hlc, printed, sec, section, alpha, explain=False)
             choice = {"distribution": distribution, "cs_alpha": alpha}
@@ -1497,7 +1574,7 @@ def sensitivity_tables(lc_all: pd.DataFrame, hlc_all: pd.DataFrame, printed: pd.
                              "verdict": f"{agree} of {len(cells)}",
                              "evidence": "; ".join(f"{r['item']}: {r['ours']}" for r in cells
                                                    if r["verdict"] != "reproduced")})
-            tables.append(run["table"].merge(floor, on="cases").assign(**choice))
+            tables.append(run["table"].assign(**choice))
     table = pd.concat(tables, ignore_index=True)
     first = ["distribution", "cs_alpha"]
     return pd.DataFrame(verdicts), table[first + [c for c in table if c not in first]]
@@ -1817,7 +1894,7 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
     frequent = frequent_models(run["climbs"])
     floor = kl_floor(hlc_results)
     for name, frame in (("lc_selections", selections), ("lc_summary", summary),
-                        ("table2", table.merge(floor, on="cases")),
+                        ("table2", table),
                         ("hlc_frequent_models", frequent)):
         with atomic_output(outdir / "tables" / f"{name}.csv") as temporary:
             frame.to_csv(temporary, index=False)
@@ -1920,7 +1997,7 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         f"print, so it is taken from our run at the same N and pair of scores (median "
         f"{np.median(against_best):.2f} for CS+ against the paper's best of the row), with "
         f"the paper's {pairs} parametrisations. On the paper's table this rule gives, for "
-        "'CS+ is the score of choice' read strictly (CS+ alone bold in every row): "
+        f"'CS+ is the score of choice' read by {STRICT_READING}: "
         f"{paper_choice[0]} ({paper_choice[1]}); with one "
         "correlation for every pair and row, it is supported for correlations "
         f"{_intervals_text(supporting_correlations(parse_printed_table2(printed), pairs))}. "
@@ -1929,7 +2006,7 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         f"(relative tolerance {section['hierarchical']['floor_em']['tolerance']:g}); de/2N: "
         "the ML fit's KL expected at large N.",
         "",
-        _floor_markdown(table.merge(floor, on="cases"), printed),
+        _floor_markdown(table, printed),
         "",
         "The paper's comparison rests on the ordering of the scores in each row and on each "
         "score against the row's best (the claims above); the level of each cell is judged in "
