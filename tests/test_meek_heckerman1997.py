@@ -133,8 +133,12 @@ def test_quick_study_writes_the_report(quick_study):
     sensitivity = pd.read_csv(directory / "tables" / "cs_alpha_sensitivity.csv")
     assert sorted(set(sensitivity["cs alpha"])) == [0.5, 1.0, 2.0]
     assert "## CS's Dirichlet alpha: the posterior claims under each" in comparison
+    assert mh.FIGURE5_JOINT_ITEM in set(sensitivity.claim)
+    assert "Figure 5 as a whole (the accumulation and the F1 exception together)" in comparison
     verdicts = pd.read_csv(directory / "verdicts.csv")
-    posterior_items = set(sensitivity.claim)
+    for item in (mh.ACCUMULATION_ITEM, mh.F1_EXCEPTION_ITEM):
+        assert "Figure 5 as a whole" in verdicts.set_index("item").loc[item, "choices"]
+    posterior_items = set(sensitivity.claim) - {mh.FIGURE5_JOINT_ITEM}
     for row in verdicts[verdicts["item"].isin(posterior_items)].itertuples():
         assert "CS's Dirichlet alpha" in row.choices and "reproduced under alpha" in row.choices
     for name in ("figure5", "figure5_replicates", "figure5_random", "models"):
@@ -216,6 +220,55 @@ def test_f1_exception_holds_where_f2_takes_the_mass_and_fails_where_f1_keeps_it(
     assert row["verdict"] == "not reproduced"
     assert row["explanation"].startswith("computed: F2's fitted log-likelihood is at least F1's "
                                          "in 4 of 4 fits")
+
+
+def test_figure5_as_a_whole_needs_both_statements_under_the_same_alpha():
+    scores = loglik_scores("F2", "F1", "F1")
+    both = [summary_of(PAPER_FIGURE5, {"F1": ("F2", (0.5, 0.7))}),
+            summary_of(PAPER_FIGURE5, {"F1": ("F2", (0.5, 0.7))}, variant="printed")]
+    # what the paper says Figure 5 shows: both statements, so the figure as a whole
+    paper = pd.concat(both)
+    claims = [mh.accumulation_row(paper), mh.f1_exception_row(paper, scores, TABLE1)]
+    assert mh.figure5_joint_row(paper, claims)["verdict"] == "reproduced"
+    # the exception holds but F3 loses to F5 (the run at alpha >= 2): not the figure
+    lost = pd.concat([summary_of({**PAPER_FIGURE5, "F3": (0.3, 0.1)},
+                                 {"F1": ("F2", (0.5, 0.7)), "F3": ("F5", (0.3, 0.8))}), both[1]])
+    claims = [mh.accumulation_row(lost), mh.f1_exception_row(lost, scores, TABLE1)]
+    row = mh.figure5_joint_row(lost, claims)
+    assert row["verdict"] == "not reproduced"
+    assert "not accumulating: F3 (most probable F5)" in row["evidence"]
+    assert row["explanation"] == "computed: the accumulation is not reproduced"
+    # F1 keeps its data (the run at alpha <= 1): not the figure either
+    kept = pd.concat([summary_of({**PAPER_FIGURE5, "F1": (0.3, 0.8)}), both[1]])
+    claims = [mh.accumulation_row(kept), mh.f1_exception_row(kept, scores, TABLE1)]
+    row = mh.figure5_joint_row(kept, claims)
+    assert row["verdict"] == "not reproduced" and "F1 is most probable (80%)" in row["evidence"]
+
+
+def test_figure5_joint_text_and_the_f1_explanation_name_their_alphas():
+    def rows(alpha, accumulation, exception, evidence):
+        return [{"cs alpha": alpha, "claim": mh.ACCUMULATION_ITEM, "verdict": accumulation,
+                 "evidence": "", "explanation": ""},
+                {"cs alpha": alpha, "claim": mh.F1_EXCEPTION_ITEM, "verdict": exception,
+                 "evidence": "", "explanation": ""},
+                {"cs alpha": alpha, "claim": mh.FIGURE5_JOINT_ITEM,
+                 "verdict": "reproduced" if accumulation == exception == "reproduced"
+                 else "not reproduced", "evidence": evidence, "explanation": ""}]
+    run = pd.DataFrame(
+        rows(1.0, "reproduced", "not reproduced", "with F1 generating, F1 is most probable "
+             "(60%) with our dimensions; every other generator accumulates")
+        + rows(4.0, "partly reproduced", "reproduced", "with F1 generating, F3 is most "
+               "probable (48%) with our dimensions; not accumulating: F3 (most probable F5)"))
+    assert mh.figure5_joint_text(run).startswith(
+        "Figure 5 as a whole (the accumulation and the F1 exception together) is reproduced "
+        "under alpha none of them: alpha 1, with F1 generating, F1 is most probable")
+    why = mh.f1_explanation_by_alpha(run)
+    assert why.startswith("this holds at CS alpha 1; at alpha 4 it does not")
+    assert "alpha 4: with F1 generating, F3 is most probable (48%)" in why
+    # an alpha under which both statements hold is named
+    paper = pd.DataFrame(rows(2.0, "reproduced", "reproduced", "e"))
+    assert "reproduced under alpha 2:" in mh.figure5_joint_text(paper)
+    assert mh.figure5_joint_text(paper.iloc[:2]) == ""
 
 
 def test_subset_holds_for_the_reconstruction_and_fails_for_a_model_that_is_not_a_superset():

@@ -438,6 +438,12 @@ def accumulating(summary: pd.DataFrame, parameters: str = "hand-chosen") -> dict
             for g in sorted(rows.generator.unique())}
 
 
+#: The items of Figure 5's two statements (Sec. 5), and of the two judged together.
+ACCUMULATION_ITEM = "posterior mass accumulates on the generating model as N grows, F1 excepted"
+F1_EXCEPTION_ITEM = "the one exception: with F1 generating the posterior does not settle on F1"
+FIGURE5_JOINT_ITEM = "Figure 5 as a whole: the accumulation and the F1 exception together"
+
+
 def accumulation_row(summary: pd.DataFrame, parameters: str = "hand-chosen",
                      single: pd.DataFrame | None = None) -> dict:
     """Sec. 5, Figure 5: "mass continues to accumulate on the generating model as the sample
@@ -456,8 +462,8 @@ def accumulation_row(summary: pd.DataFrame, parameters: str = "hand-chosen",
     verdict = ("reproduced" if not failing else "not reproduced" if len(failing) == len(shows)
                else "partly reproduced")
     return verdict_row(
-        "Sec. 5 (Figure 5)", "posterior mass accumulates on the generating model as N grows, "
-        "F1 excepted" + ("" if parameters == "hand-chosen" else f" ({parameters} parameters)"),
+        "Sec. 5 (Figure 5)", ACCUMULATION_ITEM
+        + ("" if parameters == "hand-chosen" else f" ({parameters} parameters)"),
         "", f"rule, judged on the mean over the {data_sets} independent data sets (not the "
         "paper's single data set): for every generator but F1, the mean posterior of the "
         "generating model with our dimensions at the largest N is > its value at the smallest "
@@ -493,8 +499,7 @@ def f1_exception_row(summary: pd.DataFrame, scores: pd.DataFrame, table1: pd.Dat
         f"with ours (F2 {dims.loc['F2', 'dimension']}) F2 pays for its extra dimension and F1 "
         f"does ({_percent(ours[1])}): the exception follows the printed dimension of F2")
     return verdict_row(
-        "Sec. 5 (Figure 5)", "the one exception: with F1 generating the posterior does not "
-        "settle on F1", "", f"F1 generating, most probable at N = {largest} (mean over the "
+        "Sec. 5 (Figure 5)", F1_EXCEPTION_ITEM, "", f"F1 generating, most probable at N = {largest} (mean over the "
         f"data sets): {ours[0]} ({_percent(ours[1])}) with our dimensions, {printed[0]} "
         f"({_percent(printed[1])}) with the printed ones",
         "reproduced" if exception else "not reproduced", explanation, choices=STUDY_CHOICES)
@@ -800,17 +805,76 @@ def posterior_claims(scores: pd.DataFrame, summary: pd.DataFrame, table1: pd.Dat
     return rows + [random_parameters_row(summary)]
 
 
+def figure5_joint_row(summary: pd.DataFrame, claims: list[dict]) -> dict:
+    """Figure 5's two statements judged together under one CS alpha (``claims``: that alpha's
+    :func:`posterior_claims`, ``summary`` its :func:`replicate_summary`): reproduced only when
+    the accumulation and the F1 exception both are, since the paper reads both off the same
+    figure. The evidence says where F1's data settle with our dimensions and which generators
+    but F1 do not accumulate (:func:`accumulating`), with the model most probable instead."""
+    verdicts = {row["item"]: row["verdict"] for row in claims}
+    top = most_probable(summary)
+    failing = [g for g, ok in accumulating(summary).items() if g != "F1" and not ok]
+    f1_to, f1_mean = top["F1"]
+    evidence = (f"with F1 generating, {f1_to} is most probable ({_percent(f1_mean)}) with our "
+                "dimensions; "
+                + ("every other generator accumulates" if not failing else
+                   "not accumulating: " + ", ".join(f"{g} (most probable {top[g][0]})"
+                                                    for g in failing)))
+    failed = [name for name, item in (("the accumulation", ACCUMULATION_ITEM),
+                                      ("the F1 exception", F1_EXCEPTION_ITEM))
+              if verdicts[item] != "reproduced"]
+    return {"claim": FIGURE5_JOINT_ITEM, "verdict": "not reproduced" if failed else "reproduced",
+            "evidence": evidence,
+            "explanation": "computed: " + " and ".join(failed)
+            + (" is" if len(failed) == 1 else " are") + " not reproduced" if failed else ""}
+
+
 def alpha_sensitivity(section: dict, scores: pd.DataFrame, table1: pd.DataFrame) -> pd.DataFrame:
     """Every posterior claim (:func:`posterior_claims`) judged under each of
     :func:`cs_alphas`, from the same fits (:func:`at_cs_alpha`): one row per (alpha, claim),
-    in increasing alpha."""
+    in increasing alpha; with F1 and F2 among the generators, Figure 5's two statements
+    judged together too (:func:`figure5_joint_row`)."""
     rows = []
     for alpha in sorted(cs_alphas(section)):
         shifted = at_cs_alpha(scores, section, alpha)
+        summary = replicate_summary(shifted)
+        claims = posterior_claims(shifted, summary, table1)
         rows += [{"cs alpha": alpha, "claim": row["item"], "verdict": row["verdict"],
-                  "evidence": row["ours"], "explanation": row["explanation"]}
-                 for row in posterior_claims(shifted, replicate_summary(shifted), table1)]
+                  "evidence": row["ours"], "explanation": row["explanation"]} for row in claims]
+        if {"F1", "F2"} <= set(summary.generator):
+            rows.append({"cs alpha": alpha, **figure5_joint_row(summary, claims)})
     return pd.DataFrame(rows)
+
+
+def figure5_joint_text(sensitivity: pd.DataFrame) -> str:
+    """Under which CS alphas Figure 5's two statements hold together, and per alpha what each
+    gives (the joint rows of :func:`alpha_sensitivity`); empty without them."""
+    joint = sensitivity[sensitivity.claim == FIGURE5_JOINT_ITEM]
+    if joint.empty:
+        return ""
+    reproducing = [f"{a:g}" for a in joint[joint.verdict == "reproduced"]["cs alpha"]]
+    return ("Figure 5 as a whole (the accumulation and the F1 exception together) is reproduced "
+            f"under alpha {', '.join(reproducing) or 'none of them'}: " + "; ".join(
+                f"alpha {r['cs alpha']:g}, {r['evidence']}"
+                + (f" ({r['explanation'].removeprefix('computed: ')})" if r["explanation"]
+                   else "") for _, r in joint.iterrows()))
+
+
+def f1_explanation_by_alpha(sensitivity: pd.DataFrame) -> str:
+    """At which CS alphas the main run's F1 explanation (F1 keeps its data with our dimensions,
+    so the exception follows the printed dimension of F2) holds, and at which it does not
+    because F1's data leave F1 with our dimensions too (the joint rows' evidence)."""
+    rows = sensitivity[sensitivity.claim == F1_EXCEPTION_ITEM]
+    joint = sensitivity[sensitivity.claim == FIGURE5_JOINT_ITEM].set_index("cs alpha")
+    keeps = [a for a, v in zip(rows["cs alpha"], rows.verdict) if v != "reproduced"]
+    leaves = [a for a in rows["cs alpha"] if a not in keeps]
+    text = f"this holds at CS alpha {', '.join(f'{a:g}' for a in keeps)}"
+    if leaves:
+        text += (f"; at alpha {', '.join(f'{a:g}' for a in leaves)} it does not: F1's data "
+                 "leave F1 with our dimensions too (" + "; ".join(
+                     f"alpha {a:g}: " + joint.loc[a, "evidence"].split(";")[0]
+                     for a in leaves if a in joint.index) + ")")
+    return text
 
 
 def alpha_choice(sensitivity: pd.DataFrame, item: str, main: float) -> str:
@@ -843,9 +907,14 @@ def study_claims(section: dict, structures: dict, table1: pd.DataFrame, scores: 
     main = cs_alphas(section)[0]
     posterior_rows = {row["item"]: row for row in posterior_claims(
         scores, summary, table1, single=replicate_summary(scores, paper=True))}
+    joint = figure5_joint_text(sensitivity)
     for item, row in posterior_rows.items():
-        row["choices"] = "; ".join(filter(None, (row["choices"],
-                                                 alpha_choice(sensitivity, item, main))))
+        row["choices"] = "; ".join(filter(None, (
+            row["choices"], alpha_choice(sensitivity, item, main),
+            joint if item in (ACCUMULATION_ITEM, F1_EXCEPTION_ITEM) else "")))
+    f1 = posterior_rows.get(F1_EXCEPTION_ITEM)
+    if f1 is not None and f1["explanation"]:
+        f1["explanation"] += "; " + f1_explanation_by_alpha(sensitivity)
     ordered = list(posterior_rows.values())
     rows = [noisy_or_row(noisy_or_points(seeding.rng(seed, "noisy-or"))),
             e_step_row(structures, seeding.rng(seed, "e-step")), ordered.pop(0)]
@@ -1073,6 +1142,8 @@ def comparison_markdown(section: dict, table1: pd.DataFrame, scores: pd.DataFram
               "claim is judged again under every alpha from the same fits (only log p(D'|S) "
               "changes; `tables/cs_alpha_sensitivity.csv` has the evidence):", "",
               pipe_table(wide.reset_index(), general_cell), "",
+              *([figure5_joint_text(sensitivity) + ".", ""]
+                if FIGURE5_JOINT_ITEM in set(sensitivity.claim) else []),
               "Why a verdict differs from the main run's, per alpha (computed):", "",
               *[f"- alpha = {r['cs alpha']:g}, {r['claim']}: {r['explanation']}"
                 for _, r in sensitivity.iterrows()
