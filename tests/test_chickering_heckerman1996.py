@@ -665,6 +665,21 @@ def test_a_verdict_that_changes_with_the_search_keeps_its_own_explanation():
     assert paper["explanation"].startswith("not supported under the annealed search")
     assert paper["explanation"].endswith(". computed cause")
     assert search["explanation"].startswith("partly supported under the paper's EM protocol")
+    # with the search table: where the paper's protocol ends below the mode, by how much
+    table = pd.DataFrame({"experiment": ["fig2_c32", "fig2_c4"], "oracle_fits": [5, 5],
+                          "paper_minus_oracle_min": [-445.2, 0.0],
+                          "paper_minus_oracle_max": [-212.5, 0.0],
+                          "search_minus_oracle_min": [107.3, 0.0]})
+    paper, _ = ch96.verdict_rows({"paper": [(claim, "partly supported", "e1", "", "")],
+                                  "search": [(claim, "not supported", "e2", "", "")]},
+                                 shortfall=table)
+    assert "on data sets of fig2_c32 (by up to 445), the search at most 0 nats below it, so the " \
+        "paper's protocol's verdict rests on fits below the mode" in paper["explanation"]
+    # counterfactual: the search ends far below the mode too, or neither does
+    assert "both protocols' verdicts rest" in ch96.shortfall_text(
+        table.assign(search_minus_oracle_min=[-50.0, 0.0]))
+    assert "both protocols end within" in ch96.shortfall_text(
+        table.assign(paper_minus_oracle_min=[-1.0, 0.0]))
 
 
 # --- the test-model ranges, their edges and the reconstruction choices ------------------------
