@@ -244,6 +244,12 @@ def test_theorem2_laplace_rate_is_fitted_over_every_size():
     row = heckerman_meek1997.theorem2_rows(late)[0]
     assert "replicate 0 reaches 1/N late" in row["explanation"]
     assert "over all sizes" in row["ours"] and "over N = 400 to 6400" in row["ours"]
+    # BIC's error drifting by 0.07 nats per unit of log N: bounded, and the drift is said
+    drift = late.assign(**{"bic error": 1.5 + 0.07 * np.log(late.N) + 0.01 * late.replicate})
+    row = heckerman_meek1997.theorem2_rows(drift)[1]
+    assert row["verdict"] == "reproduced" and "does change with N" in row["explanation"]
+    assert "+0.39 nats from N = 400 to 102400" in row["explanation"]
+    assert heckerman_meek1997.theorem2_rows(late)[1]["explanation"] == ""
 
 
 def test_section6_terms_and_methods_fail_where_they_differ(outputs):
