@@ -258,6 +258,10 @@ def test_table1_cells_agree_within_two_combined_standard_errors():
                                  annotate=lambda row, score: ("edge note", "choice"))
     assert all(r["explanation"].endswith("edge note") and r["choices"] == "choice"
                for r in rows)
+    # another protocol's cells check the same printed numbers again: derived, not counted
+    assert all(r["derived_from"] == "" for r in rows)
+    again = ch96.table1_cell_rows(table, printed, "Table 1", repeated=True)
+    assert [r["derived_from"] for r in again] == [r["item"] for r in again]
 
 
 def test_a_disagreeing_cell_is_explained_from_the_curves():
@@ -662,6 +666,10 @@ def test_a_verdict_that_changes_with_the_search_keeps_its_own_explanation():
                               "search": [(claim, "not supported", "e2", "", "")]})
     paper, search = rows
     assert paper["verdict"] == "partly reproduced" and search["verdict"] == "not reproduced"
+    # the paper's protocol is counted; the search checks the same claim again
+    assert paper["derived_from"] == "" and search["derived_from"] == claim
+    alone = ch96.verdict_rows({"search": [(claim, "not supported", "e2", "", "")]})
+    assert alone[0]["derived_from"] == ""
     assert paper["explanation"].startswith("not supported under the annealed search")
     assert paper["explanation"].endswith(". computed cause")
     assert search["explanation"].startswith("partly supported under the paper's EM protocol")
