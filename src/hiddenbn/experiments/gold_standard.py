@@ -850,7 +850,7 @@ def _doubled_particles_lines(table: pd.DataFrame) -> list[str]:
             f"{int(moved.sum())} of {len(cell)} by more than {DOUBLING_TOLERANCE_SE:g} SE "
             f"({int(beyond_two.sum())} by more than 2 SE of the difference); the mean shift is "
             f"{cell['shift'].mean():+.1f} nats (a positive mean: the estimates still rise with "
-            f"the particles); the largest, {worst['shift']:+.1f} nats "
+            f"the particles); the largest in standard errors, {worst['shift']:+.1f} nats "
             f"({worst['shift_se']:+.1f} SE), at {int(worst['hidden_states'])} hidden states. "
             + ("Converged by both rules." if agree.all() and not moved.any() else
                "Not converged by " + " and ".join(
