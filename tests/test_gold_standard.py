@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import gold_standard as gs
 
 
@@ -338,3 +339,15 @@ def test_twice_the_particles_judge_whether_the_gold_standard_has_converged():
     for row in gs.paper003_verdict_rows(paper, table):
         assert "Twice the particles move 2 of 10 re-estimated values (b) by more than 1 SE" \
             in row["ours"]
+
+
+def test_the_doubled_particles_data_sets_must_be_large_c_data_sets():
+    section = {"paper003": {"experiments": [], "replicates": 1,
+                            "large_c": {"experiments": ["c32"], "replicates": 2,
+                                        "doubled_particles_replicates": 2}},
+               "slope": {"settings": {}}}
+    paper003 = {"experiments": {"c32": {}}, "replicates": 3}
+    gs.check_config(section, paper003)
+    section["paper003"]["large_c"]["doubled_particles_replicates"] = 3
+    with pytest.raises(HiddenbnError, match="doubled_particles_replicates: 3 exceeds"):
+        gs.check_config(section, paper003)

@@ -83,8 +83,8 @@ def distinct_scores(frame: pd.DataFrame) -> dict:
 def check_config(section: dict, paper003_section: dict | None) -> None:
     """Check what the JSON schema cannot: the paper-003 parts name experiments of
     ``paper003_section`` (the config's chickering_heckerman1996 section, whose data sets and EM
-    settings they use) and ask for no more replicates than it has; the slope settings' truth
-    and model are specs.
+    settings they use) and ask for no more replicates than it has, the doubled-particles data
+    sets are among the large-c ones; the slope settings' truth and model are specs.
 
     Raises :class:`~hiddenbn.errors.HiddenbnError` naming the offending key.
     """
@@ -105,6 +105,12 @@ def check_config(section: dict, paper003_section: dict | None) -> None:
             raise HiddenbnError(
                 f"config gold_standard.{key}.replicates: {part['replicates']} exceeds "
                 f"chickering_heckerman1996.replicates ({paper003_section['replicates']})")
+    large_c = paper003.get("large_c") or {}
+    if large_c.get("doubled_particles_replicates", 0) > large_c.get("replicates", 0):
+        raise HiddenbnError(
+            "config gold_standard.paper003.large_c.doubled_particles_replicates: "
+            f"{large_c['doubled_particles_replicates']} exceeds large_c.replicates "
+            f"({large_c.get('replicates', 0)}); the doubled estimates repeat those data sets")
     for name, setting in section["slope"]["settings"].items():
         for role in ("truth", "model"):
             try:
