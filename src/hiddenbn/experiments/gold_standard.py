@@ -784,6 +784,12 @@ def _control_lines(table: pd.DataFrame) -> list[str]:
     return lines
 
 
+def runs_agree(estimates: pd.DataFrame) -> pd.Series:
+    """Whether each estimate rests on at least :data:`AGREEING_SHARE` of its runs (effective
+    runs against runs): then the runs' spread measures its error."""
+    return estimates["gold_effective_runs"] >= AGREEING_SHARE * estimates["gold_runs"]
+
+
 def _run_agreement_lines(paper: pd.DataFrame, large_c=()) -> list[str]:
     """How many gold-standard estimates rest on fewer than :data:`hiddenbn.smc.FEW_RUNS`
     effective runs, for test models with fewer hidden states than the generating model and the
@@ -806,7 +812,7 @@ def _run_agreement_lines(paper: pd.DataFrame, large_c=()) -> list[str]:
             cell = paper[(paper["experiment"] == experiment) & paper["gold_runs"].notna()]
             if cell.empty:
                 continue
-            half = cell["gold_effective_runs"] >= cell["gold_runs"] / 2
+            half = runs_agree(cell)
             data_sets = cell["replicate"].nunique()
             lines.append(f"  * {experiment} ({data_sets} data set{'s' * (data_sets > 1)}): "
                          f"{int(half.sum())} of {len(cell)} estimates rest on at least half "
@@ -846,7 +852,7 @@ def _doubled_particles_lines(table: pd.DataFrame) -> list[str]:
              f"by at most {DOUBLING_TOLERANCE_SE:g} standard error when the particles double.",
              ""]
     for (experiment, replicate), cell in table.groupby(["experiment", "replicate"]):
-        agree = cell["gold_effective_runs"] >= AGREEING_SHARE * cell["gold_runs"]
+        agree = runs_agree(cell)
         moved = cell["shift_se"].abs() > DOUBLING_TOLERANCE_SE
         beyond_two = cell["shift_combined_se"].abs() > 2
         worst = cell.loc[cell["shift_se"].abs().idxmax()]
