@@ -633,7 +633,8 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
 
 def _within_slope(errors: pd.DataFrame, column: str) -> tuple[float, float]:
     """Slope of ``errors[column]`` on log N within replicates (each replicate's own level
-    removed: its parameters set the constant of the error) and its half-width at :data:`CONFIDENCE`."""
+    removed: its parameters set the constant of the error) and its half-width at
+    :data:`CONFIDENCE`."""
     x = np.log(errors.N.astype(float))
     y = errors[column]
     x = x - x.groupby(errors.replicate).transform("mean")
