@@ -105,3 +105,18 @@ def test_fit_with_the_annealed_search(data_file, capsys):
     with pytest.raises(SystemExit) as exit_info:  # argparse: usage and one line, exit 2
         main(["fit", str(data_file), "--model", "2:2,2,3", "--schedule", "anneal"])
     assert exit_info.value.code == 2
+
+
+def test_parameter_files_round_trip_between_params_sample_and_fit(tmp_path, capsys):
+    """Found by an input audit: the hidden node of '--classes 2' was 'H' and that of
+    '2:2,2,2,2' 'H1', so a file of 'hiddenbn params' failed '--init' under '--classes'."""
+    truth, data, fitted = tmp_path / "truth.json", tmp_path / "data.csv", tmp_path / "fit.json"
+    assert main(["params", "2:2,2,2,2", "--seed", "3", "-o", str(truth)]) == 0
+    assert main(["sample", "2:2,2,2,2", "--params", str(truth), "--n", "300", "-o",
+                 str(data)]) == 0
+    assert main(["fit", str(data), "--classes", "2", "--init", str(truth), "--skip-de",
+                 "--save-params", str(fitted)]) == 0
+    resampled = tmp_path / "again.csv"
+    assert main(["sample", "2:2,2,2,2", "--params", str(fitted), "--n", "5", "-o",
+                 str(resampled)]) == 0
+    assert read_csv(resampled).names == ("X1", "X2", "X3", "X4")

@@ -52,7 +52,7 @@ def test_the_model_binds_to_the_columns_in_order_or_as_named(survey, capsys):
                                "--json", "--skip-de")[1])
     bare = json.loads(run(capsys, "fit", survey, "--model", "2", "--restarts", "4", "--json",
                           "--skip-de")[1])
-    assert list(by_classes["model"]["nodes"]) == ["H", "smoker", "drinks", "exercise", "diet"]
+    assert list(by_classes["model"]["nodes"]) == ["H1", "smoker", "drinks", "exercise", "diet"]
     assert by_classes["em"]["log_likelihood"] == bare["em"]["log_likelihood"]
     assert shorthand["em"]["log_likelihood"] == pytest.approx(
         by_classes["em"]["log_likelihood"], rel=1e-9)
@@ -89,7 +89,7 @@ def test_posteriors_follow_the_rows_of_the_file_missing_cells_included(survey, t
     assert len(rows) == SURVEY.count("\n") - 1 and rows[0]["row"] == "1"
     # independently: each row of the file read alone, its posterior from the fitted parameters
     data = read_data(survey)
-    cpts = [np.array(report["parameters"][name]) for name in ("H", *data.dataset.names)]
+    cpts = [np.array(report["parameters"][name]) for name in ("H1", *data.dataset.names)]
     network = latent_class_network(data.dataset, 2)
     expected, _ = class_posteriors(network, cpts, data.every_case.patterns[data.row_patterns])
     got = np.array([[float(r["p_class1"]), float(r["p_class2"])] for r in rows])
@@ -205,14 +205,14 @@ def test_data_sampled_from_a_fit_of_labelled_data_has_its_labels(survey, tmp_pat
         column = sample.names.index(name)
         sampled = {label: sample.counts[sample.patterns[:, column] == code].sum() / 20000
                    for code, label in enumerate(sample.states()[name])}
-        classes = np.array(document["cpts"]["H"][0])
+        classes = np.array(document["cpts"]["H1"][0])
         fitted = classes @ np.array(document["cpts"][name])
         for label, probability in zip(document["states"][name], fitted):
             assert abs(sampled.get(label, 0.0) - probability) < 4 * np.sqrt(0.25 / 20000)
 
 
 @pytest.mark.parametrize("states, message", [
-    ({"H": ["a", "b"]}, "labels the states of 'H', which is not an observed node"),
+    ({"H1": ["a", "b"]}, "labels the states of 'H1', which is not an observed node"),
     ({"smoker": ["no"]}, "the states of 'smoker' must be 2 distinct labels"),
     ({"smoker": ["no", "no"]}, "the states of 'smoker' must be 2 distinct labels"),
     ({"smoker": [True, False]}, "the states of 'smoker' must be 2 distinct labels"),

@@ -55,15 +55,16 @@ def latent_class_network(data: Dataset, hidden_states: int, columns=None) -> Net
     child per column.
 
     Each child gets the states of its column (its categories, else its largest state + 1),
-    at least 2; the hidden node is named ``H`` (with underscores added if a column already has
-    that name).
+    at least 2; the hidden node is named ``H1``, as in the shorthand ``k:r1,...,rn`` (with
+    underscores added if a column already has that name), so that a parameter file of either
+    fits both.
     """
     if not data.n_patterns:
         raise DataError("the data set has no cases")
     columns = data.names if columns is None else tuple(columns)
     cards = data.cardinalities
     return latent_class(hidden_states, [max(2, cards[data.names.index(c)]) for c in columns],
-                        columns, hidden="H")
+                        columns)
 
 
 def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, restarts: int = 64,
