@@ -361,8 +361,8 @@ def _bound_model(args, data):
                             f"columns; the nodes of spec file {args.model} name its columns "
                             "already, so leave --columns out")
     if is_spec_file(args.model) or (not getattr(args, "columns", None)
-                                    and set(network.observed_names) <= set(data.names)):
-        return network  # its nodes name the columns
+                                    and set(network.observed_names) == set(data.names)):
+        return network  # its nodes name the columns (a shorthand's X1..Xn: every one of them)
     return bind_columns(network, _columns(args, data), f"the model {args.model}")
 
 

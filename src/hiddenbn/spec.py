@@ -383,7 +383,7 @@ def bind_columns(network: Network, columns, shown: str = "the model") -> Network
         raise SpecError(f"{shown} has {observed.size} observed variables but there are "
                         f"{len(columns)} columns ({', '.join(columns[:8])}"
                         f"{', ...' if len(columns) > 8 else ''}); give --columns with "
-                        f"{observed.size} of them or a model with {len(columns)}")
+                        f"{observed.size} of them, or a model with {len(columns)} observed leaves")
     names = list(network.names)
     for i, column in zip(observed, columns):
         names[i] = column
