@@ -393,6 +393,27 @@ def test_a_table_given_twice_in_a_parameter_file_is_refused(tmp_path, capsys, da
                    "is not valid JSON: the key 'X1' appears twice in one object")
 
 
+CHAIN = ("nodes: {H1: {states: 2, hidden: true}, X1: {states: 2, parents: [H1]}, "
+         "X2: {states: 2, parents: [X1]}}")
+
+
+@pytest.mark.parametrize("command", [["sample", "CHAIN", "--n", "5"],
+                                     ["fit", "DATA", "--model", "CHAIN", "--init"]])
+def test_parameters_of_another_structure_with_tables_of_the_same_shapes_are_refused(
+        tmp_path, capsys, data, command):
+    """Found by an input audit: a parameter file's network was never compared with the model,
+    so the tables of 2:2,2 (X2 a child of H1) loaded for a chain H1 -> X1 -> X2."""
+    chain = write(tmp_path, "chain.yaml", CHAIN)
+    latent = str(tmp_path / "latent.json")
+    assert run(capsys, "params", "2:2,2", "-o", latent)[0] == 0
+    argv = [{"CHAIN": chain, "DATA": data}.get(a, a) for a in command]
+    option = ["--params"] if command[0] == "sample" else []
+    assert_refused(run(capsys, *argv, *option, latent),
+                   f"parameter file {latent} was written for another model: node 'X2' has the "
+                   "parents 'H1' in the file and 'X1' in the model; give the parameters of this "
+                   "model")
+
+
 def test_a_config_key_given_twice_is_refused(tmp_path, capsys):
     config = (Path(__file__).resolve().parents[1] / "config" / "quick.yaml").read_text().replace(
         "seed:", "seed: 1\nseed:", 1)

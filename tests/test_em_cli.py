@@ -124,3 +124,6 @@ def test_parameter_files_round_trip_between_params_sample_and_fit(tmp_path, caps
     assert main(["sample", "2:2,2,2,2", "--params", str(fitted), "--n", "5", "-o",
                  str(resampled)]) == 0
     assert read_csv(resampled).names == ("X1", "X2", "X3", "X4")
+    # a parameter file is also the spec of its network, whatever the columns are named
+    assert main(["sample", str(fitted), "--params", str(fitted), "--n", "5", "-o",
+                 str(resampled)]) == 0

@@ -110,8 +110,8 @@ def test_parameter_file_must_belong_to_the_spec(tmp_path):
                         for k, v in document["cpts"].items()}
     (tmp_path / "named.json").write_text(json.dumps(document))
     study = edited(lambda s: _set_generator(s, spec="2:2,2,2,2", parameters="named.json"))
-    with pytest.raises(HiddenbnError, match="holds parameters of another network than the "
-                                            "generator's spec"):
+    with pytest.raises(HiddenbnError, match="named.json was written for another model: its "
+                                            "network has a node 'A', which the model has not"):
         checked(study, tmp_path)
 
 

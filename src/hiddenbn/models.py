@@ -383,7 +383,60 @@ def load_labelled_parameters(path, network: Network, states=None) -> tuple[list,
                                  f"{', '.join(labels)} but the data has "
                                  f"{', '.join(states[name])}; fit again or edit the file")
     cpts = [_numbers(path, tables[name]) if name in tables else None for name in network.names]
-    return check_parameters(network, cpts), labelled
+    cpts = check_parameters(network, cpts)
+    if "network" in document:  # tables of the same shapes can belong to another structure
+        difference = _network_difference(document["network"], network)
+        if difference:
+            raise ParameterError(f"parameter file {path} was written for another model: "
+                                 f"{difference}; give the parameters of this model")
+    return cpts, labelled
+
+
+def _network_difference(written, network: Network) -> str | None:
+    """The first difference between the ``network`` object of a parameter file (the spec
+    form of :meth:`Network.to_dict`) and ``network``, in words; None if they agree."""
+    nodes = written.get("nodes") if isinstance(written, dict) else None
+    if not isinstance(nodes, dict):
+        return "its 'network' is not a spec with 'nodes'"
+    kind = written.get("type", "discrete")
+    if kind != network.kind:
+        return f"its network has type {excerpt(str(kind))} and the model {network.kind!r}"
+    extra = next((name for name in nodes if name not in network.names), None)
+    if extra is not None:
+        return f"its network has a node {excerpt(str(extra))}, which the model has not"
+    for i, name in enumerate(network.names):
+        if name not in nodes:
+            return f"its network has no node {name!r}"
+        entry = nodes[name] if isinstance(nodes[name], dict) else {}
+        parents = entry.get("parents", [])
+        parents = parents if isinstance(parents, list) else [parents]
+        model_parents = [network.names[p] for p in network.parents[i]]
+        if parents != model_parents:
+            return (f"node {name!r} has the parents {_named(parents)} in the file and "
+                    f"{_named(model_parents)} in the model")
+        if entry.get("hidden", False) != network.hidden[i]:
+            seen = ("observed", "hidden") if network.hidden[i] else ("hidden", "observed")
+            return f"node {name!r} is {seen[0]} in the file and {seen[1]} in the model"
+        if entry.get("function") != network.functions[i]:
+            return (f"node {name!r} is {_local(entry.get('function'))} in the file and "
+                    f"{_local(network.functions[i])} in the model")
+        states = entry.get("states")
+        if states != network.cardinalities[i] and not (states is None and network.functions[i]):
+            return (f"node {name!r} has {excerpt(str(states))} states in the file and "
+                    f"{network.cardinalities[i]} in the model")
+    return None
+
+
+def _named(names) -> str:
+    """A list of node names in words (``none`` for no parents)."""
+    return ", ".join(excerpt(str(name)) for name in names) if names else "none"
+
+
+def _local(function) -> str:
+    """How a node's value arises, in words: drawn from its table or a function of its
+    parents."""
+    return "drawn from its table" if function is None else f"the {excerpt(str(function))} of "\
+        "its parents"
 
 
 def _state_labels(path, network: Network, labelled) -> dict:

@@ -13,7 +13,8 @@ Three forms are accepted by :func:`parse_spec`:
     5,3,3:2,2,2,2,2 of paper 002 Fig. 2.
 a YAML or JSON file (or a dict)
     ``nodes: {NAME: {states: INT, parents: [...], hidden: BOOL, function: max|sum}}`` with an
-    optional top-level ``type: discrete|gaussian|sigmoid``. Deterministic nodes (``function``)
+    optional top-level ``type: discrete|gaussian|sigmoid``; or a parameter file, whose
+    ``network`` is in that form. Deterministic nodes (``function``)
     are the effects of the causal-interaction models of paper 004; their ``states`` may be left
     out and is then the smallest count that holds every value of the function. Gaussian nodes
     are continuous and take no ``states``; sigmoid nodes are binary.
@@ -227,8 +228,11 @@ def read_spec_document(path):
 
 
 def load_spec_file(path) -> Network:
-    """Read a YAML or JSON spec file."""
+    """Read a YAML or JSON spec file; a parameter file (``network`` and ``cpts``, as
+    :func:`hiddenbn.models.save_parameters` writes it) is the spec of its ``network``."""
     document = read_spec_document(path)
+    if isinstance(document, dict) and {"network", "cpts"} <= set(document):
+        document = document["network"]
     try:
         return network_from_dict(document)
     except SpecError as err:
