@@ -71,6 +71,13 @@ def test_a_model_with_more_states_than_a_column_extends_numbers_and_refuses_labe
                                         "model gives it 3; give the model 2, or name the others "
                                         "in a data dictionary"):
         labels.for_network(parse_spec("2:2,3"))
+    # one label: the model cannot be given 1 state, so the fix is the data's
+    one = read_data(write(tmp_path, "X1,X2\n0,yes\n1,yes\n", "o.csv")).dataset
+    with pytest.raises(DataError, match="column 'X2' has 1 state \\('yes'\\) but the model "
+                                        "gives it 2; an observed variable needs at least 2: name "
+                                        "the others in a data dictionary \\(--dictionary\\), "
+                                        "or leave the column out of the model \\(--columns\\)"):
+        one.for_network(parse_spec("2:2,2"))
 
 
 @pytest.mark.parametrize("text, message", [

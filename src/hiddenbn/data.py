@@ -211,9 +211,14 @@ class Dataset:
                 # the model's further states are the next whole numbers, which no case has
                 categories[column] = NumberedStates(states.base, r)
             elif states is not None and len(states) < r:
-                raise DataError(f"column {name!r} has {len(states)} states ({_listed(states)}) "
-                                f"but the model gives it {r}; give the model {len(states)}, or "
-                                "name the others in a data dictionary")
+                raise DataError(f"column {name!r} has {len(states)} "
+                                f"state{'s' if len(states) > 1 else ''} ({_listed(states)}) "
+                                f"but the model gives it {r}; "
+                                + (f"give the model {len(states)}, or name the others in a "
+                                   "data dictionary" if len(states) > 1 else
+                                   "an observed variable needs at least 2: name the others in a "
+                                   "data dictionary (--dictionary), or leave the column out of "
+                                   "the model (--columns)"))
             bad = np.flatnonzero(patterns[:, column] >= r)
             if bad.size:
                 raise DataError(f"column {name!r} has state {patterns[bad[0], column]}, outside "
