@@ -388,6 +388,21 @@ def test_g2_and_x2_match_the_enumerated_table_and_need_no_enumeration(monkeypatc
     assert large["df_effective"] is None and large["g2_p_effective"] is None
 
 
+def test_g2_of_a_table_beyond_the_range_of_floats():
+    # 2^1100 cells: the count of cells, the df and the sparse-cell bound overflow floats
+    network = latent_class(2, [2] * 1100, hidden="H")
+    cpts = random_parameters(network, np.random.default_rng(2))
+    patterns = np.random.default_rng(3).integers(0, 2, (4, 1100)).astype(np.int32)
+    ds = network.standard_dimension
+    statistics, notes = lca.goodness_of_fit(network, cpts, patterns, np.ones(4, int), ds, ds)
+    assert statistics["n_cells"] == 2**1100 and statistics["df"] == 2**1100 - 1 - ds
+    assert statistics["g2"] > 0 and statistics["g2_p"] == 1.0
+    assert statistics["chi2"] is None and statistics["chi2_p"] is None  # E ~ 2^-1100
+    assert any("X^2 exceeds the range of floats" in note for note in notes)
+    assert statistics["cells_expected_below_5"] == 1.0
+    assert any(note.startswith("nearly all of the about 10^331 cells") for note in notes)
+
+
 def test_fit_statistics_without_degrees_of_freedom_or_complete_cases():
     network = latent_class(2, [2, 2], hidden="H")
     cpts = random_parameters(network, np.random.default_rng(1))

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import io
 import math
+import sys
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
@@ -37,6 +39,7 @@ from hiddenbn.data import MISSING, Dataset
 from hiddenbn.errors import DataError, HiddenbnError
 from hiddenbn.files import atomic_output
 from hiddenbn.inference import is_latent_class
+from hiddenbn.limits import shown
 from hiddenbn.models import Network, check_parameters
 
 #: A probability below this is at the boundary of the parameter space: it is held fixed and
@@ -63,6 +66,8 @@ MAX_ENUMERATED_CELLS = 10**6
 #: cells (Cochran's rule).
 SMALL_EXPECTED_COUNT = 5.0
 SMALL_EXPECTED_FRACTION = 0.2
+#: Largest number a float holds: a df above it has p-value 1 (:func:`_p_value`).
+LARGEST_FLOAT = sys.float_info.max
 #: Rows of the posterior CSV formatted at once (bounds the memory of a 10^6-row file).
 CSV_CHUNK_ROWS = 1 << 16
 #: Boundary or non-identified parameters named in a note before "and N more".
@@ -614,9 +619,16 @@ def information_criteria(log_likelihood: float, n_parameters: int, n_cases: int)
 
 
 def _p_value(statistic, df):
-    """``P(chi2_df > statistic)``; df can exceed any C integer (``5^40`` cells), hence float."""
+    """``P(chi2_df > statistic)``; df can exceed any C integer (``5^40`` cells), hence float.
+
+    A df beyond the range of floats (more than ~1000 binary items) cannot enter scipy; when the
+    statistic is at most ``df / 2`` the p-value is 1 to within ``8 / df`` (Chebyshev: the
+    chi-square's variance is ``2 df``), far below float precision, and otherwise None.
+    """
     if statistic is None or df is None or df <= 0:
         return None
+    if df > LARGEST_FLOAT:
+        return 1.0 if statistic <= df // 2 else None
     return _number(chi2.sf(statistic, float(df)))
 
 
@@ -627,7 +639,9 @@ def _small_expected_fraction(network, cpts, n_complete: int, cells: int) -> tupl
     expected counts sum to ``N``, so at most ``N / 5`` cells reach 5.
     """
     if cells > MAX_ENUMERATED_CELLS:
-        return max(0.0, 1.0 - n_complete / (SMALL_EXPECTED_COUNT * cells)), False
+        # exact rational arithmetic: 2^1024 cells and more overflow a float
+        bound = 1 - Fraction(n_complete) / (Fraction(SMALL_EXPECTED_COUNT) * cells)
+        return float(max(Fraction(0), bound)), False
     table = np.indices(network.observed_cardinalities).reshape(network.n_nodes - 1, -1).T
     # a cell of probability zero (a boundary fit) has E = 0: small, and no error here
     log_p = logsumexp(_log_joint(cpts, table), axis=1)
@@ -682,15 +696,21 @@ def goodness_of_fit(network: Network, cpts, patterns, counts, ds: int,
         expected = n_complete * np.exp(log_p)
         result["g2"] = float(2.0 * np.sum(o * (np.log(o) - np.log(n_complete) - log_p)))
         unobserved_mass = max(0.0, 1.0 - math.fsum(np.exp(log_p)))
-        result["chi2"] = float(np.sum((o - expected) ** 2 / expected)
-                               + n_complete * unobserved_mass)
+        with np.errstate(divide="ignore", over="ignore"):
+            chi2_statistic = float(np.sum((o - expected) ** 2 / expected)
+                                   + n_complete * unobserved_mass)
+        if math.isfinite(chi2_statistic):
+            result["chi2"] = chi2_statistic
+        else:
+            notes.append("an observed pattern's expected count is below 1e-300 (the table is "
+                         "that large): X^2 exceeds the range of floats, no X^2; use G^2")
         fraction, exact = _small_expected_fraction(network, cpts, n_complete, cells)
         result["cells_expected_below_5"] = fraction
         result["cells_expected_below_5_is_lower_bound"] = not exact
         if fraction > SMALL_EXPECTED_FRACTION:
             share = (f"{100 * fraction:.0f}%" if exact else
                      "nearly all" if fraction > 0.99 else f"at least {100 * fraction:.0f}%")
-            notes.append(f"{share} of the {cells} cells have an expected count below 5 (the "
+            notes.append(f"{share} of the {shown(cells)} cells have an expected count below 5 (the "
                          "chi-square approximation wants at most 20%): the p-values of G^2 and "
                          "X^2 are unreliable; compare models by BIC, or bootstrap G^2")
     for suffix, df in (("", result["df"]), ("_effective", result["df_effective"])):
@@ -813,9 +833,9 @@ def _statistic(report: dict, name: str, label: str) -> str:
     def p(value):
         return "-" if value is None else f"{value:.4g}"
 
-    text = f"{label} {stats[name]:.4f} (df {stats['df']}, p {p(stats[name + '_p'])}"
+    text = f"{label} {stats[name]:.4f} (df {shown(stats['df'])}, p {p(stats[name + '_p'])}"
     if stats["df_effective"] is not None and stats["df_effective"] != stats["df"]:
-        text += (f"; df from de {stats['df_effective']}, "
+        text += (f"; df from de {shown(stats['df_effective'])}, "
                  f"p {p(stats[name + '_p_effective'])}")
     return text + ")"
 
@@ -850,7 +870,7 @@ def format_lca_text(report: dict) -> str:
               f"AIC {stats['aic']:.4f}  BIC {stats['bic']:.4f}  SABIC {stats['sabic']:.4f}  "
               f"CAIC {stats['caic']:.4f}  (-2 log L + penalty: smaller is better)",
               _statistic(report, "g2", "G^2") + ", " + _statistic(report, "chi2", "Pearson X^2"),
-              f"  {stats['n_cells']} cells, {stats['n_observed_cells']} observed, "
+              f"  {shown(stats['n_cells'])} cells, {stats['n_observed_cells']} observed, "
               f"{stats['n_complete_cases']} complete cases",
               f"standard errors: {report['standard_errors']}"]
     lines += [f"note: {note}" for note in report["notes"]]
