@@ -12,6 +12,7 @@ import math
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -420,6 +421,48 @@ def test_a_config_key_given_twice_is_refused(tmp_path, capsys):
     path = write(tmp_path, "config.yaml", config)
     code, out, err = run(capsys, "check-config", path)
     assert code == 2 and "found the key 'seed' twice" in err and err.count("\n") == 1
+
+
+# --- YAML aliases that repeat without bound ("billion laughs") ---------------------------------
+def _laughs(depth: int = 9) -> str:
+    """Ten aliases nested ``depth`` deep under the key ``laughs``, and the deepest once more:
+    about 2 x 10^depth values in 400 bytes."""
+    lines = ['  l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"  l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 10) + "]" for i in range(1, depth)]
+    return "laughs:\n" + "\n".join(lines) + f"\n  all: *l{depth - 1}\n"
+
+
+@pytest.mark.parametrize("repeated", [_laughs(), "laughs: &loop [1, *loop]\n"])
+@pytest.mark.parametrize("reader", ["config", "spec", "interaction model", "dictionary"])
+def test_yaml_aliases_that_repeat_without_bound_are_refused_at_once(tmp_path, capsys, reader,
+                                                                   repeated):
+    from hiddenbn import workflow_config  # noqa: F401 (imported before the clock starts)
+
+    data = write(tmp_path, "data.csv", "X1,X2\n1,2\n2,1\n")
+    spec = "nodes:\n  X1: {states: 2}\n"
+    argv = {"config": ["check-config", write(tmp_path, "c.yaml", "seed: 1\n" + repeated)],
+            "spec": ["dim", write(tmp_path, "s.yaml", spec + repeated)],
+            "interaction model": ["fit", data, "--model", write(tmp_path, "m.yaml",
+                                                                spec + repeated)],
+            "dictionary": ["fit", data, "--classes", "1", "--dictionary",
+                           write(tmp_path, "d.yaml", "X1: [1, 2]\n" + repeated)]}[reader]
+    started = time.perf_counter()
+    result = run(capsys, *argv)
+    assert time.perf_counter() - started < 2
+    assert_refused(result, "an alias (*name) lies inside the value it names" if "loop" in repeated
+                   else "its aliases (*name) add 2345678991 values by repeating what they name, "
+                   f"above the limit of {limits.MAX_ALIAS_VALUES}; write the values out")
+
+
+def test_yaml_aliases_within_the_limit_are_read_as_written():
+    import yaml
+
+    from hiddenbn.textfiles import yaml_loader
+
+    text = _laughs(4) + "base: &base {a: 1, b: [2, 3]}\nmerged: {<<: *base, b: 4}\n"
+    document = yaml.load(text, Loader=yaml_loader())
+    assert document["merged"] == {"a": 1, "b": 4}
+    assert len(document["laughs"]["all"]) == 10 and document["laughs"]["all"][9][9][9][0] == "lol"
 
 
 # --- options that were silently ignored, and EBNC inputs with nothing to learn -----------------

@@ -40,7 +40,8 @@ from hiddenbn import limits
 from hiddenbn.defaults import DEFAULT_MISSING_VALUES, MISSING_HANDLING
 from hiddenbn.errors import DataError, excerpt
 from hiddenbn.files import atomic_output
-from hiddenbn.textfiles import checked_text_path, not_utf8, read_text, yaml_loader
+from hiddenbn.textfiles import (ALIAS_EXPANSION, checked_text_path, not_utf8, read_text,
+                                 yaml_loader)
 
 COUNT_COLUMN = "count"
 #: A missing cell in :attr:`Dataset.patterns` (summed out under missing at random).
@@ -452,6 +453,8 @@ def read_dictionary(path) -> dict:
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f", line {mark.line + 1}" if mark is not None else ""
+        if getattr(err, "context", None) == ALIAS_EXPANSION:  # aliases repeating too much
+            raise DataError(f"data dictionary {path}{where}: {err.problem}") from None
         if isinstance(err, yaml.constructor.ConstructorError):  # a column named twice
             raise DataError(f"data dictionary {path}{where}: {err.problem}; give each column "
                             "once") from None

@@ -63,6 +63,11 @@ MIN_PRIOR_SD, MAX_PRIOR_SD = 1e-150, 1e150
 #: Largest spec file: the specs of the papers are below 10 KB, and PyYAML reads well under
 #: 1 MB a second, so a larger spec would take minutes to parse.
 MAX_SPEC_FILE_BYTES = 2**20
+#: Most values that the aliases (``*name``) of a YAML file (config, spec, data dictionary) may
+#: add by repeating what they name, counting every repeat in full: reusing a generator's tables
+#: in a config adds hundreds; the "billion laughs", ten aliases nested nine deep in 400 bytes,
+#: adds 10^9, and every reader would take minutes and gigabytes to build or check it.
+MAX_ALIAS_VALUES = 2**16
 #: Largest parameter file: one for a model of :data:`MAX_TABLE_CELLS` entries, as
 #: ``save_parameters`` writes it, is ~400 MB.
 MAX_PARAMETER_FILE_BYTES = 2**30

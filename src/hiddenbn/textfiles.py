@@ -80,14 +80,75 @@ def unique_json_object(pairs) -> dict:
     return document
 
 
+#: The context of the YAML error for a file whose aliases add more than
+#: :data:`~hiddenbn.limits.MAX_ALIAS_VALUES` values, so that a reader can tell it apart.
+ALIAS_EXPANSION = "while expanding the aliases"
+
+
+def alias_problem(root):
+    """None when the aliases (``*name``) of the YAML node graph ``root`` add at most
+    :data:`~hiddenbn.limits.MAX_ALIAS_VALUES` values once expanded (each repeat of an anchored
+    value counted in full); else what is wrong and the node to mark: the first whose expansion
+    is too large, or an alias inside the value it names, which repeats without end.
+
+    Counted in Python integers over the distinct nodes, in one pass, without expanding
+    anything: a "billion laughs" file of 400 bytes adds 10^9 values, which a reader would
+    otherwise build or walk for minutes.
+    """
+    import yaml  # only the readers of YAML files need it
+
+    sizes, order, stack, open_nodes = {}, [], [(root, False)], set()
+    while stack:  # iterative post-order: a deeply nested file would exhaust Python's stack
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            open_nodes.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node, yaml))
+            order.append(node)
+        elif key in open_nodes:  # reached again below itself
+            return ("an alias (*name) lies inside the value it names, which repeats without end",
+                    node)
+        elif key not in sizes:
+            open_nodes.add(key)
+            stack.append((node, True))
+            stack.extend((child, False) for child in _children(node, yaml))
+    added = sizes[id(root)] - len(sizes)
+    if added <= limits.MAX_ALIAS_VALUES:
+        return None
+    culprit = next(node for node in order
+                   if sizes[id(node)] - len(sizes) > limits.MAX_ALIAS_VALUES)
+    return (f"its aliases (*name) add {limits.shown(added)} values by repeating what they name, "
+            f"above the limit of {limits.MAX_ALIAS_VALUES}"), culprit
+
+
+def _children(node, yaml) -> list:
+    if isinstance(node, yaml.SequenceNode):
+        return node.value
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
 @functools.cache
 def yaml_loader(base_name: str = "SafeLoader"):
     """The PyYAML loader ``base_name``, refusing a mapping key given twice with a
     ``ConstructorError`` marked at the second one (PyYAML keeps the last one silently), so each
-    reader reports it as it reports a YAML syntax error, with its line."""
+    reader reports it as it reports a YAML syntax error, with its line, and refusing a file
+    whose aliases add more than :data:`~hiddenbn.limits.MAX_ALIAS_VALUES` values
+    (:func:`alias_problem`) with a ``ComposerError`` of context :data:`ALIAS_EXPANSION`, before
+    anything is built from it."""
     import yaml  # only the readers of YAML files need it
 
     class UniqueKeyLoader(getattr(yaml, base_name)):
+        def get_single_node(self):
+            root = super().get_single_node()
+            problem = None if root is None else alias_problem(root)
+            if problem is not None:
+                raise yaml.composer.ComposerError(
+                    ALIAS_EXPANSION, None, f"{problem[0]}; write the values out, or repeat fewer",
+                    problem[1].start_mark)
+            return root
+
         def construct_mapping(self, node, deep=False):
             if isinstance(node, yaml.MappingNode):
                 seen = set()
