@@ -265,7 +265,7 @@ def test_monte_carlo_evidence_refuses_more_cases_than_fit_in_memory(tmp_path, ca
 def test_ebnc_select_refuses_a_column_with_a_huge_state(tmp_path, capsys):
     path = write(tmp_path, "data.csv", "Y,X1,X2\n0,1,1\n1,0,2000000000\n1,1,0\n")
     assert_refused(run(capsys, "ebnc", "select", path, "--target", "Y"),
-                   "above the limit of 16777216")
+                   f"2000000002 parameters, above the limit of {limits.MAX_EBNC_PARAMETERS}")
 
 
 def test_a_long_spec_in_reverse_order_is_sorted_at_once():
@@ -500,6 +500,43 @@ def test_an_ebnc_search_over_too_many_inputs_is_refused_not_run_for_hours(tmp_pa
     assert_refused(run(capsys, "ebnc", "select", path, "--target", "v0"),
                    f"the number of inputs the greedy search considers is {columns - 1}, above "
                    f"the limit of {limits.MAX_EBNC_INPUTS}; choose them with --inputs")
+
+
+def _many_states(tmp_path, states: int, inputs: int = 2, rows: int = 400) -> str:
+    """A data file of a binary Y and ``inputs`` inputs of ``states`` states each."""
+    rng = np.random.default_rng(1)
+    table = np.column_stack([rng.integers(0, 2, rows)]
+                            + [rng.integers(0, states, rows) for _ in range(inputs)])
+    return write(tmp_path, "many.csv", ",".join(["Y"] + [f"A{i}" for i in range(inputs)]) + "\n"
+                 + "\n".join(",".join(map(str, row)) for row in table) + "\n")
+
+
+def test_an_ebnc_search_that_would_fit_huge_models_is_refused_at_once(tmp_path, capsys):
+    data = _many_states(tmp_path, 60)  # Y on A0, A1: 3600 parameters, minutes a fit
+    started = time.perf_counter()
+    assert_refused(run(capsys, "ebnc", "select", data, "--target", "Y"),
+                   "the search may fit the EBNC of 'Y' on parents A0, A1: 3600 parameters (60 x "
+                   "60 parent states x 1 class beyond the first), above the limit of "
+                   f"{limits.MAX_EBNC_PARAMETERS}; give --max-parents 1, or leave inputs")
+    assert time.perf_counter() - started < 2
+    # the naive-Bayes start has 1 + 20 x 59 parameters, whatever --max-parents
+    assert_refused(run(capsys, "ebnc", "select", _many_states(tmp_path, 60, 20), "--target",
+                       "Y", "--max-parents", "1"),
+                   "the naive-Bayes EBNC of 'Y' on its 20 inputs, where the search starts, has "
+                   "1181 parameters, above the limit")
+    embedded = write(tmp_path, "e.yaml", "nodes:\n  A0: {states: 60}\n  A1: {states: 60}\n"
+                     "  Y: {states: 2, parents: [A0, A1]}\n")
+    assert_refused(run(capsys, "ebnc", "fit", data, "--target", "Y", "--embedded", embedded),
+                   "the number of parameters of the EBNC of 'Y' on A0, A1 is 3600, above the "
+                   f"limit of {limits.MAX_EBNC_PARAMETERS}")
+
+
+def test_a_long_ebnc_search_shows_progress(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cli, "PROGRESS_SECONDS", 0)
+    code, out, err = run(capsys, "ebnc", "select", _many_states(tmp_path, 60, rows=40),
+                         "--target", "Y", "--max-parents", "1")
+    assert code == 0 and json.loads(out)["models_scored"] == 8
+    assert err.splitlines()[-1].startswith("hiddenbn: 8 embedded networks scored (")
 
 
 @pytest.mark.parametrize("kind, message", [

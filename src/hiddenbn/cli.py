@@ -15,6 +15,7 @@ import json
 import math
 import os
 import sys
+import time
 import warnings
 from contextlib import ExitStack, contextmanager
 
@@ -48,6 +49,10 @@ A SPEC is a latent class shorthand (k:r1,...,rn), a tree shorthand for hierarchi
 class models (a hidden node's state count followed by its children in parentheses), or a YAML
 or JSON file with 'nodes: {NAME: {states: INT, parents: [...], hidden: BOOL}}'.
 """
+
+
+#: Seconds between the progress lines of a long search on stderr.
+PROGRESS_SECONDS = 10
 
 
 class _Parser(argparse.ArgumentParser):
@@ -307,8 +312,25 @@ def command_ebnc_select(args) -> None:
 
     inputs = None if args.inputs is None else _names_option("--inputs", args.inputs)
     report = ebnc_fit.select_report(_complete_data(args.data), args.target, inputs, args.score,
-                                    args.prior_sd, args.max_parents)
+                                    args.prior_sd, args.max_parents,
+                                    _progress_lines("embedded networks scored"))
     _print_json(report)
+
+
+def _progress_lines(what: str):
+    """A callback that prints ``hiddenbn: N <what> (T s)`` on stderr for a count ``N``, at
+    most every :data:`PROGRESS_SECONDS` and not before: a long search shows it is moving, a
+    short one prints nothing."""
+    started = last = time.monotonic()
+
+    def report(count: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= PROGRESS_SECONDS:
+            print(f"hiddenbn: {count} {what} ({now - started:.0f} s)", file=sys.stderr)
+            last = now
+
+    return report
 
 
 def _data_file(args):

@@ -33,10 +33,12 @@ empty and from the naive-Bayes network); the inputs of the selected EBNC (the Ma
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from itertools import permutations
 
 import numpy as np
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from hiddenbn import ebnc, limits
 from hiddenbn.data import Dataset
@@ -107,9 +109,12 @@ def hessian(phi, data: ClassData) -> np.ndarray:
     covariance = -p[:, :, None] * p[:, None, :]
     classes = p.shape[1]
     covariance[:, np.arange(classes), np.arange(classes)] += p
-    block = np.einsum("nf,ng,nkl->fkgl", weighted, data.design, covariance)
-    size = phi.size
-    return -block.reshape(size, size)
+    n_features = data.design.shape[1]
+    block = np.empty((n_features, classes, n_features, classes))
+    for k in range(classes):  # one matrix product per class pair: numpy's einsum would not
+        for l in range(classes):  # use BLAS, 20 times slower at 1000 features
+            block[:, k, :, l] = weighted.T @ (data.design * covariance[:, k, l, None])
+    return -block.reshape(phi.size, phi.size)
 
 
 @dataclass(frozen=True)
@@ -178,9 +183,8 @@ def _newton_step(negative_hessian: np.ndarray, grad: np.ndarray) -> np.ndarray:
     scale = max(float(np.max(np.abs(np.diag(negative_hessian)))), 1.0)
     while True:
         try:
-            factor = np.linalg.cholesky(negative_hessian + ridge * np.eye(grad.size))
-            return np.linalg.solve(factor.T, np.linalg.solve(factor, grad))
-        except np.linalg.LinAlgError:
+            return cho_solve(cho_factor(negative_hessian + ridge * np.eye(grad.size)), grad)
+        except LinAlgError:
             ridge = max(ridge * 10, 1e-10 * scale)
 
 
@@ -236,6 +240,13 @@ def score_ebnc(network: Network, target, data: Dataset, prior_sd: float = DEFAUL
     ``dimension`` (default :func:`ebnc_model_dimension`) is the ``d`` of BIC.
     """
     basis = ebnc.ebnc_basis(network, target)
+    classifier = basis.classifier
+    blanket = ", ".join(network.names[v] for v in classifier.blanket) or "no input"
+    limits.require_at_most(basis.dimension * (classifier.n_classes - 1),
+                           limits.MAX_EBNC_PARAMETERS,
+                           f"the number of parameters of the EBNC of "
+                           f"{network.names[classifier.target]!r} on {blanket}",
+                           "use inputs with fewer states, or fewer of them in one family")
     rows = class_data(basis, data)
     if rows.n_cases <= 0:
         raise DataError("the data set has no cases; an EBNC needs at least one")
@@ -359,7 +370,7 @@ class Selection:
 
 def select_embedded_network(data: Dataset, target: str, inputs, score: str = "laplace",
                             prior_sd: float = DEFAULT_PRIOR_SD, max_parents: int = 3,
-                            cache: dict | None = None) -> Selection:
+                            cache: dict | None = None, progress=None) -> Selection:
     """Greedy search over embedded networks on ``target`` and ``inputs`` (paper 001 Sec. 5).
 
     Two ascents, one from the empty network (no input used) and one from the naive-Bayes
@@ -369,7 +380,8 @@ def select_embedded_network(data: Dataset, target: str, inputs, score: str = "la
     improves; the better end point is selected. Networks with the same families of ``target``
     and its children define the same EBNC and are scored once (``cache``, shared between calls
     on the same data, maps that key to the network and its :class:`EbncScore`). The selected
-    features are the inputs of the final EBNC.
+    features are the inputs of the final EBNC. ``progress``, if given, is called with the
+    number of networks scored after each new one.
     """
     if score not in SCORES:
         raise HiddenbnError(f"unknown EBNC score {score!r}; use one of {', '.join(SCORES)}")
@@ -381,6 +393,7 @@ def select_embedded_network(data: Dataset, target: str, inputs, score: str = "la
                         f"{', '.join(data.names)}")
     maxima = data.patterns.max(axis=0) + 1
     cardinalities = {name: max(2, int(maxima[data.names.index(name)])) for name in names}
+    _require_searchable(target, inputs, cardinalities, max_parents)
     cache = {} if cache is None else cache
 
     def evaluate(parents):
@@ -388,6 +401,8 @@ def select_embedded_network(data: Dataset, target: str, inputs, score: str = "la
         key = _family_key(network, target)
         if key not in cache:
             cache[key] = (network, score_ebnc(network, target, data, prior_sd))
+            if progress is not None:
+                progress(len(cache))
         return cache[key][1]
 
     def ascend(parents):
@@ -406,6 +421,41 @@ def select_embedded_network(data: Dataset, target: str, inputs, score: str = "la
     ends = [ascend(start) for start in (empty, naive_bayes)]
     parents, best, _ = max(ends, key=lambda end: end[1].value(score))
     return Selection(parents, best, best.value(score), sum(end[2] for end in ends), cache)
+
+
+def _ebnc_parameters(target: str, parents, cardinalities: dict) -> int:
+    """Parameters of the EBNC of ``target`` whose one family is ``target`` on ``parents``: a
+    free function of their configurations per class beyond the first."""
+    return math.prod(cardinalities[name] for name in parents) * (cardinalities[target] - 1)
+
+
+def _require_searchable(target: str, inputs, cardinalities: dict, max_parents: int) -> None:
+    """Refuse, before any fit, a search that will fit an EBNC of more than
+    :data:`~hiddenbn.limits.MAX_EBNC_PARAMETERS` parameters: the naive-Bayes start, or
+    ``target`` with the ``max_parents`` inputs of most states as parents, which the search may
+    reach (each fit would take minutes; :func:`score_ebnc` checks every other network)."""
+    widest = sorted(inputs, key=lambda name: -cardinalities[name])[:max_parents]
+    naive_bayes = (1 + sum(cardinalities[name] - 1 for name in inputs)) * (
+        cardinalities[target] - 1)
+    if naive_bayes > limits.MAX_EBNC_PARAMETERS:
+        raise HiddenbnError(
+            f"the naive-Bayes EBNC of {target!r} on its {len(inputs)} inputs, where the search "
+            f"starts, has {naive_bayes} parameters, above the limit of "
+            f"{limits.MAX_EBNC_PARAMETERS}; choose fewer inputs with --inputs, or inputs with "
+            "fewer states")
+    largest = _ebnc_parameters(target, widest, cardinalities)
+    if largest > limits.MAX_EBNC_PARAMETERS:
+        allowed = [k for k in range(1, max_parents)
+                   if _ebnc_parameters(target, widest[:k], cardinalities)
+                   <= limits.MAX_EBNC_PARAMETERS]
+        fix = f"give --max-parents {allowed[-1]}, or " if allowed else ""
+        states = " x ".join(str(cardinalities[name]) for name in widest)
+        contrasts = cardinalities[target] - 1
+        raise HiddenbnError(
+            f"the search may fit the EBNC of {target!r} on parents {', '.join(widest)}: "
+            f"{largest} parameters ({states} parent states x {contrasts} "
+            f"class{'es' if contrasts > 1 else ''} beyond the first), above the limit of "
+            f"{limits.MAX_EBNC_PARAMETERS}; {fix}leave inputs with many states out of --inputs")
 
 
 def _neighbours(parents: dict, names, max_parents: int) -> list[dict]:
@@ -470,8 +520,10 @@ def _require_two_classes(data: Dataset, target: str) -> None:
 
 
 def select_report(data: Dataset, target: str, inputs=None, score: str = "laplace",
-                  prior_sd: float = DEFAULT_PRIOR_SD, max_parents: int = 3) -> dict:
-    """Model and feature selection for ``target`` (default inputs: every other column).
+                  prior_sd: float = DEFAULT_PRIOR_SD, max_parents: int = 3,
+                  progress=None) -> dict:
+    """Model and feature selection for ``target`` (default inputs: every other column);
+    ``progress`` as in :func:`select_embedded_network`.
 
     Keys: ``target``, ``score``, ``selected_inputs``, ``embedded_network`` (node -> parents),
     ``value`` (the selected model's score), ``laplace``, ``bic``, ``d``, ``features``,
@@ -484,7 +536,8 @@ def select_report(data: Dataset, target: str, inputs=None, score: str = "laplace
     _require_two_classes(data, target)
     limits.require_at_most(len(inputs), limits.MAX_EBNC_INPUTS, "the number of inputs the "
                            "greedy search considers", "choose them with --inputs", DataError)
-    selection = select_embedded_network(data, target, inputs, score, prior_sd, max_parents)
+    selection = select_embedded_network(data, target, inputs, score, prior_sd, max_parents,
+                                        progress=progress)
     return {
         "target": target, "score": score, "selected_inputs": list(selection.inputs),
         "embedded_network": {node: list(parents) for node, parents in selection.parents.items()},

@@ -57,6 +57,11 @@ MAX_PRIOR_ALPHA = 1e6
 #: Most inputs of the greedy search over embedded networks (``ebnc select``): each step scores
 #: every arc change, about n^2 EBNC fits, so 20 inputs take about a minute and 40 much longer.
 MAX_EBNC_INPUTS = 24
+#: Most parameters of one EBNC that ``ebnc fit`` and ``ebnc select`` fit (basis features times
+#: the classes of the target beyond the first): Newton's method factors their dense Hessian at
+#: every step, ~4 s a model at 1024 and a minute at 3600 (two 60-state inputs), and the search
+#: fits dozens of models; the workflow's have tens.
+MAX_EBNC_PARAMETERS = 2**10
 #: Smallest and largest s.d. of the normal prior of an EBNC (``--prior-sd``): its precision
 #: ``1 / sd**2`` must be a finite, non-zero float; the default is 2.
 MIN_PRIOR_SD, MAX_PRIOR_SD = 1e-150, 1e150
