@@ -317,7 +317,7 @@ def test_an_empty_interaction_data_file_is_one_line(tmp_path, capsys):
     spec = write(tmp_path, "model.yaml", "interaction: poisson\ncauses: {C1: 2}\n"
                                          "mechanisms: {X1: [C1], L: []}\n")
     assert_refused(run(capsys, "fit", write(tmp_path, "empty.csv", ""), "--model", spec),
-                   "No columns to parse from file")
+                   "empty.csv is empty; it needs a header of variable names")
 
 
 def test_limits_are_far_above_the_defaults_and_the_workflow():
@@ -471,7 +471,8 @@ def test_yaml_aliases_within_the_limit_are_read_as_written():
     (["fit", "DATA", "--classes", "2", "--columns", "X1,,X2"], "--columns 'X1,,X2' has an empty"),
     (["fit", "DATA", "--classes", "2", "--columns", "X1,X1"], "--columns names a column twice"),
     (["fit", "DATA", "--model", "SPEC", "--columns", "X1,X2"],
-     "the nodes of spec file SPEC name its columns already, so leave --columns out"),
+     "--columns does not act on SPEC, a latent class model in a spec file: its nodes name the "
+     "columns already; leave --columns out"),
     (["ebnc", "select", "DATA", "--target", "X1", "--inputs", ""], "--inputs '' has an empty name"),
     (["ebnc", "select", "DATA", "--target", "X1", "--inputs", "X2,X2"],
      "--inputs names a column twice"),

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import hiddenbn
+from hiddenbn import cli
 from hiddenbn.cli import main
 from hiddenbn.data import read_csv
 from hiddenbn.models import load_parameters
@@ -80,3 +81,184 @@ def test_bad_arguments_exit_2_with_one_line(args, message):
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# --- every option acts or is refused, for every model family ---------------------------------
+#: A model of each family of the command line (hiddenbn.cli.FAMILIES): a shorthand, or the
+#: text of a spec file.
+FAMILY_SPECS = {
+    "latent class": "2:2,2,2,2",
+    "tree": "2(2(2,2),2(2,2))",
+    "latent class file": "nodes: {H1: {states: 2, hidden: true}, X1: {states: 2, parents: [H1]},"
+                         " X2: {states: 2, parents: [H1]}, X3: {states: 2, parents: [H1]}, "
+                         "X4: {states: 2, parents: [H1]}}",
+    "network file": "nodes: {H1: {states: 2, hidden: true}, X1: {states: 2, parents: [H1]}, "
+                    "X2: {states: 2, parents: [X1]}, X3: {states: 2, parents: [H1]}, "
+                    "X4: {states: 2, parents: [H1]}}",
+    "noisy-max": "interaction: noisy-max\ncauses: {C1: 2, C2: 2}\nmechanisms: {X1: [C1], "
+                 "X2: [C2], L: []}\neffect: {name: E, states: 2}\n",
+    "poisson": "interaction: poisson\ncauses: {C1: 2, C2: 2}\nmechanisms: {X1: [C1, C2], L: []}\n",
+    "gaussian": "interaction: gaussian\ncauses: {C1: 2, C2: 2}\nmechanisms: {X1: [C1, C2], "
+                "L: []}\n",
+    "gaussian network": "type: gaussian\nnodes: {H1: {hidden: true}, X1: {parents: [H1]}, "
+                        "X2: {parents: [H1]}}",
+    "sigmoid network": "type: sigmoid\nnodes: {H1: {hidden: true}, X1: {parents: [H1]}, "
+                       "X2: {parents: [H1]}}",
+}
+SHORTHANDS = ("latent class", "tree")
+INTERACTION = ("noisy-max", "poisson", "gaussian")
+
+
+def family_data(family: str, complete: bool) -> str:
+    """60 cases of the family's columns; the items of the networks have missing cells always
+    (their EM sums them out), the causes of an interaction model only if not ``complete``."""
+    rng = np.random.default_rng(5)
+    if "file" in family or family in ("latent class", "tree"):
+        rows = [[str(v) for v in rng.integers(0, 2, 4) | rng.integers(0, 2)] for _ in range(60)]
+        rows[3][1], rows[8][2] = ".", ""
+        return "X1,X2,X3,X4\n" + "".join(",".join(row) + "\n" for row in rows)
+    causes = rng.integers(0, 2, (60, 2))
+    effect = (causes.sum(axis=1) + rng.integers(0, 2, 60) if family != "gaussian"
+              else causes @ [1.0, 2.0] + rng.normal(0, 0.5, 60))
+    if family == "noisy-max":
+        effect = np.minimum(effect, 1)
+    rows = [[str(c1), str(c2), f"{e:g}"] for (c1, c2), e in zip(causes, effect)]
+    if not complete:
+        rows[4][0] = "."
+    return "C1,C2,E\n" + "".join(",".join(row) + "\n" for row in rows)
+
+
+#: The options of fit, each with its values to try (other than the baseline's): a value and
+#: what else it needs beside it. "FILE" is an output file, "DICTIONARY" a data dictionary
+#: reversing the states of the data's first column, "PARAMETERS" a parameter file of the
+#: family's model. The baseline is fast and leaves every setting something to change.
+FIT_BASELINE = {"--restarts": "2", "--max-iterations": "200", "--tolerance": "1e-3"}
+FIT_OPTIONS = {
+    "--model": [["3:2,2,2,2"]], "--classes": [["2"]], "--columns": [["X4,X3,X2,X1"]],
+    "--dictionary": [["DICTIONARY"]], "--missing-values": [["NA"]], "--missing": [["drop"]],
+    "--prior-alpha": [["2"]], "--restarts": [["3"]],
+    "--schedule": [["best-of-n"], ["annealing"]],
+    "--sweeps": [["5"], ["5", "--schedule", "annealing"]], "--seed": [["7"]],
+    "--tolerance": [["0.5"]], "--convergence": [["relative"]], "--max-iterations": [["3"]],
+    "--run-all-iterations": [[]], "--skip-de": [[]], "--json": [[]], "--posteriors": [["FILE"]],
+    "--plot": [["FILE.png"]], "--save-params": [["FILE"]], "--init": [["PARAMETERS"]],
+}
+SELECT_BASELINE = {"--classes": "1..2", **FIT_BASELINE}
+SAMPLE_BASELINE = {"--n": "20"}
+SAMPLE_OPTIONS = {
+    "--seed": [["7"]], "--generating-alpha": [["0.2"], ["0.2", "--params", "PARAMETERS"]],
+    "--n": [["30"]], "--params": [["PARAMETERS"]], "--save-params": [["FILE"]],
+    "--counts": [[]], "--missing-rate": [["0.3"]], "--output": [["FILE"]],
+}
+#: Options whose only value is their default (select's --family lc): there is nothing to change.
+ONLY_THE_DEFAULT = {"--family", "--help"}
+
+
+def command_options(command: str) -> set:
+    """Every option of ``command`` by its long name, read from the parser itself."""
+    parser = cli.build_parser()
+    return {max(action.option_strings, key=len)
+            for action in parser.subcommands[0][command].options} - ONLY_THE_DEFAULT
+
+
+SELECT_OPTIONS = {**{option: FIT_OPTIONS[option] for option in command_options("select")},
+                  "--classes": [["1..3"]]}
+
+
+def outcome(capsys, folder, argv) -> tuple:
+    """Exit status, stdout, stderr and the files written to ``folder`` of ``hiddenbn argv``."""
+    folder.mkdir()
+    try:
+        code = main([str(folder / a) if a.startswith("FILE") else a for a in argv])
+    except SystemExit as stop:  # argparse
+        code = stop.code
+    out, err = capsys.readouterr()
+    return code, out, err, {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+@pytest.fixture(scope="module")
+def family_files(tmp_path_factory):
+    """Per family: its spec argument, its data, data with a missing cell, a parameter file of
+    its model (where it has one) and a data dictionary reversing its first column's states."""
+    folder = tmp_path_factory.mktemp("families")
+    files = {}
+    for k, (family, text) in enumerate(FAMILY_SPECS.items()):
+        spec = text if family in SHORTHANDS else folder / f"model{k}.yaml"
+        if family not in SHORTHANDS:
+            spec.write_text(text)
+        data, incomplete = folder / f"data{k}.csv", folder / f"incomplete{k}.csv"
+        data.write_text(family_data(family, True))
+        incomplete.write_text(family_data(family, False))
+        parameters, dictionary = folder / f"parameters{k}.json", folder / f"dictionary{k}.yaml"
+        # not the parameters that sample draws by default (--seed 0); none for some families
+        main(["params", str(spec), "--seed", "3", "-o", str(parameters)])
+        dictionary.write_text(f"{data.read_text().split(',')[0]}: ['1', '0']\n")
+        files[family] = {"SPEC": str(spec), "DATA": str(data), "INCOMPLETE": str(incomplete),
+                         "PARAMETERS": str(parameters), "DICTIONARY": str(dictionary)}
+    return files
+
+
+#: The outcome of each baseline command line run so far.
+BASELINES = {}
+
+
+def assert_each_value_acts_or_is_refused(capsys, folder, command, option, values, baseline,
+                                         files) -> None:
+    """For each value of ``option``: ``command`` with it (beside the ``baseline`` settings,
+    --init without --restarts) either exits 2 with one line or gives other outputs than
+    without it."""
+    for k, entry in enumerate(values):
+        value, beside = (entry[0], entry[1:]) if entry else (None, [])  # [] is a flag
+        settings = {name: setting for name, setting in baseline.items()
+                    if name != option and not (option == "--init" and name == "--restarts")}
+        argv = [*command, *[files.get(a, a) for a in beside],
+                *[item for pair in settings.items() for item in pair]]
+        if tuple(argv) not in BASELINES:  # it writes no file: the same for every option
+            BASELINES[tuple(argv)] = outcome(capsys, folder / f"base{k}", argv)
+        base = BASELINES[tuple(argv)]
+        variant = outcome(capsys, folder / f"variant{k}",
+                          [*argv, option, *([] if value is None else [files.get(value, value)])])
+        what = f"{' '.join(command[:1])} {option} {value} {beside}"
+        code, _, err, _ = variant
+        if code == 2:
+            assert err.startswith("hiddenbn: error: ") and err.count("\n") == 1, (what, err)
+        else:
+            assert code == 0 and "Traceback" not in err, (what, err)
+            assert (base[0], base[1], base[3]) != (variant[0], variant[1], variant[3]), \
+                f"{what} changed nothing"
+
+
+def test_the_option_tables_cover_every_option_and_family():
+    assert command_options("fit") == set(FIT_OPTIONS)
+    assert command_options("select") == set(SELECT_OPTIONS)
+    assert command_options("sample") == set(SAMPLE_OPTIONS)
+    assert set(cli.FAMILIES) == set(FAMILY_SPECS)
+
+
+@pytest.mark.parametrize("family", FAMILY_SPECS)
+@pytest.mark.parametrize("option", FIT_OPTIONS)
+def test_every_fit_option_acts_or_is_refused_for_every_family(family, option, family_files,
+                                                              tmp_path, capsys):
+    """Found by an input audit: with an interaction model, --posteriors, --save-params, --plot,
+    --columns, --missing drop and a missing --dictionary were ignored with exit 0."""
+    files = family_files[family]
+    missing_cells = option in ("--missing", "--missing-values") and family in INTERACTION
+    data = files["INCOMPLETE" if missing_cells else "DATA"]
+    assert_each_value_acts_or_is_refused(capsys, tmp_path, ["fit", data, "--model", files["SPEC"]],
+                                         option, FIT_OPTIONS[option], FIT_BASELINE, files)
+
+
+@pytest.mark.parametrize("option", SELECT_OPTIONS)
+def test_every_select_option_acts_or_is_refused(option, family_files, tmp_path, capsys):
+    files = family_files["latent class"]  # the family select fits
+    assert_each_value_acts_or_is_refused(capsys, tmp_path, ["select", files["DATA"]], option,
+                                         SELECT_OPTIONS[option], SELECT_BASELINE, files)
+
+
+@pytest.mark.parametrize("family", FAMILY_SPECS)
+@pytest.mark.parametrize("option", SAMPLE_OPTIONS)
+def test_every_sample_option_acts_or_is_refused_for_every_family(family, option, family_files,
+                                                                 tmp_path, capsys):
+    files = family_files[family]
+    assert_each_value_acts_or_is_refused(capsys, tmp_path, ["sample", files["SPEC"]], option,
+                                         SAMPLE_OPTIONS[option], SAMPLE_BASELINE, files)

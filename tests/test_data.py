@@ -220,3 +220,14 @@ def test_missing_values_given_as_one_text_are_refused(tmp_path):
     """Found by an input audit: 'NA' was taken as the set {'N', 'A'}."""
     with pytest.raises(DataError, match="missing_values must be a list of cell texts"):
         read_data(write(tmp_path, "A,B\n0,1\n1,\n"), missing_values="NA")
+
+
+def test_a_numeric_column_is_read_as_its_numbers(tmp_path):
+    """The effect of a noisy-additive model: each number one state (1 and 1.0 alike), labelled
+    as float reads it back; a cell that is not a number is refused with its row."""
+    path = write(tmp_path, "C,E\n0,1\n1,1.0\n0,2.5\n1,\n0,1e1\n", "numbers.csv")
+    data = read_data(path, numeric=("E",))
+    assert data.dataset.categories[1] == ("1.0", "2.5", "10.0")
+    assert sorted(data.dataset.patterns[:, 1].tolist()) == [MISSING, 0, 0, 1, 2]
+    with pytest.raises(DataError, match="row 2, column 'E': 'inf' is not a number"):
+        read_data(write(tmp_path, "C,E\n0,1\n1,inf\n", "inf.csv"), numeric=("E",))

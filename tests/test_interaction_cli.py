@@ -104,3 +104,80 @@ def test_bad_interaction_spec_is_a_one_line_error(spec, capsys):
     code, _, err = run(capsys, "dim", spec(POISSON.replace("poisson", "noisy-or")))
     assert code == 2
     assert "'noisy-or' is not a family" in err and err.count("\n") == 1
+
+
+POISSON_DATA = "C1,C2,E\n0,1,2\n1,0,1\n0,0,0\n1,1,3\n0,1,1\n1,1,4\n"
+
+
+@pytest.mark.parametrize("data, message", [
+    (POISSON_DATA.replace("1,0,1", "1,0,2.5"), "bad.csv, row 2, column 'E': 2.5 is not a count; "
+     "the effect of a Poisson model is a whole number of 0 or more"),
+    (POISSON_DATA.replace("0,0,0", "0,0,-1"), "bad.csv, row 3, column 'E': -1 is not a count"),
+    ("C1,C2,E,count\n0,1,2,3\n1,0,1,1.5\n", "bad.csv, row 2: the count column has '1.5'; "
+     "counts are whole numbers"),
+    (POISSON_DATA.replace("C1,C2,E", "C1,C1,E"), "the column name 'C1' appears twice"),
+    (POISSON_DATA.replace("1,1,3", "1,,3"), "bad.csv, row 4, column 'C2': a missing cell, which "
+     "a Poisson noisy-additive model cannot sum out; fill it in, or drop the cases with "
+     "missing cells (--missing drop)"),
+    (POISSON_DATA.replace("1,1,3", "1,2,3"), "column 'C2' has 3 states ('0', '1', '2') but the "
+     "model gives it 2"),
+    (POISSON_DATA.replace("0,1,1", "0,1,x"), "bad.csv, row 5, column 'E': 'x' is not a number"),
+])
+def test_interaction_data_is_checked_as_any_data_naming_the_row_and_column(spec, tmp_path,
+                                                                           capsys, data, message):
+    """Found by an input audit: a Poisson effect of 2.5, a count of 1.5 and a header naming a
+    column twice were taken by a reader of the interaction models' own, which named no row."""
+    (tmp_path / "bad.csv").write_text(data)
+    code, _, err = run(capsys, "fit", str(tmp_path / "bad.csv"), "--model", spec(POISSON),
+                       "--restarts", "1")
+    assert code == 2 and message in err and err.count("\n") == 1, err
+
+
+def test_interaction_data_takes_the_data_options(spec, tmp_path, capsys):
+    data = tmp_path / "data.csv"
+    data.write_text(POISSON_DATA.replace("1,1,3", "1,-9,3").replace("0,0,0", "0,,0"))
+    code, out, _ = run(capsys, "fit", str(data), "--model", spec(POISSON), "--restarts", "1",
+                       "--missing", "drop", "--missing-values", "-9", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["n_cases"] == 4 and "2 of 6 cases have a missing cell" in report["notes"][0]
+    dictionary = tmp_path / "dictionary.yaml"
+    dictionary.write_text("E: ['0', '1']\n")
+    code, _, err = run(capsys, "fit", str(data), "--model", spec(POISSON), "--dictionary",
+                       str(dictionary))
+    assert code == 2 and "names column 'E', which holds numbers, not states" in err
+
+
+@pytest.mark.parametrize("command", [["sample", "SPEC", "--n", "5"], ["params", "SPEC"],
+                                     ["evidence", "DATA", "--model", "SPEC"],
+                                     ["fit", "DATA", "--model", "SPEC"]])
+def test_models_a_command_does_not_take_are_refused_naming_the_commands_that_do(
+        spec, tmp_path, capsys, command):
+    """Found by an input audit: fit told a Gaussian network its columns had 'the model gives it
+    0' states, and sample named an internal function."""
+    data = tmp_path / "data.csv"
+    data.write_text("X1,X2\n0.5,1.5\n0.25,2\n")
+    gaussian = spec("type: gaussian\nnodes: {H: {hidden: true}, X1: {parents: [H]}, "
+                    "X2: {parents: [H]}}")
+    code, _, err = run(capsys, *[{"SPEC": gaussian, "DATA": str(data)}.get(a, a)
+                                 for a in command])
+    assert code == 2 and err.count("\n") == 1
+    assert f"{gaussian} is a Gaussian network, which 'hiddenbn {command[0]}' does not take; " \
+           "give it to 'hiddenbn dim'" in err
+    if command[0] != "fit":
+        code, _, err = run(capsys, *[{"SPEC": spec(POISSON), "DATA": str(data)}.get(a, a)
+                                     for a in command])
+        assert code == 2 and "give it to 'hiddenbn dim' or 'hiddenbn fit'" in err
+
+
+def test_a_noisy_max_model_is_a_network_for_every_command(spec, tmp_path, capsys):
+    model, data, fitted = spec(NOISY_MAX), tmp_path / "data.csv", tmp_path / "fit.json"
+    assert run(capsys, "sample", model, "--n", "200", "--seed", "2", "-o", str(data))[0] == 0
+    assert run(capsys, "fit", str(data), "--model", model, "--restarts", "2", "--save-params",
+               str(fitted), "--posteriors", str(tmp_path / "posteriors.csv"))[0] == 0
+    assert (tmp_path / "posteriors.csv").read_text().startswith("row,p_X1_1,p_X1_2,modal_X1")
+    code, out, _ = run(capsys, "fit", str(data), "--model", model, "--init", str(fitted),
+                       "--json")
+    assert code == 0 and json.loads(out)["em"]["schedule"] == "single"
+    assert run(capsys, "evidence", str(data), "--model", model, "--runs", "2",
+               "--particles", "8")[0] == 0

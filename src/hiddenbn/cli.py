@@ -18,6 +18,8 @@ import sys
 import time
 import warnings
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from functools import partial
 
 import hiddenbn
 from hiddenbn import defaults, limits
@@ -56,10 +58,27 @@ PROGRESS_SECONDS = 10
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line, like every other error of hiddenbn."""
+    """An argument parser whose errors are one line, like every other error of hiddenbn, and
+    which knows its options and subcommands (to tell which options a command line gives)."""
 
     #: The arguments being parsed (set by :func:`main`), to explain an error they caused.
     given: tuple = ()
+
+    def __init__(self, *args, **kwargs):
+        self.options = []  # the actions of the options added here
+        self.subcommands = []  # the parsers of its subcommands
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args, **kwargs):
+        action = super().add_argument(*args, **kwargs)
+        if action.option_strings and action.dest != argparse.SUPPRESS:
+            self.options.append(action)
+        return action
+
+    def add_subparsers(self, **kwargs):
+        action = super().add_subparsers(**kwargs)
+        self.subcommands.append(action.choices)  # filled in by add_parser
+        return action
 
     def error(self, message):
         dashed = next((a for a in self.given if len(a) > 1 and a[0] == "-" and a[1].isdigit()),
@@ -115,6 +134,126 @@ _dirichlet_alpha = _bounded(float, 0.0, True, "a positive number", limits.MAX_PR
 _prior_sd = _bounded(float, limits.MIN_PRIOR_SD, False,
                      f"a number from {limits.MIN_PRIOR_SD} to {limits.MAX_PRIOR_SD}",
                      limits.MAX_PRIOR_SD)
+
+
+# --- which options act on which model family ------------------------------------------------
+# A command's model (SPEC, --model or --classes) is of one family; a family is taken by some
+# commands, and of their options some cannot act on it. FAMILIES declares both, and
+# _refuse_what_does_not_act checks a command line against it before any work: an option that
+# would be ignored is refused with one line saying why, never dropped in silence.
+
+@dataclass(frozen=True)
+class Family:
+    """A family of models, as the command line tells them apart.
+
+    Attributes
+    ----------
+    name : str
+        The family as a message names it (with its article).
+    commands : dict
+        Each command that takes the family -> the options that cannot act on it, each with why
+        and the fix (an option may be keyed with a value, ``"--schedule annealing"``).
+    """
+
+    name: str
+    commands: dict
+
+
+_EVERY_OPTION = {"sample": {}, "params": {}, "dim": {}, "fit": {}, "evidence": {},
+                 "ebnc fit": {}}
+_NOT_LATENT_CLASS = {"--plot": "it draws the class profiles of a latent class model; leave it "
+                               "out"}
+_NAMED_NODES = {"--columns": "its nodes name the columns already; leave --columns out"}
+_NAMED_CAUSES = {"--columns": "its causes and effect name the columns already; leave --columns "
+                              "out"}
+_OWN_EM = {"--schedule annealing": "annealing searches hard completions of a network's hidden "
+                                   "nodes, and an interaction model has EM of its own; give "
+                                   "--schedule halving or best-of-n"}
+_NO_NETWORK_PARAMETERS = {
+    "--posteriors": "its mechanisms are numbers without a bound, with no states to give the "
+                    "posteriors of; leave it out",
+    "--save-params": "its rates have no parameter file (the report lists them: --json); leave "
+                     "it out",
+    "--init": "its rates have no parameter file to start from; leave it out",
+    "--skip-de": "its effective dimension is the rank of a small matrix, always found; leave "
+                 "it out"}
+_RANK_WITHOUT_POINTS = "its dimension is the exact rank of a matrix of its structure, found " \
+    "without random points; leave it out"
+_NOISY_ADDITIVE = {
+    "dim": {"--jacobian-points": _RANK_WITHOUT_POINTS, "--seed": _RANK_WITHOUT_POINTS,
+            "--ebnc": "an embedded classifier is of a fully observed discrete network; leave it "
+                      "out"},
+    "fit": {**_NAMED_CAUSES, **_NOT_LATENT_CLASS, **_OWN_EM, **_NO_NETWORK_PARAMETERS}}
+
+#: The model families: which commands take each, and which of their options cannot act on it.
+FAMILIES = {
+    "latent class": Family("a latent class model", _EVERY_OPTION),
+    "tree": Family("a tree", {**_EVERY_OPTION, "fit": _NOT_LATENT_CLASS}),
+    "latent class file": Family("a latent class model in a spec file", {
+        **_EVERY_OPTION, "fit": _NAMED_NODES, "evidence": _NAMED_NODES}),
+    "network file": Family("a network in a spec file", {
+        **_EVERY_OPTION, "fit": {**_NAMED_NODES, **_NOT_LATENT_CLASS},
+        "evidence": _NAMED_NODES}),
+    "noisy-max": Family("a noisy-max model", {
+        **_EVERY_OPTION, "fit": {**_NAMED_CAUSES, **_NOT_LATENT_CLASS, **_OWN_EM},
+        "evidence": _NAMED_CAUSES}),
+    "poisson": Family("a Poisson noisy-additive model", _NOISY_ADDITIVE),
+    "gaussian": Family("a Gaussian noisy-additive model", _NOISY_ADDITIVE),
+    "gaussian network": Family("a Gaussian network", {"dim": {}}),
+    "sigmoid network": Family("a sigmoid network", {"dim": {}}),
+}
+
+#: Options that act only beside another option (or its absence), for any family: the
+#: commands, the options, whether they act (given the arguments), and why not.
+_IDLE_BESIDE = (
+    (("fit", "select"), ("--sweeps",), lambda args: args.schedule == "annealing",
+     "without --schedule annealing, whose annealing it sets; give that, or leave it out"),
+    (("fit",), ("--restarts", "--schedule", "--seed"), lambda args: not args.init,
+     "with --init, from whose parameters EM starts once; leave it out"),
+    (("sample",), ("--generating-alpha",), lambda args: not args.params,
+     "with --params, whose parameters are used instead of drawn ones; leave it out"),
+    (("evidence",), ("--runs", "--particles", "--seed"), lambda args: args.method == "mc",
+     "with --method exact, which sums over every completion instead of drawing them at random; "
+     "leave it out"),
+)
+
+
+def _given_options(argv) -> tuple:
+    """The options that the command line ``argv`` gives, by their long names, in its order:
+    one given at its default value too (``argv`` is parsed again, without the defaults)."""
+    parser = build_parser()
+    names, pending = {}, [parser]
+    while pending:
+        current = pending.pop()
+        for action in current.options:
+            action.default = argparse.SUPPRESS
+            names[action.dest] = max(action.option_strings, key=len)
+        pending += [sub for choices in current.subcommands for sub in choices.values()]
+    return tuple(names[dest] for dest in vars(parser.parse_args(argv)) if dest in names)
+
+
+def _refuse_what_does_not_act(command: str, args, family: str | None = None,
+                              shown: str = "") -> None:
+    """Refuse, before any work, a model ``command`` does not take and every option given that
+    would not act: on the model's ``family`` (see FAMILIES; ``shown`` is how the command line
+    gave the model), or beside the other options (_IDLE_BESIDE)."""
+    if family is not None:
+        commands = FAMILIES[family].commands
+        if command not in commands:
+            takers = " or ".join(f"'hiddenbn {name}'" for name in commands)
+            raise HiddenbnError(f"{shown} is {FAMILIES[family].name}, which 'hiddenbn "
+                                f"{command}' does not take; give it to {takers}")
+        idle = commands[command]
+        for option in args.options_given:
+            value = getattr(args, option.removeprefix("--").replace("-", "_"), None)
+            key = f"{option} {value}" if f"{option} {value}" in idle else option
+            if key in idle:
+                raise HiddenbnError(f"{key} does not act on {shown}, {FAMILIES[family].name}: "
+                                    f"{idle[key]}")
+    for commands, options, acts, why in _IDLE_BESIDE:
+        for option in options:
+            if command in commands and option in args.options_given and not acts(args):
+                raise HiddenbnError(f"{option} does not act {why}")
 
 
 def _print_json(report) -> None:
@@ -216,6 +355,39 @@ def exact_log_evidence(*args, **kwargs):
     return evidence.exact_log_evidence(*args, **kwargs)
 
 
+def _model_of(spec, classes: int | None = None) -> tuple:
+    """The family of a command's model (a key of FAMILIES) and the model: a Network, an
+    InteractionModel (noisy-max and noisy-additive models), or None for ``classes`` (--classes
+    K or --model K: the latent class model over the data's columns, built when they are read)."""
+    from hiddenbn import interaction_report
+    from hiddenbn.inference import is_latent_class
+    from hiddenbn.spec import is_spec_file, parse_spec
+
+    if classes is not None:
+        if not 1 <= classes <= limits.MAX_STATES:
+            raise HiddenbnError(f"--classes {classes}: a latent class model needs at least 1 "
+                                "class")
+        return "latent class", None
+    interaction = interaction_report.interaction_spec(spec)  # paper 004's interaction form
+    if interaction is not None:
+        return interaction.family, interaction
+    network = parse_spec(spec)
+    if network.kind != "discrete":
+        return f"{network.kind} network", network
+    latent_class = is_latent_class(network)
+    if is_spec_file(spec):
+        return ("latent class file" if latent_class else "network file"), network
+    return ("latent class" if latent_class else "tree"), network
+
+
+def _network_of(command: str, args, spec):
+    """The network of ``spec`` (a noisy-max model's as a network) for ``command``, once the
+    command line has passed :func:`_refuse_what_does_not_act`."""
+    family, model = _model_of(spec)
+    _refuse_what_does_not_act(command, args, family, spec)
+    return model.network() if family == "noisy-max" else model
+
+
 def command_sample(args) -> None:
     from dataclasses import replace
 
@@ -223,11 +395,10 @@ def command_sample(args) -> None:
     from hiddenbn.data import NumberedStates, write_csv, write_rows_csv
     from hiddenbn.models import save_parameters
     from hiddenbn.sampling import blank_cells, sample_dataset
-    from hiddenbn.spec import parse_spec
 
     _check_outputs({"--save-params": args.save_params, "--output": args.output},
                    [args.spec, args.params])
-    network = parse_spec(args.spec)
+    network = _network_of("sample", args, args.spec)
     limits.check_network(network)
     limits.check_sample(args.n, len(network.observed_indices), args.counts)
     cpts, labels = _parameters(args, network)
@@ -252,10 +423,9 @@ def command_sample(args) -> None:
 def command_params(args) -> None:
     from hiddenbn import seeding
     from hiddenbn.models import parameters_to_dict, random_parameters, save_parameters
-    from hiddenbn.spec import parse_spec
 
     _check_outputs({"--output": args.output}, [args.spec])
-    network = parse_spec(args.spec)  # random_parameters checks the size of its tables
+    network = _network_of("params", args, args.spec)  # random_parameters checks its size
     cpts = random_parameters(network, seeding.rng(args.seed, "parameters"),
                              args.generating_alpha)
     if args.output:
@@ -266,14 +436,14 @@ def command_params(args) -> None:
 
 def command_dim(args) -> None:
     from hiddenbn import dimension, ebnc, interaction_report, seeding
-    from hiddenbn.spec import parse_spec
 
-    model = interaction_report.interaction_spec(args.spec)  # paper 004 interaction form
-    if model is not None and model.family != "noisy-max":
+    family, model = _model_of(args.spec)
+    _refuse_what_does_not_act("dim", args, family, args.spec)
+    if family in ("poisson", "gaussian"):
         report = interaction_report.dimension_report(model)
         _print_report(report, interaction_report.format_dimension_report, args.json)
         return
-    network = model.network() if model is not None else parse_spec(args.spec)
+    network = model.network() if family == "noisy-max" else model
     if args.ebnc is None:
         with warnings.catch_warnings():  # the report carries its warnings; print them once
             warnings.simplefilter("ignore", dimension.DimensionWarning)
@@ -298,9 +468,8 @@ def _complete_data(path):
 
 def command_ebnc_fit(args) -> None:
     from hiddenbn import ebnc_fit
-    from hiddenbn.spec import parse_spec
 
-    embedded = parse_spec(args.embedded)
+    embedded = _network_of("ebnc fit", args, args.embedded)
     limits.check_network(embedded)
     report = ebnc_fit.fit_report(embedded, args.target, _complete_data(args.data),
                                  args.prior_sd)
@@ -333,13 +502,14 @@ def _progress_lines(what: str):
     return report
 
 
-def _data_file(args):
-    """DATA as read with the data options (dictionary, missing cells)."""
+def _data_file(args, numeric=()):
+    """DATA as read with the data options (dictionary, missing cells); ``numeric``: columns of
+    measured numbers, not states (:func:`hiddenbn.data.read_data`)."""
     from hiddenbn.data import read_data
 
     tokens = [token for token in args.missing_values.split(",")] + [""]  # empty is always missing
     return read_data(args.data, dictionary=args.dictionary, missing_values=tokens,
-                     missing=args.missing)
+                     missing=args.missing, numeric=numeric)
 
 
 def _columns(args, data) -> tuple:
@@ -365,24 +535,34 @@ def _names_option(option: str, text: str) -> tuple:
     return names
 
 
-def _bound_model(args, data):
-    """The network of --model or --classes over the data's columns (see 'fit --help')."""
-    from hiddenbn import selection
-    from hiddenbn.spec import bind_columns, is_spec_file, parse_spec
-
+def _classes(args) -> int | None:
+    """K of --classes K or --model K (the latent class model over the data's columns)."""
     classes = getattr(args, "classes", None)  # fit's --classes; evidence has only --model
-    if classes is not None or args.model.strip().isdigit():
-        classes = classes if classes is not None else int(args.model)
-        if not 1 <= classes <= limits.MAX_STATES:
-            raise HiddenbnError(f"--classes {classes}: a latent class model needs at least 1 "
-                                "class")
-        return selection.latent_class_network(data, classes, _columns(args, data))
-    network = parse_spec(args.model)
-    if is_spec_file(args.model) and getattr(args, "columns", None) is not None:
-        raise HiddenbnError("--columns binds a shorthand model (k:r1,...,rn or a tree) to "
-                            f"columns; the nodes of spec file {args.model} name its columns "
-                            "already, so leave --columns out")
-    if is_spec_file(args.model) or (not getattr(args, "columns", None)
+    return int(args.model) if classes is None and args.model.strip().isdigit() else classes
+
+
+def _command_model(command: str, args) -> tuple:
+    """The family and the model of --model or --classes (:func:`_model_of`), once the command
+    line has passed :func:`_refuse_what_does_not_act`."""
+    classes = _classes(args)
+    family, model = _model_of(args.model, classes)
+    _refuse_what_does_not_act(command, args, family,
+                              args.model if args.model is not None else f"--classes {classes}")
+    return family, model
+
+
+def _bound_model(args, data, family: str, network):
+    """The network of the model of fit or evidence (:func:`_command_model`: ``network`` is None
+    for the latent class model of --classes or --model K, a noisy-max model's is its network)
+    over the data's columns (see 'fit --help')."""
+    from hiddenbn import selection
+    from hiddenbn.spec import bind_columns, is_spec_file
+
+    if network is None:
+        return selection.latent_class_network(data, _classes(args), _columns(args, data))
+    if family == "noisy-max":
+        return network.network()  # its causes and effect name their columns
+    if is_spec_file(args.model) or (not args.columns
                                     and set(network.observed_names) == set(data.names)):
         return network  # its nodes name the columns (a shorthand's X1..Xn: every one of them)
     return bind_columns(network, _columns(args, data), f"the model {args.model}")
@@ -400,26 +580,30 @@ def command_fit(args) -> None:
     _check_outputs({"--posteriors": args.posteriors, "--plot": args.plot,
                     "--save-params": args.save_params},
                    [args.data, args.model, args.init, args.dictionary])
-    model = args.model and interaction_report.interaction_spec(args.model)  # paper 004 form
-    if model:
-        report = interaction_report.fit_report(model, args.data, args.seed, args.prior_alpha,
-                                               args.restarts)
+    family, model = _command_model("fit", args)
+    additive = family in ("poisson", "gaussian")
+    data_file = _data_file(args, numeric=(model.effect_name,) if additive else ())
+    if family in ("noisy-max", "poisson", "gaussian"):  # EM reads every cell of a case
+        data_file.require_complete(args.data, model.observed_names, FAMILIES[family].name)
+    if additive:
+        summary = interaction_report.additive_summary(model, data_file, args.data)
+        report = interaction_report.fit_report(model, summary, args.seed, args.prior_alpha,
+                                               args.restarts, data_file.notes, **_em_options(args))
         _print_report(report, interaction_report.format_fit_report, args.json)
         return
-    data_file = _data_file(args)
-    network = _bound_model(args, data_file.dataset)
+    network = _bound_model(args, data_file.dataset, family, model)
     limits.check_network(network)
     latent_class = is_latent_class(network)
-    if args.plot and not latent_class:
-        raise HiddenbnError("--plot needs a latent class model (--classes K or k:r1,...,rn)")
     plot_format = args.plot and _plots().figure_format(args.plot)
     data = data_file.dataset.for_network(network)
     limits.check_em(network, data.n_cases, 1 if args.init else args.restarts,
                     args.schedule == "annealing" and not args.init)
     states = data.states()
     initial = load_parameters(args.init, network, states) if args.init else None
-    outcome = selection.fit_and_score(network, data, args.seed, args.prior_alpha, args.restarts,
-                                      not args.skip_de, initial=initial, **_em_options(args))
+    fit_and_score = (partial(interaction_report.noisy_max_outcome, model)
+                     if family == "noisy-max" else partial(selection.fit_and_score, network))
+    outcome = fit_and_score(data, args.seed, args.prior_alpha, args.restarts, not args.skip_de,
+                            initial=initial, **_em_options(args))
     report = selection.fit_report(outcome, data, data_file.notes)
     if latent_class or args.posteriors:
         from hiddenbn import lca  # a latent class fit's report, and the posteriors file
@@ -455,6 +639,7 @@ def _plots():
 def command_select(args) -> None:
     from hiddenbn import selection
 
+    _refuse_what_does_not_act("select", args)  # its family is the latent class model
     data_file = _data_file(args)
     classes = selection.parse_classes(args.classes)
     columns = _columns(args, data_file.dataset)
@@ -483,8 +668,9 @@ def command_evidence(args) -> None:
     from hiddenbn import seeding
     from hiddenbn.smc import FEW_RUNS, smc_log_evidence
 
+    family, model = _command_model("evidence", args)
     dataset = _data_file(args).dataset
-    network = _bound_model(args, dataset)
+    network = _bound_model(args, dataset, family, model)
     limits.check_network(network)
     data = dataset.for_network(network)
     runs, particles = (0, 0) if args.method == "exact" else (args.runs, args.particles)
@@ -517,9 +703,12 @@ def command_evidence(args) -> None:
 
 
 def _em_options(args) -> dict:
-    return {"max_iterations": args.max_iterations, "tolerance": args.tolerance,
-            "convergence": args.convergence, "run_all_iterations": args.run_all_iterations,
-            "schedule": args.schedule, "sweeps": args.sweeps}
+    """The EM settings of fit and select, as :func:`hiddenbn.em.fit` takes them (the sweeps
+    only for the annealed search, which the interaction models' EM does not have)."""
+    options = {"max_iterations": args.max_iterations, "tolerance": args.tolerance,
+               "convergence": args.convergence, "run_all_iterations": args.run_all_iterations,
+               "schedule": args.schedule}
+    return {**options, "sweeps": args.sweeps} if args.schedule == "annealing" else options
 
 
 def _add_data_options(parser):
@@ -764,6 +953,7 @@ def main(argv=None) -> int:
     parser = build_parser()
     _Parser.given = tuple(sys.argv[1:] if argv is None else map(str, argv))
     args = parser.parse_args(argv)
+    args.options_given = _given_options(list(_Parser.given))
     _pin_blas()
     try:
         with warnings.catch_warnings():  # a library warning is one line, like the errors

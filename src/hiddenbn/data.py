@@ -29,6 +29,7 @@ encoded once per distinct value, so a file of 10^6 rows and 30 columns reads in 
 from __future__ import annotations
 
 import csv
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -356,6 +357,22 @@ class DataFile:
     row_patterns: np.ndarray
     notes: tuple[str, ...] = ()
 
+    def require_complete(self, path, names, what: str) -> None:
+        """Refuse a missing cell in the columns ``names`` of the cases to learn from, which
+        ``what`` cannot sum out: one line naming the file ``path``, the first such row and its
+        column (a name that is no column is left to the binding to the model to refuse)."""
+        names = [name for name in names if name in self.dataset.names]
+        columns = [self.dataset.names.index(name) for name in names]
+        if not (self.dataset.patterns[:, columns] == MISSING).any():
+            return
+        columns = [self.every_case.names.index(name) for name in names]
+        cells = self.every_case.patterns[:, columns] == MISSING
+        row = int(np.flatnonzero(cells.any(axis=1)[self.row_patterns])[0])
+        name = names[int(np.argmax(cells[self.row_patterns[row]]))]
+        raise DataError(f"data file {path}, row {row + 1}, column {name!r}: a missing cell, which "
+                        f"{what} cannot sum out; fill it in, or drop the cases with missing cells "
+                        "(--missing drop)")
+
 
 def read_csv(path, **options) -> Dataset:
     """The cases of a data file as a :class:`Dataset` (:func:`read_data` with ``options``)."""
@@ -363,7 +380,7 @@ def read_csv(path, **options) -> Dataset:
 
 
 def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
-              missing: str = "model") -> DataFile:
+              missing: str = "model", numeric=()) -> DataFile:
     """Read a data file (see the module docstring); every malformed input is a one-line
     :class:`DataError` naming the file, the row or column, and the fix.
 
@@ -377,6 +394,10 @@ def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
         The cells read as missing (compared after blanks around a cell are removed).
     missing : {"model", "drop"}
         Keep missing cells (summed out by the model) or drop every case that has one.
+    numeric : sequence of str
+        Columns of measured numbers (the effect of a noisy-additive interaction model), not of
+        states: each distinct number is a state, labelled as :func:`float` reads it back, and a
+        cell that is not a decimal number is refused.
     """
     if missing not in MISSING_HANDLING:
         raise DataError(f"unknown handling of missing cells {missing!r}; use one of "
@@ -393,13 +414,18 @@ def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
     if unknown:
         raise DataError(f"the data dictionary names column {unknown[0]!r}, which data file "
                         f"{path} does not have; its columns are {_listed(header)}")
+    measured = [name for name in declared if name in numeric]
+    if measured:
+        raise DataError(f"the data dictionary names column {measured[0]!r}, which holds "
+                        "numbers, not states; take it out of the dictionary")
     counts = (_counts(path, columns.pop(header.index(COUNT_COLUMN)))
               if COUNT_COLUMN in header else None)
     names = [name for name in header if name != COUNT_COLUMN]
     if not names:
         raise DataError(f"data file {path} has a count column but no variables")
     missing_values = frozenset(value.strip() for value in missing_values)
-    encoded = [_encode(path, name, values, declared.get(name), missing_values)
+    encoded = [_encode_numbers(path, name, values, missing_values) if name in numeric
+               else _encode(path, name, values, declared.get(name), missing_values)
                for name, values in zip(names, columns)]
     codes, categories, notes = _apply_base(path, names, encoded)
     notes += [f"column {name!r} is read as a variable; name it {COUNT_COLUMN!r} if it counts "
@@ -622,6 +648,35 @@ def _encode(path: Path, name: str, values: np.ndarray, declared, missing_values)
         position = {label: s for s, label in enumerate(states)}
     lookup = np.array([position.get(text, MISSING) for text in texts], dtype=np.int64)
     return lookup[codes], tuple(states), None
+
+
+def _encode_numbers(path: Path, name: str, values: np.ndarray, missing_values):
+    """A column of measured numbers as ``(codes, labels, None)``: each distinct number one
+    state (``1`` and ``1.0`` the same), in increasing order, labelled as :func:`float` writes
+    it; a cell that is not a finite decimal number is refused, naming its row."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(values)
+    texts = [text.strip() for text in uniques]
+    numbers = {}
+    for k, text in enumerate(texts):
+        if text in missing_values:
+            continue
+        number = float(text) if _NUMBER.fullmatch(text) else math.nan
+        if not math.isfinite(number):
+            row = int(np.flatnonzero(codes == k)[0]) + 1
+            raise DataError(f"data file {path}, row {row}, column {name!r}: {excerpt(text)} is "
+                            "not a number; write a decimal number, or an empty cell for a "
+                            "missing one")
+        numbers[text] = number
+    if not numbers:
+        raise DataError(f"data file {path}: column {name!r} has only missing cells; give its "
+                        "numbers")
+    states = sorted(set(numbers.values()))
+    position = {number: s for s, number in enumerate(states)}
+    lookup = np.array([position[numbers[text]] if text in numbers else MISSING
+                       for text in texts], dtype=np.int64)
+    return lookup[codes], tuple(repr(number) for number in states), None
 
 
 def _refuse_one_number_written_twice(path: Path, name: str, labels) -> None:

@@ -162,6 +162,7 @@ class AdditiveFit:
     restarts: int
     prior: tuple | None
     alpha: float
+    schedule: str = "best-of-n"
 
 
 def _poisson_moments(model, rates, summary):
@@ -326,13 +327,15 @@ class GaussianEngine(_AdditiveEngine):
 
 def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=None,
                  restarts: int = 4, max_iterations: int = 20000, tolerance: float = 1e-10,
-                 alpha: float = 1.0, convergence: str = "relative") -> AdditiveFit:
+                 alpha: float = 1.0, convergence: str = "relative", schedule: str = "best-of-n",
+                 run_all_iterations: bool = False) -> AdditiveFit:
     """MAP (or, with ``prior=None``, ML) parameters of a Poisson or Gaussian NAI model by EM.
 
     ``prior`` is ``(a, b)`` (Gamma) for Poisson and ``(m0, k0, a0, b0)`` (NIG) for Gaussian;
     ``alpha`` is the Dirichlet parameter of the causes' tables. Each of ``restarts`` random
     restarts runs until ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` (``convergence="absolute"``:
-    ``<= tolerance``); the largest g wins (:func:`hiddenbn.em.fit_engine`, best-of-n).
+    ``<= tolerance``); the largest g wins (:func:`hiddenbn.em.fit_engine` with ``schedule``
+    and ``run_all_iterations``).
     """
     model = load_interaction(model)
     if model.family not in ("poisson", "gaussian"):
@@ -344,8 +347,8 @@ def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=
     if poisson and (np.any(summary.total < 0) or not np.all(np.isfinite(summary.log_factorials))):
         raise DataError("a Poisson effect must be a non-negative whole number")
     engine = (PoissonEngine if poisson else GaussianEngine)(model, summary, prior)
-    result = fit_engine(engine, rng, restarts, max_iterations, tolerance, "best-of-n",
-                        convergence=convergence)
+    result = fit_engine(engine, rng, restarts, max_iterations, tolerance, schedule,
+                        run_all_iterations, convergence=convergence)
     state, statistics = result.run.state, result.run.statistics
     cause_tables, cause_counts = fit_cause_tables(model, summary.causes, summary.counts, alpha)
     means, variances = (state, None) if poisson else state
@@ -355,7 +358,7 @@ def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=
                        + complete_log_likelihood(cause_tables, cause_counts),
                        log_prior=engine.log_prior(state), n_cases=summary.n_cases,
                        iterations=result.iterations, converged=result.converged,
-                       restarts=restarts, prior=prior, alpha=float(alpha))
+                       restarts=restarts, prior=prior, alpha=float(alpha), schedule=schedule)
 
 
 # --- dimensions and scores ------------------------------------------------------------------

@@ -194,21 +194,28 @@ class NoisyMaxEngine:
 
 def fit_noisy_max(model, data: Dataset, rng: np.random.Generator, alpha: float = 1.0,
                   restarts: int = 16, max_iterations: int = 1000, tolerance: float = 1e-9,
-                  convergence: str = "relative") -> Fit:
+                  convergence: str = "relative", schedule: str = "best-of-n",
+                  run_all_iterations: bool = False, initial=None) -> Fit:
     """MAP (ML for ``alpha = 1``) parameters of an NMI model by EM with random restarts.
 
     Every start draws each mechanism row from the uniform Dirichlet and runs EM until
     ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` (``convergence="absolute"``: ``<= tolerance``)
     with g the mechanisms' part of ``log p(D | theta) + log p(theta)`` (paper 004 Eq. 3,
     :class:`NoisyMaxEngine`); the start with the largest g wins
-    (:func:`hiddenbn.em.fit_engine`, best-of-n). Returns a :class:`hiddenbn.em.Fit` over
+    (:func:`hiddenbn.em.fit_engine` with ``schedule`` and ``run_all_iterations``). With
+    ``initial`` (the network's CPTs, as :func:`hiddenbn.models.load_parameters` reads them)
+    EM starts once, from its mechanism tables. Returns a :class:`hiddenbn.em.Fit` over
     :meth:`InteractionModel.network` with expected counts at the returned parameters. Data
     with missing cells are refused (:class:`NoisyMaxEngine`).
     """
     model = load_interaction(model)
     engine = NoisyMaxEngine(model, data, alpha)
-    result = fit_engine(engine, rng, restarts, max_iterations, tolerance, "best-of-n",
-                        convergence=convergence)
+    if initial is not None:
+        start = stacked_tables(model, initial)
+        restarts, schedule = 1, "single"
+    result = fit_engine(engine, rng, restarts, max_iterations, tolerance,
+                        "best-of-n" if initial is not None else schedule, run_all_iterations,
+                        None if initial is None else lambda rng: start.copy(), convergence)
     cause_tables, cause_counts = fit_cause_tables(model, engine.causes, engine.counts,
                                                   engine.alpha)
     offsets = model.mechanism_offsets()
@@ -224,7 +231,7 @@ def fit_noisy_max(model, data: Dataset, rng: np.random.Generator, alpha: float =
                log_prior=dirichlet_log_density(network, cpts, engine.alpha),
                expected_counts=network_order(cause_counts, result.run.statistics.expected),
                n_cases=engine.data.n_cases, iterations=result.iterations,
-               converged=result.converged, restarts=restarts, schedule="best-of-n",
+               converged=result.converged, restarts=restarts, schedule=schedule,
                engine="noisy-max mechanisms")
 
 

@@ -40,13 +40,21 @@ def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.0
                        ("max_iterations", "tolerance", "convergence", "run_all_iterations")
                        if key in em_options}
         result = run_em(network, data, initial, alpha, **final_phase)
+    return scored(result, data, with_effective_dimension, with_laplace)
+
+
+def scored(fit, data: Dataset, with_effective_dimension: bool = True,
+           with_laplace: bool = True) -> dict:
+    """Every score of the fit ``fit`` (a :class:`hiddenbn.em.Fit`, by any engine) of ``data``,
+    as :func:`fit_and_score` returns them."""
+    network = fit.network
     de, note = (effective_dimension_or_reason(network) if with_effective_dimension
                 else (None, "effective dimension skipped: no BIC+ or CS+"))
     refusal = hessian_refusal(network) if with_laplace else None
     if refusal:
         with_laplace = False
         note = "; ".join(filter(None, [note, refusal]))
-    return {"fit": result, "scores": score_fit(result, data, de, with_laplace),
+    return {"fit": fit, "scores": score_fit(fit, data, de, with_laplace),
             "ds": network.standard_dimension, "de": de, "note": note}
 
 
