@@ -18,8 +18,8 @@ from hiddenbn.scores import score_fit
 def hand_made_fits():
     """Two data sets; curves chosen so every score's argmax is known by construction."""
     rows = []
-    peaks = {1: {"laplace": 4, "cs": 5, "mled": 5, "draper": 3, "bic": 2, "cs_de": 4},
-             2: {"laplace": 4, "cs": 4, "mled": 6, "draper": 4, "bic": 3, "cs_de": 4}}
+    peaks = {1: {"laplace": 4, "cs": 5, "mled": 5, "draper": 3, "bic_log_evidence": 2, "cs_de": 4},
+             2: {"laplace": 4, "cs": 4, "mled": 6, "draper": 4, "bic_log_evidence": 3, "cs_de": 4}}
     for replicate, peak in peaks.items():
         for c in range(2, 7):
             row = {"experiment": "e", "replicate": replicate, "hidden_states": c,
@@ -31,16 +31,17 @@ def hand_made_fits():
 
 def test_delta_c_and_table1_by_hand():
     errors = ch96.selection_errors(hand_made_fits())
-    assert errors.set_index("replicate").loc[1, ["cs", "mled", "draper", "bic"]].tolist() == \
+    scores = ["cs", "mled", "draper", "bic_log_evidence"]
+    assert errors.set_index("replicate").loc[1, scores].tolist() == \
         [1, 1, -1, -2]
-    assert errors.set_index("replicate").loc[2, ["cs", "mled", "draper", "bic"]].tolist() == \
+    assert errors.set_index("replicate").loc[2, scores].tolist() == \
         [0, 2, 0, -1]
     table = ch96.table1(errors, {"e": {"model": "m", "cases": 100}},
                         {"m": {"features": 8, "hidden_states": 4}})
     row = table.iloc[0]
     assert (row.n, row.c, row.N, row.data_sets) == (8, 4, 100, 2)
     assert row.mled_mean == 1.5 and row.mled_sd == pytest.approx(np.std([1, 2], ddof=1))
-    assert row.bic_mean == -1.5 and row.cs_de_mean == 0
+    assert row.bic_log_evidence_mean == -1.5 and row.cs_de_mean == 0
 
 
 def test_laplace_undefined_models_are_not_candidates():
@@ -69,7 +70,8 @@ def test_fit_and_score_test_model_invariants():
                  "halving", True)
     scores = score_fit(result, data, 17)
     for name, library in (("laplace", "laplace"), ("cs", "cs"), ("cs_de", "cs_plus"),
-                          ("mled", "mled"), ("draper", "draper"), ("bic", "bic")):
+                          ("mled", "mled"), ("draper", "draper"),
+                          ("bic_log_evidence", "bic_log_evidence")):
         assert row[name] == scores[library], name
     assert row["log_posterior"] == result.log_posterior
     assert row["d"] == 2 + 3 * 6
@@ -77,7 +79,8 @@ def test_fit_and_score_test_model_invariants():
     assert row["cs"] >= row["mled"]
     # CS with d = de adds (ds - de)/2 log N (paper 002's CS+)
     assert row["cs_de"] - row["cs"] == pytest.approx(0.5 * (20 - 17) * np.log(300))
-    assert row["draper"] - row["bic"] == pytest.approx(0.5 * row["d"] * np.log(2 * np.pi))
+    assert row["draper"] - row["bic_log_evidence"] == pytest.approx(
+        0.5 * row["d"] * np.log(2 * np.pi))
     assert row["laplace_positive_definite"] and np.isfinite(row["laplace"])
     assert all(row[f"{step}_seconds"] >= 0 for step in ch96.TIMED)
     assert row["iterations"] <= 100 and row["converged"]
@@ -177,7 +180,7 @@ def test_table1_claims_turn_when_the_numbers_do():
     assert ch96.claim_draper_beats_cs_for_large_c(
         table.assign(draper_mean=table.draper_mean - 20.0))[0] == "not supported"
     assert ch96.claim_draper_beats_cs_for_large_c(table[table.c < ch96.LARGE_C]) is None
-    upward_bic = table.assign(bic_mean=-table.bic_mean)
+    upward_bic = table.assign(bic_log_evidence_mean=-table.bic_log_evidence_mean)
     verdict, evidence = ch96.claim_bic_least_accurate(upward_bic)
     assert verdict == "partly supported" and "above zero in 9" in evidence
     # the duplicated experiments are counted once: doubling a row changes no median
@@ -250,7 +253,7 @@ def test_table1_cells_agree_within_two_combined_standard_errors():
     wide = next(r for r in rows if r["item"].startswith("Δc of CS, n = 64, c = 16"))
     reach = 2 * np.hypot(6.4, 6.4) / np.sqrt(5)
     assert f"differences beyond {reach:.2f} states" in wide["explanation"]
-    moved = table.assign(bic_mean=table.bic_mean - 1.0)
+    moved = table.assign(bic_log_evidence_mean=table.bic_log_evidence_mean - 1.0)
     rows = ch96.table1_cell_rows(moved, printed, "Table 1")
     assert sum(r["verdict"] == "not reproduced" for r in rows) >= 7
     # the annotation (range edges, choices) reaches every cell
@@ -321,7 +324,8 @@ def test_table2_verdicts_on_the_paper_s_own_times():
     rows = {r["item"]: r for r in ch96.table2_rows(timing)}
     assert len(rows) == len(ch96.TIMED) + 3
     # the printed CS, Draper and BIC times take 2 values (2 and 3 s), MLED's 3: no exponent
-    quantised = {f"{ch96.LABELS[s]}: time grows as d^b" for s in ("cs", "mled", "draper", "bic")}
+    quantised = {f"{ch96.LABELS[s]}: time grows as d^b"
+                 for s in ("cs", "mled", "draper", "bic_log_evidence")}
     assert {i for i, r in rows.items() if r["verdict"] == "not checked"} == quantised
     assert {r["verdict"] for i, r in rows.items() if i not in quantised} == {"reproduced"}
     assert "2 distinct values (2, 3 s)" in rows["CS: time grows as d^b"]["explanation"]
@@ -350,7 +354,8 @@ def test_table2_verdicts_on_the_paper_s_own_times():
     assert row["verdict"] == "not reproduced" and "the paper's 25" in row["explanation"]
     assert "26.0 times MLED" in row["explanation"]  # (0.08 + 2) / 0.08, the median row
     # Laplace no longer the slowest at one d
-    slow_bic = timing.assign(bic_seconds=timing.bic_seconds.where(timing.d != 1689, 1e4))
+    slow_bic = timing.assign(bic_log_evidence_seconds=timing.bic_log_evidence_seconds.where(
+        timing.d != 1689, 1e4))
     assert {r["item"]: r for r in ch96.table2_rows(slow_bic)}[
         "Laplace is the least efficient score (Sec. 2), at every d"]["verdict"] == \
         "not reproduced"
@@ -419,7 +424,7 @@ def test_convergence_and_reality_check_claims():
     assert np.isnan(ch96.last_relative_change([-100.0]))
     reality = pd.DataFrame({"repetition": [1, 2], "hidden_states": [3, 3],
                             "cs_states": [3, 3], "mled_states": [3, 2],
-                            "draper_states": [3, 3], "bic_states": [3, 3]})
+                            "draper_states": [3, 3], "bic_log_evidence_states": [3, 3]})
     verdict, evidence = ch96.claim_reality_same_model(reality, 3)
     assert verdict == "partly supported" and "agree in 1 of 2" in evidence
     assert ch96.claim_reality_same_model(reality.assign(mled_states=3), 3)[0] == "supported"
@@ -438,18 +443,20 @@ def test_shape_distance_and_draper_cs_shapes():
     # data set 1: Laplace peaks at 4, BIC at 2: shapes differ by |(c-2)^2 - (c-4)^2| on average
     one = fits[fits.replicate == 1]
     expected = np.mean([abs((c - 4) ** 2 - (c - 2) ** 2) for c in range(2, 7)])
-    assert ch96.curve_shape_distance(one, "bic") == pytest.approx(expected)
+    assert ch96.curve_shape_distance(one, "bic_log_evidence") == pytest.approx(expected)
     assert ch96.curve_shape_distance(one, "laplace") == 0.0
-    assert ch96.curve_shape_distance(one, "bic", reference="bic") == 0.0
+    assert ch96.curve_shape_distance(one, "bic_log_evidence", reference="bic_log_evidence") == 0.0
     # the paper's reading: CS one state above Laplace's peak, Draper one below, BIC two below
     # and steeper; five data sets with their own noise
     states = range(2, 9)
     paper = curves({e: (states, {"laplace": peaked(5, 10), "cs": peaked(6, 10),
                                  "mled": peaked(6, 10), "draper": peaked(4, 10),
-                                 "bic": peaked(3, 30)}) for e in ("e1", "e2")}, noise=1.0)
+                                 "bic_log_evidence": peaked(3, 30)}) for e in ("e1", "e2")},
+                   noise=1.0)
     verdict, evidence = ch96.claim_draper_cs_shapes(paper)
     assert verdict == "supported" and "equally good within the noise" in evidence
-    assert ch96.claim_draper_cs_shapes(paper.assign(draper=paper.bic))[0] == "not supported"
+    assert ch96.claim_draper_cs_shapes(
+        paper.assign(draper=paper.bic_log_evidence))[0] == "not supported"
     # CS's curve 2.5 times as steep as Laplace's: nearer BIC/MDL than Draper, beyond the noise
     sharper_cs = paper.assign(cs=2.5 * paper.laplace)
     verdict, evidence = ch96.claim_draper_cs_shapes(sharper_cs)
@@ -532,7 +539,7 @@ def test_two_peaks_and_the_flat_cs_curve_as_the_paper_describes_them():
     c, states = 32, range(12, 41)
     paper = curves({"c32": (states, {
         "laplace": two_peaks(c, 0.0, -20.0, 40.0), "draper": two_peaks(c, 0.0, -30.0, 45.0),
-        "bic": two_peaks(c, 0.0, -40.0, 60.0), "cs": two_peaks(c, -20.0, 0.0, 5.0),
+        "bic_log_evidence": two_peaks(c, 0.0, -40.0, 60.0), "cs": two_peaks(c, -20.0, 0.0, 5.0),
         "mled": two_peaks(c, -20.0, -2.0, 6.0)})})
     table = printed_table1()
     paper_row = table[table.c == c].assign(experiment="c32")
@@ -562,10 +569,10 @@ def test_error_bars_and_cs_against_mled_on_the_figures():
     section = {**SHARPEN_SECTION, "figures": {"figure1": ["e8", "e64"]}}
     shapes = {"e8": (range(2, 9), {"laplace": peaked(4, 100.0), "cs": peaked(4, 100.0),
                                    "mled": peaked(4, 300.0), "draper": peaked(4, 90.0),
-                                   "bic": peaked(4, 150.0)}),
+                                   "bic_log_evidence": peaked(4, 150.0)}),
               "e64": (range(2, 9), {"laplace": peaked(4, 100.0), "cs": peaked(4, 101.0),
                                     "mled": peaked(4, 102.0), "draper": peaked(4, 90.0),
-                                    "bic": peaked(4, 150.0)})}
+                                    "bic_log_evidence": peaked(4, 150.0)})}
     fits = curves(shapes, noise=1.0)
     verdict, evidence = ch96.claim_error_bars_invisible(fits, ["e8", "e64"])
     assert verdict == "supported" and "halved or doubled, at 1.25% / 2.5%" in evidence
@@ -602,7 +609,7 @@ def test_conclusions_unchanged_by_the_prior_and_changed_by_a_counterfactual():
     verdict, evidence = ch96.claim_prior_unchanged(table, {"ε = 0.1": table.copy()})
     assert verdict == "supported" and "verdicts changed: none" in evidence
     nudged = table.copy()
-    nudged.loc[table.c == 16, "bic_mean"] = -6.0  # one cell moves, no verdict changes
+    nudged.loc[table.c == 16, "bic_log_evidence_mean"] = -6.0  # one cell moves, no verdict changes
     assert ch96.claim_prior_unchanged(table, {"ML": nudged})[0] == "partly supported"
     flipped = table.assign(draper_mean=table.draper_mean - 5.0)  # Draper now errs most
     verdict, evidence = ch96.claim_prior_unchanged(table, {"ε = 0.001": flipped})
@@ -627,7 +634,7 @@ def test_prior_variants_refit_from_the_main_fit_s_starts(tmp_path):
                                        [1.01, 1.0], em).assign(experiment="e")
     paper = main.set_index("hidden_states")
     same = variants[variants.prior_alpha == 1.01].set_index("hidden_states")
-    for score in ("laplace", "cs", "mled", "draper", "bic", "log_likelihood"):
+    for score in ("laplace", "cs", "mled", "draper", "bic_log_evidence", "log_likelihood"):
         assert same[score].to_numpy() == pytest.approx(paper[score].to_numpy()), score
     ml = variants[variants.prior_alpha == 1.0].set_index("hidden_states")
     assert ml.laplace.isna().all()
@@ -651,12 +658,13 @@ def test_delta_m_grows_with_the_models():
 def test_reality_check_explains_mled_leaving_the_generating_c():
     reality = pd.DataFrame({"repetition": [1, 2], "hidden_states": [3, 3],
                             "cs_states": [3, 3], "mled_states": [3, 2],
-                            "draper_states": [3, 3], "bic_states": [3, 3],
+                            "draper_states": [3, 3], "bic_log_evidence_states": [3, 3],
                             "mled_choice_cs_deficit": [0.0, 22.6],
                             "mled_choice_entropy_deficit": [0.0, 40.9]})
     why = ch96.reality_mled_explanation(reality, 3)
     assert why.startswith("Only MLED") and "by 22.6 nats" in why and "add 40.9 nats" in why
-    assert "also leave" in ch96.reality_mled_explanation(reality.assign(bic_states=[2, 3]), 3)
+    assert "also leave" in ch96.reality_mled_explanation(
+        reality.assign(bic_log_evidence_states=[2, 3]), 3)
 
 
 def test_a_verdict_that_changes_with_the_search_keeps_its_own_explanation():
@@ -725,8 +733,8 @@ def test_a_choice_at_the_edge_of_the_range_is_named_as_censored():
     states = range(12, 41)
     fits = curves({"fig2_c32": (states, {"laplace": peaked(18, 10), "cs": peaked(20, 10),
                                          "mled": peaked(20, 10), "draper": peaked(15, 10),
-                                         "bic": peaked(8, 30)})})
-    edges = ch96.range_edges(fits, "bic")
+                                         "bic_log_evidence": peaked(8, 30)})})
+    edges = ch96.range_edges(fits, "bic_log_evidence")
     assert edges.low.all() and not edges.high.any() and (edges.selected == 12).all()
     note = ch96.edge_note(fits, RANGES_SECTION, FIGURES)
     assert note.startswith("range edges, where a choice is censored")
@@ -734,7 +742,7 @@ def test_a_choice_at_the_edge_of_the_range_is_named_as_censored():
         "model (12) in 5 of 5 data sets" in note and "Laplace" not in note
     # a range wide enough: nothing to name
     wide = curves({"fig2_c32": (range(4, 41), {s: peaked(p, 10) for s, p in (
-        ("laplace", 18), ("cs", 20), ("mled", 20), ("draper", 15), ("bic", 8))})})
+        ("laplace", 18), ("cs", 20), ("mled", 20), ("draper", 15), ("bic_log_evidence", 8))})})
     assert ch96.edge_note(wide, RANGES_SECTION, FIGURES) == ""
     # the Table 1 claims that rest on those choices name the edge
     table = ch96.table1(ch96.selection_errors(fits, ch96.TABLE1_SCORES),

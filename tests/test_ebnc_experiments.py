@@ -212,7 +212,8 @@ def test_theorem2_holds_for_laplace_and_bic_and_fails_for_wrong_approximations(o
         "reproduced", "reproduced"]
     # Laplace without its d/2 log(2 pi) term: a constant error; BIC with one parameter too many
     wrong = errors.assign(**{"laplace error": errors["laplace error"] + 1.5 * np.log(2 * np.pi),
-                             "bic error": errors["bic error"] - 0.5 * np.log(errors.N)})
+                             "bic_log_evidence error":
+                                 errors["bic_log_evidence error"] - 0.5 * np.log(errors.N)})
     assert [r["verdict"] for r in heckerman_meek1997.theorem2_rows(wrong)] == [
         "not reproduced", "not reproduced"]
 
@@ -220,7 +221,7 @@ def test_theorem2_holds_for_laplace_and_bic_and_fails_for_wrong_approximations(o
 def synthetic_theorem2_errors(laplace) -> pd.DataFrame:
     """A theorem2.csv with ``laplace(replicate, N)`` as the Laplace error and a bounded BIC."""
     return pd.DataFrame([{"replicate": r, "N": n, "d": 3, "quadrature": 1e-10,
-                          "laplace error": laplace(r, n), "bic error": 1.5 + 0.01 * r}
+                          "laplace error": laplace(r, n), "bic_log_evidence error": 1.5 + 0.01 * r}
                          for r in range(8) for n in (400, 1600, 6400, 25600, 102400)])
 
 
@@ -245,7 +246,8 @@ def test_theorem2_laplace_rate_is_fitted_over_every_size():
     assert "replicate 0 reaches 1/N late" in row["explanation"]
     assert "over all sizes" in row["ours"] and "over N = 400 to 6400" in row["ours"]
     # BIC's error drifting by 0.07 nats per unit of log N: bounded, and the drift is said
-    drift = late.assign(**{"bic error": 1.5 + 0.07 * np.log(late.N) + 0.01 * late.replicate})
+    drift = late.assign(**{"bic_log_evidence error":
+                           1.5 + 0.07 * np.log(late.N) + 0.01 * late.replicate})
     row = heckerman_meek1997.theorem2_rows(drift)[1]
     assert row["verdict"] == "reproduced" and "does change with N" in row["explanation"]
     assert "+0.39 nats from N = 400 to 102400" in row["explanation"]

@@ -16,7 +16,7 @@ from hiddenbn.data import Dataset
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.models import random_parameters
 from hiddenbn.sampling import sample_dataset
-from hiddenbn.scores import bd_log_marginal, bic, complete_data_counts
+from hiddenbn.scores import bd_log_marginal, bic_log_evidence, complete_data_counts
 from hiddenbn.spec import parse_spec
 
 
@@ -126,7 +126,8 @@ def test_bic_uses_a_dimension_all_constructions_agree_on(method):
     score = ebnc_fit.score_ebnc(SECTION6, "Y", data)
     d = ebnc.ebnc_dimension(SECTION6, "Y", method, np.random.default_rng(0)).d
     assert score.d == d == score.basis_size
-    assert score.bic == pytest.approx(bic(score.ml_fit.log_likelihood, d, 300))
+    assert score.bic_log_evidence == pytest.approx(
+        bic_log_evidence(score.ml_fit.log_likelihood, d, 300))
 
 
 def test_non_binary_class_uses_the_jacobian_rank_in_bic():
@@ -159,10 +160,11 @@ def test_network_of_ebncs_adds_local_scores():
     data = sample_dataset(network, random_parameters(network, rng, 1.0), 200, rng)
     local = {"Y": network, "X1": (), "X2": ()}
     cards = dict(zip(network.names, network.cardinalities))
-    expected = (ebnc_fit.score_ebnc(network, "Y", data).bic
+    expected = (ebnc_fit.score_ebnc(network, "Y", data).bic_log_evidence
                 + ebnc_fit.full_table_log_marginal(data, "X1", (), cards)
                 + ebnc_fit.full_table_log_marginal(data, "X2", (), cards))
-    assert ebnc_fit.network_of_ebncs_score(local, data, "bic") == pytest.approx(expected)
+    assert ebnc_fit.network_of_ebncs_score(local, data, "bic_log_evidence") == pytest.approx(
+        expected)
     with pytest.raises(HiddenbnError, match="unknown EBNC score"):
         ebnc_fit.network_of_ebncs_score(local, data, "aic")
 

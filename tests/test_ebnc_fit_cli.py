@@ -39,7 +39,7 @@ def test_fit_prints_the_library_scores(files, capsys):
     report = json.loads(out)
     score = ebnc_fit.score_ebnc(network, "Y", data)
     assert report["laplace"] == pytest.approx(score.laplace)
-    assert report["bic"] == pytest.approx(score.bic)
+    assert report["bic_log_evidence"] == pytest.approx(score.bic_log_evidence)
     assert report["inputs"] == ["X1", "X2"] and report["d"] == 3
     assert list(report["phi_map"]) == ["1", "X1=1", "X2=1"]
 
@@ -47,7 +47,7 @@ def test_fit_prints_the_library_scores(files, capsys):
 def test_select_finds_the_relevant_inputs(files, capsys):
     path, _, _ = files
     code, out, _ = run(capsys, "ebnc", "select", path / "data.csv", "--target", "Y",
-                       "--score", "bic")
+                       "--score", "bic_log_evidence")
     assert code == 0
     assert sorted(json.loads(out)["selected_inputs"]) == ["X1", "X2"]
 

@@ -57,7 +57,7 @@ def test_reduced_study_runs_every_case_and_writes_findings(tmp_path):
         assert len(frame) == len(hm.LEARNERS) + 1
         assert np.isfinite(frame.log_loss).all() and frame.accuracy.between(0, 1).all()
         chosen = pd.read_csv(selections)
-        assert set(chosen.score) == {"laplace", "bic"}
+        assert set(chosen.score) == {"laplace", "bic_log_evidence"}
         assert (chosen.held_out_regret >= -1e-12).all()
         assert chosen.network_recovered.isna().all() == (case == "noisy_or")
     paths = [tmp_path / name for name in ("curves.csv", "selection.csv", "findings.md")]
@@ -90,7 +90,7 @@ def _study_tables(noise: float = 0.0):
          "held_out_regret": 0.0 if score == "laplace" else 0.1,
          "spearman_score_vs_held_out": 0.9 if score == "laplace" else 0.1, "models_scored": 9}
         for case in hm.STUDY_CASES for n in (50, 100) for replicate in range(3)
-        for score in ("laplace", "bic")])
+        for score in ("laplace", "bic_log_evidence")])
     return pd.DataFrame(rows), selections
 
 

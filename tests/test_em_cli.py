@@ -26,7 +26,8 @@ def test_fit_json_reports_parameters_convergence_and_every_score(data_file, caps
                  "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["n_cases"] == 300 and report["ds"] == 9 and report["em"]["converged"]
-    assert set(report["scores"]) >= {"loglik", "bic", "draper", "mled", "cs", "laplace"}
+    assert set(report["scores"]) >= {"loglik", "bic_log_evidence", "draper", "mled", "cs",
+                                     "laplace"}
     # the printed parameters are a fixed point: one more EM pass barely changes g
     network = parse_spec("2:2,2,3")
     cpts = [np.array(report["parameters"][name]) for name in network.names]
@@ -51,12 +52,43 @@ def test_select_reports_a_table_and_the_choices(data_file, capsys):
                  "4", "--json", "--skip-de"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert [m["states"] for m in result["models"]] == [1, 2, 3]
-    assert set(result["selected"]) >= {"bic", "cs", "mled", "draper", "loglik"}
+    assert set(result["selected"]) >= {"bic_log_evidence", "cs", "mled", "draper", "loglik"}
     assert result["selected"]["loglik"] == max(result["models"], key=lambda m: m["loglik"])[
         "states"]
     assert main(["select", str(data_file), "--classes", "1,2", "--restarts", "2",
                  "--skip-de"]) == 0
     assert "selected k:" in capsys.readouterr().out
+
+
+def test_select_reports_for_each_k_the_statistics_fit_reports(data_file, capsys):
+    """One BIC, -2 log L + d log N (smaller is better), in fit and select alike, beside AIC,
+    SABIC, CAIC, entropy and G^2 from the same functions; the log-evidence scores have names
+    of their own."""
+    options = ["--restarts", "4", "--seed", "3", "--json", "--skip-de"]
+    assert main(["select", str(data_file), "--classes", "1..3", *options]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert "larger is better" in result["scores_orientation"]
+    for k in (2, 3):
+        assert main(["fit", str(data_file), "--classes", str(k), *options]) == 0
+        lca = json.loads(capsys.readouterr().out)["lca"]
+        row = result["models"][k - 1]
+        assert row["fit_statistics"] == pytest.approx(lca["fit_statistics"])
+        assert row["classification"] == pytest.approx(
+            {name: lca["classification"][name] for name in ("entropy", "entropy_r2")})
+        statistics = row["fit_statistics"]
+        assert "smaller is better" in statistics["orientation"]
+        assert statistics["bic"] == pytest.approx(-2 * row["bic_log_evidence"])
+        assert statistics["bic"] == pytest.approx(-2 * statistics["log_likelihood"]
+                                                  + row["ds"] * np.log(300))
+    for name in ("aic", "bic", "sabic", "caic"):
+        best = min(result["models"], key=lambda m: m["fit_statistics"][name])
+        assert result["selected"][name] == best["states"]
+    assert main(["select", str(data_file), "--classes", "1..2", *options[:-2]]) == 0
+    text = capsys.readouterr().out
+    assert "fit statistics: AIC, BIC, SABIC and CAIC are -2 log L + penalty: smaller is" in text
+    assert "scores: approximations of the log marginal likelihood" in text
+    for column in ("AIC", "BIC", "SABIC", "CAIC", "entropy R^2", "G^2", "bic_log_evidence"):
+        assert column in text
 
 
 @pytest.mark.parametrize("content, message", [

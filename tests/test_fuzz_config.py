@@ -51,7 +51,8 @@ numbers = st.one_of(st.integers(-5, 100), st.integers(10**6, 10**30),
                     st.integers(max_value=-10**6), st.floats(allow_nan=True, allow_infinity=True))
 # names the sections use (so references between them are tried) and spec-like text
 strings = st.one_of(st.text(max_size=12), st.sampled_from(
-    ["fig1_n8", "small", "lc3", "halving", "F1", "3:2,2,2,2", "2(2,2)", "3(2,2", "bic", "kl"]))
+    ["fig1_n8", "small", "lc3", "halving", "F1", "3:2,2,2,2", "2(2,2)", "3(2,2", "bic_log_evidence",
+     "kl"]))
 any_value = st.one_of(st.none(), st.booleans(), numbers, strings,
                       st.lists(st.one_of(numbers, strings), max_size=3),
                       st.dictionaries(st.text(max_size=6), numbers, max_size=2))

@@ -18,7 +18,8 @@ def synthetic_slopes(slope, replicates=4, noise=0.05, seed=0, setting="toy",
             rows.append({"setting": setting, "replicate": replicate, "cases": n, "ds": 14,
                          "de": 13, "log_likelihood": -n * 1.0, "gold": -n * 1.0 - gap,
                          "gold_se": 0.1, "cs": -n - gap + 1.0, "cs_plus": -n - gap + 0.5,
-                         "bic": -n - gap - 2.0, "bic_plus": -n - gap - 1.0})
+                         "bic_log_evidence": -n - gap - 2.0,
+                         "bic_plus_log_evidence": -n - gap - 1.0})
     return pd.DataFrame(rows)
 
 
@@ -52,15 +53,16 @@ def test_delta_c_against_the_gold_standard_and_laplace():
         "experiment": "e", "replicate": 1, "hidden_states": states,
         "gold": [-10.0, -5.0, -6.0], "gold_se": [0.5, 0.5, 0.5],
         "laplace": [-9.0, -8.0, -7.0],      # picks 4
-        "bic": [-1.0, -2.0, -3.0],          # picks 2
+        "bic_log_evidence": [-1.0, -2.0, -3.0],          # picks 2
         "cs": [-3.0, -1.0, -2.0], "cs_plus": [-3.0, -1.0, -2.0], "mled": [0.0, 1.0, 2.0],
-        "draper": [0.0, 0.0, -1.0], "bic_plus": [np.nan] * 3})
+        "draper": [0.0, 0.0, -1.0], "bic_plus_log_evidence": [np.nan] * 3})
     row = gs.selection_errors(frame, ["experiment", "replicate"]).iloc[0]
     assert row["gold_states"] == 3
     assert row["gold_margin_se"] == pytest.approx(1.0 / np.hypot(0.5, 0.5))
-    assert (row["bic_vs_gold"], row["laplace_vs_gold"], row["mled_vs_gold"]) == (-1, 1, 1)
-    assert (row["bic_vs_laplace"], row["cs_vs_laplace"]) == (-2, -1)
-    assert "bic_plus_vs_gold" not in row.index and "gold_few_runs" not in row.index
+    assert (row["bic_log_evidence_vs_gold"], row["laplace_vs_gold"],
+            row["mled_vs_gold"]) == (-1, 1, 1)
+    assert (row["bic_log_evidence_vs_laplace"], row["cs_vs_laplace"]) == (-2, -1)
+    assert "bic_plus_log_evidence_vs_gold" not in row.index and "gold_few_runs" not in row.index
     for runs, few in (([8.0, 1.5, 8.0], True), ([8.0, 8.0, 1.5], True), ([1.0, 8.0, 8.0], False)):
         row = gs.selection_errors(frame.assign(gold_effective_runs=runs),
                                   ["experiment", "replicate"]).iloc[0]
@@ -76,7 +78,7 @@ def test_score_errors_and_the_cs_plus_comparison():
                           draper=slopes["gold"] - 4.0)
     errors = gs.score_errors(frame, ["setting"]).iloc[0]
     assert errors["laplace_mean"] == pytest.approx(0.25)
-    assert errors["bic_mean"] == pytest.approx(-2.0)
+    assert errors["bic_log_evidence_mean"] == pytest.approx(-2.0)
     assert errors["draper_std"] == pytest.approx(0.0)
 
 
@@ -115,8 +117,8 @@ def test_paper_003_claims_against_the_gold_standard():
     """Curves -(k - peak)^2 over k = 2..6: the gold peaks at 4; BIC at 2, Draper at 3, CS and
     MLED at 5, Laplace at 4, as paper 003 says they err; the checks then agree with it."""
     rows = []
-    peaks = {"gold": 4, "laplace": 4, "cs": 5, "mled": 5, "draper": 3, "bic": 2,
-             "cs_plus": 5, "bic_plus": 2}
+    peaks = {"gold": 4, "laplace": 4, "cs": 5, "mled": 5, "draper": 3, "bic_log_evidence": 2,
+             "cs_plus": 5, "bic_plus_log_evidence": 2}
     for experiment, c in (("a", 4), ("b", 16)):
         for replicate in (1, 2):
             for k in range(2, 7):
@@ -126,7 +128,8 @@ def test_paper_003_claims_against_the_gold_standard():
                 rows.append(row)
     paper = pd.DataFrame(rows)
     table = gs.table1_against_gold(paper)
-    assert table.set_index("experiment").loc["a", ["cs_mean", "draper_mean", "bic_mean",
+    assert table.set_index("experiment").loc["a", ["cs_mean", "draper_mean",
+                                                    "bic_log_evidence_mean",
                                                     "laplace_mean"]].tolist() == [1, -1, -2, 0]
     verdicts = {r["item"]: r["verdict"] for r in gs.paper003_verdict_rows(paper)}
     assert verdicts["BIC/MDL is the least accurate and biased toward simple models."] == \
@@ -183,16 +186,17 @@ def _curves(peaks: dict, experiments=(("a", 4), ("b", 16)), replicates=(1, 2), s
     return pd.DataFrame(rows)
 
 
-PEAKS = {"gold": 4, "laplace": 4, "cs": 5, "mled": 5, "draper": 3, "bic": 2, "cs_plus": 5,
-         "bic_plus": 2}
+PEAKS = {"gold": 4, "laplace": 4, "cs": 5, "mled": 5, "draper": 3, "bic_log_evidence": 2,
+         "cs_plus": 5, "bic_plus_log_evidence": 2}
 
 
 def test_scores_equal_in_every_row_are_one_score():
     paper = _curves(PEAKS)
     assert gs.distinct_scores(paper) == {"laplace": "Laplace", "cs": "CS = CS+", "mled": "MLED",
-                                         "draper": "Draper", "bic": "BIC = BIC+"}
+                                         "draper": "Draper", "bic_log_evidence": "BIC = BIC+"}
     paper.loc[0, "cs_plus"] += 1.0  # de < ds in one row: CS+ is a score of its own
-    assert set(gs.distinct_scores(paper)) == {"laplace", "cs", "cs_plus", "mled", "draper", "bic"}
+    assert set(gs.distinct_scores(paper)) == {"laplace", "cs", "cs_plus", "mled", "draper",
+                                              "bic_log_evidence"}
 
 
 def test_the_headline_ranks_by_shape_not_level():

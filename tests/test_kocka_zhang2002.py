@@ -308,7 +308,8 @@ def test_cs_under_each_alpha_is_eq_13_with_that_dirichlet():
     section = {"cs_alpha": 1.0, "sensitivity": {"cs_alphas": [0.5, 4.0, 1.0]}}
     scores = kz.fit_scores(result, 13, section)
     reference = score_fit(result, data, 13, with_laplace=False)
-    for ours, theirs in (("BIC", "bic"), ("BIC+", "bic_plus"), ("CS", "cs"), ("CS+", "cs_plus")):
+    for ours, theirs in (("BIC", "bic_log_evidence"), ("BIC+", "bic_plus_log_evidence"),
+                         ("CS", "cs"), ("CS+", "cs_plus")):
         assert scores[ours] == pytest.approx(reference[theirs], rel=1e-12)
     complete = sum(float((n * np.log(t)).sum()) for t, n in zip(result.cpts,
                                                                  result.expected_counts))

@@ -102,20 +102,22 @@ def test_selection_figure_draws_one_line_per_score_and_panel(tmp_path, monkeypat
     import pandas as pd
 
     selections = pd.DataFrame({"generator": "g", "cases": [100, 100, 1000, 1000] * 2,
-                               "score": ["BIC+"] * 4 + ["bic"] * 4,
+                               "score": ["BIC+"] * 4 + ["bic_log_evidence"] * 4,
                                "kl_bits": [0.2, 0.3, 0.05, 0.07] * 2, "states": [2, 3, 3, 3] * 2})
     saved = []
     monkeypatch.setattr(plots, "save_figure", lambda figure, path: saved.append(figure))
-    plots.selection_figure(selections, ["g"], ["BIC+", "bic"], tmp_path / "selection", "title",
+    plots.selection_figure(selections, ["g"], ["BIC+", "bic_log_evidence"], tmp_path / "selection",
+                           "title",
                            {"g": "G"}, (plots.KL_PANEL, ("states", "states")),
-                           {"BIC+": "bic_plus"})
+                           {"BIC+": "bic_plus_log_evidence"})
     axes = saved[0].axes
     assert [ax.get_title() for ax in axes] == ["generator G", "generator G"]
     assert axes[0].get_yscale() == "log" and axes[1].get_yscale() == "linear"
-    assert [t.get_text() for t in axes[0].get_legend().get_texts()] == ["BIC+", "bic"]
-    kl = axes[0].containers[0].lines[0]  # BIC+'s means: the look of bic_plus, paper's label
+    assert [t.get_text() for t in axes[0].get_legend().get_texts()] == ["BIC+", "bic_log_evidence"]
+    # BIC+'s means: the look of bic_plus_log_evidence, the paper's label
+    kl = axes[0].containers[0].lines[0]
     np.testing.assert_allclose(np.asarray(kl.get_ydata(), dtype=float), [0.25, 0.06])
-    assert kl.get_color() == plots.SCORE_STYLES["bic_plus"][0]
+    assert kl.get_color() == plots.SCORE_STYLES["bic_plus_log_evidence"][0]
     plt.close(saved[0])
 
 

@@ -27,7 +27,7 @@ EM = {"restarts": 2, "max_iterations": 200, "tolerance": 1e-5}
 LC_STUDY = {"generators": {"g": {"spec": "2:2,2,2,2"}}, "sample_sizes": [200, 800],
             "replicates": 2, "family": {"type": "latent_class", "hidden_states": {"min": 1,
                                                                                 "max": 3}},
-            "scores": ["bic", "cs_plus", "laplace"], "em": EM}
+            "scores": ["bic_log_evidence", "cs_plus", "laplace"], "em": EM}
 TREE = "3(2(2,2,2),2(2,2),2)"
 # not a hierarchical latent class model: the observed X1 has a child
 CHAIN = {"nodes": {"H1": {"states": 2, "hidden": True}, "X1": {"states": 2, "parents": ["H1"]},
@@ -50,7 +50,7 @@ def _set_generator(study, **entry):
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda s: s.update(scores=["bic", "bicc"]),
+    (lambda s: s.update(scores=["bic_log_evidence", "bicc"]),
      "studies.s.scores: unknown score 'bicc'; use any of " + ", ".join(SCORE_NAMES)),
     (lambda s: s.update(metrics=["kl", "speed"]), "studies.s.metrics: unknown metric 'speed'"),
     (lambda s: _set_generator(s, spec="3(2,2"),
@@ -123,7 +123,7 @@ def test_relative_files_are_read_from_the_base_folder_and_defaults_filled(tmp_pa
     study = checked({"generators": {"g": {"spec": "models/tree.yaml"}}, "sample_sizes": [9, 3, 9],
                      "replicates": 1, "family": {"type": "latent_class",
                                                  "hidden_states": {"min": 1, "max": 2}},
-                     "scores": ["bic"]}, tmp_path)
+                     "scores": ["bic_log_evidence"]}, tmp_path)
     assert study["generators"]["g"] == {"spec": str(tmp_path / "models" / "tree.yaml"),
                                         "generating_alpha": studies.DEFAULT_ALPHA,
                                         "parameters": None}
@@ -188,7 +188,8 @@ def test_latent_class_study_content(tmp_path):
 def test_hill_climb_study_walks_regular_models_one_state_at_a_time():
     study = checked({"generators": {"tree": {"spec": TREE}}, "sample_sizes": [1500],
                      "replicates": 1, "family": {"type": "hill_climb"},
-                     "scores": ["bic", "bic_plus"], "metrics": ["kl", "selected"], "em": EM})
+                     "scores": ["bic_log_evidence", "bic_plus_log_evidence"],
+                     "metrics": ["kl", "selected"], "em": EM})
     fits, selections = run(study, "tree")
     assert studies.true_model(study, "tree") == "H1=3,H2=2,H3=2"
     assert len(selections) == 2 and (fits.kl_bits >= 0).all()
@@ -209,7 +210,7 @@ def test_models_study_needs_no_kl_and_selects_among_the_named_candidates(tmp_pat
     study = checked({"generators": {"g": {"spec": two, "generating_alpha": 0.5}}, "sample_sizes": [400],
                      "replicates": 2, "family": {"type": "models", "models": {
                          "lc2": "2:2,2,2,2", "two": two}},
-                     "scores": ["bic", "mled"], "metrics": ["selected"], "em": EM})
+                     "scores": ["bic_log_evidence", "mled"], "metrics": ["selected"], "em": EM})
     assert studies.true_model(study, "g") == "two"
     fits, selections = run(study)
     assert "kl_bits" not in fits and "kl_bits" not in selections
@@ -225,7 +226,7 @@ def test_models_study_needs_no_kl_and_selects_among_the_named_candidates(tmp_pat
 
 def test_a_replicate_is_regenerated_by_the_command_line(tmp_path):
     study = checked(edited(lambda s: s.update(sample_sizes=[300], replicates=1,
-                                              scores=["bic"])))
+                                              scores=["bic_log_evidence"])))
     fits, _ = studies.run_job(study, "g", 300, [(17, 23)])
     truth, data = tmp_path / "truth.json", tmp_path / "data.csv"
     assert cli.main(["params", "2:2,2,2,2", "--seed", "17", "--generating-alpha", "1.0", "-o",
@@ -259,7 +260,7 @@ def test_a_bad_study_stops_the_workflow_before_any_job(tmp_path):
     config.write_text("seed: 1\nstudies:\n  s:\n    generators: {g: {spec: '2:2,2,2'}}\n"
                       "    sample_sizes: [10]\n    replicates: 1\n"
                       "    family: {type: latent_class, hidden_states: {min: 1, max: 2}}\n"
-                      "    scores: [bic, aic]\n")
+                      "    scores: [bic_log_evidence, aic]\n")
     result = snakemake("-n", "--directory", str(tmp_path), "--configfile", str(config))
     assert result.returncode != 0
     assert "config studies.s.scores: unknown score 'aic'" in result.stdout + result.stderr
@@ -268,8 +269,8 @@ def test_a_bad_study_stops_the_workflow_before_any_job(tmp_path):
 def test_a_study_with_missing_cells_blanks_them_at_random_and_sums_them_out(tmp_path):
     """missing_rate blanks cells completely at random in every data set; the replicate is the
     command line's `sample --missing-rate` data, fitted with the missing cells summed out."""
-    study = checked(edited(lambda s: s.update(sample_sizes=[300], replicates=1, scores=["bic"],
-                                              missing_rate=0.2)))
+    study = checked(edited(lambda s: s.update(sample_sizes=[300], replicates=1,
+                                              scores=["bic_log_evidence"], missing_rate=0.2)))
     fits, _ = studies.run_job(study, "g", 300, [(17, 23)])
     truth, data = tmp_path / "truth.json", tmp_path / "data.csv"
     assert cli.main(["params", "2:2,2,2,2", "--seed", "17", "-o", str(truth)]) == 0
@@ -294,12 +295,12 @@ def test_hill_climb_runs_on_a_tree_no_enumeration_could_fit():
     assert hidden_configuration_count(network) > MAX_HIDDEN_CONFIGURATIONS
     study = checked({"generators": {"big": {"spec": spec, "generating_alpha": 0.3}},
                      "sample_sizes": [500], "replicates": 1, "family": {"type": "hill_climb"},
-                     "scores": ["bic", "laplace"], "metrics": ["selected"],
+                     "scores": ["bic_log_evidence", "laplace"], "metrics": ["selected"],
                      "em": {"restarts": 2, "max_iterations": 25, "tolerance": 1e-5}})
     fits, selections = run(study, "big")
     start = ",".join(f"H{h}=2" for h in range(1, 19))
     assert len(fits) >= 1 + len(network.hidden_indices)  # the start and all its moves
-    assert np.isfinite(fits.bic).all()
+    assert np.isfinite(fits.bic_log_evidence).all()
     assert (np.isfinite(fits.laplace) | fits.note.fillna("").str.contains("positive definite")).all()
     assert not fits.note.fillna("").str.contains("enumerat").any()
     for path in selections.path:
@@ -312,16 +313,17 @@ def test_hill_climb_runs_on_a_tree_no_enumeration_could_fit():
 def test_the_figure_section_names_the_scores_whose_lines_coincide():
     rows = [{"generator": "g", "cases": n, "replicate": r, "score": score,
              "model": "2:2,2" if score != "laplace" or r == 1 else "3:2,2"}
-            for n in (100, 1000) for r in (1, 2) for score in ("bic", "cs", "laplace")]
+            for n in (100, 1000) for r in (1, 2) for score in ("bic_log_evidence", "cs", "laplace")]
     selections = pd.DataFrame(rows)
-    assert studies.coinciding_scores(selections, "g") == [["bic", "cs"]]
-    selections.loc[3, "model"] = "3:2,2"  # bic differs from cs once
+    assert studies.coinciding_scores(selections, "g") == [["bic_log_evidence", "cs"]]
+    selections.loc[3, "model"] = "3:2,2"  # bic_log_evidence differs from cs once
     assert studies.coinciding_scores(selections, "g") == []
 
 
 def test_the_lowest_mean_kl_names_every_tied_score():
     summary = pd.DataFrame({"cases": [500, 500, 500, 4000, 4000],
-                            "score": ["cs", "bic", "laplace", "cs", "bic"],
+                            "score": ["cs", "bic_log_evidence", "laplace", "cs",
+                                      "bic_log_evidence"],
                             "kl_bits_mean": [0.02, 0.02, 0.03, 0.01, 0.005]})
     lowest = dict((n, list(group.score)) for n, group in studies.lowest_kl(summary))
-    assert lowest == {500: ["bic", "cs"], 4000: ["bic"]}
+    assert lowest == {500: ["bic_log_evidence", "cs"], 4000: ["bic_log_evidence"]}

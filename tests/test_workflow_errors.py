@@ -23,7 +23,7 @@ EXAMPLE_STUDIES = yaml.safe_load((REPO / "config" / "studies_example.yaml").read
 #: A user study small enough that its summary job starts within seconds.
 TINY_STUDY = {"generators": {"g": {"spec": "2:2,2,2"}}, "sample_sizes": [50], "replicates": 1,
               "family": {"type": "latent_class", "hidden_states": {"min": 1, "max": 2}},
-              "scores": ["bic"]}
+              "scores": ["bic_log_evidence"]}
 
 
 # --- a failing job ---------------------------------------------------------------------------
@@ -177,7 +177,8 @@ def test_the_shipped_configs_pass_and_get_their_defaults(path):
 
 def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path):
     path = tmp_path / "config.yaml"
-    path.write_text("seed: 1\nstudies:\n  demo:\n    scores: [bic, cs\n    replicates: 2\n")
+    path.write_text("seed: 1\nstudies:\n  demo:\n    scores: [bic_log_evidence, cs\n"
+                    "    replicates: 2\n")
     with pytest.raises(ConfigError) as error:
         read_config_file(path)
     assert str(error.value) == (f"config file {path}, line 5, column 15: expected ',' or ']', but "
@@ -191,7 +192,8 @@ def check_config_command(*arguments, cwd=REPO):
 
 def test_check_config_names_the_line_of_a_yaml_error_that_snakemake_does_not(tmp_path):
     path = tmp_path / "my.yaml"
-    path.write_text("seed: 1\nstudies:\n  demo:\n    scores: [bic, cs\n    replicates: 2\n")
+    path.write_text("seed: 1\nstudies:\n  demo:\n    scores: [bic_log_evidence, cs\n"
+                    "    replicates: 2\n")
     result = check_config_command(path)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (f"hiddenbn: error: config file {path}, line 5, column 15: expected "

@@ -44,7 +44,7 @@ examples:
   hiddenbn select data.csv --family lc --classes 1..8 --json
   hiddenbn evidence data.csv --model 3:2,2,2,2 --method mc --runs 8
   hiddenbn ebnc fit data.csv --target Y --embedded embedded.yaml
-  hiddenbn ebnc select data.csv --target Y --score bic
+  hiddenbn ebnc select data.csv --target Y --score bic_log_evidence
   hiddenbn check-config my_study.yaml
 
 A SPEC is a latent class shorthand (k:r1,...,rn), a tree shorthand for hierarchical latent
@@ -838,7 +838,10 @@ def build_parser() -> argparse.ArgumentParser:
         commands, "fit", "fit a model by EM and score it",
         description="Fit the MAP parameters of --model to DATA by EM with the restart schedule "
                     "of Chickering & Heckerman (1996) and print them with the log-likelihood, "
-                    "convergence and every score: BIC, BIC+, Draper, MLED, CS, CS+ and Laplace.")
+                    "convergence and every score, approximations of log p(D | model) where "
+                    "larger is better (bic_log_evidence = -BIC/2, its plus form, Draper, MLED, "
+                    "CS, CS+ and Laplace); for a latent class model also AIC, BIC, SABIC and "
+                    "CAIC (-2 log L + penalty, smaller is better), entropy and G^2.")
     _add_em_options(fit)
     fit.add_argument("--model", metavar="SPEC", help="model: k:r1,...,rn or a tree such as "
                      "'3(2,2,2)', whose observed leaves are bound to the columns in order (or "
@@ -865,8 +868,11 @@ def build_parser() -> argparse.ArgumentParser:
     select = _subcommand(
         commands, "select", "choose the number of hidden states by every score",
         description="Fit a latent class model (a hidden root with every column as a child) for "
-                    "each number of hidden states and print every score per model and the "
-                    "number of states each score selects.")
+                    "each number of hidden states and print per model the fit statistics "
+                    "that 'fit' prints (AIC, BIC, SABIC and CAIC: -2 log L + penalty, smaller "
+                    "is better; entropy R^2 and G^2) and every score (approximations of log "
+                    "p(D | model), larger is better), then the number of classes each "
+                    "criterion and score selects.")
     _add_em_options(select)
     select.add_argument("--family", choices=["lc"], default="lc", help="model family: lc, the "
                         "latent class model (default)")
@@ -914,20 +920,22 @@ def build_parser() -> argparse.ArgumentParser:
         commands, "ebnc", "fit or select embedded Bayesian-network classifiers (JSON)",
         description="Embedded Bayesian-network classifiers (Heckerman & Meek 1997): 'fit' "
                     "fits the EBNC of --target in an embedded network to complete DATA and "
-                    "prints Laplace (Eq. 8, normal prior on phi), BIC (Eq. 9) and phi; "
+                    "prints Laplace (Eq. 8, normal prior on phi), bic_log_evidence (Eq. 9: "
+                    "BIC on the scale of log p(D | S), -BIC/2) and phi; "
                     "'select' searches embedded networks and inputs for --target.")
     ebnc_commands = ebnc_command.add_subparsers(dest="ebnc_command", required=True,
                                                 metavar="ACTION")
     ebnc_fit_parser = ebnc_commands.add_parser(
         "fit", help="fit and score the EBNC of an embedded network",
         description="Fit the EBNC of --target in --embedded (ML and MAP of its non-redundant "
-                    "parameters phi) and print JSON: d, Laplace, BIC, log-likelihoods, phi.")
+                    "parameters phi) and print JSON: d, laplace, bic_log_evidence, "
+                    "log-likelihoods, phi.")
     ebnc_fit_parser.add_argument("--embedded", metavar="SPEC", required=True,
                                  help="the embedded network: a YAML/JSON file of observed "
                                  "discrete nodes whose names are columns of DATA")
     ebnc_fit_parser.set_defaults(run=command_ebnc_fit)
     ebnc_select_parser = ebnc_commands.add_parser(
-        "select", help="select an embedded network and inputs by Laplace or BIC",
+        "select", help="select an embedded network and inputs by laplace or bic_log_evidence",
         description="Greedy search over embedded networks on --target and the inputs (add, "
                     "delete or reverse an arc); prints JSON: the selected inputs, network, "
                     "scores and features.")

@@ -25,6 +25,6 @@ DEFAULT_MISSING_VALUES = ("", "NA", ".")
 #: What a data file's missing cells become (``data.MISSING_HANDLING``).
 MISSING_HANDLING = ("model", "drop")
 #: Scores an embedded classifier is selected by (``ebnc_fit.SCORES``).
-EBNC_SCORES = ("laplace", "bic")
+EBNC_SCORES = ("laplace", "bic_log_evidence")
 #: Standard deviation of the normal prior on every EBNC parameter (``ebnc_fit.DEFAULT_PRIOR_SD``).
 EBNC_PRIOR_SD = 2.0

@@ -46,12 +46,16 @@ from hiddenbn.defaults import EBNC_PRIOR_SD as DEFAULT_PRIOR_SD
 from hiddenbn.defaults import EBNC_SCORES as SCORES
 from hiddenbn.errors import DataError, HiddenbnError
 from hiddenbn.models import Network
-from hiddenbn.scores import _bd_node_term, bic, laplace
+from hiddenbn.scores import _bd_node_term, bic_log_evidence, laplace
 from hiddenbn.spec import parse_spec
 
 # DEFAULT_PRIOR_SD, the standard deviation of the normal prior on every ``phi`` (see the module
 # docstring), and SCORES come from hiddenbn.defaults, where the command line reads them.
 
+#: The sign convention of the scores, as the reports state it.
+SCORES_ORIENTATION = ("laplace and bic_log_evidence approximate the log marginal likelihood of "
+                      "the target's column given the inputs: larger is better; bic_log_evidence "
+                      "is -BIC/2")
 #: Newton stops when the largest gradient entry of the objective is below this (per case).
 GRADIENT_TOLERANCE = 1e-9
 
@@ -221,7 +225,7 @@ class EbncScore:
     """Laplace (Eq. 8) and BIC (Eq. 9) of one EBNC on one data set, with its fits."""
 
     laplace: float
-    bic: float
+    bic_log_evidence: float
     d: int
     basis_size: int
     map_fit: PhiFit
@@ -230,7 +234,7 @@ class EbncScore:
     inputs: tuple[str, ...]
 
     def value(self, score: str) -> float:
-        return self.laplace if score == "laplace" else self.bic
+        return self.laplace if score == "laplace" else self.bic_log_evidence
 
 
 def score_ebnc(network: Network, target, data: Dataset, prior_sd: float = DEFAULT_PRIOR_SD,
@@ -257,7 +261,8 @@ def score_ebnc(network: Network, target, data: Dataset, prior_sd: float = DEFAUL
     names = network.names
     return EbncScore(
         laplace=approximation.value,
-        bic=float(bic(ml_fit.log_likelihood, d, int(round(rows.n_cases)))),
+        bic_log_evidence=float(bic_log_evidence(ml_fit.log_likelihood, d,
+                                                int(round(rows.n_cases)))),
         d=d, basis_size=basis.dimension, map_fit=map_fit, ml_fit=ml_fit,
         features=tuple(basis.feature_names()),
         inputs=tuple(names[v] for v in basis.classifier.blanket))
@@ -486,10 +491,11 @@ def fit_report(network: Network, target: str, data: Dataset,
                prior_sd: float = DEFAULT_PRIOR_SD) -> dict:
     """The EBNC of ``target`` in ``network`` fitted to ``data``: Laplace, BIC and ``phi``.
 
-    Keys: ``target``, ``inputs`` (the Markov blanket), ``n_cases``, ``d``, ``basis_size``,
-    ``laplace``, ``bic``, ``log_likelihood_ml``, ``log_likelihood_map``, ``prior_sd``,
-    ``ml_converged`` (False when the classes are separated: the ML phi is infinite),
-    ``phi_map`` and ``phi_ml`` (feature -> values for classes 2..r_Y).
+    Keys: ``target``, ``inputs`` (the Markov blanket), ``n_cases``, ``scores_orientation``
+    (:data:`SCORES_ORIENTATION`), ``d``, ``basis_size``, ``laplace``, ``bic_log_evidence``,
+    ``log_likelihood_ml``, ``log_likelihood_map``, ``prior_sd``, ``ml_converged`` (False when
+    the classes are separated: the ML phi is infinite), ``phi_map`` and ``phi_ml`` (feature ->
+    values for classes 2..r_Y).
     """
     if target not in network.names:
         raise HiddenbnError(f"--target {target!r} is not a node of the embedded network; its "
@@ -498,8 +504,10 @@ def fit_report(network: Network, target: str, data: Dataset,
     score = score_ebnc(network, target, data, prior_sd)
     return {
         "target": target, "inputs": list(score.inputs), "n_cases": data.n_cases,
+        "scores_orientation": SCORES_ORIENTATION,
         "d": score.d, "basis_size": score.basis_size, "laplace": score.laplace,
-        "bic": score.bic, "log_likelihood_ml": score.ml_fit.log_likelihood,
+        "bic_log_evidence": score.bic_log_evidence,
+        "log_likelihood_ml": score.ml_fit.log_likelihood,
         "log_likelihood_map": score.map_fit.log_likelihood, "prior_sd": prior_sd,
         "ml_converged": score.ml_fit.converged,
         "phi_map": _phi_table(score.map_fit.phi, score.features),
@@ -525,9 +533,10 @@ def select_report(data: Dataset, target: str, inputs=None, score: str = "laplace
     """Model and feature selection for ``target`` (default inputs: every other column);
     ``progress`` as in :func:`select_embedded_network`.
 
-    Keys: ``target``, ``score``, ``selected_inputs``, ``embedded_network`` (node -> parents),
-    ``value`` (the selected model's score), ``laplace``, ``bic``, ``d``, ``features``,
-    ``steps`` and ``models_scored``.
+    Keys: ``target``, ``score``, ``scores_orientation`` (:data:`SCORES_ORIENTATION`),
+    ``selected_inputs``, ``embedded_network`` (node -> parents), ``value`` (the selected model's
+    score), ``laplace``, ``bic_log_evidence``, ``d``, ``features``, ``steps`` and
+    ``models_scored``.
     """
     if target not in data.names:
         raise DataError(f"--target {target!r} is not a column of the data; columns are "
@@ -539,10 +548,11 @@ def select_report(data: Dataset, target: str, inputs=None, score: str = "laplace
     selection = select_embedded_network(data, target, inputs, score, prior_sd, max_parents,
                                         progress=progress)
     return {
-        "target": target, "score": score, "selected_inputs": list(selection.inputs),
+        "target": target, "score": score, "scores_orientation": SCORES_ORIENTATION,
+        "selected_inputs": list(selection.inputs),
         "embedded_network": {node: list(parents) for node, parents in selection.parents.items()},
         "value": selection.value, "laplace": selection.score.laplace,
-        "bic": selection.score.bic, "d": selection.score.d,
+        "bic_log_evidence": selection.score.bic_log_evidence, "d": selection.score.d,
         "features": list(selection.score.features), "steps": selection.steps,
         "models_scored": len(selection.visited),
     }

@@ -22,7 +22,7 @@ from hiddenbn.interaction import InteractionModel, interaction_document, interac
 from hiddenbn.noisy_additive import (EffectSummary, additive_dimension, adjusted_cheeseman_stutz,
                                      fit_additive, standard_additive_dimension, summarise)
 from hiddenbn.noisy_max import fit_noisy_max
-from hiddenbn.scores import bic
+from hiddenbn.scores import bic_log_evidence
 
 #: Priors of the completed-data marginal likelihood in the NAI scores: Gamma(shape, rate) for a
 #: Poisson rate, normal-inverse-gamma (mean, kappa, shape, scale) for a Gaussian mechanism.
@@ -113,10 +113,12 @@ def fit_report(model: InteractionModel, summary: EffectSummary, seed: int, alpha
                    "iterations": fit.iterations, "converged": bool(fit.converged),
                    "log_likelihood": fit.log_likelihood},
             "scores": {"loglik": fit.log_likelihood,
-                       "bic": bic(fit.log_likelihood, ds, fit.n_cases),
-                       "bic_plus": bic(fit.log_likelihood, de, fit.n_cases),
+                       "bic_log_evidence": bic_log_evidence(fit.log_likelihood, ds, fit.n_cases),
+                       "bic_plus_log_evidence": bic_log_evidence(fit.log_likelihood, de,
+                                                                 fit.n_cases),
                        "cs_plus": adjusted_cheeseman_stutz(fit, prior, de)},
-            "prior_of_cs": list(prior), "parameters": parameters, "notes": list(notes)}
+            "scores_orientation": selection.SCORES_ORIENTATION, "prior_of_cs": list(prior),
+            "parameters": parameters, "notes": list(notes)}
 
 
 def format_fit_report(report: dict) -> str:
@@ -127,8 +129,9 @@ def format_fit_report(report: dict) -> str:
              f"EM (ML): {em['restarts']} restarts ({em['schedule']}), "
              + ("converged" if em["converged"] else "NOT converged")
              + f" after {em['iterations']} iterations; log-likelihood {em['log_likelihood']:.6f}",
-             "scores (approximate log marginal likelihood):"]
-    lines += [f"  {name:<8} {value:.6f}" for name, value in report["scores"].items()]
+             f"scores, {report['scores_orientation']}:"]
+    width = max(map(len, report["scores"]))
+    lines += [f"  {name:<{width}} {value:.6f}" for name, value in report["scores"].items()]
     lines.append("parameters (per configuration of each mechanism's causes, C order):")
     lines += [f"  {name}: {json.dumps(value)}" for name, value in report["parameters"].items()]
     lines += [f"note: {note}" for note in report["notes"]]

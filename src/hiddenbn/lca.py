@@ -68,6 +68,9 @@ SMALL_EXPECTED_COUNT = 5.0
 SMALL_EXPECTED_FRACTION = 0.2
 #: Largest number a float holds: a df above it has p-value 1 (:func:`_p_value`).
 LARGEST_FLOAT = sys.float_info.max
+#: The sign convention of the information criteria, as every report states it.
+FIT_STATISTICS_ORIENTATION = ("AIC, BIC, SABIC and CAIC are -2 log L + penalty: smaller is "
+                              "better (the score bic_log_evidence is -BIC/2, larger is better)")
 #: Rows of the posterior CSV formatted at once (bounds the memory of a 10^6-row file).
 CSV_CHUNK_ROWS = 1 << 16
 #: Boundary or non-identified parameters named in a note before "and N more".
@@ -609,7 +612,7 @@ def information_criteria(log_likelihood: float, n_parameters: int, n_cases: int)
 
     ``AIC = -2LL + 2d``; ``BIC = -2LL + d log N``; ``SABIC = -2LL + d log((N + 2) / 24)``
     (Sclove 1987); ``CAIC = -2LL + d (log N + 1)`` (Bozdogan 1987). hiddenbn's own score
-    :func:`hiddenbn.scores.bic` is ``LL - d/2 log N = -BIC / 2``, larger is better.
+    :func:`hiddenbn.scores.bic_log_evidence` is ``LL - d/2 log N = -BIC / 2``, larger is better.
     """
     deviance = -2.0 * log_likelihood
     log_n = math.log(n_cases)
@@ -757,14 +760,10 @@ def lca_report(fit, data: Dataset, de: int | None = None, labels=None) -> dict:
         ``items``: per item ``{"categories": [labels], "probabilities": [[p(x | h) per
         category] per class], "standard_errors": same layout}``.
         ``standard_errors``: what the standard errors are (:func:`standard_errors`).
-        ``classification``: ``entropy``, ``entropy_r2``, ``modal_class_counts`` (per class),
-        ``average_posterior_by_modal_class`` (:func:`average_posteriors`).
-        ``fit_statistics``: ``orientation``, ``log_likelihood``, ``n_parameters`` (ds), ``aic``,
-        ``bic``, ``sabic``, ``caic`` (:func:`information_criteria`), then
-        :func:`goodness_of_fit`'s ``g2``, ``chi2``, ``df``, ``df_effective``, ``g2_p``,
-        ``chi2_p``, ``g2_p_effective``, ``chi2_p_effective``, ``n_cells``,
-        ``n_observed_cells``, ``n_complete_cases``, ``cells_expected_below_5``,
-        ``cells_expected_below_5_is_lower_bound``.
+        ``classification``: ``entropy``, ``entropy_r2`` (:func:`model_comparison`),
+        ``modal_class_counts`` (per class), ``average_posterior_by_modal_class``
+        (:func:`average_posteriors`).
+        ``fit_statistics``: :func:`model_comparison`'s.
         ``notes``: why each None is None, and what to beware of.
     """
     network = fit.network
@@ -773,27 +772,10 @@ def lca_report(fit, data: Dataset, de: int | None = None, labels=None) -> dict:
     data = data.for_network(network)
     categories = item_categories(network, labels)
     k, ds, n_cases = network.cardinalities[0], network.standard_dimension, data.n_cases
-    posterior, log_marginal = class_posteriors(network, cpts, data.patterns)
-    log_likelihood = float(data.counts @ log_marginal)
+    comparison, posterior = model_comparison(fit, data, de)
     errors = standard_errors(network, cpts, data.patterns, data.counts, fit.alpha, categories)
     modal = modal_class(posterior)
     modal_counts = [int(c) for c in np.bincount(modal, weights=data.counts, minlength=k)]
-    entropy = classification_entropy(posterior, data.counts)
-    r2 = entropy_r2(entropy, n_cases, k)
-    notes = []
-    if fit.alpha != 1.0:
-        notes.append(f"the fit is MAP (Dirichlet alpha {fit.alpha:g}), not ML: AIC, BIC, G^2 "
-                     "and X^2 assume ML; fit with alpha 1 for the textbook statistics")
-    if not math.isclose(log_likelihood, fit.log_likelihood, rel_tol=1e-8, abs_tol=1e-6):
-        notes.append(f"the log-likelihood of the data at the fitted parameters, "
-                     f"{log_likelihood:.6f}, differs from the fit's {fit.log_likelihood:.6f}: "
-                     "these are not the data that were fitted (or the fit did not sum out "
-                     "missing cells exactly)")
-    notes += errors.notes
-    if r2 is None:
-        notes.append("entropy R^2 undefined for one class (N log k = 0)")
-    statistics, fit_notes = goodness_of_fit(network, cpts, data.patterns, data.counts, ds, de)
-    notes += fit_notes
     sizes = cpts[0][0]
     return {
         "model": {"classes": int(k), "items": list(network.observed_names),
@@ -808,16 +790,66 @@ def lca_report(fit, data: Dataset, de: int | None = None, labels=None) -> dict:
                          "standard_errors": _numbers(errors.tables[j + 1])}
                   for j, name in enumerate(network.observed_names)},
         "standard_errors": errors.method,
-        "classification": {"entropy": entropy, "entropy_r2": r2,
-                           "modal_class_counts": modal_counts,
+        "classification": {**comparison["classification"], "modal_class_counts": modal_counts,
                            "average_posterior_by_modal_class":
                                average_posteriors(posterior, modal, data.counts)},
-        "fit_statistics": {"orientation": "AIC, BIC, SABIC and CAIC are -2 log L + penalty: "
-                                          "smaller is better (hiddenbn's bic score is -BIC/2)",
-                           "log_likelihood": log_likelihood, "n_parameters": ds,
-                           **information_criteria(log_likelihood, ds, n_cases), **statistics},
-        "notes": notes,
+        "fit_statistics": comparison["fit_statistics"],
+        "notes": comparison["notes"] + errors.notes,
     }
+
+
+def model_comparison(fit, data: Dataset, de: int | None = None) -> tuple[dict, np.ndarray]:
+    """What latent class users compare between models fitted to one data set, as ``fit`` and
+    ``select`` both report it.
+
+    Parameters
+    ----------
+    fit : hiddenbn.em.Fit
+        A fit of a latent class model.
+    data : Dataset
+        The data of the fit, over the model's items (``data.for_network``).
+    de : int, optional
+        The effective dimension: gives ``df_effective``.
+
+    Returns
+    -------
+    comparison : dict
+        ``fit_statistics``: ``orientation`` (:data:`FIT_STATISTICS_ORIENTATION`),
+        ``log_likelihood``, ``n_parameters`` (ds), ``aic``, ``bic``, ``sabic``, ``caic``
+        (:func:`information_criteria`), then :func:`goodness_of_fit`'s ``g2``, ``chi2``,
+        ``df``, ``df_effective``, ``g2_p``, ``chi2_p``, ``g2_p_effective``,
+        ``chi2_p_effective``, ``n_cells``, ``n_observed_cells``, ``n_complete_cases``,
+        ``cells_expected_below_5``, ``cells_expected_below_5_is_lower_bound``.
+        ``classification``: ``entropy`` and ``entropy_r2``.
+        ``notes``: why each None is None, and what to beware of.
+    posterior : ndarray, shape (m, k)
+        Each pattern's class posteriors (:func:`class_posteriors`).
+    """
+    network = fit.network
+    cpts = check_parameters(network, fit.cpts)
+    k, ds, n_cases = network.cardinalities[0], network.standard_dimension, data.n_cases
+    posterior, log_marginal = class_posteriors(network, cpts, data.patterns)
+    log_likelihood = float(data.counts @ log_marginal)
+    entropy = classification_entropy(posterior, data.counts)
+    r2 = entropy_r2(entropy, n_cases, k)
+    notes = []
+    if fit.alpha != 1.0:
+        notes.append(f"the fit is MAP (Dirichlet alpha {fit.alpha:g}), not ML: AIC, BIC, G^2 "
+                     "and X^2 assume ML; fit with alpha 1 for the textbook statistics")
+    if not math.isclose(log_likelihood, fit.log_likelihood, rel_tol=1e-8, abs_tol=1e-6):
+        notes.append(f"the log-likelihood of the data at the fitted parameters, "
+                     f"{log_likelihood:.6f}, differs from the fit's {fit.log_likelihood:.6f}: "
+                     "these are not the data that were fitted (or the fit did not sum out "
+                     "missing cells exactly)")
+    if r2 is None:
+        notes.append("entropy R^2 undefined for one class (N log k = 0)")
+    statistics, fit_notes = goodness_of_fit(network, cpts, data.patterns, data.counts, ds, de)
+    return {"fit_statistics": {"orientation": FIT_STATISTICS_ORIENTATION,
+                               "log_likelihood": log_likelihood, "n_parameters": ds,
+                               **information_criteria(log_likelihood, ds, n_cases),
+                               **statistics},
+            "classification": {"entropy": entropy, "entropy_r2": r2},
+            "notes": notes + fit_notes}, posterior
 
 
 def _estimate(value, error) -> str:

@@ -5,8 +5,10 @@ All scores take the data as pattern counts and a fit at the MAP (or ML) paramete
 (number of free parameters) and ``de`` the effective dimension (paper 000 Sec. 4, paper 002
 Sec. 2.4), computed elsewhere and passed in.
 
-* :func:`bic` -- Eq. 9: ``log p(D|theta) - d/2 log N``; BIC with ``d = ds``, BIC+ (paper 002
-  Sec. 2.3) with ``d = de``.
+* :func:`bic_log_evidence` -- Eq. 9: ``log p(D|theta) - d/2 log N``; BIC with ``d = ds``, BIC+
+  (paper 002 Sec. 2.3) with ``d = de``. This is BIC on the scale of ``log p(D | S)``, larger is
+  better, named apart from the ``BIC = -2 log p(D|theta) + d log N`` of the latent class
+  output (:func:`hiddenbn.lca.information_criteria`), which is ``-2`` times it.
 * :func:`draper` -- Eq. 10: BIC ``+ d/2 log(2 pi)``.
 * :func:`bd_log_marginal` -- Eq. 5 (Cooper-Herskovits): the exact marginal likelihood of
   complete data under Dirichlet priors; MLED (Eq. 12) is Eq. 5 at the expected counts.
@@ -114,14 +116,15 @@ def complete_log_likelihood(cpts, counts) -> float:
 
 
 # --- the scores ------------------------------------------------------------------------------
-def bic(log_likelihood: float, dimension: int, n_cases: int) -> float:
+def bic_log_evidence(log_likelihood: float, dimension: int, n_cases: int) -> float:
     """Paper 003 Eq. 9: ``log p(D | theta) - d/2 log N`` (BIC with ds, BIC+ with de)."""
     return log_likelihood - 0.5 * dimension * np.log(n_cases)
 
 
 def draper(log_likelihood: float, dimension: int, n_cases: int) -> float:
     """Paper 003 Eq. 10: ``log p(D | theta) - d/2 log N + d/2 log(2 pi)``."""
-    return bic(log_likelihood, dimension, n_cases) + 0.5 * dimension * np.log(2 * np.pi)
+    return (bic_log_evidence(log_likelihood, dimension, n_cases)
+            + 0.5 * dimension * np.log(2 * np.pi))
 
 
 def cheeseman_stutz(mled: float, complete_log_lik: float, log_likelihood: float, n_cases: int,
@@ -555,15 +558,16 @@ def score_fit(fit, data: Dataset, effective_dimension: int | None = None,
     mled, seconds["mled"] = step(bd_log_marginal, network, fit.expected_counts, fit.alpha)
     complete, complete_seconds = step(complete_log_likelihood, fit.cpts, fit.expected_counts)
     result = {"loglik": log_likelihood}
-    result["bic"], seconds["bic"] = step(bic, log_likelihood, ds, n_cases)
+    result["bic_log_evidence"], seconds["bic_log_evidence"] = step(
+        bic_log_evidence, log_likelihood, ds, n_cases)
     result["draper"], seconds["draper"] = step(draper, log_likelihood, ds, n_cases)
     result["mled"] = mled
     result["cs"], seconds["cs"] = step(cheeseman_stutz, mled, complete, log_likelihood,
                                        n_cases, ds, ds)
     seconds["cs"] += seconds["mled"] + complete_seconds
     if effective_dimension is not None:
-        result["bic_plus"], seconds["bic_plus"] = step(bic, log_likelihood,
-                                                       effective_dimension, n_cases)
+        result["bic_plus_log_evidence"], seconds["bic_plus_log_evidence"] = step(
+            bic_log_evidence, log_likelihood, effective_dimension, n_cases)
         result["cs_plus"], seconds["cs_plus"] = step(cheeseman_stutz, mled, complete,
                                                      log_likelihood, n_cases, ds,
                                                      effective_dimension)

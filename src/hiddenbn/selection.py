@@ -15,11 +15,19 @@ from hiddenbn.data import MISSING, Dataset
 from hiddenbn.dimension import effective_dimension_or_reason
 from hiddenbn.em import fit, run_em
 from hiddenbn.errors import DataError, HiddenbnError, excerpt
+from hiddenbn.lca import FIT_STATISTICS_ORIENTATION, model_comparison
 from hiddenbn.models import Network, latent_class
 from hiddenbn.scores import LAPLACE_MAX_DIMENSION, hessian_refusal, score_fit
 
 #: Scores reported for every model, in display order (BIC+/CS+ only when de is known).
-SCORE_NAMES = ("loglik", "bic", "bic_plus", "draper", "mled", "cs", "cs_plus", "laplace")
+SCORE_NAMES = ("loglik", "bic_log_evidence", "bic_plus_log_evidence", "draper", "mled", "cs",
+               "cs_plus", "laplace")
+#: The sign convention of the scores, as every report states it.
+SCORES_ORIENTATION = ("approximations of the log marginal likelihood log p(D | model) (loglik: "
+                      "the log-likelihood): larger is better; bic_log_evidence is -BIC/2")
+#: The information criteria of the latent class output (:func:`hiddenbn.lca.model_comparison`)
+#: that ``select`` also selects by, the smallest value winning.
+CRITERIA = ("aic", "bic", "sabic", "caic")
 
 
 def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.01,
@@ -77,33 +85,48 @@ def latent_class_network(data: Dataset, hidden_states: int, columns=None) -> Net
 
 def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, restarts: int = 64,
                         with_effective_dimension: bool = True, **em_options) -> dict:
-    """Fit the latent class model for every ``k`` in ``states``; which ``k`` each score picks.
+    """Fit the latent class model for every ``k`` in ``states``; which ``k`` each score and
+    each information criterion picks.
 
     ``em_options`` (``max_iterations``, ``tolerance``, ``schedule``) go to
     :func:`hiddenbn.em.fit`. Returns ``{"models": [{"states", "ds", "de", "converged",
-    "iterations", <scores>}],
-    "selected": {score: k}, "notes": [str]}``; a score that is NaN for some model (a Laplace
-    Hessian that is not positive definite) selects among the others.
+    "iterations", <scores>, "fit_statistics", "classification"}], "selected": {score or
+    criterion: k}, "scores_orientation": str, "notes": [str]}``: the scores are those of
+    :func:`hiddenbn.scores.score_fit` (larger is better), ``fit_statistics`` (AIC, BIC, SABIC,
+    CAIC, G^2, ...; smaller is better) and ``classification`` (entropy) those of
+    :func:`hiddenbn.lca.model_comparison`, as ``fit`` reports them. A score that is NaN for
+    some model (a Laplace Hessian that is not positive definite) selects among the others.
     """
-    models, notes = [], []
+    models, notes, comparison_notes = [], [], {}
     for k in states:
         outcome = fit_and_score(latent_class_network(data, k), data, seed, alpha, restarts,
                                 with_effective_dimension, **em_options)
         row = {"states": int(k), "ds": outcome["ds"], "de": outcome["de"],
                "converged": outcome["fit"].converged, "iterations": outcome["fit"].iterations}
         row.update(outcome["scores"])
+        comparison, _ = model_comparison(outcome["fit"], data, outcome["de"])
+        row.update(fit_statistics=comparison["fit_statistics"],
+                   classification=comparison["classification"])
         models.append(row)
         if outcome["note"] and outcome["note"] not in notes:
             notes.append(outcome["note"])
         if not outcome["fit"].converged:
             notes.append(f"k = {k}: {stopped_by_cap(outcome['fit'])}")
         notes += [f"k = {k}: {note}" for note in _laplace_notes(row, row["ds"])]
+        for note in comparison["notes"]:
+            comparison_notes.setdefault(note, []).append(k)
+    # a note of every model (a MAP fit) once, the others with their k
+    notes += [note if len(ks) == len(models) else f"k = {', '.join(map(str, ks))}: {note}"
+              for note, ks in comparison_notes.items()]
     selected = {}
     for name in SCORE_NAMES:
         candidates = [m for m in models if name in m and not math.isnan(m[name])]
         if candidates:
             selected[name] = max(candidates, key=lambda m: m[name])["states"]
-    return {"models": models, "selected": selected, "notes": notes}
+    for name in CRITERIA:
+        selected[name] = min(models, key=lambda m: m["fit_statistics"][name])["states"]
+    return {"models": models, "selected": selected, "scores_orientation": SCORES_ORIENTATION,
+            "notes": notes}
 
 
 def _laplace_notes(scores: dict, ds: int) -> list:
@@ -163,7 +186,7 @@ def fit_report(outcome: dict, data: Dataset, notes=()) -> dict:
                "iterations": result.iterations, "converged": result.converged,
                "log_likelihood": result.log_likelihood, "log_prior": result.log_prior,
                "log_posterior": result.log_posterior},
-        "scores": outcome["scores"],
+        "scores": outcome["scores"], "scores_orientation": SCORES_ORIENTATION,
         "notes": list(notes) + ([outcome["note"]] if outcome["note"] else [])
         + ([] if result.converged else [stopped_by_cap(result)])
         + _laplace_notes(outcome["scores"], outcome["ds"]),
@@ -197,9 +220,10 @@ def format_fit_report(report: dict) -> str:
              + (f"converged after {em['iterations']} final iterations" if em["converged"] else
                 f"NOT converged after {em['iterations']} final iterations"),
              f"log-likelihood {em['log_likelihood']:.6f}, log posterior g {em['log_posterior']:.6f}",
-             "scores (approximate log marginal likelihood):"]
-    lines += [f"  {name:<8} {report['scores'][name]:.6f}" for name in SCORE_NAMES
-              if name in report["scores"]]
+             f"scores, {SCORES_ORIENTATION}:"]
+    names = [name for name in SCORE_NAMES if name in report["scores"]]
+    width = max(map(len, names), default=0)
+    lines += [f"  {name:<{width}} {report['scores'][name]:.6f}" for name in names]
     lines += [f"note: {note}" for note in report["notes"]]
     if "lca" in report:  # the latent class analysis shows the parameters with their labels
         from hiddenbn.lca import format_lca_text
@@ -224,16 +248,35 @@ def _label_shown(label: str) -> str:
 
 
 def format_selection(result: dict) -> str:
-    """The text table of :func:`select_latent_class`: one row per model, then the choices."""
-    names = [n for n in SCORE_NAMES if any(n in m for m in result["models"])]
-    header = f"{'k':>3} {'ds':>6} {'de':>6} {'conv':>5} " + " ".join(f"{n:>12}" for n in names)
-    lines = ([_data_line(result)] if "n_cases" in result else []) + [header]
-    for m in result["models"]:
-        de = "?" if m["de"] is None else str(m["de"])
-        lines.append(f"{m['states']:>3} {m['ds']:>6} {de:>6} {'yes' if m['converged'] else 'no':>5} "
-                     + " ".join(f"{m.get(n, float('nan')):>12.3f}" for n in names))
+    """The text of :func:`select_latent_class`: a table of the information criteria and one of
+    the scores, one row per model, each under its sign convention; then the choices."""
+    models = result["models"]
+    lines = ([_data_line(result)] if "n_cases" in result else [])
+    lines += [f"fit statistics: {FIT_STATISTICS_ORIENTATION}",
+              f"{'k':>3} {'ds':>6} {'log-lik':>12} " + " ".join(
+                  f"{name.upper():>12}" for name in CRITERIA)
+              + f" {'entropy R^2':>11} {'G^2':>12} {'df':>8} {'p':>8}"]
+    for m in models:
+        statistics, r2 = m["fit_statistics"], m["classification"]["entropy_r2"]
+        lines.append(f"{m['states']:>3} {m['ds']:>6} {statistics['log_likelihood']:>12.3f} "
+                     + " ".join(f"{statistics[name]:>12.3f}" for name in CRITERIA)
+                     + f" {_shown(r2, '.3f'):>11} {_shown(statistics['g2'], '.3f'):>12} "
+                     f"{limits.shown(statistics['df']):>8} {_shown(statistics['g2_p'], '.3g'):>8}")
+    names = [n for n in SCORE_NAMES if any(n in m for m in models)]
+    lines += [f"scores: {SCORES_ORIENTATION}",
+              f"{'k':>3} {'ds':>6} {'de':>6} {'conv':>5} "
+              + " ".join(f"{n:>{max(12, len(n))}}" for n in names)]
+    for m in models:
+        de, converged = "?" if m["de"] is None else str(m["de"]), "yes" if m["converged"] else "no"
+        lines.append(f"{m['states']:>3} {m['ds']:>6} {de:>6} {converged:>5} "
+                     + " ".join(f"{m.get(n, float('nan')):>{max(12, len(n))}.3f}" for n in names))
     lines.append("selected k: " + ", ".join(f"{n} {k}" for n, k in result["selected"].items()))
     if "states" in result:
         lines.append(_states_line(result["states"]))
     lines += [f"note: {note}" for note in result["notes"]]
     return "\n".join(lines)
+
+
+def _shown(value, form: str) -> str:
+    """``value`` in ``form``, or ``-`` where it is undefined (None)."""
+    return "-" if value is None else format(value, form)

@@ -46,9 +46,9 @@ from hiddenbn.search import greedy_search
 from hiddenbn.spec import parse_spec
 
 #: The five scores of the paper, in the order of its figures' legends.
-SCORES = ("laplace", "cs", "mled", "draper", "bic")
+SCORES = ("laplace", "cs", "mled", "draper", "bic_log_evidence")
 LABELS = {"laplace": "Laplace", "cs": "CS", "mled": "MLED", "draper": "Draper",
-          "bic": "BIC/MDL", "cs_de": "CS (d = de)"}
+          "bic_log_evidence": "BIC/MDL", "cs_de": "CS (d = de)"}
 
 
 def naive_bayes_spec(hidden_states: int, features: int) -> str:
@@ -194,8 +194,9 @@ def fit_and_score_test_model(network, data: Dataset, rng: np.random.Generator,
             "laplace_positive_definite": scores.get("laplace_positive_definite", False),
             "mled_seconds": seconds["mled"], "mled": scores["mled"], "cs": scores["cs"],
             "cs_seconds": seconds["cs"], "de": effective_dimension,
-            "cs_de": scores.get("cs_plus", np.nan), "bic": scores["bic"],
-            "draper": scores["draper"], "bic_seconds": likelihood_seconds + seconds["bic"],
+            "cs_de": scores.get("cs_plus", np.nan),
+            "bic_log_evidence": scores["bic_log_evidence"], "draper": scores["draper"],
+            "bic_log_evidence_seconds": likelihood_seconds + seconds["bic_log_evidence"],
             "draper_seconds": likelihood_seconds + seconds["draper"]}
 
 
@@ -321,7 +322,8 @@ def selected_states(fits: pd.DataFrame, score: str) -> pd.Series:
     return best.set_index(["experiment", "replicate"])["hidden_states"]
 
 
-def selection_errors(fits: pd.DataFrame, scores=("cs", "mled", "draper", "bic", "cs_de")):
+def selection_errors(fits: pd.DataFrame,
+                     scores=("cs", "mled", "draper", "bic_log_evidence", "cs_de")):
     """``Delta c`` of every score against Laplace, one row per (experiment, replicate)."""
     reference = selected_states(fits, "laplace")
     errors = pd.DataFrame({"laplace_states": reference})
@@ -480,7 +482,7 @@ def _state_list(states) -> str:
 
 
 # --- Table 2 ---------------------------------------------------------------------------------
-TIMED = ("em", "laplace", "cs", "mled", "draper", "bic")
+TIMED = ("em", "laplace", "cs", "mled", "draper", "bic_log_evidence")
 
 
 def table2(fits: pd.DataFrame, printed: pd.DataFrame, experiment: str,
@@ -628,7 +630,8 @@ def table2_rows(timing: pd.DataFrame, where: str = "Table 2", cases: int | None 
         f"{laplace_em[1]:.2f}", "reproduced" if several else "not reproduced", why))
     cs_mled = (ratio(both, "paper_cs", "paper_mled"), ratio(both, "cs_seconds", "mled_seconds"))
     far = cs_mled[1] >= FAR_CHEAPER
-    afresh = float(np.median((both.mled_seconds + both.bic_seconds) / both.mled_seconds))
+    afresh = float(np.median((both.mled_seconds + both.bic_log_evidence_seconds)
+                             / both.mled_seconds))
     rows.append(verdict_row(
         where, "MLED is far cheaper than CS (median ratio CS / MLED over d)",
         f"{cs_mled[0]:.0f}", f"{cs_mled[1]:.1f}", "reproduced" if far else "not reproduced",
@@ -684,7 +687,7 @@ def _table2_explanation(step: str, timing: pd.DataFrame, both: pd.DataFrame, our
 
 # --- the paper's claims, as functions of a Table 1 ---------------------------------------------
 #: The four scores Table 1 compares with Laplace.
-TABLE1_SCORES = ("cs", "mled", "draper", "bic")
+TABLE1_SCORES = ("cs", "mled", "draper", "bic_log_evidence")
 
 
 def parse_printed_table1(printed: pd.DataFrame, data_sets: int = 5) -> pd.DataFrame:
@@ -731,8 +734,9 @@ def claim_bic_least_accurate(table: pd.DataFrame) -> tuple[str, str]:
     """Secs. 4 and 6: BIC/MDL is the least accurate (the largest median |Δc|) and biased toward
     simple models (mean Δc never above zero, below it in most experiments)."""
     medians = median_abs_error(table)
-    above, zero, below = _signs(table, "bic")
-    least = medians["bic"] > max(medians[s] for s in TABLE1_SCORES if s != "bic")
+    above, zero, below = _signs(table, "bic_log_evidence")
+    least = medians["bic_log_evidence"] > max(medians[s] for s in TABLE1_SCORES
+                                              if s != "bic_log_evidence")
     simple = above == 0 and below > (above + zero + below) / 2
     verdict = ("supported" if least and simple else "partly supported" if least or simple
                else "not supported")
@@ -745,9 +749,10 @@ def claim_draper_cs_most_accurate(table: pd.DataFrame) -> tuple[str, str]:
     """Abstract and Sec. 6: Draper and CS are the most accurate (the two smallest median
     |Δc|); partly when both are at least as accurate as BIC/MDL but not both below MLED."""
     medians = median_abs_error(table)
-    best, other = (max(medians["draper"], medians["cs"]), min(medians["mled"], medians["bic"]))
+    best, other = (max(medians["draper"], medians["cs"]),
+                   min(medians["mled"], medians["bic_log_evidence"]))
     verdict = ("supported" if best < other else "partly supported"
-               if best <= medians["bic"] else "not supported")
+               if best <= medians["bic_log_evidence"] else "not supported")
     return verdict, f"median |Δc| over the distinct experiments: {_medians_text(medians)}."
 
 
@@ -1517,7 +1522,7 @@ PEAK_SPLIT_VARIANTS = (2 / 3, 5 / 6)
 SHARP_PEAK_STATES = 2
 #: The peak that Sec. 4 says dominates for each score it names: the first (around c/2) or the
 #: second (around c).
-DOMINANT_PEAK = {"laplace": "first", "draper": "first", "bic": "first", "cs": "second"}
+DOMINANT_PEAK = {"laplace": "first", "draper": "first", "bic_log_evidence": "first", "cs": "second"}
 
 
 #: The windows around c (in states) under which the two-peaks verdict is also shown: the
@@ -1641,7 +1646,7 @@ def claim_cs_flat_right(cell: pd.DataFrame, c: int) -> tuple:
     each of theirs, partly when against one of them. The evidence gives the verdict under
     :data:`FLATTER_BY_VARIANTS` too."""
     fall = {s: -float(np.nanmean(right_slope(cell, s, c))) for s in ("laplace", "draper",
-                                                                     "bic", "cs")}
+                                                                     "bic_log_evidence", "cs")}
     verdict = _flat_right_verdict(fall, FLATTER_BY)
     ratios = {s: fall[s] / fall["cs"] if fall["cs"] > 0 else float("inf")
               for s in ("laplace", "draper")}
@@ -1841,9 +1846,9 @@ def claim_draper_cs_shapes(fits: pd.DataFrame, names=None) -> tuple[str, str]:
     standard errors of 0, so that neither is shown closer. Supported when both hold, partly when
     one does."""
     distances = shape_distances(fits if names is None else fits[fits.experiment.isin(names)],
-                                ("draper", "cs", "mled", "bic"))
-    mean = distances[["draper", "cs", "mled", "bic"]].mean()
-    better = mean.draper < mean.bic and mean.cs < mean.bic
+                                ("draper", "cs", "mled", "bic_log_evidence"))
+    mean = distances[["draper", "cs", "mled", "bic_log_evidence"]].mean()
+    better = mean.draper < mean.bic_log_evidence and mean.cs < mean.bic_log_evidence
     paired = distances[(distances.draper > 0) & (distances.cs > 0)]
     ratio = np.log(paired.draper / paired.cs)
     se = ratio.std(ddof=1) / np.sqrt(len(ratio)) if len(ratio) > 1 else float("nan")
@@ -2221,7 +2226,7 @@ def _table1_markdown(table: pd.DataFrame, printed_table1: pd.DataFrame) -> str:
     for _, row in table.iterrows():
         paper = printed.get((int(row.n), int(row.c), int(row.N)))
         entry = {"n": row.n, "c": row.c, "N": row.N}
-        for score in ("cs", "mled", "draper", "bic"):
+        for score in ("cs", "mled", "draper", "bic_log_evidence"):
             entry[LABELS[score]] = format_mean_sd(row[f"{score}_mean"], row[f"{score}_sd"])
             entry[f"paper {LABELS[score]}"] = getattr(paper, score) if paper is not None else "—"
         if "cs_de_mean" in row:

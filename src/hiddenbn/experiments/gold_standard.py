@@ -45,7 +45,7 @@ from hiddenbn.markdown import pipe_table
 from hiddenbn.inference import posterior_chunks
 from hiddenbn.models import Network, load_parameters, random_parameters
 from hiddenbn.sampling import forward_sample
-from hiddenbn.scores import bic, score_fit
+from hiddenbn.scores import bic_log_evidence, score_fit
 from hiddenbn.smc import (FEW_RUNS, nested_smc_log_evidence, pooled, smc_log_evidence,
                           tempered_smc_log_evidence)
 from hiddenbn.spec import parse_spec
@@ -55,9 +55,9 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 #: The approximations compared with the gold standard, and their labels.
 SCORES = {"laplace": "Laplace", "cs": "CS", "cs_plus": "CS+", "mled": "MLED",
-          "draper": "Draper", "bic": "BIC", "bic_plus": "BIC+"}
+          "draper": "Draper", "bic_log_evidence": "BIC", "bic_plus_log_evidence": "BIC+"}
 #: Paper 002's scores and the scores they correct: equal wherever ``de = ds``.
-PLUS_OF = {"cs_plus": "cs", "bic_plus": "bic"}
+PLUS_OF = {"cs_plus": "cs", "bic_plus_log_evidence": "bic_log_evidence"}
 #: Share of its runs that an estimate must rest on (effective runs) for the runs to agree: half:
 #: then the spread of the runs measures the estimate's error, not how far the other runs fell).
 AGREEING_SHARE = 0.5
@@ -167,7 +167,7 @@ def nested_gold_standard(network: Network, data: list, seed: int, alpha: float, 
 
 def _with_plus_scores(row: dict, n_cases: int) -> dict:
     """BIC+ from the fit's log-likelihood and ``de``; CS+ is the paper-003 pipeline's cs_de."""
-    row["bic_plus"] = bic(row["log_likelihood"], row["de"], n_cases)
+    row["bic_plus_log_evidence"] = bic_log_evidence(row["log_likelihood"], row["de"], n_cases)
     row["cs_plus"] = row.get("cs_de", np.nan)
     return row
 
@@ -290,7 +290,8 @@ def slope_cell(setting: dict, sizes, prior_alpha: float, em: dict, smc: dict, po
         rows.append({"cases": n, "ds": model.standard_dimension, "de": de,
                      "log_likelihood": result.log_likelihood, "converged": result.converged,
                      **gold,
-                     **{name: scores[name] for name in ("bic", "bic_plus", "cs", "cs_plus",
+                     **{name: scores[name] for name in ("bic_log_evidence",
+                                                       "bic_plus_log_evidence", "cs", "cs_plus",
                                                        "mled", "draper")}})
     return pd.DataFrame(rows)
 
@@ -392,11 +393,12 @@ def cs_plus_comparison(slopes: pd.DataFrame) -> pd.DataFrame:
     """Per setting and N: mean |CS - gold| and |CS+ - gold| (and BIC, BIC+), and how often
     CS+ is the closer one."""
     frame = slopes.copy()
-    for score in ("cs", "cs_plus", "bic", "bic_plus"):
+    for score in ("cs", "cs_plus", "bic_log_evidence", "bic_plus_log_evidence"):
         frame[f"abs_{score}"] = (frame[score] - frame["gold"]).abs()
     frame["cs_plus_closer"] = frame["abs_cs_plus"] < frame["abs_cs"]
     return (frame.groupby(["setting", "cases"])
-            [["abs_cs", "abs_cs_plus", "abs_bic", "abs_bic_plus", "cs_plus_closer", "gold_se"]]
+            [["abs_cs", "abs_cs_plus", "abs_bic_log_evidence", "abs_bic_plus_log_evidence",
+              "cs_plus_closer", "gold_se"]]
             .mean().reset_index())
 
 

@@ -595,8 +595,8 @@ def approximation_errors(sizes, replicates: int, seed: int,
     """Laplace (Eq. 8) and BIC (Eq. 9) of the naive-Bayes EBNC on :data:`THEOREM2_INPUTS`
     inputs against its exact log marginal likelihood (:func:`exact_log_marginal`), per
     replicate (its own random parameters) and sample size: one row each with ``exact``,
-    ``laplace``, ``bic``, the errors ``exact - laplace`` and ``exact - bic`` and the quadrature's
-    own error ``quadrature``."""
+    ``laplace``, ``bic_log_evidence``, the errors ``exact - laplace`` and ``exact -
+    bic_log_evidence`` and the quadrature's own error ``quadrature``."""
     network = naive_bayes_network(THEOREM2_INPUTS)
     basis = ebnc.ebnc_basis(network, "Y")
     rows = []
@@ -611,8 +611,9 @@ def approximation_errors(sizes, replicates: int, seed: int,
             check = exact_log_marginal(rows_data, score.map_fit, prior_sd,
                                        QUADRATURE_CHECK_NODES)
             rows.append({"replicate": replicate, "N": int(size), "exact": exact,
-                         "laplace": score.laplace, "bic": score.bic, "d": score.d,
-                         "laplace error": exact - score.laplace, "bic error": exact - score.bic,
+                         "laplace": score.laplace, "bic_log_evidence": score.bic_log_evidence,
+                         "d": score.d, "laplace error": exact - score.laplace,
+                         "bic_log_evidence error": exact - score.bic_log_evidence,
                          "quadrature": abs(exact - check)})
     return pd.DataFrame(rows)
 
@@ -665,7 +666,8 @@ def theorem2_rows(errors: pd.DataFrame) -> list[dict]:
               f"{errors.replicate.nunique()} replicates at N = {', '.join(map(str, sizes))}; "
               "exact log marginal likelihood by quadrature (its own error at most "
               f"{errors.quadrature.max():.0e})")
-    mean = errors.groupby("N")[["laplace error", "bic error"]].agg(lambda v: np.abs(v).mean())
+    mean = errors.groupby("N")[["laplace error", "bic_log_evidence error"]].agg(
+        lambda v: np.abs(v).mean())
     wide = errors.pivot(index="replicate", columns="N", values="laplace error").abs()
     log_n = np.log(np.array(sizes, dtype=float))
     slope, half = _interval(np.array([np.polyfit(log_n, np.log(wide.loc[r, sizes]), 1)[0]
@@ -690,10 +692,10 @@ def theorem2_rows(errors: pd.DataFrame) -> list[dict]:
                  f"{growth.drop(late).max():.2f}); the mean error, which "
                  f"{'it dominates' if len(late) == 1 else 'they dominate'}, falls slower than "
                  "its replicates do") if len(late) and len(late) < len(growth) else ""
-    bic_slope, bic_half = _within_slope(errors, "bic error")
+    bic_slope, bic_half = _within_slope(errors, "bic_log_evidence error")
     bic_holds = abs(bic_slope) + bic_half < BIC_SLOPE_LIMIT
     by_n = ", ".join(f"{n}: {v:.2g}" for n, v in mean["laplace error"].items())
-    bic_by_n = ", ".join(f"{n}: {v:.2g}" for n, v in mean["bic error"].items())
+    bic_by_n = ", ".join(f"{n}: {v:.2g}" for n, v in mean["bic_log_evidence error"].items())
     return [
         verdict_row("Sec. 5 (Theorem 2, Eq. 8)", "the Laplace approximation's error is "
                     "O_p(1/N)", "",
@@ -873,7 +875,7 @@ LEARNER_LABELS = {"ebnc_laplace": "EBNC selected by Laplace", "ebnc_bic": "EBNC 
 #: score selects the EBNC, a colour of the non-score palette otherwise; the oracle is dashed.
 LEARNER_STYLES = {
     "ebnc_laplace": {**plots.score_style("laplace", 3), "linestyle": "-"},
-    "ebnc_bic": {**plots.score_style("bic", 3), "linestyle": "-"},
+    "ebnc_bic": {**plots.score_style("bic_log_evidence", 3), "linestyle": "-"},
     "true_structure": {"color": plots.PALETTE[3], "marker": "s", "markersize": 3,
                        "linestyle": "--"},
     "full_table": {"color": plots.PALETTE[1], "marker": "D", "markersize": 3, "linestyle": "-"},
@@ -999,8 +1001,8 @@ def study_replicate(case: str, size: int, replicate: int, section: dict, seed: i
         "truth": true_conditional(network, cpts, test),
         "ebnc_laplace": ebnc_predict(cache_network(selections["laplace"]),
                                      selections["laplace"].score.map_fit.phi, test),
-        "ebnc_bic": ebnc_predict(cache_network(selections["bic"]),
-                                 selections["bic"].score.map_fit.phi, test),
+        "ebnc_bic": ebnc_predict(cache_network(selections["bic_log_evidence"]),
+                                 selections["bic_log_evidence"].score.map_fit.phi, test),
         "true_structure": ebnc_predict(network, truth.map_fit.phi, test),
         "full_table": ebnc_fit.full_table_predict(train, "Y", inputs, cards,
                                                   _prediction_columns(test, inputs)),
@@ -1232,18 +1234,18 @@ def study_findings(learners: pd.DataFrame, selections: pd.DataFrame) -> str:
     rho = _mean_by(selections, "spearman_score_vs_held_out", ["score"])
     better = (selections.pivot_table(index=["case", "n", "replicate"], columns="score",
                                      values="held_out_regret"))
-    laplace_better = (better["laplace"] < better["bic"]).mean()
-    bic_better = (better["bic"] < better["laplace"]).mean()
-    regret_difference = _interval((better["laplace"] - better["bic"]).to_numpy())
+    laplace_better = (better["laplace"] < better["bic_log_evidence"]).mean()
+    bic_better = (better["bic_log_evidence"] < better["laplace"]).mean()
+    regret_difference = _interval((better["laplace"] - better["bic_log_evidence"]).to_numpy())
     lines += ["", "## Laplace against BIC", "",
               f"- Rank agreement (Spearman) between each score and the held-out log-likelihood "
               f"over every embedded network the searches scored, mean over data sets: Laplace "
-              f"{rho['laplace']:.2f}, BIC {rho['bic']:.2f}.",
+              f"{rho['laplace']:.2f}, BIC {rho['bic_log_evidence']:.2f}.",
               f"- Held-out regret of the selected model (best scored model's held-out "
               f"log-likelihood minus the selected one's, nats per test case, mean): Laplace "
-              f"{regret['laplace']:.2f}, BIC {regret['bic']:.2f} (Laplace minus BIC, paired "
-              f"over data sets: {_paired_text(regret_difference)}); Laplace's choice is better "
-              f"in {laplace_better:.0%} of data sets, BIC's in {bic_better:.0%}.", "",
+              f"{regret['laplace']:.2f}, BIC {regret['bic_log_evidence']:.2f} (Laplace minus BIC, "
+              f"paired over data sets: {_paired_text(regret_difference)}); Laplace's choice is "
+              f"better in {laplace_better:.0%} of data sets, BIC's in {bic_better:.0%}.", "",
               "## Caveats", "",
               "- Predictions of every discriminative learner use the MAP phi under the same "
               "normal prior (plain ML diverges when small training sets separate the classes); "

@@ -51,12 +51,14 @@ from hiddenbn.markdown import pipe_table
 from hiddenbn.models import Network, latent_class, observed_distribution, random_parameters
 from hiddenbn.rank import CLEAR_GAP_DECADES
 from hiddenbn.sampling import sample_dataset
-from hiddenbn.scores import bd_log_marginal, bic, cheeseman_stutz, complete_log_likelihood
+from hiddenbn.scores import (bd_log_marginal, bic_log_evidence, cheeseman_stutz,
+                             complete_log_likelihood)
 from hiddenbn.spec import parse_spec
 
 #: The paper's score names and the keys of :data:`hiddenbn.plots.SCORE_STYLES` they are drawn
 #: with.
-SCORE_KEYS = {"BIC": "bic", "BIC+": "bic_plus", "CS": "cs", "CS+": "cs_plus"}
+SCORE_KEYS = {"BIC": "bic_log_evidence", "BIC+": "bic_plus_log_evidence", "CS": "cs",
+              "CS+": "cs_plus"}
 #: The scores whose value depends on the Dirichlet alpha of CS's complete-data term.
 ALPHA_SCORES = ("CS", "CS+")
 #: EM gives ML estimates in the paper (Sec. 2.3): EM under a flat Dirichlet(1) prior is ML.
@@ -241,7 +243,8 @@ def fit_scores(result, de: int, section: dict) -> dict:
     network, n, loglik = result.network, result.n_cases, result.log_likelihood
     ds = network.standard_dimension
     complete = complete_log_likelihood(result.cpts, result.expected_counts)
-    out = {"loglik": loglik, "BIC": bic(loglik, ds, n), "BIC+": bic(loglik, de, n)}
+    out = {"loglik": loglik, "BIC": bic_log_evidence(loglik, ds, n),
+           "BIC+": bic_log_evidence(loglik, de, n)}
     for alpha in cs_alphas(section):
         mled = bd_log_marginal(network, result.expected_counts, alpha)
         for score, d in (("CS", ds), ("CS+", de)):

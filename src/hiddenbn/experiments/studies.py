@@ -61,7 +61,7 @@ FAMILY_KEYS = {"latent_class": {"hidden_states": True}, "hill_climb": {"structur
 #: ``time``: seconds of EM and scoring per replicate.
 METRICS = ("kl", "selected", "time")
 #: Scores that need the effective dimension.
-PLUS_SCORES = ("bic_plus", "cs_plus")
+PLUS_SCORES = ("bic_plus_log_evidence", "cs_plus")
 #: EM settings of a study that gives none: MAP with paper 003's prior (1 + 0.01), paper 002's
 #: restarts and convergence threshold.
 DEFAULT_EM = {"prior_alpha": 1.01, "restarts": 8, "schedule": "halving", "tolerance": 1e-6,
