@@ -150,6 +150,16 @@ SAMPLE_OPTIONS = {
     "--n": [["30"]], "--params": [["PARAMETERS"]], "--save-params": [["FILE"]],
     "--counts": [[]], "--missing-rate": [["0.3"]], "--output": [["FILE"]],
 }
+EVIDENCE_BASELINE = {"--runs": "2", "--particles": "8"}
+EVIDENCE_OPTIONS = {
+    **{option: FIT_OPTIONS[option] for option in ("--model", "--dictionary",
+                                                  "--missing-values", "--missing",
+                                                  "--prior-alpha", "--seed", "--json")},
+    # the evidence of a latent class model is the same for its items in any order; the
+    # report in JSON lists them in their order
+    "--columns": [["X4,X3,X2,X1", "--json"]],
+    "--method": [["exact"]], "--runs": [["3"]], "--particles": [["9"]],
+}
 #: Options whose only value is their default (select's --family lc): there is nothing to change.
 ONLY_THE_DEFAULT = {"--family", "--help"}
 
@@ -232,6 +242,7 @@ def test_the_option_tables_cover_every_option_and_family():
     assert command_options("fit") == set(FIT_OPTIONS)
     assert command_options("select") == set(SELECT_OPTIONS)
     assert command_options("sample") == set(SAMPLE_OPTIONS)
+    assert command_options("evidence") == set(EVIDENCE_OPTIONS)
     assert set(cli.FAMILIES) == set(FAMILY_SPECS)
 
 
@@ -262,3 +273,15 @@ def test_every_sample_option_acts_or_is_refused_for_every_family(family, option,
     files = family_files[family]
     assert_each_value_acts_or_is_refused(capsys, tmp_path, ["sample", files["SPEC"]], option,
                                          SAMPLE_OPTIONS[option], SAMPLE_BASELINE, files)
+
+
+@pytest.mark.parametrize("family", FAMILY_SPECS)
+@pytest.mark.parametrize("option", EVIDENCE_OPTIONS)
+def test_every_evidence_option_acts_or_is_refused_for_every_family(family, option, family_files,
+                                                                   tmp_path, capsys):
+    files = family_files[family]
+    missing_cells = option in ("--missing", "--missing-values") and family in INTERACTION
+    data = files["INCOMPLETE" if missing_cells else "DATA"]
+    assert_each_value_acts_or_is_refused(capsys, tmp_path,
+                                         ["evidence", data, "--model", files["SPEC"]], option,
+                                         EVIDENCE_OPTIONS[option], EVIDENCE_BASELINE, files)
