@@ -365,8 +365,8 @@ def _model_of(spec, classes: int | None = None) -> tuple:
 
     if classes is not None:
         if not 1 <= classes <= limits.MAX_STATES:
-            raise HiddenbnError(f"--classes {classes}: a latent class model needs at least 1 "
-                                "class")
+            raise HiddenbnError(f"{'--classes' if spec is None else '--model'} {classes}: a "
+                                "latent class model needs at least 1 class")
         return "latent class", None
     interaction = interaction_report.interaction_spec(spec)  # paper 004's interaction form
     if interaction is not None:
