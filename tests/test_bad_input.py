@@ -415,6 +415,13 @@ def test_parameters_of_another_structure_with_tables_of_the_same_shapes_are_refu
                    "model")
 
 
+def test_a_table_error_of_a_parameter_file_names_the_file(tmp_path, capsys, data):
+    params = write(tmp_path, "p.json", '{"cpts": {"H1": [[0.5, 0.5]], "X1": [[0.5, 0.5], '
+                   '[0.5, 0.5]]}}')
+    assert_refused(run(capsys, "fit", data, "--classes", "2", "--init", params),
+                   f"parameter file {params}: node 'X2' has no table")
+
+
 def test_a_config_key_given_twice_is_refused(tmp_path, capsys):
     config = (Path(__file__).resolve().parents[1] / "config" / "quick.yaml").read_text().replace(
         "seed:", "seed: 1\nseed:", 1)

@@ -100,7 +100,7 @@ def test_parameter_file_must_belong_to_the_spec(tmp_path):
     save_parameters(tmp_path / "lc3.json", latent_class(3, [2] * 4),
                     [np.full((1, 3), 1 / 3)] + [np.full((3, 2), 0.5)] * 4)
     study = edited(lambda s: _set_generator(s, spec="2:2,2,2,2", parameters="lc3.json"))
-    with pytest.raises(HiddenbnError, match="parameters: node 'H1': table has shape"):
+    with pytest.raises(HiddenbnError, match="lc3.json: node 'H1': table has shape"):
         checked(study, tmp_path)
     # shapes that fit but a different network: the file's own spec says so
     save_parameters(tmp_path / "named.json", latent_class(2, [2] * 4, ["A", "B", "C", "D"]),

@@ -382,8 +382,11 @@ def load_labelled_parameters(path, network: Network, states=None) -> tuple[list,
             raise ParameterError(f"parameter file {path} gives {name!r} the states "
                                  f"{', '.join(labels)} but the data has "
                                  f"{', '.join(states[name])}; fit again or edit the file")
-    cpts = [_numbers(path, tables[name]) if name in tables else None for name in network.names]
-    cpts = check_parameters(network, cpts)
+    try:
+        cpts = check_parameters(network, [_numbers(path, tables[name]) if name in tables else None
+                                          for name in network.names])
+    except ParameterError as err:  # named by node; the file is named here
+        raise ParameterError(f"parameter file {path}: {err}") from None
     if "network" in document:  # tables of the same shapes can belong to another structure
         difference = _network_difference(document["network"], network)
         if difference:
