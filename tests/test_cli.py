@@ -246,17 +246,25 @@ def test_the_option_tables_cover_every_option_and_family():
     assert set(cli.FAMILIES) == set(FAMILY_SPECS)
 
 
+#: The commands that fit or score a model of DATA: their options and baselines.
+MODEL_COMMANDS = {"fit": (FIT_OPTIONS, FIT_BASELINE), "evidence": (EVIDENCE_OPTIONS,
+                                                                   EVIDENCE_BASELINE)}
+
+
 @pytest.mark.parametrize("family", FAMILY_SPECS)
-@pytest.mark.parametrize("option", FIT_OPTIONS)
-def test_every_fit_option_acts_or_is_refused_for_every_family(family, option, family_files,
-                                                              tmp_path, capsys):
+@pytest.mark.parametrize("command, option", [(command, option) for command, (options, _) in
+                                             MODEL_COMMANDS.items() for option in options])
+def test_every_fit_and_evidence_option_acts_or_is_refused_for_every_family(
+        command, option, family, family_files, tmp_path, capsys):
     """Found by an input audit: with an interaction model, --posteriors, --save-params, --plot,
-    --columns, --missing drop and a missing --dictionary were ignored with exit 0."""
+    --columns, --missing drop and a missing --dictionary were ignored by fit with exit 0."""
     files = family_files[family]
     missing_cells = option in ("--missing", "--missing-values") and family in INTERACTION
     data = files["INCOMPLETE" if missing_cells else "DATA"]
-    assert_each_value_acts_or_is_refused(capsys, tmp_path, ["fit", data, "--model", files["SPEC"]],
-                                         option, FIT_OPTIONS[option], FIT_BASELINE, files)
+    options, baseline = MODEL_COMMANDS[command]
+    assert_each_value_acts_or_is_refused(capsys, tmp_path,
+                                         [command, data, "--model", files["SPEC"]], option,
+                                         options[option], baseline, files)
 
 
 @pytest.mark.parametrize("option", SELECT_OPTIONS)
@@ -274,14 +282,3 @@ def test_every_sample_option_acts_or_is_refused_for_every_family(family, option,
     assert_each_value_acts_or_is_refused(capsys, tmp_path, ["sample", files["SPEC"]], option,
                                          SAMPLE_OPTIONS[option], SAMPLE_BASELINE, files)
 
-
-@pytest.mark.parametrize("family", FAMILY_SPECS)
-@pytest.mark.parametrize("option", EVIDENCE_OPTIONS)
-def test_every_evidence_option_acts_or_is_refused_for_every_family(family, option, family_files,
-                                                                   tmp_path, capsys):
-    files = family_files[family]
-    missing_cells = option in ("--missing", "--missing-values") and family in INTERACTION
-    data = files["INCOMPLETE" if missing_cells else "DATA"]
-    assert_each_value_acts_or_is_refused(capsys, tmp_path,
-                                         ["evidence", data, "--model", files["SPEC"]], option,
-                                         EVIDENCE_OPTIONS[option], EVIDENCE_BASELINE, files)
