@@ -5,8 +5,9 @@ import collections
 import numpy as np
 import pytest
 
-from hiddenbn.data import (MISSING, Dataset, pattern_counts, read_csv, read_data, write_csv,
-                          write_rows_csv)
+from hiddenbn.data import (DEFAULT_MISSING_VALUES, MISSING, USUAL_MAX_STATES, Dataset,
+                           NumberedStates, pattern_counts, read_csv, read_data, write_csv,
+                           write_rows_csv)
 from hiddenbn.errors import DataError
 from hiddenbn.spec import parse_spec
 
@@ -109,6 +110,12 @@ def test_missing_data_file(tmp_path):
         read_csv(tmp_path / "nope.csv")
 
 
+def same(one: Dataset, other: Dataset) -> bool:
+    """Whether two data sets hold the same cases over the same columns and states."""
+    return (one.names == other.names and np.array_equal(one.patterns, other.patterns)
+            and np.array_equal(one.counts, other.counts) and one.categories == other.categories)
+
+
 def write(tmp_path, text, name="data.csv"):
     path = tmp_path / name
     path.write_text(text)
@@ -128,26 +135,159 @@ def test_labels_are_states_in_factor_order_and_missing_cells_are_kept(tmp_path):
     assert dataset.has_missing and dataset.cardinalities == (2, 3, 2)
 
 
-def test_the_file_base_keeps_zero_based_codes_and_reads_one_based_surveys(tmp_path):
+def test_each_column_keeps_zero_based_codes_or_reads_one_based_ones_on_its_own(tmp_path):
     zero = read_data(write(tmp_path, "A,B\n0,2\n1,2\n", "zero.csv"))
-    assert zero.dataset.categories == (("0", "1"), ("0", "1", "2")) and zero.notes
+    assert zero.dataset.categories == (("0", "1"), ("1", "2"))  # A's 0 is not B's state
+    assert zero.notes == ("whole-number states are read from 1 up, or from a column's smallest "
+                          "number below 1; no cell of 'B' is 1: give their categories in a data "
+                          "dictionary if they start elsewhere",)
+    # a file of codes, as hiddenbn writes one, read from 0 in every column
+    assert read_data(tmp_path / "zero.csv", base=0).dataset.categories == (
+        ("0", "1"), ("0", "1", "2"))
     one = read_data(write(tmp_path, "A,B\n1,1\n2,4\n", "one.csv"))
     assert one.dataset.categories == (("1", "2"), ("1", "2", "3", "4"))
     assert one.every_case.patterns[one.row_patterns].tolist() == [[0, 0], [1, 3]]
     # 2 and 3 count as states of B although no cell has them: said, as a stray 99 would be
     assert one.notes == ("whole numbers that no cell has still count as states, in column 'B' "
-                         "(2 of 1..4). If a number stands for a missing answer (such as 99), add "
-                         "it to the missing values (--missing-values); a data dictionary fixes a "
-                         "column's states",)
+                         "(2 of 1..4). If a number stands for a missing answer (such as -9 or 99), "
+                         "add it to the missing values (--missing-values); a data dictionary "
+                         "fixes a column's states",)
     assert not read_data(write(tmp_path, "A,B\n1,1\n2,2\n", "full.csv")).notes
 
 
+def test_a_whole_number_written_with_a_decimal_point_is_that_number(tmp_path):
+    """pandas writes the integers of a column with a missing cell as 2.0: they were other
+    states than 2, a dictionary [1, 2] did not match them, and a count of 5.0 was refused."""
+    plain = read_data(write(tmp_path, "a,b,count\n1,2,5\n2,4,1\n1,,3\n", "plain.csv"))
+    floats = read_data(write(tmp_path, "a,b,count\n1.0,2.0,5.0\n2.,4e0,1.00\n1,,3\n"))
+    assert same(floats.dataset, plain.dataset) and floats.notes == plain.notes
+    assert floats.dataset.categories == (("1", "2"), ("1", "2", "3", "4"))
+    dictionary = {"a": ("2", "1"), "b": ("1.0", "2.0", "3.0", "4.0")}
+    declared = read_csv(tmp_path / "data.csv", dictionary=dictionary)
+    assert same(declared, read_csv(tmp_path / "plain.csv", dictionary=dictionary))
+    assert declared.categories[1] == ("1.0", "2.0", "3.0", "4.0")  # as the dictionary has them
+    labels = read_data(write(tmp_path, "a,b\n1,0\n1.0,1\nx,0\n", "labels.csv"))
+    assert labels.dataset.categories[0] == ("1", "x")
+    with pytest.raises(DataError, match="row 2: the count column has '2.5'; counts are whole"):
+        read_csv(write(tmp_path, "a,count\n1,1\n2,2.5\n", "half.csv"))
+    with pytest.raises(DataError, match="column 'a' lists a category twice"):
+        read_csv(tmp_path / "plain.csv", dictionary={"a": ("1", "1.0", "2")})
+
+
 def test_one_number_written_two_ways_is_refused(tmp_path):
-    with pytest.raises(DataError, match="column 'a' has both '1' and '1.0', one number written "
-                                        "two ways"):
-        read_data(write(tmp_path, "a,b\n1,0\n1.0,1\n2,0\n"))
-    labels = read_data(write(tmp_path, "a,b\n1,0\n1.5,1\nx,0\n", "labels.csv"))
-    assert labels.dataset.categories[0] == ("1", "1.5", "x")
+    with pytest.raises(DataError, match="column 'a' has both '1.5' and '1.50', one number "
+                                        "written two ways"):
+        read_data(write(tmp_path, "a,b\n1.5,0\n1.50,1\n2,0\n"))
+
+
+def test_numbers_that_are_not_whole_are_states_with_a_note_naming_the_column_and_row(tmp_path):
+    read = read_data(write(tmp_path, "a,b\n1,0\n2,1\n2.5,0\n"))
+    assert read.dataset.categories[0] == ("1", "2", "2.5")
+    assert read.notes == ("column 'a' holds numbers that are not whole ('2.5' in row 3), so "
+                          "each of its 3 distinct values is a state; if it is a measurement, bin "
+                          "it into a few categories or leave it out (--columns)",)
+    assert not read_data(write(tmp_path, "a,b\n1,0\nx,1\n2.5,0\n", "labels.csv")).notes
+
+
+def test_a_column_with_more_states_than_a_category_has_gets_a_note(tmp_path):
+    def notes(values):
+        return read_data(write(tmp_path, "a,b\n" + "".join(f"{v},{v % 2}\n" for v in values),
+                               "many.csv")).notes
+    assert not notes(range(1, USUAL_MAX_STATES + 1))
+    assert notes(range(USUAL_MAX_STATES + 1)) == (
+        f"column 'a' has {USUAL_MAX_STATES + 1} states (whole numbers 0..{USUAL_MAX_STATES}), "
+        f"more than the {USUAL_MAX_STATES} a categorical variable usually has; if it is an "
+        "identifier or a measurement, leave it out (--columns) or bin it into a few categories",)
+    assert notes([1, 2, 1000]) == (  # 1000 states, as a stray code would give
+        "whole numbers that no cell has still count as states, in column 'a' (997 of 1..1000). "
+        "If a number stands for a missing answer (such as -9 or 99), add it to the missing values "
+        "(--missing-values); a data dictionary fixes a column's states",
+        f"column 'a' has 1000 states (whole numbers 1..1000), more than the {USUAL_MAX_STATES} a "
+        "categorical variable usually has; if it is an identifier or a measurement, leave it out "
+        "(--columns) or bin it into a few categories")
+    labels = read_data(write(tmp_path, "a,b\n" + "".join(f"p{v},1\n" for v in range(40)),
+                             "labels.csv")).notes
+    assert labels == (f"column 'a' has 40 states (distinct labels), more than the "
+                      f"{USUAL_MAX_STATES} a categorical variable usually has; if it is an "
+                      "identifier or a measurement, leave it out (--columns) or bin it into a "
+                      "few categories",)
+
+
+def test_a_missing_code_in_one_column_changes_no_other_column(tmp_path):
+    """A -9 in one column gave every other column the states -9..4; an identifier from 0 gave
+    every item coded 1..k a state 0."""
+    read = read_data(write(tmp_path, "id,a,b\n0,1,-9\n1,2,1\n2,1,2\n"))
+    assert read.dataset.categories == (("0", "1", "2"), ("1", "2"), NumberedStates(-9, 12))
+    assert read.every_case.patterns[read.row_patterns, 1].tolist() == [0, 1, 0]
+    assert read.notes == ("whole numbers that no cell has still count as states, in column 'b' "
+                          "(9 of -9..2). If a number stands for a missing answer (such as -9 or "
+                          "99), add it to the missing values (--missing-values); a data "
+                          "dictionary fixes a column's states",)
+    named = read_csv(tmp_path / "data.csv", missing_values=("", "-9"))
+    assert named.categories == (("0", "1", "2"), ("1", "2"), ("1", "2"))
+
+
+def test_columns_not_named_are_not_read_at_all(tmp_path):
+    """A column the model is not bound to changes no state, case, note or error."""
+    alone = read_data(write(tmp_path, "a,b\n1,2\n2,1\n,2\n2,2\n", "alone.csv"))
+    for other in (["0", "1", "2", "3"], ["x", "", "NA", "y"], ["", "", "", ""],
+                  ["1.5", "99999999999999999999999", "3000000000", "-9"]):
+        path = write(tmp_path, "a,id,b\n" + "".join(
+            f"{a},{o},{b}\n" for (a, b), o in zip([(1, 2), (2, 1), ("", 2), (2, 2)], other)))
+        read = read_data(path, columns=("a", "b"), missing="drop")
+        assert same(read.dataset, read_data(tmp_path / "alone.csv", missing="drop").dataset)
+        assert same(read.every_case, alone.every_case) and read.notes[1:] == ()
+        assert np.array_equal(read.row_patterns, alone.row_patterns)
+    with pytest.raises(DataError, match="the data has no column 'c'; columns of data file"):
+        read_data(path, columns=("a", "c"))
+
+
+@pytest.mark.parametrize("spelling", [value for value in DEFAULT_MISSING_VALUES if value])
+def test_the_missing_value_spellings_of_pandas_and_r_are_missing_cells(tmp_path, spelling):
+    path = write(tmp_path, f"a,b\n1,{spelling}\n2,1\n 1 , {spelling} \n2,2\n")
+    assert same(read_csv(path), read_csv(write(tmp_path, "a,b\n1,\n2,1\n1,\n2,2\n", "empty.csv")))
+    assert read_csv(path).categories[1] == ("1", "2")
+
+
+def test_the_defaults_hold_pandas_na_values_and_the_ones_it_leaves_out():
+    from pandas._libs.parsers import STR_NA_VALUES  # what pandas.read_csv reads as NaN
+
+    assert set(DEFAULT_MISSING_VALUES) == STR_NA_VALUES | {".", "na"}
+
+
+@pytest.mark.parametrize("preamble", ["# survey of 2020, wave 1\n", "#\n# two lines\n",
+                                      "sep=,\n", "sep=,\n# and a comment\n"])
+def test_comment_lines_and_an_excel_separator_line_before_the_header_are_skipped(tmp_path,
+                                                                                 preamble):
+    plain = read_csv(write(tmp_path, "A,B\n0,1\n1,0\n", "plain.csv"))
+    assert same(read_csv(write(tmp_path, preamble + "A,B\n0,1\n1,0\n")), plain)
+    path = write(tmp_path, "\ufeff" + preamble + "A,B\n0,1\n1\n", "short.csv")
+    with pytest.raises(DataError, match=f"line {preamble.count(chr(10)) + 3}: 1 cells, but"):
+        read_csv(path)
+
+
+@pytest.mark.parametrize("separator", [";", "\t", "|"])
+def test_the_separator_an_excel_first_line_names_is_used(tmp_path, separator):
+    plain = read_csv(write(tmp_path, "A,B\n0,1\n1,0\n", "plain.csv"))
+    text = f"sep={separator}\nA{separator}B\n0{separator}1\n1{separator}0\n"
+    assert same(read_csv(write(tmp_path, text)), plain)
+    with pytest.raises(DataError, match=f"line 4: 1 cells, but the header has 2"):
+        read_csv(write(tmp_path, f"sep={separator}\nA{separator}B\n0{separator}1\n1\n",
+                       "short.csv"))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("sep=x\nA,B\n0,1\n", "line 1 names the separator 'x'; separate cells by commas, "
+                            "semicolons, tabs or '|'"),
+    ("# only a comment\n", "is empty; it needs a header of variable names on its line 2"),
+    ("sep=;\n\nA;B\n0;1\n", "is empty; it needs a header of variable names on its line 2"),
+    ("A;B\n0;1\n", "its cells seem separated by ';'; separate them by commas, or name the "
+                   "separator on a first line 'sep=;' as Excel writes it"),
+])
+def test_a_preamble_that_cannot_be_read_is_one_line(tmp_path, text, message):
+    with pytest.raises(DataError) as error:
+        read_csv(write(tmp_path, text))
+    assert message in str(error.value) and "\n" not in str(error.value)
 
 
 def test_a_data_dictionary_fixes_states_order_and_absent_categories(tmp_path):

@@ -97,7 +97,7 @@ def test_select_reports_for_each_k_the_statistics_fit_reports(data_file, capsys)
     ("X1,X2,X3,X4\n0,1,2,1\n1,0,1,0\n", "the model 2:2,2,3 has 3 observed variables but "
      "there are 4 columns (X1, X2, X3, X4); give --columns with 3 of them, or a model with 4 "
      "observed leaves"),
-    ("X1,X2,X3\n0,1,3\n", "column 'X3' has 4 states ('0', '1', '2', '3') but the model gives it 3"),
+    ("X1,X2,X3\n0,1,4\n", "column 'X3' has 4 states ('1', '2', '3', '4') but the model gives it 3"),
     ("X1,X2,X3\n0,a,1\n1,b,0\n2,c,1\n", "column 'X1' has 3 states"),
     ("X1,X2,X3\n0,1\n", "line 2: 2 cells, but the header has 3"),
     ("X1,X2,X3\n0,1,2\n,,NA\n", "row 2: every cell is missing"),

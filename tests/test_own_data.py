@@ -252,3 +252,25 @@ def test_labels_with_commas_are_quoted_in_the_states_line(tmp_path, capsys):
     path.write_text('a,b\n"x, 0",1\n"x, 1",0\n"x, 0",0\ny,1\n')
     out = run(capsys, "fit", path, "--classes", "1", "--skip-de")[1]
     assert "a ('x, 0', 'x, 1', y); b (0, 1)" in out
+
+
+def test_an_identifier_column_changes_no_number_of_the_fit(tmp_path, capsys):
+    """An identifier counted from 0 gave every item coded 1..2 a state 0, even out of
+    --columns: BIC and the df of G^2 moved. Now a column is coded on its own, and one the model
+    is not bound to is not read."""
+    rng = np.random.default_rng(7)
+    items = rng.integers(1, 3, size=(60, 4))
+    plain = tmp_path / "items.csv"
+    plain.write_text("a,b,c,d\n" + "".join(",".join(map(str, row)) + "\n" for row in items))
+    with_id = tmp_path / "with_id.csv"
+    remarks = ["", '"late, by mail"', "NA", "-9"]
+    with_id.write_text("id,a,b,c,d,remark\n" + "".join(
+        f"{i},{','.join(map(str, row))},{remarks[i % 4]}\n" for i, row in enumerate(items)))
+    for model in (["--classes", "2"], ["--model", "2:2,2,2,2"]):
+        argv = [*model, "--restarts", "4", "--json", "--skip-de"]
+        alone = json.loads(run(capsys, "fit", plain, *argv)[1])
+        bound = json.loads(run(capsys, "fit", with_id, *argv, "--columns", "a,b,c,d")[1])
+        assert bound["states"] == alone["states"] == {name: ["1", "2"] for name in "abcd"}
+        assert bound["lca"]["fit_statistics"] == alone["lca"]["fit_statistics"]
+        assert bound["em"]["log_likelihood"] == alone["em"]["log_likelihood"]
+        assert bound["notes"] == alone["notes"]

@@ -457,11 +457,16 @@ def command_dim(args) -> None:
     _print_report(report, ebnc.format_report, args.json)
 
 
-def _complete_data(path):
-    """A data file for a learner that needs every cell: one line if some cell is missing."""
-    from hiddenbn.data import read_csv
+def _complete_data(path, columns=None):
+    """The ``columns`` of a data file for a learner that needs every cell: one line if one is
+    missing. Every column is read when ``columns`` is None or names one the file lacks (for
+    the learner to name it among them)."""
+    from hiddenbn.data import read_table
 
-    data = read_csv(path)
+    table = read_table(path)
+    if columns is not None and not set(columns) <= set(table.names):
+        columns = None
+    data = table.data_file(columns).dataset
     data.require_complete("an embedded classifier", "delete the rows with missing cells")
     return data
 
@@ -471,8 +476,8 @@ def command_ebnc_fit(args) -> None:
 
     embedded = _network_of("ebnc fit", args, args.embedded)
     limits.check_network(embedded)
-    report = ebnc_fit.fit_report(embedded, args.target, _complete_data(args.data),
-                                 args.prior_sd)
+    data = _complete_data(args.data, embedded.observed_names)
+    report = ebnc_fit.fit_report(embedded, args.target, data, args.prior_sd)
     _print_json(report)
 
 
@@ -480,9 +485,9 @@ def command_ebnc_select(args) -> None:
     from hiddenbn import ebnc_fit
 
     inputs = None if args.inputs is None else _names_option("--inputs", args.inputs)
-    report = ebnc_fit.select_report(_complete_data(args.data), args.target, inputs, args.score,
-                                    args.prior_sd, args.max_parents,
-                                    _progress_lines("embedded networks scored"))
+    data = _complete_data(args.data, None if inputs is None else (args.target, *inputs))
+    report = ebnc_fit.select_report(data, args.target, inputs, args.score, args.prior_sd,
+                                    args.max_parents, _progress_lines("embedded networks scored"))
     _print_json(report)
 
 
@@ -502,25 +507,26 @@ def _progress_lines(what: str):
     return report
 
 
-def _data_file(args, numeric=()):
-    """DATA as read with the data options (dictionary, missing cells); ``numeric``: columns of
-    measured numbers, not states (:func:`hiddenbn.data.read_data`)."""
-    from hiddenbn.data import read_data
+def _data_table(args, numeric=()):
+    """DATA parsed with the data options (dictionary, missing cells; ``numeric``: columns of
+    measured numbers, not states), its columns coded once the model names them
+    (:meth:`hiddenbn.data.DataTable.data_file`)."""
+    from hiddenbn.data import read_table
 
     tokens = [token for token in args.missing_values.split(",")] + [""]  # empty is always missing
-    return read_data(args.data, dictionary=args.dictionary, missing_values=tokens,
-                     missing=args.missing, numeric=numeric)
+    return read_table(args.data, dictionary=args.dictionary, missing_values=tokens,
+                      missing=args.missing, numeric=numeric)
 
 
-def _columns(args, data) -> tuple:
-    """The columns a model is bound to: --columns, else every column of the data."""
+def _columns(args, names) -> tuple:
+    """The columns a model is bound to: --columns, else every column of the data (``names``)."""
     if args.columns is None:
-        return data.names
+        return names
     columns = _names_option("--columns", args.columns)
-    unknown = [name for name in columns if name not in data.names]
+    unknown = [name for name in columns if name not in names]
     if unknown:
         raise HiddenbnError(f"--columns names {excerpt(unknown[0])}, which is not a column of "
-                            f"{args.data}; its columns are {', '.join(data.names)}")
+                            f"{args.data}; its columns are {', '.join(names)}")
     return columns
 
 
@@ -551,21 +557,27 @@ def _command_model(command: str, args) -> tuple:
     return family, model
 
 
-def _bound_model(args, data, family: str, network):
-    """The network of the model of fit or evidence (:func:`_command_model`: ``network`` is None
-    for the latent class model of --classes or --model K, a noisy-max model's is its network)
-    over the data's columns (see 'fit --help')."""
+def _bound_model(args, table, family: str, model) -> tuple:
+    """The network of the model of fit or evidence (:func:`_command_model`: ``model`` is None
+    for the latent class model of --classes or --model K, a noisy-max model's network is its
+    network, a noisy-additive model has none: None) over the columns of the data ``table``
+    (see 'fit --help'), and the data file of the columns it is bound to (no other is read)."""
     from hiddenbn import selection
     from hiddenbn.spec import bind_columns, is_spec_file
 
-    if network is None:
-        return selection.latent_class_network(data, _classes(args), _columns(args, data))
-    if family == "noisy-max":
-        return network.network()  # its causes and effect name their columns
-    if is_spec_file(args.model) or (not args.columns
-                                    and set(network.observed_names) == set(data.names)):
-        return network  # its nodes name the columns (a shorthand's X1..Xn: every one of them)
-    return bind_columns(network, _columns(args, data), f"the model {args.model}")
+    if model is None:
+        columns = _columns(args, table.names)
+        data_file = table.data_file(columns)
+        return (selection.latent_class_network(data_file.dataset, _classes(args), columns),
+                data_file)
+    if family in ("poisson", "gaussian"):
+        return None, table.data_file(model.observed_names)  # its causes and effect
+    network = model.network() if family == "noisy-max" else model  # their nodes name columns
+    if not (family == "noisy-max" or is_spec_file(args.model) or (
+            not args.columns and set(network.observed_names) == set(table.names))):
+        # a shorthand's X1..Xn name the columns only when they are every one of them
+        network = bind_columns(network, _columns(args, table.names), f"the model {args.model}")
+    return network, table.data_file(network.observed_names)
 
 
 def command_fit(args) -> None:
@@ -582,7 +594,8 @@ def command_fit(args) -> None:
                    [args.data, args.model, args.init, args.dictionary])
     family, model = _command_model("fit", args)
     additive = family in ("poisson", "gaussian")
-    data_file = _data_file(args, numeric=(model.effect_name,) if additive else ())
+    table = _data_table(args, numeric=(model.effect_name,) if additive else ())
+    network, data_file = _bound_model(args, table, family, model)
     if family in ("noisy-max", "poisson", "gaussian"):  # EM reads every cell of a case
         data_file.require_complete(args.data, model.observed_names, FAMILIES[family].name)
     if additive:
@@ -591,7 +604,6 @@ def command_fit(args) -> None:
                                                args.restarts, data_file.notes, **_em_options(args))
         _print_report(report, interaction_report.format_fit_report, args.json)
         return
-    network = _bound_model(args, data_file.dataset, family, model)
     limits.check_network(network)
     latent_class = is_latent_class(network)
     plot_format = args.plot and _plots().figure_format(args.plot)
@@ -640,9 +652,10 @@ def command_select(args) -> None:
     from hiddenbn import selection
 
     _refuse_what_does_not_act("select", args)  # its family is the latent class model
-    data_file = _data_file(args)
+    table = _data_table(args)
     classes = selection.parse_classes(args.classes)
-    columns = _columns(args, data_file.dataset)
+    columns = _columns(args, table.names)
+    data_file = table.data_file(columns)
     largest = selection.latent_class_network(data_file.dataset, classes[-1], columns)
     limits.check_network(largest, f"the latent class model with {classes[-1]} classes")
     data = data_file.dataset.for_network(largest)
@@ -669,15 +682,14 @@ def command_evidence(args) -> None:
     from hiddenbn.smc import FEW_RUNS, smc_log_evidence
 
     family, model = _command_model("evidence", args)
-    dataset = _data_file(args).dataset
-    network = _bound_model(args, dataset, family, model)
+    network, data_file = _bound_model(args, _data_table(args), family, model)
     limits.check_network(network)
-    data = dataset.for_network(network)
+    data = data_file.dataset.for_network(network)
     runs, particles = (0, 0) if args.method == "exact" else (args.runs, args.particles)
     limits.check_evidence(network, data.n_patterns, data.n_cases, runs, particles)
     report = {"model": args.model, "method": args.method, "prior_alpha": args.prior_alpha,
               "cases": data.n_cases, "patterns": data.n_patterns,
-              "states": data.states()}
+              "states": data.states(), "notes": list(data_file.notes)}
     if args.method == "exact":
         result = exact_log_evidence(network, data, args.prior_alpha)
         report.update(log_evidence=result.log_evidence, standard_error=0.0,
@@ -696,6 +708,8 @@ def command_evidence(args) -> None:
     error = "" if args.method == "exact" else f" +- {report['standard_error']:.3f}"
     print(f"log p(D | {args.model}) = {report['log_evidence']:.4f}{error} ({args.method}, "
           f"N = {data.n_cases}, {data.n_patterns} patterns)")
+    for note in report["notes"]:
+        print(f"note: {note}")
     if report.get("effective_runs", math.inf) < FEW_RUNS:
         print(f"note: the estimate rests on {report['effective_runs']:.1f} of {args.runs} runs, "
               "which ended in different modes, so the +- is not its error; rerun with other "
@@ -722,8 +736,9 @@ def _add_data_options(parser):
                         "absent from the data still counts")
     parser.add_argument("--missing-values", metavar="LIST", default=",".join(
                         value for value in defaults.DEFAULT_MISSING_VALUES if value),
-                        help="cells read as missing besides empty ones, comma-separated "
-                        "(default NA,.)")
+                        help="cells read as missing besides empty ones, comma-separated; "
+                        "replaces the default: pandas' default na_values (NA, NaN, N/A, NULL, "
+                        "None, ...), . and na")
     parser.add_argument("--missing", choices=defaults.MISSING_HANDLING, default="model",
                         help="model: missing cells are summed out (missing at random; the "
                         "default); drop: cases with a missing cell are deleted (listwise)")

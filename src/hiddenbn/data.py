@@ -6,20 +6,35 @@ the likelihoods grows with the number of distinct patterns, not with the number 
 Data files are CSV with a header of variable names, one case per line, and an optional
 ``count`` column of pattern counts. :func:`read_data` reads categorical data as people keep it:
 
-* **States.** A column's states are coded ``0..r-1``. A column of whole numbers keeps their
-  order: its codes are the numbers minus the file's *base*, the smallest whole number of the
-  file when that is below 1, else 1 (poLCA's convention: states 1..r). So a file written by
-  hiddenbn (states ``0..r-1``) reads back unchanged and a survey coded 1..5 gets codes 0..4;
-  a state between the base and a column's largest value counts even if no case has it. A
-  column with any other cell (a label such as ``yes``) has its distinct values as states,
-  sorted as R's ``factor`` sorts levels: numbers by value, then text in code-point order.
+* **Each column on its own.** A column's states are coded ``0..r-1`` from its own cells alone:
+  a missing-value code or an identifier in one column never changes another column's states.
+  Only the columns a model is bound to are coded (``columns``; :meth:`DataTable.data_file`),
+  so a column the model does not use changes no state, case, note or error.
+* **Whole numbers** keep their order: a column's codes are its numbers minus its *base*, its
+  smallest number when that is below 1, else 1 (poLCA's convention: states 1..r). So an item
+  coded 1..5 gets codes 0..4 and one coded 0/1 keeps them; a state between the base and the
+  column's largest number counts even if no case has it (a note says so). A whole number may
+  be written with a decimal point, zeros after it or an exponent: ``2.0`` (as pandas writes
+  the integers of a column with a missing cell) is the state ``2``, also in a data dictionary
+  and as a count. (A file that hiddenbn wrote, states ``0..r-1``, reads back unchanged where a
+  column has its state 0; ``base=0`` reads every column from 0.)
+* **Labels.** A column with any other cell (a label such as ``yes``, or a number that is not
+  whole such as ``2.5``) has its distinct values as states, sorted as R's ``factor`` sorts
+  levels: numbers by value, then text in code-point order. A column of numbers that are not
+  all whole, or one with more than :data:`USUAL_MAX_STATES` states, gets a note: it is more
+  likely a measurement or an identifier than a category, to be binned or left out.
 * **A data dictionary** (YAML, ``column: [category, ...]``) fixes the states and their order for
   the columns it names; a category absent from the data still counts, and a cell that is not
   in the list is an error. Its entries are read as text (``yes`` stays ``yes``).
-* **Missing cells** are those equal to one of ``missing_values`` (default: empty, ``NA`` and
-  ``.``), blanks around a cell ignored. They are kept as :data:`MISSING` and summed out by EM
-  and every score (missing at random); ``missing="drop"`` deletes every case with a missing
-  cell instead (listwise deletion).
+* **Missing cells** are those equal to one of ``missing_values``, blanks around a cell ignored.
+  The default (:data:`DEFAULT_MISSING_VALUES`) is pandas' default ``na_values`` (empty,
+  ``NA``, ``NaN``, ``nan``, ``N/A``, ``n/a``, ``NULL``, ``null``, ``None``, ``#N/A``, ...,
+  which cover R's ``NA`` and StepMix's NaN) and further SAS's and Stata's ``.`` and ``na``.
+  They are kept as :data:`MISSING` and summed out by EM and every score (missing at random);
+  ``missing="drop"`` deletes every case with a missing cell instead (listwise deletion).
+* **Before the header**, a first line ``sep=;`` (as Excel writes it) names the separator of
+  the cells (``,``, ``;``, tab or ``|``; default ``,``), and lines starting with ``#`` are
+  comments (as R's ``read.table`` skips them); both are skipped.
 
 The states of each column are returned with the data (:attr:`Dataset.categories`), and every
 output that shows states uses them. The file is parsed by pandas' C parser and every column
@@ -33,6 +48,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import numpy as np
@@ -47,13 +63,16 @@ from hiddenbn.textfiles import (ALIAS_EXPANSION, checked_text_path, not_utf8, re
 COUNT_COLUMN = "count"
 #: A missing cell in :attr:`Dataset.patterns` (summed out under missing at random).
 MISSING = -1
-# Cells read as missing unless told otherwise (empty, R's ``NA`` and SAS/Stata's ``.``), and
-# what read_data does with them (keep them for the model, or drop the cases): imported from
+# Cells read as missing unless told otherwise (pandas' default na_values, ``.`` and ``na``),
+# and what read_data does with them (keep them for the model, or drop the cases): imported from
 # hiddenbn.defaults (DEFAULT_MISSING_VALUES, MISSING_HANDLING), where the command line reads them.
 #: The largest data dictionary read, in bytes.
 MAX_DICTIONARY_BYTES = 1 << 24
-#: A cell that is a whole number: ASCII digits with an optional sign.
-_INTEGER = re.compile(r"[+-]?[0-9]+")
+#: The most states a column has without a note that it looks like a measurement or an
+#: identifier: categorical items have far fewer (a 0-10 rating scale has 11), and at the sample
+#: sizes of a survey each state of a column past this many holds only a few dozen cases, so
+#: its parameters (one per state and class) are barely estimated.
+USUAL_MAX_STATES = 30
 #: A decimal number in ASCII (``float`` alone would also take ``1_0``, ``inf`` and other digits).
 _NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 #: More digits than any state or count has (int() also refuses numbers past 4300 digits).
@@ -374,13 +393,15 @@ class DataFile:
                         "(--missing drop)")
 
 
+
 def read_csv(path, **options) -> Dataset:
     """The cases of a data file as a :class:`Dataset` (:func:`read_data` with ``options``)."""
     return read_data(path, **options).dataset
 
 
 def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
-              missing: str = "model", numeric=()) -> DataFile:
+              missing: str = "model", numeric=(), columns=None,
+              base: int | None = None) -> DataFile:
     """Read a data file (see the module docstring); every malformed input is a one-line
     :class:`DataError` naming the file, the row or column, and the fix.
 
@@ -398,7 +419,23 @@ def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
         Columns of measured numbers (the effect of a noisy-additive interaction model), not of
         states: each distinct number is a state, labelled as :func:`float` reads it back, and a
         cell that is not a decimal number is refused.
+    columns : sequence of str, optional
+        The columns to read, in this order (default: every column but ``count``); the others
+        are not coded, so they change nothing (:meth:`DataTable.data_file`).
+    base : int, optional
+        The number of state 0 in every whole-number column, for files whose numbers are codes
+        (``0`` for a file hiddenbn wrote); default: each column's own base.
     """
+    return read_table(path, dictionary, missing_values, missing, numeric,
+                      base).data_file(columns)
+
+
+def read_table(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
+               missing: str = "model", numeric=(), base: int | None = None) -> "DataTable":
+    """A data file parsed, its columns not yet coded: :meth:`DataTable.data_file` codes the
+    columns a model is bound to, once the header has named them. The parameters are
+    :func:`read_data`'s; the file and the dictionary are checked here, each column's cells
+    when it is coded."""
     if missing not in MISSING_HANDLING:
         raise DataError(f"unknown handling of missing cells {missing!r}; use one of "
                         f"{', '.join(MISSING_HANDLING)}")
@@ -406,7 +443,7 @@ def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
         raise DataError(f"missing_values must be a list of cell texts, e.g. ('', 'NA'), got the "
                         f"text {missing_values!r}")
     path = Path(path)
-    header, columns = _read_table(path)
+    header, cells = _read_table(path)
     declared = {} if dictionary is None else (
         _checked_dictionary(dictionary, "the data dictionary") if isinstance(dictionary, dict)
         else read_dictionary(dictionary))
@@ -418,58 +455,107 @@ def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
     if measured:
         raise DataError(f"the data dictionary names column {measured[0]!r}, which holds "
                         "numbers, not states; take it out of the dictionary")
-    counts = (_counts(path, columns.pop(header.index(COUNT_COLUMN)))
+    counts = (_counts(path, cells.pop(header.index(COUNT_COLUMN)))
               if COUNT_COLUMN in header else None)
-    names = [name for name in header if name != COUNT_COLUMN]
+    names = tuple(name for name in header if name != COUNT_COLUMN)
     if not names:
         raise DataError(f"data file {path} has a count column but no variables")
-    missing_values = frozenset(value.strip() for value in missing_values)
-    encoded = [_encode_numbers(path, name, values, missing_values) if name in numeric
-               else _encode(path, name, values, declared.get(name), missing_values)
-               for name, values in zip(names, columns)]
-    codes, categories, notes = _apply_base(path, names, encoded)
-    notes += [f"column {name!r} is read as a variable; name it {COUNT_COLUMN!r} if it counts "
-              "the cases of each row" for name in names if name.lower() == COUNT_COLUMN]
-    usually_missing = set(DEFAULT_MISSING_VALUES) - missing_values
-    as_states = [f"{name!r} ({', '.join(repr(t) for t in sorted(usually_missing & set(labels)))})"
-                 for name, labels in zip(names, categories)
-                 if not isinstance(labels, NumberedStates) and usually_missing & set(labels)]
-    if as_states:
-        notes.append(f"cells usually read as missing are states here, as the missing values "
-                     f"given leave them out: {', '.join(as_states[:3])}"
-                     f"{', ...' if len(as_states) > 3 else ''}; list them with the others if "
-                     "they mean a missing answer")
-    # column-major: every column is written and read (pattern_counts' keys) contiguously
-    rows = np.empty((codes[0].size, len(codes)), dtype=np.int32, order="F")
-    for column, code in enumerate(codes):
-        rows[:, column] = code
-    _check_missing(path, names, rows)
-    patterns, pattern_weights, row_patterns = pattern_counts(
-        rows, [len(c) for c in categories], counts, return_inverse=True)
-    counts = np.ones(rows.shape[0], dtype=np.int64) if counts is None else counts
-    every_case = Dataset(tuple(names), patterns, pattern_weights, categories)
-    keep = counts > 0
-    if missing == "drop":
-        incomplete = (rows == MISSING).any(axis=1) & keep
-        if incomplete.any():
-            notes.append(f"{int(counts[incomplete].sum())} of {int(counts.sum())} cases have a "
-                         "missing cell and were dropped (listwise deletion, --missing drop)")
-            if incomplete.sum() == keep.sum():
-                raise DataError(f"data file {path}: every case has a missing cell, so "
-                                "--missing drop leaves nothing; use --missing model")
-        keep &= ~incomplete
-    if not keep.any():
-        raise DataError(f"data file {path}: every count is zero")
-    dataset = (every_case if keep.all() else Dataset.from_rows(
-        names, rows[keep], [len(c) for c in categories], counts[keep], categories))
-    return DataFile(dataset, every_case, row_patterns, tuple(notes))
+    return DataTable(path, names, tuple(cells), counts, declared,
+                     frozenset(value.strip() for value in missing_values), missing,
+                     frozenset(numeric), base)
+
+
+@dataclass(frozen=True, eq=False)
+class DataTable:
+    """A data file as :func:`read_table` parsed it: each column's cells as text, not yet coded.
+
+    Attributes
+    ----------
+    path : Path
+        The data file.
+    names : tuple of str
+        The variables, in the order of the header (without the ``count`` column).
+    cells : tuple of ndarray of str
+        The cells of each variable, one per data row.
+    counts : ndarray of int64, optional
+        The ``count`` column (None: every row is one case).
+    dictionary : dict
+        The data dictionary, ``{column: (category, ...)}`` (empty without one).
+    missing_values : frozenset of str
+        The cells read as missing.
+    missing : {"model", "drop"}
+        What :meth:`data_file` does with missing cells.
+    numeric : frozenset of str
+        The columns of measured numbers, not states.
+    base : int, optional
+        The number of state 0 of every whole-number column (None: each column's own).
+    """
+
+    path: Path
+    names: tuple[str, ...]
+    cells: tuple[np.ndarray, ...] = field(repr=False)
+    counts: np.ndarray | None = field(repr=False)
+    dictionary: dict
+    missing_values: frozenset
+    missing: str
+    numeric: frozenset = frozenset()
+    base: int | None = None
+
+    def data_file(self, columns=None) -> DataFile:
+        """The cases over ``columns`` (default: every variable), in that order, as a
+        :class:`DataFile`. Each column is coded on its own, and a column not named is not
+        coded at all: its cells change no state, no case, no note and raise no error."""
+        path = self.path
+        columns = self.names if columns is None else tuple(columns)
+        absent = [name for name in columns if name not in self.names]
+        if absent:
+            raise DataError(f"the data has no column {absent[0]!r}; columns of data file "
+                            f"{path} are {_listed(self.names)}")
+        if len(set(columns)) != len(columns):
+            raise DataError(f"column {next(c for c in columns if columns.count(c) > 1)!r} is "
+                            "named twice; name each column once")
+        if not columns:
+            raise DataError(f"no column of data file {path} is named; name at least one")
+        coded = [_code_numbers(path, name, self.cells[self.names.index(name)],
+                               self.missing_values) if name in self.numeric else
+                 _code_column(path, name, self.cells[self.names.index(name)],
+                              self.dictionary.get(name), self.missing_values, self.base)
+                 for name in columns]
+        categories = tuple(column.states for column in coded)
+        notes = _notes(columns, coded, self.missing_values, self.base)
+        # column-major: every column is written and read (pattern_counts' keys) contiguously
+        rows = np.empty((coded[0].codes.size, len(coded)), dtype=np.int32, order="F")
+        for j, column in enumerate(coded):
+            rows[:, j] = column.codes
+        _check_missing(path, rows)
+        counts = self.counts
+        patterns, pattern_weights, row_patterns = pattern_counts(
+            rows, [len(c) for c in categories], counts, return_inverse=True)
+        counts = np.ones(rows.shape[0], dtype=np.int64) if counts is None else counts
+        every_case = Dataset(columns, patterns, pattern_weights, categories)
+        keep = counts > 0
+        if self.missing == "drop":
+            incomplete = (rows == MISSING).any(axis=1) & keep
+            if incomplete.any():
+                notes.append(f"{int(counts[incomplete].sum())} of {int(counts.sum())} cases have "
+                             "a missing cell and were dropped (listwise deletion, --missing "
+                             "drop)")
+                if incomplete.sum() == keep.sum():
+                    raise DataError(f"data file {path}: every case has a missing cell, so "
+                                    "--missing drop leaves nothing; use --missing model")
+            keep &= ~incomplete
+        if not keep.any():
+            raise DataError(f"data file {path}: every count is zero")
+        dataset = (every_case if keep.all() else Dataset.from_rows(
+            columns, rows[keep], [len(c) for c in categories], counts[keep], categories))
+        return DataFile(dataset, every_case, row_patterns, tuple(notes))
 
 
 def read_dictionary(path) -> dict:
     """A data dictionary: a YAML mapping of column names to lists of distinct categories.
 
-    Every entry is read as text (``yes``, ``1`` and ``1.0`` stay as written), so a category
-    matches a cell that shows the same text.
+    Every entry is read as text (``yes`` stays ``yes``, ``01`` stays ``01``), and a category
+    matches a cell that shows the same text or the same whole number (``1`` and ``1.0``).
     """
     import yaml  # only a dictionary needs it
 
@@ -502,7 +588,7 @@ def _checked_dictionary(document, source: str) -> dict:
             raise DataError(f"{source}: column {excerpt(str(name))} needs a list of categories "
                             "as text, e.g. '[no, yes]'")
         categories = [c.strip() for c in categories]
-        if len(set(categories)) != len(categories):
+        if len({_label(c) for c in categories}) != len(categories):
             raise DataError(f"{source}: column {excerpt(str(name))} lists a category twice")
         dictionary[name] = tuple(categories)
     return dictionary
@@ -513,27 +599,28 @@ def _read_table(path: Path) -> tuple[list[str], list[np.ndarray]]:
     import pandas as pd  # its C parser reads large files at speed; only files need it
 
     path = checked_text_path(path, DataError, "data file", limits.DATA_BYTES_PER_TEXT_BYTE)
-    with open(path, "rb") as handle:  # pandas would skip blank lines to a later header
-        if not handle.readline().removeprefix(b"\xef\xbb\xbf").strip():
-            raise DataError(f"data file {path} is empty; it needs a header of variable names "
-                            "on its first line")
+    skipped, separator = _preamble(path)
     try:
         frame = pd.read_csv(path, header=None, dtype=str, na_filter=False, encoding="utf-8-sig",
-                            skip_blank_lines=True, skipinitialspace=False)
+                            skip_blank_lines=True, skipinitialspace=False, sep=separator,
+                            skiprows=skipped)
     except pd.errors.EmptyDataError:
         raise DataError(f"data file {path} is empty; it needs a header of variable "
                         "names") from None
     except pd.errors.ParserError as err:
         reason = " ".join(str(err).split()).removeprefix("Error tokenizing data. C error: ")
         raise DataError(f"data file {path}: {reason}; write one case per line, cells "
-                        "separated by commas, as many as the header has") from None
+                        f"separated by {_SEPARATOR_NAMES[separator]}, as many as the header "
+                        "has") from None
     except UnicodeDecodeError as err:
         raise not_utf8(DataError, "data file", path, err) from None
     header = [cell.strip() for cell in frame.iloc[0]]
-    separator = next((s for s in (";", "\t", "|") if len(header) == 1 and s in header[0]), None)
-    if separator:  # one column whose name holds another separator: not a comma-separated file
+    other = next((s for s in _SEPARATOR_NAMES
+                  if s != separator and len(header) == 1 and s in header[0]), None)
+    if other:  # one column whose name holds another separator: not the separator of the file
         raise DataError(f"data file {path} has one column, named {excerpt(header[0])}: its cells "
-                        f"seem separated by {separator!r}; separate them by commas")
+                        f"seem separated by {other!r}; separate them by commas, or name the "
+                        f"separator on a first line 'sep={other}' as Excel writes it")
     if not any(header):
         raise DataError(f"data file {path} is empty; it needs a header of variable names")
     if not all(header):
@@ -547,38 +634,95 @@ def _read_table(path: Path) -> tuple[list[str], list[np.ndarray]]:
         raise DataError(f"data file {path} has a header but no rows")
     columns = [frame[j].to_numpy()[1:] for j in frame.columns]
     if (columns[-1] == "").any():  # pandas fills a short row with empty cells: find it
-        _check_row_lengths(path, len(header))
+        _check_row_lengths(path, len(header), skipped, separator)
     return header, columns
 
 
-def _check_row_lengths(path: Path, width: int) -> None:
-    """Refuse a row with fewer cells than the header. First the commas of the whole file are
-    counted: pandas has refused every line with too many, so when no quote can hide a comma and
+def _preamble(path: Path) -> tuple[int, str]:
+    """How many lines precede the header, and the separator of the cells. A first line
+    ``sep=;`` (as Excel writes it) names the separator; lines starting with ``#`` before the
+    header are comments (as R's ``read.table`` skips them); both are skipped."""
+    with open(path, "rb") as handle:  # pandas would skip blank lines to a later header
+        line = handle.readline().removeprefix(b"\xef\xbb\xbf")
+        skipped, separator = 0, ","
+        if line.startswith(b"sep=") and len(line.rstrip(b"\r\n")) <= len(b"sep=") + 1:
+            separator = line.rstrip(b"\r\n")[len(b"sep="):].decode("ascii", "replace")
+            if separator not in _SEPARATOR_NAMES:
+                raise DataError(f"data file {path}: line 1 names the separator "
+                                f"{excerpt(separator)}; separate cells by commas, semicolons, "
+                                "tabs or '|'")
+            skipped, line = 1, handle.readline()
+        while line.startswith(b"#"):
+            skipped, line = skipped + 1, handle.readline()
+        if not line.strip():
+            raise DataError(f"data file {path} is empty; it needs a header of variable names "
+                            f"on its {'first line' if not skipped else f'line {skipped + 1}'}")
+    return skipped, separator
+
+
+#: The separators a data file may use (a first line ``sep=;`` names one), as messages name them.
+_SEPARATOR_NAMES = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "'|'"}
+
+
+def _check_row_lengths(path: Path, width: int, skipped: int, separator: str) -> None:
+    """Refuse a row with fewer cells than the header. First the separators of the table are
+    counted: pandas has refused every line with too many, so when no quote can hide one and
     the count is the header's times the lines, every line is whole. Else the csv module finds
     the row (quoted cells, blank lines) and its line number."""
-    raw = path.read_bytes()
+    with open(path, "rb") as handle:
+        for _ in range(skipped):
+            handle.readline()
+        raw = handle.read()
     if b'"' not in raw:
         lines = raw.count(b"\n") + (not raw.endswith(b"\n"))
-        if raw.count(b",") == (width - 1) * lines:
+        if raw.count(separator.encode()) == (width - 1) * lines:
             return
     with open(path, encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle)
+        for _ in range(skipped):
+            handle.readline()
+        reader = csv.reader(handle, delimiter=separator)
         for record in reader:
             if record and len(record) != width and any(cell.strip() for cell in record):
-                raise DataError(f"data file {path}, line {reader.line_num}: {len(record)} "
-                                f"cells, but the header has {width}; write an empty cell for a "
-                                "missing value")
+                raise DataError(f"data file {path}, line {skipped + reader.line_num}: "
+                                f"{len(record)} cells, but the header has {width}; write an "
+                                "empty cell for a missing value")
+
+
+def _whole(text: str) -> Decimal | None:
+    """``text`` as a whole number (exact), or None if it is not one. A whole number is written
+    in ASCII digits with an optional sign, and may have a decimal point, zeros after it and an
+    exponent: ``2``, ``2.0`` (as pandas writes the integers of a column with a missing cell)
+    and ``2e0`` are 2 (``int`` alone would also take ``1_000`` and other digits)."""
+    if not _NUMBER.fullmatch(text):
+        return None
+    try:
+        number = Decimal(text)
+    except InvalidOperation:  # an exponent beyond Decimal's range
+        return None
+    if not number:
+        return Decimal(0)
+    return number if number == number.to_integral_value() else None
 
 
 def _integer(path: Path, where: str, text: str) -> int | None:
-    """``text`` as a whole number, or None if it is not one (ASCII digits and a sign only:
-    ``int`` alone would also take ``1_000`` and non-ASCII digits)."""
-    if not _INTEGER.fullmatch(text):
+    """``text`` as a whole number (:func:`_whole`), or None if it is not one."""
+    number = _whole(text)
+    if number is None:
         return None
-    if len(text.lstrip("+-")) > _MAX_DIGITS:
-        raise DataError(f"data file {path}, {where}: {excerpt(text)} has "
-                        f"{len(text.lstrip('+-'))} digits, more than any state or count")
-    return int(text)
+    digits = number.adjusted() + 1 if number else 1
+    if digits > _MAX_DIGITS:
+        raise DataError(f"data file {path}, {where}: {excerpt(text)} has {digits} digits, more "
+                        "than any state or count")
+    return int(number)
+
+
+def _label(text: str) -> str:
+    """The state a cell or a dictionary category names: a whole number as its digits (``2.0``
+    is ``2``), anything else as written."""
+    number = _whole(text)
+    if number is None or (number and number.adjusted() >= _MAX_DIGITS):
+        return text
+    return str(int(number))
 
 
 def _counts(path: Path, values: np.ndarray) -> np.ndarray:
@@ -611,49 +755,78 @@ def _natural_order(text: str):
     return (1, 0.0, text)
 
 
-def _encode(path: Path, name: str, values: np.ndarray, declared, missing_values):
-    """One column as ``(codes, labels, integers)``: codes index ``labels`` (MISSING for a
-    missing cell); ``integers`` holds the whole numbers of an integer column (codes assigned
-    later, from the file's base), else None."""
+@dataclass(frozen=True)
+class _Column:
+    """One column as coded: codes (MISSING for a missing cell) and states, and what its notes
+    say: ``numbers`` (its whole numbers, for a whole-number column, else None) and
+    ``not_whole`` (the first number that is not whole and its row, when every cell is a
+    number, else None); ``given`` says that its states were given (a data dictionary's, or
+    the numbers of a measured column), so no note questions how many there are."""
+
+    codes: np.ndarray
+    states: Sequence[str]
+    numbers: frozenset | None = None
+    not_whole: tuple[str, int] | None = None
+    given: bool = False
+
+
+def _code_column(path: Path, name: str, cells: np.ndarray, declared, missing_values,
+                 base: int | None) -> _Column:
+    """Code one column, on its own: by ``declared`` (its categories in a data dictionary), as
+    whole numbers from its base, or as labels."""
     import pandas as pd
 
-    codes, uniques = pd.factorize(values)
+    codes, uniques = pd.factorize(cells)
     texts = [text.strip() for text in uniques]
     present = [text for text in texts if text not in missing_values]
     if not present:
         raise DataError(f"data file {path}: column {name!r} has only missing cells; leave the "
                         "column out of the file (or out of --columns)")
     if declared is not None:
-        states = list(declared)
-        read_as_missing = [label for label in states if label in missing_values]
+        read_as_missing = [label for label in declared if label in missing_values]
         if read_as_missing:
+            label = read_as_missing[0]
             raise DataError(f"data dictionary: column {name!r} lists "
-                            f"{excerpt(read_as_missing[0]) if read_as_missing[0] else 'an empty category'}"
-                            ", which is read as a missing cell; take it out of the list, or "
-                            "leave it out of the missing values (--missing-values)")
-        position = {label: s for s, label in enumerate(states)}
-        absent = [text for text in present if text not in position]
+                            f"{excerpt(label) if label else 'an empty category'}, which is "
+                            "read as a missing cell; take it out of the list, or leave it out "
+                            "of the missing values (--missing-values)")
+        position = {_label(label): s for s, label in enumerate(declared)}
+        absent = [text for text in present if _label(text) not in position]
         if absent:
             raise DataError(f"data file {path}: column {name!r} has {excerpt(absent[0])}, which "
                             f"is not one of its categories in the data dictionary "
-                            f"({_listed(states)}); add it there or write it as missing")
-        integers = None
-    else:
-        numbers = [_integer(path, f"column {name!r}", text) for text in present]
-        if all(number is not None for number in numbers):
-            integers = dict(zip(present, numbers))
-            return codes, texts, integers
-        states = sorted(set(present), key=_natural_order)
-        _refuse_one_number_written_twice(path, name, states)
-        position = {label: s for s, label in enumerate(states)}
-    lookup = np.array([position.get(text, MISSING) for text in texts], dtype=np.int64)
-    return lookup[codes], tuple(states), None
+                            f"({_listed(declared)}); add it there or write it as missing")
+        return _Column(_lookup(codes, texts, {text: position[_label(text)] for text in present}),
+                       tuple(declared), given=True)
+    numbers = {text: _integer(path, f"column {name!r}", text) for text in present}
+    if all(number is not None for number in numbers.values()):
+        smallest, top = min(numbers.values()), max(numbers.values())
+        first = min(smallest, 1) if base is None else base
+        if smallest < first:
+            raise DataError(f"data file {path}, column {name!r}: {smallest} is below {first}, "
+                            "the number of the first state")
+        if top - first + 1 > limits.MAX_STATES:
+            raise DataError(f"data file {path}, column {name!r}: {limits.shown(top)} is not a "
+                            f"state of a variable with at most {limits.MAX_STATES} states; code "
+                            "states 0..r-1 or 1..r")
+        position = {text: number - first for text, number in numbers.items()}
+        return _Column(_lookup(codes, texts, position),
+                       NumberedStates(first, top - first + 1), frozenset(numbers.values()))
+    states = sorted({_label(text) for text in present}, key=_natural_order)
+    _refuse_one_number_written_twice(path, name, states)
+    not_whole = None
+    if all(_NUMBER.fullmatch(text) for text in present):
+        text = next(text for text in texts if text in numbers and numbers[text] is None)
+        not_whole = (text, int(np.flatnonzero(codes == texts.index(text))[0]) + 1)
+    position = {label: s for s, label in enumerate(states)}
+    return _Column(_lookup(codes, texts, {text: position[_label(text)] for text in present}),
+                   tuple(states), not_whole=not_whole)
 
 
-def _encode_numbers(path: Path, name: str, values: np.ndarray, missing_values):
-    """A column of measured numbers as ``(codes, labels, None)``: each distinct number one
-    state (``1`` and ``1.0`` the same), in increasing order, labelled as :func:`float` writes
-    it; a cell that is not a finite decimal number is refused, naming its row."""
+def _code_numbers(path: Path, name: str, values: np.ndarray, missing_values) -> _Column:
+    """Code a column of measured numbers: each distinct number one state (``1`` and ``1.0``
+    the same), in increasing order, labelled as :func:`float` writes it; a cell that is not a
+    finite decimal number is refused, naming its row."""
     import pandas as pd
 
     codes, uniques = pd.factorize(values)
@@ -676,12 +849,69 @@ def _encode_numbers(path: Path, name: str, values: np.ndarray, missing_values):
     position = {number: s for s, number in enumerate(states)}
     lookup = np.array([position[numbers[text]] if text in numbers else MISSING
                        for text in texts], dtype=np.int64)
-    return lookup[codes], tuple(repr(number) for number in states), None
+    return _Column(lookup[codes], tuple(repr(number) for number in states), given=True)
+
+
+def _lookup(codes: np.ndarray, texts, position: dict) -> np.ndarray:
+    """The code of every cell: ``codes`` index ``texts``, whose codes ``position`` gives (a
+    text it lacks is missing)."""
+    return np.array([position.get(text, MISSING) for text in texts], dtype=np.int64)[codes]
+
+
+def _notes(names, coded, missing_values, base: int | None) -> list[str]:
+    """What a user should know about how the columns ``names`` (coded as ``coded``) were read:
+    states no cell has, cells usually missing read as states, and columns that look like
+    measurements or identifiers rather than categories."""
+    notes = []
+    gaps = [f"{name!r} ({unused} of {min(column.numbers)}..{max(column.numbers)})"
+            for name, column in zip(names, coded) if column.numbers is not None
+            for unused in [max(column.numbers) - min(column.numbers) + 1 - len(column.numbers)]
+            if unused]
+    if gaps:
+        notes.append(f"whole numbers that no cell has still count as states, in column"
+                     f"{'s' if len(gaps) > 1 else ''} {', '.join(gaps[:3])}"
+                     f"{', ...' if len(gaps) > 3 else ''}. If a number stands "
+                     "for a missing answer (such as -9 or 99), add it to the missing values "
+                     "(--missing-values); a data dictionary fixes a column's states")
+    unseen = [name for name, column in zip(names, coded)
+              if column.numbers is not None and min(column.numbers) > column.states.base]
+    if unseen:
+        first = ("from 1 up, or from a column's smallest number below 1" if base is None
+                 else f"from {base} up")
+        notes.append(f"whole-number states are read {first}; no cell of {_listed(unseen)} is "
+                     f"{'1' if base is None else base}: give their categories in a data "
+                     "dictionary if they start elsewhere")
+    notes += [f"column {name!r} is read as a variable; name it {COUNT_COLUMN!r} if it counts "
+              "the cases of each row" for name in names if name.lower() == COUNT_COLUMN]
+    usually_missing = set(DEFAULT_MISSING_VALUES) - missing_values
+    as_states = [f"{name!r} ({', '.join(repr(t) for t in sorted(usually_missing & set(states)))})"
+                 for name, states in zip(names, (column.states for column in coded))
+                 if not isinstance(states, NumberedStates) and usually_missing & set(states)]
+    if as_states:
+        notes.append(f"cells usually read as missing are states here, as the missing values "
+                     f"given leave them out: {', '.join(as_states[:3])}"
+                     f"{', ...' if len(as_states) > 3 else ''}; list them with the others if "
+                     "they mean a missing answer")
+    for name, column in zip(names, coded):
+        if column.not_whole is not None:
+            text, row = column.not_whole
+            notes.append(f"column {name!r} holds numbers that are not whole ({excerpt(text)} in "
+                         f"row {row}), so each of its {len(column.states)} distinct values is a "
+                         "state; if it is a measurement, bin it into a few categories or leave "
+                         "it out (--columns)")
+        elif len(column.states) > USUAL_MAX_STATES and not column.given:
+            kind = (f"whole numbers {column.states[0]}..{column.states[-1]}"
+                    if column.numbers is not None else "distinct labels")
+            notes.append(f"column {name!r} has {len(column.states)} states ({kind}), more than "
+                         f"the {USUAL_MAX_STATES} a categorical variable usually has; if it is "
+                         "an identifier or a measurement, leave it out (--columns) or bin it "
+                         "into a few categories")
+    return notes
 
 
 def _refuse_one_number_written_twice(path: Path, name: str, labels) -> None:
-    """Refuse labels that are one number written two ways (``1`` and ``1.0``): as two states
-    they would split the cases of one answer."""
+    """Refuse labels that are one number written two ways (``1.5`` and ``1.50``): as two
+    states they would split the cases of one answer. (Whole numbers have one label each.)"""
     numbers = {}
     for label in labels:
         if _NUMBER.fullmatch(label):
@@ -692,45 +922,7 @@ def _refuse_one_number_written_twice(path: Path, name: str, labels) -> None:
                                 "each state one way")
 
 
-def _apply_base(path: Path, names, encoded) -> tuple[list, tuple, list]:
-    """Codes and categories of every column, whole-number columns coded from the file's base."""
-    smallest = [min(integers.values()) for _, _, integers in encoded if integers is not None]
-    base = min(min(smallest), 1) if smallest else 0
-    codes, categories, notes = [], [], []
-    for name, (code, texts, integers) in zip(names, encoded):
-        if integers is None:
-            codes.append(code)
-            categories.append(texts)
-            continue
-        top = max(integers.values())
-        if top - base + 1 > limits.MAX_STATES:
-            raise DataError(f"data file {path}, column {name!r}: {limits.shown(top)} is not a "
-                            f"state of a variable with at most {limits.MAX_STATES} states; code "
-                            "states 0..r-1 or 1..r")
-        lookup = np.array([integers[text] - base if text in integers else MISSING
-                           for text in texts], dtype=np.int64)
-        codes.append(lookup[code])
-        categories.append(NumberedStates(base, top - base + 1))
-    gaps = [f"{name!r} ({unused} of {lo}..{hi})"
-            for name, (_, _, integers) in zip(names, encoded) if integers is not None
-            for lo, hi in [(min(integers.values()), max(integers.values()))]
-            for unused in [hi - lo + 1 - len(set(integers.values()))] if unused]
-    if gaps:
-        notes.append(f"whole numbers that no cell has still count as states, in column"
-                     f"{'s' if len(gaps) > 1 else ''} {', '.join(gaps[:3])}"
-                     f"{', ...' if len(gaps) > 3 else ''}. If a number stands "
-                     "for a missing answer (such as 99), add it to the missing values "
-                     "(--missing-values); a data dictionary fixes a column's states")
-    unseen = [name for name, (_, _, integers) in zip(names, encoded)
-              if integers is not None and min(integers.values()) > base]
-    if unseen:
-        notes.append(f"whole-number states are read from {base} up, the file's smallest; no "
-                     f"cell of {_listed(unseen)} is {base}: give their categories in a data "
-                     "dictionary if they start elsewhere")
-    return codes, tuple(categories), notes
-
-
-def _check_missing(path: Path, names, rows: np.ndarray) -> None:
+def _check_missing(path: Path, rows: np.ndarray) -> None:
     """Refuse a row whose every cell is missing: it says nothing and is likely a slip."""
     empty = np.flatnonzero((rows == MISSING).all(axis=1))
     if empty.size:

@@ -20,8 +20,12 @@ OPTIMUM = {"tolerance": 1e-10, "max_iterations": 10000, "convergence": "absolute
            "run_all_iterations": False}
 #: Annealing sweeps over the cases per start (``annealing.SWEEPS``).
 ANNEALING_SWEEPS = 200
-#: Cells read as missing unless told otherwise (``data.DEFAULT_MISSING_VALUES``).
-DEFAULT_MISSING_VALUES = ("", "NA", ".")
+#: Cells read as missing unless told otherwise (``data.DEFAULT_MISSING_VALUES``): pandas' default
+#: ``na_values`` (``read_csv``; they cover R's ``NA`` and the NaN of StepMix), then SAS's and
+#: Stata's ``.`` and ``na``.
+DEFAULT_MISSING_VALUES = ("", "NA", "N/A", "n/a", "NaN", "nan", "-NaN", "-nan", "NULL", "null",
+                          "None", "<NA>", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN",
+                          "1.#IND", "1.#QNAN", ".", "na")
 #: What a data file's missing cells become (``data.MISSING_HANDLING``).
 MISSING_HANDLING = ("model", "drop")
 #: Scores an embedded classifier is selected by (``ebnc_fit.SCORES``).

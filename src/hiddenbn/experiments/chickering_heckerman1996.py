@@ -237,7 +237,7 @@ def fit_test_models(data_file, features: int, test_states, seed: int, prior_alph
     hidden states), the test model of that size also gets ``oracle_log_posterior``
     (:func:`oracle_log_posterior`); the column is empty for the others.
     """
-    data = read_csv(data_file)
+    data = read_csv(data_file, base=0)  # codes 0..r-1, as sampled
     truth = (load_parameters(truth_file, latent_class(truth_states, [2] * features))
              if truth_file is not None else None)
     rows = []
@@ -282,7 +282,7 @@ def fit_prior_variants(data_files, features: int, test_states, seeds, prior_alph
     """
     rows = []
     for replicate, (data_file, seed) in enumerate(zip(data_files, seeds, strict=True), 1):
-        data = read_csv(data_file)
+        data = read_csv(data_file, base=0)  # codes 0..r-1, as sampled
         for c in test_states:
             network = latent_class(c, [2] * features)
             for alpha in prior_alphas:

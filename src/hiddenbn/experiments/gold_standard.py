@@ -222,7 +222,7 @@ def paper_cell(data_file, fits_file, features: int, prior_alpha: float, smc: dic
     test model alone, so the split does not change a result. ``model_file`` (the generating
     parameters) adds ``generating_entropy``, the posterior entropy of the hidden class summed
     over the cases under them."""
-    data = read_csv(data_file)
+    data = read_csv(data_file, base=0)  # codes 0..r-1, as sampled
     fits = pd.read_csv(fits_file)
     test_models = np.sort(fits["hidden_states"].unique())
     fits = fits[fits["hidden_states"].isin(test_models[part - 1::parts])]
