@@ -242,6 +242,18 @@ def test_columns_not_named_are_not_read_at_all(tmp_path):
         read_data(path, columns=("a", "c"))
 
 
+def test_a_row_with_cells_only_in_columns_not_read_is_a_case_with_nothing_observed(tmp_path):
+    """A respondent who skipped the items a model is bound to is kept (as poLCA keeps one); a
+    row with no cell at all is refused, as a slip."""
+    path = write(tmp_path, "id,a,b\n1,1,2\n2,,NA\n3,2,1\n,,\n")
+    with pytest.raises(DataError, match="row 4: every cell is missing; delete the row"):
+        read_data(path, columns=("a", "b"))
+    path.write_text("id,a,b\n1,1,2\n2,,NA\n3,2,1\n")
+    read = read_data(path, columns=("a", "b"))
+    assert read.dataset.n_cases == 3
+    assert read.every_case.patterns[read.row_patterns].tolist() == [[0, 1], [MISSING] * 2, [1, 0]]
+
+
 @pytest.mark.parametrize("spelling", [value for value in DEFAULT_MISSING_VALUES if value])
 def test_the_missing_value_spellings_of_pandas_and_r_are_missing_cells(tmp_path, spelling):
     path = write(tmp_path, f"a,b\n1,{spelling}\n2,1\n 1 , {spelling} \n2,2\n")
@@ -256,7 +268,7 @@ def test_the_defaults_hold_pandas_na_values_and_the_ones_it_leaves_out():
 
 
 @pytest.mark.parametrize("preamble", ["# survey of 2020, wave 1\n", "#\n# two lines\n",
-                                      "sep=,\n", "sep=,\n# and a comment\n"])
+                                      "sep=,\n", '"sep=,"\n', "sep=,\n# and a comment\n"])
 def test_comment_lines_and_an_excel_separator_line_before_the_header_are_skipped(tmp_path,
                                                                                  preamble):
     plain = read_csv(write(tmp_path, "A,B\n0,1\n1,0\n", "plain.csv"))
@@ -283,6 +295,9 @@ def test_the_separator_an_excel_first_line_names_is_used(tmp_path, separator):
     ("sep=;\n\nA;B\n0;1\n", "is empty; it needs a header of variable names on its line 2"),
     ("A;B\n0;1\n", "its cells seem separated by ';'; separate them by commas, or name the "
                    "separator on a first line 'sep=;' as Excel writes it"),
+    # a header whose first name starts with '#' is a comment: the message says which line is read
+    ("#,a,b\n1,1,2\n", "the column name '1' appears twice in the header (line 2: the lines "
+                       "before it, starting with '#' or 'sep=', are skipped)"),
 ])
 def test_a_preamble_that_cannot_be_read_is_one_line(tmp_path, text, message):
     with pytest.raises(DataError) as error:

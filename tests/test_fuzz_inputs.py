@@ -296,7 +296,8 @@ def test_a_column_is_coded_alone_whatever_the_others_hold(folder, columns, data)
 @given(table_columns(category_cells), st.lists(cells, min_size=8, max_size=8), st.data())
 def test_a_column_the_model_is_not_bound_to_changes_nothing(folder, columns, extra, data):
     """An unbound column with any cells (huge numbers, text, only missing cells) changes no
-    case, state, note or error of the bound ones."""
+    case, state, note or error of the bound ones; only a row that has no other cell is no
+    longer empty (refused) but a case with nothing observed."""
     names = [f"c{j}" for j in range(len(columns))]
     where = data.draw(st.integers(0, len(columns)))
     extra = [cell.replace(",", ";").replace("\n", " ").replace("\r", " ").replace('"', "'")
@@ -307,7 +308,8 @@ def test_a_column_the_model_is_not_bound_to_changes_nothing(folder, columns, ext
     alone = read_or_error(write_columns(folder / "bound.csv", names, columns), missing=missing)
     with_extra = read_or_error(write_columns(folder / "wider.csv", wider_names, wider),
                                columns=names, missing=missing)
-    assert same_reading(alone, with_extra)
+    if not (isinstance(alone, str) and "every cell is missing" in alone):
+        assert same_reading(alone, with_extra)
 
 
 @fuzz(8)

@@ -31,7 +31,9 @@ Data files are CSV with a header of variable names, one case per line, and an op
   ``NA``, ``NaN``, ``nan``, ``N/A``, ``n/a``, ``NULL``, ``null``, ``None``, ``#N/A``, ...,
   which cover R's ``NA`` and StepMix's NaN) and further SAS's and Stata's ``.`` and ``na``.
   They are kept as :data:`MISSING` and summed out by EM and every score (missing at random);
-  ``missing="drop"`` deletes every case with a missing cell instead (listwise deletion).
+  ``missing="drop"`` deletes every case with a missing cell instead (listwise deletion). A
+  row with no cell at all is refused as a slip; one with cells only in columns not read is a
+  case with nothing observed (poLCA keeps such cases too).
 * **Before the header**, a first line ``sep=;`` (as Excel writes it) names the separator of
   the cells (``,``, ``;``, tab or ``|``; default ``,``), and lines starting with ``#`` are
   comments (as R's ``read.table`` skips them); both are skipped.
@@ -527,7 +529,7 @@ class DataTable:
         rows = np.empty((coded[0].codes.size, len(coded)), dtype=np.int32, order="F")
         for j, column in enumerate(coded):
             rows[:, j] = column.codes
-        _check_missing(path, rows)
+        self._refuse_empty_rows(rows, columns)
         counts = self.counts
         patterns, pattern_weights, row_patterns = pattern_counts(
             rows, [len(c) for c in categories], counts, return_inverse=True)
@@ -549,6 +551,18 @@ class DataTable:
         dataset = (every_case if keep.all() else Dataset.from_rows(
             columns, rows[keep], [len(c) for c in categories], counts[keep], categories))
         return DataFile(dataset, every_case, row_patterns, tuple(notes))
+
+    def _refuse_empty_rows(self, rows: np.ndarray, columns) -> None:
+        """Refuse a row of the file whose every cell is missing (``rows``: the codes of the
+        ``columns`` read): it says nothing and is likely a slip. A row with a cell in another
+        column only is a case with nothing observed, kept as poLCA keeps one."""
+        empty = np.flatnonzero((rows == MISSING).all(axis=1))
+        others = [cells[empty] for name, cells in zip(self.names, self.cells)
+                  if name not in columns]
+        for k, row in enumerate(empty.tolist()):
+            if all(cells[k].strip() in self.missing_values for cells in others):
+                raise DataError(f"data file {self.path}, row {row + 1}: every cell is missing; "
+                                "delete the row")
 
 
 def read_dictionary(path) -> dict:
@@ -615,6 +629,9 @@ def _read_table(path: Path) -> tuple[list[str], list[np.ndarray]]:
     except UnicodeDecodeError as err:
         raise not_utf8(DataError, "data file", path, err) from None
     header = [cell.strip() for cell in frame.iloc[0]]
+    # after skipped lines, the header a message names is not the first line
+    where = (f" (line {skipped + 1}: the lines before it, starting with '#' or 'sep=', are "
+             "skipped)") * bool(skipped)
     other = next((s for s in _SEPARATOR_NAMES
                   if s != separator and len(header) == 1 and s in header[0]), None)
     if other:  # one column whose name holds another separator: not the separator of the file
@@ -624,14 +641,14 @@ def _read_table(path: Path) -> tuple[list[str], list[np.ndarray]]:
     if not any(header):
         raise DataError(f"data file {path} is empty; it needs a header of variable names")
     if not all(header):
-        raise DataError(f"data file {path}: column {header.index('') + 1} of the header has no "
-                        "name; name every column")
+        raise DataError(f"data file {path}: column {header.index('') + 1} of the header{where} "
+                        "has no name; name every column")
     if len(set(header)) != len(header):
         twice = next(name for name in header if header.count(name) > 1)
         raise DataError(f"data file {path}: the column name {excerpt(twice)} appears twice in "
-                        "the header")
+                        f"the header{where}")
     if frame.shape[0] == 1:
-        raise DataError(f"data file {path} has a header but no rows")
+        raise DataError(f"data file {path} has a header{where} but no rows")
     columns = [frame[j].to_numpy()[1:] for j in frame.columns]
     if (columns[-1] == "").any():  # pandas fills a short row with empty cells: find it
         _check_row_lengths(path, len(header), skipped, separator)
@@ -645,8 +662,9 @@ def _preamble(path: Path) -> tuple[int, str]:
     with open(path, "rb") as handle:  # pandas would skip blank lines to a later header
         line = handle.readline().removeprefix(b"\xef\xbb\xbf")
         skipped, separator = 0, ","
-        if line.startswith(b"sep=") and len(line.rstrip(b"\r\n")) <= len(b"sep=") + 1:
-            separator = line.rstrip(b"\r\n")[len(b"sep="):].decode("ascii", "replace")
+        named = line.rstrip(b"\r\n").removeprefix(b'"').removesuffix(b'"')  # "sep=," too
+        if named.startswith(b"sep=") and len(named) <= len(b"sep=") + 1:
+            separator = named[len(b"sep="):].decode("ascii", "replace")
             if separator not in _SEPARATOR_NAMES:
                 raise DataError(f"data file {path}: line 1 names the separator "
                                 f"{excerpt(separator)}; separate cells by commas, semicolons, "
@@ -921,10 +939,3 @@ def _refuse_one_number_written_twice(path: Path, name: str, labels) -> None:
                                 f"and {excerpt(label)}, one number written two ways; write "
                                 "each state one way")
 
-
-def _check_missing(path: Path, rows: np.ndarray) -> None:
-    """Refuse a row whose every cell is missing: it says nothing and is likely a slip."""
-    empty = np.flatnonzero((rows == MISSING).all(axis=1))
-    if empty.size:
-        raise DataError(f"data file {path}, row {int(empty[0]) + 1}: every cell is missing; "
-                        "delete the row")
