@@ -14,7 +14,9 @@ import importlib
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import time
 import warnings
 from contextlib import ExitStack, contextmanager
@@ -23,6 +25,7 @@ from functools import partial
 
 import hiddenbn
 from hiddenbn import defaults, limits
+from hiddenbn.defaults import STANDARD_STREAM
 from hiddenbn.errors import HiddenbnError, excerpt
 
 # Only light modules above: `hiddenbn --help`, `--version` and an argument error build the
@@ -283,8 +286,9 @@ def _finite(value):
 @contextmanager
 def _outputs(*paths):
     """Temporary paths for the output files ``paths`` (None where an output is not wanted);
-    they are renamed onto ``paths`` together when the block succeeds and all removed when it
-    fails, so a failed command leaves no output behind, not even the ones it finished."""
+    they are written to ``paths`` together when the block succeeds (see
+    :func:`hiddenbn.files.atomic_output`) and all removed when it fails, so a failed command
+    leaves no output behind, not even the ones it finished."""
     from hiddenbn.files import atomic_output
 
     with ExitStack() as stack:
@@ -292,31 +296,40 @@ def _outputs(*paths):
 
 
 def _check_outputs(outputs: dict, inputs=()) -> None:
-    """Refuse, before any work, output paths that cannot be written as given: an existing
-    folder, a path under a file, one path for two outputs, or an input of the command (which
-    the output would replace). ``outputs`` maps each option to its path (None: not wanted)."""
-    from pathlib import Path
+    """Refuse, before any work, output paths that cannot be written as given: a folder, a
+    symlink loop, a path under a file, one file for two outputs, two outputs on standard output
+    (``-``), or an input of the command (which the output would replace; a symbolic link is
+    followed to its file). ``outputs`` maps each option to its path (None: not wanted); what a
+    command prints on standard output is named there too, with ``-``. A device or a FIFO is
+    written as it is and never replaced, so two outputs may share one (``/dev/null``)."""
+    from hiddenbn.files import output_target
 
-    read = {Path(path).resolve() for path in inputs if path}
+    read = {os.path.realpath(path) for path in inputs if path and path != STANDARD_STREAM}
     named = {}
     for option, path in outputs.items():
         if not path:
             continue
-        resolved = Path(path).resolve()
-        if resolved.is_dir():
-            raise HiddenbnError(f"{option} {path} is a folder; give a file name")
-        blocking = next((parent for parent in resolved.parents
+        if path == STANDARD_STREAM:
+            if STANDARD_STREAM in named:
+                raise HiddenbnError(f"{named[STANDARD_STREAM]} and {option} both write to "
+                                    f"standard output (-); give {option} a file name")
+            named[STANDARD_STREAM] = option
+            continue
+        target = output_target(path, option)
+        if target.in_place:
+            continue
+        blocking = next((parent for parent in target.path.parents
                          if parent.exists() and not parent.is_dir()), None)
         if blocking is not None:
             raise HiddenbnError(f"{option} {path}: {blocking} is a file, not a folder; give a "
                                 "path in a folder")
-        if resolved in read:
+        if str(target.path) in read:
             raise HiddenbnError(f"{option} {path} is also an input of this command and would be "
                                 "overwritten; give the output another name")
-        if resolved in named:
-            raise HiddenbnError(f"{named[resolved]} and {option} both name {path}; give each "
+        if target.path in named:
+            raise HiddenbnError(f"{named[target.path]} and {option} both name {path}; give each "
                                 "output its own file")
-        named[resolved] = option
+        named[target.path] = option
 
 
 def _parameters(args, network):
@@ -396,7 +409,7 @@ def command_sample(args) -> None:
     from hiddenbn.models import save_parameters
     from hiddenbn.sampling import blank_cells, sample_dataset
 
-    _check_outputs({"--save-params": args.save_params, "--output": args.output},
+    _check_outputs({"--output": args.output, "--save-params": args.save_params},
                    [args.spec, args.params])
     network = _network_of("sample", args, args.spec)
     limits.check_network(network)
@@ -410,28 +423,25 @@ def command_sample(args) -> None:
     with _outputs(args.save_params, args.output) as (params_file, data_file):
         if params_file:
             save_parameters(params_file, network, cpts, labels)
-        output = data_file or sys.stdout
         if args.counts:
             sample = sample_dataset(network, cpts, args.n, data_rng, args.missing_rate)
-            write_csv(output, replace(sample, categories=categories) if categories else sample)
+            write_csv(data_file, replace(sample, categories=categories) if categories else sample)
         else:
-            write_rows_csv(output, network.observed_names, blank_cells(
+            write_rows_csv(data_file, network.observed_names, blank_cells(
                 forward_sample(network, cpts, args.n, data_rng), args.missing_rate, data_rng),
                 categories)
 
 
 def command_params(args) -> None:
     from hiddenbn import seeding
-    from hiddenbn.models import parameters_to_dict, random_parameters, save_parameters
+    from hiddenbn.models import random_parameters, save_parameters
 
     _check_outputs({"--output": args.output}, [args.spec])
     network = _network_of("params", args, args.spec)  # random_parameters checks its size
     cpts = random_parameters(network, seeding.rng(args.seed, "parameters"),
                              args.generating_alpha)
-    if args.output:
-        save_parameters(args.output, network, cpts)
-    else:
-        _print_json(parameters_to_dict(network, cpts))
+    with _outputs(args.output) as (output,):
+        save_parameters(output, network, cpts)
 
 
 def command_dim(args) -> None:
@@ -589,8 +599,8 @@ def command_fit(args) -> None:
         raise HiddenbnError("give the model: --model SPEC or --classes K")
     if args.model is not None and args.classes is not None:
         raise HiddenbnError("give --model or --classes, not both")
-    _check_outputs({"--posteriors": args.posteriors, "--plot": args.plot,
-                    "--save-params": args.save_params},
+    _check_outputs({"the report": STANDARD_STREAM, "--posteriors": args.posteriors,
+                    "--plot": args.plot, "--save-params": args.save_params},
                    [args.data, args.model, args.init, args.dictionary])
     family, model = _command_model("fit", args)
     additive = family in ("poisson", "gaussian")
@@ -728,7 +738,8 @@ def _em_options(args) -> dict:
 def _add_data_options(parser):
     parser.add_argument("data", metavar="DATA", help="CSV with a header of column names, one "
                         "case per line; cells are labels or whole numbers (see 'Your own data' "
-                        "in README); an optional 'count' column holds pattern counts")
+                        "in README); an optional 'count' column holds pattern counts; - reads "
+                        "standard input")
     parser.add_argument("--columns", metavar="A,B,...", help="the columns the model is bound "
                         "to, in order (default: every column)")
     parser.add_argument("--dictionary", metavar="FILE", help="data dictionary (YAML): each "
@@ -808,14 +819,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="number of cases")
     sample.add_argument("--params", metavar="FILE", help="parameter file (JSON, as written by "
                         "--save-params or 'hiddenbn params')")
-    sample.add_argument("--save-params", metavar="FILE", help="write the parameters used as JSON")
+    sample.add_argument("--save-params", metavar="FILE", help="write the parameters used as JSON "
+                        "(-: standard output, when -o names a file)")
     sample.add_argument("--counts", action="store_true",
                         help="write distinct patterns with a 'count' column instead of one row per case")
     sample.add_argument("--missing-rate", type=_bounded(float, 0.0, False, "a number from 0 to "
                         "below 1", 0.999999), default=0.0, metavar="RATE", help="blank each cell "
                         "with this probability (missing completely at random; a case keeps at "
                         "least one cell); default 0")
-    sample.add_argument("-o", "--output", metavar="FILE", help="output CSV (default: stdout)")
+    sample.add_argument("-o", "--output", metavar="FILE", default=STANDARD_STREAM,
+                        help="output CSV (default -: standard output)")
     sample.set_defaults(run=command_sample)
 
     params = _subcommand(
@@ -823,7 +836,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Draw every CPT row from Dirichlet(--generating-alpha) and write them as "
                     "JSON.")
     _add_parameter_options(params)
-    params.add_argument("-o", "--output", metavar="FILE", help="output JSON (default: stdout)")
+    params.add_argument("-o", "--output", metavar="FILE", default=STANDARD_STREAM,
+                        help="output JSON (default -: standard output)")
     params.set_defaults(run=command_params)
 
     dim = _subcommand(
@@ -964,7 +978,7 @@ def build_parser() -> argparse.ArgumentParser:
     for action in (ebnc_fit_parser, ebnc_select_parser):
         action.add_argument("data", metavar="DATA", help="CSV with a header of column names and "
                             "a state (a label or a whole number) in every cell; an optional "
-                            "'count' column holds pattern counts")
+                            "'count' column holds pattern counts; - reads standard input")
         action.add_argument("--target", metavar="Y", required=True, help="the class column")
         action.add_argument("--prior-sd", type=_prior_sd, default=defaults.EBNC_PRIOR_SD,
                             help="s.d. of the normal prior on every phi (default "
@@ -972,7 +986,108 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Stopped(BaseException):
+    """A signal that ends the command arrived (:data:`_STOPPING_SIGNALS`). Raised in the main
+    thread, it unwinds the command as Ctrl-C does, so every ``finally`` runs (temporary files
+    are removed); a BaseException, like KeyboardInterrupt, so no ``except Exception`` swallows
+    it."""
+
+    def __init__(self, signal_number: int):
+        super().__init__(signal_number)
+        self.signal = signal.Signals(signal_number)
+
+
+def _stop(signal_number, frame):
+    raise _Stopped(signal_number)
+
+
+#: Signals that end a command (besides SIGINT, which Python raises as KeyboardInterrupt): their
+#: default action would kill the process on the spot, leaving its temporary files behind.
+_STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
 def main(argv=None) -> int:
+    """Run the command of ``argv`` (default: ``sys.argv``); its exit status. A signal that ends
+    it (Ctrl-C, SIGTERM, SIGHUP) gives one line and exit status 128 + its number, as a shell
+    reports a process it killed."""
+    with _signals_stop_the_command() as dropped:
+        try:
+            status = _run(argv)
+        except BaseException as err:
+            stopped_by = _stopping_signal(err) or dropped.signal
+            if stopped_by is None:
+                raise
+            return _interrupted(stopped_by)
+        # the command went on after an interrupt that Python dropped; it still ends as one
+        return status if dropped.signal is None else _interrupted(dropped.signal)
+
+
+def _interrupted(stopped_by: signal.Signals) -> int:
+    """Print the line of a command stopped by ``stopped_by``; its exit status."""
+    print(f"hiddenbn: interrupted by {stopped_by.name}", file=sys.stderr)
+    # A KeyboardInterrupt that left code run from a string (SciPy's array-API shim runs
+    # `exec("from numpy import *")` while it is imported) marks the interpreter, and
+    # `python -m` then ends by killing itself with SIGINT instead of exiting with the status
+    # returned here. Running code from a string clears that mark.
+    exec("")
+    return 128 + stopped_by
+
+
+@dataclass
+class _DroppedSignal:
+    """The signal whose interrupt Python printed and dropped, if any (see
+    :func:`_signals_stop_the_command`)."""
+
+    signal: signal.Signals | None = None
+
+
+@contextmanager
+def _signals_stop_the_command():
+    """Inside the block, :data:`_STOPPING_SIGNALS` raise :class:`_Stopped` (unless they are
+    ignored: ``nohup``). An interrupt raised in a callback from C code (numba's compiler makes
+    them) cannot leave it: Python would print it as "Exception ignored" and go on. It is kept
+    instead, in the :class:`_DroppedSignal` yielded, and the command ends as interrupted (numba,
+    whose callback failed, usually fails at once)."""
+    dropped = _DroppedSignal()
+    if threading.current_thread() is not threading.main_thread():  # only it may set handlers
+        yield dropped
+        return
+    previous = {number: signal.signal(number, _stop) for number in _STOPPING_SIGNALS
+                if signal.getsignal(number) == signal.SIG_DFL}
+    previous_hook = sys.unraisablehook
+
+    def keep_interrupts(unraisable):
+        stopped_by = _stopping_signal(unraisable.exc_value)
+        if stopped_by is None:
+            previous_hook(unraisable)
+        else:
+            dropped.signal = stopped_by
+
+    sys.unraisablehook = keep_interrupts
+    try:
+        yield dropped
+    finally:
+        sys.unraisablehook = previous_hook
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _stopping_signal(error: BaseException) -> signal.Signals | None:
+    """The signal that ``error`` or an exception it was raised from stands for, if any (numba
+    wraps a KeyboardInterrupt raised in a call it makes in a SystemError)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, KeyboardInterrupt):
+            return signal.SIGINT
+        if isinstance(error, _Stopped):
+            return error.signal
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def _run(argv) -> int:
+    """:func:`main` without the signal handling."""
     parser = build_parser()
     _Parser.given = tuple(sys.argv[1:] if argv is None else map(str, argv))
     args = parser.parse_args(argv)

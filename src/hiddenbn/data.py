@@ -46,6 +46,7 @@ encoded once per distinct value, so a file of 10^6 rows and 30 columns reads in 
 from __future__ import annotations
 
 import csv
+import io
 import math
 import re
 from collections.abc import Sequence
@@ -59,8 +60,8 @@ from hiddenbn import limits
 from hiddenbn.defaults import DEFAULT_MISSING_VALUES, MISSING_HANDLING
 from hiddenbn.errors import DataError, excerpt
 from hiddenbn.files import atomic_output
-from hiddenbn.textfiles import (ALIAS_EXPANSION, checked_text_path, not_utf8, read_text,
-                                 yaml_loader)
+from hiddenbn.textfiles import (ALIAS_EXPANSION, not_utf8, read_bytes, read_text, text_lines,
+                                yaml_loader)
 
 COUNT_COLUMN = "count"
 #: A missing cell in :attr:`Dataset.patterns` (summed out under missing at random).
@@ -315,8 +316,6 @@ def write_rows_csv(path, names, rows, categories=None) -> None:
 
 def _csv_line(cells) -> str:
     """``cells`` as one CSV line (quoted where a cell holds a comma, quote or line break)."""
-    import io
-
     line = io.StringIO()
     csv.writer(line, lineterminator="").writerow(cells)
     return line.getvalue()
@@ -612,12 +611,13 @@ def _read_table(path: Path) -> tuple[list[str], list[np.ndarray]]:
     """The header (names without blanks around them) and each column as an array of str."""
     import pandas as pd  # its C parser reads large files at speed; only files need it
 
-    path = checked_text_path(path, DataError, "data file", limits.DATA_BYTES_PER_TEXT_BYTE)
-    skipped, separator = _preamble(path)
+    # read once, then parsed from memory: a FIFO or standard input cannot be read again
+    content = read_bytes(path, DataError, "data file", limits.DATA_BYTES_PER_TEXT_BYTE)
+    skipped, separator = _preamble(path, content)
     try:
-        frame = pd.read_csv(path, header=None, dtype=str, na_filter=False, encoding="utf-8-sig",
-                            skip_blank_lines=True, skipinitialspace=False, sep=separator,
-                            skiprows=skipped)
+        frame = pd.read_csv(io.BytesIO(content), header=None, dtype=str, na_filter=False,
+                            encoding="utf-8-sig", skip_blank_lines=True, skipinitialspace=False,
+                            sep=separator, skiprows=skipped)
     except pd.errors.EmptyDataError:
         raise DataError(f"data file {path} is empty; it needs a header of variable "
                         "names") from None
@@ -651,30 +651,30 @@ def _read_table(path: Path) -> tuple[list[str], list[np.ndarray]]:
         raise DataError(f"data file {path} has a header{where} but no rows")
     columns = [frame[j].to_numpy()[1:] for j in frame.columns]
     if (columns[-1] == "").any():  # pandas fills a short row with empty cells: find it
-        _check_row_lengths(path, len(header), skipped, separator)
+        _check_row_lengths(path, content, len(header), skipped, separator)
     return header, columns
 
 
-def _preamble(path: Path) -> tuple[int, str]:
-    """How many lines precede the header, and the separator of the cells. A first line
-    ``sep=;`` (as Excel writes it) names the separator; lines starting with ``#`` before the
-    header are comments (as R's ``read.table`` skips them); both are skipped."""
-    with open(path, "rb") as handle:  # pandas would skip blank lines to a later header
-        line = handle.readline().removeprefix(b"\xef\xbb\xbf")
-        skipped, separator = 0, ","
-        named = line.rstrip(b"\r\n").removeprefix(b'"').removesuffix(b'"')  # "sep=," too
-        if named.startswith(b"sep=") and len(named) <= len(b"sep=") + 1:
-            separator = named[len(b"sep="):].decode("ascii", "replace")
-            if separator not in _SEPARATOR_NAMES:
-                raise DataError(f"data file {path}: line 1 names the separator "
-                                f"{excerpt(separator)}; separate cells by commas, semicolons, "
-                                "tabs or '|'")
-            skipped, line = 1, handle.readline()
-        while line.startswith(b"#"):
-            skipped, line = skipped + 1, handle.readline()
-        if not line.strip():
-            raise DataError(f"data file {path} is empty; it needs a header of variable names "
-                            f"on its {'first line' if not skipped else f'line {skipped + 1}'}")
+def _preamble(path: Path, content: bytes) -> tuple[int, str]:
+    """How many lines of ``content`` precede the header, and the separator of the cells. A
+    first line ``sep=;`` (as Excel writes it) names the separator; lines starting with ``#``
+    before the header are comments (as R's ``read.table`` skips them); both are skipped."""
+    lines = io.BytesIO(content)  # pandas would skip blank lines to a later header
+    line = lines.readline().removeprefix(b"\xef\xbb\xbf")
+    skipped, separator = 0, ","
+    named = line.rstrip(b"\r\n").removeprefix(b'"').removesuffix(b'"')  # "sep=," too
+    if named.startswith(b"sep=") and len(named) <= len(b"sep=") + 1:
+        separator = named[len(b"sep="):].decode("ascii", "replace")
+        if separator not in _SEPARATOR_NAMES:
+            raise DataError(f"data file {path}: line 1 names the separator "
+                            f"{excerpt(separator)}; separate cells by commas, semicolons, "
+                            "tabs or '|'")
+        skipped, line = 1, lines.readline()
+    while line.startswith(b"#"):
+        skipped, line = skipped + 1, lines.readline()
+    if not line.strip():
+        raise DataError(f"data file {path} is empty; it needs a header of variable names "
+                        f"on its {'first line' if not skipped else f'line {skipped + 1}'}")
     return skipped, separator
 
 
@@ -682,20 +682,21 @@ def _preamble(path: Path) -> tuple[int, str]:
 _SEPARATOR_NAMES = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "'|'"}
 
 
-def _check_row_lengths(path: Path, width: int, skipped: int, separator: str) -> None:
+def _check_row_lengths(path: Path, content: bytes, width: int, skipped: int,
+                       separator: str) -> None:
     """Refuse a row with fewer cells than the header. First the separators of the table are
     counted: pandas has refused every line with too many, so when no quote can hide one and
     the count is the header's times the lines, every line is whole. Else the csv module finds
     the row (quoted cells, blank lines) and its line number."""
-    with open(path, "rb") as handle:
-        for _ in range(skipped):
-            handle.readline()
-        raw = handle.read()
+    preamble = io.BytesIO(content)
+    for _ in range(skipped):
+        preamble.readline()
+    raw = content[preamble.tell():]
     if b'"' not in raw:
         lines = raw.count(b"\n") + (not raw.endswith(b"\n"))
         if raw.count(separator.encode()) == (width - 1) * lines:
             return
-    with open(path, encoding="utf-8-sig", newline="") as handle:
+    with text_lines(content) as handle:
         for _ in range(skipped):
             handle.readline()
         reader = csv.reader(handle, delimiter=separator)

@@ -32,3 +32,6 @@ MISSING_HANDLING = ("model", "drop")
 EBNC_SCORES = ("laplace", "bic_log_evidence")
 #: Standard deviation of the normal prior on every EBNC parameter (``ebnc_fit.DEFAULT_PRIOR_SD``).
 EBNC_PRIOR_SD = 2.0
+#: The path that names standard input where a file is read and standard output where one is
+#: written, as for most Unix tools (``textfiles.STANDARD_STREAM``, ``files.STANDARD_STREAM``).
+STANDARD_STREAM = "-"

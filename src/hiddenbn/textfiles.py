@@ -1,70 +1,125 @@
 """The text files a user gives hiddenbn (specs, data, parameters): UTF-8, checked first.
 
-A file is refused with one line before it is parsed when it does not exist, is binary (a NUL
-byte in its first block: an image, a spreadsheet, UTF-16 text), would not fit in memory once
-parsed, or is not UTF-8; a UTF-8 byte-order mark (as spreadsheet programs write) is skipped.
+A file is refused with one line before it is parsed when it does not exist, is a folder or a
+symlink loop, is binary (a NUL byte in its first block: an image, a spreadsheet, UTF-16 text),
+would not fit in memory once parsed, or is not UTF-8; a UTF-8 byte-order mark (as spreadsheet
+programs write) is skipped. A FIFO, a device or a process substitution (``<(cat f.csv)``) is
+read as a stream, once, like any Unix tool reads it; so is standard input, named ``-``.
 Each reader passes the :class:`~hiddenbn.errors.HiddenbnError` subclass its errors use.
 """
 
 from __future__ import annotations
 
+import errno
 import functools
+import io
+import os
+import stat
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 from hiddenbn import limits
+from hiddenbn.defaults import STANDARD_STREAM
 from hiddenbn.errors import excerpt
 
 #: Bytes at the start of a file searched for a NUL byte, as ``grep`` and ``git`` do to tell
 #: binary files from text.
 BINARY_PROBE_BYTES = 8192
 
+#: Bytes read from a stream at a time; its size is checked after each (a stream has no size to
+#: check first, and may not end: ``/dev/zero``, ``yes``).
+STREAM_CHUNK_BYTES = 2**20
 
-def checked_text_path(path, error, what: str, memory_per_byte: int, max_bytes=None) -> Path:
-    """``path`` as a Path after the checks that need no decoding."""
+
+def read_bytes(path, error, what: str, memory_per_byte: int, max_bytes=None) -> bytes:
+    """The bytes of ``path`` after the checks that need no decoding (see the module docstring):
+    ``memory_per_byte`` is the memory its reader needs per byte, ``max_bytes`` the largest size
+    it takes (None: no limit but memory)."""
+    if str(path) == STANDARD_STREAM:
+        return _checked_bytes(sys.stdin.buffer, path, None, error, what, memory_per_byte,
+                              max_bytes)
     path = Path(path)
     try:
-        if path.is_dir():
-            raise error(f"{what} {path} is a folder; give a file")
-        if not path.is_file():
-            raise error(f"{what} {path} does not exist")
-        size = path.stat().st_size
-    except OSError as err:  # e.g. a name too long for the file system
-        raise error(f"{what} {excerpt(str(path))} cannot be read: {err.strerror}; check the "
-                    "path") from None
+        status = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise error(f"{what} {path} does not exist") from None
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise error(f"{what} {path} is a symlink loop; point the link at a file") from None
+        raise _unreadable(error, what, path, err) from None
+    if stat.S_ISDIR(status.st_mode):
+        raise error(f"{what} {path} is a folder; give a file")
+    # anything else that is not a regular file (a FIFO, a device) has no size to check first
+    size = status.st_size if stat.S_ISREG(status.st_mode) else None
+    if size is not None:
+        _check_size(size, path, error, what, memory_per_byte, max_bytes)
+    try:
+        handle = path.open("rb")
+    except OSError as err:
+        raise _unreadable(error, what, path, err) from None
+    with handle:
+        return _checked_bytes(handle, path, size, error, what, memory_per_byte, max_bytes)
+
+
+def _unreadable(error, what: str, path, err: OSError):
+    return error(f"{what} {excerpt(str(path))} cannot be read: {err.strerror}; check the path "
+                 "and its permissions")
+
+
+def _check_size(size: int, path, error, what: str, memory_per_byte: int, max_bytes) -> None:
+    """Refuse ``size`` bytes of ``path`` beyond ``max_bytes`` or the memory available."""
     if max_bytes is not None:
         limits.require_at_most(size, max_bytes, f"the size of {what} {path} in bytes",
                                "give a smaller file", error)
-    with path.open("rb") as handle:
-        if b"\0" in handle.read(BINARY_PROBE_BYTES):
-            raise error(f"{what} {path} is a binary file, not text; give a UTF-8 text file "
-                        "(save UTF-16 text as UTF-8)")
     limits.require_memory(memory_per_byte * size, f"reading {what} {path}", "give a smaller file")
-    return path
 
 
-def not_utf8(error, what: str, path: Path, err: UnicodeDecodeError):
+def _checked_bytes(handle, path, size, error, what: str, memory_per_byte: int,
+                   max_bytes) -> bytes:
+    """The bytes of the open binary ``handle``, refused if binary; a stream (``size`` None) is
+    also refused as soon as what it gave is too large."""
+    probe = handle.read(BINARY_PROBE_BYTES)
+    if b"\0" in probe:
+        raise error(f"{what} {path} is a binary file, not text; give a UTF-8 text file "
+                    "(save UTF-16 text as UTF-8)")
+    if size is not None:
+        return probe + handle.read()
+    chunks, read = [probe], len(probe)
+    while chunk := handle.read(STREAM_CHUNK_BYTES):
+        chunks.append(chunk)
+        read += len(chunk)
+        _check_size(read, path, error, what, memory_per_byte, max_bytes)
+    return b"".join(chunks)
+
+
+def not_utf8(error, what: str, path, err: UnicodeDecodeError):
     return error(f"{what} {path} is not UTF-8 text (byte 0x{err.object[err.start]:02x} cannot be "
                  "decoded); save it as UTF-8")
 
 
+def text_lines(content: bytes):
+    """``content`` as UTF-8 text to read line by line (``newline=""``, as the csv module wants);
+    a decoding error is raised as the lines are read."""
+    return io.TextIOWrapper(io.BytesIO(content), encoding="utf-8-sig", newline="")
+
+
 @contextmanager
 def open_text(path, error, what: str, memory_per_byte: int):
-    """Yield ``path`` opened as UTF-8 text for reading line by line (``newline=""``, as the csv
-    module wants); a decoding error while the block reads it becomes ``error``."""
-    path = checked_text_path(path, error, what, memory_per_byte)
+    """Yield ``path`` as :func:`text_lines`; a decoding error while the block reads it becomes
+    ``error``."""
+    content = read_bytes(path, error, what, memory_per_byte)
     try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            yield handle
+        yield text_lines(content)
     except UnicodeDecodeError as err:
         raise not_utf8(error, what, path, err) from None
 
 
 def read_text(path, error, what: str, max_bytes: int) -> str:
     """The whole of ``path`` as text (newlines translated), refused beyond ``max_bytes``."""
-    path = checked_text_path(path, error, what, limits.PARSED_BYTES_PER_TEXT_BYTE, max_bytes)
+    content = read_bytes(path, error, what, limits.PARSED_BYTES_PER_TEXT_BYTE, max_bytes)
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return io.TextIOWrapper(io.BytesIO(content), encoding="utf-8-sig").read()
     except UnicodeDecodeError as err:
         raise not_utf8(error, what, path, err) from None
 
