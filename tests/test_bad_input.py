@@ -7,11 +7,15 @@ command. Sizes are checked before any work, so every refusal is immediate; a dea
 command that would hang into a failure instead of a stuck test run.
 """
 
+import io
 import json
 import math
+import os
 import signal
+import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -351,6 +355,12 @@ def test_the_table_limit_guards_what_builds_tables_and_dim_keeps_its_own(capsys)
     (["sample", "2:2,2", "--n", "5", "-o", "OUT/s.csv", "--save-params", "OUT/s.csv"],
      "--save-params and --output both name OUT/s.csv"),
     (["params", "2:2,2", "-o", "OUT"], "--output OUT is a folder"),
+    (["sample", "2:2,2", "--n", "5", "--save-params", "-"], "--save-params and --output both "
+     "write to standard output (-); give --output a file name"),
+    (["fit", "DATA", "--model", "2:2,2", "--posteriors", "-"], "the report and --posteriors "
+     "both write to standard output (-); give --posteriors a file name"),
+    (["fit", "DATA", "--model", "2:2,2", "--posteriors", "OUT/link.csv"],
+     "--posteriors OUT/link.csv is also an input of this command and would be overwritten"),
 ])
 def test_outputs_that_cannot_be_written_are_refused_before_any_is(tmp_path, data, capsys, argv,
                                                                   message):
@@ -358,10 +368,93 @@ def test_outputs_that_cannot_be_written_are_refused_before_any_is(tmp_path, data
     an output named like the data file replaced it."""
     out = tmp_path / "out"
     out.mkdir()
+    (out / "link.csv").symlink_to(data)  # the data file under another name
     before = sorted(tmp_path.rglob("*"))
     argv = [a.replace("OUT", str(out)).replace("DATA", data) for a in argv]
     assert_refused(run(capsys, *argv), message.replace("OUT", str(out)).replace("DATA", data))
     assert sorted(tmp_path.rglob("*")) == before
+
+
+# --- paths that are not regular files: devices, FIFOs, links, '-' -------------------------------
+def test_a_fifo_output_gives_its_reader_the_whole_file(tmp_path, capsys):
+    fifo = tmp_path / "data.csv"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    assert run(capsys, "sample", "2:2,2", "--n", "4", "--seed", "1", "-o", fifo)[0] == 0
+    reader.join(5)
+    assert received == [run(capsys, "sample", "2:2,2", "--n", "4", "--seed", "1")[1]]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_an_output_that_is_a_symlink_is_written_through_it(tmp_path, capsys):
+    """Found by an input audit: the link was replaced by a file and the target kept its text."""
+    target = Path(write(tmp_path, "target.csv", "old\n"))
+    link = tmp_path / "link.csv"
+    link.symlink_to(target.name)
+    assert run(capsys, "sample", "2:2,2", "--n", "4", "-o", link)[0] == 0
+    assert link.is_symlink() and target.read_text().startswith("X1,X2\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "target.csv"]
+
+
+def test_a_dash_writes_standard_output(tmp_path, capsys):
+    params = tmp_path / "params.json"
+    code, out, _ = run(capsys, "sample", "2:2,2", "--n", "4", "-o", "-", "--save-params", params)
+    assert code == 0 and out.startswith("X1,X2\n") and out.count("\n") == 5
+    code, out, _ = run(capsys, "sample", "2:2,2", "--n", "4", "-o", tmp_path / "data.csv",
+                       "--save-params", "-")
+    assert code == 0 and json.loads(out) == json.loads(params.read_text())
+    code, out, _ = run(capsys, "params", "2:2,2", "-o", "-")
+    assert code == 0 and json.loads(out) == json.loads(params.read_text())
+
+
+def test_symlink_loops_are_one_line(tmp_path, capsys):
+    """Found by an input audit: a loop raised RuntimeError from pathlib's resolve()."""
+    loop = tmp_path / "loop.yaml"
+    loop.symlink_to(tmp_path / "back.yaml")
+    (tmp_path / "back.yaml").symlink_to(loop)
+    assert_refused(run(capsys, "fit", loop, "--classes", "2"),
+                   f"data file {loop} is a symlink loop; point the link at a file")
+    assert_refused(run(capsys, "dim", loop), f"spec file {loop} is a symlink loop")
+    assert_refused(run(capsys, "sample", "2:2,2", "--n", "5", "-o", loop),
+                   f"--output {loop} is a symlink loop; point the link at a file or give another "
+                   "path")
+
+
+@pytest.mark.parametrize("source", ["fifo", "process substitution", "standard input"])
+def test_a_data_stream_is_read_once_like_a_file(tmp_path, monkeypatch, data, source):
+    """Found by an input audit: a FIFO and <(cat data.csv) were said not to exist. A stream is
+    read once (a second open of a FIFO would wait for a writer for ever: the deadline)."""
+    text = Path(data).read_text()
+    if source == "fifo":
+        path = tmp_path / "fifo.csv"
+        os.mkfifo(path)
+        threading.Thread(target=path.write_text, args=(text,), daemon=True).start()
+    elif source == "process substitution":  # what bash passes for <(cat data.csv)
+        readable, writable = os.pipe()
+        path = f"/dev/fd/{readable}"
+        with os.fdopen(writable, "w") as pipe:  # the pipe holds 64 KiB: no reader needed yet
+            pipe.write(text)
+    else:  # the data of every command that reads one data file
+        path = "-"
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    try:
+        streamed = read_csv(path)
+    finally:
+        if source == "process substitution":
+            os.close(readable)
+    expected = read_csv(data)
+    assert streamed.names == expected.names and streamed.n_cases == expected.n_cases
+    assert np.array_equal(streamed.patterns, expected.patterns)
+    assert np.array_equal(streamed.counts, expected.counts)
+
+
+def test_dev_null_as_an_input_is_an_empty_file(tmp_path, capsys):
+    assert_refused(run(capsys, "fit", os.devnull, "--classes", "2"),
+                   f"data file {os.devnull} is empty; it needs a header of variable names")
+    assert_refused(run(capsys, "sample", "2:2", "--n", "3", "--params", os.devnull),
+                   f"parameter file {os.devnull} is not valid JSON")
 
 
 # --- a key given twice: the parsers keep the last one silently ----------------------------------

@@ -1,8 +1,15 @@
 """The hiddenbn command line: outputs, reproducibility and one-line errors with exit code 2."""
 
+import contextlib
+import io
 import json
+import os
+import signal
+import stat
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -282,3 +289,79 @@ def test_every_sample_option_acts_or_is_refused_for_every_family(family, option,
     assert_each_value_acts_or_is_refused(capsys, tmp_path, ["sample", files["SPEC"]], option,
                                          SAMPLE_OPTIONS[option], SAMPLE_BASELINE, files)
 
+
+
+# --- signals: one line, exit 128 + the signal's number, no temporary file left --------------------
+def _started(command, folder):
+    """``hiddenbn command`` in a subprocess (in ``folder``), and a function that tells whether
+    it has reached the command's work: the libraries it imports in its main() are loaded, so
+    that a signal no longer finds Python starting up."""
+    process = subprocess.Popen([sys.executable, "-m", "hiddenbn", *command], cwd=folder,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    def working():
+        with open(f"/proc/{process.pid}/maps") as maps:
+            return "numpy" in maps.read()
+    return process, working
+
+
+def _wait_for(condition, process, seconds=60):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert process.poll() is None, process.communicate()[1]
+        assert time.monotonic() < deadline, "the command never started its work"
+        time.sleep(0.02)
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc")
+def test_ctrl_c_during_fit_is_one_line_and_exit_130(tmp_path):
+    """Found by an input audit: Ctrl-C printed a KeyboardInterrupt traceback, or numba's 56
+    lines of chained SystemError with exit 1. Here it arrives while the fit loads its
+    libraries, compiles or runs EM (whichever a machine is at after half a second)."""
+    main(["sample", "3:2,2,2,2,2,2", "--n", "2000", "-o", str(tmp_path / "data.csv")])
+    process, working = _started(["fit", "data.csv", "--classes", "3", "--restarts", "4096",
+                                 "--posteriors", "posteriors.csv"], tmp_path)
+    _wait_for(working, process)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert (process.returncode, err) == (130, "hiddenbn: interrupted by SIGINT\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv"]
+
+
+def test_sigterm_while_writing_outputs_leaves_no_temporary_file(tmp_path):
+    """Found by an input audit: SIGTERM left three hidden temporary files (one a temporary of
+    a temporary, which a rerun did not clean up). The signal is sent once the outputs'
+    temporary files exist."""
+    process, _ = _started(["sample", "3:2,2,2,2,2,2", "--n", "1000000", "--save-params",
+                           "params.json", "-o", "data.csv"], tmp_path)
+    _wait_for(lambda: any(tmp_path.iterdir()), process)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert (process.returncode, err) == (143, "hiddenbn: interrupted by SIGTERM\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_signal_ignored_by_the_caller_stays_ignored():
+    """``nohup`` ignores SIGHUP: a command must not take it back."""
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["params", "2:2"]) == 0
+        assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    assert signal.getsignal(signal.SIGINT) == signal.default_int_handler
+
+
+def test_dev_null_stays_a_device_after_commands_write_it(tmp_path):
+    """Found by an input audit: run as root, `-o /dev/null` renamed a regular file onto it."""
+    data = tmp_path / "data.csv"
+    data.write_text("X1,X2,X3\n0,1,1\n1,0,1\n1,1,0\n0,0,0\n1,1,1\n")
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["sample", "2:2,2", "--n", "5", "-o", os.devnull,
+                     "--save-params", os.devnull]) == 0
+        assert main(["fit", str(data), "--classes", "2", "--restarts", "1", "--skip-de",
+                     "--posteriors", os.devnull, "--save-params", os.devnull]) == 0
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)

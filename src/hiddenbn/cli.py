@@ -409,7 +409,7 @@ def command_sample(args) -> None:
     from hiddenbn.models import save_parameters
     from hiddenbn.sampling import blank_cells, sample_dataset
 
-    _check_outputs({"--output": args.output, "--save-params": args.save_params},
+    _check_outputs({"--save-params": args.save_params, "--output": args.output},
                    [args.spec, args.params])
     network = _network_of("sample", args, args.spec)
     limits.check_network(network)
@@ -987,39 +987,44 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class _Stopped(BaseException):
-    """A signal that ends the command arrived (:data:`_STOPPING_SIGNALS`). Raised in the main
-    thread, it unwinds the command as Ctrl-C does, so every ``finally`` runs (temporary files
-    are removed); a BaseException, like KeyboardInterrupt, so no ``except Exception`` swallows
-    it."""
+    """SIGTERM or SIGHUP arrived. Raised in the main thread, it unwinds the command as Ctrl-C
+    does, so every ``finally`` runs (temporary files are removed); a BaseException, like
+    KeyboardInterrupt, so no ``except Exception`` swallows it."""
 
     def __init__(self, signal_number: int):
         super().__init__(signal_number)
         self.signal = signal.Signals(signal_number)
 
 
-def _stop(signal_number, frame):
-    raise _Stopped(signal_number)
+#: Signals that end a command, each with the handler Python starts with: their default action
+#: (SIGINT's: raise KeyboardInterrupt) would kill the process on the spot, leaving its
+#: temporary files behind, or print a traceback.
+_STOPPING_SIGNALS = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL,
+                     signal.SIGHUP: signal.SIG_DFL}
 
 
-#: Signals that end a command (besides SIGINT, which Python raises as KeyboardInterrupt): their
-#: default action would kill the process on the spot, leaving its temporary files behind.
-_STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+@dataclass
+class _ArrivedSignal:
+    """The signal that arrived while a command ran, if any."""
+
+    signal: signal.Signals | None = None
 
 
 def main(argv=None) -> int:
     """Run the command of ``argv`` (default: ``sys.argv``); its exit status. A signal that ends
     it (Ctrl-C, SIGTERM, SIGHUP) gives one line and exit status 128 + its number, as a shell
     reports a process it killed."""
-    with _signals_stop_the_command() as dropped:
-        try:
+    arrived = _ArrivedSignal()
+    try:
+        with _signals_stop_the_command(arrived):
             status = _run(argv)
-        except BaseException as err:
-            stopped_by = _stopping_signal(err) or dropped.signal
-            if stopped_by is None:
-                raise
-            return _interrupted(stopped_by)
-        # the command went on after an interrupt that Python dropped; it still ends as one
-        return status if dropped.signal is None else _interrupted(dropped.signal)
+    except BaseException as err:
+        stopped_by = _stopping_signal(err) or arrived.signal
+        if stopped_by is None:
+            raise
+        return _interrupted(stopped_by)
+    # a library dropped the interrupt (see _signals_stop_the_command): the command went on
+    return status if arrived.signal is None else _interrupted(arrived.signal)
 
 
 def _interrupted(stopped_by: signal.Signals) -> int:
@@ -1033,39 +1038,30 @@ def _interrupted(stopped_by: signal.Signals) -> int:
     return 128 + stopped_by
 
 
-@dataclass
-class _DroppedSignal:
-    """The signal whose interrupt Python printed and dropped, if any (see
-    :func:`_signals_stop_the_command`)."""
-
-    signal: signal.Signals | None = None
-
-
 @contextmanager
-def _signals_stop_the_command():
-    """Inside the block, :data:`_STOPPING_SIGNALS` raise :class:`_Stopped` (unless they are
-    ignored: ``nohup``). An interrupt raised in a callback from C code (numba's compiler makes
-    them) cannot leave it: Python would print it as "Exception ignored" and go on. It is kept
-    instead, in the :class:`_DroppedSignal` yielded, and the command ends as interrupted (numba,
-    whose callback failed, usually fails at once)."""
-    dropped = _DroppedSignal()
+def _signals_stop_the_command(arrived: _ArrivedSignal):
+    """Inside the block, each of :data:`_STOPPING_SIGNALS` that still has the handler Python
+    starts with (``nohup`` ignores SIGHUP: it stays ignored) is noted in ``arrived`` and raises
+    KeyboardInterrupt or :class:`_Stopped`. A library may drop the exception: C code that
+    clears errors, or a callback from C (numba's compiler makes them), where Python prints it as
+    "Exception ignored" and goes on; the note stays, and the hook that prints it keeps quiet."""
     if threading.current_thread() is not threading.main_thread():  # only it may set handlers
-        yield dropped
+        yield
         return
-    previous = {number: signal.signal(number, _stop) for number in _STOPPING_SIGNALS
-                if signal.getsignal(number) == signal.SIG_DFL}
-    previous_hook = sys.unraisablehook
 
-    def keep_interrupts(unraisable):
-        stopped_by = _stopping_signal(unraisable.exc_value)
-        if stopped_by is None:
+    def stop(signal_number, frame):
+        arrived.signal = signal.Signals(signal_number)
+        raise KeyboardInterrupt if signal_number == signal.SIGINT else _Stopped(signal_number)
+
+    def print_unless_interrupt(unraisable):
+        if _stopping_signal(unraisable.exc_value) is None:
             previous_hook(unraisable)
-        else:
-            dropped.signal = stopped_by
 
-    sys.unraisablehook = keep_interrupts
+    previous = {number: signal.signal(number, stop) for number, initial in
+                _STOPPING_SIGNALS.items() if signal.getsignal(number) == initial}
+    previous_hook, sys.unraisablehook = sys.unraisablehook, print_unless_interrupt
     try:
-        yield dropped
+        yield
     finally:
         sys.unraisablehook = previous_hook
         for number, handler in previous.items():

@@ -138,7 +138,10 @@ def _remove_stale_temporaries(target: Path) -> None:
 def _copy_in_place(temporary: str, path) -> None:
     """Copy the file ``temporary`` into ``path``, opened once (``-``: standard output)."""
     with open(temporary, "rb") as source:
-        if os.fspath(path) == STANDARD_STREAM:
+        if os.fspath(path) == STANDARD_STREAM and not hasattr(sys.stdout, "buffer"):
+            # a text stream in its place (contextlib.redirect_stdout): the outputs are UTF-8
+            sys.stdout.write(source.read().decode("utf-8"))
+        elif os.fspath(path) == STANDARD_STREAM:
             sys.stdout.flush()  # what was printed before comes first
             shutil.copyfileobj(source, sys.stdout.buffer)
             sys.stdout.buffer.flush()

@@ -63,6 +63,7 @@ def read_bytes(path, error, what: str, memory_per_byte: int, max_bytes=None) -> 
 
 
 def _unreadable(error, what: str, path, err: OSError):
+    """``error`` for ``path``, which the system refused to open or look up (``err``)."""
     return error(f"{what} {excerpt(str(path))} cannot be read: {err.strerror}; check the path "
                  "and its permissions")
 
