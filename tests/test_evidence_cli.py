@@ -69,6 +69,23 @@ def test_an_estimate_carried_by_one_run_says_so(data_file, capsys, monkeypatch):
     assert json.loads(capsys.readouterr().out)["effective_runs"] == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("log_runs", [[-20.0, -20.0], [-20.0, -20.1]])
+def test_runs_that_count_fully_are_not_called_different_modes(log_runs, data_file, capsys,
+                                                              monkeypatch):
+    import hiddenbn.smc
+
+    def runs_agree(network, data, rng, alpha, runs, particles):
+        return hiddenbn.smc.MonteCarloEvidence(-20.0, 0.05, np.array(log_runs), runs,
+                                               particles, 1, 3)
+
+    monkeypatch.setattr(hiddenbn.smc, "smc_log_evidence", runs_agree)
+    runs = str(len(log_runs))
+    assert main(["evidence", str(data_file), "--model", "2:2,3,2", "--runs", runs]) == 0
+    assert "different modes" not in capsys.readouterr().out
+    assert main(["evidence", str(data_file), "--model", "2:2,3,2", "--runs", runs, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["different_modes"] is False
+
+
 def test_runs_that_agree_print_no_note(data_file, capsys):
     assert main(["evidence", str(data_file), "--model", "2:2,3,2", "--runs", "4", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["effective_runs"] > 2

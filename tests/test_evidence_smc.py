@@ -382,3 +382,18 @@ def test_pooled_runs_are_one_estimate():
     assert both.runs == 5 and both.resampling_steps == 5 and both.temperatures == 40
     assert both.log_evidence == pytest.approx(np.log((2 * np.exp(-10) + 3 * np.exp(-30)) / 5))
     assert both.effective_runs == pytest.approx(2.0, abs=1e-6)  # the first sampler's two runs
+
+
+@pytest.mark.parametrize("log_runs, different", [
+    ([0.0, 0.0], False),  # two runs that agree count as 2.0, not "fewer than 2"
+    ([0.0, -0.05], False),  # 1.999 effective runs: still one mode
+    ([0.0, -3.0], True),  # one run dwarfs the other
+    ([0.0], False),  # one run cannot disagree with itself
+    ([0.0, -50.0, -60.0, -70.0], True),
+    ([0.0, 0.0, -40.0, -40.0], False),  # two of four runs carry it: FEW_RUNS is not reached
+])
+def test_different_modes_only_when_runs_are_missing_from_the_effective_number(log_runs,
+                                                                              different):
+    log_runs = np.array(log_runs)
+    result = MonteCarloEvidence(0.0, 0.0, log_runs, log_runs.size, 8, 1, 0)
+    assert result.ended_in_different_modes is different

@@ -689,7 +689,7 @@ def command_check_config(args) -> None:
 
 def command_evidence(args) -> None:
     from hiddenbn import seeding
-    from hiddenbn.smc import FEW_RUNS, smc_log_evidence
+    from hiddenbn.smc import smc_log_evidence
 
     family, model = _command_model("evidence", args)
     network, data_file = _bound_model(args, _data_table(args), family, model)
@@ -711,6 +711,7 @@ def command_evidence(args) -> None:
         report.update(log_evidence=result.log_evidence, standard_error=result.standard_error,
                       runs=result.runs, particles=result.particles,
                       effective_runs=result.effective_runs,
+                      different_modes=result.ended_in_different_modes,
                       run_estimates=result.run_estimates.tolist())
     if args.json:
         _print_json(report)
@@ -720,7 +721,7 @@ def command_evidence(args) -> None:
           f"N = {data.n_cases}, {data.n_patterns} patterns)")
     for note in report["notes"]:
         print(f"note: {note}")
-    if report.get("effective_runs", math.inf) < FEW_RUNS:
+    if report.get("different_modes"):
         print(f"note: the estimate rests on {report['effective_runs']:.1f} of {args.runs} runs, "
               "which ended in different modes, so the +- is not its error; rerun with other "
               "--seed values and more --particles to see how far it moves")

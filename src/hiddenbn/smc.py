@@ -95,6 +95,12 @@ RESAMPLE_THRESHOLD = 0.5
 #: not its error (:attr:`MonteCarloEvidence.effective_runs`).
 FEW_RUNS = 2.0
 
+#: The runs ended in different modes when fewer than this many of them are missing from the
+#: effective number (:attr:`MonteCarloEvidence.ended_in_different_modes`): two runs whose log
+#: estimates differ by 1.3 nats count as 1.5 runs, so 2 agreeing runs (2.0 effective, or 1.99
+#: from a few hundredths of a nat) are one mode, and a single run is never "different modes".
+MODES_MARGIN = 0.5
+
 
 # --- kernels ---------------------------------------------------------------------------------
 @numba.njit(cache=True)
@@ -194,6 +200,13 @@ class MonteCarloEvidence:
         """
         weights = np.exp(self.run_estimates - self.run_estimates.max())
         return float(weights.sum() ** 2 / (weights ** 2).sum())
+
+    @property
+    def ended_in_different_modes(self) -> bool:
+        """Whether the estimate rests on few runs (below :data:`FEW_RUNS` effective runs) and
+        at least :data:`MODES_MARGIN` of a run below :attr:`runs`: the runs disagree, so their
+        spread is not the estimate's error."""
+        return self.effective_runs < min(FEW_RUNS, self.runs - MODES_MARGIN)
 
 
 def _row_kinds(layout: CellLayout):
