@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
 
+from hiddenbn.errors import DataError
 from hiddenbn.interaction import load_interaction
 from hiddenbn.noisy_additive import (additive_dimension, adjusted_cheeseman_stutz, fit_additive,
                                      gaussian_completed_log_marginal, gaussian_log_likelihood,
@@ -207,3 +208,23 @@ def test_gaussian_map_fit_is_a_fixed_point_of_the_nig_mode(rng):
     scale = 1.0 + 0.5 * (s2 - (1.0 + n) * mean**2)
     np.testing.assert_allclose(fit.means, mean, atol=1e-4)
     np.testing.assert_allclose(fit.variances, scale / (2.0 + 0.5 * n + 1.5), rtol=1e-4)
+
+
+
+@pytest.mark.parametrize("causes, effect", [
+    ([[0, 0], [1, 0], [0, 1]], [1.0, 2.0, 3.5]),  # one case per configuration of (C1, C2)
+    ([[0, 0], [0, 0], [1, 0], [1, 0]], [1.0, 1.0, 2.0, 2.5]),  # (0, 0): two equal values
+])
+def test_gaussian_data_without_a_maximum_are_refused_not_fitted_to_nan(causes, effect, rng):
+    m = load_interaction({"interaction": "gaussian", "causes": {"C1": 2, "C2": 2},
+                          "mechanisms": {"X1": ["C1", "C2"], "L": []}})
+    with pytest.raises(DataError, match=r"C1 = 0, C2 = 0 the effect 'E' a single value"):
+        fit_additive(m, summarise(causes, effect), rng, restarts=1)
+
+
+def test_gaussian_data_with_two_values_per_configuration_fit(rng):
+    m = load_interaction({"interaction": "gaussian", "causes": {"C1": 2, "C2": 2},
+                          "mechanisms": {"X1": ["C1", "C2"], "L": []}})
+    causes = [[0, 0], [0, 0], [1, 0], [1, 0], [0, 1], [0, 1]]
+    fit = fit_additive(m, summarise(causes, [1.0, 1.5, 2.0, 2.7, 3.5, 3.1]), rng, restarts=2)
+    assert fit.converged and np.isfinite(fit.log_likelihood)

@@ -181,3 +181,11 @@ def test_a_noisy_max_model_is_a_network_for_every_command(spec, tmp_path, capsys
     assert code == 0 and json.loads(out)["em"]["schedule"] == "single"
     assert run(capsys, "evidence", str(data), "--model", model, "--runs", "2",
                "--particles", "8")[0] == 0
+
+
+def test_gaussian_fit_without_a_maximum_is_one_line_not_nan(spec, tmp_path, capsys):
+    data = tmp_path / "few.csv"
+    data.write_text("C1,C2,E\n0,0,1.0\n1,0,2.0\n0,1,3.5\n")
+    code, out, err = run(capsys, "fit", str(data), "--model", spec(GAUSSIAN), "--restarts", "1")
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and "no maximum" in err and "nan" not in err

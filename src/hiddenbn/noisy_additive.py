@@ -332,7 +332,11 @@ def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=
     """MAP (or, with ``prior=None``, ML) parameters of a Poisson or Gaussian NAI model by EM.
 
     ``prior`` is ``(a, b)`` (Gamma) for Poisson and ``(m0, k0, a0, b0)`` (NIG) for Gaussian;
-    ``alpha`` is the Dirichlet parameter of the causes' tables. Each of ``restarts`` random
+    ``alpha`` is the Dirichlet parameter of the causes' tables. A Gaussian model's likelihood
+    has no maximum when the cases of one configuration of the mechanisms' rows have a single
+    effect value (one case, or equal values): its variance goes to 0 as the likelihood grows
+    without bound, so such data are refused (:func:`require_spread`) rather than fitted to a
+    variance of 0 and a log-likelihood of NaN. Each of ``restarts`` random
     restarts runs until ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` (``convergence="absolute"``:
     ``<= tolerance``); the largest g wins (:func:`hiddenbn.em.fit_engine` with ``schedule``
     and ``run_all_iterations``).
@@ -346,6 +350,8 @@ def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=
     poisson = model.family == "poisson"
     if poisson and (np.any(summary.total < 0) or not np.all(np.isfinite(summary.log_factorials))):
         raise DataError("a Poisson effect must be a non-negative whole number")
+    if not poisson and prior is None:  # a proper prior keeps every variance above 0
+        require_spread(model, summary)
     engine = (PoissonEngine if poisson else GaussianEngine)(model, summary, prior)
     result = fit_engine(engine, rng, restarts, max_iterations, tolerance, schedule,
                         run_all_iterations, convergence=convergence)
@@ -359,6 +365,34 @@ def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=
                        log_prior=engine.log_prior(state), n_cases=summary.n_cases,
                        iterations=result.iterations, converged=result.converged,
                        restarts=restarts, prior=prior, alpha=float(alpha), schedule=schedule)
+
+
+def require_spread(model: InteractionModel, summary: EffectSummary) -> None:
+    """Refuse Gaussian NAI data whose ML fit does not exist: cases that share every mechanism
+    row (one configuration of each mechanism's causes) and give the effect a single value.
+
+    Those rows' variances can all go to 0 while every other configuration keeps a row of its
+    own to carry its spread, so the likelihood grows without bound (the degenerate case of a
+    Gaussian mixture). Two or more distinct values in every such group avoid it.
+    """
+    rows = model.mechanism_rows(summary.causes)
+    groups, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    n, total, squares = (np.bincount(inverse, weights=values, minlength=groups.shape[0])
+                         for values in (summary.counts, summary.total, summary.squares))
+    # sum (e - mean)^2, 0 up to rounding for one value (relative to sum e^2)
+    spread = squares - total**2 / n
+    flat = np.flatnonzero(spread <= 1e-9 * np.maximum(squares, np.finfo(float).tiny))
+    if flat.size:
+        group = int(flat[0])
+        causes = summary.causes[first[group]]
+        where = ", ".join(f"{name} = {state}" for name, state in zip(model.cause_names, causes))
+        cases = "case gives" if n[group] == 1 else "cases give"
+        raise DataError(f"the {n[group]:g} {cases} with {where or 'no causes'} the effect "
+                        f"{model.effect_name!r} a single value, so the Gaussian likelihood has "
+                        "no maximum (their variance goes to 0); give every configuration of "
+                        "the causes that occurs two or more different effect values, or use "
+                        "fewer mechanisms")
 
 
 # --- dimensions and scores ------------------------------------------------------------------
