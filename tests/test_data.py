@@ -135,6 +135,20 @@ def test_labels_are_states_in_factor_order_and_missing_cells_are_kept(tmp_path):
     assert dataset.has_missing and dataset.cardinalities == (2, 3, 2)
 
 
+def test_text_labels_of_an_ordered_column_need_a_dictionary_that_orders_them(tmp_path):
+    path = write(tmp_path, "C,E\na,low\nb,high\na,medium\n")
+    with pytest.raises(DataError, match=r"column 'E': the model takes a max or sum .*"
+                                        r"data dictionary .*'E: \[first, second"):
+        read_data(path, ordered=("E",))
+    data = read_data(path, ordered=("E",), dictionary={"E": ["low", "medium", "high"]})
+    assert data.dataset.categories[1] == ("low", "medium", "high")
+    assert data.every_case.patterns[data.row_patterns][:, 1].tolist() == [0, 2, 1]
+    # numbers (whole or not) order themselves, and a column that is not ordered sorts labels
+    numbers = write(tmp_path, "C,E\na,2\nb,0.5\n", "numbers.csv")
+    assert read_data(numbers, ordered=("E",)).dataset.categories[1] == ("0.5", "2")
+    assert read_data(path).dataset.categories[1] == ("high", "low", "medium")
+
+
 def test_each_column_keeps_zero_based_codes_or_reads_one_based_ones_on_its_own(tmp_path):
     zero = read_data(write(tmp_path, "A,B\n0,2\n1,2\n", "zero.csv"))
     assert zero.dataset.categories == (("0", "1"), ("1", "2"))  # A's 0 is not B's state

@@ -92,6 +92,21 @@ def test_fit_noisy_max_model(spec, tmp_path, capsys):
     assert report["ds"] == 9 and report["de"] == 8 and "cs_plus" in report["scores"]
 
 
+def test_a_noisy_max_effect_in_text_labels_needs_their_order(spec, tmp_path, capsys):
+    data, dictionary = tmp_path / "data.csv", tmp_path / "order.yaml"
+    levels = ("low", "medium", "high")  # sorted as text: high, low, medium
+    data.write_text("C1,C2,C3,E\n" + "".join(f"{a},{b},{c},{levels[(a + b + c) % 3]}\n"
+                                             for a in (0, 1) for b in (0, 1) for c in (0, 1)))
+    three = spec(NOISY_MAX.replace("states: 2}", "states: 3}"))
+    code, out, err = run(capsys, "fit", str(data), "--model", three, "--restarts", "1")
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert "column 'E'" in err and "--dictionary" in err
+    dictionary.write_text("E: [low, medium, high]\n")
+    code, out, _ = run(capsys, "fit", str(data), "--model", three, "--restarts", "1",
+                       "--dictionary", str(dictionary), "--skip-de", "--json")
+    assert code == 0 and json.loads(out)["states"]["E"] == list(levels)
+
+
 def test_fit_with_a_missing_column_is_a_one_line_error(spec, tmp_path, capsys):
     data = tmp_path / "data.csv"
     data.write_text("C1,E\n0,1\n")

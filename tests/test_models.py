@@ -102,3 +102,13 @@ def test_dense_distribution_refuses_huge_state_spaces(rng):
     network = latent_class(2, [2] * 30)
     with pytest.raises(HiddenbnError, match="joint states"):
         observed_distribution(network, random_parameters(network, rng))
+
+
+def test_ordered_names_are_the_observed_deterministic_nodes_and_their_parents():
+    network = parse_spec({"nodes": {"A": {"states": 2}, "B": {"states": 2},
+                                    "H": {"states": 2, "hidden": True},
+                                    "M": {"function": "max", "parents": ["A", "H"]},
+                                    "S": {"function": "sum", "parents": ["B"]},
+                                    "Y": {"states": 2, "parents": ["M"]}}})
+    assert network.ordered_names == {"A", "B", "M", "S"}
+    assert parse_spec("2:2,2").ordered_names == frozenset()

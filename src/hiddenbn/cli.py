@@ -587,7 +587,7 @@ def _bound_model(args, table, family: str, model) -> tuple:
             not args.columns and set(network.observed_names) == set(table.names))):
         # a shorthand's X1..Xn name the columns only when they are every one of them
         network = bind_columns(network, _columns(args, table.names), f"the model {args.model}")
-    return network, table.data_file(network.observed_names)
+    return network, table.data_file(network.observed_names, network.ordered_names)
 
 
 def command_fit(args) -> None:

@@ -402,7 +402,7 @@ def read_csv(path, **options) -> Dataset:
 
 def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
               missing: str = "model", numeric=(), columns=None,
-              base: int | None = None) -> DataFile:
+              base: int | None = None, ordered=()) -> DataFile:
     """Read a data file (see the module docstring); every malformed input is a one-line
     :class:`DataError` naming the file, the row or column, and the fix.
 
@@ -426,9 +426,13 @@ def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
     base : int, optional
         The number of state 0 in every whole-number column, for files whose numbers are codes
         (``0`` for a file hiddenbn wrote); default: each column's own base.
+    ordered : sequence of str
+        Columns whose states are ordered (:attr:`hiddenbn.models.Network.ordered_names`):
+        text labels there are refused unless the data dictionary orders them, as their sorted
+        order would be a guess.
     """
     return read_table(path, dictionary, missing_values, missing, numeric,
-                      base).data_file(columns)
+                      base).data_file(columns, ordered)
 
 
 def read_table(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
@@ -502,10 +506,11 @@ class DataTable:
     numeric: frozenset = frozenset()
     base: int | None = None
 
-    def data_file(self, columns=None) -> DataFile:
+    def data_file(self, columns=None, ordered=()) -> DataFile:
         """The cases over ``columns`` (default: every variable), in that order, as a
         :class:`DataFile`. Each column is coded on its own, and a column not named is not
-        coded at all: its cells change no state, no case, no note and raise no error."""
+        coded at all: its cells change no state, no case, no note and raise no error. Text
+        labels in an ``ordered`` column are refused unless the data dictionary orders them."""
         path = self.path
         columns = self.names if columns is None else tuple(columns)
         absent = [name for name in columns if name not in self.names]
@@ -520,7 +525,8 @@ class DataTable:
         coded = [_code_numbers(path, name, self.cells[self.names.index(name)],
                                self.missing_values) if name in self.numeric else
                  _code_column(path, name, self.cells[self.names.index(name)],
-                              self.dictionary.get(name), self.missing_values, self.base)
+                              self.dictionary.get(name), self.missing_values, self.base,
+                              name in ordered)
                  for name in columns]
         categories = tuple(column.states for column in coded)
         notes = _notes(columns, coded, self.missing_values, self.base)
@@ -790,9 +796,10 @@ class _Column:
 
 
 def _code_column(path: Path, name: str, cells: np.ndarray, declared, missing_values,
-                 base: int | None) -> _Column:
+                 base: int | None, ordered: bool = False) -> _Column:
     """Code one column, on its own: by ``declared`` (its categories in a data dictionary), as
-    whole numbers from its base, or as labels."""
+    whole numbers from its base, or as labels (numbers by value, then text: a guess at the
+    order of text, refused where the model reads the states as ``ordered``)."""
     import pandas as pd
 
     codes, uniques = pd.factorize(cells)
@@ -833,6 +840,11 @@ def _code_column(path: Path, name: str, cells: np.ndarray, declared, missing_val
                        NumberedStates(first, top - first + 1), frozenset(numbers.values()))
     states = sorted({_label(text) for text in present}, key=_natural_order)
     _refuse_one_number_written_twice(path, name, states)
+    if ordered and not all(_NUMBER.fullmatch(label) for label in states):
+        raise DataError(f"data file {path}, column {name!r}: the model takes a max or sum of "
+                        f"its states, so their order matters, and labels ({_listed(states)}) "
+                        "do not give it; give the order in a data dictionary (--dictionary, a "
+                        f"line '{name}: [first, second, ...]'), or code the states as numbers")
     not_whole = None
     if all(_NUMBER.fullmatch(text) for text in present):
         text = next(text for text in texts if text in numbers and numbers[text] is None)

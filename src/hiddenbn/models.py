@@ -120,6 +120,15 @@ class Network:
     def observed_cardinalities(self) -> tuple[int, ...]:
         return tuple(self.cardinalities[i] for i in self.observed_indices)
 
+    @property
+    def ordered_names(self) -> frozenset:
+        """The observed nodes whose states are ordered: a deterministic node (the ``max`` or
+        ``sum`` of its parents' states) and each of its parents. Their data must say which
+        state is which (numbers, or labels in a data dictionary's order)."""
+        ordered = {j for i, function in enumerate(self.functions) if function is not None
+                   for j in (i, *self.parents[i])}
+        return frozenset(self.names[j] for j in ordered if not self.hidden[j])
+
     def is_deterministic(self, i: int) -> bool:
         return self.functions[i] is not None
 
