@@ -159,3 +159,16 @@ def test_parameter_files_round_trip_between_params_sample_and_fit(tmp_path, caps
     # a parameter file is also the spec of its network, whatever the columns are named
     assert main(["sample", str(fitted), "--params", str(fitted), "--n", "5", "-o",
                  str(resampled)]) == 0
+
+
+def test_a_score_without_a_value_is_shown_as_a_dash_not_nan(tmp_path, capsys):
+    data = tmp_path / "data.csv"
+    # the ML fit (alpha 1) of these 60 cases has no positive definite Hessian: no Laplace score
+    assert main(["sample", "2:2,2,2", "--n", "60", "--seed", "1", "-o", str(data)]) == 0
+    assert main(["fit", str(data), "--model", "2:2,2,2", "--restarts", "2", "--skip-de",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["scores"]["laplace"] is None
+    assert main(["fit", str(data), "--model", "2:2,2,2", "--restarts", "2", "--skip-de"]) == 0
+    out = capsys.readouterr().out
+    assert "nan" not in out.lower().split() and " -\n" in out.replace("laplace", "")
+    assert "no Laplace score" in out

@@ -223,7 +223,7 @@ def format_fit_report(report: dict) -> str:
              f"scores, {SCORES_ORIENTATION}:"]
     names = [name for name in SCORE_NAMES if name in report["scores"]]
     width = max(map(len, names), default=0)
-    lines += [f"  {name:<{width}} {report['scores'][name]:.6f}" for name in names]
+    lines += [f"  {name:<{width}} {_shown(report['scores'][name], '.6f')}" for name in names]
     lines += [f"note: {note}" for note in report["notes"]]
     if "lca" in report:  # the latent class analysis shows the parameters with their labels
         from hiddenbn.lca import format_lca_text
@@ -269,7 +269,7 @@ def format_selection(result: dict) -> str:
     for m in models:
         de, converged = "?" if m["de"] is None else str(m["de"]), "yes" if m["converged"] else "no"
         lines.append(f"{m['states']:>3} {m['ds']:>6} {de:>6} {converged:>5} "
-                     + " ".join(f"{m.get(n, float('nan')):>{max(12, len(n))}.3f}" for n in names))
+                     + " ".join(f"{_shown(m.get(n), '.3f'):>{max(12, len(n))}}" for n in names))
     lines.append("selected k: " + ", ".join(f"{n} {k}" for n, k in result["selected"].items()))
     if "states" in result:
         lines.append(_states_line(result["states"]))
@@ -278,5 +278,6 @@ def format_selection(result: dict) -> str:
 
 
 def _shown(value, form: str) -> str:
-    """``value`` in ``form``, or ``-`` where it is undefined (None)."""
-    return "-" if value is None else format(value, form)
+    """``value`` in ``form``, or ``-`` where it is undefined (None, or NaN: a score a note
+    explains, such as Laplace's without a positive definite Hessian), as in the JSON (null)."""
+    return "-" if value is None or value != value else format(value, form)
