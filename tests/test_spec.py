@@ -101,12 +101,20 @@ def test_gaussian_and_sigmoid_networks():
     ("5,3,3:2,2,2,2,2", "write hierarchical models as trees"),
     ("", "empty model spec"),
     ("nosuchfile.yaml", "spec file nosuchfile.yaml does not exist"),
+    ({"nodes": {"A": {"states": 2}, "E": {"function": "max"}}}, "needs parents"),
+    ({"nodes": {"A": {"states": 2, "parents": 5}}}, "'parents' must be a list"),
+    ({"nodes": {"A": {"states": 2, "hidden": "yes"}}}, "'hidden' must be true or false"),
+    ({"nodes": {"A": {}}}, "'states' is missing"),
+    ({"nodes": {"A": 3}}, "node 'A': expected a mapping"),
+    ("0:2,2", "the hidden variable needs at least 1 state"),
+    ("0(2,2)", "hidden node H1 needs at least 1 state"),
 ])
 def test_each_malformed_spec_gets_its_message(spec, message):
     with pytest.raises(SpecError) as error:
         parse_spec(spec)
     assert message in str(error.value)
-    assert "\n" not in str(error.value)
+    # one line, what is wrong and then, after a semicolon, what to do
+    assert "\n" not in str(error.value) and "; " in str(error.value)
 
 
 def test_unparsable_yaml_file_names_the_file(tmp_path):

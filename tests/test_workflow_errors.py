@@ -225,7 +225,7 @@ def test_check_config_refuses_a_file_that_is_not_a_mapping(tmp_path, text, probl
     path.write_text(text)
     result = check_config_command(path)
     assert (result.returncode, result.stderr) == (2, f"hiddenbn: error: config file {path}: "
-                                                     f"{problem}\n")
+                                                     f"{problem}; start from config/config.yaml\n")
 
 
 def test_check_config_passes_the_shipped_configs_and_reads_study_files_beside_the_config():

@@ -464,7 +464,8 @@ def read_table(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
               if COUNT_COLUMN in header else None)
     names = tuple(name for name in header if name != COUNT_COLUMN)
     if not names:
-        raise DataError(f"data file {path} has a count column but no variables")
+        raise DataError(f"data file {path} has a count column but no variables; add the "
+                        "columns of the variables")
     return DataTable(path, names, tuple(cells), counts, declared,
                      frozenset(value.strip() for value in missing_values), missing,
                      frozenset(numeric), base)
@@ -552,7 +553,8 @@ class DataTable:
                                     "--missing drop leaves nothing; use --missing model")
             keep &= ~incomplete
         if not keep.any():
-            raise DataError(f"data file {path}: every count is zero")
+            raise DataError(f"data file {path}: every count is zero; give at least one "
+                            "case a count of 1 or more")
         dataset = (every_case if keep.all() else Dataset.from_rows(
             columns, rows[keep], [len(c) for c in categories], counts[keep], categories))
         return DataFile(dataset, every_case, row_patterns, tuple(notes))
@@ -652,9 +654,10 @@ def _read_table(path: Path) -> tuple[list[str], list[np.ndarray]]:
     if len(set(header)) != len(header):
         twice = next(name for name in header if header.count(name) > 1)
         raise DataError(f"data file {path}: the column name {excerpt(twice)} appears twice in "
-                        f"the header{where}")
+                        f"the header{where}; give each column its own name")
     if frame.shape[0] == 1:
-        raise DataError(f"data file {path} has a header{where} but no rows")
+        raise DataError(f"data file {path} has a header{where} but no rows; add one case "
+                        "per line below it")
     columns = [frame[j].to_numpy()[1:] for j in frame.columns]
     if (columns[-1] == "").any():  # pandas fills a short row with empty cells: find it
         _check_row_lengths(path, content, len(header), skipped, separator)
@@ -737,7 +740,7 @@ def _integer(path: Path, where: str, text: str) -> int | None:
     digits = number.adjusted() + 1 if number else 1
     if digits > _MAX_DIGITS:
         raise DataError(f"data file {path}, {where}: {excerpt(text)} has {digits} digits, more "
-                        "than any state or count")
+                        "than any state or count; code states 0..r-1 or 1..r")
     return int(number)
 
 
@@ -830,7 +833,8 @@ def _code_column(path: Path, name: str, cells: np.ndarray, declared, missing_val
         first = min(smallest, 1) if base is None else base
         if smallest < first:
             raise DataError(f"data file {path}, column {name!r}: {smallest} is below {first}, "
-                            "the number of the first state")
+                            "the number of the first state; code states from 0 or 1, or "
+                            "write the others as missing")
         if top - first + 1 > limits.MAX_STATES:
             raise DataError(f"data file {path}, column {name!r}: {limits.shown(top)} is not a "
                             f"state of a variable with at most {limits.MAX_STATES} states; code "

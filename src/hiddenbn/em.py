@@ -124,7 +124,7 @@ def check_alpha(alpha: float) -> None:
     a zero count is on the boundary, and the update of paper 003 gives a negative value."""
     if not alpha >= 1.0:
         raise ParameterError(f"the MAP M step needs a Dirichlet alpha of at least 1 (1 gives ML), "
-                             f"got {alpha}")
+                             f"got {alpha}; give an alpha (--prior-alpha) of 1 or more")
     limits.check_dirichlet_alpha(alpha, ParameterError)
 
 

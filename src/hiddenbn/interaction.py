@@ -183,10 +183,12 @@ def _checked(model: InteractionModel) -> InteractionModel:
         raise SpecError(f"the name {duplicate!r} is used twice; causes, mechanisms and the "
                         "effect need distinct names")
     if not model.mechanism_names:
-        raise SpecError("an interaction model needs at least one mechanism")
+        raise SpecError("an interaction model needs at least one mechanism; list them under "
+                        "'mechanisms', e.g. mechanisms: {X1: [C1], L: []}")
     for name, r in zip(model.cause_names, model.cause_states):
         if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 2:
-            raise SpecError(f"cause {name!r} needs a whole number of at least 2 states, got {r!r}")
+            raise SpecError(f"cause {name!r} needs a whole number of at least 2 states, got "
+                            f"{r!r}; write a number such as 2")
         limits.require_at_most(r, limits.MAX_STATES, f"the number of states of cause {name!r}",
                                "use fewer states", SpecError)
     for name, causes in zip(model.mechanism_names, model.mechanism_causes):
@@ -194,7 +196,7 @@ def _checked(model: InteractionModel) -> InteractionModel:
             raise SpecError(f"mechanism {name!r}: its causes must be distinct causes of the model")
     if model.family == "noisy-max" and model.effect_states < 2:
         raise SpecError(f"the noisy-max effect {model.effect_name!r} needs at least 2 states, "
-                        f"got {model.effect_states}")
+                        f"got {model.effect_states}; give it 2 or more under effect: states")
     _check_size(model)
     return model
 
@@ -295,12 +297,12 @@ def interaction_from_dict(document: dict) -> InteractionModel:
                         f"{', '.join(FAMILIES)}")
     causes = document.get("causes")
     if not isinstance(causes, dict) or not causes:
-        raise SpecError("'causes' must map each cause name to its number of states, "
-                        "e.g. causes: {C1: 2, C2: 3}")
+        raise SpecError("'causes' must map each cause name to its number of states; write "
+                        "them as causes: {C1: 2, C2: 3}")
     mechanisms = document.get("mechanisms")
     if not isinstance(mechanisms, dict) or not mechanisms:
-        raise SpecError("'mechanisms' must map each mechanism name to its list of causes, "
-                        "e.g. mechanisms: {X1: [C1, C2], L: []}")
+        raise SpecError("'mechanisms' must map each mechanism name to its list of causes; "
+                        "write them as mechanisms: {X1: [C1, C2], L: []}")
     cause_names = [str(c) for c in causes]
     mechanism_causes = []
     for name, parents in mechanisms.items():
@@ -316,12 +318,14 @@ def interaction_from_dict(document: dict) -> InteractionModel:
     if isinstance(effect, str):
         effect = {"name": effect}
     if not isinstance(effect, dict) or set(effect) - {"name", "states"}:
-        raise SpecError("'effect' must be a mapping with keys name and states")
+        raise SpecError("'effect' must be a mapping with keys name and states; write it as "
+                        "effect: {name: E, states: 2}")
     states = effect.get("states", 2 if family == "noisy-max" else None)
     if family != "noisy-max" and states is not None:
         raise SpecError(f"the effect of a {family} model is unbounded; remove 'states'")
     if family == "noisy-max" and (isinstance(states, bool) or not isinstance(states, int)):
-        raise SpecError(f"effect states must be a whole number, got {states!r}")
+        raise SpecError(f"effect states must be a whole number, got {states!r}; write a "
+                        "number such as 2")
     return _checked(InteractionModel(family, tuple(cause_names), tuple(causes.values()),
                                      tuple(str(m) for m in mechanisms), tuple(mechanism_causes),
                                      str(effect.get("name", "E")), int(states or 0)))

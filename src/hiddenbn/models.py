@@ -376,7 +376,8 @@ def load_labelled_parameters(path, network: Network, states=None) -> tuple[list,
         raise ParameterError(f"parameter file {path} nests lists too deeply; a table is a list "
                              "of rows of numbers") from None
     except ValueError as err:  # not JSON, or a number of more than 4300 digits
-        raise ParameterError(f"parameter file {path} is not valid JSON: {err}") from None
+        raise ParameterError(f"parameter file {path} is not valid JSON: {err}; give the "
+                             "JSON a fit or 'hiddenbn params' writes") from None
     tables = document.get("cpts") if isinstance(document, dict) else None
     if not isinstance(tables, dict):
         raise ParameterError(f"parameter file {path} has no 'cpts' object mapping node names to "
@@ -384,7 +385,8 @@ def load_labelled_parameters(path, network: Network, states=None) -> tuple[list,
     unknown = sorted(set(tables) - set(network.names))
     if unknown:
         raise ParameterError(f"parameter file {path} has a table for {unknown[0]!r}, which is not "
-                             "a node of the model")
+                             "a node of the model; give the parameters of this model (hiddenbn "
+                             "params SPEC writes them)")
     labelled = _state_labels(path, network, document.get("states", {}))
     for name, labels in (labelled.items() if states else ()):
         if name in states and labels != list(states[name]):

@@ -169,7 +169,8 @@ def parse_classes(text: str) -> list:
                            f"--classes {shown}: the number of models to fit",
                            "give fewer numbers of classes, e.g. 1..8")
     if not values or min(values) < 1:
-        raise HiddenbnError(f"--classes {shown}: need at least one number of classes, each >= 1")
+        raise HiddenbnError(f"--classes {shown}: need at least one number of classes, each "
+                            ">= 1; write a range such as 1..8 or a list such as 2,3,5")
     return sorted(set(values))
 
 

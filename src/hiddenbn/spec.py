@@ -114,11 +114,11 @@ def _parse_latent_class(text: str) -> Network:
     observed = [_state_count(r, excerpt(text)) for r in match.group(2).split(",")]
     if hidden < 1:
         raise SpecError(f"{excerpt(text)}: the hidden variable needs at least 1 state, got "
-                        f"{hidden}")
+                        f"{hidden}; give k of 1 or more in k:r1,...,rn")
     for j, r in enumerate(observed):
         if r < 2:
             raise SpecError(f"{excerpt(text)}: observed variable X{j + 1} needs at least 2 "
-                            f"states, got {r}")
+                            f"states, got {r}; give every item 2 or more states, or leave it out")
     return _checked(latent_class(hidden, observed))
 
 
@@ -136,7 +136,9 @@ class _TreeParser:
         found = repr(self.text[self.pos]) if self.pos < len(self.text) else "end of input"
         unbalanced = self.text.count("(") != self.text.count(")")
         hint = " (unbalanced parentheses)" if unbalanced else ""
-        raise SpecError(f"{self.where(self.pos)}: expected {expected}, found {found}{hint}")
+        raise SpecError(f"{self.where(self.pos)}: expected {expected}, found {found}{hint}; "
+                        "write a hidden node's states and its children in parentheses, e.g. "
+                        "'3(2,2,2)'")
 
     def where(self, position: int) -> str:
         return f"tree spec {excerpt(self.text)}, character {position + 1}"
@@ -166,7 +168,7 @@ class _TreeParser:
             name = f"H{self.n_hidden}"
             if states < 1:
                 raise SpecError(f"{self.where(start)}: hidden node {name} needs at least 1 "
-                                f"state, got {states}")
+                                f"state, got {states}; give it 1 or more")
             if depth > limits.MAX_TREE_DEPTH:  # the parser recurses once per level
                 raise SpecError(f"{self.where(start)}: hidden nodes nest more than "
                                 f"{limits.MAX_TREE_DEPTH} levels deep; write deeper models as "
@@ -186,7 +188,7 @@ class _TreeParser:
         name = f"X{self.n_observed}"
         if states < 2:
             raise SpecError(f"{self.where(start)}: observed leaf {name} needs at least 2 states, "
-                            f"got {states}")
+                            f"got {states}; give it 2 or more, or leave it out")
         self.nodes[name] = {"states": states, "parents": [parent] if parent else []}
         return name
 
@@ -196,7 +198,7 @@ class _TreeParser:
             self.fail("end of input")
         if not self.nodes[root].get("hidden"):
             raise SpecError(f"tree spec {excerpt(self.text)}: the root must be a hidden node with "
-                            "children, e.g. '3(2,2,2)'")
+                            "children; give its children in parentheses, e.g. '3(2,2,2)'")
         # observed leaves are numbered left to right, hidden nodes in preorder; order the
         # nodes so that both shorthands produce identical networks
         hidden = [n for n in self.nodes if n.startswith("H")]
@@ -242,7 +244,7 @@ def load_spec_file(path) -> Network:
 def network_from_dict(document) -> Network:
     """Build a network from the YAML/JSON form ``{type: ..., nodes: {...}}``."""
     if not isinstance(document, dict) or "nodes" not in document:
-        raise SpecError("a spec document needs a top-level 'nodes' mapping, e.g. "
+        raise SpecError("a spec document needs a top-level 'nodes' mapping; write one, e.g. "
                         "nodes: {H: {states: 2, hidden: true}, X: {states: 2, parents: [H]}}")
     unknown = sorted(set(document) - {"type", "nodes"}, key=str)
     if unknown:
@@ -255,11 +257,13 @@ def network_from_dict(document) -> Network:
 
 def _check_node_entry(name, entry, kind) -> dict:
     if not isinstance(name, str) or not name:
-        raise SpecError(f"node names must be non-empty strings, got {name!r}")
+        raise SpecError(f"node names must be non-empty strings, got {name!r}; name "
+                        "each node with text")
     if entry is None:
         entry = {}
     if not isinstance(entry, dict):
-        raise SpecError(f"node {name!r}: expected a mapping with keys {', '.join(NODE_KEYS)}")
+        raise SpecError(f"node {name!r}: expected a mapping; give it keys among "
+                        f"{', '.join(NODE_KEYS)}")
     unknown = sorted(set(entry) - set(NODE_KEYS), key=str)
     if unknown:
         raise SpecError(f"node {name!r}: unknown key {unknown[0]!r}; allowed: {', '.join(NODE_KEYS)}")
@@ -267,23 +271,28 @@ def _check_node_entry(name, entry, kind) -> dict:
     if isinstance(parents, str):
         parents = [parents]
     if not isinstance(parents, list) or not all(isinstance(p, str) for p in parents):
-        raise SpecError(f"node {name!r}: 'parents' must be a list of node names")
+        raise SpecError(f"node {name!r}: 'parents' must be a list of node names; write "
+                        "them in brackets, e.g. parents: [A, B]")
     if len(set(parents)) != len(parents):
-        raise SpecError(f"node {name!r}: a parent is listed twice")
+        raise SpecError(f"node {name!r}: a parent is listed twice; list each once")
     hidden = entry.get("hidden", False)
     if not isinstance(hidden, bool):
-        raise SpecError(f"node {name!r}: 'hidden' must be true or false, got {hidden!r}")
+        raise SpecError(f"node {name!r}: 'hidden' must be true or false, got {hidden!r}; "
+                        "write true or false")
     function = entry.get("function")
     if function is not None:
         if kind != "discrete":
-            raise SpecError(f"node {name!r}: deterministic nodes exist only in discrete networks")
+            raise SpecError(f"node {name!r}: deterministic nodes exist only in discrete "
+                              "networks; leave out 'function' or use type: discrete")
         if function not in FUNCTIONS:
             raise SpecError(f"node {name!r}: unknown function {function!r}; use max or sum")
         if not parents:
-            raise SpecError(f"node {name!r}: a deterministic node ({function}) needs parents")
+            raise SpecError(f"node {name!r}: a deterministic node ({function}) needs parents; "
+                              "list them under 'parents'")
     states = entry.get("states")
     if states is not None and (isinstance(states, bool) or not isinstance(states, int)):
-        raise SpecError(f"node {name!r}: 'states' must be a whole number, got {states!r}")
+        raise SpecError(f"node {name!r}: 'states' must be a whole number, got {states!r}; "
+                        "write a number such as 2")
     if kind == "gaussian":
         if states is not None:
             raise SpecError(f"node {name!r}: Gaussian nodes are continuous; remove 'states'")
@@ -293,12 +302,12 @@ def _check_node_entry(name, entry, kind) -> dict:
             raise SpecError(f"node {name!r}: sigmoid networks are binary; 'states' must be 2")
         states = 2
     elif states is None and function is None:
-        raise SpecError(f"node {name!r}: 'states' is missing")
+        raise SpecError(f"node {name!r}: 'states' is missing; give its number of states")
     elif states is not None and states < (1 if hidden else 2):
         what = "a hidden node" if hidden else "an observed node"
         need = 1 if hidden else 2
         raise SpecError(f"node {name!r}: {what} needs at least {need} state"
-                        f"{'s' if need > 1 else ''}, got {states}")
+                        f"{'s' if need > 1 else ''}, got {states}; give it {need} or more")
     return {"states": states, "parents": parents, "hidden": hidden, "function": function}
 
 
@@ -325,7 +334,8 @@ def _topological_order(entries: dict) -> list[str]:
     if len(order) < len(names):
         placed = set(order)
         remaining = [name for name in names if name not in placed]
-        raise SpecError(f"the graph has a cycle: {' -> '.join(_find_cycle(entries, remaining))}")
+        raise SpecError(f"the graph has a cycle: {' -> '.join(_find_cycle(entries, remaining))}; "
+                        "remove one of its parent links")
     return order
 
 
@@ -342,12 +352,14 @@ def _find_cycle(entries: dict, remaining: list[str]) -> list[str]:
 def network_from_nodes(nodes, kind: str = "discrete") -> Network:
     """Validate a ``{name: {states, parents, hidden, function}}`` mapping and build the network."""
     if not isinstance(nodes, dict) or not nodes:
-        raise SpecError("'nodes' must be a non-empty mapping from node names to their settings")
+        raise SpecError("'nodes' must be a non-empty mapping from node names to their settings; "
+                        "give at least one node")
     entries = {name: _check_node_entry(name, entry, kind) for name, entry in nodes.items()}
     for name, entry in entries.items():
         for p in entry["parents"]:
             if p not in entries:
-                raise SpecError(f"node {name!r}: unknown parent {p!r}")
+                raise SpecError(f"node {name!r}: unknown parent {p!r}; define {p!r} "
+                                  "under 'nodes' or take it out of the parents")
     order = _topological_order(entries)
     for name in order:
         entry = entries[name]
@@ -360,7 +372,8 @@ def network_from_nodes(nodes, kind: str = "discrete") -> Network:
             elif entry["states"] < need:
                 raise SpecError(f"node {name!r}: the {entry['function']} of its parents' states "
                                 f"({', '.join(map(str, parent_states))}) takes {need} values, "
-                                f"but the node has {entry['states']} states")
+                                f"but the node has {entry['states']} states; leave 'states' out "
+                                "(inferred) or give at least that many")
     if all(entries[n]["hidden"] for n in order):
         raise SpecError("the model has no observed node; mark at least one node hidden: false")
     index = {name: i for i, name in enumerate(order)}

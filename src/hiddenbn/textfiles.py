@@ -43,7 +43,7 @@ def read_bytes(path, error, what: str, memory_per_byte: int, max_bytes=None) -> 
     try:
         status = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
-        raise error(f"{what} {path} does not exist") from None
+        raise error(f"{what} {path} does not exist; check the path") from None
     except OSError as err:
         if err.errno == errno.ELOOP:
             raise error(f"{what} {path} is a symlink loop; point the link at a file") from None

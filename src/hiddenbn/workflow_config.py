@@ -263,7 +263,8 @@ def check_config_file(path, schema_path=SCHEMA_PATH) -> dict:
     config = read_config_file(path)
     if not isinstance(config, dict):
         raise ConfigError([f"config file {path}: must be a mapping of sections (results_dir, "
-                           f"seed, a paper's or studies' section), got {shown(config)}"])
+                           f"seed, a paper's or studies' section), got {shown(config)}; "
+                           "start from config/config.yaml"])
     if not Path(schema_path).is_file():
         raise ConfigError([f"the workflow's schema {schema_path} is missing; check a config in "
                            "a clone of the repository (pip install -e .)"])
