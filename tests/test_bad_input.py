@@ -361,6 +361,13 @@ def test_the_table_limit_guards_what_builds_tables_and_dim_keeps_its_own(capsys)
      "both write to standard output (-); give --posteriors a file name"),
     (["fit", "DATA", "--model", "2:2,2", "--posteriors", "OUT/link.csv"],
      "--posteriors OUT/link.csv is also an input of this command and would be overwritten"),
+    # an empty name was dropped as if the option were left out: no posteriors, exit 0
+    (["fit", "DATA", "--model", "2:2,2", "--posteriors", ""],
+     "argument --posteriors: expected a file name, got ''; give the name of a file"),
+    (["fit", "DATA", "--model", "2:2,2", "--save-params", " "], "argument --save-params: "
+     "expected a file name"),
+    (["sample", "2:2,2", "--n", "5", "-o", ""], "argument -o/--output: expected a file name"),
+    (["fit", "", "--model", "2:2,2"], ": expected a file name, got ''"),
 ])
 def test_outputs_that_cannot_be_written_are_refused_before_any_is(tmp_path, data, capsys, argv,
                                                                   message):

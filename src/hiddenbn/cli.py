@@ -130,6 +130,15 @@ def _count(maximum: int, minimum: int = 1, description: str = "a positive whole 
     return _bounded(int, minimum, False, description, maximum)
 
 
+def _file_name(text: str) -> str:
+    """An argparse type: a path that is not empty (an empty one names no file, and an option
+    given as '' would otherwise be dropped as if it were left out)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a file name, got {excerpt(text)}; give the "
+                                         "name of a file")
+    return text
+
+
 _positive_int = _bounded(int, 1, False, "a positive whole number")
 _seed = _bounded(int, 0, False, "a non-negative whole number as seed")
 _positive_float = _bounded(float, 0.0, True, "a positive number")
@@ -737,13 +746,15 @@ def _em_options(args) -> dict:
 
 
 def _add_data_options(parser):
-    parser.add_argument("data", metavar="DATA", help="CSV with a header of column names, one "
+    parser.add_argument("data", metavar="DATA", type=_file_name,
+                        help="CSV with a header of column names, one "
                         "case per line; cells are labels or whole numbers (see 'Your own data' "
                         "in README); an optional 'count' column holds pattern counts; - reads "
                         "standard input")
     parser.add_argument("--columns", metavar="A,B,...", help="the columns the model is bound "
                         "to, in order (default: every column)")
-    parser.add_argument("--dictionary", metavar="FILE", help="data dictionary (YAML): each "
+    parser.add_argument("--dictionary", metavar="FILE", type=_file_name,
+                        help="data dictionary (YAML): each "
                         "column's categories in order, e.g. 'smoker: [no, yes]'; a category "
                         "absent from the data still counts")
     parser.add_argument("--missing-values", metavar="LIST", default=",".join(
@@ -818,9 +829,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_parameter_options(sample)
     sample.add_argument("--n", type=_count(limits.MAX_CASES), required=True,
                         help="number of cases")
-    sample.add_argument("--params", metavar="FILE", help="parameter file (JSON, as written by "
+    sample.add_argument("--params", metavar="FILE", type=_file_name,
+                        help="parameter file (JSON, as written by "
                         "--save-params or 'hiddenbn params')")
-    sample.add_argument("--save-params", metavar="FILE", help="write the parameters used as JSON "
+    sample.add_argument("--save-params", metavar="FILE", type=_file_name,
+                        help="write the parameters used as JSON "
                         "(-: standard output, when -o names a file)")
     sample.add_argument("--counts", action="store_true",
                         help="write distinct patterns with a 'count' column instead of one row per case")
@@ -828,7 +841,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "below 1", 0.999999), default=0.0, metavar="RATE", help="blank each cell "
                         "with this probability (missing completely at random; a case keeps at "
                         "least one cell); default 0")
-    sample.add_argument("-o", "--output", metavar="FILE", default=STANDARD_STREAM,
+    sample.add_argument("-o", "--output", metavar="FILE", type=_file_name, default=STANDARD_STREAM,
                         help="output CSV (default -: standard output)")
     sample.set_defaults(run=command_sample)
 
@@ -837,7 +850,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Draw every CPT row from Dirichlet(--generating-alpha) and write them as "
                     "JSON.")
     _add_parameter_options(params)
-    params.add_argument("-o", "--output", metavar="FILE", default=STANDARD_STREAM,
+    params.add_argument("-o", "--output", metavar="FILE", type=_file_name, default=STANDARD_STREAM,
                         help="output JSON (default -: standard output)")
     params.set_defaults(run=command_params)
 
@@ -881,15 +894,19 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--classes", type=_count(limits.MAX_STATES), metavar="K",
                      help="the latent class model with K classes over the columns (the same "
                      "as --model K)")
-    fit.add_argument("--posteriors", metavar="FILE", help="write each data row's posterior "
+    fit.add_argument("--posteriors", metavar="FILE", type=_file_name,
+                     help="write each data row's posterior "
                      "class probabilities and modal class as CSV (any other model: each hidden "
                      "node's, p_NODE_1.. and modal_NODE), one line per row of DATA in its order "
                      "(rows with missing cells included)")
-    fit.add_argument("--plot", metavar="FILE", help="draw the class profile (item-response "
+    fit.add_argument("--plot", metavar="FILE", type=_file_name,
+                     help="draw the class profile (item-response "
                      "probabilities per class) as PNG, PDF or SVG by the suffix of FILE")
-    fit.add_argument("--save-params", metavar="FILE", help="write the fitted parameters as JSON "
+    fit.add_argument("--save-params", metavar="FILE", type=_file_name,
+                     help="write the fitted parameters as JSON "
                      "with the states of each column (what --init and 'sample --params' read)")
-    fit.add_argument("--init", metavar="FILE", help="start EM once from these parameters (JSON, "
+    fit.add_argument("--init", metavar="FILE", type=_file_name,
+                     help="start EM once from these parameters (JSON, "
                      "as written by 'hiddenbn params' or 'sample --save-params') instead of the "
                      "restart schedule: from the generating parameters it shows whether a "
                      "search found the mode near the truth")
