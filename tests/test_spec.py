@@ -120,5 +120,5 @@ def test_each_malformed_spec_gets_its_message(spec, message):
 def test_unparsable_yaml_file_names_the_file(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("nodes: {A: [unclosed\n")
-    with pytest.raises(SpecError, match=r"spec file .*bad.yaml cannot be parsed"):
+    with pytest.raises(SpecError, match=r"spec file .*bad.yaml cannot be parsed: .*; correct "):
         parse_spec(bad)

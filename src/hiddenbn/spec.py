@@ -226,7 +226,8 @@ def read_spec_document(path):
         reason = str(err).splitlines()[0]
         if isinstance(err, yaml.MarkedYAMLError) and err.problem and err.problem_mark:
             reason = f"line {err.problem_mark.line + 1}: {err.problem}"
-        raise SpecError(f"spec file {path} cannot be parsed: {reason}") from None
+        raise SpecError(f"spec file {path} cannot be parsed: {reason}; correct it there (YAML "
+                        "or JSON with 'nodes: {NAME: {states: INT, parents: [...]}}')") from None
 
 
 def load_spec_file(path) -> Network:
