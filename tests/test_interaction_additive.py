@@ -218,7 +218,8 @@ def test_gaussian_map_fit_is_a_fixed_point_of_the_nig_mode(rng):
 def test_gaussian_data_without_a_maximum_are_refused_not_fitted_to_nan(causes, effect, rng):
     m = load_interaction({"interaction": "gaussian", "causes": {"C1": 2, "C2": 2},
                           "mechanisms": {"X1": ["C1", "C2"], "L": []}})
-    with pytest.raises(DataError, match=r"C1 = 0, C2 = 0 the effect 'E' a single value"):
+    with pytest.raises(DataError,
+                       match=r"with C1 = 0, C2 = 0 gives? the effect 'E' a single value"):
         fit_additive(m, summarise(causes, effect), rng, restarts=1)
 
 

@@ -387,8 +387,9 @@ def require_spread(model: InteractionModel, summary: EffectSummary) -> None:
         group = int(flat[0])
         causes = summary.causes[first[group]]
         where = ", ".join(f"{name} = {state}" for name, state in zip(model.cause_names, causes))
-        cases = "case gives" if n[group] == 1 else "cases give"
-        raise DataError(f"the {n[group]:g} {cases} with {where or 'no causes'} the effect "
+        cases = "case" if n[group] == 1 else "cases"
+        gives = "gives" if n[group] == 1 else "give"
+        raise DataError(f"the {n[group]:g} {cases} with {where or 'no causes'} {gives} the effect "
                         f"{model.effect_name!r} a single value, so the Gaussian likelihood has "
                         "no maximum (their variance goes to 0); give every configuration of "
                         "the causes that occurs two or more different effect values, or use "
