@@ -7,7 +7,9 @@ The commands of one document run in order, each in its own ``bash``, in one fres
 folder, with ``hiddenbn`` and ``python`` of the interpreter running this test first on PATH (so
 the test needs no installed script and runs the code under test, under ``make test`` and under
 ``PYTHONPATH=src python -m pytest`` alike). Each must exit with status 0, with no traceback,
-and print no fit that is "NOT converged" (a first example should show a fit that works).
+and print no fit that is "NOT converged" (a first example should show a fit that works). An
+example of an error says so in its comment, ``# exit status 2``: it must exit with that status
+and print one line, ``hiddenbn: error: ...``.
 
 A command that must not run in a test is listed in ``NOT_RUN`` below, by its first words, with
 the reason; every entry must match a command of some document, so the list cannot go stale.
@@ -35,13 +37,15 @@ NOT_RUN = {
     "snakemake": "runs workflow jobs (tests/test_workflow.py runs the workflow)",
     "pip install": "changes the installed packages",
     "source .venv/bin/activate": "the test puts its own interpreter's hiddenbn first on PATH",
-    "export NUMBA_CACHE_DIR=/cluster/scratch/hiddenbn-numba": "points numba's cache at a cluster's shared folder",
+    "export NUMBA_CACHE_DIR=/cluster/scratch/hiddenbn-numba": "points numba's cache at a "
+                                                              "cluster's shared folder",
     ".venv/bin/python -m hiddenbn.jit_cache": "compiles every kernel, about a minute "
                                               "(tests/test_jit_cache.py checks the cache)",
 }
 
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>```+|~~~+)\s*(?P<tag>[\w-]*)")
 HERE_DOCUMENT = re.compile(r"<<-?\s*(['\"]?)(?P<delimiter>\w+)\1")
+EXIT_STATUS = re.compile(r"#.*\bexit status (?P<status>\d+)")
 COMMAND_TIMEOUT_SECONDS = 300  # a hang fails the test instead of stalling the suite
 
 
@@ -163,8 +167,13 @@ def test_the_commands_of_a_document_run_in_order_in_a_fresh_folder(document, tmp
                                 capture_output=True, text=True,
                                 timeout=COMMAND_TIMEOUT_SECONDS)
         where = f"{document.name} line {number}: {command}"
-        assert result.returncode == 0, f"{where}\nexit {result.returncode}\n{result.stderr}"
+        error = EXIT_STATUS.search(command)
+        expected = int(error["status"]) if error else 0
+        assert result.returncode == expected, f"{where}\nexit {result.returncode}\n{result.stderr}"
         assert "Traceback" not in result.stderr, f"{where}\n{result.stderr}"
+        if error:
+            assert result.stderr.startswith("hiddenbn: error: ") \
+                and result.stderr.count("\n") == 1, f"{where}\n{result.stderr}"
         assert "NOT converged" not in result.stdout, f"{where}\n{result.stdout}"
 
 
