@@ -33,22 +33,19 @@ from hiddenbn.errors import HiddenbnError, excerpt
 # pandas take a second to load; see benchmarks/bench_startup.py and tests/test_startup.py).
 
 EXAMPLES = """\
-examples:
-  hiddenbn sample 3:2,2,2,2 --n 1000 --seed 1 -o data.csv
-  hiddenbn sample '5(3(2,2),3(2,2),2)' --n 9000 --seed 7 --counts --save-params truth.json -o hlc.csv
-  hiddenbn sample model.yaml --n 500 --params truth.json -o data.csv
+examples (they run in this order in an empty folder):
+  hiddenbn sample 2:2,2,2,2,2 --n 1000 --seed 1 --save-params truth.json -o data.csv
+  hiddenbn fit data.csv --classes 2 --seed 1
+  hiddenbn fit data.csv --model 2:2,2,2,2,2 --schedule annealing --restarts 8
+  hiddenbn fit data.csv --model 2:2,2,2,2,2 --init truth.json
+  hiddenbn fit data.csv --classes 2 --posteriors posteriors.csv --plot profile.png
+  hiddenbn fit data.csv --classes 2 --missing drop --json
+  hiddenbn select data.csv --family lc --classes 1..4 --json
+  hiddenbn evidence data.csv --model 2:2,2,2,2,2 --method mc --runs 4
   hiddenbn params 4:2,2,2,2,2,2,2,2 --seed 3 -o params.json
-  hiddenbn dim embedded.yaml --ebnc Y --json
-  hiddenbn fit data.csv --model 3:2,2,2,2 --seed 1
-  hiddenbn fit data.csv --model 3:2,2,2,2 --schedule annealing --restarts 8
-  hiddenbn fit data.csv --model 3:2,2,2,2 --init truth.json
-  hiddenbn fit survey.csv --classes 3 --posteriors posteriors.csv --plot profile.png
-  hiddenbn fit survey.csv --classes 3 --dictionary dictionary.yaml --missing drop --json
-  hiddenbn select data.csv --family lc --classes 1..8 --json
-  hiddenbn evidence data.csv --model 3:2,2,2,2 --method mc --runs 8
-  hiddenbn ebnc fit data.csv --target Y --embedded embedded.yaml
-  hiddenbn ebnc select data.csv --target Y --score bic_log_evidence
-  hiddenbn check-config my_study.yaml
+  hiddenbn sample '5(3(2,2),3(2,2),2)' --n 9000 --seed 7 --counts --save-params hlc.json -o hlc.csv
+  hiddenbn fit hlc.csv --model '5(3(2,2),3(2,2),2)' --seed 1
+README shows the spec files of the other commands (dim --ebnc, ebnc fit, check-config).
 
 A SPEC is a latent class shorthand (k:r1,...,rn), a tree shorthand for hierarchical latent
 class models (a hidden node's state count followed by its children in parentheses), or a YAML
