@@ -1,6 +1,9 @@
 """EM: monotone log posterior, M-step fixed points, restart schedule, and StepMix as a peer."""
 
+import ast
+import dataclasses
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,13 +29,15 @@ def log_posterior(network, cpts, data, alpha):
 
 @pytest.mark.parametrize("alpha", [1.0, 1.01, 3.0])
 @pytest.mark.parametrize("spec", NETWORKS)
-def test_log_posterior_never_decreases(spec, alpha, rng):
+@pytest.mark.parametrize("acceleration", em.ACCELERATIONS)
+def test_log_posterior_never_decreases(spec, alpha, acceleration, rng):
     network = parse_spec(spec)
     data = sample_dataset(network, random_parameters(network, rng), 400, rng)
     fit = em.run_em(network, data, random_parameters(network, rng), alpha=alpha,
-                    max_iterations=60, tolerance=0.0)
+                    max_iterations=60, tolerance=0.0, acceleration=acceleration)
     trace = np.array(fit.trace)
-    assert trace.size == 60 and not fit.converged
+    assert fit.iterations == 60 and not fit.converged and fit.acceleration == acceleration
+    assert trace.size == 60 if acceleration == "none" else trace.size < 60
     assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[1:]))
     assert fit.log_posterior == pytest.approx(log_posterior(network, fit.cpts, data, alpha),
                                               rel=1e-12)
@@ -86,18 +91,41 @@ def test_run_all_iterations_runs_the_final_phase_to_the_end(rng):
     network = latent_class(4, [2] * 8)
     data = sample_dataset(latent_class(2, [2] * 8), random_parameters(latent_class(2, [2] * 8),
                                                                       rng), 400, rng)
-    early = em.fit(network, data, np.random.default_rng(3), restarts=8, max_iterations=50)
-    full = em.fit(network, data, np.random.default_rng(3), restarts=8, max_iterations=50,
-                  run_all_iterations=True)
+    plain = {"restarts": 8, "acceleration": "none"}
+    early = em.fit(network, data, np.random.default_rng(3), max_iterations=50, **plain)
+    full = em.fit(network, data, np.random.default_rng(3), max_iterations=50,
+                  run_all_iterations=True, **plain)
     assert early.iterations < 50 and early.converged
     assert full.iterations == 50 == len(full.trace)
     assert full.converged and full.log_posterior >= early.log_posterior
     assert full.trace[:early.iterations] == early.trace
+    # SQUAREM's cycles end in plain steps where a cycle would pass the cap: all 50 iterations
+    accelerated = em.fit(network, data, np.random.default_rng(3), max_iterations=50,
+                         run_all_iterations=True, restarts=8, acceleration="squarem")
+    assert accelerated.iterations == 50 > len(accelerated.trace)
+    assert accelerated.log_posterior >= full.log_posterior - 1e-9 * abs(full.log_posterior)
     # at the cap, a last change beyond the tolerance is not converged
-    short = em.fit(network, data, np.random.default_rng(3), restarts=8, max_iterations=2,
-                   tolerance=1e-12, run_all_iterations=True)
+    short = em.fit(network, data, np.random.default_rng(3), max_iterations=2,
+                   tolerance=1e-12, run_all_iterations=True, **plain)
     change = abs(short.trace[-1] - short.trace[-2]) / abs(short.trace[-2])
     assert short.iterations == 2 and change > 1e-12 and not short.converged
+
+
+def test_squarem_converges_in_a_fraction_of_the_iterations_where_em_crawls():
+    """Weakly separated classes, whose EM steps shrink slowly: from the same start, to the
+    command line's stopping rule, plain EM takes over 2000 iterations and SQUAREM (Varadhan &
+    Roland 2008) under a tenth of them, to the same mode."""
+    network = latent_class(2, [2] * 5)
+    rng = np.random.default_rng(2)
+    data = sample_dataset(network, random_parameters(network, rng), 1000, rng)
+    start = random_parameters(network, np.random.default_rng(12))
+    plain, accelerated = (em.run_em(network, data, start, alpha=1.01,
+                                    **{**dataclasses.asdict(em.OPTIMUM),
+                                       "acceleration": acceleration})
+                          for acceleration in ("none", "squarem"))
+    assert plain.converged and accelerated.converged and plain.iterations > 2000
+    assert accelerated.iterations < plain.iterations / 10
+    assert accelerated.log_posterior == pytest.approx(plain.log_posterior, abs=1e-7)
 
 
 def test_halving_beats_or_matches_its_own_first_start(rng):
@@ -153,10 +181,8 @@ def test_best_log_likelihood_at_least_stepmix(rng):
 
 def test_the_pipeline_runs_paper_003s_protocol_and_the_command_line_the_optimum():
     """One place defines both stopping protocols: the default config's paper-003 EM is
-    em.PAPER_003 under the same names, and `hiddenbn fit` defaults to em.OPTIMUM."""
-    import dataclasses
-    from pathlib import Path
-
+    em.PAPER_003 under the same names, and `hiddenbn fit` defaults to em.OPTIMUM, accelerated
+    as the library is."""
     import yaml
 
     from hiddenbn.cli import build_parser
@@ -170,3 +196,25 @@ def test_the_pipeline_runs_paper_003s_protocol_and_the_command_line_the_optimum(
     arguments = build_parser().parse_args(["fit", "data.csv", "--classes", "2"])
     assert {key: getattr(arguments, key) for key in dataclasses.asdict(em.OPTIMUM)} \
         == dataclasses.asdict(em.OPTIMUM)
+    assert arguments.acceleration == em.ACCELERATION == "squarem"
+
+
+#: The library's EM entry points; each call in the papers' code names its acceleration.
+EM_CALLS = {"fit", "run_em", "fit_engine", "fit_noisy_max", "fit_additive", "fit_and_score"}
+
+
+def test_the_papers_protocols_are_plain_em():
+    """The papers' experiments keep the protocols they reproduce, plain EM, though the library
+    and the command line default to SQUAREM: every EM call under experiments/ says which
+    (a study passes its config's, whose default is "none")."""
+    from hiddenbn.experiments import studies
+
+    assert studies.DEFAULT_EM["acceleration"] == "none"
+    folder = Path(em.__file__).parent / "experiments"
+    calls = [(path.name, node) for path in sorted(folder.glob("*.py"))
+             for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.Call) and getattr(node.func, "id", None) in EM_CALLS]
+    assert len(calls) >= 9
+    unnamed = [(name, node.lineno) for name, node in calls
+               if not any(keyword.arg == "acceleration" for keyword in node.keywords)]
+    assert not unnamed, f"EM calls without an acceleration: {unnamed}"

@@ -13,15 +13,16 @@ def test_warm_calls_every_group_and_leaves_their_kernels_compiled():
     # kernels called only from other kernels compile inside their callers: every module with
     # kernels must have had at least one called from Python (hiddenbn.collapsed's are called
     # only by the annealing and SMC kernels)
-    from hiddenbn import (annealing, inference, jacobian, junction_tree, message_passing,
+    from hiddenbn import (annealing, em, inference, jacobian, junction_tree, message_passing,
                           noisy_max, rank, sampling, smc, split_merge)
-    for module in (annealing, inference, jacobian, junction_tree, message_passing, noisy_max,
+    for module in (annealing, em, inference, jacobian, junction_tree, message_passing, noisy_max,
                    rank, sampling, smc, split_merge):
         kernels = [value for value in vars(module).values()
                    if isinstance(value, numba.core.registry.CPUDispatcher)]
         assert any(kernel.signatures for kernel in kernels), module.__name__
     # both latent class E step kernels, the serial one and the one in blocks on threads
     assert inference._group_statistics.signatures
+    assert em._squared_norms.signatures  # SQUAREM's step length
     assert inference._group_statistics_in_blocks.signatures
 
 

@@ -239,7 +239,7 @@ def test_a_replicate_is_regenerated_by_the_command_line(tmp_path):
         studies.generating_parameters(network, study["generators"]["g"], 17)))
     refit = fit_and_score(network, read_csv(data), 23, 1.01, EM["restarts"], False, False,
                           max_iterations=EM["max_iterations"], tolerance=EM["tolerance"],
-                          schedule="halving")
+                          schedule="halving", acceleration=study["em"]["acceleration"])
     row = fits[fits.model == "2:2,2,2,2"].iloc[0]
     assert math.isclose(row.loglik, refit["fit"].log_likelihood, rel_tol=1e-12)
 
@@ -266,6 +266,22 @@ def test_a_bad_study_stops_the_workflow_before_any_job(tmp_path):
     assert "config studies.s.scores: unknown score 'aic'" in result.stdout + result.stderr
 
 
+def test_a_study_fits_by_squarem_when_its_em_says_so(tmp_path):
+    """em.acceleration: squarem (the command line's default; a study's is plain EM, paper
+    002's) fits every candidate by SQUAREM cycles, and the summary names it. With paper 002's
+    loose tolerance plain EM stops short on the flat fit of 3 classes; SQUAREM ends higher."""
+    def study(em):
+        return checked(edited(lambda s: s.update(sample_sizes=[300], replicates=1,
+                                                  scores=["bic"], em=em)))
+    accelerated = study({**EM, "acceleration": "squarem"})
+    fits, selections = studies.run_job(accelerated, "g", 300, [(17, 23)])
+    plain, _ = studies.run_job(study(EM), "g", 300, [(17, 23)])
+    assert (fits.loglik >= plain.loglik - 1e-9).all()
+    assert fits.loglik.iloc[-1] > plain.loglik.iloc[-1] + 0.01
+    studies.write_summary("s", accelerated, fits, selections, tmp_path)
+    assert "at most 200 iterations, squarem." in (tmp_path / "summary.md").read_text()
+
+
 def test_a_study_with_missing_cells_blanks_them_at_random_and_sums_them_out(tmp_path):
     """missing_rate blanks cells completely at random in every data set; the replicate is the
     command line's `sample --missing-rate` data, fitted with the missing cells summed out."""
@@ -281,7 +297,7 @@ def test_a_study_with_missing_cells_blanks_them_at_random_and_sums_them_out(tmp_
     assert 0.15 < missing < 0.25
     refit = fit_and_score(parse_spec("2:2,2,2,2"), dataset, 23, 1.01, EM["restarts"], False,
                           False, max_iterations=EM["max_iterations"], tolerance=EM["tolerance"],
-                          schedule="halving")
+                          schedule="halving", acceleration=study["em"]["acceleration"])
     row = fits[fits.model == "2:2,2,2,2"].iloc[0]
     assert math.isclose(row.loglik, refit["fit"].log_likelihood, rel_tol=1e-12)
 

@@ -18,6 +18,12 @@ SCHEDULES = ENGINE_SCHEDULES + ("annealing",)
 #: change of g 1e-10 (poLCA's ``tol``), at most 10000 iterations.
 OPTIMUM = {"tolerance": 1e-10, "max_iterations": 10000, "convergence": "absolute",
            "run_all_iterations": False}
+#: Accelerations of EM's final phase (``em.ACCELERATIONS``): SQUAREM cycles (Varadhan & Roland
+#: 2008) or plain EM steps.
+ACCELERATIONS = ("squarem", "none")
+#: The acceleration of ``hiddenbn fit`` and ``select`` and of the library's fits
+#: (``em.ACCELERATION``); the papers' protocols are plain EM and pass ``"none"``.
+ACCELERATION = "squarem"
 #: Annealing sweeps over the cases per start (``annealing.SWEEPS``).
 ANNEALING_SWEEPS = 200
 #: Cells read as missing unless told otherwise (``data.DEFAULT_MISSING_VALUES``): pandas' default

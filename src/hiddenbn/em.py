@@ -40,6 +40,16 @@ tolerance |g_{t-1}|`` (paper 003), or ``"absolute"``, ``|g_t - g_{t-1}| <= toler
 :data:`PAPER_003` (relative 1e-5, all 200 iterations) and :data:`OPTIMUM` (absolute 1e-10, up to
 10000 iterations, stopping once converged), which reaches the mode up to the last digits.
 
+EM creeps along directions the data identify weakly: on a tree of 16 ternary hidden nodes over
+60 binary leaves (N = 5000) it is still far from the tolerance after 10000 iterations. The
+final phase is therefore accelerated by default (:data:`ACCELERATION`, one of
+:data:`ACCELERATIONS`): ``"squarem"`` extrapolates along the last two EM steps (SQUAREM, scheme
+S3 of Varadhan & Roland 2008, :meth:`_Run.extrapolate`) and keeps the jump only where it does
+not lower g, so g still never decreases; ``"none"`` is plain EM, the papers' protocol. Every
+engine takes part: it declares its state as one vector of parameters and back
+(:meth:`EMEngine.to_vector`, :meth:`EMEngine.from_vector`). An iteration is one E step in
+both, so ``max_iterations`` is the same budget and the counts compare.
+
 :func:`fit` adds a third for networks, ``schedule="annealing"``: like best-of-n, but each start
 is the best hard completion of a simulated-annealing run (:mod:`hiddenbn.annealing`) instead of
 a random point; for latent class models the best fit is then improved by split-and-merge moves
@@ -49,6 +59,9 @@ started from the generating parameters.
 
 Initial parameters are drawn from the uniform Dirichlet (or annealed) with a
 ``numpy.random.Generator`` (outside every kernel), so a seed fixes the fit.
+
+Reference: R. Varadhan and C. Roland (2008), Simple and globally convergent methods for
+accelerating the convergence of any EM algorithm, Scand. J. Statist. 35: 335-353.
 
 Data may hold missing cells (:data:`hiddenbn.data.MISSING`), missing at random: both network
 engines sum them out of the likelihood and complete them in the expected counts
@@ -70,7 +83,8 @@ from scipy.special import xlogy
 from hiddenbn import defaults, exact_inference, limits
 from hiddenbn.annealing import SWEEPS, AnnealedStarts
 from hiddenbn.data import Dataset
-from hiddenbn.defaults import CONVERGENCE, ENGINE_SCHEDULES, SCHEDULES
+from hiddenbn.defaults import (ACCELERATION, ACCELERATIONS, CONVERGENCE, ENGINE_SCHEDULES,
+                               SCHEDULES)
 from hiddenbn.errors import DataError, ParameterError
 from hiddenbn.inference import (enumeration_statistics, is_latent_class,
                                 latent_class_design, latent_class_statistics, prefers_design,
@@ -81,12 +95,23 @@ from hiddenbn.models import Network, check_parameters, random_parameters
 from hiddenbn.scores import dirichlet_log_normalizer
 from hiddenbn.split_merge import split_merge
 
+#: Halvings of a SQUAREM step length towards plain EM's (-1) while the extrapolated point is
+#: outside the parameter space (a negative probability); then the cycle takes the plain step.
+SQUAREM_HALVINGS = 20
+#: Factor by which the bound of SQUAREM's step length grows after a jump accepted at the bound
+#: and shrinks after one rejected there (from 1, plain EM's; the SQUAREM package's ``mstep``).
+SQUAREM_BOUND_FACTOR = 4.0
+#: E steps a SQUAREM cycle may take after its first plain step (a rejected jump: at the jump,
+#: after the stabilising step, and at the plain second step); with fewer left under
+#: ``max_iterations`` the final phase takes plain steps, so it never passes the cap.
+SQUAREM_MOST_STEPS = 3
 #: Floor of ``|g|`` in the relative convergence rule (looked up once: it is read every iteration).
 TINY = np.finfo(float).tiny
 # CONVERGENCE, the stopping rules of the final phase (:meth:`_Run.converge`: the change of g
 # within ``tolerance |g|``, paper 003, or within ``tolerance``, poLCA), ENGINE_SCHEDULES (of
-# :func:`fit_engine`, any engine) and SCHEDULES (of :func:`fit`, network engines) are imported
-# from hiddenbn.defaults, where the command line reads them without importing numba.
+# :func:`fit_engine`, any engine), SCHEDULES (of :func:`fit`, network engines), ACCELERATIONS
+# and the default ACCELERATION of the final phase are imported from hiddenbn.defaults, where
+# the command line reads them without importing numba.
 
 
 def check_convergence(convergence: str) -> None:
@@ -94,6 +119,13 @@ def check_convergence(convergence: str) -> None:
     if convergence not in CONVERGENCE:
         raise ParameterError(f"unknown convergence rule {convergence!r}; use one of "
                              f"{', '.join(CONVERGENCE)}")
+
+
+def check_acceleration(acceleration: str) -> None:
+    """Refuse an acceleration that is not one of :data:`ACCELERATIONS`."""
+    if acceleration not in ACCELERATIONS:
+        raise ParameterError(f"unknown EM acceleration {acceleration!r}; use one of "
+                             f"{', '.join(ACCELERATIONS)}")
 
 
 @dataclass(frozen=True)
@@ -191,6 +223,20 @@ class EMEngine(Protocol):
         """``log p(state)``, the prior part of g: 0 for ML; possibly up to an additive constant
         (the Dirichlet normaliser) for an engine of part of a model, see the class."""
 
+    def to_vector(self, state) -> np.ndarray:
+        """The parameters of ``state`` as one new 1-d float array, in a fixed order: the
+        coordinates in which SQUAREM extrapolates (:meth:`_Run.extrapolate`)."""
+
+    def from_vector(self, vector: np.ndarray, like):
+        """The state whose parameters are ``vector`` (:meth:`to_vector`'s order), laid out as
+        the state ``like``; ``None`` when ``vector`` is outside the parameter space.
+
+        SQUAREM's extrapolated points are affine combinations of states (coefficients adding
+        up to 1), so a row of probabilities still sums to 1 but may hold a negative entry, and
+        a variance may be negative: such a point has no state, and the driver moves the jump
+        back towards plain EM.
+        """
+
 
 @runtime_checkable
 class NetworkEngine(EMEngine, Protocol):
@@ -236,6 +282,16 @@ class EnumerationEngine:
 
     def to_cpts(self, state):
         return state
+
+    def to_vector(self, state) -> np.ndarray:
+        return np.concatenate([t.ravel() for t in state if t is not None])
+
+    def from_vector(self, vector, like):
+        if not np.all(vector >= 0):
+            return None
+        ends = np.cumsum([0 if t is None else t.size for t in like])
+        return [None if t is None else vector[end - t.size:end].reshape(t.shape)
+                for t, end in zip(like, ends)]
 
     def e_step(self, state) -> Statistics:
         expected, log_likelihood = self.statistics(self.network, state, self.patterns,
@@ -348,6 +404,15 @@ class LatentClassEngine:
         return [weights[None, :].copy()] + [table[o:o + r].T.copy()
                                             for o, r in zip(self.offsets, self.cards)]
 
+    def to_vector(self, state) -> np.ndarray:
+        return np.concatenate([state[0], state[1].ravel()])
+
+    def from_vector(self, vector, like):
+        if not np.all(vector >= 0):
+            return None
+        classes = like[0].size
+        return vector[:classes], vector[classes:].reshape(like[1].shape)
+
     def e_step(self, state) -> Statistics:
         class_counts, table_counts, log_likelihood = latent_class_statistics(
             self.patterns, self.counts, state[0], state[1], self.offsets, self.design,
@@ -392,8 +457,10 @@ class Fit:
     """A fitted network: MAP (or ML) parameters and what the scores need.
 
     ``expected_counts`` are ``E(N_ijk | theta)`` at the returned parameters (``None`` for
-    deterministic nodes); ``trace`` holds g after every iteration of the final phase;
-    ``engine`` names the engine whose E step fitted it (:attr:`NetworkEngine.name`).
+    deterministic nodes); ``trace`` holds g after every iteration of the final phase (every
+    cycle under SQUAREM); ``engine`` names the engine whose E step fitted it
+    (:attr:`NetworkEngine.name`); ``acceleration`` is that of the final phase (one of
+    :data:`ACCELERATIONS`).
     """
 
     network: Network
@@ -407,6 +474,7 @@ class Fit:
     converged: bool
     restarts: int
     schedule: str
+    acceleration: str
     trace: list = field(default_factory=list)
     engine: str | None = None
 
@@ -416,36 +484,123 @@ class Fit:
         return self.log_likelihood + self.log_prior
 
 
+@numba.njit(cache=True, nogil=True)
+def _squared_norms(first, second):
+    """``(sum first^2, sum second^2)``, added in index order: the same last bits on any number
+    of threads (a BLAS dot product splits its sum by thread)."""
+    total_first, total_second = 0.0, 0.0
+    for i in range(first.size):
+        total_first += first[i] * first[i]
+        total_second += second[i] * second[i]
+    return total_first, total_second
+
+
+def squarem_step_length(change, curvature) -> float:
+    """The step length of SQUAREM's scheme S3 (Varadhan & Roland 2008):
+    ``-|change| / |curvature|``, at most -1 (-1 is plain EM's two steps; also where the
+    curvature is 0 or the ratio is not a number)."""
+    squared_change, squared_curvature = _squared_norms(change, curvature)
+    if not squared_curvature > 0:
+        return -1.0
+    length = -math.sqrt(squared_change / squared_curvature)
+    return length if length < -1.0 else -1.0
+
+
 class _Run:
-    """One EM trajectory: the current state, its E-step statistics and g."""
+    """One EM trajectory: the current state, its E-step statistics and g; with the SQUAREM
+    jumps it kept and rejected (:meth:`extrapolate`)."""
 
     def __init__(self, engine: EMEngine, state):
-        self.engine, self.state = engine, state
-        self.statistics = engine.e_step(state)
-        self.g = self.statistics.log_likelihood + engine.log_prior(state)
+        self.engine = engine
+        self.move_to(state)
+        self.longest_jump = 1.0  # the bound of |SQUAREM's step length| (:meth:`extrapolate`)
+        self.jumps_kept = self.jumps_rejected = 0
+
+    def move_to(self, state) -> float:
+        """Make ``state`` current: its E step and g; returns g."""
+        self.state = state
+        self.statistics = self.engine.e_step(state)
+        self.g = self.statistics.log_likelihood + self.engine.log_prior(state)
+        return self.g
 
     def step(self) -> float:
         """One M step then one E step; returns the new g."""
-        self.state = self.engine.m_step(self.statistics, self.state)
-        self.statistics = self.engine.e_step(self.state)
-        self.g = self.statistics.log_likelihood + self.engine.log_prior(self.state)
-        return self.g
+        return self.move_to(self.engine.m_step(self.statistics, self.state))
+
+    def extrapolate(self, start) -> int:
+        """The rest of a SQUAREM cycle (Varadhan & Roland 2008, scheme S3), whose first EM step
+        went from ``start`` to the current state; returns the E steps it took (1 to 3).
+
+        With ``x0 = start``, ``x1`` the current state and ``x2`` its M step, ``r = x1 - x0``,
+        ``v = x2 - 2 x1 + x0`` and the step length ``a`` of :func:`squarem_step_length`, the
+        jump goes to ``x0 - 2 a r + a^2 v`` (``a = -1`` gives ``x2``). Its coefficients add up
+        to 1, so every row of probabilities still sums to 1; while an entry is negative (the
+        engine's :meth:`~EMEngine.from_vector` gives no state) ``a`` moves half-way towards
+        -1, at most :data:`SQUAREM_HALVINGS` times. One EM step from the jump stabilises it
+        (S3's last step); it is kept only if its g is at least that of ``x1``, so a cycle never
+        ends below a plain EM step and g never decreases. Otherwise, and where no jump
+        remains, the cycle ends at ``x2``, plain EM's second step.
+
+        ``|a|`` is bounded, as in the SQUAREM package: from 1 (plain EM), the bound grows
+        :data:`SQUAREM_BOUND_FACTOR`-fold whenever a cycle takes a step at it, and a rejected
+        jump of length ``a`` sets it to ``|a| / SQUAREM_BOUND_FACTOR`` (at least 1). Unbounded,
+        S3's length reached thousands where g is flat, and hundreds of such jumps in a row
+        were rejected.
+        """
+        engine = self.engine
+        first_g = self.g
+        second = engine.m_step(self.statistics, self.state)
+        x0, x1 = engine.to_vector(start), engine.to_vector(self.state)
+        change, curvature = x1 - x0, engine.to_vector(second) - 2 * x1 + x0
+        length = max(squarem_step_length(change, curvature), -self.longest_jump)
+        jump = None
+        for _ in range(SQUAREM_HALVINGS):
+            if length == -1.0:
+                break
+            jump = engine.from_vector(x0 - 2 * length * change + length**2 * curvature, start)
+            if jump is not None:
+                break
+            length = (length - 1.0) / 2
+        at_bound = length == -self.longest_jump
+        if jump is not None:
+            self.move_to(jump)
+            if self.step() >= first_g:  # False for NaN: a jump where the data are impossible
+                self.jumps_kept += 1
+                self.longest_jump *= SQUAREM_BOUND_FACTOR if at_bound else 1.0
+                return 2
+            self.jumps_rejected += 1
+            self.longest_jump = max(1.0, -length / SQUAREM_BOUND_FACTOR)
+        elif at_bound:  # plain EM's two steps at a bound of 1
+            self.longest_jump *= SQUAREM_BOUND_FACTOR
+        self.move_to(second)
+        return 1 if jump is None else 3
 
     def converge(self, max_iterations: int, tolerance: float, run_all: bool = False,
-                 convergence: str = "relative"):
+                 convergence: str = "relative", acceleration: str = "none"):
         """Iterate until ``|g_t - g_{t-1}| <= tolerance * |g_{t-1}|`` (``convergence =
-        "relative"``) or ``<= tolerance`` (``"absolute"``) (with ``run_all``: for all
-        ``max_iterations``, converged when the last change is within the tolerance);
-        (iterations, converged, trace)."""
+        "relative"``) or ``<= tolerance`` (``"absolute"``) over an EM step (with ``run_all``:
+        for all ``max_iterations``, converged when the last change is within the tolerance);
+        (iterations, converged, trace).
+
+        With ``acceleration="squarem"`` each EM step that does not stop the run is the first
+        of a SQUAREM cycle (:meth:`extrapolate`); an iteration is still one E step, and
+        ``trace`` holds g after every cycle (every step of plain EM).
+        """
         relative = convergence == "relative"
-        trace, small = [], False
-        for iteration in range(1, max_iterations + 1):
-            previous = self.g
-            trace.append(self.step())
+        accelerate = acceleration == "squarem"
+        trace, small, iteration = [], False, 0
+        while iteration < max_iterations:
+            start, previous = self.state, self.g
+            self.step()
+            iteration += 1
             change = abs(self.g - previous)
             small = change <= tolerance * (max(abs(previous), TINY) if relative else 1.0)
             if small and not run_all:
+                trace.append(self.g)
                 return iteration, True, trace
+            if accelerate and max_iterations - iteration >= SQUAREM_MOST_STEPS:
+                iteration += self.extrapolate(start)
+            trace.append(self.g)
         return max_iterations, small, trace
 
 
@@ -454,24 +609,28 @@ class EMResult:
     """The winning run of :func:`fit_engine` and how its final phase ended.
 
     ``run`` holds the engine's ``state``, its E-step ``statistics`` and ``g``; ``trace`` holds g
-    after every iteration of the final phase.
+    after every iteration of the final phase (every SQUAREM cycle under ``acceleration``
+    ``"squarem"``).
     """
 
     run: _Run
     iterations: int
     converged: bool
     trace: list
+    acceleration: str
 
 
 def _final_phase(run: _Run, max_iterations: int, tolerance: float, run_all: bool,
-                 convergence: str) -> EMResult:
+                 convergence: str, acceleration: str) -> EMResult:
     """``run`` iterated to convergence (:meth:`_Run.converge`)."""
-    return EMResult(run, *run.converge(max_iterations, tolerance, run_all, convergence))
+    return EMResult(run, *run.converge(max_iterations, tolerance, run_all, convergence,
+                                       acceleration), acceleration)
 
 
 def _check_search(schedule: str, schedules: tuple, restarts: int, convergence: str,
-                  max_iterations: int, tolerance: float) -> None:
+                  max_iterations: int, tolerance: float, acceleration: str) -> None:
     check_convergence(convergence)
+    check_acceleration(acceleration)
     if schedule not in schedules:
         raise ParameterError(f"unknown restart schedule {schedule!r}; use one of "
                              f"{', '.join(schedules)}")
@@ -485,7 +644,8 @@ def _check_search(schedule: str, schedules: tuple, restarts: int, convergence: s
 
 def fit_engine(engine: EMEngine, rng: np.random.Generator, restarts: int, max_iterations: int,
                tolerance: float, schedule: str = "best-of-n", run_all_iterations: bool = False,
-               draw=None, convergence: str = "relative") -> EMResult:
+               draw=None, convergence: str = "relative",
+               acceleration: str = ACCELERATION) -> EMResult:
     """EM with random restarts for any engine (paper 003 Sec. 3): the one restart and
     convergence loop.
 
@@ -513,14 +673,18 @@ def fit_engine(engine: EMEngine, rng: np.random.Generator, restarts: int, max_it
     convergence : {"relative", "absolute"}
         The stopping rule (:data:`CONVERGENCE`): the change of g relative to ``|g|``
         (paper 003) or absolute (poLCA).
+    acceleration : {"squarem", "none"}
+        The final phase's (:data:`ACCELERATIONS`; the halving phase takes plain steps):
+        SQUAREM cycles (Varadhan & Roland 2008; :meth:`_Run.extrapolate`), or plain EM, the
+        papers' protocol. An iteration is one E step either way.
     """
     _check_search(schedule, ENGINE_SCHEDULES, restarts, convergence, max_iterations,
-                  tolerance)
+                  tolerance, acceleration)
     draw = engine.random_state if draw is None else draw
     runs = [_Run(engine, draw(rng)) for _ in range(restarts)]
     if schedule == "best-of-n":
-        results = [_final_phase(run, max_iterations, tolerance, run_all_iterations, convergence)
-                   for run in runs]
+        results = [_final_phase(run, max_iterations, tolerance, run_all_iterations, convergence,
+                                acceleration) for run in runs]
         return max(results, key=lambda result: result.run.g)
     iterations = 1
     while len(runs) > 1:
@@ -529,7 +693,8 @@ def fit_engine(engine: EMEngine, rng: np.random.Generator, restarts: int, max_it
                 run.step()
         runs = sorted(runs, key=lambda run: run.g, reverse=True)[:len(runs) // 2]
         iterations *= 2
-    return _final_phase(runs[0], max_iterations, tolerance, run_all_iterations, convergence)
+    return _final_phase(runs[0], max_iterations, tolerance, run_all_iterations, convergence,
+                        acceleration)
 
 
 def _finish(engine: NetworkEngine, result: EMResult, restarts, schedule, n_cases) -> Fit:
@@ -538,26 +703,32 @@ def _finish(engine: NetworkEngine, result: EMResult, restarts, schedule, n_cases
                log_likelihood=run.statistics.log_likelihood, log_prior=engine.log_prior(run.state),
                expected_counts=engine.expected_counts(run.statistics), n_cases=n_cases,
                iterations=result.iterations, converged=result.converged, restarts=restarts,
-               schedule=schedule, trace=result.trace, engine=engine.name)
+               schedule=schedule, trace=result.trace, engine=engine.name,
+               acceleration=result.acceleration)
 
 
 def run_em(network: Network, data: Dataset, cpts, alpha: float = 1.01,
            max_iterations: int = 200, tolerance: float = 1e-5,
-           run_all_iterations: bool = False, convergence: str = "relative") -> Fit:
+           run_all_iterations: bool = False, convergence: str = "relative",
+           acceleration: str = ACCELERATION) -> Fit:
     """EM from the given parameters until convergence (one start; the final phase of
-    :func:`fit`, with its stopping keywords). Started from the parameters that generated the
-    data, it is the oracle that shows whether a search found the mode near the truth."""
+    :func:`fit`, with its stopping and ``acceleration`` keywords). Started from the parameters
+    that generated the data, it is the oracle that shows whether a search found the mode near
+    the truth."""
     check_convergence(convergence)
+    check_acceleration(acceleration)
     engine = make_engine(network, data, alpha)
     run = _Run(engine, engine.from_cpts(check_parameters(network, cpts)))
-    result = _final_phase(run, max_iterations, tolerance, run_all_iterations, convergence)
+    result = _final_phase(run, max_iterations, tolerance, run_all_iterations, convergence,
+                          acceleration)
     return _finish(engine, result, 1, "single", data.n_cases)
 
 
 def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float = 1.01,
         restarts: int = 64, max_iterations: int = 200, tolerance: float = 1e-5,
         schedule: str = "halving", run_all_iterations: bool = False,
-        sweeps: int = SWEEPS, convergence: str = "relative") -> Fit:
+        sweeps: int = SWEEPS, convergence: str = "relative",
+        acceleration: str = ACCELERATION) -> Fit:
     """MAP parameters by EM with random restarts (paper 003 Sec. 3): :func:`fit_engine` on the
     engine of :func:`make_engine`, or from annealed starts.
 
@@ -589,9 +760,13 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
     convergence : {"relative", "absolute"}
         The stopping rule (:data:`CONVERGENCE`); :data:`PAPER_003` and :data:`OPTIMUM` hold
         the two protocols' values of these keywords.
+    acceleration : {"squarem", "none"}
+        The final phase's (:data:`ACCELERATIONS`): SQUAREM cycles (the default) or plain EM
+        steps (the papers' protocol); see :func:`fit_engine`.
     """
     # before building anything
-    _check_search(schedule, SCHEDULES, restarts, convergence, max_iterations, tolerance)
+    _check_search(schedule, SCHEDULES, restarts, convergence, max_iterations, tolerance,
+                  acceleration)
     if schedule == "annealing" and sweeps < 1:
         raise ParameterError(f"the annealed search needs at least one sweep, got {sweeps}")
     if not data.n_cases > 0:  # every score would be that of no data: +inf BIC, NaN CS
@@ -599,16 +774,17 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
     engine = make_engine(network, data, alpha)
     if schedule != "annealing":
         result = fit_engine(engine, rng, restarts, max_iterations, tolerance, schedule,
-                            run_all_iterations, convergence=convergence)
+                            run_all_iterations, convergence=convergence,
+                            acceleration=acceleration)
         return _finish(engine, result, restarts, schedule, data.n_cases)
     annealed = AnnealedStarts(network, data, sweeps)
     result = fit_engine(engine, rng, restarts, max_iterations, tolerance, "best-of-n",
                         run_all_iterations,
                         draw=lambda source: engine.from_cpts(annealed.parameters(source)),
-                        convergence=convergence)
+                        convergence=convergence, acceleration=acceleration)
     if isinstance(engine, LatentClassEngine):
         run, moves = split_merge(engine, result.run, rng)
         if moves:
             result = _final_phase(run, max_iterations, tolerance, run_all_iterations,
-                                  convergence)
+                                  convergence, acceleration)
     return _finish(engine, result, restarts, schedule, data.n_cases)

@@ -54,7 +54,8 @@ def _groups():
 
     def fit(network, schedule="halving", missing_rate=0.0, cases=60):
         _, data = data_of(network, cases, missing_rate)
-        em.fit(network, data, rng, restarts=2, max_iterations=3, schedule=schedule)
+        # 4 final iterations: room for a SQUAREM cycle's jump (em.SQUAREM_MOST_STEPS)
+        em.fit(network, data, rng, restarts=2, max_iterations=4, schedule=schedule)
 
     def parallel_latent_class_e_step():
         # 70,000 cases of 8 six-state variables, 32 classes: past PARALLEL_MIN_CELLS of the

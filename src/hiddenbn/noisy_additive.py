@@ -49,6 +49,7 @@ import numpy as np
 from scipy.special import gammaln, xlogy
 
 from hiddenbn.data import MISSING
+from hiddenbn.defaults import ACCELERATION
 from hiddenbn.em import Statistics, check_alpha, fit_engine
 from hiddenbn.errors import DataError, ParameterError
 from hiddenbn.interaction import InteractionModel, fit_cause_tables, load_interaction
@@ -309,6 +310,13 @@ class PoissonEngine(_AdditiveEngine):
     def log_prior(self, state) -> float:
         return poisson_log_prior(state, self.prior)
 
+    def to_vector(self, state) -> np.ndarray:
+        return np.array(state, dtype=float)
+
+    def from_vector(self, vector, like):
+        """The rates of ``vector``; ``None`` where a rate is negative."""
+        return vector if np.all(vector >= 0) else None
+
 
 class GaussianEngine(_AdditiveEngine):
     """EM engine (:class:`hiddenbn.em.EMEngine`) of a Gaussian NAI model: the state is
@@ -324,11 +332,20 @@ class GaussianEngine(_AdditiveEngine):
     def log_prior(self, state) -> float:
         return gaussian_log_prior(*state, self.prior)
 
+    def to_vector(self, state) -> np.ndarray:
+        return np.concatenate(state)
+
+    def from_vector(self, vector, like):
+        """``(means, variances)`` of ``vector``; ``None`` where a variance is not positive."""
+        means, variances = np.split(vector, 2)
+        return (means, variances) if np.all(variances > 0) else None
+
 
 def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=None,
                  restarts: int = 4, max_iterations: int = 20000, tolerance: float = 1e-10,
                  alpha: float = 1.0, convergence: str = "relative", schedule: str = "best-of-n",
-                 run_all_iterations: bool = False) -> AdditiveFit:
+                 run_all_iterations: bool = False,
+                 acceleration: str = ACCELERATION) -> AdditiveFit:
     """MAP (or, with ``prior=None``, ML) parameters of a Poisson or Gaussian NAI model by EM.
 
     ``prior`` is ``(a, b)`` (Gamma) for Poisson and ``(m0, k0, a0, b0)`` (NIG) for Gaussian;
@@ -338,8 +355,8 @@ def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=
     without bound, so such data are refused (:func:`require_spread`) rather than fitted to a
     variance of 0 and a log-likelihood of NaN. Each of ``restarts`` random
     restarts runs until ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` (``convergence="absolute"``:
-    ``<= tolerance``); the largest g wins (:func:`hiddenbn.em.fit_engine` with ``schedule``
-    and ``run_all_iterations``).
+    ``<= tolerance``); the largest g wins (:func:`hiddenbn.em.fit_engine` with ``schedule``,
+    ``run_all_iterations`` and ``acceleration``).
     """
     model = load_interaction(model)
     if model.family not in ("poisson", "gaussian"):
@@ -354,7 +371,7 @@ def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=
         require_spread(model, summary)
     engine = (PoissonEngine if poisson else GaussianEngine)(model, summary, prior)
     result = fit_engine(engine, rng, restarts, max_iterations, tolerance, schedule,
-                        run_all_iterations, convergence=convergence)
+                        run_all_iterations, convergence=convergence, acceleration=acceleration)
     state, statistics = result.run.state, result.run.statistics
     cause_tables, cause_counts = fit_cause_tables(model, summary.causes, summary.counts, alpha)
     means, variances = (state, None) if poisson else state

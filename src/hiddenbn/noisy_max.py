@@ -32,6 +32,7 @@ import numba
 import numpy as np
 
 from hiddenbn.data import Dataset
+from hiddenbn.defaults import ACCELERATION
 from hiddenbn.em import Fit, Statistics, check_alpha, fit_engine
 from hiddenbn.interaction import InteractionModel, fit_cause_tables, load_interaction
 from hiddenbn.scores import complete_log_likelihood, dirichlet_log_density
@@ -191,22 +192,31 @@ class NoisyMaxEngine:
     def log_prior(self, state) -> float:
         return _prior_kernel(state, self.alpha)
 
+    def to_vector(self, state) -> np.ndarray:
+        return state.ravel().copy()
+
+    def from_vector(self, vector, like):
+        """The stacked table of ``vector``; ``None`` where a probability is negative."""
+        return vector.reshape(like.shape) if np.all(vector >= 0) else None
+
 
 def fit_noisy_max(model, data: Dataset, rng: np.random.Generator, alpha: float = 1.0,
                   restarts: int = 16, max_iterations: int = 1000, tolerance: float = 1e-9,
                   convergence: str = "relative", schedule: str = "best-of-n",
-                  run_all_iterations: bool = False, initial=None) -> Fit:
+                  run_all_iterations: bool = False, initial=None,
+                  acceleration: str = ACCELERATION) -> Fit:
     """MAP (ML for ``alpha = 1``) parameters of an NMI model by EM with random restarts.
 
     Every start draws each mechanism row from the uniform Dirichlet and runs EM until
     ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` (``convergence="absolute"``: ``<= tolerance``)
     with g the mechanisms' part of ``log p(D | theta) + log p(theta)`` (paper 004 Eq. 3,
     :class:`NoisyMaxEngine`); the start with the largest g wins
-    (:func:`hiddenbn.em.fit_engine` with ``schedule`` and ``run_all_iterations``). With
-    ``initial`` (the network's CPTs, as :func:`hiddenbn.models.load_parameters` reads them)
-    EM starts once, from its mechanism tables. Returns a :class:`hiddenbn.em.Fit` over
-    :meth:`InteractionModel.network` with expected counts at the returned parameters. Data
-    with missing cells are refused (:class:`NoisyMaxEngine`).
+    (:func:`hiddenbn.em.fit_engine` with ``schedule``, ``run_all_iterations`` and
+    ``acceleration``). With ``initial`` (the network's CPTs, as
+    :func:`hiddenbn.models.load_parameters` reads them) EM starts once, from its mechanism
+    tables. Returns a :class:`hiddenbn.em.Fit` over :meth:`InteractionModel.network` with
+    expected counts at the returned parameters. Data with missing cells are refused
+    (:class:`NoisyMaxEngine`).
     """
     model = load_interaction(model)
     engine = NoisyMaxEngine(model, data, alpha)
@@ -215,7 +225,8 @@ def fit_noisy_max(model, data: Dataset, rng: np.random.Generator, alpha: float =
         restarts, schedule = 1, "single"
     result = fit_engine(engine, rng, restarts, max_iterations, tolerance,
                         "best-of-n" if initial is not None else schedule, run_all_iterations,
-                        None if initial is None else lambda rng: start.copy(), convergence)
+                        None if initial is None else lambda rng: start.copy(), convergence,
+                        acceleration)
     cause_tables, cause_counts = fit_cause_tables(model, engine.causes, engine.counts,
                                                   engine.alpha)
     offsets = model.mechanism_offsets()
@@ -232,7 +243,7 @@ def fit_noisy_max(model, data: Dataset, rng: np.random.Generator, alpha: float =
                expected_counts=network_order(cause_counts, result.run.statistics.expected),
                n_cases=engine.data.n_cases, iterations=result.iterations,
                converged=result.converged, restarts=restarts, schedule=schedule,
-               engine="noisy-max mechanisms")
+               acceleration=acceleration, engine="noisy-max mechanisms")
 
 
 def effect_distribution(model: InteractionModel, cpts) -> np.ndarray:

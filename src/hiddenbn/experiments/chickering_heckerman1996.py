@@ -178,7 +178,7 @@ def fit_and_score_test_model(network, data: Dataset, rng: np.random.Generator,
         restarts, schedule, sweeps = search["restarts"], "annealing", search["sweeps"]
     start = time.perf_counter()
     result = fit(network, data, rng, prior_alpha, restarts, em["max_iterations"], em["tolerance"],
-                 schedule, em["run_all_iterations"], max(sweeps, 1))
+                 schedule, em["run_all_iterations"], max(sweeps, 1), acceleration="none")
     em_seconds = time.perf_counter() - start
     seconds = {}
     scores = score_fit(result, data, effective_dimension, timings=seconds,
@@ -212,7 +212,7 @@ def oracle_log_posterior(network, data: Dataset, truth, prior_alpha: float, em: 
     """g after EM started from the generating parameters ``truth`` with the paper's final phase:
     the mode near the truth, which a search should reach (or beat)."""
     return run_em(network, data, truth, prior_alpha, em["max_iterations"], em["tolerance"],
-                  em["run_all_iterations"]).log_posterior
+                  em["run_all_iterations"], acceleration="none").log_posterior
 
 
 def fit_test_models(data_file, features: int, test_states, seed: int, prior_alpha: float,
@@ -290,11 +290,13 @@ def fit_prior_variants(data_files, features: int, test_states, seeds, prior_alph
                 ml = alpha == 1.0
                 result = fit(network, data, seeding.rng(seed, "em", c),
                              prior_alpha if ml else alpha, em["restarts"], em["max_iterations"],
-                             em["tolerance"], "halving", em["run_all_iterations"])
+                             em["tolerance"], "halving", em["run_all_iterations"],
+                             acceleration="none")
                 if ml:
                     result = dataclasses.replace(
                         run_em(network, data, result.cpts, 1.0, em["max_iterations"],
-                               em["tolerance"], em["run_all_iterations"]), alpha=prior_alpha)
+                               em["tolerance"], em["run_all_iterations"], acceleration="none"),
+                        alpha=prior_alpha)
                 scores = score_fit(result, data, with_laplace=not ml)
                 rows.append({"replicate": replicate, "prior_alpha": alpha, "hidden_states": c,
                              "d": network.standard_dimension,

@@ -231,7 +231,7 @@ def deterministic_parameters(network: Network, cpts, children: int) -> list:
 def _fit(network: Network, data: Dataset, rng, em: dict):
     return fit(network, data, rng, alpha=ML_ALPHA, restarts=em["restarts"],
                max_iterations=em["max_iterations"], tolerance=em["tolerance"],
-               schedule=em["schedule"])
+               schedule=em["schedule"], acceleration="none")
 
 
 def fit_scores(result, de: int, section: dict) -> dict:
@@ -375,7 +375,7 @@ def hlc_experiment(cases: int, section: dict, seed: int, points: int = 5,
         own = evaluate(truth_cards)
         ml = run_em(fits[truth_cards].network, data, fits[truth_cards].cpts, alpha=ML_ALPHA,
                     max_iterations=hlc["floor_em"]["max_iterations"],
-                    tolerance=hlc["floor_em"]["tolerance"])
+                    tolerance=hlc["floor_em"]["tolerance"], acceleration="none")
         found.append({"score": GENERATING, "cs_alpha": None,
                       "cardinalities": _cards_text(truth_cards), "kl_bits": own["kl_bits"],
                       "de": own["de"],

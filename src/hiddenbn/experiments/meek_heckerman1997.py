@@ -194,7 +194,8 @@ def score_segments(section: dict, structures: dict, rows: np.ndarray, dimensions
         for name, model in models.items():
             fit = fit_noisy_max(model, data, seeding.rng(seed, "em", name, n_cases),
                                 alpha=section["prior_alpha"], restarts=em["restarts"],
-                                max_iterations=em["max_iterations"], tolerance=em["tolerance"])
+                                max_iterations=em["max_iterations"], tolerance=em["tolerance"],
+                                acceleration="none")
             record = {"N": n_cases, "model": name, "loglik": fit.log_likelihood,
                       "converged": fit.converged}
             record.update({mled_column(alpha): bd_log_marginal(fit.network, fit.expected_counts,

@@ -63,9 +63,9 @@ METRICS = ("kl", "selected", "time")
 #: Scores that need the effective dimension.
 PLUS_SCORES = ("bic_plus_log_evidence", "cs_plus")
 #: EM settings of a study that gives none: MAP with paper 003's prior (1 + 0.01), paper 002's
-#: restarts and convergence threshold.
+#: restarts and convergence threshold, plain EM steps.
 DEFAULT_EM = {"prior_alpha": 1.01, "restarts": 8, "schedule": "halving", "tolerance": 1e-6,
-              "convergence": "relative", "max_iterations": 1000}
+              "convergence": "relative", "max_iterations": 1000, "acceleration": "none"}
 #: Dirichlet parameter of the generating CPT rows when a generator gives neither ``generating_alpha`` nor
 #: ``parameters`` (the uniform Dirichlet of papers 002 and 003).
 DEFAULT_ALPHA = 1.0
@@ -341,7 +341,8 @@ class _Candidates:
         outcome = fit_and_score(network, self.data, self.data_seed, em["prior_alpha"],
                                 em["restarts"], with_de, "laplace" in scores,
                                 max_iterations=em["max_iterations"], tolerance=em["tolerance"],
-                                convergence=em["convergence"], schedule=em["schedule"])
+                                convergence=em["convergence"], schedule=em["schedule"],
+                                acceleration=em["acceleration"])
         seconds = time.perf_counter() - start
         result, values = outcome["fit"], outcome["scores"]
         notes = [outcome["note"]] if with_de and outcome["note"] else []
@@ -590,7 +591,7 @@ def summary_markdown(name: str, study: dict, summary: pd.DataFrame, frequency, t
         f"{study['replicates']} replicates each. EM: Dirichlet prior "
         f"{em['prior_alpha']:g}, {em['restarts']} restarts ({em['schedule']}), "
         f"{em['convergence']} tolerance {em['tolerance']:g}, at most {em['max_iterations']} "
-        "iterations. "
+        "iterations" + ("" if em["acceleration"] == "none" else f", {em['acceleration']}") + ". "
         + (f"{study['missing_rate']:.0%} of the cells blanked at random (MCAR). "
            if study["missing_rate"] else "") +
         ("A climb stops when no one-state increase raises its score." if
