@@ -172,3 +172,23 @@ def test_a_score_without_a_value_is_shown_as_a_dash_not_nan(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "nan" not in out.lower().split() and " -\n" in out.replace("laplace", "")
     assert "no Laplace score" in out
+
+
+def test_fit_is_accelerated_by_default_and_plain_on_request(data_file, capsys):
+    """SQUAREM by default, plain EM steps with --acceleration none: the same mode, and each
+    report names its final phase."""
+    arguments = ["fit", str(data_file), "--model", "2:2,2,3", "--restarts", "4", "--skip-de"]
+    reports = {}
+    for acceleration in ("squarem", "none"):
+        chosen = [] if acceleration == "squarem" else ["--acceleration", "none"]
+        assert main(arguments + ["--json"] + chosen) == 0
+        reports[acceleration] = json.loads(capsys.readouterr().out)["em"]
+        assert reports[acceleration]["acceleration"] == acceleration
+    assert reports["squarem"]["log_posterior"] == pytest.approx(
+        reports["none"]["log_posterior"], abs=1e-6)
+    assert reports["squarem"]["iterations"] < reports["none"]["iterations"]
+    assert main(arguments + ["--acceleration", "none"]) == 0
+    assert "(halving, plain EM, exact inference by latent class)" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_info:  # argparse: usage and one line, exit 2
+        main(arguments + ["--acceleration", "fast"])
+    assert exit_info.value.code == 2

@@ -738,7 +738,7 @@ def _em_options(args) -> dict:
     only for the annealed search, which the interaction models' EM does not have)."""
     options = {"max_iterations": args.max_iterations, "tolerance": args.tolerance,
                "convergence": args.convergence, "run_all_iterations": args.run_all_iterations,
-               "schedule": args.schedule}
+               "schedule": args.schedule, "acceleration": args.acceleration}
     return {**options, "sweeps": args.sweeps} if args.schedule == "annealing" else options
 
 
@@ -797,6 +797,12 @@ def _add_em_options(parser):
                         default=optimum["max_iterations"], help="the most EM iterations after "
                         f"the restart schedule (default {optimum['max_iterations']}); a fit "
                         "stopped by it is reported as not converged")
+    parser.add_argument("--acceleration", choices=defaults.ACCELERATIONS,
+                        default=defaults.ACCELERATION, help="squarem: after the restart "
+                        "schedule, EM jumps along its last two steps wherever that does not "
+                        "lower the log posterior (SQUAREM, Varadhan & Roland 2008; the default: "
+                        "where EM crawls it converges in a fraction of the iterations); none: "
+                        "plain EM steps (Chickering & Heckerman 1996's protocol)")
     parser.add_argument("--run-all-iterations", action="store_true", help="always run all "
                         "--max-iterations (Chickering & Heckerman 1996's protocol, with "
                         "--convergence relative --tolerance 1e-5 --max-iterations 200)")

@@ -110,6 +110,7 @@ def fit_report(model: InteractionModel, summary: EffectSummary, seed: int, alpha
                              "variance": fit.variances[rows].tolist()})
     return {"family": model.family, "n_cases": summary.n_cases, "ds": ds, "de": de,
             "em": {"restarts": fit.restarts, "schedule": fit.schedule,
+                   "acceleration": fit.acceleration,
                    "iterations": fit.iterations, "converged": bool(fit.converged),
                    "log_likelihood": fit.log_likelihood},
             "scores": {"loglik": fit.log_likelihood,
@@ -126,7 +127,8 @@ def format_fit_report(report: dict) -> str:
     em = report["em"]
     lines = [f"{report['family']} NAI model, {report['n_cases']} cases; ds {report['ds']}, "
              f"de {report['de']}",
-             f"EM (ML): {em['restarts']} restarts ({em['schedule']}), "
+             f"EM (ML): {em['restarts']} restarts ({em['schedule']}, "
+             f"{selection.describe_acceleration(em['acceleration'])}), "
              + ("converged" if em["converged"] else "NOT converged")
              + f" after {em['iterations']} iterations; log-likelihood {em['log_likelihood']:.6f}",
              f"scores, {report['scores_orientation']}:"]

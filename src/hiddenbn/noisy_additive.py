@@ -146,7 +146,8 @@ class AdditiveFit:
     ``rates`` (Poisson) or ``means`` and ``variances`` (Gaussian) are stacked per mechanism row;
     ``expected`` holds the expected sufficient statistics of the mechanism rows at the returned
     parameters: ``n`` (cases using the row), ``s1`` (sum of X), ``s2`` (sum of X^2, Gaussian).
-    ``log_likelihood`` includes the causes' tables and, for Poisson, ``-sum log e!``.
+    ``log_likelihood`` includes the causes' tables and, for Poisson, ``-sum log e!``;
+    ``schedule`` and ``acceleration`` are those of :func:`hiddenbn.em.fit_engine`.
     """
 
     model: InteractionModel
@@ -164,6 +165,7 @@ class AdditiveFit:
     prior: tuple | None
     alpha: float
     schedule: str = "best-of-n"
+    acceleration: str = ACCELERATION
 
 
 def _poisson_moments(model, rates, summary):
@@ -381,7 +383,8 @@ def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=
                        + complete_log_likelihood(cause_tables, cause_counts),
                        log_prior=engine.log_prior(state), n_cases=summary.n_cases,
                        iterations=result.iterations, converged=result.converged,
-                       restarts=restarts, prior=prior, alpha=float(alpha), schedule=schedule)
+                       restarts=restarts, prior=prior, alpha=float(alpha), schedule=schedule,
+                       acceleration=acceleration)
 
 
 def require_spread(model: InteractionModel, summary: EffectSummary) -> None:

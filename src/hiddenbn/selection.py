@@ -35,8 +35,9 @@ def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.0
                   with_laplace: bool = True, initial=None, **em_options) -> dict:
     """Fit ``network`` by EM (restart schedule, seeded by ``seed``; or one start from the CPTs
     ``initial``) and compute every score (Laplace, whose exact Hessian costs the most, only
-    ``with_laplace``). ``em_options`` go to :func:`hiddenbn.em.fit` (with ``initial``:
-    ``max_iterations``, ``tolerance`` and ``run_all_iterations`` to :func:`~hiddenbn.em.run_em`).
+    ``with_laplace``). ``em_options`` go to :func:`hiddenbn.em.fit` (with ``initial``: the
+    final phase's ``max_iterations``, ``tolerance``, ``convergence``, ``run_all_iterations``
+    and ``acceleration`` to :func:`~hiddenbn.em.run_em`).
 
     Returns ``{"fit": Fit, "scores": dict, "ds": int, "de": int or None, "note": str or None}``.
     """
@@ -45,7 +46,8 @@ def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.0
                      restarts=restarts, **em_options)
     else:
         final_phase = {key: em_options[key] for key in
-                       ("max_iterations", "tolerance", "convergence", "run_all_iterations")
+                       ("max_iterations", "tolerance", "convergence", "run_all_iterations",
+                        "acceleration")
                        if key in em_options}
         result = run_em(network, data, initial, alpha, **final_phase)
     return scored(result, data, with_effective_dimension, with_laplace)
@@ -183,7 +185,7 @@ def fit_report(outcome: dict, data: Dataset, notes=()) -> dict:
         "model": network.to_dict(), **data_summary(data),
         "alpha": result.alpha, "ds": outcome["ds"], "de": outcome["de"],
         "em": {"engine": result.engine, "restarts": result.restarts,
-               "schedule": result.schedule,
+               "schedule": result.schedule, "acceleration": result.acceleration,
                "iterations": result.iterations, "converged": result.converged,
                "log_likelihood": result.log_likelihood, "log_prior": result.log_prior,
                "log_posterior": result.log_posterior},
@@ -217,7 +219,8 @@ def format_fit_report(report: dict) -> str:
     lines = [f"{_data_line(report)}; ds {report['ds']}, de {de}, Dirichlet alpha {report['alpha']}",
              _states_line(report["states"]),
              f"EM: {em['restarts']} restart{'s' if em['restarts'] != 1 else ''} "
-             f"({em['schedule']}, exact inference by {em['engine']}), "
+             f"({em['schedule']}, {describe_acceleration(em['acceleration'])}, exact inference "
+             f"by {em['engine']}), "
              + (f"converged after {em['iterations']} final iterations" if em["converged"] else
                 f"NOT converged after {em['iterations']} final iterations"),
              f"log-likelihood {em['log_likelihood']:.6f}, log posterior g {em['log_posterior']:.6f}",
@@ -235,6 +238,11 @@ def format_fit_report(report: dict) -> str:
         lines += [f"  {name}[{j}] " + " ".join(f"{p:.6f}" for p in row)
                   for j, row in enumerate(rows)]
     return "\n".join(lines)
+
+
+def describe_acceleration(acceleration: str) -> str:
+    """How a text report names the acceleration of EM's final phase."""
+    return "plain EM" if acceleration == "none" else f"{acceleration} acceleration"
 
 
 def _states_line(states: dict) -> str:
