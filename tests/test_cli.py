@@ -147,8 +147,9 @@ FIT_OPTIONS = {
     "--schedule": [["best-of-n"], ["annealing"]],
     "--sweeps": [["5"], ["5", "--schedule", "annealing"]], "--seed": [["7"]],
     "--tolerance": [["0.5"]], "--convergence": [["relative"]], "--max-iterations": [["3"]],
-    "--run-all-iterations": [[]], "--skip-de": [[]], "--json": [[]], "--posteriors": [["FILE"]],
-    "--plot": [["FILE.png"]], "--save-params": [["FILE"]], "--init": [["PARAMETERS"]],
+    "--run-all-iterations": [[]], "--acceleration": [["none"]], "--skip-de": [[]],
+    "--json": [[]], "--posteriors": [["FILE"]], "--plot": [["FILE.png"]],
+    "--save-params": [["FILE"]], "--init": [["PARAMETERS"]],
 }
 SELECT_BASELINE = {"--classes": "1..2", **FIT_BASELINE}
 SAMPLE_BASELINE = {"--n": "20"}
