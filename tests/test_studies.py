@@ -272,7 +272,7 @@ def test_a_study_fits_by_squarem_when_its_em_says_so(tmp_path):
     loose tolerance plain EM stops short on the flat fit of 3 classes; SQUAREM ends higher."""
     def study(em):
         return checked(edited(lambda s: s.update(sample_sizes=[300], replicates=1,
-                                                  scores=["bic"], em=em)))
+                                                  scores=["bic_log_evidence"], em=em)))
     accelerated = study({**EM, "acceleration": "squarem"})
     fits, selections = studies.run_job(accelerated, "g", 300, [(17, 23)])
     plain, _ = studies.run_job(study(EM), "g", 300, [(17, 23)])
