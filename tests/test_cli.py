@@ -145,7 +145,7 @@ FIT_OPTIONS = {
     "--dictionary": [["DICTIONARY"]], "--missing-values": [["NA"]], "--missing": [["drop"]],
     "--prior-alpha": [["2"]], "--restarts": [["3"]],
     "--schedule": [["best-of-n"], ["annealing"]],
-    "--sweeps": [["5"], ["5", "--schedule", "annealing"]], "--seed": [["7"]],
+    "--sweeps": [["1"], ["1", "--schedule", "annealing"]], "--seed": [["7"]],
     "--tolerance": [["0.5"]], "--convergence": [["relative"]], "--max-iterations": [["3"]],
     "--run-all-iterations": [[]], "--acceleration": [["none"]], "--skip-de": [[]],
     "--json": [[]], "--posteriors": [["FILE"]], "--plot": [["FILE.png"]],
