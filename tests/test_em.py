@@ -18,6 +18,9 @@ from hiddenbn.scores import dirichlet_log_density
 from hiddenbn.spec import parse_spec
 
 NETWORKS = ["3:2,3,2,2", "3(2(2,2),2,2)"]
+#: Paper 003's schedule and stopping rule (the default search is another).
+PAPER_SCHEDULE = {"schedule": "halving", "restarts": 64, "max_iterations": 200, "tolerance": 1e-5,
+                  "convergence": "relative", "acceleration": "none"}
 
 
 def log_posterior(network, cpts, data, alpha):
@@ -77,12 +80,12 @@ def test_empty_classes_under_ml_stay_finite(rng):
 def test_halving_schedule_is_seeded_and_records_convergence(rng):
     network = latent_class(3, [2] * 6)
     data = sample_dataset(network, random_parameters(network, rng), 300, rng)
-    first = em.fit(network, data, np.random.default_rng(7))
-    second = em.fit(network, data, np.random.default_rng(7))
+    first = em.fit(network, data, np.random.default_rng(7), **PAPER_SCHEDULE)
+    second = em.fit(network, data, np.random.default_rng(7), **PAPER_SCHEDULE)
     assert first.log_posterior == second.log_posterior and first.restarts == 64
     assert first.converged and first.iterations <= 200
     capped = em.fit(network, data, np.random.default_rng(7), restarts=4, max_iterations=1,
-                    tolerance=0.0)
+                    tolerance=0.0, schedule="halving")
     assert not capped.converged and capped.iterations == 1
 
 
@@ -91,22 +94,21 @@ def test_run_all_iterations_runs_the_final_phase_to_the_end(rng):
     network = latent_class(4, [2] * 8)
     data = sample_dataset(latent_class(2, [2] * 8), random_parameters(latent_class(2, [2] * 8),
                                                                       rng), 400, rng)
-    plain = {"restarts": 8, "acceleration": "none"}
-    early = em.fit(network, data, np.random.default_rng(3), max_iterations=50, **plain)
-    full = em.fit(network, data, np.random.default_rng(3), max_iterations=50,
-                  run_all_iterations=True, **plain)
+    paper = {**PAPER_SCHEDULE, "restarts": 8, "max_iterations": 50}
+    early = em.fit(network, data, np.random.default_rng(3), **paper)
+    full = em.fit(network, data, np.random.default_rng(3), **paper, run_all_iterations=True)
     assert early.iterations < 50 and early.converged
     assert full.iterations == 50 == len(full.trace)
     assert full.converged and full.log_posterior >= early.log_posterior
     assert full.trace[:early.iterations] == early.trace
     # SQUAREM's cycles end in plain steps where a cycle would pass the cap: all 50 iterations
-    accelerated = em.fit(network, data, np.random.default_rng(3), max_iterations=50,
-                         run_all_iterations=True, restarts=8, acceleration="squarem")
+    accelerated = em.fit(network, data, np.random.default_rng(3),
+                         **{**paper, "acceleration": "squarem"}, run_all_iterations=True)
     assert accelerated.iterations == 50 > len(accelerated.trace)
     assert accelerated.log_posterior >= full.log_posterior - 1e-9 * abs(full.log_posterior)
     # at the cap, a last change beyond the tolerance is not converged
-    short = em.fit(network, data, np.random.default_rng(3), max_iterations=2,
-                   tolerance=1e-12, run_all_iterations=True, **plain)
+    short = em.fit(network, data, np.random.default_rng(3),
+                   **{**paper, "max_iterations": 2, "tolerance": 1e-12}, run_all_iterations=True)
     change = abs(short.trace[-1] - short.trace[-2]) / abs(short.trace[-2])
     assert short.iterations == 2 and change > 1e-12 and not short.converged
 
@@ -132,9 +134,9 @@ def test_halving_beats_or_matches_its_own_first_start(rng):
     """The schedule keeps the best g; so it is at least as good as best-of-1 from its stream."""
     network = latent_class(4, [2] * 8)
     data = sample_dataset(network, random_parameters(network, rng), 400, rng)
-    schedule = em.fit(network, data, np.random.default_rng(1), restarts=16)
+    schedule = em.fit(network, data, np.random.default_rng(1), restarts=16, schedule="halving")
     best_of_n = em.fit(network, data, np.random.default_rng(1), restarts=16, schedule="best-of-n")
-    single = em.fit(network, data, np.random.default_rng(1), restarts=1)
+    single = em.fit(network, data, np.random.default_rng(1), restarts=1, schedule="halving")
     assert best_of_n.log_posterior >= single.log_posterior - 1e-9 * abs(single.log_posterior)
     assert schedule.converged and best_of_n.converged
 

@@ -224,6 +224,12 @@ def test_models_study_needs_no_kl_and_selects_among_the_named_candidates(tmp_pat
     assert "KL" not in (tmp_path / "summary.md").read_text()
 
 
+def search(study) -> dict:
+    """The EM options a study's fits use (its own, else the defaults: the default schedule)."""
+    return {key: study["em"][key] for key in ("max_iterations", "tolerance", "convergence",
+                                              "schedule", "acceleration")}
+
+
 def test_a_replicate_is_regenerated_by_the_command_line(tmp_path):
     study = checked(edited(lambda s: s.update(sample_sizes=[300], replicates=1,
                                               scores=["bic_log_evidence"])))
@@ -238,8 +244,7 @@ def test_a_replicate_is_regenerated_by_the_command_line(tmp_path):
         load_parameters(truth, network),
         studies.generating_parameters(network, study["generators"]["g"], 17)))
     refit = fit_and_score(network, read_csv(data), 23, 1.01, EM["restarts"], False, False,
-                          max_iterations=EM["max_iterations"], tolerance=EM["tolerance"],
-                          schedule="halving", acceleration=study["em"]["acceleration"])
+                          **search(study))
     row = fits[fits.model == "2:2,2,2,2"].iloc[0]
     assert math.isclose(row.loglik, refit["fit"].log_likelihood, rel_tol=1e-12)
 
@@ -296,8 +301,7 @@ def test_a_study_with_missing_cells_blanks_them_at_random_and_sums_them_out(tmp_
     missing = ((dataset.patterns == -1) * dataset.counts[:, None]).sum() / (300 * 4)
     assert 0.15 < missing < 0.25
     refit = fit_and_score(parse_spec("2:2,2,2,2"), dataset, 23, 1.01, EM["restarts"], False,
-                          False, max_iterations=EM["max_iterations"], tolerance=EM["tolerance"],
-                          schedule="halving", acceleration=study["em"]["acceleration"])
+                          False, **search(study))
     row = fits[fits.model == "2:2,2,2,2"].iloc[0]
     assert math.isclose(row.loglik, refit["fit"].log_likelihood, rel_tol=1e-12)
 

@@ -326,6 +326,15 @@ class _LatentClassMoves:
         return cpts
 
 
+def can_anneal(network: Network) -> bool:
+    """Whether the moves can score every joint state of the hidden nodes of ``network``: the
+    latent class model always (its own moves), any other network up to
+    :data:`~hiddenbn.inference.MAX_HIDDEN_CONFIGURATIONS` of them. EM itself has no such
+    limit, so :func:`hiddenbn.em.fit` gives the others random starts."""
+    return (is_latent_class(network)
+            or hidden_configuration_count(network) <= MAX_HIDDEN_CONFIGURATIONS)
+
+
 class AnnealedStarts:
     """EM starting points for ``network`` on ``data`` from annealed hard completions.
 
@@ -335,14 +344,11 @@ class AnnealedStarts:
 
     def __init__(self, network: Network, data: Dataset, sweeps: int = SWEEPS):
         self.network = network
-        configurations = hidden_configuration_count(network)
-        if not is_latent_class(network) and configurations > MAX_HIDDEN_CONFIGURATIONS:
-            # the moves score every joint hidden state of a case; EM itself has no such limit
+        if not can_anneal(network):
             raise HiddenbnError(
                 f"the annealed search scores every joint state of the hidden nodes, "
-                f"{approximately(configurations)} here, at most {MAX_HIDDEN_CONFIGURATIONS}; use "
-                "--schedule halving or best-of-n (schedule: in a study's em section), whose "
-                "EM fits this model exactly")
+                f"{approximately(hidden_configuration_count(network))} here, at most "
+                f"{MAX_HIDDEN_CONFIGURATIONS}; start EM at random points instead")
         self.moves = (_LatentClassMoves if is_latent_class(network) else _CellMoves)(
             network, data)
         self.betas = inverse_temperatures(sweeps)

@@ -36,7 +36,7 @@ EXAMPLES = """\
 examples (they run in this order in an empty folder):
   hiddenbn sample 2:2,2,2,2,2 --n 1000 --seed 1 --save-params truth.json -o data.csv
   hiddenbn fit data.csv --classes 2 --seed 1
-  hiddenbn fit data.csv --model 2:2,2,2,2,2 --schedule annealing --restarts 8
+  hiddenbn fit data.csv --model 2:2,2,2,2,2 --schedule halving --restarts 64
   hiddenbn fit data.csv --model 2:2,2,2,2,2 --init truth.json
   hiddenbn fit data.csv --classes 2 --posteriors posteriors.csv --plot profile.png
   hiddenbn fit data.csv --classes 2 --missing drop --json
@@ -177,7 +177,9 @@ _NAMED_CAUSES = {"--columns": "its causes and effect name the columns already; l
                               "out"}
 _OWN_EM = {"--schedule annealing": "annealing searches hard completions of a network's hidden "
                                    "nodes, and an interaction model has EM of its own; give "
-                                   "--schedule halving or best-of-n"}
+                                   "--schedule halving or best-of-n",
+           "--sweeps": "it sets the annealing of a network's hidden nodes, and an interaction "
+                       "model's EM starts at random points; leave it out"}
 _NO_NETWORK_PARAMETERS = {
     "--posteriors": "its mechanisms are numbers without a bound, with no states to give the "
                     "posteriors of; leave it out",
@@ -617,21 +619,23 @@ def command_fit(args) -> None:
     if additive:
         summary = interaction_report.additive_summary(model, data_file, args.data)
         report = interaction_report.fit_report(model, summary, args.seed, args.prior_alpha,
-                                               args.restarts, data_file.notes, **_em_options(args))
+                                               _restarts(args), data_file.notes,
+                                               **_em_options(args, annealable=False))
         _print_report(report, interaction_report.format_fit_report, args.json)
         return
     limits.check_network(network)
     latent_class = is_latent_class(network)
     plot_format = args.plot and _plots().figure_format(args.plot)
     data = data_file.dataset.for_network(network)
-    limits.check_em(network, data.n_cases, 1 if args.init else args.restarts,
-                    args.schedule == "annealing" and not args.init)
+    annealable = family != "noisy-max" and _annealing(args, network)
+    limits.check_em(network, data.n_cases, 1 if args.init else _restarts(args),
+                    annealable and not args.init)
     states = data.states()
     initial = load_parameters(args.init, network, states) if args.init else None
     fit_and_score = (partial(interaction_report.noisy_max_outcome, model)
                      if family == "noisy-max" else partial(selection.fit_and_score, network))
-    outcome = fit_and_score(data, args.seed, args.prior_alpha, args.restarts, not args.skip_de,
-                            initial=initial, **_em_options(args))
+    outcome = fit_and_score(data, args.seed, args.prior_alpha, _restarts(args), not args.skip_de,
+                            initial=initial, **_em_options(args, family != "noisy-max"))
     report = selection.fit_report(outcome, data, data_file.notes)
     if latent_class or args.posteriors:
         from hiddenbn import lca  # a latent class fit's report, and the posteriors file
@@ -675,9 +679,9 @@ def command_select(args) -> None:
     largest = selection.latent_class_network(data_file.dataset, classes[-1], columns)
     limits.check_network(largest, f"the latent class model with {classes[-1]} classes")
     data = data_file.dataset.for_network(largest)
-    limits.check_em(largest, data.n_cases, args.restarts, args.schedule == "annealing")
+    limits.check_em(largest, data.n_cases, _restarts(args), _annealing(args, largest))
     result = selection.select_latent_class(data, classes, args.seed, args.prior_alpha,
-                                           args.restarts, not args.skip_de, **_em_options(args))
+                                           _restarts(args), not args.skip_de, **_em_options(args))
     result.update(selection.data_summary(data))
     result["notes"] = list(data_file.notes) + result["notes"]
     _print_report(result, selection.format_selection, args.json)
@@ -733,13 +737,30 @@ def command_evidence(args) -> None:
               "--seed values and more --particles to see how far it moves")
 
 
-def _em_options(args) -> dict:
+def _restarts(args) -> int:
+    """--restarts, or by default the starts of --schedule (:data:`defaults.RESTARTS`)."""
+    return defaults.RESTARTS[args.schedule] if args.restarts is None else args.restarts
+
+
+def _annealing(args, network) -> bool:
+    """Whether the fits of ``network`` anneal their starts (a model with too many joint hidden
+    states for the moves gets random ones)."""
+    from hiddenbn.annealing import can_anneal
+
+    return args.schedule == "annealing" and can_anneal(network)
+
+
+def _em_options(args, annealable: bool = True) -> dict:
     """The EM settings of fit and select, as :func:`hiddenbn.em.fit` takes them (the sweeps
-    only for the annealed search, which the interaction models' EM does not have)."""
+    only for the annealed search). The interaction models' EM has no annealed search
+    (``annealable`` false): there the default, annealing, means random starts each run to
+    convergence (best-of-n), as for a network too large to anneal."""
+    annealing = args.schedule == "annealing"
     options = {"max_iterations": args.max_iterations, "tolerance": args.tolerance,
                "convergence": args.convergence, "run_all_iterations": args.run_all_iterations,
-               "schedule": args.schedule, "acceleration": args.acceleration}
-    return {**options, "sweeps": args.sweeps} if args.schedule == "annealing" else options
+               "schedule": "best-of-n" if annealing and not annealable else args.schedule,
+               "acceleration": args.acceleration}
+    return {**options, "sweeps": args.sweeps} if annealing and annealable else options
 
 
 def _add_data_options(parser):
@@ -771,14 +792,19 @@ def _add_em_options(parser):
                         "Dirichlet prior of every CPT row, >= 1; the fit is its MAP estimate "
                         "(default 1: the ML estimate, as poLCA and StepMix give; Chickering & "
                         "Heckerman 1996 use 1.01, which keeps probabilities off 0)")
-    parser.add_argument("--restarts", type=_count(limits.MAX_RESTARTS), default=64,
-                        help="EM starts (default 64)")
-    parser.add_argument("--schedule", choices=defaults.SCHEDULES, default="halving",
-                        help="halving: random starts, the best half kept after 1, 2, 4, ... "
-                        "iterations until one is left (Chickering & Heckerman 1996, the "
-                        "default); best-of-n: every random start to convergence, the best kept; "
-                        "annealing: the same from starts found by simulated annealing over hard "
-                        "completions (the thorough search: use a few --restarts, e.g. 8)")
+    parser.add_argument("--restarts", type=_count(limits.MAX_RESTARTS),
+                        help="EM starts (default "
+                        + ", ".join(f"{n} with {name}" for name, n in defaults.RESTARTS.items())
+                        + ")")
+    parser.add_argument("--schedule", choices=defaults.SCHEDULES, default=defaults.SCHEDULE,
+                        help="annealing (the default): every start, found by simulated "
+                        "annealing over hard completions of the cases, run to convergence, the "
+                        "best kept and improved by split-and-merge moves for a latent class "
+                        "model (random starts for an interaction model or a network with too "
+                        "many joint hidden states); halving: random starts, the best half kept "
+                        "after 1, 2, 4, ... iterations until one is left (Chickering & "
+                        "Heckerman 1996); best-of-n: every random start to convergence, the "
+                        "best kept")
     parser.add_argument("--sweeps", type=_count(limits.MAX_ITERATIONS),
                         default=defaults.ANNEALING_SWEEPS, help="annealing sweeps over the "
                         "cases per start (--schedule annealing; default "

@@ -34,6 +34,12 @@ restart strategies (paper 003 Sec. 3):
   converged.
 * ``schedule="best-of-n"``: every start runs to convergence, the best g wins.
 
+Every start that runs to the end is an independent search: the result keeps each one's final g
+(:attr:`EMResult.final_log_posteriors`), so a fit can say how many of them reached its best
+(:attr:`Fit.best_found`, within :data:`REPLICATION_TOLERANCE`), as poLCA's authors advise and
+Mplus reports ("the best loglikelihood value has been replicated"). Halving runs one start to
+the end, so it cannot tell.
+
 The stopping rule is one of :data:`CONVERGENCE`: ``"relative"``, ``|g_t - g_{t-1}| <=
 tolerance |g_{t-1}|`` (paper 003), or ``"absolute"``, ``|g_t - g_{t-1}| <= tolerance`` (poLCA's
 ``tol`` on the log-likelihood). The two protocols are :class:`Stopping` values:
@@ -50,12 +56,14 @@ engine takes part: it declares its state as one vector of parameters and back
 (:meth:`EMEngine.to_vector`, :meth:`EMEngine.from_vector`). An iteration is one E step in
 both, so ``max_iterations`` is the same budget and the counts compare.
 
-:func:`fit` adds a third for networks, ``schedule="annealing"``: like best-of-n, but each start
-is the best hard completion of a simulated-annealing run (:mod:`hiddenbn.annealing`) instead of
-a random point; for latent class models the best fit is then improved by split-and-merge moves
-(:mod:`hiddenbn.split_merge`). This is the search to use when the answer matters: on paper
-003's c = 32 data sets it ends 100-650 nats of g above the paper's schedule and above EM
-started from the generating parameters.
+:func:`fit` adds a third for networks, ``schedule="annealing"``, its default: like best-of-n,
+but each start is the best hard completion of a simulated-annealing run
+(:mod:`hiddenbn.annealing`) instead of a random point; for latent class models the best fit is
+then improved by split-and-merge moves (:mod:`hiddenbn.split_merge`). On paper 003's c = 32
+data sets it ends 100-650 nats of g above the paper's schedule and above EM started from the
+generating parameters (docs/SEARCH.md has the measurements that made it the default). A model
+whose joint hidden states are too many to anneal (:func:`hiddenbn.annealing.can_anneal`) gets
+random starts instead, and its fit says ``schedule="best-of-n"``.
 
 Initial parameters are drawn from the uniform Dirichlet (or annealed) with a
 ``numpy.random.Generator`` (outside every kernel), so a seed fixes the fit.
@@ -81,10 +89,10 @@ import numpy as np
 from scipy.special import xlogy
 
 from hiddenbn import defaults, exact_inference, limits
-from hiddenbn.annealing import SWEEPS, AnnealedStarts
+from hiddenbn.annealing import SWEEPS, AnnealedStarts, can_anneal
 from hiddenbn.data import Dataset
 from hiddenbn.defaults import (ACCELERATION, ACCELERATIONS, CONVERGENCE, ENGINE_SCHEDULES,
-                               SCHEDULES)
+                               RESTARTS, SCHEDULE, SCHEDULES)
 from hiddenbn.errors import DataError, ParameterError
 from hiddenbn.inference import (enumeration_statistics, is_latent_class,
                                 latent_class_design, latent_class_statistics, prefers_design,
@@ -107,6 +115,13 @@ SQUAREM_BOUND_FACTOR = 4.0
 SQUAREM_MOST_STEPS = 3
 #: Floor of ``|g|`` in the relative convergence rule (looked up once: it is read every iteration).
 TINY = np.finfo(float).tiny
+#: Two searches found the same fit when their final g differ by at most this many nats: a
+#: likelihood ratio of 1.01, too small to change any score's choice between models, while two
+#: runs into one mode end far closer under the default stopping rule (:data:`OPTIMUM` stops at
+#: a change of 1e-10 per iteration). Distinct modes may come closer (0.04 nats apart on paper
+#: 003's c = 32 data, docs/SEARCH.md), but then they fit equally well for every purpose here.
+#: Runs stopped by the iteration cap, or by a loose tolerance, may differ by more.
+REPLICATION_TOLERANCE = 0.01
 # CONVERGENCE, the stopping rules of the final phase (:meth:`_Run.converge`: the change of g
 # within ``tolerance |g|``, paper 003, or within ``tolerance``, poLCA), ENGINE_SCHEDULES (of
 # :func:`fit_engine`, any engine), SCHEDULES (of :func:`fit`, network engines), ACCELERATIONS
@@ -460,7 +475,8 @@ class Fit:
     deterministic nodes); ``trace`` holds g after every iteration of the final phase (every
     cycle under SQUAREM); ``engine`` names the engine whose E step fitted it
     (:attr:`NetworkEngine.name`); ``acceleration`` is that of the final phase (one of
-    :data:`ACCELERATIONS`).
+    :data:`ACCELERATIONS`); ``final_log_posteriors`` the final g of every search
+    (:attr:`EMResult.final_log_posteriors`; the best one's is ``log_posterior``).
     """
 
     network: Network
@@ -477,11 +493,36 @@ class Fit:
     acceleration: str
     trace: list = field(default_factory=list)
     engine: str | None = None
+    final_log_posteriors: list = field(default_factory=list)
 
     @property
     def log_posterior(self) -> float:
         """g(theta) = log p(D | theta) + log p(theta)."""
         return self.log_likelihood + self.log_prior
+
+    @property
+    def searches(self) -> int:
+        """The starts run to the end, each an independent search (one for halving)."""
+        return len(self.final_log_posteriors)
+
+    @property
+    def best_found(self) -> int:
+        """How many searches ended within :data:`REPLICATION_TOLERANCE` of the best g."""
+        return best_found(self.final_log_posteriors)
+
+    @property
+    def replicated(self) -> bool:
+        """Whether more than one search reached the best g."""
+        return self.best_found > 1
+
+
+def best_found(final_log_posteriors) -> int:
+    """How many of the searches' final g lie within :data:`REPLICATION_TOLERANCE` of the
+    largest (0 for none)."""
+    if not final_log_posteriors:
+        return 0
+    top = max(final_log_posteriors)
+    return sum(g >= top - REPLICATION_TOLERANCE for g in final_log_posteriors)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -610,7 +651,9 @@ class EMResult:
 
     ``run`` holds the engine's ``state``, its E-step ``statistics`` and ``g``; ``trace`` holds g
     after every iteration of the final phase (every SQUAREM cycle under ``acceleration``
-    ``"squarem"``).
+    ``"squarem"``); ``final_log_posteriors`` the final g of every start that ran to the end, in
+    the order of the starts (all of them for best-of-n, the winner alone for halving): the
+    independent searches whose agreement a fit reports.
     """
 
     run: _Run
@@ -618,13 +661,16 @@ class EMResult:
     converged: bool
     trace: list
     acceleration: str
+    final_log_posteriors: list = field(default_factory=list)
 
 
 def _final_phase(run: _Run, max_iterations: int, tolerance: float, run_all: bool,
                  convergence: str, acceleration: str) -> EMResult:
-    """``run`` iterated to convergence (:meth:`_Run.converge`)."""
-    return EMResult(run, *run.converge(max_iterations, tolerance, run_all, convergence,
-                                       acceleration), acceleration)
+    """``run`` iterated to convergence (:meth:`_Run.converge`), the one search of its result."""
+    result = EMResult(run, *run.converge(max_iterations, tolerance, run_all, convergence,
+                                         acceleration), acceleration)
+    result.final_log_posteriors = [result.run.g]
+    return result
 
 
 def _check_search(schedule: str, schedules: tuple, restarts: int, convergence: str,
@@ -663,7 +709,8 @@ def fit_engine(engine: EMEngine, rng: np.random.Generator, restarts: int, max_it
     schedule : {"halving", "best-of-n"}
         Keep the best half after 1, 2, 4, ... iterations until one start is left, then run it
         to convergence (paper 003); or run every start to convergence and keep the largest g
-        (the first of equals).
+        (the first of equals), with every start's final g in the result's
+        ``final_log_posteriors``.
     run_all_iterations : bool
         Paper 003's protocol: the final phase always runs all ``max_iterations`` ("we performed
         200 EM iterations following the initialization phase"); the fit is converged if the
@@ -685,7 +732,9 @@ def fit_engine(engine: EMEngine, rng: np.random.Generator, restarts: int, max_it
     if schedule == "best-of-n":
         results = [_final_phase(run, max_iterations, tolerance, run_all_iterations, convergence,
                                 acceleration) for run in runs]
-        return max(results, key=lambda result: result.run.g)
+        best = max(results, key=lambda result: result.run.g)
+        best.final_log_posteriors = [result.run.g for result in results]
+        return best
     iterations = 1
     while len(runs) > 1:
         for run in runs:
@@ -704,7 +753,7 @@ def _finish(engine: NetworkEngine, result: EMResult, restarts, schedule, n_cases
                expected_counts=engine.expected_counts(run.statistics), n_cases=n_cases,
                iterations=result.iterations, converged=result.converged, restarts=restarts,
                schedule=schedule, trace=result.trace, engine=engine.name,
-               acceleration=result.acceleration)
+               acceleration=result.acceleration, final_log_posteriors=result.final_log_posteriors)
 
 
 def run_em(network: Network, data: Dataset, cpts, alpha: float = 1.01,
@@ -725,12 +774,15 @@ def run_em(network: Network, data: Dataset, cpts, alpha: float = 1.01,
 
 
 def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float = 1.01,
-        restarts: int = 64, max_iterations: int = 200, tolerance: float = 1e-5,
-        schedule: str = "halving", run_all_iterations: bool = False,
-        sweeps: int = SWEEPS, convergence: str = "relative",
-        acceleration: str = ACCELERATION) -> Fit:
-    """MAP parameters by EM with random restarts (paper 003 Sec. 3): :func:`fit_engine` on the
-    engine of :func:`make_engine`, or from annealed starts.
+        restarts: int | None = None, max_iterations: int = OPTIMUM.max_iterations,
+        tolerance: float = OPTIMUM.tolerance, schedule: str = SCHEDULE,
+        run_all_iterations: bool = OPTIMUM.run_all_iterations, sweeps: int = SWEEPS,
+        convergence: str = OPTIMUM.convergence, acceleration: str = ACCELERATION) -> Fit:
+    """MAP parameters by EM with restarts: from annealed starts, then split-and-merge moves (the
+    default, :data:`~hiddenbn.defaults.SCHEDULE`), or :func:`fit_engine`'s random restarts on
+    the engine of :func:`make_engine` (paper 003 Sec. 3). Each EM run stops as
+    :data:`OPTIMUM` says unless told otherwise; paper 003's protocol is ``restarts=64,
+    schedule="halving", acceleration="none", **dataclasses.asdict(PAPER_003)``.
 
     Parameters
     ----------
@@ -743,8 +795,9 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
         Source of the initial parameters (each CPT row from the uniform Dirichlet).
     alpha : float
         Symmetric Dirichlet prior parameter (paper 003 uses 1.01); 1 gives ML.
-    restarts : int
-        Number of random initialisations (64 in the paper).
+    restarts : int, optional
+        Number of starts; by default the schedule's (:data:`~hiddenbn.defaults.RESTARTS`: 8
+        annealed, 64 random as in the paper).
     max_iterations, tolerance : int, float
         The final phase stops when ``|g_t - g_{t-1}| <= tolerance |g_{t-1}|`` (or ``<=
         tolerance``, see ``convergence``; converged) or after ``max_iterations`` iterations
@@ -752,9 +805,13 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
     run_all_iterations : bool
         Paper 003's protocol: always run all ``max_iterations``; the fit is converged if the
         change of the last one is within the tolerance, and not converged otherwise.
-    schedule : {"halving", "best-of-n", "annealing"}
-        Keep the best half after 1, 2, 4, ... iterations until one start is left (paper 003),
-        run every start to convergence and keep the best, or the same from annealed starts.
+    schedule : {"annealing", "halving", "best-of-n"}
+        Run every start, annealed, to convergence and keep the best (then split-and-merge moves
+        for a latent class model); keep the best half after 1, 2, 4, ... iterations until one
+        start is left (paper 003); or run every random start to convergence and keep the
+        best. A model whose joint hidden states cannot all be scored by the annealing moves
+        (:func:`hiddenbn.annealing.can_anneal`) gets random starts for ``"annealing"``, and
+        the fit's ``schedule`` says ``"best-of-n"``.
     sweeps : int
         Annealing sweeps over the cases per start (``schedule="annealing"`` only).
     convergence : {"relative", "absolute"}
@@ -765,6 +822,8 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
         steps (the papers' protocol); see :func:`fit_engine`.
     """
     # before building anything
+    if restarts is None and schedule in RESTARTS:
+        restarts = RESTARTS[schedule]
     _check_search(schedule, SCHEDULES, restarts, convergence, max_iterations, tolerance,
                   acceleration)
     if schedule == "annealing" and sweeps < 1:
@@ -772,6 +831,8 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
     if not data.n_cases > 0:  # every score would be that of no data: +inf BIC, NaN CS
         raise DataError("the data set has no cases; EM needs at least one")
     engine = make_engine(network, data, alpha)
+    if schedule == "annealing" and not can_anneal(network):
+        schedule = "best-of-n"
     if schedule != "annealing":
         result = fit_engine(engine, rng, restarts, max_iterations, tolerance, schedule,
                             run_all_iterations, convergence=convergence,
@@ -784,7 +845,10 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
                         convergence=convergence, acceleration=acceleration)
     if isinstance(engine, LatentClassEngine):
         run, moves = split_merge(engine, result.run, rng)
-        if moves:
+        if moves:  # the moves belong to the best start's search: its final g is theirs
+            finals = result.final_log_posteriors
+            best = finals.index(result.run.g)
             result = _final_phase(run, max_iterations, tolerance, run_all_iterations,
                                   convergence, acceleration)
+            result.final_log_posteriors = finals[:best] + [result.run.g] + finals[best + 1:]
     return _finish(engine, result, restarts, schedule, data.n_cases)

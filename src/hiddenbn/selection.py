@@ -1,9 +1,10 @@
 """Model selection: fit a family of models to one data set and compare every score.
 
-:func:`fit_and_score` fits one network by EM with the restart schedule of paper 003 Sec. 3 and
-evaluates every score of :mod:`hiddenbn.scores`; :func:`select_latent_class` does it for the
-latent class models ``k:r1,...,rn`` (paper 002 Sec. 2.2, paper 003 Sec. 3) over a range of
-``k`` and reports which ``k`` each score selects.
+:func:`fit_and_score` fits one network by EM (:func:`hiddenbn.em.fit`, by default from annealed
+starts) and evaluates every score of :mod:`hiddenbn.scores`; :func:`select_latent_class` does it
+for the latent class models ``k:r1,...,rn`` (paper 002 Sec. 2.2, paper 003 Sec. 3) over a range
+of ``k`` and reports which ``k`` each score selects. Both report how many of EM's independent
+searches reached the best fit (:func:`replication_note` says when only one did).
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import math
 
 from hiddenbn import limits, seeding
 from hiddenbn.data import MISSING, Dataset
+from hiddenbn.defaults import SCHEDULE
 from hiddenbn.dimension import effective_dimension_or_reason
-from hiddenbn.em import fit, run_em
+from hiddenbn.em import REPLICATION_TOLERANCE, fit, run_em
 from hiddenbn.errors import DataError, HiddenbnError, excerpt
+from hiddenbn.inference import MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count
 from hiddenbn.lca import FIT_STATISTICS_ORIENTATION, model_comparison
 from hiddenbn.models import Network, latent_class
 from hiddenbn.scores import LAPLACE_MAX_DIMENSION, hessian_refusal, score_fit
@@ -31,13 +34,14 @@ CRITERIA = ("aic", "bic", "sabic", "caic")
 
 
 def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.01,
-                  restarts: int = 64, with_effective_dimension: bool = True,
+                  restarts: int | None = None, with_effective_dimension: bool = True,
                   with_laplace: bool = True, initial=None, **em_options) -> dict:
-    """Fit ``network`` by EM (restart schedule, seeded by ``seed``; or one start from the CPTs
-    ``initial``) and compute every score (Laplace, whose exact Hessian costs the most, only
-    ``with_laplace``). ``em_options`` go to :func:`hiddenbn.em.fit` (with ``initial``: the
-    final phase's ``max_iterations``, ``tolerance``, ``convergence``, ``run_all_iterations``
-    and ``acceleration`` to :func:`~hiddenbn.em.run_em`).
+    """Fit ``network`` by EM (``restarts`` starts of the restart schedule, by default the
+    schedule's number, seeded by ``seed``; or one start from the CPTs ``initial``) and compute
+    every score (Laplace, whose exact Hessian costs the most, only ``with_laplace``).
+    ``em_options`` go to :func:`hiddenbn.em.fit` (with ``initial``: the final phase's
+    ``max_iterations``, ``tolerance``, ``convergence``, ``run_all_iterations`` and
+    ``acceleration`` to :func:`~hiddenbn.em.run_em`).
 
     Returns ``{"fit": Fit, "scores": dict, "ds": int, "de": int or None, "note": str or None}``.
     """
@@ -50,7 +54,20 @@ def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.0
                         "acceleration")
                        if key in em_options}
         result = run_em(network, data, initial, alpha, **final_phase)
-    return scored(result, data, with_effective_dimension, with_laplace)
+    outcome = scored(result, data, with_effective_dimension, with_laplace)
+    outcome["note"] = "; ".join(filter(None, [outcome["note"],
+                                              _random_starts_note(result, em_options)])) or None
+    return outcome
+
+
+def _random_starts_note(result, em_options: dict) -> str | None:
+    """Why a fit asked for annealed starts had random ones (:func:`hiddenbn.em.fit`)."""
+    if em_options.get("schedule", SCHEDULE) != "annealing" or result.schedule != "best-of-n":
+        return None
+    return ("EM started at random points, each run to convergence (best-of-n): the annealed "
+            f"starts score every joint state of the hidden nodes, at most "
+            f"{MAX_HIDDEN_CONFIGURATIONS}, and this model has "
+            f"{limits.approximately(hidden_configuration_count(result.network))}")
 
 
 def scored(fit, data: Dataset, with_effective_dimension: bool = True,
@@ -85,14 +102,16 @@ def latent_class_network(data: Dataset, hidden_states: int, columns=None) -> Net
                         columns)
 
 
-def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, restarts: int = 64,
-                        with_effective_dimension: bool = True, **em_options) -> dict:
+def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01,
+                        restarts: int | None = None, with_effective_dimension: bool = True,
+                        **em_options) -> dict:
     """Fit the latent class model for every ``k`` in ``states``; which ``k`` each score and
     each information criterion picks.
 
     ``em_options`` (``max_iterations``, ``tolerance``, ``schedule``) go to
     :func:`hiddenbn.em.fit`. Returns ``{"models": [{"states", "ds", "de", "converged",
-    "iterations", <scores>, "fit_statistics", "classification"}], "selected": {score or
+    "iterations", "replicated", "best_found", "searches", <scores>, "fit_statistics",
+    "classification"}], "selected": {score or
     criterion: k}, "scores_orientation": str, "notes": [str]}``: the scores are those of
     :func:`hiddenbn.scores.score_fit` (larger is better), ``fit_statistics`` (AIC, BIC, SABIC,
     CAIC, G^2, ...; smaller is better) and ``classification`` (entropy) those of
@@ -103,8 +122,10 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, r
     for k in states:
         outcome = fit_and_score(latent_class_network(data, k), data, seed, alpha, restarts,
                                 with_effective_dimension, **em_options)
+        result = outcome["fit"]
         row = {"states": int(k), "ds": outcome["ds"], "de": outcome["de"],
-               "converged": outcome["fit"].converged, "iterations": outcome["fit"].iterations}
+               "converged": result.converged, "iterations": result.iterations,
+               **replication(result)}
         row.update(outcome["scores"])
         comparison, _ = model_comparison(outcome["fit"], data, outcome["de"])
         row.update(fit_statistics=comparison["fit_statistics"],
@@ -112,8 +133,10 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01, r
         models.append(row)
         if outcome["note"] and outcome["note"] not in notes:
             notes.append(outcome["note"])
-        if not outcome["fit"].converged:
-            notes.append(f"k = {k}: {stopped_by_cap(outcome['fit'])}")
+        if not result.converged:
+            notes.append(f"k = {k}: {stopped_by_cap(result)}")
+        if replication_note(result):
+            notes.append(f"k = {k}: {replication_note(result)}")
         notes += [f"k = {k}: {note}" for note in _laplace_notes(row, row["ds"])]
         for note in comparison["notes"]:
             comparison_notes.setdefault(note, []).append(k)
@@ -142,6 +165,28 @@ def _laplace_notes(scores: dict, ds: int) -> list:
                 "probability at 0, as ML fits often have, or a direction the data do not "
                 "identify); a prior alpha above 1 keeps the fit inside"]
     return []
+
+
+def replication(fit) -> dict:
+    """How many of the fit's independent searches (EM starts run to the end) reached its best
+    g, within :data:`~hiddenbn.em.REPLICATION_TOLERANCE` nats (JSON-ready)."""
+    return {"replicated": fit.replicated, "best_found": fit.best_found,
+            "searches": fit.searches}
+
+
+def replication_note(fit) -> str | None:
+    """The note of a fit whose best g only one search reached, and what to do; ``None`` for a
+    replicated fit or one start chosen by the user (``--init``)."""
+    if fit.replicated or fit.schedule == "single":
+        return None
+    if fit.searches == 1:
+        return ("the halving schedule runs one start to convergence, so it cannot tell whether "
+                "other starts reach the same fit; --schedule annealing (the default) or best-of-n "
+                "runs every start to convergence and counts those that reach the best")
+    return (f"the best fit was found by 1 of {fit.searches} starts (no other ended within "
+            f"{REPLICATION_TOLERANCE} nats of its log posterior), so a better one may exist; "
+            f"rerun with more --restarts (e.g. --restarts {4 * fit.searches}) and see whether "
+            "the best recurs")
 
 
 def stopped_by_cap(fit) -> str:
@@ -188,10 +233,12 @@ def fit_report(outcome: dict, data: Dataset, notes=()) -> dict:
                "schedule": result.schedule, "acceleration": result.acceleration,
                "iterations": result.iterations, "converged": result.converged,
                "log_likelihood": result.log_likelihood, "log_prior": result.log_prior,
-               "log_posterior": result.log_posterior},
+               "log_posterior": result.log_posterior, **replication(result),
+               "final_log_posteriors": result.final_log_posteriors},
         "scores": outcome["scores"], "scores_orientation": SCORES_ORIENTATION,
         "notes": list(notes) + ([outcome["note"]] if outcome["note"] else [])
         + ([] if result.converged else [stopped_by_cap(result)])
+        + list(filter(None, [replication_note(result)]))
         + _laplace_notes(outcome["scores"], outcome["ds"]),
         "parameters": {network.names[i]: t.tolist() for i, t in enumerate(result.cpts)
                        if t is not None},
@@ -224,6 +271,7 @@ def format_fit_report(report: dict) -> str:
              + (f"converged after {em['iterations']} final iterations" if em["converged"] else
                 f"NOT converged after {em['iterations']} final iterations"),
              f"log-likelihood {em['log_likelihood']:.6f}, log posterior g {em['log_posterior']:.6f}",
+             _replication_line(em),
              f"scores, {SCORES_ORIENTATION}:"]
     names = [name for name in SCORE_NAMES if name in report["scores"]]
     width = max(map(len, names), default=0)
@@ -243,6 +291,14 @@ def format_fit_report(report: dict) -> str:
 def describe_acceleration(acceleration: str) -> str:
     """How a text report names the acceleration of EM's final phase."""
     return "plain EM" if acceleration == "none" else f"{acceleration} acceleration"
+
+
+def _replication_line(em: dict) -> str:
+    if em["searches"] == 1:
+        return "replication: not checked (one start run to convergence)"
+    return (f"replication: the best g reached by {em['best_found']} of {em['searches']} starts "
+            f"(within {REPLICATION_TOLERANCE} nats)"
+            + ("" if em["replicated"] else ", NOT replicated"))
 
 
 def _states_line(states: dict) -> str:
@@ -273,12 +329,15 @@ def format_selection(result: dict) -> str:
                      f"{limits.shown(statistics['df']):>8} {_shown(statistics['g2_p'], '.3g'):>8}")
     names = [n for n in SCORE_NAMES if any(n in m for m in models)]
     lines += [f"scores: {SCORES_ORIENTATION}",
-              f"{'k':>3} {'ds':>6} {'de':>6} {'conv':>5} "
+              f"{'k':>3} {'ds':>6} {'de':>6} {'conv':>5} {'found':>7} "
               + " ".join(f"{n:>{max(12, len(n))}}" for n in names)]
     for m in models:
         de, converged = "?" if m["de"] is None else str(m["de"]), "yes" if m["converged"] else "no"
-        lines.append(f"{m['states']:>3} {m['ds']:>6} {de:>6} {converged:>5} "
+        found = f"{m['best_found']}/{m['searches']}"
+        lines.append(f"{m['states']:>3} {m['ds']:>6} {de:>6} {converged:>5} {found:>7} "
                      + " ".join(f"{_shown(m.get(n), '.3f'):>{max(12, len(n))}}" for n in names))
+    lines.append(f"found: how many of EM's starts reached the model's best log posterior (within "
+                 f"{REPLICATION_TOLERANCE} nats)")
     lines.append("selected k: " + ", ".join(f"{n} {k}" for n, k in result["selected"].items()))
     if "states" in result:
         lines.append(_states_line(result["states"]))

@@ -178,7 +178,8 @@ def fit_and_score_test_model(network, data: Dataset, rng: np.random.Generator,
         restarts, schedule, sweeps = search["restarts"], "annealing", search["sweeps"]
     start = time.perf_counter()
     result = fit(network, data, rng, prior_alpha, restarts, em["max_iterations"], em["tolerance"],
-                 schedule, em["run_all_iterations"], max(sweeps, 1), acceleration="none")
+                 schedule, em["run_all_iterations"], max(sweeps, 1), convergence="relative",
+                 acceleration="none")
     em_seconds = time.perf_counter() - start
     seconds = {}
     scores = score_fit(result, data, effective_dimension, timings=seconds,
@@ -291,7 +292,7 @@ def fit_prior_variants(data_files, features: int, test_states, seeds, prior_alph
                 result = fit(network, data, seeding.rng(seed, "em", c),
                              prior_alpha if ml else alpha, em["restarts"], em["max_iterations"],
                              em["tolerance"], "halving", em["run_all_iterations"],
-                             acceleration="none")
+                             convergence="relative", acceleration="none")
                 if ml:
                     result = dataclasses.replace(
                         run_em(network, data, result.cpts, 1.0, em["max_iterations"],

@@ -190,8 +190,9 @@ def exact_cell(section: dict, em: dict, prior_alpha: float, smc: dict, seed: int
         de = (network.standard_dimension if k == 1
               else effective_dimension_or_reason(network, 3, seed)[0])
         result = fit(network, data, seeding.rng(seed, "em", k), prior_alpha, em["restarts"],
-                     em["max_iterations"], em["tolerance"],
-                     run_all_iterations=em["run_all_iterations"], acceleration="none")
+                     em["max_iterations"], em["tolerance"], "halving",
+                     run_all_iterations=em["run_all_iterations"], convergence="relative",
+                     acceleration="none")
         scores = score_fit(result, data, de)
         exact = exact_log_evidence(network, data, prior_alpha)
         gold = gold_standard(network, data, seeding.job_seed(seed, "smc", k), prior_alpha, smc)
@@ -285,7 +286,8 @@ def slope_cell(setting: dict, sizes, prior_alpha: float, em: dict, smc: dict, po
     rows = []
     for n, data, gold in zip(sizes, prefixes, golds):
         result = fit(model, data, seeding.rng(seed, "em", n), prior_alpha,
-                     em["restarts"], em["max_iterations"], em["tolerance"], acceleration="none")
+                     em["restarts"], em["max_iterations"], em["tolerance"], "halving",
+                     convergence="relative", acceleration="none")
         scores = score_fit(result, data, de, with_laplace=False)
         rows.append({"cases": n, "ds": model.standard_dimension, "de": de,
                      "log_likelihood": result.log_likelihood, "converged": result.converged,

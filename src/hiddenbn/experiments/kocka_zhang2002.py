@@ -231,7 +231,7 @@ def deterministic_parameters(network: Network, cpts, children: int) -> list:
 def _fit(network: Network, data: Dataset, rng, em: dict):
     return fit(network, data, rng, alpha=ML_ALPHA, restarts=em["restarts"],
                max_iterations=em["max_iterations"], tolerance=em["tolerance"],
-               schedule=em["schedule"], acceleration="none")
+               schedule=em["schedule"], convergence="relative", acceleration="none")
 
 
 def fit_scores(result, de: int, section: dict) -> dict:

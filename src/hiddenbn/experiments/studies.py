@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from hiddenbn import limits, plots, seeding
+from hiddenbn.defaults import SCHEDULE
 from hiddenbn.dimension import effective_dimension_or_reason, is_hlc, is_regular_hlc
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.files import atomic_output, atomic_write_text
@@ -63,8 +64,9 @@ METRICS = ("kl", "selected", "time")
 #: Scores that need the effective dimension.
 PLUS_SCORES = ("bic_plus_log_evidence", "cs_plus")
 #: EM settings of a study that gives none: MAP with paper 003's prior (1 + 0.01), paper 002's
-#: restarts and convergence threshold, plain EM steps.
-DEFAULT_EM = {"prior_alpha": 1.01, "restarts": 8, "schedule": "halving", "tolerance": 1e-6,
+#: restarts and convergence threshold, plain EM steps, and the restart schedule of
+#: ``hiddenbn fit``.
+DEFAULT_EM = {"prior_alpha": 1.01, "restarts": 8, "schedule": SCHEDULE, "tolerance": 1e-6,
               "convergence": "relative", "max_iterations": 1000, "acceleration": "none"}
 #: Dirichlet parameter of the generating CPT rows when a generator gives neither ``generating_alpha`` nor
 #: ``parameters`` (the uniform Dirichlet of papers 002 and 003).
