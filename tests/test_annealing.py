@@ -1,5 +1,10 @@
 """The annealed search: its objective against a direct count, its moves against brute force, and
-the search against the oracle (EM started from the generating parameters)."""
+the search against the oracle (EM started from the generating parameters); the default search
+(annealed starts, then split-and-merge moves) against the oracle on small members of the suite
+of ``benchmarks/bench_search.py``."""
+
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +16,13 @@ from hiddenbn.inference import hidden_configurations
 from hiddenbn.models import latent_class, random_parameters
 from hiddenbn.sampling import sample_dataset
 from hiddenbn.spec import parse_spec
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks import bench_search  # noqa: E402
+
+#: The best g known of members of the suite whose data no known parameters generated: the
+#: oracle of ``python -m benchmarks search`` (the default search with 8 times its starts).
+REAL_DATA_ORACLE = {"carcinoma k=3": -293.011832, "values k=3": -502.607990}
 
 
 def direct_classification_log_likelihood(network, data, assignments) -> float:
@@ -98,9 +110,9 @@ def test_annealed_search_beats_the_paper_schedule_and_reaches_the_oracle():
     data = sample_dataset(network, truth, 240, rng)
     oracle = em.run_em(network, data, truth, 1.01, 200, 1e-5, True).log_posterior
     paper = em.fit(network, data, np.random.default_rng(0), 1.01, 64, 200, 1e-5, "halving",
-                   True).log_posterior
+                   True, convergence="relative").log_posterior
     annealed = em.fit(network, data, np.random.default_rng(0), 1.01, 4, 200, 1e-5, "annealing",
-                      True, sweeps=100)
+                      True, sweeps=100, convergence="relative")
     assert paper < oracle - 10
     assert annealed.log_posterior >= oracle
     assert annealed.converged and annealed.schedule == "annealing"
@@ -109,7 +121,7 @@ def test_annealed_search_beats_the_paper_schedule_and_reaches_the_oracle():
 def test_annealed_fit_is_reproducible_with_deterministic_nodes(noisy_max_network, rng):
     data = sample_dataset(noisy_max_network, random_parameters(noisy_max_network, rng), 150, rng)
     fits = [em.fit(noisy_max_network, data, np.random.default_rng(5), 1.01, 3, 50, 1e-6,
-                   "annealing", sweeps=20) for _ in range(2)]
+                   "annealing", sweeps=20, convergence="relative") for _ in range(2)]
     for a, b in zip(fits[0].cpts, fits[1].cpts):
         if a is None:
             assert b is None
@@ -117,3 +129,19 @@ def test_annealed_fit_is_reproducible_with_deterministic_nodes(noisy_max_network
         np.testing.assert_array_equal(a, b)
         np.testing.assert_allclose(a.sum(axis=1), 1.0)
     assert fits[0].log_posterior == fits[1].log_posterior
+
+
+@pytest.mark.parametrize("name", ["carcinoma k=3", "values k=3", "paper003 c=8"])
+def test_the_default_search_reaches_the_oracle_of_small_members_of_the_suite(name):
+    """em.fit with its defaults (as ``hiddenbn fit`` fits: ML, EM to the optimum) ends within
+    the benchmark's target of the best g known: the real data's, or EM's from the parameters
+    that generated paper 003's c = 8 data, where the old default, halving 64 random starts,
+    ends 83 nats below with this seed (and 89-91 nats below with seeds 4 and 5)."""
+    member = bench_search.member(name)
+    fit = em.fit(member.network, member.data, np.random.default_rng(3), bench_search.ALPHA,
+                 **bench_search.STOPPING)
+    oracle = (REAL_DATA_ORACLE[name] if member.truth is None else
+              em.run_em(member.network, member.data, member.truth, bench_search.ALPHA,
+                        **bench_search.STOPPING).log_posterior)
+    assert fit.schedule == "annealing" and fit.converged
+    assert fit.log_posterior >= oracle - bench_search.GAP_TARGET

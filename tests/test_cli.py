@@ -144,8 +144,9 @@ FIT_OPTIONS = {
     "--model": [["3:2,2,2,2"]], "--classes": [["2"]], "--columns": [["X4,X3,X2,X1"]],
     "--dictionary": [["DICTIONARY"]], "--missing-values": [["NA"]], "--missing": [["drop"]],
     "--prior-alpha": [["2"]], "--restarts": [["3"]],
-    "--schedule": [["best-of-n"], ["annealing"]],
-    "--sweeps": [["1"], ["1", "--schedule", "annealing"]], "--seed": [["7"]],
+    # (best-of-n is what the default, annealing, means for an interaction model)
+    "--schedule": [["halving"]],
+    "--sweeps": [["1"], ["1", "--schedule", "halving"]], "--seed": [["7"]],
     "--tolerance": [["0.5"]], "--convergence": [["relative"]], "--max-iterations": [["3"]],
     "--run-all-iterations": [[]], "--acceleration": [["none"]], "--skip-de": [[]],
     "--json": [[]], "--posteriors": [["FILE"]], "--plot": [["FILE.png"]],

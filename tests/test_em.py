@@ -183,8 +183,12 @@ def test_best_log_likelihood_at_least_stepmix(rng):
 
 def test_the_pipeline_runs_paper_003s_protocol_and_the_command_line_the_optimum():
     """One place defines both stopping protocols: the default config's paper-003 EM is
-    em.PAPER_003 under the same names, and `hiddenbn fit` defaults to em.OPTIMUM, accelerated
-    as the library is."""
+    em.PAPER_003 under the same names, and `hiddenbn fit` and em.fit default to em.OPTIMUM
+    with the annealed search, accelerated."""
+    import dataclasses
+    import inspect
+    from pathlib import Path
+
     import yaml
 
     from hiddenbn.cli import build_parser
@@ -193,11 +197,16 @@ def test_the_pipeline_runs_paper_003s_protocol_and_the_command_line_the_optimum(
                             .read_text())
     protocol = dataclasses.asdict(em.PAPER_003)
     convergence = protocol.pop("convergence")
-    assert convergence == "relative"  # the library's default, so the config need not say it
+    assert convergence == "relative"  # the experiment passes it to em.fit by name
     assert {key: config["chickering_heckerman1996"]["em"][key] for key in protocol} == protocol
     arguments = build_parser().parse_args(["fit", "data.csv", "--classes", "2"])
-    assert {key: getattr(arguments, key) for key in dataclasses.asdict(em.OPTIMUM)} \
-        == dataclasses.asdict(em.OPTIMUM)
+    optimum = dataclasses.asdict(em.OPTIMUM)
+    assert {key: getattr(arguments, key) for key in optimum} == optimum
+    # the library's search is the command line's
+    library = inspect.signature(em.fit).parameters
+    assert {key: library[key].default for key in optimum} == optimum
+    assert library["schedule"].default == arguments.schedule == "annealing"
+    assert library["restarts"].default is arguments.restarts is None
     assert arguments.acceleration == em.ACCELERATION == "squarem"
 
 
@@ -220,3 +229,54 @@ def test_the_papers_protocols_are_plain_em():
     unnamed = [(name, node.lineno) for name, node in calls
                if not any(keyword.arg == "acceleration" for keyword in node.keywords)]
     assert not unnamed, f"EM calls without an acceleration: {unnamed}"
+
+
+class LevelEngine:
+    """An engine whose state is its own g, at a fixed point: every start stays where it is
+    drawn, so the final g of each search is known."""
+
+    def random_state(self, rng):
+        return float(rng.choice([-10.0, -12.0]))
+
+    def e_step(self, state):
+        return em.Statistics(None, state)
+
+    def m_step(self, statistics, state):
+        return state
+
+    def log_prior(self, state):
+        return 0.0
+
+
+def test_every_start_run_to_the_end_counts_and_replication_is_within_the_tolerance():
+    """best-of-n keeps every start's final g; a start within REPLICATION_TOLERANCE of the best
+    found it, one just beyond did not; halving finishes one start."""
+    levels = iter([-10.0, -10.008, -12.0, -10.02, -9.995])
+    result = em.fit_engine(LevelEngine(), np.random.default_rng(0), 5, 10, 0.0, "best-of-n",
+                           draw=lambda rng: next(levels), convergence="absolute",
+                           acceleration="none")
+    assert result.final_log_posteriors == [-10.0, -10.008, -12.0, -10.02, -9.995]
+    assert result.run.g == -9.995 and em.REPLICATION_TOLERANCE == 0.01
+    assert em.best_found(result.final_log_posteriors) == 2  # -9.995 and -10.0, not -10.008
+    assert em.best_found([-3.0]) == 1 and em.best_found([]) == 0
+    halved = em.fit_engine(LevelEngine(), np.random.default_rng(0), 8, 10, 0.0, "halving",
+                           acceleration="none")
+    assert halved.final_log_posteriors == [halved.run.g]
+
+
+def test_a_fit_reports_its_searches_and_how_many_reached_the_best(rng):
+    """One class has a single mode: every annealed start reaches it. The best start's final g
+    is the fit's, after its split-and-merge moves."""
+    network = latent_class(1, [2] * 4)
+    data = sample_dataset(network, random_parameters(network, rng), 100, rng)
+    fit = em.fit(network, data, np.random.default_rng(0), alpha=1.0)
+    assert fit.schedule == "annealing" and fit.restarts == fit.searches == 8
+    assert fit.best_found == 8 and fit.replicated
+    assert max(fit.final_log_posteriors) == fit.log_posterior
+    three = latent_class(3, [2] * 6)
+    data = sample_dataset(three, random_parameters(three, rng), 300, rng)
+    fit = em.fit(three, data, np.random.default_rng(1), alpha=1.0, restarts=4)
+    assert fit.searches == 4 and max(fit.final_log_posteriors) == fit.log_posterior
+    assert fit.best_found == sum(g >= fit.log_posterior - 0.01 for g in fit.final_log_posteriors)
+    halving = em.fit(three, data, np.random.default_rng(1), alpha=1.0, schedule="halving")
+    assert halving.restarts == 64 and halving.searches == 1 and not halving.replicated

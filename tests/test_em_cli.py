@@ -177,7 +177,8 @@ def test_a_score_without_a_value_is_shown_as_a_dash_not_nan(tmp_path, capsys):
 def test_fit_is_accelerated_by_default_and_plain_on_request(data_file, capsys):
     """SQUAREM by default, plain EM steps with --acceleration none: the same mode, and each
     report names its final phase."""
-    arguments = ["fit", str(data_file), "--model", "2:2,2,3", "--restarts", "4", "--skip-de"]
+    arguments = ["fit", str(data_file), "--model", "2:2,2,3", "--schedule", "halving",
+                 "--restarts", "4", "--skip-de"]
     reports = {}
     for acceleration in ("squarem", "none"):
         chosen = [] if acceleration == "squarem" else ["--acceleration", "none"]
@@ -192,3 +193,49 @@ def test_fit_is_accelerated_by_default_and_plain_on_request(data_file, capsys):
     with pytest.raises(SystemExit) as exit_info:  # argparse: usage and one line, exit 2
         main(arguments + ["--acceleration", "fast"])
     assert exit_info.value.code == 2
+
+
+def test_fit_and_select_say_how_many_starts_reached_the_best(data_file, capsys):
+    """The default search's starts each run to the end: JSON counts those that reached the best
+    g, the text says so, and select's table has a column of it; halving finishes one start, and
+    a note says it cannot tell."""
+    assert main(["fit", str(data_file), "--model", "2:2,2,3", "--skip-de", "--json"]) == 0
+    em = json.loads(capsys.readouterr().out)["em"]
+    assert em["schedule"] == "annealing" and em["restarts"] == em["searches"] == 8
+    assert len(em["final_log_posteriors"]) == 8 and max(em["final_log_posteriors"]) == \
+        em["log_posterior"]
+    assert em["best_found"] == sum(g >= em["log_posterior"] - 0.01
+                                   for g in em["final_log_posteriors"])
+    assert em["replicated"] == (em["best_found"] > 1)
+    assert main(["fit", str(data_file), "--model", "2:2,2,3", "--skip-de"]) == 0
+    assert f"replication: the best g reached by {em['best_found']} of 8 starts (within 0.01 " \
+           "nats)" in capsys.readouterr().out
+    assert main(["fit", str(data_file), "--model", "2:2,2,3", "--skip-de", "--schedule",
+                 "halving", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["em"]["restarts"] == 64 and report["em"]["searches"] == 1
+    assert any(note.startswith("the halving schedule runs one start to convergence, so it "
+                               "cannot tell") for note in report["notes"])
+    assert main(["select", str(data_file), "--classes", "1..2", "--skip-de"]) == 0
+    text = capsys.readouterr().out
+    assert "  found " in text and "\n  1      4      ?   yes     8/8 " in text  # one mode
+
+
+def test_a_best_fit_found_once_has_a_note_saying_what_to_do(data_file):
+    """A fit whose best g no other start came within 0.01 nats of is not replicated: the
+    report says so, and to rerun with more starts."""
+    from hiddenbn.selection import fit_and_score, fit_report, format_fit_report
+
+    data = read_csv(data_file)
+    outcome = fit_and_score(parse_spec("2:2,2,3"), data, 0, 1.0, 4, False, False)
+    best = outcome["fit"].log_posterior
+    outcome["fit"] = dataclasses.replace(outcome["fit"], final_log_posteriors=[
+        best - 0.5, best, best - 0.011, best - 3.0])
+    report = fit_report(outcome, data)
+    assert (report["em"]["replicated"], report["em"]["best_found"],
+            report["em"]["searches"]) == (False, 1, 4)
+    assert ("the best fit was found by 1 of 4 starts (no other ended within 0.01 nats of its log "
+            "posterior), so a better one may exist; rerun with more --restarts (e.g. --restarts "
+            "16) and see whether the best recurs") in report["notes"]
+    assert "reached by 1 of 4 starts (within 0.01 nats), NOT replicated" in \
+        format_fit_report(report)

@@ -112,14 +112,16 @@ def fit_report(model: InteractionModel, summary: EffectSummary, seed: int, alpha
             "em": {"restarts": fit.restarts, "schedule": fit.schedule,
                    "acceleration": fit.acceleration,
                    "iterations": fit.iterations, "converged": bool(fit.converged),
-                   "log_likelihood": fit.log_likelihood},
+                   "log_likelihood": fit.log_likelihood, **selection.replication(fit),
+                   "final_log_posteriors": fit.final_log_posteriors},
             "scores": {"loglik": fit.log_likelihood,
                        "bic_log_evidence": bic_log_evidence(fit.log_likelihood, ds, fit.n_cases),
                        "bic_plus_log_evidence": bic_log_evidence(fit.log_likelihood, de,
                                                                  fit.n_cases),
                        "cs_plus": adjusted_cheeseman_stutz(fit, prior, de)},
             "scores_orientation": selection.SCORES_ORIENTATION, "prior_of_cs": list(prior),
-            "parameters": parameters, "notes": list(notes)}
+            "parameters": parameters,
+            "notes": list(notes) + list(filter(None, [selection.replication_note(fit)]))}
 
 
 def format_fit_report(report: dict) -> str:
@@ -131,6 +133,7 @@ def format_fit_report(report: dict) -> str:
              f"{selection.describe_acceleration(em['acceleration'])}), "
              + ("converged" if em["converged"] else "NOT converged")
              + f" after {em['iterations']} iterations; log-likelihood {em['log_likelihood']:.6f}",
+             selection.replication_line(em),
              f"scores, {report['scores_orientation']}:"]
     width = max(map(len, report["scores"]))
     lines += [f"  {name:<{width}} {value:.6f}" for name, value in report["scores"].items()]

@@ -43,7 +43,7 @@ it is the same in both and cancels in Eq. 6.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import gammaln, xlogy
@@ -147,7 +147,9 @@ class AdditiveFit:
     ``expected`` holds the expected sufficient statistics of the mechanism rows at the returned
     parameters: ``n`` (cases using the row), ``s1`` (sum of X), ``s2`` (sum of X^2, Gaussian).
     ``log_likelihood`` includes the causes' tables and, for Poisson, ``-sum log e!``;
-    ``schedule`` and ``acceleration`` are those of :func:`hiddenbn.em.fit_engine`.
+    ``schedule`` and ``acceleration`` are those of :func:`hiddenbn.em.fit_engine`;
+    ``final_log_posteriors`` the final g (of the mechanisms) of every start run to the end
+    (:attr:`hiddenbn.em.EMResult.final_log_posteriors`).
     """
 
     model: InteractionModel
@@ -166,6 +168,7 @@ class AdditiveFit:
     alpha: float
     schedule: str = "best-of-n"
     acceleration: str = ACCELERATION
+    final_log_posteriors: list = field(default_factory=list)
 
 
 def _poisson_moments(model, rates, summary):
@@ -384,7 +387,8 @@ def fit_additive(model, summary: EffectSummary, rng: np.random.Generator, prior=
                        log_prior=engine.log_prior(state), n_cases=summary.n_cases,
                        iterations=result.iterations, converged=result.converged,
                        restarts=restarts, prior=prior, alpha=float(alpha), schedule=schedule,
-                       acceleration=acceleration)
+                       acceleration=acceleration,
+                       final_log_posteriors=result.final_log_posteriors)
 
 
 def require_spread(model: InteractionModel, summary: EffectSummary) -> None:

@@ -243,7 +243,8 @@ def fit_noisy_max(model, data: Dataset, rng: np.random.Generator, alpha: float =
                expected_counts=network_order(cause_counts, result.run.statistics.expected),
                n_cases=engine.data.n_cases, iterations=result.iterations,
                converged=result.converged, restarts=restarts, schedule=schedule,
-               acceleration=acceleration, engine="noisy-max mechanisms")
+               acceleration=acceleration, engine="noisy-max mechanisms",
+               final_log_posteriors=result.final_log_posteriors)
 
 
 def effect_distribution(model: InteractionModel, cpts) -> np.ndarray:

@@ -15,7 +15,7 @@ from hiddenbn import limits, seeding
 from hiddenbn.data import MISSING, Dataset
 from hiddenbn.defaults import SCHEDULE
 from hiddenbn.dimension import effective_dimension_or_reason
-from hiddenbn.em import REPLICATION_TOLERANCE, fit, run_em
+from hiddenbn.em import REPLICATION_TOLERANCE, best_found, fit, run_em
 from hiddenbn.errors import DataError, HiddenbnError, excerpt
 from hiddenbn.inference import MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count
 from hiddenbn.lca import FIT_STATISTICS_ORIENTATION, model_comparison
@@ -168,25 +168,29 @@ def _laplace_notes(scores: dict, ds: int) -> list:
 
 
 def replication(fit) -> dict:
-    """How many of the fit's independent searches (EM starts run to the end) reached its best
-    g, within :data:`~hiddenbn.em.REPLICATION_TOLERANCE` nats (JSON-ready)."""
-    return {"replicated": fit.replicated, "best_found": fit.best_found,
-            "searches": fit.searches}
+    """How many of the independent searches of a fit (any fit with ``final_log_posteriors``,
+    the final g of each EM start run to the end) reached its best g, within
+    :data:`~hiddenbn.em.REPLICATION_TOLERANCE` nats (JSON-ready)."""
+    found = best_found(fit.final_log_posteriors)
+    return {"replicated": found > 1, "best_found": found,
+            "searches": len(fit.final_log_posteriors)}
 
 
 def replication_note(fit) -> str | None:
     """The note of a fit whose best g only one search reached, and what to do; ``None`` for a
     replicated fit or one start chosen by the user (``--init``)."""
-    if fit.replicated or fit.schedule == "single":
+    counted = replication(fit)
+    if counted["replicated"] or fit.schedule == "single":
         return None
-    if fit.searches == 1:
+    if counted["searches"] == 1:
         return ("the halving schedule runs one start to convergence, so it cannot tell whether "
-                "other starts reach the same fit; --schedule annealing (the default) or best-of-n "
-                "runs every start to convergence and counts those that reach the best")
-    return (f"the best fit was found by 1 of {fit.searches} starts (no other ended within "
+                "other starts reach the same fit; the other schedules (--schedule) run every "
+                "start to convergence and count those that reach the best")
+    starts = counted["searches"]
+    return (f"the best fit was found by 1 of {starts} starts (no other ended within "
             f"{REPLICATION_TOLERANCE} nats of its log posterior), so a better one may exist; "
-            f"rerun with more --restarts (e.g. --restarts {4 * fit.searches}) and see whether "
-            "the best recurs")
+            f"rerun with more --restarts (e.g. --restarts {4 * starts}) and see whether the best "
+            "recurs")
 
 
 def stopped_by_cap(fit) -> str:
@@ -271,7 +275,7 @@ def format_fit_report(report: dict) -> str:
              + (f"converged after {em['iterations']} final iterations" if em["converged"] else
                 f"NOT converged after {em['iterations']} final iterations"),
              f"log-likelihood {em['log_likelihood']:.6f}, log posterior g {em['log_posterior']:.6f}",
-             _replication_line(em),
+             replication_line(em),
              f"scores, {SCORES_ORIENTATION}:"]
     names = [name for name in SCORE_NAMES if name in report["scores"]]
     width = max(map(len, names), default=0)
@@ -293,7 +297,8 @@ def describe_acceleration(acceleration: str) -> str:
     return "plain EM" if acceleration == "none" else f"{acceleration} acceleration"
 
 
-def _replication_line(em: dict) -> str:
+def replication_line(em: dict) -> str:
+    """The text report's line of :func:`replication` (in ``em``)."""
     if em["searches"] == 1:
         return "replication: not checked (one start run to convergence)"
     return (f"replication: the best g reached by {em['best_found']} of {em['searches']} starts "
