@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hiddenbn import em
+from hiddenbn import annealing, em
 from hiddenbn.annealing import (AnnealedStarts, _CellMoves, _LatentClassMoves,
                                 inverse_temperatures)
 from hiddenbn.inference import hidden_configurations
@@ -93,6 +93,29 @@ def test_latent_class_moves_agree_with_the_cell_layout(rng):
     assert fast.value() == pytest.approx(general.value())
     for a, b in zip(fast.parameters(fast.snapshot()), general.parameters(general.snapshot())):
         np.testing.assert_allclose(a, b)
+
+
+def test_a_large_data_set_is_annealed_on_a_random_subset_of_its_cases(monkeypatch, rng):
+    """Beyond MAX_ANNEALED_CASES cases each start completes that many, drawn afresh, and EM
+    fits them all; up to it every case, with nothing drawn (paper 003's starts unchanged)."""
+    network = latent_class(3, [2, 3, 2])
+    data = sample_dataset(network, random_parameters(network, rng), 100, rng, 0.1)
+    untouched = np.random.default_rng(7)
+    assert annealing.annealed_cases(100, untouched) is None
+    assert untouched.random() == np.random.default_rng(7).random()
+    monkeypatch.setattr(annealing, "MAX_ANNEALED_CASES", 30)
+    for moves in (_LatentClassMoves(network, data), _CellMoves(network, data)):
+        starts = []
+        for seed in (1, 2):
+            moves.start(np.random.default_rng(seed))
+            assert moves.assignments.size == moves.uniforms_per_sweep - getattr(
+                moves, "missing_variables", np.zeros(0)).size == 30
+            while moves.sweep(np.inf, np.zeros(0)):
+                pass
+            starts.append(moves.value())
+        assert starts[0] != starts[1]  # other cases
+    fit = em.fit(network, data, np.random.default_rng(0), restarts=2)
+    assert fit.n_cases == 100 and fit.searches == 2
 
 
 def test_schedule_rises_from_the_start_to_the_end_temperature():
