@@ -185,9 +185,7 @@ def test_the_pipeline_runs_paper_003s_protocol_and_the_command_line_the_optimum(
     """One place defines both stopping protocols: the default config's paper-003 EM is
     em.PAPER_003 under the same names, and `hiddenbn fit` and em.fit default to em.OPTIMUM
     with the annealed search, accelerated."""
-    import dataclasses
     import inspect
-    from pathlib import Path
 
     import yaml
 

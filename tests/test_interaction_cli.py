@@ -66,7 +66,8 @@ def test_fit_poisson_model_from_csv(spec, tmp_path, capsys, rng):
     assert report["scores"]["loglik"] == pytest.approx(direct, rel=1e-10)
     code, out, _ = run(capsys, "fit", str(data), "--model", path, "--restarts", "2",
                        "--acceleration", "none")
-    assert code == 0 and "cs_plus" in out and "restarts (halving, plain EM), converged" in out
+    assert code == 0 and "cs_plus" in out and "restarts (best-of-n, plain EM), converged" in out
+    assert "replication: the best g reached by " in out
 
 
 def test_fit_gaussian_model_reads_real_effects(spec, tmp_path, capsys):
