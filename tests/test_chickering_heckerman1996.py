@@ -67,7 +67,7 @@ def test_fit_and_score_test_model_invariants():
                                         1.01, em, effective_dimension=17)
     # the paper's protocol is the library's EM with halving restarts, scored by score_fit
     result = fit(latent_class(3, [2] * 6), data, np.random.default_rng(2), 1.01, 8, 100, 1e-6,
-                 "halving", True)
+                 "halving", True, acceleration="none")
     scores = score_fit(result, data, 17)
     for name, library in (("laplace", "laplace"), ("cs", "cs"), ("cs_de", "cs_plus"),
                           ("mled", "mled"), ("draper", "draper"),

@@ -30,7 +30,7 @@ def run(*args):
 def test_version_and_help():
     assert run("--version").stdout.strip() == f"hiddenbn {hiddenbn.__version__}"
     help_text = run("sample", "--help").stdout
-    assert "examples:" in help_text and "hiddenbn sample 3:2,2,2,2" in help_text
+    assert "examples:" in help_text and "hiddenbn sample 2:2,2,2,2,2" in help_text
 
 
 def test_same_seed_gives_byte_identical_files(tmp_path):

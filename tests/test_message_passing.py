@@ -117,7 +117,8 @@ def test_em_follows_the_enumeration_path(name, missing_rate, rng):
     paths = {}
     for engine in (em.TreeEngine(network, data, 1.01), em.EnumerationEngine(network, data, 1.01)):
         paths[engine.name] = em.fit_engine(engine, None, restarts=1, max_iterations=20,
-                                           tolerance=0.0, draw=lambda _: start)
+                                           tolerance=0.0, draw=lambda _: start,
+                                           acceleration="none")  # step by step
     tree, enumeration = paths["message passing (tree)"], paths["enumeration"]
     assert len(tree.trace) == len(enumeration.trace) == 20
     np.testing.assert_allclose(tree.trace, enumeration.trace, rtol=1e-9)
@@ -146,7 +147,7 @@ def test_a_tree_too_large_to_enumerate_fits(rng):
     with pytest.raises(HiddenbnError, match=f"at most {MAX_HIDDEN_CONFIGURATIONS}"):
         enumeration_statistics(network, cpts, data.patterns, data.counts)
     fit = em.fit(network, data, np.random.default_rng(5), restarts=2, max_iterations=20,
-                 tolerance=0.0)
+                 tolerance=0.0, schedule="halving", acceleration="none")  # one g per step
     trace = np.array(fit.trace)
     assert trace.size == 20 and np.all(np.isfinite(trace))
     assert np.all(np.diff(trace) >= -1e-12 * np.abs(trace[1:]))

@@ -33,7 +33,7 @@ from hiddenbn.errors import HiddenbnError, excerpt
 # pandas take a second to load; see benchmarks/bench_startup.py and tests/test_startup.py).
 
 EXAMPLES = """\
-examples (they run in this order in an empty folder):
+examples:
   hiddenbn sample 2:2,2,2,2,2 --n 1000 --seed 1 --save-params truth.json -o data.csv
   hiddenbn fit data.csv --classes 2 --seed 1
   hiddenbn fit data.csv --model 2:2,2,2,2,2 --schedule halving --restarts 64
@@ -45,7 +45,8 @@ examples (they run in this order in an empty folder):
   hiddenbn params 4:2,2,2,2,2,2,2,2 --seed 3 -o params.json
   hiddenbn sample '5(3(2,2),3(2,2),2)' --n 9000 --seed 7 --counts --save-params hlc.json -o hlc.csv
   hiddenbn fit hlc.csv --model '5(3(2,2),3(2,2),2)' --seed 1
-README shows the spec files of the other commands (dim --ebnc, ebnc fit, check-config).
+These run in this order in an empty folder; README shows the spec files of the other
+commands (dim --ebnc, ebnc fit, check-config).
 
 A SPEC is a latent class shorthand (k:r1,...,rn), a tree shorthand for hierarchical latent
 class models (a hidden node's state count followed by its children in parentheses), or a YAML
