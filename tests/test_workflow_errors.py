@@ -121,7 +121,7 @@ def problems_of(edit):
     (lambda c: c["gold_standard"].update(smc=5),
      "config gold_standard.smc: must be a mapping, got 5"),
     (lambda c: c["kocka_zhang2002"]["em"].update(schedule="fast"),
-     "config kocka_zhang2002.em.schedule: must be one of halving, best-of-n, got 'fast'"),
+     "config kocka_zhang2002.em.schedule: must be one of annealing, halving, best-of-n, got 'fast'"),
     (lambda c: c["chickering_heckerman1996"].update(replicats=3),
      "config chickering_heckerman1996.replicats: unknown key; did you mean replicates?"),
     (lambda c: c.update(colour="blue"),
