@@ -202,6 +202,24 @@ def test_the_flat_prior_has_no_curvature_even_at_a_zero_probability():
     assert curved[0, 0] == pytest.approx(2 * 2 ** 2)  # (alpha - 1)(1/p_1^2 + 1/p_2^2), p = 1/2
 
 
+@pytest.mark.parametrize("smallest", [0.0, 3.5e-323, 1e-160])
+def test_a_fit_at_the_boundary_has_no_hessian_even_below_the_square_root_of_float_tiny(
+        smallest, rng):
+    """SQUAREM takes a probability falling towards 0 down to denormals (3.5e-323 on a tree's
+    data): the Louis Hessian's 1 / theta^2 overflowed and its clamped E steps refused the data
+    ("pattern of probability zero"). Such a fit is at the boundary, like one at exactly 0."""
+    network = parse_spec("5(3(2,2),3(2,2),2)")
+    cpts = random_parameters(network, rng)
+    data = sample_dataset(network, cpts, 300, rng)
+    child = network.names.index("H2")
+    cpts[child][0] = [1.0 - smallest, smallest / 2, smallest / 2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(scores.negative_hessian(network, data, cpts, 1.0)).all()
+    cpts[child][0] = [0.5, 0.25, 0.25]  # inside: the same call gives a finite Hessian
+    assert np.isfinite(scores.negative_hessian(network, data, cpts, 1.0)).all()
+
+
 def test_every_score_selects_the_true_number_of_classes_on_clear_data(rng):
     """Three well-separated classes, 3000 cases: every approximation peaks at k = 3."""
     from hiddenbn.selection import select_latent_class

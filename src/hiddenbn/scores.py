@@ -171,6 +171,14 @@ def laplace(log_likelihood: float, log_prior: float, negative_hessian_matrix) ->
 
 
 # --- the negative Hessian --------------------------------------------------------------------
+#: A probability below this is at the boundary for the Hessian: its entries hold ``1 / theta^2``,
+#: which overflows below the square root of the smallest normal float. SQUAREM reaches such
+#: values: it extrapolates a probability that falls towards 0 geometrically (to 3.5e-323 on the
+#: data of a hierarchical latent class tree), where the Louis Hessian's clamped E steps then
+#: find patterns of probability zero.
+BOUNDARY_PROBABILITY = float(np.sqrt(np.finfo(float).tiny))
+
+
 def parameter_starts(network: Network) -> np.ndarray:
     """Index of each node's first free parameter (deterministic nodes have none)."""
     sizes = [network.node_parameter_count(i) for i in range(network.n_nodes)]
@@ -465,7 +473,7 @@ def negative_hessian(network: Network, data: Dataset, cpts, alpha: float) -> np.
     """
     cpts = check_parameters(network, cpts)
     data = data.for_network(network)
-    if any(t is not None and np.any(t <= 0) for t in cpts):
+    if any(t is not None and np.any(t < BOUNDARY_PROBABILITY) for t in cpts):
         d = network.standard_dimension
         return np.full((d, d), np.nan)  # boundary: the Laplace approximation does not apply
     if is_latent_class(network):  # a sum over patterns: chunks bound the gradient matrix
