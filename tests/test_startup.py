@@ -104,6 +104,7 @@ def test_the_defaults_the_parser_shows_are_the_library_s():
     from hiddenbn import annealing, data, defaults, ebnc_fit, em
 
     assert defaults.CONVERGENCE == em.CONVERGENCE
+    assert defaults.PRIOR_ALPHA == em.PRIOR_ALPHA
     assert defaults.ENGINE_SCHEDULES == em.ENGINE_SCHEDULES
     assert defaults.SCHEDULES == em.SCHEDULES
     assert defaults.OPTIMUM == dataclasses.asdict(em.OPTIMUM)

@@ -789,9 +789,9 @@ def _add_data_options(parser):
 def _add_em_options(parser):
     optimum = defaults.OPTIMUM  # em.OPTIMUM, without importing EM
     _add_data_options(parser)
-    parser.add_argument("--prior-alpha", type=_dirichlet_alpha, default=1.0, help="symmetric "
-                        "Dirichlet prior of every CPT row, >= 1; the fit is its MAP estimate "
-                        "(default 1: the ML estimate, as poLCA and StepMix give; Chickering & "
+    parser.add_argument("--prior-alpha", type=_dirichlet_alpha, default=defaults.PRIOR_ALPHA,
+                        help="symmetric Dirichlet prior of every CPT row, >= 1; the fit is its MAP "
+                        "estimate (default 1: the ML estimate, as poLCA and StepMix give; Chickering & "
                         "Heckerman 1996 use 1.01, which keeps probabilities off 0)")
     parser.add_argument("--restarts", type=_count(limits.MAX_RESTARTS),
                         help="EM starts (default "
@@ -975,8 +975,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "error (default 8)")
     evidence.add_argument("--particles", type=_count(limits.MAX_PARTICLES), default=64,
                           help="particles per Monte-Carlo run (default 64)")
-    evidence.add_argument("--prior-alpha", type=_dirichlet_alpha, default=1.0, help="symmetric "
-                          "Dirichlet prior of every CPT row (default 1)")
+    evidence.add_argument("--prior-alpha", type=_dirichlet_alpha,
+                          default=defaults.PRIOR_ALPHA,
+                          help="symmetric Dirichlet prior of every CPT row (default 1)")
     evidence.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     evidence.add_argument("--json", action="store_true", help="print JSON")
     evidence.set_defaults(run=command_evidence)

@@ -8,6 +8,11 @@ modules that use them (:mod:`hiddenbn.em`, :mod:`hiddenbn.annealing`, :mod:`hidd
 (``tests/test_startup.py`` checks that they still do).
 """
 
+#: The symmetric Dirichlet prior of every CPT row of ``hiddenbn fit``, ``select`` and
+#: ``evidence`` (``--prior-alpha``) and of the library's fits (``em.PRIOR_ALPHA``): 1, where the
+#: MAP fit is the ML fit that poLCA and StepMix give. Chickering & Heckerman (1996) use 1.01;
+#: their protocol names it.
+PRIOR_ALPHA = 1.0
 #: Stopping rules of EM's final phase (``em.CONVERGENCE``).
 CONVERGENCE = ("relative", "absolute")
 #: Restart schedules of any EM engine (``em.ENGINE_SCHEDULES``).

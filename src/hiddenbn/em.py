@@ -92,7 +92,7 @@ from hiddenbn import defaults, exact_inference, limits
 from hiddenbn.annealing import SWEEPS, AnnealedStarts, can_anneal
 from hiddenbn.data import Dataset
 from hiddenbn.defaults import (ACCELERATION, ACCELERATIONS, CONVERGENCE, ENGINE_SCHEDULES,
-                               RESTARTS, SCHEDULE, SCHEDULES)
+                               PRIOR_ALPHA, RESTARTS, SCHEDULE, SCHEDULES)
 from hiddenbn.errors import DataError, ParameterError
 from hiddenbn.inference import (enumeration_statistics, is_latent_class,
                                 latent_class_design, latent_class_statistics, prefers_design,
@@ -756,12 +756,12 @@ def _finish(engine: NetworkEngine, result: EMResult, restarts, schedule, n_cases
                acceleration=result.acceleration, final_log_posteriors=result.final_log_posteriors)
 
 
-def run_em(network: Network, data: Dataset, cpts, alpha: float = 1.01,
-           max_iterations: int = 200, tolerance: float = 1e-5,
-           run_all_iterations: bool = False, convergence: str = "relative",
-           acceleration: str = ACCELERATION) -> Fit:
+def run_em(network: Network, data: Dataset, cpts, alpha: float = PRIOR_ALPHA,
+           max_iterations: int = OPTIMUM.max_iterations, tolerance: float = OPTIMUM.tolerance,
+           run_all_iterations: bool = OPTIMUM.run_all_iterations,
+           convergence: str = OPTIMUM.convergence, acceleration: str = ACCELERATION) -> Fit:
     """EM from the given parameters until convergence (one start; the final phase of
-    :func:`fit`, with its stopping and ``acceleration`` keywords). Started from the parameters
+    :func:`fit`, with its prior, stopping and ``acceleration`` keywords and their defaults). Started from the parameters
     that generated the data, it is the oracle that shows whether a search found the mode near
     the truth."""
     check_convergence(convergence)
@@ -773,7 +773,7 @@ def run_em(network: Network, data: Dataset, cpts, alpha: float = 1.01,
     return _finish(engine, result, 1, "single", data.n_cases)
 
 
-def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float = 1.01,
+def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float = PRIOR_ALPHA,
         restarts: int | None = None, max_iterations: int = OPTIMUM.max_iterations,
         tolerance: float = OPTIMUM.tolerance, schedule: str = SCHEDULE,
         run_all_iterations: bool = OPTIMUM.run_all_iterations, sweeps: int = SWEEPS,
@@ -794,7 +794,8 @@ def fit(network: Network, data: Dataset, rng: np.random.Generator, alpha: float 
     rng : numpy.random.Generator
         Source of the initial parameters (each CPT row from the uniform Dirichlet).
     alpha : float
-        Symmetric Dirichlet prior parameter (paper 003 uses 1.01); 1 gives ML.
+        Symmetric Dirichlet prior parameter; the default, :data:`PRIOR_ALPHA` (1, as
+        ``hiddenbn fit``), gives ML; paper 003 uses 1.01.
     restarts : int, optional
         Number of starts; by default the schedule's (:data:`~hiddenbn.defaults.RESTARTS`: 8
         annealed, 64 random as in the paper).

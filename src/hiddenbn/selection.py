@@ -13,7 +13,7 @@ import math
 
 from hiddenbn import limits, seeding
 from hiddenbn.data import MISSING, Dataset
-from hiddenbn.defaults import SCHEDULE
+from hiddenbn.defaults import PRIOR_ALPHA, SCHEDULE
 from hiddenbn.dimension import effective_dimension_or_reason
 from hiddenbn.em import REPLICATION_TOLERANCE, best_found, fit, run_em
 from hiddenbn.errors import DataError, HiddenbnError, excerpt
@@ -33,7 +33,7 @@ SCORES_ORIENTATION = ("approximations of the log marginal likelihood log p(D | m
 CRITERIA = ("aic", "bic", "sabic", "caic")
 
 
-def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = 1.01,
+def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = PRIOR_ALPHA,
                   restarts: int | None = None, with_effective_dimension: bool = True,
                   with_laplace: bool = True, initial=None, **em_options) -> dict:
     """Fit ``network`` by EM (``restarts`` starts of the restart schedule, by default the
@@ -102,7 +102,7 @@ def latent_class_network(data: Dataset, hidden_states: int, columns=None) -> Net
                         columns)
 
 
-def select_latent_class(data: Dataset, states, seed: int, alpha: float = 1.01,
+def select_latent_class(data: Dataset, states, seed: int, alpha: float = PRIOR_ALPHA,
                         restarts: int | None = None, with_effective_dimension: bool = True,
                         **em_options) -> dict:
     """Fit the latent class model for every ``k`` in ``states``; which ``k`` each score and

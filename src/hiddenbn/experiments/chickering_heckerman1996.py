@@ -213,7 +213,8 @@ def oracle_log_posterior(network, data: Dataset, truth, prior_alpha: float, em: 
     """g after EM started from the generating parameters ``truth`` with the paper's final phase:
     the mode near the truth, which a search should reach (or beat)."""
     return run_em(network, data, truth, prior_alpha, em["max_iterations"], em["tolerance"],
-                  em["run_all_iterations"], acceleration="none").log_posterior
+                  em["run_all_iterations"], convergence="relative",
+                  acceleration="none").log_posterior
 
 
 def fit_test_models(data_file, features: int, test_states, seed: int, prior_alpha: float,
@@ -296,7 +297,8 @@ def fit_prior_variants(data_files, features: int, test_states, seeds, prior_alph
                 if ml:
                     result = dataclasses.replace(
                         run_em(network, data, result.cpts, 1.0, em["max_iterations"],
-                               em["tolerance"], em["run_all_iterations"], acceleration="none"),
+                               em["tolerance"], em["run_all_iterations"],
+                               convergence="relative", acceleration="none"),
                         alpha=prior_alpha)
                 scores = score_fit(result, data, with_laplace=not ml)
                 rows.append({"replicate": replicate, "prior_alpha": alpha, "hidden_states": c,

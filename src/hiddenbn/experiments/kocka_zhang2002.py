@@ -375,7 +375,8 @@ def hlc_experiment(cases: int, section: dict, seed: int, points: int = 5,
         own = evaluate(truth_cards)
         ml = run_em(fits[truth_cards].network, data, fits[truth_cards].cpts, alpha=ML_ALPHA,
                     max_iterations=hlc["floor_em"]["max_iterations"],
-                    tolerance=hlc["floor_em"]["tolerance"], acceleration="none")
+                    tolerance=hlc["floor_em"]["tolerance"], convergence="relative",
+                    acceleration="none")
         found.append({"score": GENERATING, "cs_alpha": None,
                       "cardinalities": _cards_text(truth_cards), "kl_bits": own["kl_bits"],
                       "de": own["de"],
