@@ -616,9 +616,9 @@ def command_fit(args) -> None:
     table = _data_table(args, numeric=(model.effect_name,) if additive else ())
     network, data_file = _bound_model(args, table, family, model)
     if family in ("noisy-max", "poisson", "gaussian"):  # EM reads every cell of a case
-        data_file.require_complete(args.data, model.observed_names, FAMILIES[family].name)
+        data_file.require_complete(model.observed_names, FAMILIES[family].name)
     if additive:
-        summary = interaction_report.additive_summary(model, data_file, args.data)
+        summary = interaction_report.additive_summary(model, data_file)
         report = interaction_report.fit_report(model, summary, args.seed, args.prior_alpha,
                                                _restarts(args), data_file.notes,
                                                **_em_options(args, annealable=False))

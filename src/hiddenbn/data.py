@@ -38,6 +38,11 @@ Data files are CSV with a header of variable names, one case per line, and an op
   the cells (``,``, ``;``, tab or ``|``; default ``,``), and lines starting with ``#`` are
   comments (as R's ``read.table`` skips them); both are skipped.
 
+* **A pandas DataFrame** is read as the CSV file ``DataFrame.to_csv`` writes of it, by the same
+  coding: a null cell (NaN, None, ``pd.NA``) is missing, any other cell is its text (``2.0``
+  is the state 2), and a categorical column's categories are its states in their order, as a
+  data dictionary gives them. Messages name ``the DataFrame`` and its rows counted from 1.
+
 The states of each column are returned with the data (:attr:`Dataset.categories`), and every
 output that shows states uses them. The file is parsed by pandas' C parser and every column
 encoded once per distinct value, so a file of 10^6 rows and 30 columns reads in seconds.
@@ -49,6 +54,7 @@ import csv
 import io
 import math
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
@@ -177,6 +183,41 @@ class Dataset:
         """Pattern counts of ``rows`` (cases x variables), optionally weighted by counts."""
         patterns, counts = pattern_counts(rows, cardinalities, weights)
         return cls(tuple(names), patterns, counts, categories)
+
+    @classmethod
+    def from_frame(cls, frame, **options) -> "Dataset":
+        """The cases of a pandas DataFrame, read as a data file is read.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            One column per variable, an optional ``count`` column of pattern counts. Null
+            cells (NaN, None, ``pd.NA``) are missing; a categorical column's categories are
+            its states in their order; other columns are coded as :func:`read_data` codes a
+            file's (whole numbers from 1, or 0 if a column has it; labels sorted).
+        **options
+            :func:`read_data`'s keywords: ``dictionary``, ``missing_values``, ``missing``,
+            ``columns``, ...
+
+        Returns
+        -------
+        Dataset
+            The cases as pattern counts with their states. :func:`read_data` also gives the
+            notes on how the cells were read.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> frame = pd.DataFrame({"answer": pd.Categorical(["no", "yes", "no"],
+        ...                                                categories=["yes", "no", "maybe"]),
+        ...                       "grade": [1.0, 3.0, float("nan")]})
+        >>> data = Dataset.from_frame(frame)
+        >>> data.states()
+        {'answer': ['yes', 'no', 'maybe'], 'grade': ['1', '2', '3']}
+        >>> data.rows().tolist()
+        [[0, 2], [1, -1], [1, 0]]
+        """
+        return read_data(frame, **options).dataset
 
     @property
     def cardinalities(self) -> tuple[int, ...]:
@@ -370,16 +411,19 @@ class DataFile:
         such as posterior class memberships is written from).
     notes : tuple of str
         What a user should know about how the file was read (dropped cases, unobserved codes).
+    source : str
+        Where the cells came from, as messages name it (:attr:`DataTable.source`).
     """
 
     dataset: Dataset
     every_case: Dataset
     row_patterns: np.ndarray
     notes: tuple[str, ...] = ()
+    source: str = "the data"
 
-    def require_complete(self, path, names, what: str) -> None:
+    def require_complete(self, names, what: str) -> None:
         """Refuse a missing cell in the columns ``names`` of the cases to learn from, which
-        ``what`` cannot sum out: one line naming the file ``path``, the first such row and its
+        ``what`` cannot sum out: one line naming the source, the first such row and its
         column (a name that is no column is left to the binding to the model to refuse)."""
         names = [name for name in names if name in self.dataset.names]
         columns = [self.dataset.names.index(name) for name in names]
@@ -389,7 +433,7 @@ class DataFile:
         cells = self.every_case.patterns[:, columns] == MISSING
         row = int(np.flatnonzero(cells.any(axis=1)[self.row_patterns])[0])
         name = names[int(np.argmax(cells[self.row_patterns[row]]))]
-        raise DataError(f"data file {path}, row {row + 1}, column {name!r}: a missing cell, which "
+        raise DataError(f"{self.source}, row {row + 1}, column {name!r}: a missing cell, which "
                         f"{what} cannot sum out; fill it in, or drop the cases with missing cells "
                         "(--missing drop)")
 
@@ -400,18 +444,24 @@ def read_csv(path, **options) -> Dataset:
     return read_data(path, **options).dataset
 
 
-def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
+def read_data(source, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
               missing: str = "model", numeric=(), columns=None,
               base: int | None = None, ordered=()) -> DataFile:
-    """Read a data file (see the module docstring); every malformed input is a one-line
-    :class:`DataError` naming the file, the row or column, and the fix.
+    """Read a data file or a pandas DataFrame (see the module docstring); every malformed input
+    is a one-line :class:`~hiddenbn.errors.DataError` naming the file, the row or column, and
+    the fix.
 
     Parameters
     ----------
-    path : path-like
-        The CSV file (UTF-8; a byte-order mark is skipped).
+    source : path-like or pandas.DataFrame
+        The CSV file (UTF-8; a byte-order mark is skipped), or a DataFrame with one column per
+        variable (and an optional ``count`` column), read as the file it would write: a null
+        cell (NaN, None, ``pd.NA``) is missing, any other cell is read as ``str`` writes it
+        (``2.0`` is the state 2), and a categorical column's categories are its states in
+        their order, as a data dictionary gives them (a category no row has still counts).
     dictionary : path-like or dict, optional
-        A data dictionary, ``{column: [category, ...]}`` (:func:`read_dictionary`).
+        A data dictionary, ``{column: [category, ...]}`` (:func:`read_dictionary`); for a
+        column it names, it takes the place of a categorical column's categories.
     missing_values : sequence of str
         The cells read as missing (compared after blanks around a cell are removed).
     missing : {"model", "drop"}
@@ -430,15 +480,31 @@ def read_data(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
         Columns whose states are ordered (:attr:`hiddenbn.models.Network.ordered_names`):
         text labels there are refused unless the data dictionary orders them, as their sorted
         order would be a guess.
+
+    Returns
+    -------
+    DataFile
+        The cases (:attr:`DataFile.dataset`) and what a user should know about how they were
+        read (:attr:`DataFile.notes`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"smoker": ["no", "yes", None, "yes"], "cough": [0, 1, 1, 1]})
+    >>> data = read_data(frame).dataset
+    >>> data.states()
+    {'smoker': ['no', 'yes'], 'cough': ['0', '1']}
+    >>> data.n_cases, data.has_missing
+    (4, True)
     """
-    return read_table(path, dictionary, missing_values, missing, numeric,
+    return read_table(source, dictionary, missing_values, missing, numeric,
                       base).data_file(columns, ordered)
 
 
-def read_table(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
+def read_table(source, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
                missing: str = "model", numeric=(), base: int | None = None) -> "DataTable":
-    """A data file parsed, its columns not yet coded: :meth:`DataTable.data_file` codes the
-    columns a model is bound to, once the header has named them. The parameters are
+    """A data file or DataFrame parsed, its columns not yet coded: :meth:`DataTable.data_file`
+    codes the columns a model is bound to, once the header has named them. The parameters are
     :func:`read_data`'s; the file and the dictionary are checked here, each column's cells
     when it is coded."""
     if missing not in MISSING_HANDLING:
@@ -447,26 +513,35 @@ def read_table(path, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
     if isinstance(missing_values, str):  # its characters would each be a missing value
         raise DataError(f"missing_values must be a list of cell texts, e.g. ('', 'NA'), got the "
                         f"text {missing_values!r}")
-    path = Path(path)
-    header, cells = _read_table(path)
+    if _is_frame(source):
+        header, cells, categories = _frame_cells(source)
+        source = "the DataFrame"
+        missing_values = (*missing_values, "")  # a null cell (see _frame_cells)
+    else:
+        source = Path(source)
+        header, cells = _read_table(source)
+        source, categories = f"data file {source}", {}
     declared = {} if dictionary is None else (
         _checked_dictionary(dictionary, "the data dictionary") if isinstance(dictionary, dict)
         else read_dictionary(dictionary))
+    categories = {name: states for name, states in categories.items() if name not in numeric}
+    if categories:  # a categorical column's categories, unless the dictionary names it
+        declared = {**_checked_dictionary(categories, "the DataFrame's categories"), **declared}
     unknown = [name for name in declared if name not in header]
     if unknown:
-        raise DataError(f"the data dictionary names column {unknown[0]!r}, which data file "
-                        f"{path} does not have; its columns are {_listed(header)}")
+        raise DataError(f"the data dictionary names column {unknown[0]!r}, which {source} "
+                        f"does not have; its columns are {_listed(header)}")
     measured = [name for name in declared if name in numeric]
     if measured:
         raise DataError(f"the data dictionary names column {measured[0]!r}, which holds "
                         "numbers, not states; take it out of the dictionary")
-    counts = (_counts(path, cells.pop(header.index(COUNT_COLUMN)))
+    counts = (_counts(source, cells.pop(header.index(COUNT_COLUMN)))
               if COUNT_COLUMN in header else None)
     names = tuple(name for name in header if name != COUNT_COLUMN)
     if not names:
-        raise DataError(f"data file {path} has a count column but no variables; add the "
+        raise DataError(f"{source} has a count column but no variables; add the "
                         "columns of the variables")
-    return DataTable(path, names, tuple(cells), counts, declared,
+    return DataTable(source, names, tuple(cells), counts, declared,
                      frozenset(value.strip() for value in missing_values), missing,
                      frozenset(numeric), base)
 
@@ -477,8 +552,9 @@ class DataTable:
 
     Attributes
     ----------
-    path : Path
-        The data file.
+    source : str
+        Where the cells come from, as messages name it: ``data file PATH`` or ``the
+        DataFrame`` (whose rows are counted from 1, as a data file's).
     names : tuple of str
         The variables, in the order of the header (without the ``count`` column).
     cells : tuple of ndarray of str
@@ -497,7 +573,7 @@ class DataTable:
         The number of state 0 of every whole-number column (None: each column's own).
     """
 
-    path: Path
+    source: str
     names: tuple[str, ...]
     cells: tuple[np.ndarray, ...] = field(repr=False)
     counts: np.ndarray | None = field(repr=False)
@@ -512,20 +588,20 @@ class DataTable:
         :class:`DataFile`. Each column is coded on its own, and a column not named is not
         coded at all: its cells change no state, no case, no note and raise no error. Text
         labels in an ``ordered`` column are refused unless the data dictionary orders them."""
-        path = self.path
+        source = self.source
         columns = self.names if columns is None else tuple(columns)
         absent = [name for name in columns if name not in self.names]
         if absent:
-            raise DataError(f"the data has no column {absent[0]!r}; columns of data file "
-                            f"{path} are {_listed(self.names)}")
+            raise DataError(f"the data has no column {absent[0]!r}; columns of {source} are "
+                            f"{_listed(self.names)}")
         if len(set(columns)) != len(columns):
             raise DataError(f"column {next(c for c in columns if columns.count(c) > 1)!r} is "
                             "named twice; name each column once")
         if not columns:
-            raise DataError(f"no column of data file {path} is named; name at least one")
-        coded = [_code_numbers(path, name, self.cells[self.names.index(name)],
+            raise DataError(f"no column of {source} is named; name at least one")
+        coded = [_code_numbers(source, name, self.cells[self.names.index(name)],
                                self.missing_values) if name in self.numeric else
-                 _code_column(path, name, self.cells[self.names.index(name)],
+                 _code_column(source, name, self.cells[self.names.index(name)],
                               self.dictionary.get(name), self.missing_values, self.base,
                               name in ordered)
                  for name in columns]
@@ -549,15 +625,15 @@ class DataTable:
                              "a missing cell and were dropped (listwise deletion, --missing "
                              "drop)")
                 if incomplete.sum() == keep.sum():
-                    raise DataError(f"data file {path}: every case has a missing cell, so "
+                    raise DataError(f"{source}: every case has a missing cell, so "
                                     "--missing drop leaves nothing; use --missing model")
             keep &= ~incomplete
         if not keep.any():
-            raise DataError(f"data file {path}: every count is zero; give at least one "
+            raise DataError(f"{source}: every count is zero; give at least one "
                             "case a count of 1 or more")
         dataset = (every_case if keep.all() else Dataset.from_rows(
             columns, rows[keep], [len(c) for c in categories], counts[keep], categories))
-        return DataFile(dataset, every_case, row_patterns, tuple(notes))
+        return DataFile(dataset, every_case, row_patterns, tuple(notes), source)
 
     def _refuse_empty_rows(self, rows: np.ndarray, columns) -> None:
         """Refuse a row of the file whose every cell is missing (``rows``: the codes of the
@@ -568,7 +644,7 @@ class DataTable:
                   if name not in columns]
         for k, row in enumerate(empty.tolist()):
             if all(cells[k].strip() in self.missing_values for cells in others):
-                raise DataError(f"data file {self.path}, row {row + 1}: every cell is missing; "
+                raise DataError(f"{self.source}, row {row + 1}: every cell is missing; "
                                 "delete the row")
 
 
@@ -664,6 +740,46 @@ def _read_table(path: Path) -> tuple[list[str], list[np.ndarray]]:
     return header, columns
 
 
+def _is_frame(source) -> bool:
+    """Whether ``source`` is a pandas DataFrame (asked without importing pandas: without it
+    loaded, nothing is a DataFrame)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(source, pandas.DataFrame)
+
+
+def _frame_cells(frame) -> tuple[list[str], list[np.ndarray], dict]:
+    """A DataFrame's header and each column's cells as text, as :func:`_read_table` gives a
+    file's, and the categories of its categorical columns as text, in their order.
+
+    A null cell (NaN, None, ``pd.NA``, NaT) is the empty text, which :func:`read_table` reads
+    as missing. Any other cell is written as ``str`` writes it, as ``DataFrame.to_csv`` would:
+    a float column's whole numbers as ``2.0``, which is the state 2 (the integers of a column
+    with a missing cell are floats in pandas)."""
+    import pandas as pd
+
+    header = [str(name) for name in frame.columns]
+    if not header:
+        raise DataError("the DataFrame has no columns; give one column per variable")
+    if not all(name.strip() for name in header):
+        raise DataError(f"the DataFrame's column {[n.strip() for n in header].index('') + 1} has "
+                        "no name; name every column")
+    if len(set(header)) != len(header):
+        twice = next(name for name in header if header.count(name) > 1)
+        raise DataError(f"the DataFrame has two columns named {excerpt(twice)}; give each "
+                        "column its own name")
+    if not len(frame):
+        raise DataError("the DataFrame has no rows; give one case per row")
+    cells, categories = [], {}
+    for j, name in enumerate(header):
+        column = frame.iloc[:, j]
+        text = column.astype(str).to_numpy(dtype=object)
+        text[column.isna().to_numpy()] = ""
+        cells.append(text)
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            categories[name] = [str(category) for category in column.cat.categories]
+    return header, cells, categories
+
+
 def _preamble(path: Path, content: bytes) -> tuple[int, str]:
     """How many lines of ``content`` precede the header, and the separator of the cells. A
     first line ``sep=;`` (as Excel writes it) names the separator; lines starting with ``#``
@@ -732,14 +848,14 @@ def _whole(text: str) -> Decimal | None:
     return number if number == number.to_integral_value() else None
 
 
-def _integer(path: Path, where: str, text: str) -> int | None:
+def _integer(source: str, where: str, text: str) -> int | None:
     """``text`` as a whole number (:func:`_whole`), or None if it is not one."""
     number = _whole(text)
     if number is None:
         return None
     digits = number.adjusted() + 1 if number else 1
     if digits > _MAX_DIGITS:
-        raise DataError(f"data file {path}, {where}: {excerpt(text)} has {digits} digits, more "
+        raise DataError(f"{source}, {where}: {excerpt(text)} has {digits} digits, more "
                         "than any state or count; code states 0..r-1 or 1..r")
     return int(number)
 
@@ -753,24 +869,24 @@ def _label(text: str) -> str:
     return str(int(number))
 
 
-def _counts(path: Path, values: np.ndarray) -> np.ndarray:
+def _counts(source: str, values: np.ndarray) -> np.ndarray:
     """The count column as int64: whole numbers from 0, adding up to at most MAX_CASES."""
     import pandas as pd
 
     codes, uniques = pd.factorize(values)
     numbers = []
     for text in uniques:
-        number = _integer(path, "the count column", text.strip())
+        number = _integer(source, "the count column", text.strip())
         if number is None or number < 0:
             row = int(np.flatnonzero(values == text)[0]) + 1
-            raise DataError(f"data file {path}, row {row}: the count column has "
+            raise DataError(f"{source}, row {row}: the count column has "
                             f"{excerpt(text.strip()) if text.strip() else 'an empty cell'}; "
                             "counts are whole numbers, 0 or more")
         numbers.append(number)
     counts = np.array(numbers, dtype=object)[codes]
     total = sum(number * int(n) for number, n in zip(numbers, np.bincount(codes)))
     if total > limits.MAX_CASES:
-        raise DataError(f"data file {path}: the counts add up to {limits.shown(total)} cases, "
+        raise DataError(f"{source}: the counts add up to {limits.shown(total)} cases, "
                         f"more than the {limits.MAX_CASES} hiddenbn counts exactly; split the "
                         "data set")
     return counts.astype(np.int64)
@@ -798,7 +914,7 @@ class _Column:
     given: bool = False
 
 
-def _code_column(path: Path, name: str, cells: np.ndarray, declared, missing_values,
+def _code_column(source: str, name: str, cells: np.ndarray, declared, missing_values,
                  base: int | None, ordered: bool = False) -> _Column:
     """Code one column, on its own: by ``declared`` (its categories in a data dictionary), as
     whole numbers from its base, or as labels (numbers by value, then text: a guess at the
@@ -809,7 +925,7 @@ def _code_column(path: Path, name: str, cells: np.ndarray, declared, missing_val
     texts = [text.strip() for text in uniques]
     present = [text for text in texts if text not in missing_values]
     if not present:
-        raise DataError(f"data file {path}: column {name!r} has only missing cells; leave the "
+        raise DataError(f"{source}: column {name!r} has only missing cells; leave the "
                         "column out of the file (or out of --columns)")
     if declared is not None:
         read_as_missing = [label for label in declared if label in missing_values]
@@ -822,30 +938,30 @@ def _code_column(path: Path, name: str, cells: np.ndarray, declared, missing_val
         position = {_label(label): s for s, label in enumerate(declared)}
         absent = [text for text in present if _label(text) not in position]
         if absent:
-            raise DataError(f"data file {path}: column {name!r} has {excerpt(absent[0])}, which "
+            raise DataError(f"{source}: column {name!r} has {excerpt(absent[0])}, which "
                             f"is not one of its categories in the data dictionary "
                             f"({_listed(declared)}); add it there or write it as missing")
         return _Column(_lookup(codes, texts, {text: position[_label(text)] for text in present}),
                        tuple(declared), given=True)
-    numbers = {text: _integer(path, f"column {name!r}", text) for text in present}
+    numbers = {text: _integer(source, f"column {name!r}", text) for text in present}
     if all(number is not None for number in numbers.values()):
         smallest, top = min(numbers.values()), max(numbers.values())
         first = min(smallest, 1) if base is None else base
         if smallest < first:
-            raise DataError(f"data file {path}, column {name!r}: {smallest} is below {first}, "
+            raise DataError(f"{source}, column {name!r}: {smallest} is below {first}, "
                             "the number of the first state; code states from 0 or 1, or "
                             "write the others as missing")
         if top - first + 1 > limits.MAX_STATES:
-            raise DataError(f"data file {path}, column {name!r}: {limits.shown(top)} is not a "
+            raise DataError(f"{source}, column {name!r}: {limits.shown(top)} is not a "
                             f"state of a variable with at most {limits.MAX_STATES} states; code "
                             "states 0..r-1 or 1..r")
         position = {text: number - first for text, number in numbers.items()}
         return _Column(_lookup(codes, texts, position),
                        NumberedStates(first, top - first + 1), frozenset(numbers.values()))
     states = sorted({_label(text) for text in present}, key=_natural_order)
-    _refuse_one_number_written_twice(path, name, states)
+    _refuse_one_number_written_twice(source, name, states)
     if ordered and not all(_NUMBER.fullmatch(label) for label in states):
-        raise DataError(f"data file {path}, column {name!r}: the model takes a max or sum of "
+        raise DataError(f"{source}, column {name!r}: the model takes a max or sum of "
                         f"its states, so their order matters, and labels ({_listed(states)}) "
                         "do not give it; give the order in a data dictionary (--dictionary, a "
                         f"line '{name}: [first, second, ...]'), or code the states as numbers")
@@ -858,7 +974,7 @@ def _code_column(path: Path, name: str, cells: np.ndarray, declared, missing_val
                    tuple(states), not_whole=not_whole)
 
 
-def _code_numbers(path: Path, name: str, values: np.ndarray, missing_values) -> _Column:
+def _code_numbers(source: str, name: str, values: np.ndarray, missing_values) -> _Column:
     """Code a column of measured numbers: each distinct number one state (``1`` and ``1.0``
     the same), in increasing order, labelled as :func:`float` writes it; a cell that is not a
     finite decimal number is refused, naming its row."""
@@ -873,12 +989,12 @@ def _code_numbers(path: Path, name: str, values: np.ndarray, missing_values) -> 
         number = float(text) if _NUMBER.fullmatch(text) else math.nan
         if not math.isfinite(number):
             row = int(np.flatnonzero(codes == k)[0]) + 1
-            raise DataError(f"data file {path}, row {row}, column {name!r}: {excerpt(text)} is "
+            raise DataError(f"{source}, row {row}, column {name!r}: {excerpt(text)} is "
                             "not a number; write a decimal number, or an empty cell for a "
                             "missing one")
         numbers[text] = number
     if not numbers:
-        raise DataError(f"data file {path}: column {name!r} has only missing cells; give its "
+        raise DataError(f"{source}: column {name!r} has only missing cells; give its "
                         "numbers")
     states = sorted(set(numbers.values()))
     position = {number: s for s, number in enumerate(states)}
@@ -944,7 +1060,7 @@ def _notes(names, coded, missing_values, base: int | None) -> list[str]:
     return notes
 
 
-def _refuse_one_number_written_twice(path: Path, name: str, labels) -> None:
+def _refuse_one_number_written_twice(source: str, name: str, labels) -> None:
     """Refuse labels that are one number written two ways (``1.5`` and ``1.50``): as two
     states they would split the cases of one answer. (Whole numbers have one label each.)"""
     numbers = {}
@@ -952,7 +1068,7 @@ def _refuse_one_number_written_twice(path: Path, name: str, labels) -> None:
         if _NUMBER.fullmatch(label):
             other = numbers.setdefault(float(label), label)
             if other != label:
-                raise DataError(f"data file {path}: column {name!r} has both {excerpt(other)} "
+                raise DataError(f"{source}: column {name!r} has both {excerpt(other)} "
                                 f"and {excerpt(label)}, one number written two ways; write "
                                 "each state one way")
 

@@ -52,8 +52,8 @@ def format_dimension_report(report: dict) -> str:
             f"({report['method']})")
 
 
-def additive_summary(model: InteractionModel, data_file: DataFile, path) -> EffectSummary:
-    """The cases of an NAI model's data file ``path``, read by
+def additive_summary(model: InteractionModel, data_file: DataFile) -> EffectSummary:
+    """The cases of an NAI model's data file (or DataFrame), read by
     :func:`hiddenbn.data.read_data` with the effect as numbers (``numeric``), grouped by the
     pattern of the causes. The causes' columns and states are checked as every model's are
     (:meth:`hiddenbn.data.Dataset.for_network`); a Poisson effect that is not a count is
@@ -72,7 +72,7 @@ def additive_summary(model: InteractionModel, data_file: DataFile, path) -> Effe
         if bad.size:
             rows = data_file.every_case.patterns[data_file.row_patterns, column]
             row = int(np.flatnonzero(np.isin(rows, bad))[0]) + 1
-            raise DataError(f"data file {path}, row {row}, column {effect!r}: "
+            raise DataError(f"{data_file.source}, row {row}, column {effect!r}: "
                             f"{values[rows[row - 1]]:g} is not a count; the effect of a Poisson "
                             "model is a whole number of 0 or more")
     causes = dataset.patterns[:, [dataset.names.index(name) for name in model.cause_names]]
