@@ -16,9 +16,9 @@ from test_workflow import QUICK, REPO, snakemake
 
 from hiddenbn.errors import ConfigError, DataError, HiddenbnError
 from hiddenbn.joblog import job_log
-from hiddenbn.workflow_config import check_config, read_config_file
+from hiddenbn.workflow_config import check_config, read_config_file, read_schema
 
-SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+SCHEMA = read_schema()
 EXAMPLE_STUDIES = yaml.safe_load((REPO / "config" / "studies_example.yaml").read_text())["studies"]
 #: A user study small enough that its summary job starts within seconds.
 TINY_STUDY = {"generators": {"g": {"spec": "2:2,2,2"}}, "sample_sizes": [50], "replicates": 1,

@@ -3,9 +3,9 @@
 Snakemake's ``validate`` answers one problem with the whole schema and config (hundreds of
 lines), JSON Schema's ``number`` lets through the NaN and infinities YAML writes as ``.nan`` and
 ``.inf``, and a YAML syntax error comes without its line. Here the config is checked against
-workflow/schemas/config.schema.yaml with every number finite and every integer written as one,
-then each section's own checks run (what a schema cannot say: references between keys, regular
-models, readable spec files), and every problem is one line::
+the schema (:func:`read_schema`, package data) with every number finite and every integer
+written as one, then each section's own checks run (what a schema cannot say: references
+between keys, regular models, readable spec files), and every problem is one line::
 
     config studies.lc.generators.lc3.alpha: must be a positive number, got nan
 
@@ -21,6 +21,7 @@ import math
 import re
 import sys
 from contextlib import contextmanager
+from importlib import resources
 from pathlib import Path
 
 import yaml
@@ -246,11 +247,19 @@ def check_sections(config: dict) -> None:
         kocka_zhang2002.check_config(config["kocka_zhang2002"])
 
 
-#: The workflow's schema, in the repository beside the package (``src/hiddenbn``).
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+#: The workflow config's JSON Schema: package data of :mod:`hiddenbn.experiments`, where the
+#: sections it describes are checked, read by the workflow (workflow/rules/common.smk) and by
+#: ``hiddenbn check-config`` alike, so an installed wheel checks a config as a clone does.
+SCHEMA_FILE = "config.schema.yaml"
 
 
-def check_config_file(path, schema_path=SCHEMA_PATH) -> dict:
+def read_schema() -> dict:
+    """The workflow config's JSON Schema (:data:`SCHEMA_FILE`), parsed."""
+    schema = resources.files("hiddenbn.experiments").joinpath(SCHEMA_FILE)
+    return yaml.safe_load(schema.read_text(encoding="utf-8"))
+
+
+def check_config_file(path) -> dict:
     """Check the config file ``path`` as the workflow would (:func:`read_config_file`, then
     :func:`check_config` with relative study files read from the file's folder) and return it
     with the schema's defaults filled in.
@@ -265,10 +274,7 @@ def check_config_file(path, schema_path=SCHEMA_PATH) -> dict:
         raise ConfigError([f"config file {path}: must be a mapping of sections (results_dir, "
                            f"seed, a paper's or studies' section), got {shown(config)}; "
                            "start from config/config.yaml"])
-    if not Path(schema_path).is_file():
-        raise ConfigError([f"the workflow's schema {schema_path} is missing; check a config in "
-                           "a clone of the repository (pip install -e .)"])
-    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+    schema = read_schema()
     check_config(config, schema, Path(path).resolve().parent)
     return config
 

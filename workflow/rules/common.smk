@@ -4,8 +4,6 @@
 # the rule files hold rules and values only (snakemake --lint wants functions here).
 from pathlib import Path
 
-import yaml
-
 from hiddenbn import seeding, workflow_config
 from hiddenbn.experiments.papers import BY_NAME, PAPERS
 
@@ -14,7 +12,8 @@ from hiddenbn.experiments.papers import BY_NAME, PAPERS
 STUDIES_BASE = (
     Path(workflow.configfiles[-1]).resolve().parent if workflow.configfiles else Path.cwd()
 )
-CONFIG_SCHEMA = yaml.safe_load(Path(workflow.basedir, "schemas", "config.schema.yaml").read_text())
+# The schema is package data of hiddenbn, so `hiddenbn check-config` reads the same file.
+CONFIG_SCHEMA = workflow_config.read_schema()
 # Every problem of the config on one line, before any job (schema defaults filled in); the user
 # studies come back normalised, as their rules read them.
 with workflow_config.exit_on_config_error():

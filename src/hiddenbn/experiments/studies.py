@@ -81,7 +81,7 @@ PANELS = {"kl": plots.KL_PANEL, "selected": ("hidden_states", "selected hidden s
 def check_config(studies: dict, base_dir) -> dict:
     """Check every study and return them normalised (defaults filled, file names absolute).
 
-    ``studies`` has passed the config schema (workflow/schemas/config.schema.yaml: keys and
+    ``studies`` has passed the config schema (config.schema.yaml beside this module: keys and
     types); this checks the rest. ``base_dir`` is the folder relative file names (spec and
     parameter files) are read from: the pipeline passes the folder of the config file. Raises
     :class:`~hiddenbn.errors.HiddenbnError` naming the first problem, its key and the fix.
