@@ -68,3 +68,39 @@ def test_every_rule_is_named_after_its_paper_or_stage():
     for rule_file in RULE_FILES:
         for name in re.findall(r"^rule (\w+):", rule_file.read_text(), re.MULTILINE):
             assert name.startswith(rule_file.stem) or name == "all", (rule_file.name, name)
+
+
+# --- how rules call the library (the Snakefile's header) -------------------------------------
+SCRIPTS = sorted((WORKFLOW / "scripts").rglob("*.py"))
+#: The longest script: it hands the library its files and settings, and does nothing else.
+SCRIPT_LINES = 30
+
+
+def rules():
+    """Every rule of the workflow as (name, its text up to the next unindented line)."""
+    for path in [WORKFLOW / "Snakefile", *RULE_FILES]:
+        parts = re.split(r"^rule (\w+):\n", path.read_text(), flags=re.MULTILINE)
+        for name, text in zip(parts[1::2], parts[2::2]):
+            yield name, re.match(r"(?:(?:[ \t].*)?\n)*", text)[0]
+
+
+def test_every_rule_runs_a_hiddenbn_command_or_a_script():
+    """A step a command does runs the command (`shell:`), a paper's own step a script."""
+    for name, text in rules():
+        actions = re.findall(r"^    (shell|script|run):", text, re.MULTILINE)
+        if name == "all":
+            assert actions == [], "rule all only names the final outputs"
+        elif actions == ["shell"]:
+            assert re.search(r'shell:\n\s+"hiddenbn ', text), f"{name}: shell runs no hiddenbn"
+        else:
+            assert actions == ["script"], f"{name} has {actions}: a command or a script"
+            script, = re.findall(r'script:\n\s+"\.\./scripts/(.+)"', text)
+            assert (WORKFLOW / "scripts" / script).is_file(), f"{name}: no script {script}"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.stem)
+def test_a_script_only_hands_the_library_its_files_and_settings(script):
+    text = script.read_text()
+    assert len(text.splitlines()) <= SCRIPT_LINES, f"{script.name}: move the work into hiddenbn"
+    assert not re.search(r"^(def|class) ", text, re.MULTILINE), f"{script.name} defines code"
+    assert re.search(r"^from hiddenbn\.", text, re.MULTILINE), f"{script.name} calls no hiddenbn"
