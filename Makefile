@@ -4,10 +4,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# the docs extra (Sphinx and the tutorial's kernel), installed by `make docs` only
+DOCS_STAMP := $(VENV)/.installed-docs
 # Rules call the `hiddenbn` command; put the venv's first on PATH without activating it.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: reproduce quick test test-cluster bench lint dry-run clean
+.PHONY: reproduce quick test docs test-cluster bench lint dry-run clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,7 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # The config of `make reproduce`: the default, or your own with `make reproduce CONFIG=my.yaml`
-# (it replaces the default; see README). It is checked first by `hiddenbn check-config`, which
+# (it replaces the default; see docs/workflow.md). It is checked first by `hiddenbn check-config`, which
 # names the file and line of a YAML syntax error, where Snakemake's own message names neither.
 CONFIG ?= config/config.yaml
 
@@ -36,6 +38,16 @@ quick:
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
+	touch $(DOCS_STAMP)
+
+# The HTML documentation, into docs/_build/html; a warning (a broken reference, a docstring
+# numpydoc cannot read) fails the build, and so does an error in the tutorial, which runs on
+# every build.
+docs: $(DOCS_STAMP)
+	$(BIN)/sphinx-build -W --keep-going -n -b html docs docs/_build/html
+
 # config/quick.yaml locally and on a one-node SLURM cluster it sets up (as root on Debian; it
 # says why it skips elsewhere), checking that every job ran as a SLURM job and the results agree.
 test-cluster: $(STAMP)
@@ -52,4 +64,4 @@ dry-run: $(STAMP)
 
 # also numba's compiled kernels: a folder per version of the sources (src/hiddenbn/__init__.py)
 clean:
-	rm -rf $(VENV) .snakemake src/hiddenbn/__pycache__/hiddenbn-kernels-*
+	rm -rf $(VENV) .snakemake src/hiddenbn/__pycache__/hiddenbn-kernels-* docs/_build docs/generated

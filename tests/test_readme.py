@@ -13,6 +13,10 @@ and print one line, ``hiddenbn: error: ...``.
 
 A command that must not run in a test is listed in ``NOT_RUN`` below, by its first words, with
 the reason; every entry must match a command of some document, so the list cannot go stale.
+
+README.md is for users: at most ``README_MAX_LINES`` lines, the rest in the documentation
+(``docs/``, built by ``make docs``). No tracked file refers to an issue by its number, which no
+reader of the repository can look up: it states the fact instead.
 """
 
 import os
@@ -47,6 +51,8 @@ FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>```+|~~~+)\s*(?P<tag>[\w-]*)")
 HERE_DOCUMENT = re.compile(r"<<-?\s*(['\"]?)(?P<delimiter>\w+)\1")
 EXIT_STATUS = re.compile(r"#.*\bexit status (?P<status>\d+)")
 COMMAND_TIMEOUT_SECONDS = 300  # a hang fails the test instead of stalling the suite
+README_MAX_LINES = 250
+ISSUE_NUMBER = re.compile(r"\bissues? ?#?\d", re.IGNORECASE)
 
 
 def shell_blocks(text):
@@ -191,3 +197,18 @@ def test_the_parser_keeps_continued_lines_and_here_documents_whole():
     assert commands(block) == [(4, "cat > m.yaml <<'EOF'\na: 1\nEOF"),
                                (7, "hiddenbn dim m.yaml  # note"),
                                (8, "python -c 'x' \\\n    -y")]
+
+
+def test_readme_is_short():
+    lines = len((REPO / "README.md").read_text(encoding="utf-8").splitlines())
+    assert lines <= README_MAX_LINES, f"README.md has {lines} lines; move the detail to docs/"
+
+
+def test_no_file_refers_to_an_issue_number():
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True,
+                             check=True).stdout.splitlines()
+    found = [f"{name}:{number}: {line.strip()}" for name in tracked if (REPO / name).is_file()
+             for number, line in enumerate((REPO / name).read_text(errors="ignore")
+                                           .splitlines(), start=1)
+             if ISSUE_NUMBER.search(line)]
+    assert not found, "state the fact instead of the issue number:\n" + "\n".join(found)

@@ -45,7 +45,7 @@ examples:
   hiddenbn params 4:2,2,2,2,2,2,2,2 --seed 3 -o params.json
   hiddenbn sample '5(3(2,2),3(2,2),2)' --n 9000 --seed 7 --counts --save-params hlc.json -o hlc.csv
   hiddenbn fit hlc.csv --model '5(3(2,2),3(2,2),2)' --seed 1
-These run in this order in an empty folder; README shows the spec files of the other
+These run in this order in an empty folder; docs/cli.md shows the spec files of the other
 commands (dim --ebnc, ebnc fit, check-config).
 
 A SPEC is a latent class shorthand (k:r1,...,rn), a tree shorthand for hierarchical latent
@@ -767,8 +767,8 @@ def _em_options(args, annealable: bool = True) -> dict:
 def _add_data_options(parser):
     parser.add_argument("data", metavar="DATA", type=_file_name,
                         help="CSV with a header of column names, one "
-                        "case per line; cells are labels or whole numbers (see 'Your own data' "
-                        "in README); an optional 'count' column holds pattern counts; - reads "
+                        "case per line; cells are labels or whole numbers (see "
+                        "docs/own-data.md); an optional 'count' column holds pattern counts; - reads "
                         "standard input")
     parser.add_argument("--columns", metavar="A,B,...", help="the columns the model is bound "
                         "to, in order (default: every column)")
