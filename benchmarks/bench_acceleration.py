@@ -2,10 +2,10 @@
 
 Run with ``python -m benchmarks acceleration`` (or ``make bench``). Each case fits the same data
 from the same start twice in the same run, by plain EM steps and by SQUAREM cycles (Varadhan &
-Roland 2008; :meth:`hiddenbn.em._Run.extrapolate`), both to :data:`hiddenbn.em.OPTIMUM` (a
-change of g of at most 1e-10 over an EM step, at most 10000 iterations). It reports the E steps
-(iterations) each took, the best CPU seconds over the repeats, their ratios (plain /
-SQUAREM), whether each converged and how far SQUAREM's g is from plain EM's.
+Roland 2008; :meth:`hiddenbn.learning.em._Run.extrapolate`), both to
+:data:`hiddenbn.learning.em.OPTIMUM` (a change of g of at most 1e-10 over an EM step, at most 10000
+iterations). It reports the E steps (iterations) each took, the best CPU seconds over the repeats,
+their ratios (plain / SQUAREM), whether each converged and how far SQUAREM's g is from plain EM's.
 
 The suite has one slowly converging case per engine: the latent class kernel, message passing,
 the junction tree, enumeration, and the noisy-max, Poisson and Gaussian interaction engines;
@@ -21,13 +21,15 @@ import time
 
 import numpy as np
 
-from hiddenbn import em, seeding
-from hiddenbn.interaction import load_interaction, noisy_max_model
-from hiddenbn.models import random_parameters
-from hiddenbn.noisy_additive import GaussianEngine, PoissonEngine, sample_additive, summarise
-from hiddenbn.noisy_max import NoisyMaxEngine
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.spec import parse_spec
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.interaction.noisy_additive import (GaussianEngine, PoissonEngine, sample_additive,
+                                                 summarise)
+from hiddenbn.interaction.noisy_max import NoisyMaxEngine
+from hiddenbn.learning import em
+from hiddenbn.models.interaction import load_interaction, noisy_max_model
+from hiddenbn.models.network import random_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.util import seeding
 
 #: Repeats of each small case (the best CPU time counts).
 REPEATS = 3
@@ -109,7 +111,7 @@ def _ended(converged):
 
 
 def engine_fit(engine, start, acceleration, max_iterations=em.OPTIMUM.max_iterations):
-    """One start's EM to :data:`hiddenbn.em.OPTIMUM` (or ``max_iterations``)."""
+    """One start's EM to :data:`hiddenbn.learning.em.OPTIMUM` (or ``max_iterations``)."""
     options = {**dataclasses.asdict(em.OPTIMUM), "max_iterations": max_iterations}
     return em.fit_engine(engine, None, 1, draw=lambda _: start, acceleration=acceleration,
                          **options)

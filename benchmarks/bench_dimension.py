@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from hiddenbn import dimension as dim
+from hiddenbn.dimension import effective as dim
 from hiddenbn.experiments.comparison import read_printed
 from hiddenbn.experiments.kocka_zhang2002 import HLC_SPEC
-from hiddenbn.models import (check_parameters, node_tables, random_parameters)
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.network import check_parameters, node_tables, random_parameters
+from hiddenbn.models.spec import parse_spec
 
 POINTS = 5
 #: Paper 002's printed dimensions: its Table 1 names the latent class models timed here.

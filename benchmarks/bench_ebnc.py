@@ -8,7 +8,7 @@ report gives the best of three times and the ratio Sec. 4 / Sec. 6.
 
 
 from benchmarks import best_time
-from hiddenbn import ebnc
+from hiddenbn.ebnc import model as ebnc
 from hiddenbn.experiments.heckerman_meek1997 import markov_chain_network, naive_bayes_network
 
 

@@ -14,7 +14,7 @@ of the design E step, ``Z @ C`` and ``Z^T @ posterior``, at the GFLOPS of a 2000
 measured in the same run) and >= 3x faster than StepMix. Last, the latent class E step's two
 paths on the same data, the BLAS products on the design and the pass over groups of
 variables, for the sizes around the engine's choice between them
-(:func:`hiddenbn.inference.prefers_design`).
+(:func:`hiddenbn.inference.enumeration.prefers_design`).
 """
 
 import dataclasses
@@ -27,10 +27,11 @@ import numba
 import numpy as np
 import pandas as pd
 
-from hiddenbn import em, scores
 from hiddenbn.data import Dataset
-from hiddenbn.models import latent_class, random_parameters
-from hiddenbn.sampling import forward_sample
+from hiddenbn.data.sampling import forward_sample
+from hiddenbn.learning import em
+from hiddenbn.models.network import latent_class, random_parameters
+from hiddenbn.scores import approximations as scores
 
 CASES = ((64, 32, 400), (64, 32, 100_000), (4, 8, 243_000))
 #: Paper 003's printed Table 2 (run times in seconds by dimension d), for the Laplace line.
@@ -120,7 +121,7 @@ def gemm_floor(rows, columns, classes):
 
 def e_step_paths():
     """The E step by the design and by the groups, side by side, and the engine's choice."""
-    from hiddenbn import inference
+    from hiddenbn.inference import enumeration as inference
 
     lines = []
     for features, classes, states in ((64, 32, 2), (64, 10, 2), (20, 8, 3)):

@@ -10,8 +10,8 @@
    cases from a model with c = 32 hidden states, test models with 12 and 24 states (fewer
    than the data's clusters) and 32; 8 runs each of: the SMC over the cases with P and 2P
    particles, with split-merge moves added (Jain & Neal 2004; Dahl's sequential allocation,
-   :func:`hiddenbn.collapsed.reallocate`), and tempering with P/2 and P particles
-   (:func:`hiddenbn.smc.tempered_smc_log_evidence`). Printed: the estimate, the spread of
+   :func:`hiddenbn.inference.collapsed.reallocate`), and tempering with P/2 and P particles
+   (:func:`hiddenbn.scores.smc.tempered_smc_log_evidence`). Printed: the estimate, the spread of
    the runs' log estimates, the effective number of runs, CPU seconds, and the ratio of each
    CPU time to the first row's. A sampler that misses mass shows as a lower estimate with
    runs that agree no better.
@@ -28,12 +28,12 @@ import numba
 import numpy as np
 from scipy.special import logsumexp
 
+from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.evidence import exact_log_evidence
-from hiddenbn.inference import latent_class_statistics, state_offsets
-from hiddenbn.models import latent_class, random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.smc import smc_log_evidence, tempered_smc_log_evidence
+from hiddenbn.inference.enumeration import latent_class_statistics, state_offsets
+from hiddenbn.models.network import latent_class, random_parameters
+from hiddenbn.scores.exact import exact_log_evidence
+from hiddenbn.scores.smc import smc_log_evidence, tempered_smc_log_evidence
 
 # the peer is the test suite's brute-force sum over completions (not part of the library)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))

@@ -1,11 +1,11 @@
 """NMI EM (NoisyMaxEngine: a numba E step with closed-form mechanism posteriors, driven by
-hiddenbn.em.fit_engine) against the general enumeration EM.
+hiddenbn.learning.em.fit_engine) against the general enumeration EM.
 
 Both fit model F4 of paper 004 (three pairwise mechanisms, binary) to the same 1600 cases from
 the same starting tables, for a fixed number of plain EM iterations (a tolerance of 0 stops
 only where g stops changing), in the same process: the baseline is
-:func:`hiddenbn.em.run_em`, which enumerates the hidden mechanism states with the effect's 0/1
-table. The report gives EM iterations per second and the ratio.
+:func:`hiddenbn.learning.em.run_em`, which enumerates the hidden mechanism states with the effect's
+0/1 table. The report gives EM iterations per second and the ratio.
 """
 
 import time
@@ -13,11 +13,11 @@ import time
 import numpy as np
 
 from benchmarks import best_time
-from hiddenbn.em import fit_engine, run_em
-from hiddenbn.interaction import noisy_max_model
-from hiddenbn.models import random_parameters
-from hiddenbn.noisy_max import NoisyMaxEngine, stacked_tables
-from hiddenbn.sampling import sample_dataset
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.interaction.noisy_max import NoisyMaxEngine, stacked_tables
+from hiddenbn.learning.em import fit_engine, run_em
+from hiddenbn.models.interaction import noisy_max_model
+from hiddenbn.models.network import random_parameters
 
 
 def run():
@@ -45,6 +45,7 @@ def run():
         f"{iterations} EM iterations, one thread",
         f"JIT compile or cache load (excluded below): {compile_seconds:.2f} s",
         f"NMI engine (closed-form mechanism posteriors): {iterations / kernel:,.0f} iterations/s",
-        f"general enumeration EM (hiddenbn.em.run_em):  {iterations / baseline:,.0f} iterations/s",
+        f"general enumeration EM (hiddenbn.learning.em.run_em):  "
+        f"{iterations / baseline:,.0f} iterations/s",
         f"ratio NMI engine / enumeration EM: {baseline / kernel:.0f}x",
     ]

@@ -1,13 +1,14 @@
 """Exact inference on networks that are not trees: the junction tree against enumeration.
 
 Run with ``python -m benchmarks junction_tree``. One E step (expected counts and the
-log-likelihood, paper 003 Eq. 11) of :func:`hiddenbn.junction_tree.junction_tree_statistics`
-against :func:`hiddenbn.inference.enumeration_statistics` on the same data and parameters, on
-one numba thread (the ratio is what :func:`hiddenbn.junction_tree.prefers_junction_tree` turns
-into the engine choice), after a warm-up call, so numba's compile time is never timed. The
-networks: W structures (hidden parents shared by every observed child), a noisy-max effect with
-its hidden mechanisms (one clique holds them all) and ladders (each observed child has two
-neighbouring hidden parents on a chain), where enumeration stops at 16 binary hidden nodes.
+log-likelihood, paper 003 Eq. 11) of
+:func:`hiddenbn.inference.junction_tree.junction_tree_statistics` against
+:func:`hiddenbn.inference.enumeration.enumeration_statistics` on the same data and parameters, on
+one numba thread (the ratio is what :func:`hiddenbn.inference.junction_tree.prefers_junction_tree`
+turns into the engine choice), after a warm-up call, so numba's compile time is never timed. The
+networks: W structures (hidden parents shared by every observed child), a noisy-max effect with its
+hidden mechanisms (one clique holds them all) and ladders (each observed child has two neighbouring
+hidden parents on a chain), where enumeration stops at 16 binary hidden nodes.
 """
 
 import os
@@ -16,12 +17,12 @@ import numba
 import numpy as np
 
 from benchmarks.bench_em import best_time
-from hiddenbn import junction_tree as jt
-from hiddenbn.inference import (MAX_HIDDEN_CONFIGURATIONS, enumeration_statistics,
-                                hidden_configuration_count)
-from hiddenbn.models import random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.spec import parse_spec
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.inference import junction_tree as jt
+from hiddenbn.inference.enumeration import (MAX_HIDDEN_CONFIGURATIONS, enumeration_statistics,
+                                            hidden_configuration_count)
+from hiddenbn.models.network import random_parameters
+from hiddenbn.models.spec import parse_spec
 
 CASES = 10_000
 

@@ -9,7 +9,7 @@ Run with ``python -m benchmarks lca``. Two parts:
   the floor (the parser hiddenbn itself uses): seconds and the ratio. Target: a few seconds.
 * **Fitting.** Data from a latent class model (3 classes, 10 items of 2 and 3 states, 20% of
   the cells missing completely at random) fitted by ML (``alpha = 1``) with 64 random starts
-  run to the optimum (:data:`hiddenbn.em.OPTIMUM`: absolute change 1e-10, at most 10^4
+  run to the optimum (:data:`hiddenbn.learning.em.OPTIMUM`: absolute change 1e-10, at most 10^4
   iterations) by hiddenbn's ``halving`` and ``best-of-n`` schedules and by StepMix with
   ``n_init=64``. StepMix's ``abs_tol`` bounds the change of the *mean* log-likelihood per
   case, so it gets OPTIMUM's tolerance divided by N, and OPTIMUM's iteration cap; it gets the
@@ -40,10 +40,10 @@ import pandas as pd
 
 from benchmarks import best_time
 from benchmarks.bench_em import hiddenbn_seconds_per_iteration
-from hiddenbn import em
 from hiddenbn.data import MISSING, read_data
-from hiddenbn.models import latent_class, random_parameters
-from hiddenbn.sampling import sample_dataset
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.learning import em
+from hiddenbn.models.network import latent_class, random_parameters
 
 READ_ROWS = 1_000_000
 LABEL_COLUMNS = NUMBER_COLUMNS = 15

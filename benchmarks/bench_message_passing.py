@@ -1,16 +1,16 @@
 """Exact inference on trees: the message-passing E step against the enumeration of hidden states.
 
 Run with ``python -m benchmarks message_passing``. One E step (expected counts and the
-log-likelihood, paper 003 Eq. 11) of :class:`hiddenbn.em.TreeEngine` (the numba kernel of
-:mod:`hiddenbn.message_passing`) against :class:`hiddenbn.em.EnumerationEngine` on the same
-data and parameters, the ratio measured in the same run; one EM iteration on paper 002's model
-against pgmpy 1.1's ``ExpectationMaximization`` with latent variables on the same cases (its
-time per iteration from the difference of a 3- and a 1-iteration run, so its set-up cancels);
-then how the message-passing E step grows with the number of hidden nodes (10 to 100, where
-enumeration is impossible) and with the number of distinct patterns, on all of numba's threads
-and on one; last the exact Hessian of the Laplace score by Louis' identity, against
-enumeration's on paper 002's model and on the 20-hidden / 60-leaf tree at N = 10^5. Every engine is warmed up first, so numba's compile time (or cache load) is never
-timed.
+log-likelihood, paper 003 Eq. 11) of :class:`hiddenbn.learning.em.TreeEngine` (the numba kernel of
+:mod:`hiddenbn.inference.message_passing`) against :class:`hiddenbn.learning.em.EnumerationEngine`
+on the same data and parameters, the ratio measured in the same run; one EM iteration on paper 002's
+model against pgmpy 1.1's ``ExpectationMaximization`` with latent variables on the same cases (its
+time per iteration from the difference of a 3- and a 1-iteration run, so its set-up cancels); then
+how the message-passing E step grows with the number of hidden nodes (10 to 100, where enumeration
+is impossible) and with the number of distinct patterns, on all of numba's threads and on one; last
+the exact Hessian of the Laplace score by Louis' identity, against enumeration's on paper 002's
+model and on the 20-hidden / 60-leaf tree at N = 10^5. Every engine is warmed up first, so numba's
+compile time (or cache load) is never timed.
 
 The trees are hierarchical latent class models: a complete binary tree of ternary hidden nodes,
 each with three binary observed leaves (``hlc_tree``), paper 002's model 5,3,3:2,2,2,2,2 and a
@@ -27,10 +27,11 @@ import numpy as np
 import pandas as pd
 
 from benchmarks.bench_em import best_time, hiddenbn_seconds_per_iteration
-from hiddenbn import em, scores
-from hiddenbn.models import random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.spec import parse_spec
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.learning import em
+from hiddenbn.models.network import random_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.scores import approximations as scores
 
 #: Paper 002's HLC model (Fig. 2) and a wider tree both engines can still fit.
 COMPARED = ("5(3(2,2),3(2,2),2)", "4(4(3,3,3,3),4(3,3,3,3),4(3,3,3,3))")
@@ -139,9 +140,9 @@ def run():
 
 def laplace_lines():
     """The exact negative Hessian of the Laplace score by Louis' identity (clamped message
-    passing, :func:`hiddenbn.scores.negative_hessian`) against enumeration's on paper 002's
-    model, and alone on the 20-hidden / 60-leaf tree at N = 10^5 at the mode EM reaches from the generating parameters,
-    with one E step there for scale."""
+    passing, :func:`hiddenbn.scores.approximations.negative_hessian`) against enumeration's on paper
+    002's model, and alone on the 20-hidden / 60-leaf tree at N = 10^5 at the mode EM reaches from
+    the generating parameters, with one E step there for scale."""
     network, data, cpts = setup(COMPARED[0], COMPARED_CASES)
     data = data.for_network(network)
     louis = best_time(lambda: scores._likelihood_hessian_by_louis(network, cpts, data))[0]

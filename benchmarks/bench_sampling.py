@@ -9,8 +9,8 @@ import time
 import numpy as np
 
 from benchmarks import best_time
-from hiddenbn.models import latent_class, random_parameters
-from hiddenbn.sampling import _flatten, _forward_sample_kernel, forward_sample
+from hiddenbn.data.sampling import _flatten, _forward_sample_kernel, forward_sample
+from hiddenbn.models.network import latent_class, random_parameters
 
 
 def numpy_forward_sample(network, cpts, n_cases, rng):

@@ -1,9 +1,9 @@
 """The default EM search against paper 003's halving schedule, on a suite of hard and real data.
 
 Run with ``python -m benchmarks search``. Every member is fitted as ``hiddenbn fit`` fits it
-(ML, ``alpha = 1``; EM to :data:`hiddenbn.em.OPTIMUM`): by the default search (``em.fit``'s
-defaults: :data:`hiddenbn.defaults.SCHEDULE` with its :data:`~hiddenbn.defaults.RESTARTS`) and
-by the old default, paper 003's 64 random starts halved after 1, 2, 4, ... iterations, with the
+(ML, ``alpha = 1``; EM to :data:`hiddenbn.learning.em.OPTIMUM`): by the default search (``em.fit``'s
+defaults: :data:`hiddenbn.util.defaults.SCHEDULE` with its :data:`~hiddenbn.util.defaults.RESTARTS`)
+and by the old default, paper 003's 64 random starts halved after 1, 2, 4, ... iterations, with the
 same seeds, alternately, so that both see the same load. Each fit is compared with the member's
 *oracle*, the best g of
 
@@ -40,13 +40,14 @@ from pathlib import Path
 
 import numpy as np
 
-from hiddenbn import em, seeding
 from hiddenbn.data import Dataset, write_csv
-from hiddenbn.defaults import RESTARTS, SCHEDULE
-from hiddenbn.models import Network, random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.selection import latent_class_network
-from hiddenbn.spec import parse_spec
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.learning import em
+from hiddenbn.learning.selection import latent_class_network
+from hiddenbn.models.network import Network, random_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.util import seeding
+from hiddenbn.util.defaults import RESTARTS, SCHEDULE
 
 #: ML, as ``hiddenbn fit`` fits by default.
 ALPHA = 1.0
@@ -182,7 +183,7 @@ def command_seconds(member: Member, folder: Path, options) -> float:
     data = folder / "data.csv"
     if not data.exists():
         write_csv(data, member.data)
-    source = str(Path(em.__file__).resolve().parents[1])
+    source = str(Path(em.__file__).resolve().parents[2])  # src/, above hiddenbn/learning/em.py
     environment = {**os.environ,
                    "PYTHONPATH": os.pathsep.join([source, os.environ.get("PYTHONPATH", "")])}
     start = time.perf_counter()

@@ -10,7 +10,7 @@ for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from hiddenbn.spec import parse_spec  # noqa: E402
+from hiddenbn.models.spec import parse_spec  # noqa: E402
 
 
 @pytest.fixture

@@ -7,11 +7,11 @@ requires identical digests: results must not depend on how or where a job ran.
 
 The E steps run first, under whatever BLAS threads the environment sets (the library's own
 guarantee); then the probe sets up its threads as a workflow job does
-(:func:`hiddenbn.threads.use_threads`) and runs an EM fit with its scores and an SMC estimate.
+(:func:`hiddenbn.util.threads.use_threads`) and runs an EM fit with its scores and an SMC estimate.
 
 The inputs are big enough for the parallel paths of the kernels
-(:data:`hiddenbn.inference.PARALLEL_MIN_CELLS`, several blocks of the message-passing and
-junction-tree kernels) and for BLAS to use its threads.
+(:data:`hiddenbn.inference.enumeration.PARALLEL_MIN_CELLS`, several blocks of the message-passing
+and junction-tree kernels) and for BLAS to use its threads.
 """
 
 from __future__ import annotations
@@ -22,16 +22,16 @@ import sys
 
 import numpy as np
 
-from hiddenbn import inference
-from hiddenbn.em import fit, run_em
-from hiddenbn.junction_tree import junction_tree_statistics
-from hiddenbn.message_passing import tree_statistics
-from hiddenbn.models import latent_class, random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.scores import score_fit
-from hiddenbn.smc import smc_log_evidence
-from hiddenbn.spec import parse_spec
-from hiddenbn.threads import use_threads
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.inference import enumeration as inference
+from hiddenbn.inference.junction_tree import junction_tree_statistics
+from hiddenbn.inference.message_passing import tree_statistics
+from hiddenbn.learning.em import fit, run_em
+from hiddenbn.models.network import latent_class, random_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.scores.approximations import score_fit
+from hiddenbn.scores.smc import smc_log_evidence
+from hiddenbn.util.threads import use_threads
 
 
 def digest(*arrays) -> str:

@@ -6,12 +6,12 @@ import pytest
 from scipy.special import gammaln, logsumexp
 
 from hiddenbn.data import MISSING
+from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.evidence import compositions
-from hiddenbn.inference import posterior_chunks
-from hiddenbn.models import node_tables, random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.scores import _bd_node_term
+from hiddenbn.inference.enumeration import posterior_chunks
+from hiddenbn.models.network import node_tables, random_parameters
+from hiddenbn.scores.approximations import _bd_node_term
+from hiddenbn.scores.exact import compositions
 
 #: Largest number of completions :func:`exact_log_marginal_likelihood` sums over.
 MAX_COMPLETIONS = 1 << 21

@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hiddenbn import annealing, em
-from hiddenbn.annealing import (AnnealedStarts, _CellMoves, _LatentClassMoves,
-                                inverse_temperatures)
-from hiddenbn.inference import hidden_configurations
-from hiddenbn.models import latent_class, random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.spec import parse_spec
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.inference.enumeration import hidden_configurations
+from hiddenbn.learning import annealing, em
+from hiddenbn.learning.annealing import (AnnealedStarts, _CellMoves, _LatentClassMoves,
+                                         inverse_temperatures)
+from hiddenbn.models.network import latent_class, random_parameters
+from hiddenbn.models.spec import parse_spec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks import bench_search  # noqa: E402

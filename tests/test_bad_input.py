@@ -22,13 +22,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hiddenbn import cli, limits
+from hiddenbn import cli
 from hiddenbn.cli import main
 from hiddenbn.data import Dataset, read_csv
 from hiddenbn.errors import DataError, HiddenbnError, ParameterError, SpecError
-from hiddenbn.evidence import ExactEvidence
-from hiddenbn.models import latent_class, load_parameters, random_parameters, save_parameters
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.network import (latent_class, load_parameters, random_parameters,
+                                     save_parameters)
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.scores.exact import ExactEvidence
+from hiddenbn.util import limits
 
 #: Seconds a test may run; every refusal tested here takes milliseconds.
 DEADLINE_SECONDS = 10
@@ -543,7 +545,8 @@ def _laughs(depth: int = 9) -> str:
 @pytest.mark.parametrize("reader", ["config", "spec", "interaction model", "dictionary"])
 def test_yaml_aliases_that_repeat_without_bound_are_refused_at_once(tmp_path, capsys, reader,
                                                                    repeated):
-    from hiddenbn import workflow_config  # noqa: F401 (imported before the clock starts)
+    # imported before the clock starts
+    from hiddenbn.experiments import workflow_config  # noqa: F401
 
     data = write(tmp_path, "data.csv", "X1,X2\n1,2\n2,1\n")
     spec = "nodes:\n  X1: {states: 2}\n"
@@ -564,7 +567,7 @@ def test_yaml_aliases_that_repeat_without_bound_are_refused_at_once(tmp_path, ca
 def test_yaml_aliases_within_the_limit_are_read_as_written():
     import yaml
 
-    from hiddenbn.textfiles import yaml_loader
+    from hiddenbn.util.textfiles import yaml_loader
 
     text = _laughs(4) + "base: &base {a: 1, b: [2, 3]}\nmerged: {<<: *base, b: 4}\n"
     document = yaml.load(text, Loader=yaml_loader())
@@ -676,9 +679,10 @@ def test_a_parameter_table_of_other_than_numbers_is_refused(tmp_path, capsys, da
 @pytest.mark.parametrize("alpha", [math.inf, 1e308, -1.0, math.nan, 0.0])
 def test_a_dirichlet_alpha_outside_its_range_is_refused_by_the_library(alpha):
     """Found by an input audit: infinity gave NaN parameters and NaN log evidences."""
-    from hiddenbn import em, evidence, smc
-    from hiddenbn.models import latent_class, random_parameters
-    from hiddenbn.sampling import sample_dataset
+    from hiddenbn.data.sampling import sample_dataset
+    from hiddenbn.learning import em
+    from hiddenbn.models.network import latent_class, random_parameters
+    from hiddenbn.scores import exact as evidence, smc
 
     network, rng = latent_class(2, [2, 2]), np.random.default_rng(0)
     data = sample_dataset(network, random_parameters(network, rng), 20, rng)
@@ -716,7 +720,7 @@ def test_a_node_name_with_a_comma_survives_a_data_file(tmp_path, capsys):
 @pytest.mark.parametrize("points", [0, -1, 2.5, True])
 def test_a_number_of_random_points_that_is_not_a_count_is_refused(points):
     """Found by an input audit: 0 points recursed without end (RecursionError)."""
-    from hiddenbn import dimension
+    from hiddenbn.dimension import effective as dimension
 
     network = latent_class(3, [2, 2, 2, 2])
     for call in (dimension.effective_dimension, dimension.dimension_report):
@@ -735,8 +739,8 @@ def test_a_number_of_random_points_that_is_not_a_count_is_refused(points):
 def test_em_settings_that_cannot_work_are_refused(options, message):
     """Found by an input audit: a NaN tolerance ran every fit to the cap, 0 iterations returned
     iterations = -1, 2.5 restarts raised a TypeError."""
-    from hiddenbn import em
-    from hiddenbn.sampling import sample_dataset
+    from hiddenbn.data.sampling import sample_dataset
+    from hiddenbn.learning import em
 
     network, rng = latent_class(2, [2, 2]), np.random.default_rng(0)
     data = sample_dataset(network, random_parameters(network, rng), 20, rng)
@@ -759,7 +763,7 @@ def test_a_data_set_built_by_hand_is_checked(names, patterns, counts, message):
 
 def test_em_refuses_a_data_set_without_cases():
     """Zero cases had given BIC = +inf, which every selection would pick."""
-    from hiddenbn import em
+    from hiddenbn.learning import em
 
     network = latent_class(2, [2, 2])
     empty = Dataset(("X1", "X2"), np.zeros((0, 2), dtype=np.int32), np.zeros(0, dtype=np.int64))
@@ -770,7 +774,7 @@ def test_em_refuses_a_data_set_without_cases():
 @pytest.mark.parametrize("seed", [-1, 1.5, "7", True])
 def test_a_library_seed_that_is_not_a_whole_number_from_0_is_refused(seed):
     """Found by an input audit: 1.5 had been cut to 1 silently, -1 refused by numpy's error."""
-    from hiddenbn import seeding
+    from hiddenbn.util import seeding
 
     with pytest.raises(ParameterError, match="a seed must be a whole number of at least 0"):
         seeding.rng(seed, "data")
@@ -778,7 +782,7 @@ def test_a_library_seed_that_is_not_a_whole_number_from_0_is_refused(seed):
 
 def test_sampling_more_cases_than_fit_in_memory_is_refused_by_the_library():
     """Found by an input audit: the library raised numpy's MemoryError (the CLI checked)."""
-    from hiddenbn.sampling import sample_dataset
+    from hiddenbn.data.sampling import sample_dataset
 
     network, rng = latent_class(2, [2, 2]), np.random.default_rng(0)
     with pytest.raises(HiddenbnError, match="sampling 1000000000000 cases needs about"):

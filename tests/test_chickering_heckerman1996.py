@@ -6,13 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hiddenbn import seeding
-from hiddenbn.em import fit
+from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import chickering_heckerman1996 as ch96
-from hiddenbn.models import latent_class, random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.scores import score_fit
+from hiddenbn.learning.em import fit
+from hiddenbn.models.network import latent_class, random_parameters
+from hiddenbn.scores.approximations import score_fit
+from hiddenbn.util import seeding
 
 
 def hand_made_fits():
@@ -124,7 +124,7 @@ def test_both_protocols_the_oracle_and_the_search_summary(tmp_path):
     """Each test model is fitted under the paper's protocol and the search (the better of the
     annealed and the paper's fit); the generating size also gets the oracle start."""
     from hiddenbn.data import write_csv
-    from hiddenbn.models import save_parameters
+    from hiddenbn.models.network import save_parameters
     generator = latent_class(3, [2] * 6)
     truth = random_parameters(generator, np.random.default_rng(0))
     data = sample_dataset(generator, truth, 200, np.random.default_rng(1))

@@ -18,8 +18,8 @@ import hiddenbn
 from hiddenbn import cli
 from hiddenbn.cli import main
 from hiddenbn.data import read_csv
-from hiddenbn.models import load_parameters
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.network import load_parameters
+from hiddenbn.models.spec import parse_spec
 
 
 def run(*args):

@@ -5,11 +5,11 @@ import collections
 import numpy as np
 import pytest
 
-from hiddenbn.data import (DEFAULT_MISSING_VALUES, MISSING, USUAL_MAX_STATES, Dataset,
-                           NumberedStates, pattern_counts, read_csv, read_data, write_csv,
-                           write_rows_csv)
+from hiddenbn.data.dataset import (MISSING, USUAL_MAX_STATES, Dataset, NumberedStates,
+                                   pattern_counts, read_csv, read_data, write_csv, write_rows_csv)
 from hiddenbn.errors import DataError
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.util.defaults import DEFAULT_MISSING_VALUES
 
 
 def reference_pattern_counts(rows):

@@ -13,13 +13,12 @@ import numpy as np
 import pytest
 import sympy
 
-from hiddenbn import dimension as dim
-from hiddenbn import jacobian as jac
+from hiddenbn.dimension import effective as dim, jacobian as jac
+from hiddenbn.dimension.rank import modular_rank, numerical_rank, singular_values
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.models import Network, latent_class, parameters_from_free, free_parameters
-from hiddenbn.models import observed_distribution, random_parameters
-from hiddenbn.rank import modular_rank, numerical_rank, singular_values
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.network import (Network, free_parameters, latent_class, observed_distribution,
+                                     parameters_from_free, random_parameters)
+from hiddenbn.models.spec import parse_spec
 
 W_STRUCTURE = {"nodes": {"A": {"states": 2}, "B": {"states": 3},
                          "H": {"states": 3, "hidden": True},

@@ -3,8 +3,8 @@
 import json
 
 from hiddenbn.cli import main
-from hiddenbn.dimension import dimension_report
-from hiddenbn.spec import parse_spec
+from hiddenbn.dimension.effective import dimension_report
+from hiddenbn.models.spec import parse_spec
 
 
 def test_dim_json_has_the_documented_keys_and_matches_the_library(capsys):

@@ -10,15 +10,13 @@ import pandas as pd
 import pytest
 import yaml
 
-from hiddenbn import jacobian as jac
-from hiddenbn.dimension import dimension_report
+from hiddenbn.dimension import jacobian as jac
+from hiddenbn.dimension.effective import dimension_report
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.experiments import comparison
-from hiddenbn.experiments import geiger_heckerman_meek1996
-from hiddenbn.experiments import kocka_zhang2002
-from hiddenbn.experiments import meek_heckerman1997
-from hiddenbn.models import observed_distribution, parameters_from_free, random_parameters
-from hiddenbn.spec import parse_spec
+from hiddenbn.experiments import (comparison, geiger_heckerman_meek1996, kocka_zhang2002,
+                                  meek_heckerman1997)
+from hiddenbn.models.network import observed_distribution, parameters_from_free, random_parameters
+from hiddenbn.models.spec import parse_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 RESOURCES = ROOT / "workflow" / "resources"

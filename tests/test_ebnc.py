@@ -7,10 +7,10 @@ import itertools
 import numpy as np
 import pytest
 
-from hiddenbn import ebnc
+from hiddenbn.ebnc import model as ebnc
 from hiddenbn.errors import DataError, HiddenbnError, SpecError
-from hiddenbn.models import Network, observed_distribution, random_parameters
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.network import Network, observed_distribution, random_parameters
+from hiddenbn.models.spec import parse_spec
 
 
 def random_embedded_network(rng, n_nodes, max_states=3, arc_probability=0.45, max_parents=3):

@@ -4,8 +4,9 @@ import json
 
 import yaml
 
-from hiddenbn import cli, ebnc
-from hiddenbn.spec import parse_spec
+from hiddenbn import cli
+from hiddenbn.ebnc import model as ebnc
+from hiddenbn.models.spec import parse_spec
 
 CHAIN = {"nodes": {"Y": {"states": 2}, "X1": {"states": 2, "parents": ["Y"]},
                    "X2": {"states": 3, "parents": ["X1", "Y"]},

@@ -8,12 +8,13 @@ import pandas as pd
 import pytest
 import yaml
 
-from hiddenbn import ebnc, ebnc_fit, seeding
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.ebnc import fitting as ebnc_fit, model as ebnc
 from hiddenbn.experiments import heckerman_meek1997
 from hiddenbn.experiments.comparison import formula_value
 from hiddenbn.experiments.reproduction import CONSTRUCTED
-from hiddenbn.models import random_parameters
-from hiddenbn.sampling import sample_dataset
+from hiddenbn.models.network import random_parameters
+from hiddenbn.util import seeding
 
 SECTION = {"naive_bayes_inputs": 3, "markov_chain_inputs": 3, "full_table_inputs": 2,
            "non_binary_states": {"X1": 3, "Y": 3}}
@@ -278,7 +279,7 @@ def test_figure2_arcs_that_would_cross_a_node_are_bent():
     # In the Markov chain given Y every arc Y -> X_i (i > 1) lies on the line of the chain.
     import matplotlib.pyplot as plt
 
-    from hiddenbn.plots import draw_network
+    from hiddenbn.reports.plots import draw_network
 
     ax = draw_network(heckerman_meek1997.markov_chain_network(3))
     bends = {patch.get_gid(): patch.get_connectionstyle().rad for patch in ax.patches

@@ -11,13 +11,13 @@ import pytest
 from scipy.integrate import quad
 from scipy.special import expit
 
-from hiddenbn import ebnc, ebnc_fit
 from hiddenbn.data import Dataset
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.ebnc import fitting as ebnc_fit, model as ebnc
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.models import random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.scores import bd_log_marginal, bic_log_evidence, complete_data_counts
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.network import random_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.scores.approximations import bd_log_marginal, bic_log_evidence, complete_data_counts
 
 
 def naive_bayes(n_inputs, class_states=2):

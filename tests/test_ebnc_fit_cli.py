@@ -5,10 +5,11 @@ import json
 import numpy as np
 import pytest
 
-from hiddenbn import cli, ebnc_fit
+from hiddenbn import cli
 from hiddenbn.data import write_csv
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.spec import parse_spec
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.ebnc import fitting as ebnc_fit
+from hiddenbn.models.spec import parse_spec
 
 EMBEDDED = {"nodes": {"Y": {"states": 2}, "X1": {"states": 2, "parents": ["Y"]},
                       "X2": {"states": 2, "parents": ["Y"]}, "X3": {"states": 2}}}

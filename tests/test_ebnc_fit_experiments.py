@@ -8,7 +8,7 @@ import pytest
 from hiddenbn.data import Dataset
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import heckerman_meek1997 as hm
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.spec import parse_spec
 
 SECTION = {"training_sizes": [60, 120], "test_cases": 300, "replicates": 1,
            "study": {"inputs": 5, "prior_sd": 2.0, "max_parents": 2}}

@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hiddenbn import em
 from hiddenbn.data import Dataset
+from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import ParameterError
-from hiddenbn.inference import enumeration_statistics
-from hiddenbn.models import latent_class, observed_distribution, random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.scores import dirichlet_log_density
-from hiddenbn.spec import parse_spec
+from hiddenbn.inference.enumeration import enumeration_statistics
+from hiddenbn.learning import em
+from hiddenbn.models.network import latent_class, observed_distribution, random_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.scores.approximations import dirichlet_log_density
 
 NETWORKS = ["3:2,3,2,2", "3(2(2,2),2,2)"]
 #: Paper 003's schedule and stopping rule (the default search is another).
@@ -222,7 +222,7 @@ def test_the_papers_protocols_are_plain_em():
     from hiddenbn.experiments import studies
 
     assert studies.DEFAULT_EM["acceleration"] == "none"
-    folder = Path(em.__file__).parent / "experiments"
+    folder = Path(studies.__file__).parent
     calls = [(path.name, node) for path in sorted(folder.glob("*.py"))
              for node in ast.walk(ast.parse(path.read_text()))
              if isinstance(node, ast.Call) and getattr(node.func, "id", None) in EM_CALLS]

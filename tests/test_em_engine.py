@@ -1,4 +1,4 @@
-"""The EM engine interface and its one restart/convergence driver (hiddenbn.em.fit_engine):
+"""The EM engine interface and its one restart/convergence driver (hiddenbn.learning.em.fit_engine):
 every engine implements the Protocol, a new family is one class, the noisy-max fits through
 the driver agree with enumeration over the hidden mechanism states, and SQUAREM's jumps
 (Varadhan & Roland 2008) keep g monotone and reach plain EM's fixed point on every engine."""
@@ -7,16 +7,16 @@ import numpy as np
 import pytest
 from scipy.special import xlogy
 
-from hiddenbn import em
+from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import ParameterError
-from hiddenbn.inference import enumeration_statistics
-from hiddenbn.interaction import load_interaction, noisy_max_model
-from hiddenbn.models import latent_class, observed_distribution, random_parameters
-from hiddenbn.noisy_additive import (GaussianEngine, PoissonEngine, fit_additive,
-                                     sample_additive, summarise)
-from hiddenbn.noisy_max import NoisyMaxEngine, fit_noisy_max
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.spec import parse_spec
+from hiddenbn.inference.enumeration import enumeration_statistics
+from hiddenbn.interaction.noisy_additive import (GaussianEngine, PoissonEngine, fit_additive,
+                                                 sample_additive, summarise)
+from hiddenbn.interaction.noisy_max import NoisyMaxEngine, fit_noisy_max
+from hiddenbn.learning import em
+from hiddenbn.models.interaction import load_interaction, noisy_max_model
+from hiddenbn.models.network import latent_class, observed_distribution, random_parameters
+from hiddenbn.models.spec import parse_spec
 
 CAUSE_TABLES = [np.array([[0.4, 0.6]]), np.array([[0.5, 0.5]]), np.array([[0.7, 0.3]])]
 
@@ -256,7 +256,8 @@ def test_a_new_model_family_is_one_class(schedule):
 
 def effect_log_posterior(engine, data, table):
     """The noisy-max engine's g by enumeration over the hidden mechanism states: the network's
-    log-likelihood (hiddenbn.inference) less that of its causes, plus the mechanisms' prior."""
+    log-likelihood (hiddenbn.inference.enumeration) less that of its causes, plus the mechanisms'
+    prior."""
     model, network = engine.model, engine.model.network()
     offsets = model.mechanism_offsets()
     cause_tables = [np.full((1, r), 1.0 / r) for r in model.cause_states]
@@ -351,7 +352,7 @@ def toy_summary(rng):
 
 @pytest.mark.parametrize("alpha", [1.0, 1.01, 3.0])
 def test_latent_class_m_step_and_prior_match_the_elementwise_formulas(alpha, rng):
-    """The one-pass numba M step and log prior against :func:`hiddenbn.em.map_update` and
+    """The one-pass numba M step and log prior against :func:`hiddenbn.learning.em.map_update` and
     ``xlogy``, with an empty row (kept at its previous value when ML has no data for it)."""
     network = latent_class(3, [2, 4, 3])
     engine = em.make_engine(network, sample_dataset(network, random_parameters(network, rng),

@@ -8,12 +8,12 @@ import pytest
 from scipy.special import gammaln, logsumexp
 
 from hiddenbn.data import Dataset
+from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import DataError, HiddenbnError
-from hiddenbn.evidence import compositions, exact_log_evidence
-from hiddenbn.models import latent_class, random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.scores import bd_log_marginal, complete_data_counts
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.network import latent_class, random_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.scores.approximations import bd_log_marginal, complete_data_counts
+from hiddenbn.scores.exact import compositions, exact_log_evidence
 from reference import exact_log_marginal_likelihood
 
 W_STRUCTURE = {"nodes": {

@@ -7,9 +7,9 @@ import pytest
 
 from hiddenbn.cli import main
 from hiddenbn.data import read_csv, write_csv
-from hiddenbn.evidence import exact_log_evidence
-from hiddenbn.models import latent_class, random_parameters
-from hiddenbn.sampling import sample_dataset
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.models.network import latent_class, random_parameters
+from hiddenbn.scores.exact import exact_log_evidence
 
 
 @pytest.fixture
@@ -55,13 +55,13 @@ def test_one_run_is_refused(data_file, capsys):
 
 
 def test_an_estimate_carried_by_one_run_says_so(data_file, capsys, monkeypatch):
-    import hiddenbn.smc
+    import hiddenbn.scores.smc
 
     def one_run_dominates(network, data, rng, alpha, runs, particles):
-        return hiddenbn.smc.MonteCarloEvidence(-20.0, 15.0, np.array([-20.0, -60.0, -75.0, -90.0]),
-                                               runs, particles, 1, 3)
+        return hiddenbn.scores.smc.MonteCarloEvidence(
+            -20.0, 15.0, np.array([-20.0, -60.0, -75.0, -90.0]), runs, particles, 1, 3)
 
-    monkeypatch.setattr(hiddenbn.smc, "smc_log_evidence", one_run_dominates)
+    monkeypatch.setattr(hiddenbn.scores.smc, "smc_log_evidence", one_run_dominates)
     assert main(["evidence", str(data_file), "--model", "2:2,3,2", "--runs", "4"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[1].startswith("note: the estimate rests on 1.0 of 4 runs")
@@ -72,13 +72,13 @@ def test_an_estimate_carried_by_one_run_says_so(data_file, capsys, monkeypatch):
 @pytest.mark.parametrize("log_runs", [[-20.0, -20.0], [-20.0, -20.1]])
 def test_runs_that_count_fully_are_not_called_different_modes(log_runs, data_file, capsys,
                                                               monkeypatch):
-    import hiddenbn.smc
+    import hiddenbn.scores.smc
 
     def runs_agree(network, data, rng, alpha, runs, particles):
-        return hiddenbn.smc.MonteCarloEvidence(-20.0, 0.05, np.array(log_runs), runs,
+        return hiddenbn.scores.smc.MonteCarloEvidence(-20.0, 0.05, np.array(log_runs), runs,
                                                particles, 1, 3)
 
-    monkeypatch.setattr(hiddenbn.smc, "smc_log_evidence", runs_agree)
+    monkeypatch.setattr(hiddenbn.scores.smc, "smc_log_evidence", runs_agree)
     runs = str(len(log_runs))
     assert main(["evidence", str(data_file), "--model", "2:2,3,2", "--runs", runs]) == 0
     assert "different modes" not in capsys.readouterr().out

@@ -5,14 +5,14 @@ import numpy as np
 import pytest
 
 from hiddenbn.data import MISSING, Dataset
+from hiddenbn.data.sampling import forward_sample, sample_dataset
 from hiddenbn.errors import ParameterError
-from hiddenbn.evidence import exact_log_evidence
-from hiddenbn.models import latent_class, random_parameters
-from hiddenbn.sampling import forward_sample, sample_dataset
-from hiddenbn.scores import bd_log_marginal, complete_data_counts
-from hiddenbn.smc import (MonteCarloEvidence, nested_smc_log_evidence, smc_log_evidence,
-                          tempered_smc_log_evidence)
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.network import latent_class, random_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.scores.approximations import bd_log_marginal, complete_data_counts
+from hiddenbn.scores.exact import exact_log_evidence
+from hiddenbn.scores.smc import (MonteCarloEvidence, nested_smc_log_evidence, smc_log_evidence,
+                                 tempered_smc_log_evidence)
 
 SEEDS = 24
 
@@ -176,10 +176,10 @@ def test_kept_terms_give_the_predictive_from_the_counts(spec, missing, in_runs):
     of a case left out by :func:`lift` (on the fly in a layout of runs) and of a new case is
     the sum over each configuration's cells of ``log(alpha + N_ijk) - log(r_i alpha + N_ij)``
     computed from the counts, with the case's own completion subtracted."""
-    from hiddenbn.collapsed import (FEWER, FEWER_IN_ROW, FULL, collapsed_layout,
-                                    configuration_log_predictive, lift, place, update)
-    from hiddenbn.evidence import cell_layout
-    from hiddenbn.smc import _row_kinds
+    from hiddenbn.inference.collapsed import (FEWER, FEWER_IN_ROW, FULL, collapsed_layout,
+                                              configuration_log_predictive, lift, place, update)
+    from hiddenbn.scores.exact import cell_layout
+    from hiddenbn.scores.smc import _row_kinds
 
     network = parse_spec(spec)
     rng = np.random.default_rng(3)
@@ -257,9 +257,9 @@ def _completion_posterior(network, n, alpha, beta, seed):
     completion ``H`` (enumerated), for checking moves against the distribution they keep."""
     import itertools
 
-    from hiddenbn.collapsed import collapsed_layout
-    from hiddenbn.evidence import cell_layout, log_bd_score
-    from hiddenbn.smc import _row_kinds
+    from hiddenbn.inference.collapsed import collapsed_layout
+    from hiddenbn.scores.exact import cell_layout, log_bd_score
+    from hiddenbn.scores.smc import _row_kinds
 
     data = small_data(network, n, seed).for_network(network)
     layout = cell_layout(network, data)
@@ -289,7 +289,7 @@ def test_split_merge_moves_keep_the_posterior_of_the_completions(spec, n, width,
     D)^beta`` (total variation to the enumerated distribution), keeps the counts and terms of
     the completion it is at, and returns the change of ``log p(H, D)``. Accepting every
     proposal, the same chain strays three times as far."""
-    from hiddenbn.collapsed import reallocate
+    from hiddenbn.inference.collapsed import reallocate
 
     network = parse_spec(spec)
     collapsed, cases, completions, statistics, log_joint, target, tables = \
@@ -317,7 +317,7 @@ def test_split_merge_moves_keep_the_posterior_of_the_completions(spec, n, width,
 
 
 def test_the_in_kernel_generator_is_uniform():
-    from hiddenbn.collapsed import next_uniform
+    from hiddenbn.inference.collapsed import next_uniform
 
     @numba.njit
     def draws(state, size):
@@ -373,7 +373,7 @@ def test_tempering_checks_its_arguments():
 
 
 def test_pooled_runs_are_one_estimate():
-    from hiddenbn.smc import pooled
+    from hiddenbn.scores.smc import pooled
 
     first = MonteCarloEvidence(0.0, 0.0, np.array([-10.0, -10.0]), 2, 8, 1, 3)
     second = MonteCarloEvidence(0.0, 0.0, np.array([-30.0, -30.0, -30.0]), 3, 4, 1, 2,

@@ -1,18 +1,20 @@
-"""Exact inference by the method that suits the network (hiddenbn.exact_inference) and the
-exact Hessian by Louis' identity (hiddenbn.scores), against enumeration of every hidden
-configuration and against finite differences of the log-likelihood."""
+"""Exact inference by the method that suits the network (hiddenbn.inference.exact) and the
+exact Hessian by Louis' identity (hiddenbn.scores.approximations), against enumeration of every
+hidden configuration and against finite differences of the log-likelihood."""
 
 import numpy as np
 import pytest
 
-from hiddenbn import em, exact_inference, scores
-from hiddenbn.exact_inference import ENUMERATION, JUNCTION_TREE, TREE
-from hiddenbn.inference import MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count
-from hiddenbn.message_passing import tree_statistics
-from hiddenbn.models import free_parameters, parameters_from_free, random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.selection import fit_and_score
-from hiddenbn.spec import parse_spec
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.inference import exact as exact_inference
+from hiddenbn.inference.enumeration import MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count
+from hiddenbn.inference.exact import ENUMERATION, JUNCTION_TREE, TREE
+from hiddenbn.inference.message_passing import tree_statistics
+from hiddenbn.learning import em
+from hiddenbn.learning.selection import fit_and_score
+from hiddenbn.models.network import free_parameters, parameters_from_free, random_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.scores import approximations as scores
 from test_junction_tree import DETERMINISTIC, HIDDEN_MAX
 
 #: Paper 002's hierarchical latent class model (Table 2's generator).

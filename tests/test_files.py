@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.files import OutputTarget, atomic_output, atomic_write_text, output_target
+from hiddenbn.util.files import OutputTarget, atomic_output, atomic_write_text, output_target
 
 
 def test_the_output_appears_only_when_writing_succeeds(tmp_path):

@@ -3,12 +3,12 @@
 Each case changes config/quick.yaml, with the studies of config/studies_example.yaml added so
 that every section is there, one to three times: a value anywhere replaced (by one of its own
 type gone wrong, such as NaN, an infinity, a huge or negative number or a malformed spec, or by
-one of another type), a key removed, an unknown key added. hiddenbn.workflow_config.check_config
-must then accept the config or raise a HiddenbnError whose every line names a key
-("config <key path>: ..."); any other exception is a bug. 400 cases, the same on every run
-(derandomized): about 8 s, 15 s with the imports. Then 150 cases of config/quick.yaml broken as
-text (characters cut, YAML indicators put in) and read as ``hiddenbn check-config`` reads a
-file: a syntax error is one line with the file and line (about 6 s).
+one of another type), a key removed, an unknown key added.
+hiddenbn.experiments.workflow_config.check_config must then accept the config or raise a
+HiddenbnError whose every line names a key ("config <key path>: ..."); any other exception is a bug.
+400 cases, the same on every run (derandomized): about 8 s, 15 s with the imports. Then 150 cases of
+config/quick.yaml broken as text (characters cut, YAML indicators put in) and read as ``hiddenbn
+check-config`` reads a file: a syntax error is one line with the file and line (about 6 s).
 """
 
 import copy
@@ -19,7 +19,7 @@ from test_workflow import REPO
 from test_workflow_errors import SCHEMA, quick_with_studies
 
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.workflow_config import check_config
+from hiddenbn.experiments.workflow_config import check_config
 
 BASE = quick_with_studies()
 
@@ -126,7 +126,7 @@ def test_a_config_file_broken_as_text_gets_its_line_or_its_key(edits):
     import tempfile
     from pathlib import Path
 
-    from hiddenbn.workflow_config import check_config_file
+    from hiddenbn.experiments.workflow_config import check_config_file
 
     text = QUICK_TEXT
     for position, cut, inserted in edits:

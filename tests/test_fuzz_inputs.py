@@ -1,8 +1,8 @@
 """Fuzzing the input readers: generated malformed specs, data files and parameter files.
 
-The promise under test: the spec parser (:func:`~hiddenbn.spec.parse_spec`), the data reader
+The promise under test: the spec parser (:func:`~hiddenbn.models.spec.parse_spec`), the data reader
 (:func:`~hiddenbn.data.read_csv`) and the parameter-file reader
-(:func:`~hiddenbn.models.load_parameters`) answer any input with a valid result or a
+(:func:`~hiddenbn.models.network.load_parameters`) answer any input with a valid result or a
 :class:`~hiddenbn.errors.HiddenbnError` (one line); any other exception would be a traceback at
 the command line and fails the test. Valid results are checked too: data states read back
 exactly, whatever their size. And generated data files show the properties of the reader's
@@ -29,12 +29,12 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hiddenbn import limits
 from hiddenbn.cli import main
-from hiddenbn.data import DEFAULT_MISSING_VALUES, MISSING, read_csv, read_data
+from hiddenbn.data import MISSING, read_csv, read_data
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.models import load_parameters
-from hiddenbn.spec import NODE_KEYS, parse_spec
+from hiddenbn.models.network import load_parameters
+from hiddenbn.models.spec import NODE_KEYS, parse_spec
+from hiddenbn.util import limits
 
 
 def fuzz(max_examples: int):

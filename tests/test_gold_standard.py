@@ -267,9 +267,9 @@ def test_tempering_below_the_generating_states(tmp_path):
     cases and by tempering, runs pooled, the others over the cases only; the generating
     parameters' class entropy is added."""
     from hiddenbn.data import Dataset, write_csv
-    from hiddenbn.models import random_parameters, save_parameters
-    from hiddenbn.sampling import forward_sample
-    from hiddenbn.spec import parse_spec
+    from hiddenbn.data.sampling import forward_sample
+    from hiddenbn.models.network import random_parameters, save_parameters
+    from hiddenbn.models.spec import parse_spec
 
     features, c = 3, 2
     truth = parse_spec(gs.chickering_heckerman1996.naive_bayes_spec(c, features))

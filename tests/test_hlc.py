@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from scipy.stats import entropy
 
-from hiddenbn import hlc
-from hiddenbn.dimension import is_regular_hlc
-from hiddenbn.models import observed_distribution, random_parameters
-from hiddenbn.spec import parse_spec
+from hiddenbn.dimension.effective import is_regular_hlc
+from hiddenbn.learning import hlc
+from hiddenbn.models.network import observed_distribution, random_parameters
+from hiddenbn.models.spec import parse_spec
 
 #: Table 2's generator: H1 (5 states) over H2, H3 (3 states, two binary leaves each) and a
 #: binary leaf.

@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-from hiddenbn import inference
 from hiddenbn.data import Dataset
-from hiddenbn.em import LatentClassEngine, make_engine
+from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import DataError
-from hiddenbn.models import latent_class, random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.spec import parse_spec
+from hiddenbn.inference import enumeration as inference
+from hiddenbn.learning.em import LatentClassEngine, make_engine
+from hiddenbn.models.network import latent_class, random_parameters
+from hiddenbn.models.spec import parse_spec
 from reference import assert_e_step_identical_on_one_and_two_threads, brute_force_statistics
 
 

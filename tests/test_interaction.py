@@ -5,13 +5,13 @@ import itertools
 import numpy as np
 import pytest
 
+from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import SpecError
-from hiddenbn.inference import enumeration_statistics
-from hiddenbn.interaction import from_network, load_interaction, noisy_max_model
-from hiddenbn.models import observed_distribution, random_parameters
-from hiddenbn.noisy_max import (effect_distribution, fit_noisy_max, mechanism_posteriors,
-                                stacked_tables)
-from hiddenbn.sampling import sample_dataset
+from hiddenbn.inference.enumeration import enumeration_statistics
+from hiddenbn.interaction.noisy_max import (effect_distribution, fit_noisy_max,
+                                            mechanism_posteriors, stacked_tables)
+from hiddenbn.models.interaction import from_network, load_interaction, noisy_max_model
+from hiddenbn.models.network import observed_distribution, random_parameters
 
 
 @pytest.fixture
@@ -161,9 +161,9 @@ def test_nested_mechanisms_go_through_the_general_network_path(rng):
     """Sec. 3.3 (stretch): a mechanism with an inner hidden node is an ordinary network with a
     max node; the NMI reader refuses it by name, the general EM fits it, and the dimension
     engine ranks it."""
-    from hiddenbn.dimension import effective_dimension
-    from hiddenbn.em import fit
-    from hiddenbn.spec import parse_spec
+    from hiddenbn.dimension.effective import effective_dimension
+    from hiddenbn.learning.em import fit
+    from hiddenbn.models.spec import parse_spec
 
     network = parse_spec({"nodes": {
         "C1": {"states": 2}, "C2": {"states": 2}, "C3": {"states": 2},

@@ -7,13 +7,16 @@ import pytest
 from scipy import integrate, optimize, stats
 
 from hiddenbn.errors import DataError
-from hiddenbn.interaction import load_interaction
-from hiddenbn.noisy_additive import (additive_dimension, adjusted_cheeseman_stutz, fit_additive,
-                                     gaussian_completed_log_marginal, gaussian_log_likelihood,
-                                     gaussian_mechanism_posterior, gaussian_statistics,
-                                     poisson_completed_log_marginal, poisson_statistics,
-                                     poisson_log_likelihood, poisson_mechanism_posterior,
-                                     sample_additive, standard_additive_dimension, summarise)
+from hiddenbn.interaction.noisy_additive import (additive_dimension, adjusted_cheeseman_stutz,
+                                                 fit_additive, gaussian_completed_log_marginal,
+                                                 gaussian_log_likelihood,
+                                                 gaussian_mechanism_posterior, gaussian_statistics,
+                                                 poisson_completed_log_marginal,
+                                                 poisson_log_likelihood,
+                                                 poisson_mechanism_posterior, poisson_statistics,
+                                                 sample_additive, standard_additive_dimension,
+                                                 summarise)
+from hiddenbn.models.interaction import load_interaction
 
 CAUSE_TABLES = [np.array([[0.4, 0.6]]), np.array([[0.5, 0.5]]), np.array([[0.7, 0.3]])]
 

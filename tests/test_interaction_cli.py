@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from hiddenbn.cli import main
-from hiddenbn.dimension import effective_dimension
-from hiddenbn.interaction import load_interaction
-from hiddenbn.noisy_additive import poisson_log_likelihood, sample_additive, summarise
+from hiddenbn.dimension.effective import effective_dimension
+from hiddenbn.interaction.noisy_additive import poisson_log_likelihood, sample_additive, summarise
+from hiddenbn.models.interaction import load_interaction
 
 POISSON = "interaction: poisson\ncauses: {C1: 2, C2: 2}\nmechanisms: {X1: [C1, C2], L: []}\n"
 GAUSSIAN = POISSON.replace("poisson", "gaussian")

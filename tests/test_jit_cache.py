@@ -11,10 +11,14 @@ def test_warm_calls_every_group_and_leaves_their_kernels_compiled():
     assert [name for name, _ in timings] == [name for name, _ in jit_cache._groups()]
     assert all(seconds >= 0 for _, seconds in timings)
     # kernels called only from other kernels compile inside their callers: every module with
-    # kernels must have had at least one called from Python (hiddenbn.collapsed's are called
-    # only by the annealing and SMC kernels)
-    from hiddenbn import (annealing, em, inference, jacobian, junction_tree, message_passing,
-                          noisy_max, rank, sampling, smc, split_merge)
+    # kernels must have had at least one called from Python (hiddenbn.inference.collapsed's are
+    # called only by the annealing and SMC kernels)
+    from hiddenbn.data import sampling
+    from hiddenbn.dimension import jacobian, rank
+    from hiddenbn.inference import enumeration as inference, junction_tree, message_passing
+    from hiddenbn.interaction import noisy_max
+    from hiddenbn.learning import annealing, em, split_merge
+    from hiddenbn.scores import smc
     for module in (annealing, em, inference, jacobian, junction_tree, message_passing, noisy_max,
                    rank, sampling, smc, split_merge):
         kernels = [value for value in vars(module).values()
@@ -28,7 +32,7 @@ def test_warm_calls_every_group_and_leaves_their_kernels_compiled():
 
 def test_the_cache_folder_changes_with_the_sources(tmp_path):
     """numba checks a cached kernel against its own file only; hiddenbn keys its cache folder
-    on the package's sources, so changing hiddenbn.collapsed (whose kernels the SMC's are
+    on the package's sources, so changing hiddenbn.inference.collapsed (whose kernels the SMC's are
     compiled with) moves every kernel to a new folder instead of leaving the SMC's stale. A
     process started by one that set the folder up keeps it."""
     import os
@@ -47,14 +51,14 @@ def test_the_cache_folder_changes_with_the_sources(tmp_path):
         environment = {**os.environ, "PYTHONPATH": str(copy),
                        "NUMBA_CACHE_DIR": str(environment_folder)}
         return Path(subprocess.run(
-            [sys.executable, "-c", "import hiddenbn.collapsed, numba; "
+            [sys.executable, "-c", "import hiddenbn.inference.collapsed, numba; "
                                    "print(numba.config.CACHE_DIR)"],
             env=environment, capture_output=True, text=True, check=True).stdout.strip())
 
     first = cache_folder(tmp_path / "cache")
     assert first.parent == tmp_path / "cache" and first.name.startswith("hiddenbn-kernels-")
     assert cache_folder(first) == first  # a child process of one that set it up
-    with open(copy / "hiddenbn" / "collapsed.py", "a") as source:
+    with open(copy / "hiddenbn" / "inference" / "collapsed.py", "a") as source:
         source.write("\n# a change to a module the SMC kernels call\n")
     second = cache_folder(first)
     assert second.parent == tmp_path / "cache" and second != first

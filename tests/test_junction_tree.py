@@ -1,4 +1,4 @@
-"""The junction-tree E step (hiddenbn.junction_tree) against enumeration of every hidden
+"""The junction-tree E step (hiddenbn.inference.junction_tree) against enumeration of every hidden
 configuration, message passing on trees and a forward recursion on a ladder too large to
 enumerate."""
 
@@ -8,15 +8,15 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from hiddenbn import junction_tree as jt
 from hiddenbn.data import MISSING, Dataset
+from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import DataError, HiddenbnError
-from hiddenbn.inference import (MAX_HIDDEN_CONFIGURATIONS, enumeration_statistics,
-                                hidden_configuration_count, posterior_chunks)
-from hiddenbn.message_passing import tree_statistics
-from hiddenbn.models import Network, random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.spec import parse_spec
+from hiddenbn.inference import junction_tree as jt
+from hiddenbn.inference.enumeration import (MAX_HIDDEN_CONFIGURATIONS, enumeration_statistics,
+                                            hidden_configuration_count, posterior_chunks)
+from hiddenbn.inference.message_passing import tree_statistics
+from hiddenbn.models.network import Network, random_parameters
+from hiddenbn.models.spec import parse_spec
 from reference import (assert_e_step_identical_on_one_and_two_threads, assert_statistics_equal,
                        model_and_data)
 

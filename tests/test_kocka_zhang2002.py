@@ -12,14 +12,15 @@ import pytest
 import yaml
 from scipy.stats import t as student_t
 
-from hiddenbn.dimension import is_regular_hlc
+from hiddenbn.dimension.effective import is_regular_hlc
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import kocka_zhang2002 as kz
 from hiddenbn.experiments.reproduction import CLAIM_VERDICTS, CONSTRUCTED
-from hiddenbn.hlc import all_binary
-from hiddenbn.inference import latent_class_design, latent_class_statistics, state_offsets
-from hiddenbn.models import latent_class, observed_distribution, random_parameters
-from hiddenbn.spec import parse_spec
+from hiddenbn.inference.enumeration import (latent_class_design, latent_class_statistics,
+                                            state_offsets)
+from hiddenbn.learning.hlc import all_binary
+from hiddenbn.models.network import latent_class, observed_distribution, random_parameters
+from hiddenbn.models.spec import parse_spec
 
 REPO = Path(__file__).resolve().parents[1]
 QUICK = yaml.safe_load((REPO / "config" / "quick.yaml").read_text())["kocka_zhang2002"]
@@ -297,9 +298,9 @@ def test_generating_parameters_keep_children_away_from_uniform():
 def test_cs_under_each_alpha_is_eq_13_with_that_dirichlet():
     from scipy.special import gammaln
 
-    from hiddenbn.em import fit as em_fit
-    from hiddenbn.sampling import sample_dataset
-    from hiddenbn.scores import score_fit
+    from hiddenbn.data.sampling import sample_dataset
+    from hiddenbn.learning.em import fit as em_fit
+    from hiddenbn.scores.approximations import score_fit
 
     network = latent_class(3, [2, 2, 2, 2])
     cpts = random_parameters(network, np.random.default_rng(5))
@@ -590,7 +591,7 @@ def test_figure_verdicts_combine_their_claims():
 
 def test_selection_figure_labels_a_kl_axis_within_two_decades_below_1e_3(monkeypatch):
     """Figure 4's KL reached 1.7e-4 with no tick label below 1e-3."""
-    from hiddenbn import plots
+    from hiddenbn.reports import plots
 
     saved = []
     monkeypatch.setattr(plots, "save_figure", lambda figure, path: saved.append(figure))

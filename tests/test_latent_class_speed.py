@@ -6,12 +6,12 @@ import numba
 import numpy as np
 import pytest
 
-from hiddenbn import inference
 from hiddenbn.data import MISSING, Dataset
-from hiddenbn.em import make_engine
-from hiddenbn.limits import GROUP_TABLE_BYTES, GROUP_TABLE_ROWS
-from hiddenbn.models import latent_class, random_parameters
-from hiddenbn.sampling import sample_dataset
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.inference import enumeration as inference
+from hiddenbn.learning.em import make_engine
+from hiddenbn.models.network import latent_class, random_parameters
+from hiddenbn.util.limits import GROUP_TABLE_BYTES, GROUP_TABLE_ROWS
 from reference import assert_e_step_identical_on_one_and_two_threads
 
 

@@ -1,4 +1,5 @@
-"""Tests of hiddenbn.lca (latent class analysis output) and plots.class_profile_figure.
+"""Tests of hiddenbn.scores.lca_statistics (latent class analysis output) and
+plots.class_profile_figure.
 
 Every quantity is checked against an independent computation: posteriors by brute force over
 classes and over the completions of missing cells, standard errors against inverted
@@ -15,15 +16,16 @@ import numpy as np
 import pytest
 from scipy.stats import chi2
 
-from hiddenbn import lca, plots
 from hiddenbn.data import MISSING, Dataset
-from hiddenbn.em import run_em
+from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.models import (free_parameters, latent_class, observed_distribution,
-                             parameters_from_free, random_parameters)
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.scores import negative_hessian
-from hiddenbn.spec import parse_spec
+from hiddenbn.learning.em import run_em
+from hiddenbn.models.network import (free_parameters, latent_class, observed_distribution,
+                                     parameters_from_free, random_parameters)
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.reports import plots
+from hiddenbn.scores import lca_statistics as lca
+from hiddenbn.scores.approximations import negative_hessian
 
 #: Finite-difference step in probability units: truncation error ~ step^2, rounding error
 #: ~ eps |LL| / step^2, both far below the 1e-4 relative tolerance of the comparisons.

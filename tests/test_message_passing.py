@@ -1,5 +1,6 @@
-"""The tree E step by sum-product message passing (hiddenbn.message_passing) against enumeration
-of every hidden configuration, its per-pattern family posteriors, and its engine in EM."""
+"""The tree E step by sum-product message passing (hiddenbn.inference.message_passing) against
+enumeration of every hidden configuration, its per-pattern family posteriors, and its engine in
+EM."""
 
 import re
 
@@ -7,13 +8,14 @@ import numba
 import numpy as np
 import pytest
 
-from hiddenbn import em, message_passing
 from hiddenbn.errors import DataError, HiddenbnError
-from hiddenbn.inference import (MAX_HIDDEN_CONFIGURATIONS, enumeration_statistics,
-                                posterior_chunks)
-from hiddenbn.message_passing import is_tree, tree_family_posteriors, tree_statistics
-from hiddenbn.models import Network, latent_class, random_parameters
-from hiddenbn.spec import parse_spec
+from hiddenbn.inference import message_passing
+from hiddenbn.inference.enumeration import (MAX_HIDDEN_CONFIGURATIONS, enumeration_statistics,
+                                            posterior_chunks)
+from hiddenbn.inference.message_passing import is_tree, tree_family_posteriors, tree_statistics
+from hiddenbn.learning import em
+from hiddenbn.models.network import Network, latent_class, random_parameters
+from hiddenbn.models.spec import parse_spec
 from reference import (assert_e_step_identical_on_one_and_two_threads, assert_statistics_equal,
                        model_and_data)
 

@@ -8,22 +8,24 @@ import numpy as np
 import pytest
 from scipy.special import gammaln, logsumexp
 
-from hiddenbn import em, inference, scores
-from hiddenbn.annealing import AnnealedStarts
 from hiddenbn.data import MISSING, Dataset
+from hiddenbn.inference import enumeration as inference
+from hiddenbn.learning import em
+from hiddenbn.learning.annealing import AnnealedStarts
+from hiddenbn.scores import approximations as scores
 from reference import (assert_e_step_identical_on_one_and_two_threads, brute_force_statistics,
                        central_difference_hessian, dense_joint)
+from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import DataError, HiddenbnError, ParameterError
-from hiddenbn.evidence import cell_layout, exact_log_evidence
-from hiddenbn.interaction import noisy_max_model
-from hiddenbn.models import (free_parameters, latent_class, observed_distribution,
-                             parameters_from_free, random_parameters)
-from hiddenbn.noisy_additive import summarise
-from hiddenbn.noisy_max import NoisyMaxEngine
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.smc import smc_log_evidence
-from hiddenbn.spec import parse_spec
-from hiddenbn.split_merge import class_posteriors
+from hiddenbn.interaction.noisy_additive import summarise
+from hiddenbn.interaction.noisy_max import NoisyMaxEngine
+from hiddenbn.learning.split_merge import class_posteriors
+from hiddenbn.models.interaction import noisy_max_model
+from hiddenbn.models.network import (free_parameters, latent_class, observed_distribution,
+                                     parameters_from_free, random_parameters)
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.scores.exact import cell_layout, exact_log_evidence
+from hiddenbn.scores.smc import smc_log_evidence
 
 HLC = "3(2(2,2),2(2,2))"
 #: Observed parents of observed nodes, with a hidden node between them.

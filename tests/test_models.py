@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from hiddenbn.errors import HiddenbnError, ParameterError
-from hiddenbn.models import (check_parameters, free_parameters, latent_class, load_parameters,
-                             observed_distribution, parameters_from_free, random_parameters,
-                             save_parameters)
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.network import (check_parameters, free_parameters, latent_class,
+                                     load_parameters, observed_distribution, parameters_from_free,
+                                     random_parameters, save_parameters)
+from hiddenbn.models.spec import parse_spec
 
 
 def brute_force_observed_distribution(network, cpts):

@@ -10,11 +10,11 @@ import pytest
 
 from hiddenbn.cli import main
 from hiddenbn.data import read_data
-from hiddenbn.exact_inference import enumeration_family_posteriors
-from hiddenbn.lca import class_posteriors
-from hiddenbn.models import load_parameters
-from hiddenbn.selection import latent_class_network
-from hiddenbn.spec import parse_spec
+from hiddenbn.inference.exact import enumeration_family_posteriors
+from hiddenbn.learning.selection import latent_class_network
+from hiddenbn.models.network import load_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.scores.lca_statistics import class_posteriors
 
 SURVEY = """smoker,drinks,exercise,diet
 yes,often,,poor

@@ -1,12 +1,12 @@
-"""Tests of hiddenbn.plots: network drawings and the figure style."""
+"""Tests of hiddenbn.reports.plots: network drawings and the figure style."""
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from matplotlib.patches import Circle, FancyArrowPatch
 
-from hiddenbn import plots
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.reports import plots
 
 NOISY_MAX = {"nodes": {
     "C1": {"states": 2}, "C2": {"states": 2},

@@ -1,10 +1,10 @@
-"""Gaussian elimination over GF(p) (hiddenbn.rank.modular_echelon) against a plain Python
+"""Gaussian elimination over GF(p) (hiddenbn.dimension.rank.modular_echelon) against a plain Python
 elimination and, on well-conditioned integer matrices, numpy's floating rank."""
 
 import numpy as np
 import pytest
 
-from hiddenbn.rank import modular_echelon, modular_rank
+from hiddenbn.dimension.rank import modular_echelon, modular_rank
 
 PRIMES = (2, 3, 7, 2_147_483_647)
 

@@ -7,10 +7,10 @@ import pytest
 from scipy.stats import chisquare
 
 from hiddenbn.data import Dataset
+from hiddenbn.data.sampling import CHUNK_ROWS, forward_sample, sample_dataset
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.models import observed_distribution, random_parameters
-from hiddenbn.sampling import CHUNK_ROWS, forward_sample, sample_dataset
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.network import observed_distribution, random_parameters
+from hiddenbn.models.spec import parse_spec
 
 
 def chi_square_p_value(dataset, probabilities):

@@ -7,12 +7,13 @@ import pytest
 from scipy.special import logsumexp
 from scipy.stats import dirichlet
 
-from hiddenbn import em, scores
 from hiddenbn.data import Dataset
-from hiddenbn.models import (free_parameters, latent_class, observed_distribution,
-                             parameters_from_free, random_parameters)
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.spec import parse_spec
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.learning import em
+from hiddenbn.models.network import (free_parameters, latent_class, observed_distribution,
+                                     parameters_from_free, random_parameters)
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.scores import approximations as scores
 from reference import central_difference_hessian, exact_log_marginal_likelihood
 
 FULLY_OBSERVED = {"nodes": {"A": {"states": 3}, "B": {"states": 2, "parents": ["A"]},
@@ -224,7 +225,7 @@ def test_a_fit_at_the_boundary_has_no_hessian_even_below_the_square_root_of_floa
 
 def test_every_score_selects_the_true_number_of_classes_on_clear_data(rng):
     """Three well-separated classes, 3000 cases: every approximation peaks at k = 3."""
-    from hiddenbn.selection import select_latent_class
+    from hiddenbn.learning.selection import select_latent_class
 
     network = latent_class(3, [2] * 8)
     profiles = np.array([[0.9] * 8, [0.1] * 8, [0.9] * 4 + [0.1] * 4])

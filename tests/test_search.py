@@ -5,11 +5,11 @@ import itertools
 import numpy as np
 import pytest
 
-from hiddenbn.models import Network, random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.scores import bd_log_marginal, complete_data_counts
-from hiddenbn.search import greedy_search
-from hiddenbn.spec import parse_spec
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.learning.structure_search import greedy_search
+from hiddenbn.models.network import Network, random_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.scores.approximations import bd_log_marginal, complete_data_counts
 
 
 def bd_of_parent_sets(names, cards, parent_sets, data):

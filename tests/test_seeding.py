@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from hiddenbn import seeding
+from hiddenbn.util import seeding
 
 
 def test_job_seeds_are_stable_and_distinct():
@@ -17,7 +17,7 @@ def test_job_seeds_are_stable_and_distinct():
 
 
 def test_seeds_do_not_depend_on_the_interpreter_hash_salt():
-    code = "from hiddenbn import seeding; print(seeding.job_seed(7, 'exp', 'model', 4))"
+    code = "from hiddenbn.util import seeding; print(seeding.job_seed(7, 'exp', 'model', 4))"
     values = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              env={"PYTHONHASHSEED": salt}, check=True).stdout
               for salt in ("0", "1", "12345")}

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from hiddenbn.errors import SpecError
-from hiddenbn.models import latent_class
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.network import latent_class
+from hiddenbn.models.spec import parse_spec
 
 
 def test_latent_class_shorthand_tree_and_yaml_agree(tmp_path):

@@ -6,13 +6,13 @@ import warnings
 import numpy as np
 import pytest
 
-from hiddenbn import em
 from hiddenbn.data import MISSING, Dataset
-from hiddenbn.inference import posterior_chunks
-from hiddenbn.models import latent_class, random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.split_merge import (SPLIT_SMOOTHING, _candidates, _distances, _rows,
-                                  _state_frequencies, class_posteriors, split_merge)
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.inference.enumeration import posterior_chunks
+from hiddenbn.learning import em
+from hiddenbn.learning.split_merge import (SPLIT_SMOOTHING, _candidates, _distances, _rows,
+                                           _state_frequencies, class_posteriors, split_merge)
+from hiddenbn.models.network import latent_class, random_parameters
 
 
 def test_posteriors_and_frequencies(rng):

@@ -101,7 +101,10 @@ def test_a_command_loads_what_it_needs_and_pins_every_blas():
 
 
 def test_the_defaults_the_parser_shows_are_the_library_s():
-    from hiddenbn import annealing, data, defaults, ebnc_fit, em
+    from hiddenbn.data import dataset
+    from hiddenbn.ebnc import fitting as ebnc_fit
+    from hiddenbn.learning import annealing, em
+    from hiddenbn.util import defaults
 
     assert defaults.CONVERGENCE == em.CONVERGENCE
     assert defaults.PRIOR_ALPHA == em.PRIOR_ALPHA
@@ -109,8 +112,8 @@ def test_the_defaults_the_parser_shows_are_the_library_s():
     assert defaults.SCHEDULES == em.SCHEDULES
     assert defaults.OPTIMUM == dataclasses.asdict(em.OPTIMUM)
     assert defaults.ANNEALING_SWEEPS == annealing.SWEEPS
-    assert defaults.DEFAULT_MISSING_VALUES == data.DEFAULT_MISSING_VALUES
-    assert defaults.MISSING_HANDLING == data.MISSING_HANDLING
+    assert defaults.DEFAULT_MISSING_VALUES == dataset.DEFAULT_MISSING_VALUES
+    assert defaults.MISSING_HANDLING == dataset.MISSING_HANDLING
     assert defaults.EBNC_SCORES == ebnc_fit.SCORES
     assert defaults.EBNC_PRIOR_SD == ebnc_fit.DEFAULT_PRIOR_SD
 

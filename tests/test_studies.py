@@ -16,11 +16,11 @@ from test_workflow import REPO, snakemake
 from hiddenbn import cli
 from hiddenbn.data import read_csv
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.inference import MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count
 from hiddenbn.experiments import studies
-from hiddenbn.models import latent_class, load_parameters, save_parameters
-from hiddenbn.selection import SCORE_NAMES, fit_and_score
-from hiddenbn.spec import parse_spec
+from hiddenbn.inference.enumeration import MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count
+from hiddenbn.learning.selection import SCORE_NAMES, fit_and_score
+from hiddenbn.models.network import latent_class, load_parameters, save_parameters
+from hiddenbn.models.spec import parse_spec
 
 EXAMPLE = REPO / "config" / "studies_example.yaml"
 EM = {"restarts": 2, "max_iterations": 200, "tolerance": 1e-5}

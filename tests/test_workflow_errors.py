@@ -1,8 +1,8 @@
 """A failed job says why; config errors are one line each.
 
 A failing job leaves its traceback in its log file and one line on the console
-(hiddenbn.joblog); a malformed config stops the workflow before any job with one line per problem,
-naming the key path, and exit status 2 (hiddenbn.workflow_config).
+(hiddenbn.util.joblog); a malformed config stops the workflow before any job with one line per
+problem, naming the key path, and exit status 2 (hiddenbn.experiments.workflow_config).
 """
 
 import copy
@@ -15,8 +15,8 @@ import yaml
 from test_workflow import QUICK, REPO, snakemake
 
 from hiddenbn.errors import ConfigError, DataError, HiddenbnError
-from hiddenbn.joblog import job_log
-from hiddenbn.workflow_config import check_config, read_config_file, read_schema
+from hiddenbn.experiments.workflow_config import check_config, read_config_file, read_schema
+from hiddenbn.util.joblog import job_log
 
 SCHEMA = read_schema()
 EXAMPLE_STUDIES = yaml.safe_load((REPO / "config" / "studies_example.yaml").read_text())["studies"]

@@ -2,8 +2,9 @@
 
 The reference implementation of five papers on effective dimension, marginal-likelihood
 approximations, causal-interaction models and embedded Bayesian-network classifiers (see
-``README.md``). Modules are named after the concept they implement: :mod:`hiddenbn.spec`,
-:mod:`hiddenbn.models`, :mod:`hiddenbn.sampling`, :mod:`hiddenbn.data`, :mod:`hiddenbn.seeding`.
+``README.md``). Modules are named after the concept they implement: :mod:`hiddenbn.models.spec`,
+:mod:`hiddenbn.models.network`, :mod:`hiddenbn.data.sampling`, :mod:`hiddenbn.data`,
+:mod:`hiddenbn.util.seeding`.
 """
 
 import hashlib
@@ -15,14 +16,14 @@ def _key_numba_cache() -> None:
     """Keep numba's cached machine code in a folder named after the kernels' sources.
 
     numba checks a cached kernel against its own file only, so a kernel that calls kernels of
-    another module (the SMC's and the annealed search's moves are :mod:`hiddenbn.collapsed`'s)
-    or reads its constants keeps its cached machine code when only that module changes: after
-    such an update (a ``git pull``) it would run the old code. A folder per version of the
-    package's sources (hashing them takes a few milliseconds) leaves nothing stale; a change
-    anywhere costs one compile per kernel. The folder lies in ``NUMBA_CACHE_DIR`` when that is
-    set (a shared cache; a process started by one that set it up keeps its folder), else in
-    the package's ``__pycache__``, numba's own default, when that is writable (an install that
-    cannot be written to is replaced whole, never file by file).
+    another module (the SMC's and the annealed search's moves are
+    :mod:`hiddenbn.inference.collapsed`'s) or reads its constants keeps its cached machine code when
+    only that module changes: after such an update (a ``git pull``) it would run the old code. A
+    folder per version of the package's sources (hashing them takes a few milliseconds) leaves
+    nothing stale; a change anywhere costs one compile per kernel. The folder lies in
+    ``NUMBA_CACHE_DIR`` when that is set (a shared cache; a process started by one that set it up
+    keeps its folder), else in the package's ``__pycache__``, numba's own default, when that is
+    writable (an install that cannot be written to is replaced whole, never file by file).
     """
     package = os.path.dirname(os.path.abspath(__file__))
     digest = hashlib.sha256()

@@ -2,7 +2,7 @@
 
 Bad input of any kind (spec, data file, parameter file, argument) gets one line ``hiddenbn:
 error: ...`` on stderr and exit status 2, before any work: every size an argument asks for is
-checked by :mod:`hiddenbn.limits` first. A command writes all of its output files or none.
+checked by :mod:`hiddenbn.util.limits` first. A command writes all of its output files or none.
 JSON output is strict: a NaN or infinite value (a Laplace score without a positive definite
 Hessian) is written as ``null``.
 """
@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from functools import partial
 
 import hiddenbn
-from hiddenbn import defaults, limits
-from hiddenbn.defaults import STANDARD_STREAM
 from hiddenbn.errors import HiddenbnError, excerpt
+from hiddenbn.util import defaults, limits
+from hiddenbn.util.defaults import STANDARD_STREAM
 
 # Only light modules above: `hiddenbn --help`, `--version` and an argument error build the
 # parser from them alone, and each command imports the library it needs (numba, scipy and
@@ -106,7 +106,7 @@ class _Version(argparse.Action):
 
 def _bounded(convert, minimum, strict: bool, description: str, maximum=None):
     """An argparse type: ``convert`` the text and require it ``> minimum`` (``>=`` unless
-    strict), finite, and at most ``maximum`` (a limit of :mod:`hiddenbn.limits`)."""
+    strict), finite, and at most ``maximum`` (a limit of :mod:`hiddenbn.util.limits`)."""
     def parse(text: str):
         try:
             value = convert(text)
@@ -296,9 +296,9 @@ def _finite(value):
 def _outputs(*paths):
     """Temporary paths for the output files ``paths`` (None where an output is not wanted);
     they are written to ``paths`` together when the block succeeds (see
-    :func:`hiddenbn.files.atomic_output`) and all removed when it fails, so a failed command
+    :func:`hiddenbn.util.files.atomic_output`) and all removed when it fails, so a failed command
     leaves no output behind, not even the ones it finished."""
-    from hiddenbn.files import atomic_output
+    from hiddenbn.util.files import atomic_output
 
     with ExitStack() as stack:
         yield [path and stack.enter_context(atomic_output(path)) for path in paths]
@@ -311,7 +311,7 @@ def _check_outputs(outputs: dict, inputs=()) -> None:
     followed to its file). ``outputs`` maps each option to its path (None: not wanted); what a
     command prints on standard output is named there too, with ``-``. A device or a FIFO is
     written as it is and never replaced, so two outputs may share one (``/dev/null``)."""
-    from hiddenbn.files import output_target
+    from hiddenbn.util.files import output_target
 
     read = {os.path.realpath(path) for path in inputs if path and path != STANDARD_STREAM}
     named = {}
@@ -344,8 +344,8 @@ def _check_outputs(outputs: dict, inputs=()) -> None:
 def _parameters(args, network):
     """The parameters given by --params, or drawn from Dirichlet(--generating-alpha), and the
     labels of the observed nodes' states that the parameter file gives (``{}`` if none)."""
-    from hiddenbn import seeding
-    from hiddenbn.models import load_labelled_parameters, random_parameters
+    from hiddenbn.models.network import load_labelled_parameters, random_parameters
+    from hiddenbn.util import seeding
 
     if args.params:
         return load_labelled_parameters(args.params, network)
@@ -362,17 +362,17 @@ def _add_parameter_options(parser):
 
 
 def forward_sample(*args, **kwargs):
-    """:func:`hiddenbn.sampling.forward_sample`, imported when called (a name of this module,
+    """:func:`hiddenbn.data.sampling.forward_sample`, imported when called (a name of this module,
     so that a test can make sampling fail)."""
-    from hiddenbn import sampling
+    from hiddenbn.data import sampling
 
     return sampling.forward_sample(*args, **kwargs)
 
 
 def exact_log_evidence(*args, **kwargs):
-    """:func:`hiddenbn.evidence.exact_log_evidence`, imported when called (a name of this
+    """:func:`hiddenbn.scores.exact.exact_log_evidence`, imported when called (a name of this
     module, so that a test can replace its result)."""
-    from hiddenbn import evidence
+    from hiddenbn.scores import exact as evidence
 
     return evidence.exact_log_evidence(*args, **kwargs)
 
@@ -381,9 +381,9 @@ def _model_of(spec, classes: int | None = None) -> tuple:
     """The family of a command's model (a key of FAMILIES) and the model: a Network, an
     InteractionModel (noisy-max and noisy-additive models), or None for ``classes`` (--classes
     K or --model K: the latent class model over the data's columns, built when they are read)."""
-    from hiddenbn import interaction_report
-    from hiddenbn.inference import is_latent_class
-    from hiddenbn.spec import is_spec_file, parse_spec
+    from hiddenbn.inference.enumeration import is_latent_class
+    from hiddenbn.models.spec import is_spec_file, parse_spec
+    from hiddenbn.reports import interaction as interaction_report
 
     if classes is not None:
         if not 1 <= classes <= limits.MAX_STATES:
@@ -413,10 +413,10 @@ def _network_of(command: str, args, spec):
 def command_sample(args) -> None:
     from dataclasses import replace
 
-    from hiddenbn import seeding
     from hiddenbn.data import NumberedStates, write_csv, write_rows_csv
-    from hiddenbn.models import save_parameters
-    from hiddenbn.sampling import blank_cells, sample_dataset
+    from hiddenbn.data.sampling import blank_cells, sample_dataset
+    from hiddenbn.models.network import save_parameters
+    from hiddenbn.util import seeding
 
     _check_outputs({"--save-params": args.save_params, "--output": args.output},
                    [args.spec, args.params])
@@ -442,8 +442,8 @@ def command_sample(args) -> None:
 
 
 def command_params(args) -> None:
-    from hiddenbn import seeding
-    from hiddenbn.models import random_parameters, save_parameters
+    from hiddenbn.models.network import random_parameters, save_parameters
+    from hiddenbn.util import seeding
 
     _check_outputs({"--output": args.output}, [args.spec])
     network = _network_of("params", args, args.spec)  # random_parameters checks its size
@@ -454,7 +454,10 @@ def command_params(args) -> None:
 
 
 def command_dim(args) -> None:
-    from hiddenbn import dimension, ebnc, interaction_report, seeding
+    from hiddenbn.dimension import effective as dimension
+    from hiddenbn.ebnc import model as ebnc
+    from hiddenbn.reports import interaction as interaction_report
+    from hiddenbn.util import seeding
 
     family, model = _model_of(args.spec)
     _refuse_what_does_not_act("dim", args, family, args.spec)
@@ -491,7 +494,7 @@ def _complete_data(path, columns=None):
 
 
 def command_ebnc_fit(args) -> None:
-    from hiddenbn import ebnc_fit
+    from hiddenbn.ebnc import fitting as ebnc_fit
 
     embedded = _network_of("ebnc fit", args, args.embedded)
     limits.check_network(embedded)
@@ -501,7 +504,7 @@ def command_ebnc_fit(args) -> None:
 
 
 def command_ebnc_select(args) -> None:
-    from hiddenbn import ebnc_fit
+    from hiddenbn.ebnc import fitting as ebnc_fit
 
     inputs = None if args.inputs is None else _names_option("--inputs", args.inputs)
     data = _complete_data(args.data, None if inputs is None else (args.target, *inputs))
@@ -581,8 +584,8 @@ def _bound_model(args, table, family: str, model) -> tuple:
     for the latent class model of --classes or --model K, a noisy-max model's network is its
     network, a noisy-additive model has none: None) over the columns of the data ``table``
     (see 'fit --help'), and the data file of the columns it is bound to (no other is read)."""
-    from hiddenbn import selection
-    from hiddenbn.spec import bind_columns, is_spec_file
+    from hiddenbn.learning import selection
+    from hiddenbn.models.spec import bind_columns, is_spec_file
 
     if model is None:
         columns = _columns(args, table.names)
@@ -600,9 +603,10 @@ def _bound_model(args, table, family: str, model) -> tuple:
 
 
 def command_fit(args) -> None:
-    from hiddenbn import interaction_report, selection
-    from hiddenbn.inference import is_latent_class
-    from hiddenbn.models import load_parameters, save_parameters
+    from hiddenbn.inference.enumeration import is_latent_class
+    from hiddenbn.learning import selection
+    from hiddenbn.models.network import load_parameters, save_parameters
+    from hiddenbn.reports import interaction as interaction_report
 
     if args.model is None and args.classes is None:
         raise HiddenbnError("give the model: --model SPEC or --classes K")
@@ -639,7 +643,8 @@ def command_fit(args) -> None:
                             initial=initial, **_em_options(args, family != "noisy-max"))
     report = selection.fit_report(outcome, data, data_file.notes)
     if latent_class or args.posteriors:
-        from hiddenbn import lca  # a latent class fit's report, and the posteriors file
+        # a latent class fit's report, and the posteriors file
+        from hiddenbn.scores import lca_statistics as lca
     if latent_class:
         report["lca"] = lca.lca_report(outcome["fit"], data, outcome["de"], states)
     with _outputs(args.posteriors, args.plot, args.save_params) as (
@@ -650,7 +655,7 @@ def command_fit(args) -> None:
             posterior, modal = lca.pattern_posteriors(outcome["fit"], data_file.every_case)
             lca.write_posteriors(posteriors_file, posterior, modal, data_file.row_patterns)
         elif posteriors_file:
-            from hiddenbn.exact_inference import posterior_marginals
+            from hiddenbn.inference.exact import posterior_marginals
 
             every_case = data_file.every_case
             columns = [every_case.names.index(name) for name in network.observed_names]
@@ -663,14 +668,15 @@ def command_fit(args) -> None:
 
 
 def _plots():
-    """:mod:`hiddenbn.plots`, imported when a figure is asked for (matplotlib is slow to load)."""
-    from hiddenbn import plots as module
+    """:mod:`hiddenbn.reports.plots`, imported when a figure is asked for (matplotlib is slow to
+    load)."""
+    from hiddenbn.reports import plots as module
 
     return module
 
 
 def command_select(args) -> None:
-    from hiddenbn import selection
+    from hiddenbn.learning import selection
 
     _refuse_what_does_not_act("select", args)  # its family is the latent class model
     table = _data_table(args)
@@ -689,7 +695,8 @@ def command_select(args) -> None:
 
 
 def command_check_config(args) -> None:
-    from hiddenbn import workflow_config  # the experiments it checks: only this command needs them
+    # the experiments it checks: only this command needs them
+    from hiddenbn.experiments import workflow_config
 
     config = workflow_config.check_config_file(args.config)
     if args.results_dir:
@@ -699,8 +706,8 @@ def command_check_config(args) -> None:
 
 
 def command_evidence(args) -> None:
-    from hiddenbn import seeding
-    from hiddenbn.smc import smc_log_evidence
+    from hiddenbn.scores.smc import smc_log_evidence
+    from hiddenbn.util import seeding
 
     family, model = _command_model("evidence", args)
     network, data_file = _bound_model(args, _data_table(args), family, model)
@@ -746,13 +753,13 @@ def _restarts(args) -> int:
 def _annealing(args, network) -> bool:
     """Whether the fits of ``network`` anneal their starts (a model with too many joint hidden
     states for the moves gets random ones)."""
-    from hiddenbn.annealing import can_anneal
+    from hiddenbn.learning.annealing import can_anneal
 
     return args.schedule == "annealing" and can_anneal(network)
 
 
 def _em_options(args, annealable: bool = True) -> dict:
-    """The EM settings of fit and select, as :func:`hiddenbn.em.fit` takes them (the sweeps
+    """The EM settings of fit and select, as :func:`hiddenbn.learning.em.fit` takes them (the sweeps
     only for the annealed search). The interaction models' EM has no annealed search
     (``annealable`` false): there the default, annealing, means random starts each run to
     convergence (best-of-n), as for a network too large to anneal."""
@@ -1158,12 +1165,12 @@ def _run(argv) -> int:
 
 
 def _pin_blas() -> None:
-    """numba on every core, BLAS on one: the same result on any machine (hiddenbn.threads).
+    """numba on every core, BLAS on one: the same result on any machine (hiddenbn.util.threads).
 
     The limit reaches only the BLAS libraries loaded when it is set, and numpy and scipy each
     bring their own: both are loaded first (numba loads numpy), as they were when this module
     imported the whole library at its top."""
-    from hiddenbn.threads import pin_blas_to_one_thread
+    from hiddenbn.util.threads import pin_blas_to_one_thread
 
     importlib.import_module("scipy.linalg")  # loads scipy's BLAS, so that the limit covers it
     pin_blas_to_one_thread()

@@ -30,11 +30,15 @@ def _groups():
     entry points (so the signatures compiled are the ones the jobs use)."""
     import numpy as np
 
-    from hiddenbn import dimension, em, junction_tree, message_passing, sampling, smc
-    from hiddenbn.interaction import noisy_max_model
-    from hiddenbn.models import latent_class, random_parameters
-    from hiddenbn.noisy_max import fit_noisy_max
-    from hiddenbn.spec import parse_spec
+    from hiddenbn.data import sampling
+    from hiddenbn.dimension import effective as dimension
+    from hiddenbn.inference import junction_tree, message_passing
+    from hiddenbn.interaction.noisy_max import fit_noisy_max
+    from hiddenbn.learning import em
+    from hiddenbn.models.interaction import noisy_max_model
+    from hiddenbn.models.network import latent_class, random_parameters
+    from hiddenbn.models.spec import parse_spec
+    from hiddenbn.scores import smc
 
     rng = np.random.default_rng(0)
 

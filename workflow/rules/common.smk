@@ -4,8 +4,9 @@
 # the rule files hold rules and values only (snakemake --lint wants functions here).
 from pathlib import Path
 
-from hiddenbn import seeding, workflow_config
+from hiddenbn.experiments import workflow_config
 from hiddenbn.experiments.papers import BY_NAME, PAPERS
+from hiddenbn.util import seeding
 
 # Relative file names in a study (spec and parameter files) are read from the folder of the
 # config file (the last one given), so a study and its files can live anywhere.
@@ -32,7 +33,8 @@ RESCORED_EXPERIMENTS = {}
 
 
 def job_seed(*key):
-    """The seed of the job identified by ``key`` (paper, stage, wildcards): see hiddenbn.seeding."""
+    """The seed of the job identified by ``key`` (paper, stage, wildcards): see
+    hiddenbn.util.seeding."""
     return seeding.job_seed(config["seed"], *key)
 
 

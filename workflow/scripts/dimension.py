@@ -5,8 +5,8 @@ from importlib import import_module
 from pathlib import Path
 
 from hiddenbn.experiments.papers import paper
-from hiddenbn.joblog import job_log
-from hiddenbn.threads import use_threads
+from hiddenbn.util.joblog import job_log
+from hiddenbn.util.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)

@@ -1,7 +1,7 @@
 """results/REPRODUCTION.md from every paper's comparison and verdicts.csv (a thin wrapper)."""
 
 from hiddenbn.experiments.reproduction import write_reproduction
-from hiddenbn.joblog import job_log
+from hiddenbn.util.joblog import job_log
 
 with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     write_reproduction(

@@ -31,19 +31,19 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
-from hiddenbn import seeding
 from hiddenbn.data import Dataset, read_csv, write_csv
-from hiddenbn.dimension import dimension_report
-from hiddenbn.em import fit, make_engine, run_em
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.dimension.effective import dimension_report
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.reproduction import claim_rows, verdict_row, write_verdicts
-from hiddenbn.files import atomic_output, atomic_write_text
-from hiddenbn.markdown import pipe_table
-from hiddenbn.models import latent_class, load_parameters, random_parameters
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.scores import TIMING_MIN_SECONDS, score_fit, timed
-from hiddenbn.search import greedy_search
-from hiddenbn.spec import parse_spec
+from hiddenbn.learning.em import fit, make_engine, run_em
+from hiddenbn.learning.structure_search import greedy_search
+from hiddenbn.models.network import latent_class, load_parameters, random_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.scores.approximations import TIMING_MIN_SECONDS, score_fit, timed
+from hiddenbn.util import seeding
+from hiddenbn.util.files import atomic_output, atomic_write_text
+from hiddenbn.util.markdown import pipe_table
 
 #: The five scores of the paper, in the order of its figures' legends.
 SCORES = ("laplace", "cs", "mled", "draper", "bic_log_evidence")
@@ -154,13 +154,13 @@ def fit_and_score_test_model(network, data: Dataset, rng: np.random.Generator,
                              search: dict | None = None,
                              timing_seconds: float = TIMING_MIN_SECONDS) -> dict:
     """Fit one test model by MAP EM and evaluate every score
-    (:func:`hiddenbn.scores.score_fit`), each timed by the fastest of calls that add up to
-    ``timing_seconds`` (EM by its one run).
+    (:func:`hiddenbn.scores.approximations.score_fit`), each timed by the fastest of calls that add
+    up to ``timing_seconds`` (EM by its one run).
 
     Without ``search`` EM follows the paper's protocol (Sec. 3: ``em["restarts"]``
     random starts, halved after 1, 2, 4, ... iterations); with it, ``search["restarts"]``
-    annealed starts of ``search["sweeps"]`` sweeps (:mod:`hiddenbn.annealing`). Both end with
-    the same final phase (``em["max_iterations"]``, ``em["tolerance"]``,
+    annealed starts of ``search["sweeps"]`` sweeps (:mod:`hiddenbn.learning.annealing`). Both end
+    with the same final phase (``em["max_iterations"]``, ``em["tolerance"]``,
     ``em["run_all_iterations"]``).
 
     Returns one row: the test model's hidden states, ``ds`` (``d``), the fit's log likelihood
@@ -170,7 +170,7 @@ def fit_and_score_test_model(network, data: Dataset, rng: np.random.Generator,
     BIC/Draper: a fresh evaluation of ``log p(D|theta)``; for MLED: Eq. 5 at the expected
     counts; for CS: MLED plus ``log p(D'|theta)``). ``cs_de`` is CS with ``d = de`` (paper
     002's CS+), NaN without ``effective_dimension``; a model too large for the Laplace
-    Hessian (:data:`hiddenbn.scores.LAPLACE_MAX_DIMENSION`) gets none.
+    Hessian (:data:`hiddenbn.scores.approximations.LAPLACE_MAX_DIMENSION`) gets none.
     """
     if search is None:
         restarts, schedule, sweeps = em["restarts"], "halving", 0
@@ -435,7 +435,7 @@ def figure_score_curves(fits: pd.DataFrame, panels: list, experiments: dict, mod
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
-    from hiddenbn import plots
+    from hiddenbn.reports import plots
 
     with plots.style():
         width = 3.3 * len(panels) + 1.4  # the legend sits to the right of the last panel
@@ -659,8 +659,8 @@ def _table2_explanation(step: str, timing: pd.DataFrame, both: pd.DataFrame, our
     """Why a step's time scales differently from the paper's: computed where our data say
     something, the rest labelled a conjecture."""
     if step == "laplace" and cases is not None:
-        # the closed-form Hessian of hiddenbn.scores: N d^2 for the outer products of the
-        # pattern gradients (at most N patterns), d^3 / 3 for its Cholesky factor
+        # the closed-form Hessian of hiddenbn.scores.approximations: N d^2 for the outer products of
+        # the pattern gradients (at most N patterns), d^3 / 3 for its Cholesky factor
         mine, theirs = (scaling_exponent(d, cases * d ** 2 + d ** 3 / 3)[0]
                         for d in (timing.d.to_numpy(float), both.d.to_numpy(float)))
         return (f"computed: our negative Hessian and its Cholesky factor take about N d² + "
@@ -1668,12 +1668,11 @@ def claim_cs_flat_right(cell: pd.DataFrame, c: int) -> tuple:
                 f"{FLATTER_BY:g} times",)))
 
 
-#: Our figures' panels are about 166 pt tall and their markers 4 pt (hiddenbn.plots): a ±1 s.d.
-#: error bar (2 s.d. long) shorter than 2.5% of the panel's height hides behind a marker
+#: Our figures' panels are about 166 pt tall and their markers 4 pt (hiddenbn.reports.plots): a ±1
+#: s.d. error bar (2 s.d. long) shorter than 2.5% of the panel's height hides behind a marker
 #: ("invisible"); up to 5%, twice a marker, it is "barely visible". Two curves are "almost
-#: identical" when they never part by more than the latter. The paper's figures are lost, so
-#: the verdict is also shown with both fractions halved and doubled
-#: (:data:`VISIBILITY_SCALES`).
+#: identical" when they never part by more than the latter. The paper's figures are lost, so the
+#: verdict is also shown with both fractions halved and doubled (:data:`VISIBILITY_SCALES`).
 INVISIBLE_FRACTION = 0.025
 BARELY_VISIBLE_FRACTION = 0.05
 VISIBILITY_SCALES = (0.5, 2.0)
@@ -2247,7 +2246,7 @@ ORACLE_SHORTFALL_NATS = 5.0
 
 
 def halving_rounds(restarts: int) -> list[tuple[int, int]]:
-    """Sec. 3's initialisation as run by :func:`hiddenbn.em.fit_engine`: ``(starts,
+    """Sec. 3's initialisation as run by :func:`hiddenbn.learning.em.fit_engine`: ``(starts,
     iterations)`` per round, the best half kept after each, until one start is left."""
     rounds, runs, length = [], restarts, 1
     while runs > 1:
@@ -2273,9 +2272,9 @@ def _em_protocol_lines(fits: pd.DataFrame, em: dict) -> list[str]:
         f"iterations over all starts); then the one left runs {everything}"
         f"{em['max_iterations']} final iterations, and the fit is converged when |g_t − "
         f"g_(t−1)| ≤ {em['tolerance']:g} |g_(t−1)| over the last of them, not converged "
-        "otherwise (`hiddenbn.em`, run_all_iterations). A reading the text leaves open: its "
-        "\"four more times\" ends when one start is left, which we read as the round that keeps "
-        "it; read as a further round, the survivor would run "
+        "otherwise (`hiddenbn.learning.em`, run_all_iterations). A reading the text leaves "
+        "open: its \"four more times\" ends when one start is left, which we read as the "
+        "round that keeps it; read as a further round, the survivor would run "
         f"{2 * rounds[-1][1] if rounds else 1} iterations of its own before the "
         f"{em['max_iterations']}. That reading is not run: it would add iterations before "
         "the final ones, which can matter only to the fits the criterion finds unconverged "
@@ -2308,7 +2307,7 @@ def _search_lines(summary: pd.DataFrame, em: dict) -> list[str]:
         f"Every test model is fitted twice: by the paper's protocol (Sec. 3: {em['restarts']} "
         "random starts, the best half kept after 1, 2, 4, ... iterations, then the final "
         f"{em['max_iterations']} iterations) and by "
-        "the annealed search (`hiddenbn.annealing`: EM from the best hard completions of "
+        "the annealed search (`hiddenbn.learning.annealing`: EM from the best hard completions of "
         "simulated-annealing runs, the same final phase; the search keeps the better of that fit "
         "and the paper protocol's). g is the log posterior EM maximises. "
         "The oracle is EM started from the generating parameters, for the test model with the "

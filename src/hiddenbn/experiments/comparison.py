@@ -17,8 +17,8 @@ import pandas as pd
 import yaml
 
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.files import atomic_output, atomic_write_text
-from hiddenbn.markdown import general_cell, pipe_table
+from hiddenbn.util.files import atomic_output, atomic_write_text
+from hiddenbn.util.markdown import general_cell, pipe_table
 
 #: How a structure whose figure is lost is marked in the outputs.
 RECONSTRUCTED = "reconstructed from the text (the figure is lost; see docs/RECONSTRUCTIONS.md)"

@@ -8,7 +8,7 @@ paper computes it for naive Bayes with a binary hidden root (Sec. 5, with the co
 number of parameters ``d'`` used by Cheeseman-Stutz exceeds the rank ``d``), Gaussian networks
 (Sec. 7) and sigmoid networks (Sec. 8), and shows the symbolic Jacobian of the smallest naive
 Bayes model (Figure 1). :func:`write_dimension_results` recomputes each with
-:mod:`hiddenbn.dimension` and writes the tables (CSV + Markdown), Figure 1 from SymPy, the
+:mod:`hiddenbn.dimension.effective` and writes the tables (CSV + Markdown), Figure 1 from SymPy, the
 networks drawn, ``comparison.md`` with the printed numbers (``workflow/resources/
 geiger_heckerman_meek1996/dimensions.yaml``) beside ours, and ``verdicts.csv``.
 
@@ -27,22 +27,23 @@ import numpy as np
 import pandas as pd
 import sympy
 
-from hiddenbn import jacobian as jac
-from hiddenbn import plots, seeding
-from hiddenbn.dimension import (dimension_report, effective_dimension, jacobian_rank,
-                                latent_class_spec)
+from hiddenbn.dimension import jacobian as jac
+from hiddenbn.dimension.effective import (dimension_report, effective_dimension, jacobian_rank,
+                                          latent_class_spec)
+from hiddenbn.dimension.rank import numerical_rank
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.comparison import (RECONSTRUCTED, formula_value, markdown, points_note,
                                              printed_rows, read_printed, rounded, table_verdict,
                                              write_table)
 from hiddenbn.experiments.reproduction import compared, verdict_row, write_verdicts
-from hiddenbn.files import atomic_write_text
-from hiddenbn.models import (Network, latent_class, observed_distribution, parameters_from_free,
-                             random_parameters)
-from hiddenbn.rank import numerical_rank
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.network import (Network, latent_class, observed_distribution,
+                                     parameters_from_free, random_parameters)
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.reports import plots
+from hiddenbn.util import seeding
+from hiddenbn.util.files import atomic_write_text
 
-import matplotlib.pyplot as plt  # noqa: E402  (after hiddenbn.plots selects the backend)
+import matplotlib.pyplot as plt  # noqa: E402  (after hiddenbn.reports.plots selects the backend)
 
 #: Deviations from an independence or a zero covariance below this are round-off: the
 #: probabilities and moments are sums of a few dozen products of numbers in (0, 1).

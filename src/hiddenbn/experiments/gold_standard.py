@@ -5,12 +5,12 @@ Three experiments, each a set of plain functions called by thin Snakemake script
 Exact (small data)
     Paper 003's journal setting: naive-Bayes data sets of ``N = 10`` cases from a model with
     two hidden states and 64 binary features. Every test model ``k:2,...,2`` is fitted by paper
-    003's EM protocol, scored by :func:`hiddenbn.scores.score_fit` and
-    compared with the exact ``log p(D | S)`` (:mod:`hiddenbn.evidence`); the SMC estimate is
+    003's EM protocol, scored by :func:`hiddenbn.scores.approximations.score_fit` and
+    compared with the exact ``log p(D | S)`` (:mod:`hiddenbn.scores.exact`); the SMC estimate is
     shown beside it as a check of the estimator.
 Paper 003's settings
     The data sets and fits of the paper-003 pipeline (same EM, same prior ``alpha = 1.01``)
-    are scored against the SMC estimate (:mod:`hiddenbn.smc`) with its standard error: the
+    are scored against the SMC estimate (:mod:`hiddenbn.scores.smc`) with its standard error: the
     error of each approximation in ``log p(D | S)`` and ``Delta c`` against the gold-standard
     choice, the comparison the paper "could not make" (Sec. 3).
 Slopes (paper 000 Sec. 4, paper 002 Sec. 2.3)
@@ -32,25 +32,26 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hiddenbn import plots, seeding
 from hiddenbn.data import Dataset, read_csv
-from hiddenbn.dimension import effective_dimension, effective_dimension_or_reason
-from hiddenbn.em import fit
+from hiddenbn.data.sampling import forward_sample
+from hiddenbn.dimension.effective import effective_dimension, effective_dimension_or_reason
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.evidence import exact_log_evidence
 from hiddenbn.experiments import chickering_heckerman1996
 from hiddenbn.experiments.reproduction import CLAIM_VERDICTS, verdict_row, write_verdicts
-from hiddenbn.files import atomic_output, atomic_write_text
-from hiddenbn.markdown import general_cell, pipe_table
-from hiddenbn.inference import posterior_chunks
-from hiddenbn.models import Network, load_parameters, random_parameters
-from hiddenbn.sampling import forward_sample
-from hiddenbn.scores import bic_log_evidence, score_fit
-from hiddenbn.smc import (FEW_RUNS, nested_smc_log_evidence, pooled, smc_log_evidence,
-                          tempered_smc_log_evidence)
-from hiddenbn.spec import parse_spec
+from hiddenbn.inference.enumeration import posterior_chunks
+from hiddenbn.learning.em import fit
+from hiddenbn.models.network import Network, load_parameters, random_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.reports import plots
+from hiddenbn.scores.approximations import bic_log_evidence, score_fit
+from hiddenbn.scores.exact import exact_log_evidence
+from hiddenbn.scores.smc import (FEW_RUNS, nested_smc_log_evidence, pooled, smc_log_evidence,
+                                 tempered_smc_log_evidence)
+from hiddenbn.util import seeding
+from hiddenbn.util.files import atomic_output, atomic_write_text
+from hiddenbn.util.markdown import general_cell, pipe_table
 
-import matplotlib.pyplot as plt  # noqa: E402 (after hiddenbn.plots selects the Agg backend)
+import matplotlib.pyplot as plt  # noqa: E402 (after hiddenbn.reports.plots selects the Agg backend)
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 #: The approximations compared with the gold standard, and their labels.
@@ -124,14 +125,14 @@ def gold_standard(network: Network, data: Dataset, seed: int, alpha: float, smc:
                   tempering: dict | None = None):
     """The SMC estimate of ``log p(D | S)`` as the columns ``gold``, ``gold_se``,
     ``gold_effective_runs`` (how many runs carry the estimate:
-    :attr:`hiddenbn.smc.MonteCarloEvidence.effective_runs`), ``gold_runs``, ``gold_particles``
-    and ``gold_sampler``: over the cases (``smc``'s runs, particles and sweeps;
-    :func:`hiddenbn.smc.smc_log_evidence`), or given ``tempering`` (its particles and sweeps)
+    :attr:`hiddenbn.scores.smc.MonteCarloEvidence.effective_runs`), ``gold_runs``,
+    ``gold_particles`` and ``gold_sampler``: over the cases (``smc``'s runs, particles and sweeps;
+    :func:`hiddenbn.scores.smc.smc_log_evidence`), or given ``tempering`` (its particles and sweeps)
     half of ``smc``'s runs over the cases and half by tempering
-    (:func:`hiddenbn.smc.tempered_smc_log_evidence`), pooled (:func:`hiddenbn.smc.pooled`):
-    where the data's clusters outnumber the hidden states each sampler misses modes the other
-    finds, 10-60 nats' worth on paper 003's c = 16 data (``python -m benchmarks evidence``);
-    ``gold_seconds``, the CPU time it took."""
+    (:func:`hiddenbn.scores.smc.tempered_smc_log_evidence`), pooled
+    (:func:`hiddenbn.scores.smc.pooled`): where the data's clusters outnumber the hidden states each
+    sampler misses modes the other finds, 10-60 nats' worth on paper 003's c = 16 data (``python -m
+    benchmarks evidence``); ``gold_seconds``, the CPU time it took."""
     start = time.process_time()
     if tempering is None:
         result = smc_log_evidence(network, data, np.random.default_rng(seed), alpha,
@@ -158,7 +159,8 @@ def _gold_columns(result, sampler: str) -> dict:
 
 def nested_gold_standard(network: Network, data: list, seed: int, alpha: float, smc: dict):
     """:func:`gold_standard` of each of nested data sets (prefixes of one sample, smallest
-    first), from one SMC pass over the largest (:func:`hiddenbn.smc.nested_smc_log_evidence`)."""
+    first), from one SMC pass over the largest
+    (:func:`hiddenbn.scores.smc.nested_smc_log_evidence`)."""
     results = nested_smc_log_evidence(network, data, np.random.default_rng(seed), alpha,
                                       runs=smc["runs"], particles=smc["particles"],
                                       moves=smc.get("moves", 1))
@@ -350,8 +352,8 @@ def selection_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
     by Laplace, paper 003's yardstick), one row per data set; ``gold_margin_se`` is the gap
     between the best and second-best gold values in units of their combined standard error
     (below ~2 the gold choice itself is uncertain), and ``gold_few_runs`` says whether either
-    of the two rests on fewer than :data:`hiddenbn.smc.FEW_RUNS` effective runs (then that error is not
-    the estimate's own)."""
+    of the two rests on fewer than :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs (then that
+    error is not the estimate's own)."""
     rows = []
     for key, group in frame.groupby(keys):
         group = group.sort_values("hidden_states")
@@ -473,7 +475,7 @@ def paper003_verdict_rows(paper: pd.DataFrame, doubled: pd.DataFrame | None = No
 
 def _few_runs_note(paper: pd.DataFrame) -> str:
     """How many data sets' gold-standard choice rests on an estimate with fewer than
-    :data:`hiddenbn.smc.FEW_RUNS` effective runs (the best or the runner-up), for a verdict's
+    :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs (the best or the runner-up), for a verdict's
     evidence; empty when none does."""
     selection = selection_errors(paper, ["experiment", "replicate"])
     if "gold_few_runs" not in selection or not selection["gold_few_runs"].any():
@@ -501,7 +503,7 @@ def _doubling_note(doubled: pd.DataFrame | None) -> str:
 
 def _few_runs_shape_note(paper: pd.DataFrame, laplace: str) -> str:
     """The shape ranking's dependence on estimates with fewer than
-    :data:`hiddenbn.smc.FEW_RUNS` effective runs, for a verdict's evidence."""
+    :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs, for a verdict's evidence."""
     if "gold_effective_runs" not in paper or not (paper["gold_effective_runs"] < FEW_RUNS).any():
         return ""
     sure, _, models = shape_ranking(paper, FEW_RUNS)
@@ -795,7 +797,7 @@ def runs_agree(estimates: pd.DataFrame) -> pd.Series:
 
 
 def _run_agreement_lines(paper: pd.DataFrame, large_c=()) -> list[str]:
-    """How many gold-standard estimates rest on fewer than :data:`hiddenbn.smc.FEW_RUNS`
+    """How many gold-standard estimates rest on fewer than :data:`hiddenbn.scores.smc.FEW_RUNS`
     effective runs, for test models with fewer hidden states than the generating model and the
     others, and how many in the large-c experiments carry at least half their runs."""
     if "gold_effective_runs" not in paper:
@@ -892,7 +894,7 @@ def _sampler_lines(paper: pd.DataFrame) -> list[str]:
     return ["* Estimates: the SMC over the cases where the test model has as many hidden states "
             "as the generating one or more; half the runs by tempering (population annealing) "
             "where it has fewer, where the runs over the cases alone end tens of nats apart "
-            "(`hiddenbn.smc`).", "",
+            "(`hiddenbn.scores.smc`).", "",
             pipe_table(samplers, general_cell), ""]
 
 
@@ -1026,8 +1028,8 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
     lines = ["# Gold standard for the marginal likelihood: findings", "",
              "Generated by `hiddenbn.experiments.gold_standard.findings` from the tables in "
              "`tables/`. The gold standard is the SMC estimate of log p(D|S) "
-             "(`hiddenbn.smc`; ± its standard error from independent runs), and the exact sum "
-             "over completions (`hiddenbn.evidence`) where that is feasible.", ""]
+             "(`hiddenbn.scores.smc`; ± its standard error from independent runs), and the exact "
+             "sum over completions (`hiddenbn.scores.exact`) where that is feasible.", ""]
     if not exact.empty:
         # one hidden state: nothing is sampled and the SE is rounding noise, so no z-score
         z = (exact["gold"] - exact["exact"]) / exact["gold_se"].where(exact["gold_se"] > 1e-9)
@@ -1055,8 +1057,8 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
     if not paper.empty:
         lines += ["## 2. Paper 003's settings against the SMC gold standard", "",
                   "Every approximation is evaluated at the fit of the annealed search "
-                  "(`hiddenbn.annealing`), the best mode we find; paper 003's own report sets "
-                  "the paper's EM protocol beside it.", ""] + _sampler_lines(paper)
+                  "(`hiddenbn.learning.annealing`), the best mode we find; paper 003's own report "
+                  "sets the paper's EM protocol beside it.", ""] + _sampler_lines(paper)
         scores = distinct_scores(paper)
         lines += _headline_lines(paper, large_c) + [""]
         by_states = score_errors(paper, ["hidden_states"])

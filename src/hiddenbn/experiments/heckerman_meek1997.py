@@ -7,10 +7,10 @@ the Section 6 network, the naive-Bayes EBNC (Eq. 6), the Markov chain conditione
 (end of Sec. 6), the Section 6 structure with non-binary nodes and a trivial (full-table) EBNC,
 with sizes and state counts from the config (reconstructed). One panel is ours: the smallest
 kind of network we found whose EBNC is a curved subset of its span, where the paper's
-constructions overstate the dimension (see :func:`hiddenbn.ebnc.ebnc_dimension`).
+constructions overstate the dimension (see :func:`hiddenbn.ebnc.model.ebnc_dimension`).
 
-Every dimension is computed (:func:`hiddenbn.ebnc.ebnc_dimensions`); the paper's printed values
-appear only in the "paper says" column, read from
+Every dimension is computed (:func:`hiddenbn.ebnc.model.ebnc_dimensions`); the paper's printed
+values appear only in the "paper says" column, read from
 ``workflow/resources/heckerman_meek1997/dimensions.yaml`` (:func:`read_printed_dimensions`).
 """
 
@@ -28,15 +28,17 @@ from scipy.linalg import subspace_angles
 from scipy.stats import spearmanr
 from scipy.stats import t as student_t
 
-from hiddenbn import ebnc, ebnc_fit, plots, seeding
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.dimension.rank import numerical_rank
+from hiddenbn.ebnc import fitting as ebnc_fit, model as ebnc
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.comparison import formula_value, markdown, read_printed
 from hiddenbn.experiments.reproduction import CONSTRUCTED, compared, verdict_row, write_verdicts
-from hiddenbn.files import atomic_output, atomic_write_text
-from hiddenbn.models import Network, random_parameters
-from hiddenbn.rank import numerical_rank
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.spec import parse_spec
+from hiddenbn.models.network import Network, random_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.reports import plots
+from hiddenbn.util import seeding
+from hiddenbn.util.files import atomic_output, atomic_write_text
 
 SECTION_6_PARENTS = {"X1": [], "X2": [], "X3": [], "Y": ["X1", "X2"], "X4": ["X1", "X3", "Y"],
                      "X5": ["X2", "X3", "Y"]}
@@ -359,7 +361,7 @@ def tangent_angle(network: Network, target: str, rng: np.random.Generator,
     ``theta -> lambda`` (Eq. 4) at ``points`` random parameter points (Dirichlet(1) rows).
 
     The tangent space at a point is the column space of the Jacobian of ``theta -> lambda``
-    (:func:`hiddenbn.ebnc.log_odds_jacobian`, every blanket configuration). A linear manifold
+    (:func:`hiddenbn.ebnc.model.log_odds_jacobian`, every blanket configuration). A linear manifold
     (Theorem 1) has the same tangent space everywhere, so the angle is round-off; an angle above
     :data:`TANGENT_ROUND_OFF` shows that the image is curved.
     """
@@ -423,7 +425,7 @@ def _input_configurations(network: Network, target: str) -> np.ndarray:
 def brute_force_log_odds(network: Network, cpts, target: str, configurations) -> np.ndarray:
     """``log p(y^k | x) - log p(y^1 | x)`` (Eq. 2) by inference in the embedded network: the
     joint ``p(y, x)`` of Eq. 1 (every table, not only those of Eq. 4's families) for every state
-    of ``target``, normalised over them. Independent of :func:`hiddenbn.ebnc.log_odds`."""
+    of ``target``, normalised over them. Independent of :func:`hiddenbn.ebnc.model.log_odds`."""
     classifier = ebnc.embedded_classifier(network, target)
     y = classifier.target
     full = np.zeros((len(configurations), network.n_nodes), dtype=np.int64)
@@ -447,8 +449,8 @@ def brute_force_log_odds(network: Network, cpts, target: str, configurations) ->
 def eq4_row(panels: list[Panel], seed: int, points: int, log_odds=ebnc.log_odds) -> dict:
     """Eq. 4: the posterior log odds are the sum of the family terms, against inference by
     :func:`brute_force_log_odds` on every input configuration of every panel at ``points``
-    random parameter points; ``log_odds`` is the formula judged (:func:`hiddenbn.ebnc.log_odds`
-    implements Eq. 4)."""
+    random parameter points; ``log_odds`` is the formula judged
+    (:func:`hiddenbn.ebnc.model.log_odds` implements Eq. 4)."""
     worst = 0.0
     for panel in panels:
         rng = seeding.rng(seed, "eq4", panel.name)
@@ -472,7 +474,7 @@ def eq4_row(panels: list[Panel], seed: int, points: int, log_odds=ebnc.log_odds)
 def softmax_row(panels: list[Panel], seed: int, points: int, basis=ebnc.ebnc_basis) -> dict:
     """Sec. 6: an EBNC is a special case of softmax polynomial regression: at ``points``
     random parameter points of every panel, the log odds (by inference) are a linear function
-    of the basis features (products of input indicators, :func:`hiddenbn.ebnc.ebnc_basis`),
+    of the basis features (products of input indicators, :func:`hiddenbn.ebnc.model.ebnc_basis`),
     fitted by least squares; ``basis`` gives the features judged."""
     worst, degree = 0.0, 0
     for panel in panels:
@@ -568,7 +570,7 @@ def exact_log_marginal(data: ebnc_fit.ClassData, fit: ebnc_fit.PhiFit, prior_sd:
     """``log p(D) = log integral L(phi) p(phi) dphi`` by Gauss-Hermite quadrature, the grid
     centred at the MAP ``fit.phi`` and shaped by the inverse of ``fit.negative_hessian`` (so
     the integrand is close to the quadrature's Gaussian weight and the rule converges fast).
-    ``p(phi)`` is the independent normal prior of :mod:`hiddenbn.ebnc_fit`."""
+    ``p(phi)`` is the independent normal prior of :mod:`hiddenbn.ebnc.fitting`."""
     size = fit.phi.size
     if nodes ** size > MAX_QUADRATURE_POINTS:
         raise HiddenbnError(f"the quadrature of {size} parameters with {nodes} nodes each has "
@@ -871,8 +873,9 @@ LEARNER_LABELS = {"ebnc_laplace": "EBNC selected by Laplace", "ebnc_bic": "EBNC 
                   "full_table": "full table (BD predictive)",
                   "naive_bayes": "naive Bayes (generative)",
                   "logistic": "logistic regression (all inputs)"}
-#: The look of each learner's curves: the score's own colour and marker (hiddenbn.plots) where a
-#: score selects the EBNC, a colour of the non-score palette otherwise; the oracle is dashed.
+#: The look of each learner's curves: the score's own colour and marker (hiddenbn.reports.plots)
+#: where a score selects the EBNC, a colour of the non-score palette otherwise; the oracle is
+#: dashed.
 LEARNER_STYLES = {
     "ebnc_laplace": {**plots.score_style("laplace", 3), "linestyle": "-"},
     "ebnc_bic": {**plots.score_style("bic_log_evidence", 3), "linestyle": "-"},

@@ -15,9 +15,9 @@ variables deterministic functions of the hidden one (:func:`deterministic_parame
 
 HLC experiment (Sec. 6): data from random parametrisations of HLC 5,3,3:2,2,2,2,2; keeping the
 true structure, each score hill-climbs on the hidden cardinalities from all-binary
-(:func:`hiddenbn.hlc.hill_climb`), and the KL of its final model is summarised in Table 2.
+(:func:`hiddenbn.learning.hlc.hill_climb`), and the KL of its final model is summarised in Table 2.
 
-Data sets are pattern counts (``hiddenbn.sampling.sample_dataset``), so an EM iteration costs
+Data sets are pattern counts (``hiddenbn.data.sampling.sample_dataset``), so an EM iteration costs
 the same at N = 1k and N = 243k.
 
 Dimension results (Table 1, Sec. 4, Figures 1-3; :func:`write_dimension_results`): de, db, ds,
@@ -34,29 +34,30 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from hiddenbn import plots, seeding
 from hiddenbn.data import Dataset
-from hiddenbn.dimension import (dimension_report, effective_dimension, hlc_decomposition,
-                                is_regular_hlc, jacobian_rank, latent_class_bounds,
-                                latent_class_spec, regular_hidden_states, tree_shorthand)
-from hiddenbn.em import fit, run_em
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.dimension.effective import (dimension_report, effective_dimension, hlc_decomposition,
+                                          is_regular_hlc, jacobian_rank, latent_class_bounds,
+                                          latent_class_spec, regular_hidden_states, tree_shorthand)
+from hiddenbn.dimension.rank import CLEAR_GAP_DECADES
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.comparison import (RECONSTRUCTED, markdown, points_note, printed_rows,
                                              read_printed, rounded, write_table)
 from hiddenbn.experiments.reproduction import claim_rows, compared, verdict_row, write_verdicts
-from hiddenbn.files import atomic_output, atomic_write_text
-from hiddenbn.hlc import (all_binary, hidden_cardinalities, hill_climb, kl_bits,
-                          with_hidden_cardinalities)
-from hiddenbn.markdown import pipe_table
-from hiddenbn.models import Network, latent_class, observed_distribution, random_parameters
-from hiddenbn.rank import CLEAR_GAP_DECADES
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.scores import (bd_log_marginal, bic_log_evidence, cheeseman_stutz,
-                             complete_log_likelihood)
-from hiddenbn.spec import parse_spec
+from hiddenbn.learning.em import fit, run_em
+from hiddenbn.learning.hlc import (all_binary, hidden_cardinalities, hill_climb, kl_bits,
+                                   with_hidden_cardinalities)
+from hiddenbn.models.network import Network, latent_class, observed_distribution, random_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.reports import plots
+from hiddenbn.scores.approximations import (bd_log_marginal, bic_log_evidence, cheeseman_stutz,
+                                            complete_log_likelihood)
+from hiddenbn.util import seeding
+from hiddenbn.util.files import atomic_output, atomic_write_text
+from hiddenbn.util.markdown import pipe_table
 
-#: The paper's score names and the keys of :data:`hiddenbn.plots.SCORE_STYLES` they are drawn
-#: with.
+#: The paper's score names and the keys of :data:`hiddenbn.reports.plots.SCORE_STYLES` they are
+#: drawn with.
 SCORE_KEYS = {"BIC": "bic_log_evidence", "BIC+": "bic_plus_log_evidence", "CS": "cs",
               "CS+": "cs_plus"}
 #: The scores whose value depends on the Dirichlet alpha of CS's complete-data term.
@@ -184,11 +185,11 @@ def generating_parameters(network: Network, rng, distribution: dict) -> list:
     """Random generating parameters of Secs. 5-6, whose law the paper does not state.
 
     Every CPT row is drawn from the symmetric Dirichlet(``distribution["generating_alpha"]``)
-    (:func:`hiddenbn.models.random_parameters`, so the same stream gives the same rows); then
-    each row of a node with a parent whose total-variation distance from the uniform row is
-    below ``distribution["min_distance"]`` is drawn again, row by row in network order, until
-    it is not (the "parameters kept away from uniform": every dependency of a child on its
-    parent strong; the root's row is left alone). With ``min_distance = 0`` nothing is redrawn.
+    (:func:`hiddenbn.models.network.random_parameters`, so the same stream gives the same rows);
+    then each row of a node with a parent whose total-variation distance from the uniform row is
+    below ``distribution["min_distance"]`` is drawn again, row by row in network order, until it is
+    not (the "parameters kept away from uniform": every dependency of a child on its parent strong;
+    the root's row is left alone). With ``min_distance = 0`` nothing is redrawn.
     """
     alpha, distance = distribution["generating_alpha"], distribution["min_distance"]
     cpts = random_parameters(network, rng, alpha)
@@ -547,7 +548,7 @@ LC_PANELS = (plots.KL_PANEL, ("states", "selected |X|"))
 
 
 def figure_lc(selections: pd.DataFrame, generators, path, title: str) -> None:
-    """Figure 4/5 form (:func:`hiddenbn.plots.selection_figure`): per generator, mean KL in
+    """Figure 4/5 form (:func:`hiddenbn.reports.plots.selection_figure`): per generator, mean KL in
     bits and selected |X| against N, one line per score of :data:`SCORE_KEYS`."""
     plots.selection_figure(selections, generators, list(SCORE_KEYS), path, title,
                            {g: _generator_title(g) for g in generators}, LC_PANELS, SCORE_KEYS)
@@ -2174,7 +2175,8 @@ def tightness_sweep(points: int, seed: int,
     LC model ``k:r1,...,rn`` (at least two observed variables, ``prod r_i <= limit``,
     ``2 <= k <=`` Lemma 3.2's limit), its ``de`` and ``db``. The rank at one random point is
     ``de`` when it reaches ``db`` (``de <= db``); otherwise ``de`` is the maximum over
-    ``points`` points (:func:`hiddenbn.dimension.jacobian_rank`), checked by SVD (``agree``)."""
+    ``points`` points (:func:`hiddenbn.dimension.effective.jacobian_rank`), checked by SVD
+    (``agree``)."""
     rows = []
     for observed in _state_tuples(limit, limit):
         if len(observed) < 2:
@@ -2262,7 +2264,7 @@ def random_regular_hlcs(rng, count: int = THEOREM5_MODELS) -> list[Network]:
 
 def theorem5_table(networks, points: int, seed: int) -> pd.DataFrame:
     """Cor. 4.1 on each of ``networks``: ``ds - de`` by direct Jacobian rank beside the sum of
-    the local LC models' ``ds - de`` (:func:`hiddenbn.dimension.hlc_decomposition`)."""
+    the local LC models' ``ds - de`` (:func:`hiddenbn.dimension.effective.hlc_decomposition`)."""
     rows = []
     for network in networks:
         report = dimension_report(network, points, seed)
@@ -2310,8 +2312,8 @@ def rank_repeats_table(networks: dict, repeats: int, seed: int) -> pd.DataFrame:
 def rank_repeats_verdict(table: pd.DataFrame) -> dict:
     """Sec. 2.4: "none of the randomly chosen parameters accidentally reduced the rank", on
     :func:`rank_repeats_table`: not reproduced when a point's exact rank, or its SVD rank at a
-    clear gap (:data:`hiddenbn.rank.CLEAR_GAP_DECADES`, the engine's own rule for a reliable
-    SVD rank), lies below its model's maximum; an SVD rank below it at an unclear gap is no
+    clear gap (:data:`hiddenbn.dimension.rank.CLEAR_GAP_DECADES`, the engine's own rule for a
+    reliable SVD rank), lies below its model's maximum; an SVD rank below it at an unclear gap is no
     rank at all by that rule, and is reported beside the verdict."""
     exact = int(table["exact below de"].sum())
     svd = int(table["SVD below max"].sum())

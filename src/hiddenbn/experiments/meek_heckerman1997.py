@@ -28,26 +28,26 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hiddenbn import plots, seeding
 from hiddenbn.data import Dataset, write_rows_csv
-from hiddenbn.dimension import dimension_report, effective_dimension
+from hiddenbn.data.sampling import forward_sample
+from hiddenbn.dimension.effective import dimension_report, effective_dimension
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.comparison import (RECONSTRUCTED, markdown, points_note, printed_rows,
                                              read_printed, rounded, table_verdict, write_table)
-from hiddenbn.experiments.reproduction import (CONSTRUCTED, compared, verdict_row,
-                                               write_verdicts)
-from hiddenbn.files import atomic_output, atomic_write_text
-from hiddenbn.interaction import InteractionModel, noisy_max_model
-from hiddenbn.markdown import general_cell, pipe_table
-from hiddenbn.inference import hidden_configurations, posterior_chunks
-from hiddenbn.models import Network, random_parameters
-from hiddenbn.noisy_max import (effect_distribution, fit_noisy_max, mechanism_posteriors,
-                                stacked_tables)
-from hiddenbn.sampling import forward_sample
-from hiddenbn.scores import bd_log_marginal, score_fit
-from hiddenbn.spec import parse_spec
+from hiddenbn.experiments.reproduction import CONSTRUCTED, compared, verdict_row, write_verdicts
+from hiddenbn.inference.enumeration import hidden_configurations, posterior_chunks
+from hiddenbn.interaction.noisy_max import (effect_distribution, fit_noisy_max,
+                                            mechanism_posteriors, stacked_tables)
+from hiddenbn.models.interaction import InteractionModel, noisy_max_model
+from hiddenbn.models.network import Network, random_parameters
+from hiddenbn.models.spec import parse_spec
+from hiddenbn.reports import plots
+from hiddenbn.scores.approximations import bd_log_marginal, score_fit
+from hiddenbn.util import seeding
+from hiddenbn.util.files import atomic_output, atomic_write_text
+from hiddenbn.util.markdown import general_cell, pipe_table
 
-import matplotlib.pyplot as plt  # noqa: E402  (after hiddenbn.plots selects the backend)
+import matplotlib.pyplot as plt  # noqa: E402  (after hiddenbn.reports.plots selects the backend)
 
 #: Dimension variants of the adjusted CS score: which ``d`` enters Eq. 6.
 VARIANTS = ("computed", "printed", "unadjusted")
@@ -264,7 +264,7 @@ def replicate_summary(scores: pd.DataFrame, paper: bool = False) -> pd.DataFrame
 
 def model_colours(models) -> dict:
     """One colour per candidate model, the same in every figure of paper 004 (non-score
-    colours: hiddenbn.plots.PALETTE)."""
+    colours: hiddenbn.reports.plots.PALETTE)."""
     return {model: plots.PALETTE[i % len(plots.PALETTE)] for i, model in enumerate(models)}
 
 
@@ -737,7 +737,7 @@ E_STEP_TOLERANCE = 1e-12
 def e_step_deviation(model: InteractionModel, cpts, posteriors=mechanism_posteriors) -> float:
     """Largest difference between ``posteriors`` (the E step's closed form of Sec. 3.1,
     ``p(X_i = k | c, e)``) and exact inference by enumerating the hidden mechanisms of the
-    model's network (:func:`hiddenbn.inference.posterior_chunks`), over every (c, e)."""
+    model's network (:func:`hiddenbn.inference.enumeration.posterior_chunks`), over every (c, e)."""
     network = model.network()
     states = int(network.cardinalities[-1])
     configurations = model.cause_configurations()
@@ -785,8 +785,8 @@ NOT_CHECKED = (
      "figures here are ours, not a redrawing, so curve-level agreement cannot be judged."),
     ("Poisson and Gaussian NAI models (Sec. 3.2)", "the paper defines them and reports no "
      "result about them (no table, figure or experiment), and the study of Sec. 5 uses NMI "
-     "models only; hiddenbn fits them (hiddenbn.noisy_additive; its tests check the mechanism "
-     "posteriors against enumeration and the conditional normal, the fits against direct "
+     "models only; hiddenbn fits them (hiddenbn.interaction.noisy_additive; its tests check the "
+     "mechanism posteriors against enumeration and the conditional normal, the fits against direct "
      "maximisation), but there is nothing printed to compare with."),
 )
 

@@ -25,9 +25,9 @@ from pathlib import Path
 import pandas as pd
 
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.files import atomic_output, atomic_write_text
 from hiddenbn.experiments.papers import paper
-from hiddenbn.markdown import pipe_table
+from hiddenbn.util.files import atomic_output, atomic_write_text
+from hiddenbn.util.markdown import pipe_table
 
 #: Columns of a ``verdicts.csv``: where in the paper, what is checked, the paper's value (empty
 #: for a claim), ours (a number or the evidence), the verdict, why it disagrees where known, the

@@ -1,10 +1,10 @@
 """User-defined simulation studies: paper 002's protocol on any models, from the config.
 
 A study (one entry of the config's ``studies:`` section) names generating models
-(any spec :func:`hiddenbn.spec.parse_spec` accepts), how their parameters are drawn (a fresh
+(any spec :func:`hiddenbn.models.spec.parse_spec` accepts), how their parameters are drawn (a fresh
 Dirichlet(``generating_alpha``) draw per replicate, or a fixed parameter file), sample sizes, replicates,
 one family of candidate models, the scores that select from it (names from
-:data:`hiddenbn.selection.SCORE_NAMES`) and the metrics to report (:data:`METRICS`).
+:data:`hiddenbn.learning.selection.SCORE_NAMES`) and the metrics to report (:data:`METRICS`).
 
 Families (``family.type``):
 
@@ -15,7 +15,7 @@ Families (``family.type``):
 ``hill_climb``
     paper 002 Sec. 6: keeping an HLC structure (the generator's own, or ``structure``), each
     score climbs from all hidden nodes binary by adding one state at a time
-    (:func:`hiddenbn.hlc.hill_climb`); the climbs share their fits;
+    (:func:`hiddenbn.learning.hlc.hill_climb`); the climbs share their fits;
 ``models``
     a named list of candidate models over the generator's observed variables.
 
@@ -24,9 +24,9 @@ every N, so the curves against N are paired as in paper 002) and its data set of
 ``data_seed(N, r)``, with the streams ``hiddenbn params`` and ``hiddenbn sample`` use, so
 ``hiddenbn params SPEC --seed P --generating-alpha A`` and ``hiddenbn sample SPEC --params FILE --n N
 --seed D`` regenerate them (each job's log prints P and D). Candidates are fitted by EM with
-random restarts and scored by :func:`hiddenbn.selection.fit_and_score`; the KL of a candidate
-to the truth is exact, in bits, over the observed states
-(:func:`hiddenbn.hlc.kl_bits`).
+random restarts and scored by :func:`hiddenbn.learning.selection.fit_and_score`; the KL of a
+candidate to the truth is exact, in bits, over the observed states
+(:func:`hiddenbn.learning.hlc.kl_bits`).
 """
 
 from __future__ import annotations
@@ -39,19 +39,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hiddenbn import limits, plots, seeding
-from hiddenbn.defaults import SCHEDULE
-from hiddenbn.dimension import effective_dimension_or_reason, is_hlc, is_regular_hlc
+from hiddenbn.data.sampling import sample_dataset
+from hiddenbn.dimension.effective import effective_dimension_or_reason, is_hlc, is_regular_hlc
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.files import atomic_output, atomic_write_text
-from hiddenbn.hlc import (all_binary, hidden_cardinalities, hill_climb, kl_bits,
-                          with_hidden_cardinalities)
-from hiddenbn.markdown import general_cell, pipe_table
-from hiddenbn.models import (MAX_DENSE_STATES, Network, latent_class, load_parameters,
-                             observed_distribution, random_parameters)
-from hiddenbn.sampling import sample_dataset
-from hiddenbn.selection import SCORE_NAMES, fit_and_score
-from hiddenbn.spec import is_spec_file, parse_spec
+from hiddenbn.learning.hlc import (all_binary, hidden_cardinalities, hill_climb, kl_bits,
+                                   with_hidden_cardinalities)
+from hiddenbn.learning.selection import SCORE_NAMES, fit_and_score
+from hiddenbn.models.network import (MAX_DENSE_STATES, Network, latent_class, load_parameters,
+                                     observed_distribution, random_parameters)
+from hiddenbn.models.spec import is_spec_file, parse_spec
+from hiddenbn.reports import plots
+from hiddenbn.util import limits, seeding
+from hiddenbn.util.defaults import SCHEDULE
+from hiddenbn.util.files import atomic_output, atomic_write_text
+from hiddenbn.util.markdown import general_cell, pipe_table
 
 FAMILIES = ("latent_class", "hill_climb", "models")
 #: The keys each family takes besides ``type`` (and whether it needs them).

@@ -1,8 +1,8 @@
 """Effective dimensions of paper 003's test models (thin wrapper over the library)."""
 
 from hiddenbn.experiments.chickering_heckerman1996 import dimensions_of_test_models
-from hiddenbn.joblog import job_log
-from hiddenbn.threads import use_threads
+from hiddenbn.util.joblog import job_log
+from hiddenbn.util.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)

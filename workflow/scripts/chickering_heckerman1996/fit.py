@@ -1,10 +1,9 @@
 """Fit and score every test model on one data set of paper 003 (thin wrapper)."""
 
-from hiddenbn.experiments.chickering_heckerman1996 import (fit_test_models,
-                                                          read_effective_dimensions)
-from hiddenbn.files import atomic_output
-from hiddenbn.joblog import job_log
-from hiddenbn.threads import use_threads
+from hiddenbn.experiments.chickering_heckerman1996 import fit_test_models, read_effective_dimensions
+from hiddenbn.util.files import atomic_output
+from hiddenbn.util.joblog import job_log
+from hiddenbn.util.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)

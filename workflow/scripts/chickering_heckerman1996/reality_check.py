@@ -1,9 +1,9 @@
 """Sec. 5 reality check of paper 003 (thin wrapper)."""
 
 from hiddenbn.experiments.chickering_heckerman1996 import reality_check
-from hiddenbn.files import atomic_output
-from hiddenbn.joblog import job_log
-from hiddenbn.threads import use_threads
+from hiddenbn.util.files import atomic_output
+from hiddenbn.util.joblog import job_log
+from hiddenbn.util.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from hiddenbn.experiments.gold_standard import write_report
-from hiddenbn.joblog import job_log
+from hiddenbn.util.joblog import job_log
 
 with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     inputs = snakemake.input  # noqa: F821

@@ -1,9 +1,9 @@
 """One replicate of a slope setting: ML fits, scores and gold standard for every N (thin wrapper)."""
 
 from hiddenbn.experiments.gold_standard import slope_cell
-from hiddenbn.files import atomic_output
-from hiddenbn.joblog import job_log
-from hiddenbn.threads import use_threads
+from hiddenbn.util.files import atomic_output
+from hiddenbn.util.joblog import job_log
+from hiddenbn.util.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)

@@ -4,8 +4,8 @@ verdicts.csv (a thin wrapper)."""
 from pathlib import Path
 
 from hiddenbn.experiments.heckerman_meek1997 import write_dimension_results
-from hiddenbn.joblog import job_log
-from hiddenbn.threads import use_threads
+from hiddenbn.util.joblog import job_log
+from hiddenbn.util.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)

@@ -1,8 +1,8 @@
 """Paper 001 learning study: every replicate of one case and training size (a thin wrapper)."""
 
 from hiddenbn.experiments.heckerman_meek1997 import run_study_case
-from hiddenbn.joblog import job_log
-from hiddenbn.threads import use_threads
+from hiddenbn.util.joblog import job_log
+from hiddenbn.util.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from hiddenbn.experiments.heckerman_meek1997 import write_study_report
-from hiddenbn.joblog import job_log
+from hiddenbn.util.joblog import job_log
 
 with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     write_study_report(

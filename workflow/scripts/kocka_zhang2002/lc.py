@@ -1,9 +1,9 @@
 """Fit every test LC model on every data set of one LC generator of paper 002 (thin wrapper)."""
 
 from hiddenbn.experiments.kocka_zhang2002 import lc_experiment
-from hiddenbn.files import atomic_output
-from hiddenbn.joblog import job_log
-from hiddenbn.threads import use_threads
+from hiddenbn.util.files import atomic_output
+from hiddenbn.util.joblog import job_log
+from hiddenbn.util.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)

@@ -6,7 +6,7 @@ import pandas as pd
 
 from hiddenbn.experiments.comparison import read_printed
 from hiddenbn.experiments.kocka_zhang2002 import write_sensitivity
-from hiddenbn.joblog import job_log
+from hiddenbn.util.joblog import job_log
 
 with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     write_sensitivity(

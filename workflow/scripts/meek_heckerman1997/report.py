@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from hiddenbn.experiments.meek_heckerman1997 import write_report
-from hiddenbn.joblog import job_log
+from hiddenbn.util.joblog import job_log
 
 with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     write_report(

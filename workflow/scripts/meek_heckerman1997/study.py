@@ -1,8 +1,8 @@
 """Paper 004 Sec. 5 for one generating model: sample, fit F1..F5, score (a thin wrapper)."""
 
 from hiddenbn.experiments.meek_heckerman1997 import run_generator
-from hiddenbn.joblog import job_log
-from hiddenbn.threads import use_threads
+from hiddenbn.util.joblog import job_log
+from hiddenbn.util.threads import use_threads
 
 # numba kernels on the rule's threads, BLAS on one: results independent of the cores
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)

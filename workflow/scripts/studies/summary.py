@@ -5,7 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 from hiddenbn.experiments.studies import write_summary
-from hiddenbn.joblog import job_log
+from hiddenbn.util.joblog import job_log
 
 with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     write_summary(

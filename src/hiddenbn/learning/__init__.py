@@ -1,0 +1,10 @@
+"""Learning from data: parameters by EM, hidden cardinalities and structures by search.
+
+``em`` (EM and its engines), ``annealing`` (annealed starts), ``split_merge`` (split-and-merge
+moves), ``selection`` (fit and score a model, select the number of classes), ``hlc`` (the search
+over the hidden cardinalities of hierarchical latent class models) and ``structure_search``
+(greedy search over DAGs without hidden variables).
+
+May import: hiddenbn.errors, hiddenbn.util, hiddenbn.models, hiddenbn.data, hiddenbn.inference,
+hiddenbn.dimension, hiddenbn.scores.
+"""
