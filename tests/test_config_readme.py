@@ -11,10 +11,10 @@ import pytest
 import yaml
 from test_workflow import REPO
 
-from hiddenbn.defaults import SCHEDULE
 from hiddenbn.experiments.studies import DEFAULT_EM, FAMILIES, METRICS
-from hiddenbn.selection import SCORE_NAMES
-from hiddenbn.workflow_config import read_schema
+from hiddenbn.experiments.workflow_config import read_schema
+from hiddenbn.learning.selection import SCORE_NAMES
+from hiddenbn.util.defaults import SCHEDULE
 
 README = (REPO / "config" / "README.md").read_text()
 SCHEMA = read_schema()
