@@ -2,7 +2,7 @@
 
 Run with ``python -m benchmarks acceleration`` (or ``make bench``). Each case fits the same data
 from the same start twice in the same run, by plain EM steps and by SQUAREM cycles (Varadhan &
-Roland 2008; :meth:`hiddenbn.learning.em._Run.extrapolate`), both to
+Roland 2008; :meth:`hiddenbn.learning.engine.Run.extrapolate`), both to
 :data:`hiddenbn.learning.em.OPTIMUM` (a change of g of at most 1e-10 over an EM step, at most 10000
 iterations). It reports the E steps (iterations) each took, the best CPU seconds over the repeats,
 their ratios (plain / SQUAREM), whether each converged and how far SQUAREM's g is from plain EM's.

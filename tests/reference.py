@@ -10,7 +10,7 @@ from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.inference.enumeration import posterior_chunks
 from hiddenbn.models.network import node_tables, random_parameters
-from hiddenbn.scores.approximations import _bd_node_term
+from hiddenbn.models.priors import bd_node_term
 from hiddenbn.scores.exact import compositions
 
 #: Largest number of completions :func:`exact_log_marginal_likelihood` sums over.
@@ -52,7 +52,7 @@ def exact_log_marginal_likelihood(network, data, alpha: float) -> float:
     for i in range(network.n_nodes):
         if network.is_deterministic(i):
             continue
-        scores += _bd_node_term(statistics[:, offsets[i]:offsets[i + 1]].reshape(
+        scores += bd_node_term(statistics[:, offsets[i]:offsets[i + 1]].reshape(
             -1, network.n_parent_configurations(i), network.cardinalities[i]), alpha)
     return float(logsumexp(scores))
 

@@ -16,8 +16,10 @@ from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.ebnc import fitting as ebnc_fit, model as ebnc
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.models.network import random_parameters
+from hiddenbn.models.priors import bd_log_marginal
 from hiddenbn.models.spec import parse_spec
-from hiddenbn.scores.approximations import bd_log_marginal, bic_log_evidence, complete_data_counts
+from hiddenbn.scores.approximations import bic_log_evidence
+from hiddenbn.scores.exact import complete_data_counts
 
 
 def naive_bayes(n_inputs, class_states=2):

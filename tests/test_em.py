@@ -13,9 +13,10 @@ from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import ParameterError
 from hiddenbn.inference.enumeration import enumeration_statistics
 from hiddenbn.learning import em
+from hiddenbn.learning.engine import Statistics
 from hiddenbn.models.network import latent_class, observed_distribution, random_parameters
+from hiddenbn.models.priors import dirichlet_log_density
 from hiddenbn.models.spec import parse_spec
-from hiddenbn.scores.approximations import dirichlet_log_density
 
 NETWORKS = ["3:2,3,2,2", "3(2(2,2),2,2)"]
 #: Paper 003's schedule and stopping rule (the default search is another).
@@ -240,7 +241,7 @@ class LevelEngine:
         return float(rng.choice([-10.0, -12.0]))
 
     def e_step(self, state):
-        return em.Statistics(None, state)
+        return Statistics(None, state)
 
     def m_step(self, statistics, state):
         return state

@@ -14,8 +14,10 @@ from hiddenbn.interaction.noisy_additive import (GaussianEngine, PoissonEngine, 
                                                  sample_additive, summarise)
 from hiddenbn.interaction.noisy_max import NoisyMaxEngine, fit_noisy_max
 from hiddenbn.learning import em
+from hiddenbn.learning.engine import EMEngine, NetworkEngine, Statistics
 from hiddenbn.models.interaction import load_interaction, noisy_max_model
 from hiddenbn.models.network import latent_class, observed_distribution, random_parameters
+from hiddenbn.models.priors import map_update
 from hiddenbn.models.spec import parse_spec
 
 CAUSE_TABLES = [np.array([[0.4, 0.6]]), np.array([[0.5, 0.5]]), np.array([[0.7, 0.3]])]
@@ -68,9 +70,9 @@ NETWORK_ENGINES = ("latent class", "message passing (tree)", "enumeration", "jun
 @pytest.mark.parametrize("name", ENGINES)
 def test_every_engine_implements_the_protocol(name, rng):
     engine = ENGINES[name](rng)
-    assert isinstance(engine, em.EMEngine)
+    assert isinstance(engine, EMEngine)
     # only the network engines can hand their state to em.Fit as CPTs
-    assert isinstance(engine, em.NetworkEngine) == (name in NETWORK_ENGINES)
+    assert isinstance(engine, NetworkEngine) == (name in NETWORK_ENGINES)
     if name in NETWORK_ENGINES:
         assert engine.name.startswith(name)
     # the parameters as one vector and back, and no state where a value is out of range
@@ -89,7 +91,7 @@ def test_an_object_without_an_m_step_is_not_an_engine():
 
         def log_prior(self, state): ...
 
-    assert not isinstance(Incomplete(), em.EMEngine)
+    assert not isinstance(Incomplete(), EMEngine)
 
 
 @pytest.mark.parametrize("name", ENGINES)
@@ -202,7 +204,7 @@ class BernoulliMixture:
                      + np.log1p(-p) @ (1 - self.x).T)  # (class, pattern)
         log_marginal = np.logaddexp(*log_joint)
         mass = np.exp(log_joint - log_marginal) * self.counts
-        return em.Statistics((mass.sum(axis=1), mass @ self.x), float(self.counts @ log_marginal))
+        return Statistics((mass.sum(axis=1), mass @ self.x), float(self.counts @ log_marginal))
 
     def m_step(self, statistics, state):
         n, ones = statistics.expected
@@ -236,7 +238,7 @@ def test_a_new_model_family_is_one_class(schedule):
     rng = np.random.default_rng(4)
     data = sample_dataset(network, truth, 3000, rng)
     toy = BernoulliMixture(data)
-    assert isinstance(toy, em.EMEngine)
+    assert isinstance(toy, EMEngine)
     result = em.fit_engine(toy, rng, restarts=8, max_iterations=5000, tolerance=1e-12,
                            schedule=schedule)
     reference = em.fit(network, data, rng, alpha=1.0, restarts=8, max_iterations=5000,
@@ -352,7 +354,7 @@ def toy_summary(rng):
 
 @pytest.mark.parametrize("alpha", [1.0, 1.01, 3.0])
 def test_latent_class_m_step_and_prior_match_the_elementwise_formulas(alpha, rng):
-    """The one-pass numba M step and log prior against :func:`hiddenbn.learning.em.map_update` and
+    """The one-pass numba M step and log prior against :func:`hiddenbn.models.priors.map_update` and
     ``xlogy``, with an empty row (kept at its previous value when ML has no data for it)."""
     network = latent_class(3, [2, 4, 3])
     engine = em.make_engine(network, sample_dataset(network, random_parameters(network, rng),
@@ -361,12 +363,12 @@ def test_latent_class_m_step_and_prior_match_the_elementwise_formulas(alpha, rng
     class_counts = np.array([12.5, 0.0, 37.5])
     table_counts = rng.random((9, 3)) * 10
     table_counts[:, 1] = 0.0
-    weights, table = engine.m_step(em.Statistics((class_counts, table_counts), -1.0), state)
-    expected_weights = em.map_update(class_counts, class_counts.sum(), 3, state[0], alpha)
+    weights, table = engine.m_step(Statistics((class_counts, table_counts), -1.0), state)
+    expected_weights = map_update(class_counts, class_counts.sum(), 3, state[0], alpha)
     totals = np.repeat(np.add.reduceat(table_counts, engine.offsets, axis=0), engine.cards,
                        axis=0)
     rows = np.repeat(engine.cards, engine.cards)[:, None]
-    expected_table = em.map_update(table_counts, totals, rows, state[1], alpha)
+    expected_table = map_update(table_counts, totals, rows, state[1], alpha)
     np.testing.assert_allclose(weights, expected_weights, rtol=1e-14)
     np.testing.assert_allclose(table, expected_table, rtol=1e-14)
     prior = engine.normalizer + xlogy(alpha - 1, state[0]).sum() + xlogy(alpha - 1,

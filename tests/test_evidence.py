@@ -11,9 +11,9 @@ from hiddenbn.data import Dataset
 from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import DataError, HiddenbnError
 from hiddenbn.models.network import latent_class, random_parameters
+from hiddenbn.models.priors import bd_log_marginal
 from hiddenbn.models.spec import parse_spec
-from hiddenbn.scores.approximations import bd_log_marginal, complete_data_counts
-from hiddenbn.scores.exact import compositions, exact_log_evidence
+from hiddenbn.scores.exact import complete_data_counts, compositions, exact_log_evidence
 from reference import exact_log_marginal_likelihood
 
 W_STRUCTURE = {"nodes": {

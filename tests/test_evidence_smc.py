@@ -8,9 +8,9 @@ from hiddenbn.data import MISSING, Dataset
 from hiddenbn.data.sampling import forward_sample, sample_dataset
 from hiddenbn.errors import ParameterError
 from hiddenbn.models.network import latent_class, random_parameters
+from hiddenbn.models.priors import bd_log_marginal
 from hiddenbn.models.spec import parse_spec
-from hiddenbn.scores.approximations import bd_log_marginal, complete_data_counts
-from hiddenbn.scores.exact import exact_log_evidence
+from hiddenbn.scores.exact import complete_data_counts, exact_log_evidence
 from hiddenbn.scores.smc import (MonteCarloEvidence, nested_smc_log_evidence, smc_log_evidence,
                                  tempered_smc_log_evidence)
 

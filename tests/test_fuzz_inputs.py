@@ -34,6 +34,7 @@ from hiddenbn.data import MISSING, read_csv, read_data
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.models.network import load_parameters
 from hiddenbn.models.spec import NODE_KEYS, parse_spec
+from hiddenbn.util.defaults import DEFAULT_MISSING_VALUES
 from hiddenbn.util import limits
 
 

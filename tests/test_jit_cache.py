@@ -17,16 +17,16 @@ def test_warm_calls_every_group_and_leaves_their_kernels_compiled():
     from hiddenbn.dimension import jacobian, rank
     from hiddenbn.inference import enumeration as inference, junction_tree, message_passing
     from hiddenbn.interaction import noisy_max
-    from hiddenbn.learning import annealing, em, split_merge
+    from hiddenbn.learning import annealing, em, engine, split_merge
     from hiddenbn.scores import smc
-    for module in (annealing, em, inference, jacobian, junction_tree, message_passing, noisy_max,
-                   rank, sampling, smc, split_merge):
+    for module in (annealing, em, engine, inference, jacobian, junction_tree, message_passing,
+                   noisy_max, rank, sampling, smc, split_merge):
         kernels = [value for value in vars(module).values()
                    if isinstance(value, numba.core.registry.CPUDispatcher)]
         assert any(kernel.signatures for kernel in kernels), module.__name__
     # both latent class E step kernels, the serial one and the one in blocks on threads
     assert inference._group_statistics.signatures
-    assert em._squared_norms.signatures  # SQUAREM's step length
+    assert engine._squared_norms.signatures  # SQUAREM's step length
     assert inference._group_statistics_in_blocks.signatures
 
 

@@ -14,6 +14,7 @@ from hiddenbn.inference.enumeration import (MAX_HIDDEN_CONFIGURATIONS, enumerati
                                             posterior_chunks)
 from hiddenbn.inference.message_passing import is_tree, tree_family_posteriors, tree_statistics
 from hiddenbn.learning import em
+from hiddenbn.learning.engine import NetworkEngine
 from hiddenbn.models.network import Network, latent_class, random_parameters
 from hiddenbn.models.spec import parse_spec
 from reference import (assert_e_step_identical_on_one_and_two_threads, assert_statistics_equal,
@@ -138,7 +139,7 @@ def test_make_engine_picks_by_structure(rng, noisy_max_network):
         _, data = model_and_data(network, 50, 0.0, rng)
         engine = em.make_engine(network, data, 1.01)
         assert type(engine) is kind and engine.name == name
-        assert isinstance(engine, em.NetworkEngine)
+        assert isinstance(engine, NetworkEngine)
 
 
 def test_a_tree_too_large_to_enumerate_fits(rng):

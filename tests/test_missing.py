@@ -9,23 +9,23 @@ import pytest
 from scipy.special import gammaln, logsumexp
 
 from hiddenbn.data import MISSING, Dataset
-from hiddenbn.inference import enumeration as inference
-from hiddenbn.learning import em
-from hiddenbn.learning.annealing import AnnealedStarts
-from hiddenbn.scores import approximations as scores
-from reference import (assert_e_step_identical_on_one_and_two_threads, brute_force_statistics,
-                       central_difference_hessian, dense_joint)
 from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import DataError, HiddenbnError, ParameterError
+from hiddenbn.inference import enumeration as inference
 from hiddenbn.interaction.noisy_additive import summarise
 from hiddenbn.interaction.noisy_max import NoisyMaxEngine
+from hiddenbn.learning import em
+from hiddenbn.learning.annealing import AnnealedStarts
 from hiddenbn.learning.split_merge import class_posteriors
 from hiddenbn.models.interaction import noisy_max_model
 from hiddenbn.models.network import (free_parameters, latent_class, observed_distribution,
                                      parameters_from_free, random_parameters)
 from hiddenbn.models.spec import parse_spec
-from hiddenbn.scores.exact import cell_layout, exact_log_evidence
+from hiddenbn.scores import approximations as scores
+from hiddenbn.scores.exact import cell_layout, complete_data_counts, exact_log_evidence
 from hiddenbn.scores.smc import smc_log_evidence
+from reference import (assert_e_step_identical_on_one_and_two_threads, brute_force_statistics,
+                       central_difference_hessian, dense_joint)
 
 HLC = "3(2(2,2),2(2,2))"
 #: Observed parents of observed nodes, with a hidden node between them.
@@ -429,7 +429,7 @@ def test_noisy_models_and_complete_counts_refuse_missing_cells_in_one_line(rng):
     network = parse_spec({"nodes": {"A": {"states": 2}, "B": {"states": 2, "parents": ["A"]}}})
     data = Dataset.from_rows(("A", "B"), np.array([[0, 1], [MISSING, 0]]), (2, 2))
     with pytest.raises(DataError, match="--missing drop"):
-        scores.complete_data_counts(network, data)
+        complete_data_counts(network, data)
 
 
 @pytest.mark.parametrize("spec", ["3:2,3,2,2,3", "3(2(2,2,2),2(2,2),2)"])

@@ -12,8 +12,10 @@ from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.learning import em
 from hiddenbn.models.network import (free_parameters, latent_class, observed_distribution,
                                      parameters_from_free, random_parameters)
+from hiddenbn.models.priors import bd_log_marginal, dirichlet_log_density
 from hiddenbn.models.spec import parse_spec
 from hiddenbn.scores import approximations as scores
+from hiddenbn.scores.exact import complete_data_counts
 from reference import central_difference_hessian, exact_log_marginal_likelihood
 
 FULLY_OBSERVED = {"nodes": {"A": {"states": 3}, "B": {"states": 2, "parents": ["A"]},
@@ -25,7 +27,7 @@ def dense_log_posterior(network, theta, data, alpha):
     cpts = parameters_from_free(network, theta)
     table = observed_distribution(network, cpts)
     return (float(data.counts @ np.log(table[tuple(data.for_network(network).patterns.T)]))
-            + scores.dirichlet_log_density(network, cpts, alpha))
+            + dirichlet_log_density(network, cpts, alpha))
 
 
 @pytest.mark.parametrize("spec", ["3:2,3,2", "2(2(2,2),3)", "noisy-max"])
@@ -67,7 +69,7 @@ def test_dirichlet_log_density_matches_scipy(rng):
     cpts = random_parameters(network, rng, alpha=2.0)
     alpha = 1.7
     reference = sum(dirichlet.logpdf(row, np.full(row.size, alpha)) for t in cpts for row in t)
-    assert scores.dirichlet_log_density(network, cpts, alpha) == pytest.approx(reference,
+    assert dirichlet_log_density(network, cpts, alpha) == pytest.approx(reference,
                                                                                rel=1e-12)
 
 
@@ -83,7 +85,7 @@ def test_bd_equals_the_sequential_polya_predictive(rng):
             counts = seen.setdefault(key, np.zeros(network.cardinalities[i]))
             sequential += np.log((counts[row[i]] + alpha) / (counts.sum() + alpha * counts.size))
             counts[row[i]] += 1
-    bd = scores.bd_log_marginal(network, scores.complete_data_counts(network, data), alpha)
+    bd = bd_log_marginal(network, complete_data_counts(network, data), alpha)
     assert bd == pytest.approx(sequential, rel=1e-12)
 
 
@@ -96,12 +98,12 @@ def test_without_hidden_nodes_mled_and_cs_are_exact_and_laplace_error_shrinks_li
         data = Dataset(base.names, base.patterns, base.counts * scale)
         fit = em.run_em(network, data, random_parameters(network, rng), alpha=1.01)
         result = scores.score_fit(fit, data)
-        exact = scores.bd_log_marginal(network, scores.complete_data_counts(network, data), 1.01)
+        exact = bd_log_marginal(network, complete_data_counts(network, data), 1.01)
         assert result["mled"] == pytest.approx(exact, rel=1e-12)
         assert result["cs"] == pytest.approx(exact, rel=1e-12)
         assert exact_log_marginal_likelihood(network, Dataset(
             base.names, base.patterns, np.minimum(base.counts, 2)), 1.01) == pytest.approx(
-            scores.bd_log_marginal(network, scores.complete_data_counts(network, Dataset(
+            bd_log_marginal(network, complete_data_counts(network, Dataset(
                 base.names, base.patterns, np.minimum(base.counts, 2))), 1.01), rel=1e-12)
         errors.append(abs(result["laplace"] - exact))
     ratios = np.array(errors[:-1]) / np.array(errors[1:])

@@ -8,8 +8,9 @@ import pytest
 from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.learning.structure_search import greedy_search
 from hiddenbn.models.network import Network, random_parameters
+from hiddenbn.models.priors import bd_log_marginal
 from hiddenbn.models.spec import parse_spec
-from hiddenbn.scores.approximations import bd_log_marginal, complete_data_counts
+from hiddenbn.scores.exact import complete_data_counts
 
 
 def bd_of_parent_sets(names, cards, parent_sets, data):

@@ -10,6 +10,7 @@ from hiddenbn.data import MISSING, Dataset
 from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.inference.enumeration import posterior_chunks
 from hiddenbn.learning import em
+from hiddenbn.learning.engine import Run
 from hiddenbn.learning.split_merge import (SPLIT_SMOOTHING, _candidates, _distances, _rows,
                                            _state_frequencies, class_posteriors, split_merge)
 from hiddenbn.models.network import latent_class, random_parameters
@@ -65,7 +66,7 @@ def test_a_move_repairs_a_fit_em_cannot_leave():
     stuck = em.run_em(network, data, wrong, 1.01, 300, 1e-9, True)
     assert stuck.log_posterior < oracle - 50
     engine = em.make_engine(network, data, 1.01)
-    run = em._Run(engine, engine.from_cpts(stuck.cpts))
+    run = Run(engine, engine.from_cpts(stuck.cpts))
     repaired, moves = split_merge(engine, run, np.random.default_rng(1))
     assert moves >= 1
     repaired.converge(300, 1e-9, True)

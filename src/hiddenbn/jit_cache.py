@@ -58,7 +58,8 @@ def _groups():
 
     def fit(network, schedule="halving", missing_rate=0.0, cases=60):
         _, data = data_of(network, cases, missing_rate)
-        # 4 final iterations: room for a SQUAREM cycle's jump (em.SQUAREM_MOST_STEPS)
+        # 4 final iterations: room for a SQUAREM cycle's jump
+        # (hiddenbn.learning.engine.SQUAREM_MOST_STEPS)
         em.fit(network, data, rng, restarts=2, max_iterations=4, schedule=schedule)
 
     def parallel_latent_class_e_step():

@@ -44,8 +44,9 @@ from hiddenbn.data import Dataset
 from hiddenbn.ebnc import model as ebnc
 from hiddenbn.errors import DataError, HiddenbnError
 from hiddenbn.models.network import Network
+from hiddenbn.models.priors import bd_node_term
 from hiddenbn.models.spec import parse_spec
-from hiddenbn.scores.approximations import _bd_node_term, bic_log_evidence, laplace
+from hiddenbn.scores.approximations import bic_log_evidence, laplace
 from hiddenbn.util import limits
 from hiddenbn.util.defaults import EBNC_PRIOR_SD as DEFAULT_PRIOR_SD, EBNC_SCORES as SCORES
 
@@ -285,7 +286,7 @@ def full_table_counts(data: Dataset, target: str, inputs, cardinalities: dict) -
 def full_table_log_marginal(data: Dataset, target: str, inputs, cardinalities: dict,
                             alpha: float = 1.0) -> float:
     """Exact BD ``log p(y-column | x-columns)`` of a full table (paper 003 Eq. 5, one family)."""
-    return float(_bd_node_term(full_table_counts(data, target, inputs, cardinalities), alpha))
+    return float(bd_node_term(full_table_counts(data, target, inputs, cardinalities), alpha))
 
 
 def full_table_predict(train: Dataset, target: str, inputs, cardinalities: dict,

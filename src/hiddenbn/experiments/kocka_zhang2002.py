@@ -48,10 +48,10 @@ from hiddenbn.learning.em import fit, run_em
 from hiddenbn.learning.hlc import (all_binary, hidden_cardinalities, hill_climb, kl_bits,
                                    with_hidden_cardinalities)
 from hiddenbn.models.network import Network, latent_class, observed_distribution, random_parameters
+from hiddenbn.models.priors import bd_log_marginal, complete_log_likelihood
 from hiddenbn.models.spec import parse_spec
 from hiddenbn.reports import plots
-from hiddenbn.scores.approximations import (bd_log_marginal, bic_log_evidence, cheeseman_stutz,
-                                            complete_log_likelihood)
+from hiddenbn.scores.approximations import bic_log_evidence, cheeseman_stutz
 from hiddenbn.util import seeding
 from hiddenbn.util.files import atomic_output, atomic_write_text
 from hiddenbn.util.markdown import pipe_table

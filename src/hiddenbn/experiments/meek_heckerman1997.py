@@ -40,9 +40,10 @@ from hiddenbn.interaction.noisy_max import (effect_distribution, fit_noisy_max,
                                             mechanism_posteriors, stacked_tables)
 from hiddenbn.models.interaction import InteractionModel, noisy_max_model
 from hiddenbn.models.network import Network, random_parameters
+from hiddenbn.models.priors import bd_log_marginal
 from hiddenbn.models.spec import parse_spec
 from hiddenbn.reports import plots
-from hiddenbn.scores.approximations import bd_log_marginal, score_fit
+from hiddenbn.scores.approximations import score_fit
 from hiddenbn.util import seeding
 from hiddenbn.util.files import atomic_output, atomic_write_text
 from hiddenbn.util.markdown import general_cell, pipe_table

@@ -31,7 +31,7 @@ EM M steps are the conjugate-prior modes (paper 004 Sec. 4.1; ML is the flat-pri
   ``b_n = b0 + (S2 + k0 m0^2 - (k0 + n) mu^2) / 2``; ML is ``k0 = b0 = 0, a0 = -3/2``.
 
 Each family is an EM engine (:class:`PoissonEngine`, :class:`GaussianEngine`; see
-:class:`hiddenbn.learning.em.EMEngine`) fitted by the shared restart and convergence driver
+:class:`hiddenbn.learning.engine.EMEngine`) fitted by the shared restart and convergence driver
 :func:`hiddenbn.learning.em.fit_engine`.
 
 The completed-data marginal likelihoods (:func:`poisson_completed_log_marginal`,
@@ -50,9 +50,11 @@ from scipy.special import gammaln, xlogy
 
 from hiddenbn.data import MISSING
 from hiddenbn.errors import DataError, ParameterError
-from hiddenbn.learning.em import Statistics, check_alpha, fit_engine
+from hiddenbn.learning.em import fit_engine
+from hiddenbn.learning.engine import Statistics
 from hiddenbn.models.interaction import InteractionModel, fit_cause_tables, load_interaction
-from hiddenbn.scores.approximations import bd_log_marginal, cheeseman_stutz, complete_log_likelihood
+from hiddenbn.models.priors import bd_log_marginal, check_alpha, complete_log_likelihood
+from hiddenbn.scores.approximations import cheeseman_stutz
 from hiddenbn.util.defaults import ACCELERATION
 
 
@@ -149,7 +151,7 @@ class AdditiveFit:
     ``log_likelihood`` includes the causes' tables and, for Poisson, ``-sum log e!``;
     ``schedule`` and ``acceleration`` are those of :func:`hiddenbn.learning.em.fit_engine`;
     ``final_log_posteriors`` the final g (of the mechanisms) of every start run to the end
-    (:attr:`hiddenbn.learning.em.EMResult.final_log_posteriors`).
+    (:attr:`hiddenbn.learning.engine.EMResult.final_log_posteriors`).
     """
 
     model: InteractionModel
@@ -302,8 +304,8 @@ class _AdditiveEngine:
 
 
 class PoissonEngine(_AdditiveEngine):
-    """EM engine (:class:`hiddenbn.learning.em.EMEngine`) of a Poisson NAI model: the state is the
-    vector of stacked rates; ``expected`` holds ``n`` and ``s1`` per row."""
+    """EM engine (:class:`hiddenbn.learning.engine.EMEngine`) of a Poisson NAI model: the state is
+    the vector of stacked rates; ``expected`` holds ``n`` and ``s1`` per row."""
 
     def e_step(self, state) -> Statistics:
         return Statistics(poisson_statistics(self.model, state, self.summary),
@@ -324,7 +326,7 @@ class PoissonEngine(_AdditiveEngine):
 
 
 class GaussianEngine(_AdditiveEngine):
-    """EM engine (:class:`hiddenbn.learning.em.EMEngine`) of a Gaussian NAI model: the state is
+    """EM engine (:class:`hiddenbn.learning.engine.EMEngine`) of a Gaussian NAI model: the state is
     ``(means, variances)`` stacked per row; ``expected`` holds ``n``, ``s1`` and ``s2``."""
 
     def e_step(self, state) -> Statistics:

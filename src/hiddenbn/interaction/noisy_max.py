@@ -32,9 +32,10 @@ import numba
 import numpy as np
 
 from hiddenbn.data import Dataset
-from hiddenbn.learning.em import Fit, Statistics, check_alpha, fit_engine
+from hiddenbn.learning.em import Fit, fit_engine
+from hiddenbn.learning.engine import Statistics
 from hiddenbn.models.interaction import InteractionModel, fit_cause_tables, load_interaction
-from hiddenbn.scores.approximations import complete_log_likelihood, dirichlet_log_density
+from hiddenbn.models.priors import check_alpha, complete_log_likelihood, dirichlet_log_density
 from hiddenbn.util.defaults import ACCELERATION
 
 
@@ -104,8 +105,9 @@ def _prior_kernel(table, alpha):
 def _map_rows(table, expected, alpha):
     """The MAP M step below paper 004 Eq. 4 on the stacked mechanism tables; a new table.
 
-    Written out rather than :func:`hiddenbn.learning.em.map_update`: this is the arithmetic the fits
-    have always used (``(E + alpha) - 1`` and a sequential row sum), so they stay bit-identical.
+    Written out rather than :func:`hiddenbn.models.priors.map_update`: this is the arithmetic the
+    fits have always used (``(E + alpha) - 1`` and a sequential row sum), so they stay
+    bit-identical.
     """
     updated = table.copy()
     r = table.shape[1]
@@ -158,7 +160,7 @@ def stacked_tables(model: InteractionModel, cpts) -> np.ndarray:
 
 
 class NoisyMaxEngine:
-    """EM engine (:class:`hiddenbn.learning.em.EMEngine`) of the mechanisms of an NMI model.
+    """EM engine (:class:`hiddenbn.learning.engine.EMEngine`) of the mechanisms of an NMI model.
 
     The state is the stacked mechanism table, shape ``(sum_i q_i, r)`` (see
     :func:`stacked_tables`); g is ``log p(e | c, theta) + sum (alpha - 1) log theta`` over the

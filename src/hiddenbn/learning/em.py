@@ -1,10 +1,10 @@
 """EM for Bayesian networks with hidden variables: one engine interface, one restart driver.
 
-A model family enters EM as an *engine* (:class:`EMEngine`): its parameters in some form (the
-engine's *state*), a random starting state, an E step, an M step and a log prior. For a
-discrete network the E step computes the expected sufficient statistics
-``E(N_ijk | theta)`` of paper 003 Eq. 11 (see :mod:`hiddenbn.inference.enumeration`) and the M step
-is the MAP update below Eq. 11,
+A model family enters EM as an *engine* (:class:`~hiddenbn.learning.engine.EMEngine`): its
+parameters in some form (the engine's *state*), a random starting state, an E step, an M step and a
+log prior. For a discrete network the E step computes the expected sufficient statistics ``E(N_ijk |
+theta)`` of paper 003 Eq. 11 (see :mod:`hiddenbn.inference.enumeration`) and the M step is the MAP
+update below Eq. 11,
 
     theta_ijk = (E(N_ijk) + alpha - 1) / (E(N_ij) + r_i (alpha - 1)),
 
@@ -17,9 +17,9 @@ forests, by message passing, :mod:`hiddenbn.inference.message_passing`), :class:
 latent class model, packed) are the network engines of :func:`make_engine`; the noisy-max and
 noisy-additive interaction models of paper 004 (:mod:`hiddenbn.interaction.noisy_max`,
 :mod:`hiddenbn.interaction.noisy_additive`) bring their own. A new model family is one class
-implementing :class:`EMEngine`, plus a line in :func:`make_engine` when it is a network that
-:func:`fit` should choose (then it implements :class:`NetworkEngine`), or passed to
-:func:`fit_engine`.
+implementing :class:`~hiddenbn.learning.engine.EMEngine`, plus a line in :func:`make_engine` when it
+is a network that :func:`fit` should choose (then it implements
+:class:`~hiddenbn.learning.engine.NetworkEngine`), or passed to :func:`fit_engine`.
 
 Every iteration is "M step, then E step", so each run always knows
 ``g(theta) = log p(D | theta) + log p(theta)`` (paper 003, above Eq. 7) at its current
@@ -36,10 +36,10 @@ restart strategies (paper 003 Sec. 3):
 * ``schedule="best-of-n"``: every start runs to convergence, the best g wins.
 
 Every start that runs to the end is an independent search: the result keeps each one's final g
-(:attr:`EMResult.final_log_posteriors`), so a fit can say how many of them reached its best
-(:attr:`Fit.best_found`, within :data:`REPLICATION_TOLERANCE`), as poLCA's authors advise and
-Mplus reports ("the best loglikelihood value has been replicated"). Halving runs one start to
-the end, so it cannot tell.
+(:attr:`~hiddenbn.learning.engine.EMResult.final_log_posteriors`), so a fit can say how many of them
+reached its best (:attr:`Fit.best_found`, within :data:`REPLICATION_TOLERANCE`), as poLCA's authors
+advise and Mplus reports ("the best loglikelihood value has been replicated"). Halving runs one
+start to the end, so it cannot tell.
 
 The stopping rule is one of :data:`CONVERGENCE`: ``"relative"``, ``|g_t - g_{t-1}| <=
 tolerance |g_{t-1}|`` (paper 003), or ``"absolute"``, ``|g_t - g_{t-1}| <= tolerance`` (poLCA's
@@ -51,11 +51,12 @@ EM creeps along directions the data identify weakly: on a tree of 16 ternary hid
 60 binary leaves (N = 5000) it is still far from the tolerance after 10000 iterations. The
 final phase is therefore accelerated by default (:data:`ACCELERATION`, one of
 :data:`ACCELERATIONS`): ``"squarem"`` extrapolates along the last two EM steps (SQUAREM, scheme
-S3 of Varadhan & Roland 2008, :meth:`_Run.extrapolate`) and keeps the jump only where it does
-not lower g, so g still never decreases; ``"none"`` is plain EM, the papers' protocol. Every
-engine takes part: it declares its state as one vector of parameters and back
-(:meth:`EMEngine.to_vector`, :meth:`EMEngine.from_vector`). An iteration is one E step in
-both, so ``max_iterations`` is the same budget and the counts compare.
+S3 of Varadhan & Roland 2008, :meth:`~hiddenbn.learning.engine.Run.extrapolate`) and keeps the jump
+only where it does not lower g, so g still never decreases; ``"none"`` is plain EM, the papers'
+protocol. Every engine takes part: it declares its state as one vector of parameters and back
+(:meth:`~hiddenbn.learning.engine.EMEngine.to_vector`,
+:meth:`~hiddenbn.learning.engine.EMEngine.from_vector`). An iteration is one E step in both, so
+``max_iterations`` is the same budget and the counts compare.
 
 :func:`fit` adds a third for networks, ``schedule="annealing"``, its default: like best-of-n,
 but each start is the best hard completion of a simulated-annealing run
@@ -83,7 +84,6 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
 
 import numba
 import numpy as np
@@ -98,25 +98,14 @@ from hiddenbn.inference.enumeration import (enumeration_statistics, is_latent_cl
 from hiddenbn.inference.junction_tree import junction_tree, junction_tree_statistics
 from hiddenbn.inference.message_passing import tree_statistics
 from hiddenbn.learning.annealing import SWEEPS, AnnealedStarts, can_anneal
+from hiddenbn.learning.engine import EMEngine, EMResult, NetworkEngine, Run, Statistics
 from hiddenbn.learning.split_merge import split_merge
 from hiddenbn.models.network import Network, check_parameters, random_parameters
-from hiddenbn.scores.approximations import dirichlet_log_normalizer
+from hiddenbn.models.priors import check_alpha, dirichlet_log_normalizer, map_update
 from hiddenbn.util import defaults, limits
 from hiddenbn.util.defaults import (ACCELERATION, ACCELERATIONS, CONVERGENCE, ENGINE_SCHEDULES,
                                     PRIOR_ALPHA, RESTARTS, SCHEDULE, SCHEDULES)
 
-#: Halvings of a SQUAREM step length towards plain EM's (-1) while the extrapolated point is
-#: outside the parameter space (a negative probability); then the cycle takes the plain step.
-SQUAREM_HALVINGS = 20
-#: Factor by which the bound of SQUAREM's step length grows after a jump accepted at the bound
-#: and shrinks after one rejected there (from 1, plain EM's; the SQUAREM package's ``mstep``).
-SQUAREM_BOUND_FACTOR = 4.0
-#: E steps a SQUAREM cycle may take after its first plain step (a rejected jump: at the jump,
-#: after the stabilising step, and at the plain second step); with fewer left under
-#: ``max_iterations`` the final phase takes plain steps, so it never passes the cap.
-SQUAREM_MOST_STEPS = 3
-#: Floor of ``|g|`` in the relative convergence rule (looked up once: it is read every iteration).
-TINY = np.finfo(float).tiny
 #: Two searches found the same fit when their final g differ by at most this many nats: a
 #: likelihood ratio of 1.01, too small to change any score's choice between models, while two
 #: runs into one mode end far closer under the default stopping rule (:data:`OPTIMUM` stops at
@@ -124,11 +113,12 @@ TINY = np.finfo(float).tiny
 #: 003's c = 32 data, docs/SEARCH.md), but then they fit equally well for every purpose here.
 #: Runs stopped by the iteration cap, or by a loose tolerance, may differ by more.
 REPLICATION_TOLERANCE = 0.01
-# CONVERGENCE, the stopping rules of the final phase (:meth:`_Run.converge`: the change of g
-# within ``tolerance |g|``, paper 003, or within ``tolerance``, poLCA), ENGINE_SCHEDULES (of
-# :func:`fit_engine`, any engine), SCHEDULES (of :func:`fit`, network engines), ACCELERATIONS
-# and the default ACCELERATION of the final phase are imported from hiddenbn.util.defaults, where
-# the command line reads them without importing numba.
+# CONVERGENCE, the stopping rules of the final phase
+# (:meth:`~hiddenbn.learning.engine.Run.converge`: the change of g within ``tolerance |g|``, paper
+# 003, or within ``tolerance``, poLCA), ENGINE_SCHEDULES (of :func:`fit_engine`, any engine),
+# SCHEDULES (of :func:`fit`, network engines), ACCELERATIONS and the default ACCELERATION of the
+# final phase are imported from hiddenbn.util.defaults, where the command line reads them without
+# importing numba.
 
 
 def check_convergence(convergence: str) -> None:
@@ -166,115 +156,6 @@ PAPER_003 = Stopping(tolerance=1e-5, max_iterations=200, convergence="relative",
 #: Run to the optimum: absolute change of g 1e-10 (poLCA's ``tol``), at most 10000 iterations
 #: (:data:`hiddenbn.util.defaults.OPTIMUM`).
 OPTIMUM = Stopping(**defaults.OPTIMUM)
-
-
-def check_alpha(alpha: float) -> None:
-    """Refuse a Dirichlet parameter the MAP update cannot use: below 1 the mode of a row with
-    a zero count is on the boundary, and the update of paper 003 gives a negative value."""
-    if not alpha >= 1.0:
-        raise ParameterError(f"the MAP M step needs a Dirichlet alpha of at least 1 (1 gives ML), "
-                             f"got {alpha}; give an alpha (--prior-alpha) of 1 or more")
-    limits.check_dirichlet_alpha(alpha, ParameterError)
-
-
-def map_update(expected, totals, states, previous, alpha: float):
-    """The MAP (or, for ``alpha = 1``, ML) M step of paper 003, elementwise.
-
-    ``totals`` are the row sums ``E(N_ij)`` and ``states`` the row lengths ``r_i``, both
-    broadcast against ``expected``. Rows whose denominator is not positive (no expected data and
-    ``alpha = 1``) keep ``previous``.
-    """
-    denominator = totals + states * (alpha - 1.0)
-    empty = denominator <= 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        updated = (expected + (alpha - 1.0)) / denominator
-    return np.where(empty, previous, updated)
-
-
-@dataclass
-class Statistics:
-    """Expected sufficient statistics of one E step (in the engine's layout) and the
-    log-likelihood it yields."""
-
-    expected: object
-    log_likelihood: float
-
-
-@runtime_checkable
-class EMEngine(Protocol):
-    """A model family as EM sees it: what :func:`fit_engine` needs to fit it.
-
-    The *state* is the family's parameters in the form its steps want (a list of CPTs, packed
-    arrays, a vector of rates, ...); the driver only passes it from one step to the next. The
-    objective is ``g(state) = e_step(state).log_likelihood + log_prior(state)``, the log
-    posterior up to a constant (paper 003, above Eq. 7). The driver's default stopping rule is
-    relative to g, so an engine whose parameters are part of a larger model (the mechanisms of
-    an interaction model, whose observed causes are fitted in closed form) reports g of its
-    part.
-    """
-
-    def random_state(self, rng: np.random.Generator):
-        """A starting state drawn from ``rng`` (the driver's only use of it)."""
-
-    def e_step(self, state) -> Statistics:
-        """The E step at ``state``.
-
-        Returns
-        -------
-        Statistics
-            ``expected``: the expected sufficient statistics given the data (for CPTs, the
-            counts ``E(N_ijk | theta)`` of paper 003 Eq. 11, in whatever layout ``m_step``
-            reads); ``log_likelihood``: ``log p(D | state)``.
-        """
-
-    def m_step(self, statistics: Statistics, state):
-        """The M step: the state maximising the expected complete-data log posterior.
-
-        For CPTs under Dirichlet(alpha) priors this is the MAP update below paper 003 Eq. 11
-        (:func:`map_update`). ``state`` is the current state: where the update is undefined
-        (no expected data) its value is kept, so g never decreases. Returns a new state and
-        leaves ``state`` unchanged.
-        """
-
-    def log_prior(self, state) -> float:
-        """``log p(state)``, the prior part of g: 0 for ML; possibly up to an additive constant
-        (the Dirichlet normaliser) for an engine of part of a model, see the class."""
-
-    def to_vector(self, state) -> np.ndarray:
-        """The parameters of ``state`` as one new 1-d float array, in a fixed order: the
-        coordinates in which SQUAREM extrapolates (:meth:`_Run.extrapolate`)."""
-
-    def from_vector(self, vector: np.ndarray, like):
-        """The state whose parameters are ``vector`` (:meth:`to_vector`'s order), laid out as
-        the state ``like``; ``None`` when ``vector`` is outside the parameter space.
-
-        SQUAREM's extrapolated points are affine combinations of states (coefficients adding
-        up to 1), so a row of probabilities still sums to 1 but may hold a negative entry, and
-        a variance may be negative: such a point has no state, and the driver moves the jump
-        back towards plain EM.
-        """
-
-
-@runtime_checkable
-class NetworkEngine(EMEngine, Protocol):
-    """An engine of a whole discrete network with Dirichlet(``alpha``) CPT priors, whose fit
-    :func:`fit` and :func:`run_em` return as a :class:`Fit` (here g is the full log
-    posterior)."""
-
-    network: Network
-    alpha: float
-    #: How the E step is computed, for reports ("enumeration", "message passing (tree)", ...).
-    name: str
-
-    def from_cpts(self, cpts):
-        """The state holding ``cpts`` (network order, ``None`` for deterministic nodes)."""
-
-    def to_cpts(self, state) -> list:
-        """The CPTs of ``state`` in network order (``None`` for deterministic nodes)."""
-
-    def expected_counts(self, statistics: Statistics) -> list:
-        """``E(N_ijk | theta)`` per node in network order, ``None`` for deterministic nodes
-        (what the scores of :mod:`hiddenbn.scores.approximations` need)."""
 
 
 class EnumerationEngine:
@@ -357,8 +238,9 @@ class JunctionTreeEngine(EnumerationEngine):
 
 @numba.njit(cache=True, nogil=True)
 def _latent_class_map_update(class_counts, table_counts, offsets, cards, weights, table, alpha):
-    """:func:`map_update` of both latent class tables in one pass (the numpy version's set-up
-    costs more than the work on small data, where EM takes thousands of ~50 us iterations)."""
+    """:func:`~hiddenbn.models.priors.map_update` of both latent class tables in one pass (the numpy
+    version's set-up costs more than the work on small data, where EM takes thousands of ~50 us
+    iterations)."""
     shift = alpha - 1.0
     k = class_counts.size
     new_weights, new_table = np.empty(k), np.empty(table.shape)
@@ -476,9 +358,10 @@ class Fit:
     ``expected_counts`` are ``E(N_ijk | theta)`` at the returned parameters (``None`` for
     deterministic nodes); ``trace`` holds g after every iteration of the final phase (every
     cycle under SQUAREM); ``engine`` names the engine whose E step fitted it
-    (:attr:`NetworkEngine.name`); ``acceleration`` is that of the final phase (one of
-    :data:`ACCELERATIONS`); ``final_log_posteriors`` the final g of every search
-    (:attr:`EMResult.final_log_posteriors`; the best one's is ``log_posterior``).
+    (:attr:`~hiddenbn.learning.engine.NetworkEngine.name`); ``acceleration`` is that of the final
+    phase (one of :data:`ACCELERATIONS`); ``final_log_posteriors`` the final g of every search
+    (:attr:`~hiddenbn.learning.engine.EMResult.final_log_posteriors`; the best one's is
+    ``log_posterior``).
     """
 
     network: Network
@@ -527,148 +410,10 @@ def best_found(final_log_posteriors) -> int:
     return sum(g >= top - REPLICATION_TOLERANCE for g in final_log_posteriors)
 
 
-@numba.njit(cache=True, nogil=True)
-def _squared_norms(first, second):
-    """``(sum first^2, sum second^2)``, added in index order: the same last bits on any number
-    of threads (a BLAS dot product splits its sum by thread)."""
-    total_first, total_second = 0.0, 0.0
-    for i in range(first.size):
-        total_first += first[i] * first[i]
-        total_second += second[i] * second[i]
-    return total_first, total_second
-
-
-def squarem_step_length(change, curvature) -> float:
-    """The step length of SQUAREM's scheme S3 (Varadhan & Roland 2008):
-    ``-|change| / |curvature|``, at most -1 (-1 is plain EM's two steps; also where the
-    curvature is 0 or the ratio is not a number)."""
-    squared_change, squared_curvature = _squared_norms(change, curvature)
-    if not squared_curvature > 0:
-        return -1.0
-    length = -math.sqrt(squared_change / squared_curvature)
-    return length if length < -1.0 else -1.0
-
-
-class _Run:
-    """One EM trajectory: the current state, its E-step statistics and g; with the SQUAREM
-    jumps it kept and rejected (:meth:`extrapolate`)."""
-
-    def __init__(self, engine: EMEngine, state):
-        self.engine = engine
-        self.move_to(state)
-        self.longest_jump = 1.0  # the bound of |SQUAREM's step length| (:meth:`extrapolate`)
-        self.jumps_kept = self.jumps_rejected = 0
-
-    def move_to(self, state) -> float:
-        """Make ``state`` current: its E step and g; returns g."""
-        self.state = state
-        self.statistics = self.engine.e_step(state)
-        self.g = self.statistics.log_likelihood + self.engine.log_prior(state)
-        return self.g
-
-    def step(self) -> float:
-        """One M step then one E step; returns the new g."""
-        return self.move_to(self.engine.m_step(self.statistics, self.state))
-
-    def extrapolate(self, start) -> int:
-        """The rest of a SQUAREM cycle (Varadhan & Roland 2008, scheme S3), whose first EM step
-        went from ``start`` to the current state; returns the E steps it took (1 to 3).
-
-        With ``x0 = start``, ``x1`` the current state and ``x2`` its M step, ``r = x1 - x0``,
-        ``v = x2 - 2 x1 + x0`` and the step length ``a`` of :func:`squarem_step_length`, the
-        jump goes to ``x0 - 2 a r + a^2 v`` (``a = -1`` gives ``x2``). Its coefficients add up
-        to 1, so every row of probabilities still sums to 1; while an entry is negative (the
-        engine's :meth:`~EMEngine.from_vector` gives no state) ``a`` moves half-way towards
-        -1, at most :data:`SQUAREM_HALVINGS` times. One EM step from the jump stabilises it
-        (S3's last step); it is kept only if its g is at least that of ``x1``, so a cycle never
-        ends below a plain EM step and g never decreases. Otherwise, and where no jump
-        remains, the cycle ends at ``x2``, plain EM's second step.
-
-        ``|a|`` is bounded, as in the SQUAREM package: from 1 (plain EM), the bound grows
-        :data:`SQUAREM_BOUND_FACTOR`-fold whenever a cycle takes a step at it, and a rejected
-        jump of length ``a`` sets it to ``|a| / SQUAREM_BOUND_FACTOR`` (at least 1). Unbounded,
-        S3's length reached thousands where g is flat, and hundreds of such jumps in a row
-        were rejected.
-        """
-        engine = self.engine
-        first_g = self.g
-        second = engine.m_step(self.statistics, self.state)
-        x0, x1 = engine.to_vector(start), engine.to_vector(self.state)
-        change, curvature = x1 - x0, engine.to_vector(second) - 2 * x1 + x0
-        length = max(squarem_step_length(change, curvature), -self.longest_jump)
-        jump = None
-        for _ in range(SQUAREM_HALVINGS):
-            if length == -1.0:
-                break
-            jump = engine.from_vector(x0 - 2 * length * change + length**2 * curvature, start)
-            if jump is not None:
-                break
-            length = (length - 1.0) / 2
-        at_bound = length == -self.longest_jump
-        if jump is not None:
-            self.move_to(jump)
-            if self.step() >= first_g:  # False for NaN: a jump where the data are impossible
-                self.jumps_kept += 1
-                self.longest_jump *= SQUAREM_BOUND_FACTOR if at_bound else 1.0
-                return 2
-            self.jumps_rejected += 1
-            self.longest_jump = max(1.0, -length / SQUAREM_BOUND_FACTOR)
-        elif at_bound:  # plain EM's two steps at a bound of 1
-            self.longest_jump *= SQUAREM_BOUND_FACTOR
-        self.move_to(second)
-        return 1 if jump is None else 3
-
-    def converge(self, max_iterations: int, tolerance: float, run_all: bool = False,
-                 convergence: str = "relative", acceleration: str = "none"):
-        """Iterate until ``|g_t - g_{t-1}| <= tolerance * |g_{t-1}|`` (``convergence =
-        "relative"``) or ``<= tolerance`` (``"absolute"``) over an EM step (with ``run_all``:
-        for all ``max_iterations``, converged when the last change is within the tolerance);
-        (iterations, converged, trace).
-
-        With ``acceleration="squarem"`` each EM step that does not stop the run is the first
-        of a SQUAREM cycle (:meth:`extrapolate`); an iteration is still one E step, and
-        ``trace`` holds g after every cycle (every step of plain EM).
-        """
-        relative = convergence == "relative"
-        accelerate = acceleration == "squarem"
-        trace, small, iteration = [], False, 0
-        while iteration < max_iterations:
-            start, previous = self.state, self.g
-            self.step()
-            iteration += 1
-            change = abs(self.g - previous)
-            small = change <= tolerance * (max(abs(previous), TINY) if relative else 1.0)
-            if small and not run_all:
-                trace.append(self.g)
-                return iteration, True, trace
-            if accelerate and max_iterations - iteration >= SQUAREM_MOST_STEPS:
-                iteration += self.extrapolate(start)
-            trace.append(self.g)
-        return max_iterations, small, trace
-
-
-@dataclass
-class EMResult:
-    """The winning run of :func:`fit_engine` and how its final phase ended.
-
-    ``run`` holds the engine's ``state``, its E-step ``statistics`` and ``g``; ``trace`` holds g
-    after every iteration of the final phase (every SQUAREM cycle under ``acceleration``
-    ``"squarem"``); ``final_log_posteriors`` the final g of every start that ran to the end, in
-    the order of the starts (all of them for best-of-n, the winner alone for halving): the
-    independent searches whose agreement a fit reports.
-    """
-
-    run: _Run
-    iterations: int
-    converged: bool
-    trace: list
-    acceleration: str
-    final_log_posteriors: list = field(default_factory=list)
-
-
-def _final_phase(run: _Run, max_iterations: int, tolerance: float, run_all: bool,
+def _final_phase(run: Run, max_iterations: int, tolerance: float, run_all: bool,
                  convergence: str, acceleration: str) -> EMResult:
-    """``run`` iterated to convergence (:meth:`_Run.converge`), the one search of its result."""
+    """``run`` iterated to convergence (:meth:`~hiddenbn.learning.engine.Run.converge`), the one
+    search of its result."""
     result = EMResult(run, *run.converge(max_iterations, tolerance, run_all, convergence,
                                          acceleration), acceleration)
     result.final_log_posteriors = [result.run.g]
@@ -724,13 +469,13 @@ def fit_engine(engine: EMEngine, rng: np.random.Generator, restarts: int, max_it
         (paper 003) or absolute (poLCA).
     acceleration : {"squarem", "none"}
         The final phase's (:data:`ACCELERATIONS`; the halving phase takes plain steps):
-        SQUAREM cycles (Varadhan & Roland 2008; :meth:`_Run.extrapolate`), or plain EM, the
-        papers' protocol. An iteration is one E step either way.
+        SQUAREM cycles (Varadhan & Roland 2008; :meth:`~hiddenbn.learning.engine.Run.extrapolate`),
+        or plain EM, the papers' protocol. An iteration is one E step either way.
     """
     _check_search(schedule, ENGINE_SCHEDULES, restarts, convergence, max_iterations,
                   tolerance, acceleration)
     draw = engine.random_state if draw is None else draw
-    runs = [_Run(engine, draw(rng)) for _ in range(restarts)]
+    runs = [Run(engine, draw(rng)) for _ in range(restarts)]
     if schedule == "best-of-n":
         results = [_final_phase(run, max_iterations, tolerance, run_all_iterations, convergence,
                                 acceleration) for run in runs]
@@ -769,7 +514,7 @@ def run_em(network: Network, data: Dataset, cpts, alpha: float = PRIOR_ALPHA,
     check_convergence(convergence)
     check_acceleration(acceleration)
     engine = make_engine(network, data, alpha)
-    run = _Run(engine, engine.from_cpts(check_parameters(network, cpts)))
+    run = Run(engine, engine.from_cpts(check_parameters(network, cpts)))
     result = _final_phase(run, max_iterations, tolerance, run_all_iterations, convergence,
                           acceleration)
     return _finish(engine, result, 1, "single", data.n_cases)

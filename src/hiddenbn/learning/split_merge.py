@@ -30,6 +30,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from hiddenbn.data import MISSING
+from hiddenbn.learning.engine import Run
 
 #: EM iterations after a move before its g is compared with the current one.
 TRIAL_ITERATIONS = 30
@@ -209,10 +210,8 @@ def _moved(engine, rows, state, posteriors, merge, split, rng):
 
 def split_merge(engine, run, rng: np.random.Generator, trial_iterations: int = TRIAL_ITERATIONS):
     """Apply improving split-and-merge moves to ``run`` (an EM run of a latent class engine,
-    :class:`hiddenbn.learning.em._Run`) until none raises g; returns the final run and the number of
-    moves kept. Models with fewer than three classes are returned as they are."""
-    from hiddenbn.learning.em import _Run
-
+    :class:`~hiddenbn.learning.engine.Run`) until none raises g; returns the final run and the
+    number of moves kept. Models with fewer than three classes are returned as they are."""
     kept = 0
     if run.state[0].size < 3:
         return run, kept
@@ -228,7 +227,7 @@ def split_merge(engine, run, rng: np.random.Generator, trial_iterations: int = T
                 state = _moved(engine, rows, run.state, posteriors, merge, split, rng)
                 if state is None:
                     continue
-                trial = _Run(engine, state)
+                trial = Run(engine, state)
                 for _ in range(trial_iterations):
                     trial.step()
                 if trial.g > run.g + 1e-9 * abs(run.g):

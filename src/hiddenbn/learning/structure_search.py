@@ -16,7 +16,8 @@ import numpy as np
 from hiddenbn.data import Dataset
 from hiddenbn.errors import DataError
 from hiddenbn.models.network import Network
-from hiddenbn.scores.approximations import bd_log_marginal, complete_data_counts
+from hiddenbn.models.priors import bd_log_marginal
+from hiddenbn.scores.exact import complete_data_counts
 
 
 class FamilyScores:

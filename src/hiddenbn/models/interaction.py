@@ -39,8 +39,8 @@ from pathlib import Path
 import numpy as np
 
 from hiddenbn.errors import SpecError
-from hiddenbn.learning.em import map_update
 from hiddenbn.models.network import Network
+from hiddenbn.models.priors import map_update
 from hiddenbn.models.spec import is_spec_file, parse_spec, read_spec_document
 from hiddenbn.util import limits
 

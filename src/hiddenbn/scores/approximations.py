@@ -10,13 +10,14 @@ Sec. 2.4), computed elsewhere and passed in.
   better, named apart from the ``BIC = -2 log p(D|theta) + d log N`` of the latent class
   output (:func:`hiddenbn.scores.lca_statistics.information_criteria`), which is ``-2`` times it.
 * :func:`draper` -- Eq. 10: BIC ``+ d/2 log(2 pi)``.
-* :func:`bd_log_marginal` -- Eq. 5 (Cooper-Herskovits): the exact marginal likelihood of
-  complete data under Dirichlet priors; MLED (Eq. 12) is Eq. 5 at the expected counts.
+* MLED (Eq. 12) -- Eq. 5 (Cooper-Herskovits, :func:`hiddenbn.models.priors.bd_log_marginal`,
+  the exact marginal likelihood of complete data under Dirichlet priors) at the expected counts.
 * :func:`cheeseman_stutz` -- Eq. 13 with ``d'`` and ``d``; paper 003 takes ``d' = d = ds``
   (CS); CS+ (paper 002 Sec. 2.3, paper 000 Sec. 6) takes ``d' = ds`` and ``d = de``.
 * :func:`laplace` -- Eq. 8 with the exact negative Hessian ``A`` of
   ``g = log p(D|theta) + log p(theta)`` in the free parameters (:func:`negative_hessian`) and
-  the Dirichlet log density in the same coordinates (:func:`dirichlet_log_density`).
+  the Dirichlet log density in the same coordinates
+  (:func:`hiddenbn.models.priors.dirichlet_log_density`).
 
 The exact marginal likelihood itself (Eq. 4 summed over every completion of the hidden values)
 is :func:`hiddenbn.scores.exact.exact_log_evidence`.
@@ -25,12 +26,12 @@ Missing cells (:data:`hiddenbn.data.MISSING`, missing at random) are unobserved 
 the hidden ones, so every equation keeps its form with ``D`` the observed cells:
 ``log p(D | theta) = sum_p c_p log p(x_p,obs | theta)`` (each missing cell summed out); the
 expected counts ``E(N_ijk)`` of the fit are those of the data completed in the hidden nodes
-*and* the missing cells (Eq. 11, :mod:`hiddenbn.inference.enumeration`), so MLED (Eq. 12) is Eq. 5
-at them and Cheeseman-Stutz (Eq. 13) takes ``D'`` = that completion, ``log p(D' | theta) = sum_ijk
-E(N_ijk) log theta_ijk`` (:func:`complete_log_likelihood`) from the same counts; BIC, BIC+ and
-Draper change only through ``log p(D | theta)`` (``N`` stays the number of cases); Laplace (Eq. 8)
-uses the Hessian of the observed-data log-likelihood, in which a missing cell is one more summed-out
-value (:func:`negative_hessian`).
+*and* the missing cells (Eq. 11, :mod:`hiddenbn.inference.enumeration`), so MLED (Eq. 12) is
+Eq. 5 at them and Cheeseman-Stutz (Eq. 13) takes ``D'`` = that completion, ``log p(D' | theta)
+= sum_ijk E(N_ijk) log theta_ijk`` (:func:`hiddenbn.models.priors.complete_log_likelihood`) from
+the same counts; BIC, BIC+ and Draper change only through ``log p(D | theta)`` (``N`` stays the
+number of cases); Laplace (Eq. 8) uses the Hessian of the observed-data log-likelihood, in which
+a missing cell is one more summed-out value (:func:`negative_hessian`).
 
 Free parameters are the CPT entries without the last entry of each row, node by node, row by
 row (:func:`hiddenbn.models.network.free_parameters`).
@@ -44,75 +45,20 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, eigvalsh
 from scipy.sparse import csr_matrix
-from scipy.special import gammaln, logsumexp, xlogy
+from scipy.special import logsumexp
 
 from hiddenbn.data import MISSING, Dataset
-from hiddenbn.errors import HiddenbnError
 from hiddenbn.inference.enumeration import (ENUMERATION_CHUNK_CELLS, MAX_HIDDEN_CONFIGURATIONS,
-                                            family_indices, hidden_configuration_count,
-                                            is_latent_class, posterior_chunks, state_offsets)
+                                            hidden_configuration_count, is_latent_class,
+                                            posterior_chunks, state_offsets)
 from hiddenbn.models.network import Network, check_parameters
+from hiddenbn.models.priors import bd_log_marginal, complete_log_likelihood
 from hiddenbn.util.limits import approximately
 
 #: Largest dense block (rows x free parameters) built at once by the enumeration Hessian.
 HESSIAN_CHUNK_CELLS = 1 << 24
 #: Largest number of free parameters for which :func:`score_fit` builds the dense Hessian.
 LAPLACE_MAX_DIMENSION = 8000
-
-
-# --- Dirichlet prior and complete data -------------------------------------------------------
-def dirichlet_log_normalizer(network: Network, alpha: float) -> float:
-    """``sum_ij log Gamma(r_i alpha) - r_i log Gamma(alpha)``: the constant of the prior."""
-    return float(sum(network.n_parent_configurations(i)
-                     * (gammaln(network.cardinalities[i] * alpha)
-                        - network.cardinalities[i] * gammaln(alpha))
-                     for i in range(network.n_nodes) if not network.is_deterministic(i)))
-
-
-def dirichlet_log_density(network: Network, cpts, alpha: float) -> float:
-    """``log p(theta)`` for independent symmetric Dirichlet(alpha) rows (paper 003 Eq. 3).
-
-    A density over the free parameters (each row without its last entry), the coordinates of
-    :func:`negative_hessian`, so Eq. 8 combines the two consistently.
-    """
-    return dirichlet_log_normalizer(network, alpha) + sum(
-        float(xlogy(alpha - 1.0, table).sum()) for table in cpts if table is not None)
-
-
-def complete_data_counts(network: Network, data: Dataset) -> list:
-    """``N_ijk`` of a data set that observes every node, as ``(q_i, r_i)`` arrays."""
-    if network.hidden_indices.size:
-        raise HiddenbnError("complete-data counts need every node observed; this network has "
-                            "hidden nodes (use the expected counts of an EM fit)")
-    data = data.for_network(network)
-    data.require_complete("complete-data counts (use the expected counts of an EM fit)")
-    indices = family_indices(network, data.patterns, np.zeros((1, 0), dtype=np.int64))
-    return [np.bincount(index[:, 0], weights=data.counts.astype(float),
-                        minlength=network.n_parent_configurations(i) * network.cardinalities[i])
-            .reshape(network.n_parent_configurations(i), network.cardinalities[i])
-            for i, index in enumerate(indices)]
-
-
-def bd_log_marginal(network: Network, counts, alpha: float) -> float:
-    """Paper 003 Eq. 5 (Cooper & Herskovits): ``log p(D | S)`` for complete data.
-
-    ``counts`` are ``N_ijk`` (or expected counts, giving MLED, Eq. 12) as one ``(q_i, r_i)``
-    array per node; deterministic nodes (no parameters) are skipped. ``alpha_ijk = alpha``.
-    """
-    return float(sum(_bd_node_term(np.asarray(n, dtype=float), alpha)
-                     for i, n in enumerate(counts) if not network.is_deterministic(i)))
-
-
-def _bd_node_term(counts, alpha: float):
-    """One node's factor of Eq. 5 in logs; ``counts`` has shape ``(..., q_i, r_i)``."""
-    r = counts.shape[-1]
-    return (np.sum(gammaln(r * alpha) - gammaln(r * alpha + counts.sum(axis=-1)), axis=-1)
-            + np.sum(gammaln(alpha + counts) - gammaln(alpha), axis=(-2, -1)))
-
-
-def complete_log_likelihood(cpts, counts) -> float:
-    """``log p(D' | theta) = sum_ijk N_ijk log theta_ijk`` for (expected) complete data D'."""
-    return float(sum(xlogy(n, t).sum() for t, n in zip(cpts, counts) if t is not None))
 
 
 # --- the scores ------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ Paper 003 (Sec. 3) judged every approximation against Laplace because "exact com
 the marginal likelihood are not possible". For small data they are: ``p(D | S)`` is the sum,
 over every completion ``H`` of the hidden values, of the complete-data Bayesian-Dirichlet score
 ``p(D, H | S)`` (paper 003 Eqs. 4-5, Cooper & Herskovits). :func:`exact_log_evidence` organises
-that sum so it goes far beyond brute force:
+that sum so it goes far beyond brute force (for complete data it has one term: Eq. 5,
+:func:`hiddenbn.models.priors.bd_log_marginal`, at :func:`complete_data_counts`):
 
 1. Cases are grouped by observed pattern: what matters of a completion is, for each pattern
    ``p`` with ``c_p`` cases, how many of them get each joint hidden configuration ``h`` (a
@@ -158,6 +159,20 @@ def _completions(network: Network, patterns: np.ndarray):
             whole[rows, :size] = part
         possible[rows, :size] = True
     return indices, possible
+
+
+def complete_data_counts(network: Network, data: Dataset) -> list:
+    """``N_ijk`` of a data set that observes every node, as ``(q_i, r_i)`` arrays."""
+    if network.hidden_indices.size:
+        raise HiddenbnError("complete-data counts need every node observed; this network has "
+                            "hidden nodes (use the expected counts of an EM fit)")
+    data = data.for_network(network)
+    data.require_complete("complete-data counts (use the expected counts of an EM fit)")
+    indices = family_indices(network, data.patterns, np.zeros((1, 0), dtype=np.int64))
+    return [np.bincount(index[:, 0], weights=data.counts.astype(float),
+                        minlength=network.n_parent_configurations(i) * network.cardinalities[i])
+            .reshape(network.n_parent_configurations(i), network.cardinalities[i])
+            for i, index in enumerate(indices)]
 
 
 def log_bd_score(layout: CellLayout, statistics: np.ndarray, alpha: float) -> np.ndarray:
