@@ -5,6 +5,7 @@ with `study`)``, under the heading of its section; the bullets of a section must
 keys of that section, required where the schema requires them, with the schema's defaults.
 """
 
+import importlib.util
 import re
 
 import pytest
@@ -135,8 +136,10 @@ def test_the_slurm_part_names_the_profiles_settings():
     assert f"`{PROFILE['default-resources']['slurm_partition']}` as shipped" in described
 
 
-def test_every_file_it_names_exists():
+def test_every_file_and_module_it_names_exists():
     named = re.findall(r"`((?:config|docs|src|tools|workflow)/[^`<*]+)`", README)
     assert named
     for path in named:
         assert (REPO / path).exists(), f"config/README.md names {path}, which does not exist"
+    for module in re.findall(r"`(hiddenbn(?:\.\w+)+)`", README):
+        assert importlib.util.find_spec(module), f"config/README.md names {module}: no module"
