@@ -2,9 +2,36 @@
 
 The reference implementation of five papers on effective dimension, marginal-likelihood
 approximations, causal-interaction models and embedded Bayesian-network classifiers (see
-``README.md``). Modules are named after the concept they implement: :mod:`hiddenbn.models.spec`,
-:mod:`hiddenbn.models.network`, :mod:`hiddenbn.data.sampling`, :mod:`hiddenbn.data`,
-:mod:`hiddenbn.util.seeding`.
+``README.md``), as a command line (``hiddenbn``) and this Python package.
+
+The names below are the public API, each imported from its module when first used, so that
+``import hiddenbn`` loads neither numpy nor numba, scipy or pandas (``tests/test_startup.py``):
+
+* the commands: :func:`fit`, :func:`select`, :func:`log_evidence`, :func:`dimensions` and
+  :func:`sample` do what ``hiddenbn fit``, ``select``, ``evidence``, ``dim`` and ``sample``
+  do, with the same defaults, and return what they print as objects (:class:`FitResult`,
+  :class:`LatentClassReport`, :class:`SelectionResult`, :class:`EvidenceResult`,
+  :class:`DimensionResult`);
+* a scikit-learn-style estimator of latent class models, :class:`LatentClassModel`;
+* models and data: :func:`parse_spec`, :class:`Network`, :func:`latent_class`,
+  :func:`random_parameters`, :func:`read_data`, :class:`Dataset`, :class:`DataFile`;
+* the scores of a fit, :func:`score_fit`, and every error, :class:`HiddenbnError`.
+
+The package is split into subpackages by role, lowest first: :mod:`hiddenbn.util`,
+:mod:`hiddenbn.models`, :mod:`hiddenbn.data`, :mod:`hiddenbn.inference`,
+:mod:`hiddenbn.dimension`, :mod:`hiddenbn.scores`, :mod:`hiddenbn.learning`,
+:mod:`hiddenbn.ebnc`, :mod:`hiddenbn.interaction`, :mod:`hiddenbn.reports`,
+:mod:`hiddenbn.experiments`; above them the command line (:mod:`hiddenbn.cli`), the commands'
+functions (:mod:`hiddenbn.commands`) and the estimators (:mod:`hiddenbn.estimators`).
+
+Examples
+--------
+>>> import hiddenbn
+>>> frame = hiddenbn.sample("2:2,2,2,2", n=500, seed=1)
+>>> model = hiddenbn.LatentClassModel(n_classes=2, random_state=1).fit(frame)
+>>> round(model.score(frame) * len(frame), 3) == round(hiddenbn.fit(frame, classes=2,
+...                                                                  seed=1).log_likelihood, 3)
+True
 """
 
 import hashlib
@@ -52,9 +79,35 @@ def _key_numba_cache() -> None:
 _key_numba_cache()
 
 
+#: Each public name and the module it is imported from when first used.
+_EXPORTS = {
+    "fit": "hiddenbn.commands", "select": "hiddenbn.commands",
+    "log_evidence": "hiddenbn.commands", "dimensions": "hiddenbn.commands",
+    "sample": "hiddenbn.commands",
+    "FitResult": "hiddenbn.reports.results", "LatentClassReport": "hiddenbn.reports.results",
+    "SelectionResult": "hiddenbn.reports.results",
+    "EvidenceResult": "hiddenbn.reports.results", "DimensionResult": "hiddenbn.reports.results",
+    "LatentClassModel": "hiddenbn.estimators",
+    "parse_spec": "hiddenbn.models.spec", "Network": "hiddenbn.models.network",
+    "latent_class": "hiddenbn.models.network",
+    "random_parameters": "hiddenbn.models.network",
+    "read_data": "hiddenbn.data", "Dataset": "hiddenbn.data", "DataFile": "hiddenbn.data",
+    "score_fit": "hiddenbn.scores.approximations", "HiddenbnError": "hiddenbn.errors",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
 def __getattr__(name: str):
-    """``hiddenbn.__version__``, read from the installed package's metadata when first asked
-    for: importing :mod:`importlib.metadata` costs as much as the rest of ``hiddenbn --help``."""
+    """A public name (:data:`__all__`), imported from its module when first asked for, and
+    ``hiddenbn.__version__``, read from the installed package's metadata then: importing
+    :mod:`importlib.metadata` costs as much as the rest of ``hiddenbn --help``."""
+    if name in _EXPORTS:
+        import importlib
+
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
     if name != "__version__":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from importlib.metadata import PackageNotFoundError, version
@@ -65,3 +118,8 @@ def __getattr__(name: str):
         value = "0+unknown"
     globals()["__version__"] = value
     return value
+
+
+def __dir__() -> list:
+    """The module's names with the public ones not imported yet."""
+    return sorted(set(globals()) | set(__all__) | {"__version__"})

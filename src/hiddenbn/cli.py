@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import math
 import os
 import signal
@@ -270,7 +269,9 @@ def _refuse_what_does_not_act(command: str, args, family: str | None = None,
 
 def _print_json(report) -> None:
     """Print ``report`` as strict JSON, NaN and infinities as null (see the module docstring)."""
-    print(json.dumps(_finite(report), indent=1, allow_nan=False))
+    from hiddenbn.reports.results import Result
+
+    print(Result(report).to_json())
 
 
 def _print_report(report, format_text, as_json: bool) -> None:
@@ -279,17 +280,6 @@ def _print_report(report, format_text, as_json: bool) -> None:
         _print_json(report)
     else:
         print(format_text(report))
-
-
-def _finite(value):
-    """``value`` with every non-finite float, however deeply nested, replaced by None."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(item) for item in value]
-    return value
 
 
 @contextmanager

@@ -9,7 +9,18 @@ about.
 
 
 class HiddenbnError(ValueError):
-    """Base class of the user-facing errors of hiddenbn."""
+    """Base class of the user-facing errors of hiddenbn: its message is one line saying what
+    is wrong and the fix.
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> try:
+    ...     hiddenbn.parse_spec("3:2,0")
+    ... except hiddenbn.HiddenbnError as error:
+    ...     print(type(error).__name__, "-", error)
+    SpecError - ...
+    """
 
 
 class SpecError(HiddenbnError):

@@ -9,8 +9,9 @@ May import: hiddenbn.errors, hiddenbn.util, hiddenbn.models.
 
 from hiddenbn.data.dataset import (COUNT_COLUMN, MISSING, DataFile, Dataset, DataTable,
                                    NumberedStates, pattern_counts, read_csv, read_data,
-                                   read_dictionary, read_table, write_csv, write_rows_csv)
+                                   read_dictionary, read_table, rows_frame, write_csv,
+                                   write_rows_csv)
 
 __all__ = ["COUNT_COLUMN", "MISSING", "DataFile", "DataTable", "Dataset", "NumberedStates",
            "pattern_counts", "read_csv", "read_data", "read_dictionary", "read_table",
-           "write_csv", "write_rows_csv"]
+           "rows_frame", "write_csv", "write_rows_csv"]

@@ -24,8 +24,8 @@ Data files are CSV with a header of variable names, one case per line, and an op
   all whole, or one with more than :data:`USUAL_MAX_STATES` states, gets a note: it is more
   likely a measurement or an identifier than a category, to be binned or left out.
 * **A data dictionary** (YAML, ``column: [category, ...]``) fixes the states and their order for
-  the columns it names; a category absent from the data still counts, and a cell that is not
-  in the list is an error. Its entries are read as text (``yes`` stays ``yes``).
+  the columns it names; a category absent from the data still counts (a column it names may
+  even have only missing cells), and a cell that is not in the list is an error. Its entries are read as text (``yes`` stays ``yes``).
 * **Missing cells** are those equal to one of ``missing_values``, blanks around a cell ignored.
   The default (:data:`DEFAULT_MISSING_VALUES`) is pandas' default ``na_values`` (empty,
   ``NA``, ``NaN``, ``nan``, ``N/A``, ``n/a``, ``NULL``, ``null``, ``None``, ``#N/A``, ...,
@@ -155,6 +155,14 @@ class Dataset:
         The states of each column as the data file writes them (code ``s`` is
         ``categories[j][s]``: a tuple of labels, or :class:`NumberedStates`); None for data
         made in code, whose states are the codes.
+
+    Examples
+    --------
+    >>> data = Dataset.from_rows(["a", "b"], [[0, 1], [1, 1], [0, 1], [1, MISSING]])
+    >>> data.patterns.tolist(), data.counts.tolist()
+    ([[0, 1], [1, -1], [1, 1]], [2, 1, 1])
+    >>> data.n_cases, data.cardinalities, data.has_missing
+    (4, (2, 2), True)
     """
 
     names: tuple[str, ...]
@@ -324,36 +332,53 @@ def write_rows_csv(path, names, rows, categories=None) -> None:
     rows = np.asarray(rows)
 
     def save(target):
-        if categories is not None and any(labels is not None and labels != NumberedStates(
-                0, len(labels)) for labels in categories):
-            import pandas as pd
-
-            columns = {}
-            for j, (name, labels) in enumerate(zip(names, categories)):
-                codes = rows[:, j]
-                if labels is None or isinstance(labels, NumberedStates):
-                    base = 0 if labels is None else labels.base
-                    columns[name] = pd.array(codes + base, dtype="Int64")
-                    columns[name][codes == MISSING] = pd.NA
-                else:  # the empty label last, where a MISSING code (-1) indexes
-                    columns[name] = np.array([*labels, ""], dtype=object)[codes]
-            pd.DataFrame(columns).to_csv(target, index=False, lineterminator="\n")
-            return
-        if not (rows == MISSING).any():
+        labelled = categories is not None and any(
+            labels is not None and labels != NumberedStates(0, len(labels))
+            for labels in categories)
+        if labelled or (rows == MISSING).any():
+            rows_frame(names, rows, categories).to_csv(target, index=False, lineterminator="\n")
+        else:  # the fast path of most samples
             np.savetxt(target, rows, fmt="%d", delimiter=",", header=_csv_line(names),
                        comments="")
-            return
-        import pandas as pd
-
-        frame = pd.DataFrame(rows, columns=list(names)).astype("Int64")
-        frame[frame == MISSING] = pd.NA
-        frame.to_csv(target, index=False, lineterminator="\n")
 
     if hasattr(path, "write"):
         save(path)
     else:
         with atomic_output(path) as temporary:
             save(temporary)
+
+
+def rows_frame(names, rows, categories=None):
+    """Cases as a pandas DataFrame, one row per case and a column per name: each code as its
+    label (``categories``: per column, the labels of its codes, or None for its numbers),
+    a :data:`MISSING` cell as null (None for a label, ``pd.NA`` in a column of numbers,
+    which is then of pandas' nullable ``Int64``). :func:`read_data` reads it, or the CSV it
+    writes, back as the same cases.
+
+    Examples
+    --------
+    >>> rows_frame(["smoker", "age"], [[0, 3], [1, MISSING]], [("no", "yes"), None])
+      smoker   age
+    0     no     3
+    1    yes  <NA>
+    """
+    import pandas as pd
+
+    rows = np.asarray(rows)
+    categories = [None] * len(names) if categories is None else categories
+    columns = {}
+    for j, (name, labels) in enumerate(zip(names, categories)):
+        codes = rows[:, j]
+        missing = codes == MISSING
+        if labels is None or isinstance(labels, NumberedStates):
+            numbers = codes.astype(np.int64) + (0 if labels is None else labels.base)
+            columns[name] = pd.array(np.where(missing, 0, numbers),
+                                     dtype="Int64" if missing.any() else "int64")
+            if missing.any():
+                columns[name][missing] = pd.NA
+        else:  # None last, where a MISSING code (-1) indexes
+            columns[name] = np.array([*labels, None], dtype=object)[codes]
+    return pd.DataFrame(columns)
 
 
 def _csv_line(cells) -> str:
@@ -414,6 +439,17 @@ class DataFile:
         What a user should know about how the file was read (dropped cases, unobserved codes).
     source : str
         Where the cells came from, as messages name it (:attr:`DataTable.source`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> read = read_data(pd.DataFrame({"item": [1, 3, None, 3], "group": list("abba")}))
+    >>> read.dataset.states(), read.dataset.n_cases
+    ({'item': ['1', '2', '3'], 'group': ['a', 'b']}, 4)
+    >>> read.row_patterns.tolist()  # each row's pattern of every_case
+    [1, 3, 0, 2]
+    >>> read.notes[0][:50]
+    'whole numbers that no cell has still count as stat'
     """
 
     dataset: Dataset
@@ -925,7 +961,7 @@ def _code_column(source: str, name: str, cells: np.ndarray, declared, missing_va
     codes, uniques = pd.factorize(cells)
     texts = [text.strip() for text in uniques]
     present = [text for text in texts if text not in missing_values]
-    if not present:
+    if not present and declared is None:  # a dictionary's column has its states even so
         raise DataError(f"{source}: column {name!r} has only missing cells; leave the "
                         "column out of the file (or out of --columns)")
     if declared is not None:

@@ -38,28 +38,36 @@ CRITERIA = ("aic", "bic", "sabic", "caic")
 def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = PRIOR_ALPHA,
                   restarts: int | None = None, with_effective_dimension: bool = True,
                   with_laplace: bool = True, initial=None, **em_options) -> dict:
-    """Fit ``network`` by EM (``restarts`` starts of the restart schedule, by default the
-    schedule's number, seeded by ``seed``; or one start from the CPTs ``initial``) and compute
-    every score (Laplace, whose exact Hessian costs the most, only ``with_laplace``).
-    ``em_options`` go to :func:`hiddenbn.learning.em.fit` (with ``initial``: the final phase's
-    ``max_iterations``, ``tolerance``, ``convergence``, ``run_all_iterations`` and
-    ``acceleration`` to :func:`~hiddenbn.learning.em.run_em`).
+    """Fit ``network`` by :func:`search` and compute every score (Laplace, whose exact
+    Hessian costs the most, only ``with_laplace``).
 
     Returns ``{"fit": Fit, "scores": dict, "ds": int, "de": int or None, "note": str or None}``.
     """
-    if initial is None:
-        result = fit(network, data, seeding.rng(seed, "em", network.to_dict()), alpha=alpha,
-                     restarts=restarts, **em_options)
-    else:
-        final_phase = {key: em_options[key] for key in
-                       ("max_iterations", "tolerance", "convergence", "run_all_iterations",
-                        "acceleration")
-                       if key in em_options}
-        result = run_em(network, data, initial, alpha, **final_phase)
+    result = search(network, data, seed, alpha, restarts, initial, **em_options)
     outcome = scored(result, data, with_effective_dimension, with_laplace)
     outcome["note"] = "; ".join(filter(None, [outcome["note"],
                                               _random_starts_note(result, em_options)])) or None
     return outcome
+
+
+def search(network: Network, data: Dataset, seed: int, alpha: float = PRIOR_ALPHA,
+           restarts: int | None = None, initial=None, **em_options):
+    """Fit ``network`` by EM as ``hiddenbn fit`` does: ``restarts`` starts of the restart
+    schedule (by default the schedule's number), seeded by ``seed`` and the network; or one
+    start from the CPTs ``initial``. ``em_options`` go to :func:`hiddenbn.learning.em.fit`
+    (with ``initial``: the final phase's ``max_iterations``, ``tolerance``, ``convergence``,
+    ``run_all_iterations`` and ``acceleration`` to :func:`~hiddenbn.learning.em.run_em`).
+
+    Returns the :class:`hiddenbn.learning.em.Fit`.
+    """
+    if initial is None:
+        return fit(network, data, seeding.rng(seed, "em", network.to_dict()), alpha=alpha,
+                   restarts=restarts, **em_options)
+    final_phase = {key: em_options[key] for key in
+                   ("max_iterations", "tolerance", "convergence", "run_all_iterations",
+                    "acceleration")
+                   if key in em_options}
+    return run_em(network, data, initial, alpha, **final_phase)
 
 
 def _random_starts_note(result, em_options: dict) -> str | None:

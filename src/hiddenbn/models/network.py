@@ -57,6 +57,15 @@ class Network:
 
     Use :func:`hiddenbn.models.spec.parse_spec` or :func:`latent_class` to build one: they check a
     user's input and sort it topologically. The constructor checks only the invariants.
+
+    Examples
+    --------
+    >>> from hiddenbn import parse_spec
+    >>> network = parse_spec("2(3(2,2),2)")
+    >>> network.names, network.cardinalities
+    (('H1', 'H2', 'X1', 'X2', 'X3'), (2, 3, 2, 2, 2))
+    >>> network.observed_names, network.standard_dimension
+    (('X1', 'X2', 'X3'), 13)
     """
 
     names: tuple[str, ...]
@@ -196,6 +205,27 @@ def latent_class(hidden_states: int, observed_states, names=None, hidden: str = 
     ``names`` (``X1..Xn``); with binary children it is the naive-Bayes model with a hidden root
     of paper 003 Sec. 3. A ``hidden`` name that is also an observed name gets underscores
     around it until it is unique.
+
+    Parameters
+    ----------
+    hidden_states : int
+        The number of classes, k.
+    observed_states : sequence of int
+        The states of each observed child, r1, ..., rn.
+    names : sequence of str, optional
+        The children's names (default ``X1 .. Xn``).
+    hidden : str
+        The hidden root's name.
+
+    Returns
+    -------
+    Network
+
+    Examples
+    --------
+    >>> network = latent_class(3, [2, 2, 4], names=["smoker", "cough", "H1"])
+    >>> network.names, network.standard_dimension
+    (('_H1_', 'smoker', 'cough', 'H1'), 17)
     """
     observed_states = [int(r) for r in observed_states]
     names = (tuple(f"X{j + 1}" for j in range(len(observed_states))) if names is None
@@ -236,6 +266,30 @@ def random_parameters(network: Network, rng: np.random.Generator, alpha: float =
     ``alpha = 1`` is the uniform Dirichlet that paper 003 Sec. 3 uses to generate models. Rows
     are drawn node by node in topological order, rows in parent-configuration order, so a seed
     fixes the parameters.
+
+    Parameters
+    ----------
+    network : Network
+        A discrete network.
+    rng : numpy.random.Generator
+        The source of the draws.
+    alpha : float
+        The Dirichlet parameter of every row (1: uniform over the simplex).
+
+    Returns
+    -------
+    list of ndarray
+        One table per node (None for a deterministic node): a row per configuration of its
+        parents, a column per state.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cpts = random_parameters(latent_class(2, [3, 2]), np.random.default_rng(0))
+    >>> [table.shape for table in cpts]
+    [(1, 2), (2, 3), (2, 2)]
+    >>> bool(np.allclose(cpts[1].sum(axis=1), 1.0))
+    True
     """
     _require_discrete(network, "random_parameters")
     limits.check_network(network)

@@ -46,8 +46,34 @@ _SPEC_FILE_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def parse_spec(spec) -> Network:
-    """Build a :class:`~hiddenbn.models.network.Network` from a shorthand string, a file path or a
-    dict."""
+    """Build a :class:`~hiddenbn.models.network.Network` from a shorthand string, a file path
+    or a dict.
+
+    Parameters
+    ----------
+    spec : str, path-like, dict or Network
+        A latent class shorthand ``k:r1,...,rn``; a tree (a hidden node's state count
+        followed by its children in parentheses, a leaf's state count alone); a YAML or JSON
+        file, or its dict, of ``{"nodes": {NAME: {"states": INT, "parents": [...],
+        "hidden": BOOL}}}``; or a network, returned as it is.
+
+    Returns
+    -------
+    Network
+        Its nodes in topological order; a shorthand's hidden nodes are named ``H1, H2, ...``
+        and its observed nodes ``X1 .. Xn``.
+
+    Examples
+    --------
+    >>> parse_spec("3:2,2,4").cardinalities
+    (3, 2, 2, 4)
+    >>> parse_spec("2(3(2,2),2)").hidden
+    (True, True, False, False, False)
+    >>> network = parse_spec({"nodes": {"cough": {"states": 2, "parents": ["smoker"]},
+    ...                                 "smoker": {"states": 2}}})
+    >>> network.names, network.standard_dimension
+    (('smoker', 'cough'), 3)
+    """
     if isinstance(spec, Network):
         return spec
     if isinstance(spec, dict):

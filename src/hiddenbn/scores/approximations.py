@@ -501,6 +501,16 @@ def score_fit(fit, data: Dataset, effective_dimension: int | None = None,
     -------
     dict
         Floats by score name, and ``laplace_positive_definite``: whether Eq. 8 applied.
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> result = hiddenbn.fit(hiddenbn.sample("2:2,2,2,2", n=300, seed=6), classes=2)
+    >>> scores = score_fit(result.fit, result.data, result.de)
+    >>> bool(scores["bic_log_evidence"] == result.scores["bic_log_evidence"])
+    True
+    >>> round(float(scores["bic_log_evidence"] - scores["loglik"]), 3)  # -ds log(N) / 2
+    -25.667
     """
     network, n_cases, log_likelihood = fit.network, fit.n_cases, fit.log_likelihood
     ds = network.standard_dimension

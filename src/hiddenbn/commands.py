@@ -1,0 +1,641 @@
+"""The commands of the command line as Python functions, with the same defaults.
+
+:func:`fit`, :func:`select`, :func:`log_evidence`, :func:`dimensions` and :func:`sample` do
+what ``hiddenbn fit``, ``select``, ``evidence``, ``dim`` and ``sample`` do, and return what
+they print as objects (:mod:`hiddenbn.reports.results`; ``sample`` a DataFrame). A keyword argument
+is the option of the same name (``prior_alpha`` is ``--prior-alpha``), with its default, so a
+call and a command line with the same data and seed give the same numbers.
+
+The data of a function is a CSV file, a pandas DataFrame (read as the file it writes:
+:func:`hiddenbn.data.read_data`) or a :class:`~hiddenbn.data.Dataset`. Its model is a spec
+(a shorthand such as ``"3:2,2,2"``, a tree such as ``"3(2,2,2)"``, a YAML or JSON file, or a
+dict of the spec), a :class:`~hiddenbn.models.network.Network`, or ``classes=K`` for the latent class
+model with K classes over the columns. A shorthand's observed leaves are bound to the columns
+in order (or to ``columns``); a spec file's nodes name their columns.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from hiddenbn.data import DataFile, Dataset, read_table, rows_frame
+from hiddenbn.errors import HiddenbnError, excerpt
+from hiddenbn.inference.enumeration import is_latent_class
+from hiddenbn.learning import selection
+from hiddenbn.learning.annealing import can_anneal
+from hiddenbn.models.interaction import InteractionModel
+from hiddenbn.models.network import (Network, check_parameters, load_labelled_parameters,
+                                     random_parameters)
+from hiddenbn.models.spec import bind_columns, is_spec_file, parse_spec
+from hiddenbn.reports import interaction as interaction_report
+from hiddenbn.reports.results import (DimensionResult, EvidenceResult, FitResult, Result,
+                                      SelectionResult)
+from hiddenbn.util import limits, seeding
+from hiddenbn.util.defaults import (ACCELERATION, ANNEALING_SWEEPS, DEFAULT_MISSING_VALUES,
+                                    OPTIMUM, PRIOR_ALPHA, RESTARTS, SCHEDULE)
+
+#: How messages name each family of models (the command line's families,
+#: ``hiddenbn.cli.FAMILIES``, name them the same way).
+FAMILY_NAMES = {"latent class": "a latent class model", "tree": "a tree",
+                "latent class file": "a latent class model in a spec file",
+                "network file": "a network in a spec file", "noisy-max": "a noisy-max model",
+                "poisson": "a Poisson noisy-additive model",
+                "gaussian": "a Gaussian noisy-additive model",
+                "gaussian network": "a Gaussian network", "sigmoid network": "a sigmoid network"}
+#: The families whose mechanisms are fitted by an EM of their own, on complete cases.
+INTERACTION_FAMILIES = ("noisy-max", "poisson", "gaussian")
+#: The families without a discrete network to fit: their effect is a measured number.
+ADDITIVE_FAMILIES = ("poisson", "gaussian")
+
+
+@dataclass(frozen=True)
+class Model:
+    """A command's model, as :func:`model_of` read it.
+
+    Attributes
+    ----------
+    family : str
+        A key of :data:`FAMILY_NAMES`.
+    model : Network or InteractionModel or None
+        The model (None: the latent class model with ``classes`` classes over the columns,
+        built once they are read).
+    classes : int or None
+        The number of classes of that latent class model.
+    named : bool
+        Whether the model's observed nodes name their columns (a spec file's, a dict's, an
+        interaction model's), rather than being bound to the columns in order.
+    """
+
+    family: str
+    model: Network | InteractionModel | None
+    classes: int | None = None
+    named: bool = False
+
+
+def model_of(model=None, classes: int | None = None) -> Model:
+    """The family and the model of a spec, a network or a number of classes.
+
+    Parameters
+    ----------
+    model : str, path-like, dict, Network, InteractionModel or int, optional
+        A spec (a shorthand, a tree, a YAML or JSON file, a dict; a whole number K is the
+        latent class model with K classes over the columns), or the model itself.
+    classes : int, optional
+        The latent class model with this many classes over the columns (instead of
+        ``model``).
+
+    Returns
+    -------
+    Model
+
+    Examples
+    --------
+    >>> model_of("3:2,2,2").family, model_of("3(2(2,2),2(2,2))").family
+    ('latent class', 'tree')
+    >>> model_of(classes=4)
+    Model(family='latent class', model=None, classes=4, named=False)
+    """
+    if model is None and classes is None:
+        raise HiddenbnError("give the model: a spec (model=...) or a number of classes "
+                            "(classes=K)")
+    if model is not None and classes is not None:
+        raise HiddenbnError("give a model or a number of classes, not both")
+    if classes is None and isinstance(model, (int, np.integer, str)) \
+            and str(model).strip().isdigit():
+        classes = int(model)
+    if classes is not None:
+        if isinstance(classes, bool) or not isinstance(classes, (int, np.integer)) \
+                or not 1 <= classes <= limits.MAX_STATES:
+            raise HiddenbnError(f"{excerpt(str(classes))} classes: a latent class model needs a "
+                                f"whole number of classes from 1 to {limits.MAX_STATES}")
+        return Model("latent class", None, int(classes))
+    if isinstance(model, InteractionModel):
+        return Model(model.family, model, named=True)
+    if not isinstance(model, Network):
+        interaction = interaction_report.interaction_spec(model)  # paper 004's form
+        if interaction is not None:
+            return Model(interaction.family, interaction, named=True)
+    named = isinstance(model, dict) or (not isinstance(model, Network) and is_spec_file(model))
+    network = parse_spec(os.fspath(model) if isinstance(model, os.PathLike) else model)
+    if network.kind != "discrete":
+        return Model(f"{network.kind} network", network, named=named)
+    if is_latent_class(network):
+        return Model("latent class file" if named else "latent class", network, named=named)
+    return Model("network file" if named else "tree", network, named=named)
+
+
+def data_table(data, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
+               missing: str = "model", numeric=()):
+    """The data of a command, parsed: a :class:`~hiddenbn.data.DataTable` of a file or a
+    DataFrame (an empty cell is missing too, as on the command line), or a Dataset as it is
+    (its columns are coded already, so the reading options do not apply to it)."""
+    if isinstance(data, Dataset):
+        if dictionary is not None or missing != "model":
+            raise HiddenbnError("a Dataset is coded already: its states and missing cells are "
+                                "set; give a data file or a DataFrame to read with a dictionary "
+                                "or missing='drop'")
+        return _DatasetTable(data)
+    if isinstance(missing_values, str):
+        raise HiddenbnError(f"missing_values must be a list of cell texts, e.g. ['NA', '.'], got "
+                            f"the text {excerpt(missing_values)}")
+    return read_table(data, dictionary, [*missing_values, ""], missing, numeric)
+
+
+@dataclass(frozen=True)
+class _DatasetTable:
+    """A Dataset in the place of a parsed data table: its patterns are the data's rows."""
+
+    dataset: Dataset
+
+    @property
+    def names(self) -> tuple:
+        return self.dataset.names
+
+    def data_file(self, columns=None, ordered=()) -> DataFile:
+        """The patterns over ``columns`` (default: every column), as a data file of one row
+        per pattern."""
+        data = self.dataset
+        columns = data.names if columns is None else tuple(columns)
+        absent = [name for name in columns if name not in data.names]
+        if absent:
+            raise HiddenbnError(f"the data has no column {absent[0]!r}; its columns are "
+                                f"{', '.join(data.names)}")
+        if columns != data.names:
+            order = [data.names.index(name) for name in columns]
+            categories = (None if data.categories is None
+                          else tuple(data.categories[j] for j in order))
+            data = Dataset.from_rows(columns, data.patterns[:, order],
+                                     [data.cardinalities[j] for j in order], data.counts,
+                                     categories)
+        return DataFile(data, data, np.arange(data.n_patterns), (), "the Dataset")
+
+
+def bound_network(chosen: Model, table, columns=None) -> tuple:
+    """The network of a model over the columns of the data ``table`` (:func:`data_table`),
+    and the data file of the columns it is bound to (no other is coded).
+
+    A latent class model of ``classes`` is built over ``columns`` (default: every column). A
+    named model's observed nodes are its columns; another model's are bound to ``columns``
+    in order, or to every column, unless they are already every column by name. A
+    noisy-additive model has no network (None): the data file holds its causes and effect.
+    """
+    names = table.names
+    if columns is not None:
+        columns = tuple(columns)
+        unknown = [name for name in columns if name not in names]
+        if unknown:
+            raise HiddenbnError(f"columns names {excerpt(str(unknown[0]))}, which is not a "
+                                f"column of the data; its columns are {', '.join(names)}")
+    if chosen.model is None:
+        data_file = table.data_file(columns or names)
+        return (selection.latent_class_network(data_file.dataset, chosen.classes,
+                                               columns or names), data_file)
+    if chosen.family in ADDITIVE_FAMILIES:
+        return None, table.data_file(chosen.model.observed_names)  # its causes and effect
+    network = (chosen.model.network() if chosen.family == "noisy-max" else chosen.model)
+    if not (chosen.named or (columns is None and set(network.observed_names) == set(names))):
+        # a shorthand's X1..Xn name the columns only when they are every one of them
+        network = bind_columns(network, columns or names, "the model")
+    return network, table.data_file(network.observed_names, network.ordered_names)
+
+
+def em_options(schedule: str = SCHEDULE, sweeps: int = ANNEALING_SWEEPS,
+               tolerance: float = OPTIMUM["tolerance"],
+               convergence: str = OPTIMUM["convergence"],
+               max_iterations: int = OPTIMUM["max_iterations"],
+               acceleration: str = ACCELERATION,
+               run_all_iterations: bool = OPTIMUM["run_all_iterations"],
+               annealable: bool = True) -> dict:
+    """The EM settings of fit and select as :func:`hiddenbn.learning.em.fit` takes them (the sweeps
+    only for the annealed search). An interaction model's EM has no annealed search
+    (``annealable`` false): there the default, annealing, means random starts each run to
+    convergence (best-of-n), as for a network too large to anneal."""
+    annealing = schedule == "annealing"
+    options = {"max_iterations": max_iterations, "tolerance": tolerance,
+               "convergence": convergence, "run_all_iterations": run_all_iterations,
+               "schedule": "best-of-n" if annealing and not annealable else schedule,
+               "acceleration": acceleration}
+    return {**options, "sweeps": sweeps} if annealing and annealable else options
+
+
+def starts(schedule: str, restarts: int | None) -> int:
+    """The EM starts of a search: ``restarts``, or by default the schedule's
+    (:data:`hiddenbn.util.defaults.RESTARTS`)."""
+    if restarts is not None:
+        return restarts
+    if schedule not in RESTARTS:
+        raise HiddenbnError(f"unknown restart schedule {excerpt(str(schedule))}; use one of "
+                            f"{', '.join(RESTARTS)}")
+    return RESTARTS[schedule]
+
+
+def fit(data, model=None, *, classes: int | None = None, columns=None, init=None,
+        prior_alpha: float = PRIOR_ALPHA, restarts: int | None = None,
+        schedule: str = SCHEDULE, sweeps: int = ANNEALING_SWEEPS, seed: int = 0,
+        tolerance: float = OPTIMUM["tolerance"], convergence: str = OPTIMUM["convergence"],
+        max_iterations: int = OPTIMUM["max_iterations"], acceleration: str = ACCELERATION,
+        run_all_iterations: bool = OPTIMUM["run_all_iterations"], skip_de: bool = False,
+        dictionary=None, missing_values=DEFAULT_MISSING_VALUES, missing: str = "model"):
+    """Fit a model to data by EM and score it: ``hiddenbn fit``.
+
+    The MAP parameters under a symmetric Dirichlet(``prior_alpha``) prior (the ML parameters
+    with the default 1) by EM from annealed starts, each run to convergence, the best
+    improved by split-and-merge moves for a latent class model; then every score, an
+    approximation of log p(D | model) (larger is better), and for a latent class model the
+    latent class analysis (AIC, BIC, SABIC, CAIC, entropy, G^2, standard errors).
+
+    Parameters
+    ----------
+    data : path-like, pandas.DataFrame or Dataset
+        The cases: a CSV file with a header (an optional ``count`` column of pattern counts),
+        a DataFrame (null cells missing, categorical columns' categories as their states), or
+        a Dataset.
+    model : str, path-like, dict or Network, optional
+        The model (``--model``): a shorthand ``k:r1,...,rn``, a tree such as ``"3(2,2,2)"``,
+        a YAML or JSON spec file or its dict, a Network, or a whole number K.
+    classes : int, optional
+        The latent class model with this many classes over the columns (``--classes``);
+        give it or ``model``.
+    columns : sequence of str, optional
+        The columns the model is bound to, in order (default: every column).
+    init : path-like or list of arrays, optional
+        Start EM once from these parameters (a parameter file as
+        :meth:`FitResult.save_parameters` writes, or one table per node) instead of the
+        search; ``restarts``, ``schedule`` and ``seed`` then do not act.
+    prior_alpha : float
+        The symmetric Dirichlet prior of every CPT row, at least 1 (default 1: ML).
+    restarts : int, optional
+        EM starts (default: 8 annealed, 64 for ``halving`` and ``best-of-n``).
+    schedule : {"annealing", "halving", "best-of-n"}
+        The restart schedule: annealed starts each run to convergence (the default); random
+        starts, the best half kept after 1, 2, 4, ... iterations (Chickering & Heckerman
+        1996); or random starts each run to convergence.
+    sweeps : int
+        Annealing sweeps over the cases per start (``schedule="annealing"``).
+    seed : int
+        The random seed of the starts.
+    tolerance, convergence, max_iterations, run_all_iterations
+        EM's stopping rule: converged when the change of the log posterior over an
+        iteration is at most ``tolerance`` (``"absolute"``) or ``tolerance |g|``
+        (``"relative"``), stopped after ``max_iterations``; ``run_all_iterations`` always
+        runs them all (Chickering & Heckerman 1996's protocol).
+    acceleration : {"squarem", "none"}
+        SQUAREM steps after the restart schedule (the default), or plain EM.
+    skip_de : bool
+        Do not compute the effective dimension (no BIC+ or CS+).
+    dictionary : path-like or dict, optional
+        A data dictionary: each column's categories in order, ``{"smoker": ["no", "yes"]}``.
+    missing_values : sequence of str
+        The cells read as missing besides empty ones (default: pandas' ``na_values``, ``.``
+        and ``na``).
+    missing : {"model", "drop"}
+        Sum missing cells out (missing at random), or drop the cases that have one.
+
+    Returns
+    -------
+    FitResult
+        For a network; a :class:`~hiddenbn.reports.results.Result` for a Poisson or Gaussian
+        noisy-additive model, whose report is ``hiddenbn fit``'s for it.
+
+    Raises
+    ------
+    HiddenbnError
+        A bad model, data or option, with one line saying what is wrong and the fix.
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> frame = hiddenbn.sample("2:3,3,3,3", n=600, seed=4)
+    >>> result = hiddenbn.fit(frame, classes=2, seed=1)
+    >>> round(result.log_likelihood, 4), result.replicated
+    (-1904.9245, True)
+    >>> result.lca.class_sizes.round(2).tolist()
+    [0.59, 0.41]
+    >>> tree = hiddenbn.fit(frame, "2(2(3,3),2(3,3))", skip_de=True)
+    >>> tree.network.names
+    ('H1', 'H2', 'H3', 'X1', 'X2', 'X3', 'X4')
+    """
+    chosen = model_of(model, classes)
+    additive = chosen.family in ADDITIVE_FAMILIES
+    if chosen.family not in ("latent class", "tree", "latent class file", "network file",
+                             *INTERACTION_FAMILIES):
+        raise HiddenbnError(f"the model is {FAMILY_NAMES[chosen.family]}, which EM does not fit; "
+                            "give a discrete network")
+    table = data_table(data, dictionary, missing_values, missing,
+                       (chosen.model.effect_name,) if additive else ())
+    network, data_file = bound_network(chosen, table, columns)
+    if chosen.family in INTERACTION_FAMILIES:  # EM reads every cell of a case
+        data_file.require_complete(chosen.model.observed_names, FAMILY_NAMES[chosen.family])
+    searches = starts(schedule, restarts)
+    if additive:
+        summary = interaction_report.additive_summary(chosen.model, data_file)
+        report = interaction_report.fit_report(
+            chosen.model, summary, seed, prior_alpha, searches, data_file.notes,
+            **em_options(schedule, sweeps, tolerance, convergence, max_iterations, acceleration,
+                         run_all_iterations, annealable=False))
+        return Result(report, interaction_report.format_fit_report)
+    limits.check_network(network)
+    dataset = data_file.dataset.for_network(network)
+    noisy_max = chosen.family == "noisy-max"
+    annealable = not noisy_max and schedule == "annealing" and can_anneal(network)
+    limits.check_em(network, dataset.n_cases, 1 if init is not None else searches,
+                    annealable and init is None)
+    states = dataset.states()
+    initial = None if init is None else (
+        load_labelled_parameters(init, network, states)[0]
+        if isinstance(init, (str, os.PathLike)) else check_parameters(network, init))
+    options = em_options(schedule, sweeps, tolerance, convergence, max_iterations, acceleration,
+                         run_all_iterations, annealable=not noisy_max)
+    if noisy_max:
+        outcome = interaction_report.noisy_max_outcome(chosen.model, dataset, seed,
+                                                       prior_alpha, searches, not skip_de,
+                                                       initial=initial, **options)
+    else:
+        outcome = selection.fit_and_score(network, dataset, seed, prior_alpha, searches,
+                                          not skip_de, initial=initial, **options)
+    report = selection.fit_report(outcome, dataset, data_file.notes)
+    if is_latent_class(network):
+        from hiddenbn.scores import lca_statistics
+
+        report["lca"] = lca_statistics.lca_report(outcome["fit"], dataset, outcome["de"], states)
+    return FitResult(report, outcome["fit"], dataset, data_file)
+
+
+def select(data, classes="1..8", *, columns=None, prior_alpha: float = PRIOR_ALPHA,
+           restarts: int | None = None, schedule: str = SCHEDULE,
+           sweeps: int = ANNEALING_SWEEPS, seed: int = 0,
+           tolerance: float = OPTIMUM["tolerance"], convergence: str = OPTIMUM["convergence"],
+           max_iterations: int = OPTIMUM["max_iterations"], acceleration: str = ACCELERATION,
+           run_all_iterations: bool = OPTIMUM["run_all_iterations"], skip_de: bool = False,
+           dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
+           missing: str = "model") -> SelectionResult:
+    """Choose the number of classes of a latent class model by every score: ``hiddenbn
+    select``.
+
+    Fits the latent class model (a hidden root with every column as a child) for each number
+    of classes as :func:`fit` does, and reports per model the information criteria (AIC, BIC,
+    SABIC, CAIC: smaller is better), entropy R^2, G^2 and every score (approximations of
+    log p(D | model): larger is better), and the number of classes each selects.
+
+    Parameters
+    ----------
+    data : path-like, pandas.DataFrame or Dataset
+        The cases, as for :func:`fit`.
+    classes : str or iterable of int
+        The numbers of classes: a range such as ``"1..8"`` (the default), a list such as
+        ``"2,3,5"``, or the numbers themselves.
+    columns, prior_alpha, restarts, schedule, sweeps, seed, tolerance, convergence, \
+max_iterations, acceleration, run_all_iterations, skip_de, dictionary, missing_values, missing
+        As for :func:`fit`.
+
+    Returns
+    -------
+    SelectionResult
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> frame = hiddenbn.sample("3:2,2,2,2,2,2", n=2000, seed=5)
+    >>> result = hiddenbn.select(frame, classes="1..4", skip_de=True)
+    >>> result.selected["bic"]
+    3
+    >>> result.to_frame()["bic"].idxmin()
+    3
+    """
+    counts = _class_counts(classes)
+    table = data_table(data, dictionary, missing_values, missing)
+    columns = table.names if columns is None else tuple(columns)
+    data_file = table.data_file(columns)
+    largest = selection.latent_class_network(data_file.dataset, counts[-1], columns)
+    limits.check_network(largest, f"the latent class model with {counts[-1]} classes")
+    dataset = data_file.dataset.for_network(largest)
+    searches = starts(schedule, restarts)
+    limits.check_em(largest, dataset.n_cases, searches,
+                    schedule == "annealing" and can_anneal(largest))
+    report = selection.select_latent_class(
+        dataset, counts, seed, prior_alpha, searches, not skip_de,
+        **em_options(schedule, sweeps, tolerance, convergence, max_iterations, acceleration,
+                     run_all_iterations))
+    report.update(selection.data_summary(dataset))
+    report["notes"] = list(data_file.notes) + report["notes"]
+    return SelectionResult(report)
+
+
+def _class_counts(classes) -> list:
+    """The numbers of classes of :func:`select`: a text as the command line reads it
+    (:func:`hiddenbn.learning.selection.parse_classes`), else whole numbers of at least 1, sorted."""
+    if isinstance(classes, str):
+        return selection.parse_classes(classes)
+    try:
+        counts = [operator.index(k) for k in classes]  # whole numbers only, not 2.5
+    except TypeError:
+        raise HiddenbnError(f"classes must be whole numbers or a text such as '1..8', got "
+                            f"{excerpt(repr(classes))}") from None
+    if not counts or min(counts) < 1:
+        raise HiddenbnError(f"classes {excerpt(repr(classes))}: give whole numbers of at least "
+                            "1, e.g. range(1, 9)")
+    limits.require_at_most(len(counts), limits.MAX_MODELS, "the number of models to fit",
+                           "give fewer numbers of classes")
+    return sorted(set(counts))
+
+
+def log_evidence(data, model, *, method: str = "mc", runs: int = 8, particles: int = 64,
+                 prior_alpha: float = PRIOR_ALPHA, seed: int = 0, columns=None,
+                 dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
+                 missing: str = "model") -> EvidenceResult:
+    """The marginal likelihood log p(D | S) of a model: ``hiddenbn evidence``.
+
+    Under a symmetric Dirichlet(``prior_alpha``) prior on every CPT row: ``"exact"`` sums
+    the complete-data Bayesian-Dirichlet score over every completion of the hidden values
+    (small data only); ``"mc"`` estimates it by sequential Monte Carlo with collapsed Gibbs
+    moves, with the standard error over ``runs`` independent runs.
+
+    Parameters
+    ----------
+    data : path-like, pandas.DataFrame or Dataset
+        The cases, as for :func:`fit`.
+    model : str, path-like, dict, Network or int
+        The model, as for :func:`fit` (a whole number K: the latent class model with K
+        classes over the columns).
+    method : {"mc", "exact"}
+        Monte Carlo (the default) or exact enumeration.
+    runs, particles : int
+        Independent Monte Carlo runs (at least 2) and particles per run.
+    prior_alpha : float
+        The symmetric Dirichlet prior of every CPT row.
+    seed : int
+        The random seed of the Monte Carlo runs.
+    columns, dictionary, missing_values, missing
+        As for :func:`fit`.
+
+    Returns
+    -------
+    EvidenceResult
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> frame = hiddenbn.sample("2:2,2,2", n=30, seed=2)
+    >>> round(hiddenbn.log_evidence(frame, 2, method="exact").log_evidence, 4)
+    -50.1919
+    """
+    if method not in ("exact", "mc"):
+        raise HiddenbnError(f"unknown method {excerpt(str(method))}; use 'exact' or 'mc'")
+    chosen = model_of(model)
+    if chosen.family not in ("latent class", "tree", "latent class file", "network file",
+                             "noisy-max"):
+        raise HiddenbnError(f"the model is {FAMILY_NAMES[chosen.family]}, whose marginal "
+                            "likelihood is not computed here; give a discrete network")
+    network, data_file = bound_network(chosen, data_table(data, dictionary, missing_values,
+                                                          missing), columns)
+    limits.check_network(network)
+    dataset = data_file.dataset.for_network(network)
+    monte_carlo = method == "mc"
+    limits.check_evidence(network, dataset.n_patterns, dataset.n_cases,
+                          runs if monte_carlo else 0, particles if monte_carlo else 0)
+    report = {"model": _shown(model), "method": method, "prior_alpha": prior_alpha,
+              "cases": dataset.n_cases, "patterns": dataset.n_patterns,
+              "states": dataset.states(), "notes": list(data_file.notes)}
+    if not monte_carlo:
+        from hiddenbn.scores.exact import exact_log_evidence
+
+        result = exact_log_evidence(network, dataset, prior_alpha)
+        report.update(log_evidence=result.log_evidence, standard_error=0.0,
+                      peak_states=result.peak_states)
+        return EvidenceResult(report)
+    from hiddenbn.scores.smc import smc_log_evidence
+
+    limits.require_whole_number(runs, 2, "the number of Monte Carlo runs")
+    result = smc_log_evidence(network, dataset, seeding.rng(seed, "evidence"), prior_alpha,
+                              runs=runs, particles=particles)
+    report.update(log_evidence=result.log_evidence, standard_error=result.standard_error,
+                  runs=result.runs, particles=result.particles,
+                  effective_runs=result.effective_runs,
+                  different_modes=result.ended_in_different_modes,
+                  run_estimates=result.run_estimates.tolist())
+    return EvidenceResult(report)
+
+
+def _shown(model) -> str:
+    """A model as a report names it: its spec as given, else its shorthand or kind."""
+    if isinstance(model, (str, int, os.PathLike)):
+        return str(model)
+    return type(model).__name__
+
+
+def dimensions(model, *, ebnc: str | None = None, jacobian_points: int = 5,
+               seed: int = 0) -> DimensionResult:
+    """The dimensions of a model: ``hiddenbn dim``.
+
+    The standard dimension ``ds`` (free parameters), the effective dimension ``de`` (the
+    exact rank of the Jacobian over a prime field, checked by an SVD with its singular-value
+    gap; Geiger, Heckerman & Meek 1996), the complete dimension ``dc`` and, for a latent
+    class model, Kocka & Zhang's bounds ``dp`` and ``db``.
+
+    Parameters
+    ----------
+    model : str, path-like, dict or Network
+        The model: a spec (a shorthand, a tree, a YAML or JSON file or its dict; an
+        interaction model's too), or a network.
+    ebnc : str, optional
+        The dimension of the embedded Bayesian-network classifier of this node in a fully
+        observed network instead (Heckerman & Meek 1997).
+    jacobian_points : int
+        Random parameter points at which the Jacobian is ranked; the rank is the largest.
+    seed : int
+        The random seed of the points.
+
+    Returns
+    -------
+    DimensionResult
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> hiddenbn.dimensions("4:2,2,2,2,2").to_dict()["db"]
+    23
+    """
+    from hiddenbn.dimension import effective as dimension
+    from hiddenbn.ebnc import model as classifiers
+
+    chosen = model_of(model)
+    if chosen.family in ADDITIVE_FAMILIES:
+        return DimensionResult(interaction_report.dimension_report(chosen.model),
+                               interaction_report.format_dimension_report)
+    network = chosen.model.network() if chosen.family == "noisy-max" else chosen.model
+    if ebnc is not None:
+        rng = seeding.rng(seed, "ebnc", ebnc)  # the Jacobian check's random points
+        return Result(classifiers.ebnc_report(network, ebnc, rng, jacobian_points),
+                      classifiers.format_report)
+    import warnings
+
+    with warnings.catch_warnings():  # the report carries its warnings
+        warnings.simplefilter("ignore", dimension.DimensionWarning)
+        return DimensionResult(dimension.dimension_report(network, jacobian_points, seed))
+
+
+def sample(model, n: int, *, seed: int = 0, parameters=None, generating_alpha: float = 1.0,
+           missing_rate: float = 0.0):
+    """Cases drawn from a model: ``hiddenbn sample``.
+
+    Forward-samples ``n`` cases of the observed variables. Without ``parameters`` the CPTs
+    are drawn from Dirichlet(``generating_alpha``); parameters and data use separate random
+    streams derived from ``seed``, as on the command line.
+
+    Parameters
+    ----------
+    model : str, path-like, dict or Network
+        The model, as for :func:`fit` (a noisy-max model is sampled as its network).
+    n : int
+        The number of cases.
+    seed : int
+        The random seed.
+    parameters : path-like or list of arrays, optional
+        A parameter file (as :meth:`FitResult.save_parameters` writes; labelled states are
+        sampled as their labels) or one table per node.
+    generating_alpha : float
+        The Dirichlet parameter of random CPT rows (default 1: uniform).
+    missing_rate : float
+        Each cell is missing with this probability (missing completely at random; a case
+        keeps at least one cell).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per case, one column per observed variable: states ``0..r-1`` (nullable
+        integers where a cell is missing), or the labels of a parameter file.
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> frame = hiddenbn.sample("2:2,3", n=4, seed=7)
+    >>> frame.columns.tolist(), frame.shape
+    (['X1', 'X2'], (4, 2))
+    >>> bool(frame["X2"].between(0, 2).all())
+    True
+    """
+    from hiddenbn.data.sampling import blank_cells, forward_sample
+
+    chosen = model_of(model)
+    if chosen.model is None or chosen.family in ADDITIVE_FAMILIES \
+            or chosen.family.endswith(" network"):
+        raise HiddenbnError(f"the model is {FAMILY_NAMES[chosen.family]}, which is not sampled "
+                            "here; give a discrete network's spec")
+    network = chosen.model.network() if chosen.family == "noisy-max" else chosen.model
+    limits.check_network(network)
+    limits.check_sample(n, len(network.observed_indices), False)
+    labels = {}
+    if parameters is None:
+        cpts = random_parameters(network, seeding.rng(seed, "parameters"), generating_alpha)
+    elif isinstance(parameters, (str, os.PathLike)):
+        cpts, labels = load_labelled_parameters(parameters, network)
+    else:
+        cpts = check_parameters(network, parameters)
+    data_rng = seeding.rng(seed, "data")
+    rows = blank_cells(forward_sample(network, cpts, n, data_rng), missing_rate, data_rng)
+    return rows_frame(network.observed_names, rows,
+                      [labels.get(name) for name in network.observed_names])

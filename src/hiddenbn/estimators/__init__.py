@@ -1,0 +1,16 @@
+"""Estimators in the style of scikit-learn, over hiddenbn's models.
+
+:class:`LatentClassModel` (module :mod:`hiddenbn.estimators.latent_class`) fits the latent
+class model of categorical data with ``.fit(X)`` and answers ``.predict_proba``, ``.predict``,
+``.score``, ``.bic``, ``.sample``, ... as scikit-learn's mixtures do. It fits by the search of
+``hiddenbn fit`` (:func:`hiddenbn.learning.selection.search`), so its fit equals the command line's on
+the same data and seed.
+
+This subpackage sits at the top of the package beside the command line: it may import any
+other module of hiddenbn (:mod:`hiddenbn.commands` reads the data and builds the model), and
+none imports it but the top-level lazy exports of :mod:`hiddenbn`.
+"""
+
+from hiddenbn.estimators.latent_class import LatentClassModel
+
+__all__ = ["LatentClassModel"]

@@ -1,0 +1,527 @@
+"""What each command computes, as Python objects.
+
+Each command of the command line has a function of :mod:`hiddenbn.commands` that returns one
+of these results: :class:`FitResult` (``hiddenbn fit``), :class:`SelectionResult`
+(``select``), :class:`EvidenceResult` (``evidence``) and :class:`DimensionResult` (``dim``). A
+result holds the command's report, and shows it three ways:
+
+* :meth:`Result.to_dict` is the JSON that the command prints with ``--json``, as Python lists
+  and dicts (strict JSON: a NaN or infinite number, such as a Laplace score without a positive
+  definite Hessian, is None), and :meth:`Result.to_json` that text itself;
+* ``str(result)`` is the text the command prints without ``--json``;
+* attributes give its numbers as numbers and arrays, and the Python objects behind them (the
+  fitted network and its parameters, the data as they were coded).
+
+This module imports no numerical library at its top: the command line builds its output with
+it, and starts without them (``tests/test_startup.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+
+def strict_json(value):
+    """``value`` as strict JSON values: every float that is NaN or infinite, however deeply
+    nested, is None, and tuples are lists (a fresh copy; ``value`` is left as it is).
+
+    Parameters
+    ----------
+    value : object
+        Nested dicts, lists and tuples of JSON values.
+
+    Returns
+    -------
+    object
+        The copy, which ``json.dumps(..., allow_nan=False)`` writes.
+
+    Examples
+    --------
+    >>> strict_json({"laplace": float("nan"), "scores": (1.5, float("inf"))})
+    {'laplace': None, 'scores': [1.5, None]}
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: strict_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict_json(item) for item in value]
+    return value
+
+
+class Result:
+    """A command's result: its report as JSON and as text, and its numbers as attributes.
+
+    Parameters
+    ----------
+    report : dict
+        The report, as the command prints it with ``--json``.
+    text : callable, optional
+        Makes the text the command prints of ``report`` (default: a subclass's, else the
+        JSON).
+
+    Examples
+    --------
+    >>> result = Result({"ds": 11, "notes": ["a note"]})
+    >>> result.to_dict()
+    {'ds': 11, 'notes': ['a note']}
+    >>> print(result.to_json(indent=None))
+    {"ds": 11, "notes": ["a note"]}
+    """
+
+    def __init__(self, report: dict, text=None):
+        self._report, self._format = report, text
+
+    def to_dict(self) -> dict:
+        """The report as the command's ``--json`` prints it: strict JSON values (a NaN or an
+        infinite number is None), a new copy at every call.
+
+        Returns
+        -------
+        dict
+        """
+        return strict_json(self._report)
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """The text of :meth:`to_dict` as JSON, as the command's ``--json`` prints it with the
+        default ``indent``.
+
+        Parameters
+        ----------
+        indent : int or None
+            Spaces per level of nesting (None: one line).
+
+        Returns
+        -------
+        str
+        """
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    @property
+    def notes(self) -> list:
+        """What a user should know about the result: how the data were read, a search that
+        was not replicated, a score that could not be computed and why (list of str)."""
+        return list(self._report.get("notes", []))
+
+    def _text(self) -> str:
+        """The text the command prints."""
+        return self.to_json() if self._format is None else self._format(self._report)
+
+    def __str__(self) -> str:
+        return self._text()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {self._text().splitlines()[0]}>"
+
+
+class _Dimensions(Result):
+    """A result that gives the dimensions of its model."""
+
+    @property
+    def ds(self) -> int:
+        """The standard dimension: the number of free parameters (int)."""
+        return self._report["ds"]
+
+    @property
+    def de(self) -> int | None:
+        """The effective dimension (int), or None where it was skipped or not found."""
+        return self._report["de"]
+
+
+class FitResult(_Dimensions):
+    """A network fitted by EM and scored: what ``hiddenbn fit`` prints, and the fit itself.
+
+    Returned by :func:`hiddenbn.fit` for a discrete network (a latent class model, a tree, a
+    network of a spec file, a noisy-max model). ``str(result)`` is the text of ``hiddenbn
+    fit``; :meth:`to_dict` its ``--json``.
+
+    Attributes
+    ----------
+    network : hiddenbn.models.network.Network
+        The fitted network, its observed nodes named after the data's columns.
+    fit : hiddenbn.learning.em.Fit
+        The fit: ``cpts`` (one table per node, a row per parent configuration), the
+        log-likelihood and log prior, convergence, the final log posterior of every search.
+    data : hiddenbn.data.Dataset
+        The cases the network was fitted to, over its observed nodes, with their states.
+    data_file : hiddenbn.data.DataFile
+        The data as read: every row with missing cells too, and each row's pattern (what
+        :meth:`posteriors` gives one line per row from).
+    lca : LatentClassReport or None
+        The latent class analysis of a latent class model (None for another network).
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> frame = hiddenbn.sample("2:2,2,2,2", n=500, seed=1)
+    >>> result = hiddenbn.fit(frame, classes=2, seed=1)
+    >>> round(result.log_likelihood, 3), result.converged, result.ds
+    (-815.547, True, 9)
+    >>> sorted(result.scores)[:3]
+    ['bic_log_evidence', 'bic_plus_log_evidence', 'cs']
+    >>> result.to_dict()["em"]["schedule"]
+    'annealing'
+    """
+
+    def __init__(self, report: dict, fit, data, data_file):
+        super().__init__(report)
+        self.fit, self.network, self.data, self.data_file = fit, fit.network, data, data_file
+        self.lca = LatentClassReport(report["lca"]) if "lca" in report else None
+
+    @property
+    def log_likelihood(self) -> float:
+        """log p(D | theta) at the fitted parameters (float)."""
+        return self.fit.log_likelihood
+
+    @property
+    def log_posterior(self) -> float:
+        """g = log p(D | theta) + log p(theta), what EM maximises (float)."""
+        return self.fit.log_posterior
+
+    @property
+    def converged(self) -> bool:
+        """Whether EM's stopping rule was met before its iteration cap (bool)."""
+        return self.fit.converged
+
+    @property
+    def replicated(self) -> bool:
+        """Whether more than one of EM's independent searches reached the best log posterior
+        (bool): a fit that only one reached may not be the best there is."""
+        return self.fit.replicated
+
+    @property
+    def scores(self) -> dict:
+        """Every score: approximations of log p(D | model), larger is better (``loglik``,
+        ``bic_log_evidence`` = -BIC/2, ``bic_plus_log_evidence``, ``draper``, ``mled``,
+        ``cs``, ``cs_plus``, ``laplace``; those that need ``de`` only when it is known)."""
+        return dict(self._report["scores"])
+
+    @property
+    def parameters(self) -> dict:
+        """The fitted tables, ``{node: array}``: a row per configuration of the node's parents
+        (the first parent most significant), a column per state, in the order of
+        :attr:`states` for observed nodes."""
+        import numpy as np
+
+        return {self.network.names[i]: np.array(table) for i, table in enumerate(self.fit.cpts)
+                if table is not None}
+
+    @property
+    def states(self) -> dict:
+        """The states of each column, in code order: ``{column: [label, ...]}``."""
+        return self.data.states()
+
+    def posteriors(self):
+        """Each data row's posterior probabilities of the hidden states, as ``fit
+        --posteriors`` writes them.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per row of the data in its order (index ``row``, from 1; rows with missing
+            cells included). A latent class model has columns ``p_class1 .. p_classk`` and
+            ``modal_class`` (classes from 1); another network ``p_NODE_1 ..`` and
+            ``modal_NODE`` per hidden node.
+        """
+        import pandas as pd
+
+        from hiddenbn.scores.lca_statistics import modal_class
+
+        rows, columns = self.data_file.row_patterns, {}
+        for node, posterior in self._hidden_posteriors().items():
+            prefix, modal = (("p_class", "modal_class") if self.lca is not None
+                             else (f"p_{node}_", f"modal_{node}"))
+            columns.update({f"{prefix}{s + 1}": posterior[rows, s]
+                            for s in range(posterior.shape[1])})
+            columns[modal] = modal_class(posterior)[rows] + 1
+        frame = pd.DataFrame(columns)
+        frame.index = pd.RangeIndex(1, len(frame) + 1, name="row")
+        return frame
+
+    def write_posteriors(self, path) -> None:
+        """Write :meth:`posteriors` as CSV (``fit --posteriors``), atomically.
+
+        Parameters
+        ----------
+        path : path-like
+            The CSV file.
+        """
+        from hiddenbn.scores import lca_statistics as lca
+
+        hidden, rows = self._hidden_posteriors(), self.data_file.row_patterns
+        if self.lca is None:
+            lca.write_posteriors(path, None, None, rows, hidden=hidden)
+        else:
+            (posterior,) = hidden.values()
+            lca.write_posteriors(path, posterior, lca.modal_class(posterior), rows)
+
+    def _hidden_posteriors(self) -> dict:
+        """Each hidden node's posterior for each pattern of every data row (``data_file``'s
+        ``every_case``): ``{node: (patterns, states) array}``."""
+        every_case = self.data_file.every_case
+        if self.lca is not None:
+            from hiddenbn.scores.lca_statistics import pattern_posteriors
+
+            return {self.network.names[0]: pattern_posteriors(self.fit, every_case)[0]}
+        from hiddenbn.inference.exact import posterior_marginals
+
+        columns = [every_case.names.index(name) for name in self.network.observed_names]
+        return posterior_marginals(self.network, self.fit.cpts, every_case.patterns[:, columns])
+
+    def plot(self, path, format: str | None = None) -> None:
+        """Draw the class profile of a latent class model (``fit --plot``): item-response
+        probabilities per class, as PNG, PDF or SVG.
+
+        Parameters
+        ----------
+        path : path-like
+            The figure file.
+        format : {"png", "pdf", "svg"}, optional
+            Default: the one the suffix of ``path`` names.
+        """
+        if self.lca is None:
+            from hiddenbn.errors import HiddenbnError
+
+            raise HiddenbnError("the class profile is of a latent class model, and this fit is "
+                                "of another network; fit a latent class model (classes=K)")
+        from hiddenbn.reports.plots import class_profile_figure
+
+        class_profile_figure(self._report["lca"], path, format)
+
+    def save_parameters(self, path) -> None:
+        """Write the fitted parameters as JSON with the states of each column (``fit
+        --save-params``), as :func:`hiddenbn.fit` (``init``) and :func:`hiddenbn.sample`
+        (``parameters``) read them.
+
+        Parameters
+        ----------
+        path : path-like
+            The JSON file.
+        """
+        from hiddenbn.models.network import save_parameters
+
+        save_parameters(path, self.network, self.fit.cpts, self.states)
+
+    def _text(self) -> str:
+        from hiddenbn.learning.selection import format_fit_report
+
+        return format_fit_report(self._report)
+
+
+class LatentClassReport(Result):
+    """The latent class analysis of a fit: what ``hiddenbn fit`` prints below the scores for a
+    latent class model, in the layout of poLCA's print.
+
+    Class sizes and item-response probabilities with standard errors, classification quality
+    (entropy), and the information criteria and goodness of fit that latent class users
+    compare (AIC, BIC, SABIC, CAIC: -2 log L + penalty, smaller is better; G^2, X^2). It is
+    :attr:`FitResult.lca`; :meth:`to_dict` is the ``lca`` entry of ``fit --json``.
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> frame = hiddenbn.sample("2:2,2,2,2", n=500, seed=1)
+    >>> report = hiddenbn.fit(frame, classes=2, seed=1).lca
+    >>> report.n_classes, report.class_sizes.round(3).tolist()
+    (2, [0.702, 0.298])
+    >>> report.item_probabilities["X1"].shape
+    (2, 2)
+    >>> round(report.bic, 2)
+    1687.02
+    """
+
+    @property
+    def n_classes(self) -> int:
+        """The number of classes (int)."""
+        return self._report["model"]["classes"]
+
+    @property
+    def class_sizes(self):
+        """p(class), one per class (ndarray)."""
+        import numpy as np
+
+        return np.array([c["size"] for c in self._report["classes"]])
+
+    @property
+    def item_probabilities(self) -> dict:
+        """``{item: (classes, categories) array}``: p(category | class), a row per class and a
+        column per category, in the order of :attr:`categories`."""
+        import numpy as np
+
+        return {name: np.array(item["probabilities"], dtype=float)
+                for name, item in self._report["items"].items()}
+
+    @property
+    def categories(self) -> dict:
+        """``{item: [label, ...]}``: each item's categories, in the order of the columns of
+        :attr:`item_probabilities`."""
+        return {name: list(item["categories"]) for name, item in self._report["items"].items()}
+
+    @property
+    def fit_statistics(self) -> dict:
+        """The log-likelihood, the number of parameters, AIC, BIC, SABIC, CAIC, G^2 and X^2
+        with their degrees of freedom and p values (dict; None where undefined)."""
+        return strict_json(self._report["fit_statistics"])
+
+    @property
+    def classification(self) -> dict:
+        """Entropy, entropy R^2, the modal class counts and the average posterior by modal
+        class (dict)."""
+        return strict_json(self._report["classification"])
+
+    @property
+    def aic(self) -> float:
+        """Akaike's information criterion, -2 log L + 2 ds (float)."""
+        return self._report["fit_statistics"]["aic"]
+
+    @property
+    def bic(self) -> float:
+        """Schwarz's Bayesian information criterion, -2 log L + ds log N (float)."""
+        return self._report["fit_statistics"]["bic"]
+
+    def _text(self) -> str:
+        from hiddenbn.scores.lca_statistics import format_lca_text
+
+        return format_lca_text(self._report)
+
+
+class SelectionResult(Result):
+    """Latent class models fitted for each number of classes, and the number each score and
+    criterion selects: what ``hiddenbn select`` prints.
+
+    Returned by :func:`hiddenbn.select`. ``str(result)`` is the text of ``hiddenbn select``
+    (a table of the information criteria, one of the scores), :meth:`to_dict` its ``--json``.
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> frame = hiddenbn.sample("2:2,2,2,2,2", n=1000, seed=3)
+    >>> result = hiddenbn.select(frame, classes=[1, 2, 3], skip_de=True)
+    >>> result.selected["bic"], result.selected["bic_log_evidence"]
+    (2, 2)
+    >>> result.to_frame().loc[2, "converged"]
+    np.True_
+    """
+
+    @property
+    def selected(self) -> dict:
+        """``{score or criterion: number of classes}``: the number each selects (the largest
+        score, the smallest information criterion)."""
+        return dict(self._report["selected"])
+
+    @property
+    def models(self) -> list:
+        """One dict per number of classes, as the ``models`` of ``--json``: ``states`` (the
+        number of classes), ``ds``, ``de``, convergence and replication, every score, and the
+        ``fit_statistics`` and ``classification`` of :class:`LatentClassReport`."""
+        return strict_json(self._report["models"])
+
+    def to_frame(self):
+        """The models as a table: a row per number of classes (index ``classes``), a column
+        per score, information criterion and statistic.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        import pandas as pd
+
+        rows = []
+        for model in self._report["models"]:
+            row = {key: value for key, value in model.items()
+                   if key not in ("fit_statistics", "classification")}
+            statistics = {key: value for key, value in model["fit_statistics"].items()
+                          if key != "orientation"}
+            rows.append({**row, **statistics, **model["classification"]})
+        return pd.DataFrame(rows).set_index("states").rename_axis("classes")
+
+    def _text(self) -> str:
+        from hiddenbn.learning.selection import format_selection
+
+        return format_selection(self._report)
+
+
+class EvidenceResult(Result):
+    """The marginal likelihood log p(D | S) of a model: what ``hiddenbn evidence`` prints.
+
+    Returned by :func:`hiddenbn.log_evidence`: exact (every completion of the hidden values
+    summed) or a sequential Monte Carlo estimate with its standard error over independent
+    runs.
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> frame = hiddenbn.sample("2:2,2,2", n=30, seed=2)
+    >>> exact = hiddenbn.log_evidence(frame, "2:2,2,2", method="exact")
+    >>> round(exact.log_evidence, 4), exact.standard_error
+    (-50.1919, 0.0)
+    >>> estimate = hiddenbn.log_evidence(frame, "2:2,2,2", seed=1)
+    >>> abs(estimate.log_evidence - exact.log_evidence) < 4 * estimate.standard_error + 0.05
+    True
+    """
+
+    @property
+    def log_evidence(self) -> float:
+        """log p(D | S), or its Monte Carlo estimate (float)."""
+        return self._report["log_evidence"]
+
+    @property
+    def standard_error(self) -> float:
+        """The standard error of a Monte Carlo estimate over its runs (0 for exact)."""
+        return self._report["standard_error"]
+
+    @property
+    def method(self) -> str:
+        """``"exact"`` or ``"mc"`` (sequential Monte Carlo)."""
+        return self._report["method"]
+
+    def _text(self) -> str:
+        report = self._report
+        error = "" if report["method"] == "exact" else f" +- {report['standard_error']:.3f}"
+        lines = [f"log p(D | {report['model']}) = {report['log_evidence']:.4f}{error} "
+                 f"({report['method']}, N = {report['cases']}, {report['patterns']} patterns)"]
+        lines += [f"note: {note}" for note in report["notes"]]
+        if report.get("different_modes"):
+            lines.append(f"note: the estimate rests on {report['effective_runs']:.1f} of "
+                         f"{report['runs']} runs, which ended in different modes, so the +- is "
+                         "not its error; rerun with other --seed values and more --particles to "
+                         "see how far it moves")
+        return "\n".join(lines)
+
+
+class DimensionResult(_Dimensions):
+    """The dimensions of a model: what ``hiddenbn dim`` prints.
+
+    Returned by :func:`hiddenbn.dimensions`: the standard dimension ``ds`` (free parameters),
+    the effective dimension ``de`` (the rank of the Jacobian of the map from parameters to
+    the distribution of the observed variables; Geiger, Heckerman & Meek 1996), the complete
+    dimension ``dc`` and, for a latent class model, Kocka & Zhang's bounds ``dp`` and ``db``.
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> result = hiddenbn.dimensions("3:2,2,2,2")
+    >>> result.ds, result.de, result.dc  # one parameter the data cannot identify
+    (14, 13, 15)
+    >>> hiddenbn.dimensions("2:2,2").de  # two binary items: fewer than the 5 parameters
+    3
+    """
+
+    @property
+    def dc(self) -> int | None:
+        """The dimension of the complete model over the observed variables (int), or None
+        for a model that has none here."""
+        return self._report.get("dc")
+
+    @property
+    def warnings(self) -> list:
+        """Why a rank may not be sure (list of str)."""
+        return list(self._report.get("warnings", []))
+
+    def _text(self) -> str:
+        if self._format is not None:  # an interaction model's
+            return self._format(self._report)
+        from hiddenbn.dimension.effective import format_report
+
+        return format_report(self._report)
