@@ -25,6 +25,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "numpydoc",
     "hiddenbn_cli",
+    "hiddenbn_refs",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb"}  # .rst first: autosummary writes rst
@@ -50,12 +51,29 @@ numpydoc_validation_checks = set()
 # inventories would need the network (no intersphinx).
 nitpicky = True
 nitpick_ignore_regex = [
+    (r"py:.*", r"(builtins\.)?(float|int|str|bool|bytes|dict|list|tuple|set|object|type|None"
+               r"|Exception|ValueError|TypeError|OSError)"),
     (r"py:.*", r"(numpy|np|pandas|pd|scipy|numba|sympy|matplotlib|snakemake|argparse"
                r"|collections|typing|pathlib|os|io|enum|dataclasses)(\..*)?"),
     # a docstring may name a private helper for the curious reader; the reference documents
     # only public names, so such a name is text, not a link
     (r"py:.*", r"(.*\.)?_\w+(\..*)?"),
 ]
+
+
+
+def skip_aliases(app, what, name, obj, skip, options):
+    """Leave out a class attribute that holds a function of another name (``statistics =
+    staticmethod(tree_statistics)``): the function is documented where it is defined."""
+    function = getattr(obj, "__func__", obj)
+    if what == "class" and callable(function) and getattr(function, "__name__", name) != name:
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", skip_aliases)
+
 
 html_theme = "alabaster"
 html_title = f"hiddenbn {release}"

@@ -390,8 +390,9 @@ def _csv_line(cells) -> str:
 
 @dataclass(frozen=True)
 class NumberedStates(Sequence):
-    """The states of a whole-number column, ``base .. base + count - 1``, as text: a sequence
-    like a tuple of labels, without one string per state (a column may have 2**31 states)."""
+    """The states of a whole-number column, ``base`` to ``base + count - 1``, as text: a
+    sequence like a tuple of labels, without one string per state (a column may have 2**31
+    states)."""
 
     base: int
     count: int

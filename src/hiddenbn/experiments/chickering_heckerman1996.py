@@ -736,7 +736,7 @@ def _medians_text(medians: dict) -> str:
 
 
 def claim_bic_least_accurate(table: pd.DataFrame) -> tuple[str, str]:
-    """Secs. 4 and 6: BIC/MDL is the least accurate (the largest median |Δc|) and biased toward
+    """Secs. 4 and 6: BIC/MDL is the least accurate (the largest median ``|Δc|``) and biased toward
     simple models (mean Δc never above zero, below it in most experiments)."""
     medians = median_abs_error(table)
     above, zero, below = _signs(table, "bic_log_evidence")
@@ -752,7 +752,7 @@ def claim_bic_least_accurate(table: pd.DataFrame) -> tuple[str, str]:
 
 def claim_draper_cs_most_accurate(table: pd.DataFrame) -> tuple[str, str]:
     """Abstract and Sec. 6: Draper and CS are the most accurate (the two smallest median
-    |Δc|); partly when both are at least as accurate as BIC/MDL but not both below MLED."""
+    ``|Δc|``); partly when both are at least as accurate as BIC/MDL but not both below MLED."""
     medians = median_abs_error(table)
     best, other = (max(medians["draper"], medians["cs"]),
                    min(medians["mled"], medians["bic_log_evidence"]))
@@ -864,7 +864,7 @@ LARGE_C = 16
 
 def claim_draper_beats_cs_for_large_c(table: pd.DataFrame) -> tuple | None:
     """Sec. 4: for large c (c >= :data:`LARGE_C`) Draper does better than CS: a smaller
-    |mean Δc| in every such experiment (partly: in some)."""
+    ``|mean Δc|`` in every such experiment (partly: in some)."""
     large = distinct_experiments(table)
     large = large[large.c >= LARGE_C]
     if large.empty:
@@ -888,7 +888,7 @@ ALMOST_SAME_STATES = 0.2
 def claim_cs_mled_almost_same(table: pd.DataFrame) -> tuple | None:
     """Sec. 4: CS and MLED are almost the same except for small n (n <= :data:`SMALL_N`),
     where CS does slightly better: for larger n their mean Δc differ by at most
-    :data:`ALMOST_SAME_STATES` in every experiment; for small n CS's summed |mean Δc| is
+    :data:`ALMOST_SAME_STATES` in every experiment; for small n CS's summed ``|mean Δc|`` is
     below MLED's (equal sums, e.g. both always 0, do not show CS doing better)."""
     distinct = distinct_experiments(table)
     large, small = distinct[distinct.n > SMALL_N], distinct[distinct.n <= SMALL_N]
@@ -1521,6 +1521,7 @@ def local_maxima(curve: pd.Series) -> list[int]:
 #: model counts toward the first when it is nearer c/2 than c (below 3c/4, the midpoint; the
 #: verdict is also shown with the split at :data:`PEAK_SPLIT_VARIANTS`) ...
 PEAK_SPLIT = 0.75
+#: The other splits the verdict is shown with.
 PEAK_SPLIT_VARIANTS = (2 / 3, 5 / 6)
 #: ... and a local maximum is "around c" when it lies within this many states of c (the
 #: paper calls that peak sharp; on test models one state apart, two either side is narrow).
@@ -1635,6 +1636,7 @@ def right_slope(cell: pd.DataFrame, score: str, c: int) -> np.ndarray:
 #: smallest that reads as a difference in kind, and the verdict is also shown under
 #: :data:`FLATTER_BY_VARIANTS`.
 FLATTER_BY = 2.0
+#: The other factors the verdict is shown under.
 FLATTER_BY_VARIANTS = (1.5, 3.0)
 
 
@@ -1674,7 +1676,9 @@ def claim_cs_flat_right(cell: pd.DataFrame, c: int) -> tuple:
 #: identical" when they never part by more than the latter. The paper's figures are lost, so the
 #: verdict is also shown with both fractions halved and doubled (:data:`VISIBILITY_SCALES`).
 INVISIBLE_FRACTION = 0.025
+#: Up to this fraction of the panel's height an error bar is "barely visible".
 BARELY_VISIBLE_FRACTION = 0.05
+#: The factors both fractions are also scaled by.
 VISIBILITY_SCALES = (0.5, 2.0)
 
 
@@ -2240,7 +2244,7 @@ def _table1_markdown(table: pd.DataFrame, printed_table1: pd.DataFrame) -> str:
 
 
 #: A search that ends within this many nats of EM started from the generating parameters has
-#: found that mode: the final phase's tolerance (a relative change of 1e-5 of |g|, some 1e4
+#: found that mode: the final phase's tolerance (a relative change of 1e-5 of ``|g|``, some 1e4
 #: nats here) still lets g move by a fraction of a nat per iteration.
 ORACLE_SHORTFALL_NATS = 5.0
 

@@ -132,7 +132,7 @@ def naive_bayes_table(features: range, printed: dict, conjecture: dict, points: 
 
 def w_structure_table(hidden_states: range, printed: dict, points: int,
                       seed: int) -> pd.DataFrame:
-    """Sec. 5: binary W structure with |H| in ``hidden_states``; ``printed`` maps the states of
+    """Sec. 5: binary W structure with ``|H|`` in ``hidden_states``; ``printed`` maps the states of
     H to the printed dimension."""
     rows = []
     for k in hidden_states:

@@ -394,7 +394,7 @@ def score_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
 
 
 def cs_plus_comparison(slopes: pd.DataFrame) -> pd.DataFrame:
-    """Per setting and N: mean |CS - gold| and |CS+ - gold| (and BIC, BIC+), and how often
+    """Per setting and N: mean ``|CS - gold|`` and ``|CS+ - gold|`` (and BIC, BIC+), and how often
     CS+ is the closer one."""
     frame = slopes.copy()
     for score in ("cs", "cs_plus", "bic_log_evidence", "bic_plus_log_evidence"):

@@ -552,6 +552,7 @@ THEOREM2_INPUTS = 2
 #: Gauss-Hermite nodes per dimension of the exact marginal likelihood; the difference from a
 #: grid of :data:`QUADRATURE_CHECK_NODES` is reported as its error.
 QUADRATURE_NODES = 40
+#: Gauss-Hermite nodes per dimension of the coarser grid that checks it.
 QUADRATURE_CHECK_NODES = 30
 #: Largest quadrature grid (points) built at once.
 MAX_QUADRATURE_POINTS = 2_000_000
@@ -559,8 +560,8 @@ MAX_QUADRATURE_POINTS = 2_000_000
 #: log N: one parameter miscounted would change it by 1/2 (d/2 log N), so half of that
 #: separates a bounded error from a penalty that is wrong.
 BIC_SLOPE_LIMIT = 0.25
-#: A replicate whose N |Laplace error| grows by more than this factor across the sizes has not
-#: yet reached the 1/N regime at the smallest size (N |error| is flat under an O(1/N) error;
+#: A replicate whose N ``|Laplace error|`` grows by more than this factor across the sizes has not
+#: yet reached the 1/N regime at the smallest size (N ``|error|`` is flat under an O(1/N) error;
 #: the other replicates' vary by a few tens of percent, sampling noise).
 LATE_FACTOR = 2.0
 
@@ -653,11 +654,11 @@ def theorem2_rows(errors: pd.DataFrame) -> list[dict]:
     (:func:`approximation_errors`).
 
     Laplace: an O(1/N) error falls by the factor the sample size grows, a slope of -1 of
-    log|error| on log N. The slope is fitted per replicate over every size (least squares),
+    ``log|error|`` on log N. The slope is fitted per replicate over every size (least squares),
     and reproduced when the 95% interval of its mean over replicates reaches -1 or lies below
     (faster is within the bound), not when it lies above (slower, e.g. Haughton's N^-1/2).
     Shown beside it: the slope between the two largest sizes, and the slope of the mean error
-    over all sizes, the first three and the last two; replicates whose N |error| grows by more
+    over all sizes, the first three and the last two; replicates whose N ``|error|`` grows by more
     than :data:`LATE_FACTOR` (near-deterministic parameters reach the bound late) are named,
     since they dominate the mean error. BIC: its error,
     regressed on log N within replicates, is bounded when the slope's 95% interval lies within

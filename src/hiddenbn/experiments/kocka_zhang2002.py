@@ -549,7 +549,7 @@ LC_PANELS = (plots.KL_PANEL, ("states", "selected |X|"))
 
 def figure_lc(selections: pd.DataFrame, generators, path, title: str) -> None:
     """Figure 4/5 form (:func:`hiddenbn.reports.plots.selection_figure`): per generator, mean KL in
-    bits and selected |X| against N, one line per score of :data:`SCORE_KEYS`."""
+    bits and selected ``|X|`` against N, one line per score of :data:`SCORE_KEYS`."""
     plots.selection_figure(selections, generators, list(SCORE_KEYS), path, title,
                            {g: _generator_title(g) for g in generators}, LC_PANELS, SCORE_KEYS)
 
@@ -564,7 +564,8 @@ def _format(x: float) -> str:
 
 
 def lc_summary(selections: pd.DataFrame) -> pd.DataFrame:
-    """Mean ± se of KL (bits) and selected |X| per generator, N and score (the figures' data)."""
+    """Mean ± se of KL (bits) and selected ``|X|`` per generator, N and score (the figures'
+    data)."""
     kl = plots.mean_and_error(selections, ["generator", "cases", "score"], "kl_bits")
     states = plots.mean_and_error(selections, ["generator", "cases", "score"], "states")
     return kl.merge(states, on=["generator", "cases", "score", "n"],
@@ -658,9 +659,9 @@ def plus_fit_claim(subset: pd.DataFrame, generator: str,
 def same_behaviour_claim(subset: pd.DataFrame, generator: str) -> tuple:
     """Sec. 5 (Figure 4): "The CS and BIC exhibit the same behaviour", pooled over every data
     set of the generator (all N; a test per N of ten data sets has little power): where the two
-    select different |X|, a Wilcoxon signed-rank test of KL(CS) against KL(BIC) (paired, the
+    select different ``|X|``, a Wilcoxon signed-rank test of KL(CS) against KL(BIC) (paired, the
     paper's 95%). Supported when it finds no difference; partly when one fits significantly
-    better where they differ but they select the same |X| on at least
+    better where they differ but they select the same ``|X|`` on at least
     :data:`SAME_RESULTS_PARTLY` of the data sets; not supported otherwise."""
     kl = subset.pivot_table(index=["parametrisation", "cases"], columns="score",
                             values="kl_bits")
@@ -1036,7 +1037,7 @@ def cs_minus_bic(lc_models: pd.DataFrame, generator: str) -> pd.DataFrame:
 def alpha_gap_table(lc_models: pd.DataFrame, generator: str, section: dict) -> pd.DataFrame:
     """Why CS+'s selections move with CS's Dirichlet alpha, and not monotonically: per alpha of
     :func:`cs_alphas`, the mean ``CS - BIC`` (= ``CS+ - BIC+``) per test model on
-    ``generator``'s data sets (:func:`cs_minus_bic`), CS+'s mean selected |X|, and what CS+
+    ``generator``'s data sets (:func:`cs_minus_bic`), CS+'s mean selected ``|X|``, and what CS+
     adds to BIC+ for the largest test model over a reference (``gain``) beside what BIC+
     charges it more (``(de_max - de_ref) / 2 log N``, over the config's sample sizes): CS+
     moves to the largest model where the gain covers that charge. The reference is the
@@ -1820,7 +1821,7 @@ def figure_verdict(claims) -> str:
 def curve_descriptors(selections: pd.DataFrame, lc_models: pd.DataFrame,
                       generator: str) -> str:
     """What one generator's panels of the Figure 4/5 form show, in numbers: at the smallest and
-    largest N, each score's mean KL and mean selected |X|, the lowest-KL score, and the KL of
+    largest N, each score's mean KL and mean selected ``|X|``, the lowest-KL score, and the KL of
     the generating model's own EM fit (the floor the scores are judged against)."""
     true_states = _generator_states(generator)[0]
     chosen = selections[selections.generator == generator]
@@ -2235,6 +2236,7 @@ THEOREM5_MODELS = 20
 #: to depth 2, observed variables have 2-3 states and hidden ones 2-4; models with more than
 #: :data:`THEOREM5_MAX_OBSERVED` joint observed states are redrawn (the direct rank stays fast).
 THEOREM5_HIDDEN_CHILD = 0.4
+#: Most joint observed states of one of those models.
 THEOREM5_MAX_OBSERVED = 256
 #: Draws allowed to find :data:`THEOREM5_MODELS` regular ones (about one in six draws is).
 THEOREM5_DRAWS = 10_000

@@ -2,7 +2,7 @@
 
 With the parameters integrated out under a Dirichlet prior, the probability of completing case
 ``l`` (observed pattern ``p``) with the joint hidden configuration ``h``, given the completions
-of the other cases, depends only on the sufficient statistics ``N_ijk`` of those completions:
+of the other cases, depends only on the sufficient statistics ``N_ijk`` of those completions::
 
     p(x_l, h | H_-l, D_-l) = prod_i (alpha + N_ijk) / (r_i alpha + N_ij)
 

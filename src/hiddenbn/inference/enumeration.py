@@ -65,7 +65,9 @@ PARALLEL_MIN_CELLS = 1 << 22
 #: from this many pattern x variable x class cells up to this many pattern x class cells
 #: (measured: ``python -m benchmarks em``).
 DESIGN_MAX_MEAN_STATES = 4
+#: Fewest pattern x variable x class cells of the design path (see above).
 DESIGN_MIN_CELLS = 1 << 16
+#: Most pattern x class cells of the design path (see above).
 DESIGN_MAX_PATTERN_CLASSES = 1 << 14
 
 

@@ -56,18 +56,18 @@ flat index maps (a clique state's separator cell), keep all cliques in one buffe
 Measured here (one thread, 10^4 cases sampled from random parameters, one E step, best of 3;
 the machine is shared, so compare the columns of a row, not rows of runs):
 
-=============================================  ========  =======  =============  ===========
-network                                        patterns  largest  junction tree  enumeration
-=============================================  ========  =======  =============  ===========
-W: 2 ternary hidden parents, 20 binary kids        8365   18 st.          70 ms        27 ms
-W: 3 ternary hidden parents, 20 binary kids        8887   54 st.         133 ms        59 ms
-noisy-max, 10 binary causes                         383   2048 st.        38 ms       115 ms
-noisy-max, 12 binary causes                         941   8192 st.       486 ms       741 ms
-ladder of 8 binary hidden nodes, 14 kids           5094    8 st.          12 ms       235 ms
-ladder of 18 binary hidden nodes, 34 kids         10000    8 st.          56 ms      refused
-HLC 4(4(3,3,3,3),4(3,3,3,3),4(3,3,3,3))            9128   16 st.          30 ms       267 ms
-paper 002 HLC 5(3(2,2),3(2,2),2)                     32   15 st.         0.2 ms       0.4 ms
-=============================================  ========  =======  =============  ===========
+===========================================  ========  ========  =============  ===========
+network                                      patterns   largest  junction tree  enumeration
+===========================================  ========  ========  =============  ===========
+W: 2 ternary hidden parents, 20 binary kids      8365    18 st.          70 ms        27 ms
+W: 3 ternary hidden parents, 20 binary kids      8887    54 st.         133 ms        59 ms
+noisy-max, 10 binary causes                       383  2048 st.          38 ms       115 ms
+noisy-max, 12 binary causes                       941  8192 st.         486 ms       741 ms
+ladder of 8 binary hidden nodes, 14 kids         5094     8 st.          12 ms       235 ms
+ladder of 18 binary hidden nodes, 34 kids       10000     8 st.          56 ms      refused
+HLC 4(4(3,3,3,3),4(3,3,3,3),4(3,3,3,3))          9128    16 st.          30 ms       267 ms
+paper 002 HLC 5(3(2,2),3(2,2),2)                   32    15 st.         0.2 ms       0.4 ms
+===========================================  ========  ========  =============  ===========
 
 Enumeration wins when the hidden nodes have few joint states (the W's 9 or 27) and many
 observed nodes share them: it does one vectorised pass per configuration, where every
@@ -106,6 +106,7 @@ PARALLEL_MIN_CELLS = 1 << 22
 #: the junction tree must be predicted cheaper before it replaces enumeration (1: the predicted
 #: faster one; the prediction erred toward enumeration on every network measured).
 CLIQUE_STATE_COST = 0.25
+#: How much cheaper the junction tree must be predicted to be (see above).
 JUNCTION_TREE_MARGIN = 1.0
 
 

@@ -427,7 +427,8 @@ def additive_dimension(model: InteractionModel) -> int:
     """Effective dimension of an NAI model (paper 000 Sec. 4: rank of the Jacobian).
 
     ``E | c`` depends on the parameters only through ``Lambda = A lambda`` (Poisson) or
-    ``(A mu, A s)`` (Gaussian) with ``A`` the :meth:`incidence` matrix, and a Poisson or normal
+    ``(A mu, A s)`` (Gaussian) with ``A`` the
+    :meth:`~hiddenbn.models.interaction.InteractionModel.incidence` matrix, and a Poisson or normal
     family is identifiable from its mean (and variance), so the rank of the Jacobian is
     ``rank A`` per moment, plus the causes' free parameters.
     """

@@ -63,6 +63,7 @@ BETA_END = 20.0
 #: Annealing sweeps over the cases per start (then greedy sweeps, at most
 #: :data:`MAX_GREEDY_SWEEPS`); in :mod:`hiddenbn.util.defaults`, which the command line reads.
 SWEEPS = ANNEALING_SWEEPS
+#: Most greedy sweeps after the annealing sweeps of a start.
 MAX_GREEDY_SWEEPS = 50
 #: Cases whose random first configurations are drawn at once (bounds the memory).
 DRAW_CHUNK_CASES = 1 << 16

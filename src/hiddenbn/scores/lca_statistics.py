@@ -330,7 +330,7 @@ def information_matrix(network: Network, cpts, patterns, counts, alpha: float,
 def identifying_cells(cpts) -> np.ndarray:
     """Cells that reach the rank of the latent class model's Jacobian at ``cpts``: for each
     class ``h``, item ``j`` and state ``s``, :data:`CELLS_PER_STATE` cells with ``x_j = s`` and
-    the other items drawn from ``p(. | h)`` (with a fixed seed, so that reports are
+    the other items drawn from ``p(x | h)`` (with a fixed seed, so that reports are
     reproducible); every cell of a table that has no more cells than that.
 
     An item coordinate ``(j, h, s)`` moves ``p(x)`` only through ``p(x, h)``, in cells where

@@ -27,8 +27,8 @@ Tempering (:func:`tempered_smc_log_evidence`; population annealing)
     mode; adding the cases commits each run to one while few cases are in, and its runs end
     tens of nats apart. Tempering lets the groups form while the whole posterior is still
     broad, and resampling keeps the heavier ones.
-Which sampler, measured (``python -m benchmarks evidence``; paper 003's data, n = 64, N = 400,
-c = 32)
+Which sampler
+    Measured by ``python -m benchmarks evidence`` on paper 003's data (n = 64, N = 400, c = 32).
     With as many hidden states as clusters the SMC over the cases is the cheaper: its runs agree
     within a nat or two at 64 particles, and four times the particles halve their spread;
     tempering costs three to five times as much for runs hardly closer. With fewer states it is
@@ -515,7 +515,7 @@ def _cess_step(beta: float, log_weights: np.ndarray, joints: np.ndarray) -> floa
 
 def tempering_schedule(network: Network, data: Dataset, rng: np.random.Generator,
                        alpha: float = 1.0, particles: int = 64, moves: int = 1) -> np.ndarray:
-    """Inverse temperatures ``0 < beta_1 < ... < beta_T = 1`` for
+    """Increasing inverse temperatures ``beta_t``, from above 0 to ``beta_T = 1``, for
     :func:`tempered_smc_log_evidence`, from a pilot run of ``particles`` particles whose
     steps each keep :data:`TEMPERING_CESS` of its conditional effective sample size. The
     pilot's estimate is discarded: a schedule chosen from the particles of the runs it
