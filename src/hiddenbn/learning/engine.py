@@ -147,7 +147,7 @@ def squarem_step_length(change, curvature) -> float:
 
 class Run:
     """One EM trajectory: the current state, its E-step statistics and g; with the SQUAREM
-    jumps it kept and rejected (:meth:`extrapolate`)."""
+    jumps it kept and rejected (:meth:`Run.extrapolate`)."""
 
     def __init__(self, engine: EMEngine, state):
         self.engine = engine
