@@ -1,5 +1,5 @@
-"""Tests of hiddenbn.scores.lca_statistics (latent class analysis output) and
-plots.class_profile_figure.
+"""Tests of the latent class analysis output (hiddenbn.inference.latent_class,
+hiddenbn.scores.lca_statistics, hiddenbn.reports.lca) and plots.class_profile_figure.
 
 Every quantity is checked against an independent computation: posteriors by brute force over
 classes and over the completions of missing cells, standard errors against inverted
@@ -19,11 +19,13 @@ from scipy.stats import chi2
 from hiddenbn.data import MISSING, Dataset
 from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import HiddenbnError
+from hiddenbn.inference.latent_class import class_posteriors, modal_class, pattern_posteriors
 from hiddenbn.learning.em import run_em
 from hiddenbn.models.network import (free_parameters, latent_class, observed_distribution,
                                      parameters_from_free, random_parameters)
 from hiddenbn.models.spec import parse_spec
 from hiddenbn.reports import plots
+from hiddenbn.reports.lca import format_lca_text, lca_report, write_posteriors
 from hiddenbn.scores import lca_statistics as lca
 from hiddenbn.scores.approximations import negative_hessian
 
@@ -99,7 +101,7 @@ def test_posteriors_match_brute_force_with_missing_cells(rng):
     cpts = random_parameters(network, rng)
     patterns = np.column_stack([rng.integers(-1, r, size=40) for r in (2, 3, 2, 4)])
     patterns[0] = MISSING  # a case with nothing observed: the prior is its posterior
-    posterior, log_marginal = lca.class_posteriors(network, cpts, patterns)
+    posterior, log_marginal = class_posteriors(network, cpts, patterns)
     joint = observed_distribution(network, cpts)
     for p, pattern in enumerate(patterns):
         # p(x_p, h) by brute force: the class weight times the observed items' probabilities
@@ -112,7 +114,7 @@ def test_posteriors_match_brute_force_with_missing_cells(rng):
         index = tuple(slice(None) if x == MISSING else x for x in pattern)
         assert log_marginal[p] == pytest.approx(math.log(joint[index].sum()), rel=1e-12)
     np.testing.assert_allclose(posterior[0], cpts[0][0])
-    assert list(lca.modal_class(posterior)) == list(posterior.argmax(axis=1))
+    assert list(modal_class(posterior)) == list(posterior.argmax(axis=1))
 
 
 def test_posteriors_refuse_other_models_and_impossible_patterns():
@@ -120,21 +122,21 @@ def test_posteriors_refuse_other_models_and_impossible_patterns():
     cpts = [np.array([[0.5, 0.5]]), np.array([[1.0, 0.0], [1.0, 0.0]]),
             np.array([[0.5, 0.5], [0.5, 0.5]])]
     with pytest.raises(HiddenbnError, match="probability zero"):
-        lca.class_posteriors(network, cpts, np.array([[1, 0]]))
+        class_posteriors(network, cpts, np.array([[1, 0]]))
     with pytest.raises(HiddenbnError, match="outside"):
-        lca.class_posteriors(network, cpts, np.array([[2, 0]]))
+        class_posteriors(network, cpts, np.array([[2, 0]]))
     chain = parse_spec({"nodes": {"H": {"states": 2, "hidden": True},
                                   "X1": {"states": 2, "parents": ["H"]},
                                   "X2": {"states": 2, "parents": ["X1"]}}})
     with pytest.raises(HiddenbnError, match="latent class model"):
-        lca.class_posteriors(chain, cpts, np.array([[0, 0]]))
+        class_posteriors(chain, cpts, np.array([[0, 0]]))
 
 
 def test_pattern_posteriors_match_columns_by_name(rng):
     network, data, fit = _fit(2, [2, 3], 300, 3)
     swapped = Dataset(data.names[::-1], data.patterns[:, ::-1], data.counts)
-    posterior, modal = lca.pattern_posteriors(fit, swapped)
-    expected, _ = lca.class_posteriors(network, fit.cpts, data.patterns)
+    posterior, modal = pattern_posteriors(fit, swapped)
+    expected, _ = class_posteriors(network, fit.cpts, data.patterns)
     np.testing.assert_allclose(posterior, expected)
     assert list(modal) == list(expected.argmax(axis=1))
 
@@ -334,7 +336,7 @@ def test_an_empty_class_a_singular_point_and_a_non_maximum_are_named():
 # --- classification quality ------------------------------------------------------------------
 def test_entropy_and_entropy_r2_match_a_computation_over_the_cases():
     network, data, fit = _fit(3, [2, 3, 2, 2], 400, 2)
-    posterior, _ = lca.class_posteriors(network, fit.cpts, data.patterns)
+    posterior, _ = class_posteriors(network, fit.cpts, data.patterns)
     entropy = 0.0
     for case in data.rows():
         joint = fit.cpts[0][0] * np.prod([fit.cpts[j + 1][:, x] for j, x in enumerate(case)],
@@ -454,7 +456,7 @@ def _strict(report):
 def test_report_layout_and_values():
     network, data, fit = _fit(2, [2, 3, 2, 2], 2000, 3)
     labels = {"X2": ["low", "mid", "high"], "X1": ["no"]}
-    report = _strict(lca.lca_report(fit, data, de=11, labels=labels))
+    report = _strict(lca_report(fit, data, de=11, labels=labels))
     assert report["model"] == {"classes": 2, "items": ["X1", "X2", "X3", "X4"],
                                "n_cases": 2000, "n_patterns": data.n_patterns, "alpha": 1.0,
                                "estimate": "ML", "ds": 11, "de": 11}
@@ -479,7 +481,7 @@ def test_report_layout_and_values():
     assert statistics["bic"] == pytest.approx(-2 * fit.log_likelihood + 11 * math.log(2000))
     assert "smaller is better" in statistics["orientation"]
     assert report["notes"] == []
-    text = lca.format_lca_text(report)
+    text = format_lca_text(report)
     for expected in ("2 classes, 4 items, 2000 cases", "class 1", "low", "mid", "high",
                      "entropy R^2", "AIC", "G^2", "Pearson X^2", "observed information"):
         assert expected in text
@@ -487,36 +489,36 @@ def test_report_layout_and_values():
 
 def test_report_is_strict_json_at_a_boundary_with_missing_cells_and_one_class():
     network, data, fit = _fit(2, [2, 3, 2, 2, 2], 3000, 8, zeros=[(1, 0, 1), (2, 1, 2)])
-    report = _strict(lca.lca_report(fit, data))
+    report = _strict(lca_report(fit, data))
     assert report["items"]["X1"]["standard_errors"][0] == [None, None]
     assert any("at the boundary" in note for note in report["notes"])
     assert any("effective dimension unknown" in note for note in report["notes"])
-    assert "(-)" in lca.format_lca_text(report)
+    assert "(-)" in format_lca_text(report)
     rows = data.rows()
     rows[::5, 2] = MISSING
     incomplete = Dataset.from_rows(data.names, rows, network.observed_cardinalities)
-    report = _strict(lca.lca_report(fit, incomplete))
+    report = _strict(lca_report(fit, incomplete))
     assert any("complete cases only" in note for note in report["notes"])
     assert any("not the data that were fitted" in note for note in report["notes"])
     one = latent_class(1, [2, 3], hidden="H")
     one_data = sample_dataset(one, random_parameters(one, np.random.default_rng(1)), 100,
                               np.random.default_rng(2))
     one_fit = run_em(one, one_data, random_parameters(one, np.random.default_rng(3)), alpha=1.0)
-    report = _strict(lca.lca_report(one_fit, one_data, de=3))
+    report = _strict(lca_report(one_fit, one_data, de=3))
     assert report["classification"]["entropy_r2"] is None
     assert report["classes"][0]["size_se"] == 0.0
     assert any("entropy R^2 undefined" in note for note in report["notes"])
-    assert "entropy R^2 -" in lca.format_lca_text(report)
+    assert "entropy R^2 -" in format_lca_text(report)
 
 
 def test_report_of_a_map_fit_and_a_non_identifiable_model():
     network, data, fit = _fit(2, [2, 2], 500, 4)
-    report = _strict(lca.lca_report(fit, data, de=3))
+    report = _strict(lca_report(fit, data, de=3))
     assert all(se is None for item in report["items"].values()
                for row in item["standard_errors"] for se in row)
     assert any("not identifiable along" in note for note in report["notes"])
     network, data, fit = _fit(2, [2, 3, 2, 2], 500, 3, alpha=1.5)
-    report = _strict(lca.lca_report(fit, data))
+    report = _strict(lca_report(fit, data))
     assert report["model"]["estimate"] == "MAP"
     assert "MAP" in report["standard_errors"]
     assert any("the fit is MAP" in note for note in report["notes"])
@@ -525,23 +527,23 @@ def test_report_of_a_map_fit_and_a_non_identifiable_model():
 # --- the posterior file ----------------------------------------------------------------------
 def test_write_posteriors_one_line_per_input_row_in_input_order(tmp_path):
     posterior = np.array([[0.9, 0.1], [0.25, 0.75], [0.5, 0.5]])
-    modal = lca.modal_class(posterior)
+    modal = modal_class(posterior)
     row_pattern = np.array([2, 0, 0, 1, 2])
     path = tmp_path / "out" / "posteriors.csv"
-    lca.write_posteriors(path, posterior, modal, row_pattern)
+    write_posteriors(path, posterior, modal, row_pattern)
     lines = path.read_text().splitlines()
     assert lines[0] == "row,p_class1,p_class2,modal_class"
     assert lines[1:] == ["1,0.5,0.5,1", "2,0.9,0.1,1", "3,0.9,0.1,1", "4,0.25,0.75,2",
                          "5,0.5,0.5,1"]
     assert sorted(p.name for p in path.parent.iterdir()) == ["posteriors.csv"]
-    lca.write_posteriors(path, posterior, modal)
+    write_posteriors(path, posterior, modal)
     assert len(path.read_text().splitlines()) == 4
 
 
 def test_write_posteriors_leaves_no_file_when_it_fails(tmp_path):
     path = tmp_path / "posteriors.csv"
     with pytest.raises(IndexError):
-        lca.write_posteriors(path, np.eye(2), np.arange(2), np.array([0, 5]))
+        write_posteriors(path, np.eye(2), np.arange(2), np.array([0, 5]))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -551,7 +553,7 @@ def test_class_profile_figure_writes_png_and_pdf(tmp_path, cards):
     import matplotlib.pyplot as plt
 
     network, data, fit = _fit(2, cards, 300, 1)
-    report = lca.lca_report(fit, data)
+    report = lca_report(fit, data)
     png = plots.class_profile_figure(report, tmp_path / "profile.png")
     pdf = plots.class_profile_figure(report, tmp_path / "profile.pdf")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000

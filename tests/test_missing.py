@@ -12,11 +12,11 @@ from hiddenbn.data import MISSING, Dataset
 from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import DataError, HiddenbnError, ParameterError
 from hiddenbn.inference import enumeration as inference
+from hiddenbn.inference.latent_class import class_posteriors
 from hiddenbn.interaction.noisy_additive import summarise
 from hiddenbn.interaction.noisy_max import NoisyMaxEngine
 from hiddenbn.learning import em
 from hiddenbn.learning.annealing import AnnealedStarts
-from hiddenbn.learning.split_merge import class_posteriors
 from hiddenbn.models.interaction import noisy_max_model
 from hiddenbn.models.network import (free_parameters, latent_class, observed_distribution,
                                      parameters_from_free, random_parameters)
@@ -159,7 +159,7 @@ def test_latent_class_engine_equals_the_enumeration_engine():
 def test_posteriors_sum_the_missing_cells_out():
     network, cpts, data = model_and_data(latent_class(3, [2, 3, 2, 2]), 200, 0.2, 7)
     engine = em.make_engine(network, data, 1.0)
-    ours = class_posteriors(engine, engine.from_cpts(cpts))
+    ours, _ = class_posteriors(network, cpts, engine.patterns)
     joint = dense_joint(network, cpts)
     for p, pattern in enumerate(data.patterns):
         index = (slice(None),) + tuple(slice(None) if x == MISSING else x for x in pattern)

@@ -11,10 +11,10 @@ import pytest
 from hiddenbn.cli import main
 from hiddenbn.data import read_data
 from hiddenbn.inference.exact import enumeration_family_posteriors
+from hiddenbn.inference.latent_class import class_posteriors
 from hiddenbn.learning.selection import latent_class_network
 from hiddenbn.models.network import load_parameters
 from hiddenbn.models.spec import parse_spec
-from hiddenbn.scores.lca_statistics import class_posteriors
 
 SURVEY = """smoker,drinks,exercise,diet
 yes,often,,poor

@@ -9,10 +9,11 @@ import pytest
 from hiddenbn.data import MISSING, Dataset
 from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.inference.enumeration import posterior_chunks
+from hiddenbn.inference.latent_class import class_posteriors, packed_rows
 from hiddenbn.learning import em
 from hiddenbn.learning.engine import Run
-from hiddenbn.learning.split_merge import (SPLIT_SMOOTHING, _candidates, _distances, _rows,
-                                           _state_frequencies, class_posteriors, split_merge)
+from hiddenbn.learning.split_merge import (SPLIT_SMOOTHING, _candidates, _distances,
+                                           _state_frequencies, split_merge)
 from hiddenbn.models.network import latent_class, random_parameters
 
 
@@ -21,11 +22,12 @@ def test_posteriors_and_frequencies(rng):
     cpts = random_parameters(network, rng)
     data = sample_dataset(network, cpts, 200, rng)
     engine = em.make_engine(network, data, 1.01)
-    ours = class_posteriors(engine, engine.from_cpts(cpts))
+    ours, _ = class_posteriors(network, cpts, engine.patterns)
     (_, _, weights, _), = posterior_chunks(network, cpts, data.patterns)
     np.testing.assert_allclose(ours, weights, rtol=1e-10)
     mass = rng.random(data.n_patterns)
-    column = _state_frequencies(_rows(engine), mass, engine.offsets, engine.cards)
+    rows = packed_rows(engine.patterns, engine.cards)
+    column = _state_frequencies(rows, mass, engine.offsets, engine.cards)
     np.testing.assert_allclose(np.add.reduceat(column, engine.offsets), 1.0)
 
 
@@ -39,7 +41,8 @@ def test_state_frequencies_count_the_observed_cells_of_each_variable(rng):
     engine = em.make_engine(network, data, 1.01)
     assert (engine.patterns == MISSING).any()
     mass = rng.random(engine.patterns.shape[0])
-    column = _state_frequencies(_rows(engine), mass, engine.offsets, engine.cards)
+    packed = packed_rows(engine.patterns, engine.cards)
+    column = _state_frequencies(packed, mass, engine.offsets, engine.cards)
     for j, (offset, states) in enumerate(zip(engine.offsets, engine.cards)):
         weighted = np.full(states, SPLIT_SMOOTHING)
         for pattern, weight in zip(engine.patterns, mass):
@@ -80,9 +83,10 @@ def test_distances_are_squared_distances_of_one_hot_cases_over_observed_cells(rn
     rows[rng.random(rows.shape) < 0.2] = MISSING
     data = Dataset.from_rows(network.observed_names, rows, network.observed_cardinalities)
     engine = em.make_engine(network, data, 1.01)
-    q = _state_frequencies(_rows(engine), rng.random(engine.patterns.shape[0]), engine.offsets,
+    packed = packed_rows(engine.patterns, engine.cards)
+    q = _state_frequencies(packed, rng.random(engine.patterns.shape[0]), engine.offsets,
                            engine.cards)
-    ours = _distances(q, _rows(engine), engine.offsets, engine.cards)
+    ours = _distances(q, packed, engine.offsets, engine.cards)
     for pattern, distance in zip(engine.patterns, ours):
         expected = 0.0
         for j, (offset, states) in enumerate(zip(engine.offsets, engine.cards)):
@@ -111,5 +115,7 @@ def test_ml_fits_with_zero_probabilities_rank_moves_without_warnings():
     engine = em.make_engine(network, data, 1.0)
     state = engine.from_cpts(fit.cpts)
     assert (state[1] == 0).any()  # the case this test is about
-    merges, splits = _candidates(engine, _rows(engine), state, class_posteriors(engine, state))
+    posteriors, _ = class_posteriors(network, engine.to_cpts(state), engine.patterns)
+    merges, splits = _candidates(engine, packed_rows(engine.patterns, engine.cards), state,
+                                 posteriors)
     assert sorted(splits) == sorted(set(splits)) and len(merges) == 3

@@ -634,7 +634,7 @@ def command_fit(args) -> None:
     report = selection.fit_report(outcome, data, data_file.notes)
     if latent_class or args.posteriors:
         # a latent class fit's report, and the posteriors file
-        from hiddenbn.scores import lca_statistics as lca
+        from hiddenbn.reports import lca
     if latent_class:
         report["lca"] = lca.lca_report(outcome["fit"], data, outcome["de"], states)
     with _outputs(args.posteriors, args.plot, args.save_params) as (
@@ -642,7 +642,9 @@ def command_fit(args) -> None:
         if params_file:
             save_parameters(params_file, network, outcome["fit"].cpts, states)
         if posteriors_file and latent_class:
-            posterior, modal = lca.pattern_posteriors(outcome["fit"], data_file.every_case)
+            from hiddenbn.inference.latent_class import pattern_posteriors
+
+            posterior, modal = pattern_posteriors(outcome["fit"], data_file.every_case)
             lca.write_posteriors(posteriors_file, posterior, modal, data_file.row_patterns)
         elif posteriors_file:
             from hiddenbn.inference.exact import posterior_marginals

@@ -77,9 +77,9 @@ class EMEngine(Protocol):
         """The M step: the state maximising the expected complete-data log posterior.
 
         For CPTs under Dirichlet(alpha) priors this is the MAP update below paper 003 Eq. 11
-        (:func:`~hiddenbn.models.priors.map_update`). ``state`` is the current state: where the update is undefined
-        (no expected data) its value is kept, so g never decreases. Returns a new state and
-        leaves ``state`` unchanged.
+        (:func:`~hiddenbn.models.priors.map_update`). ``state`` is the current state: where the
+        update is undefined (no expected data) its value is kept, so g never decreases. Returns a
+        new state and leaves ``state`` unchanged.
         """
 
     def log_prior(self, state) -> float:

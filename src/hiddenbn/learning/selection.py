@@ -293,7 +293,7 @@ def format_fit_report(report: dict) -> str:
     lines += [f"  {name:<{width}} {_shown(report['scores'][name], '.6f')}" for name in names]
     lines += [f"note: {note}" for note in report["notes"]]
     if "lca" in report:  # the latent class analysis shows the parameters with their labels
-        from hiddenbn.scores.lca_statistics import format_lca_text
+        from hiddenbn.reports.lca import format_lca_text
 
         return "\n".join(lines + ["", format_lca_text(report["lca"])])
     lines.append("parameters (one row per parent configuration, first parent most significant):")

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from scipy.special import logsumexp
 
-from hiddenbn.data import MISSING
+from hiddenbn.inference.latent_class import (CHUNK_PATTERNS, class_posteriors, packed_rows,
+                                             with_zero_row)
 from hiddenbn.learning.engine import Run
 
 #: EM iterations after a move before its g is compared with the current one.
@@ -38,44 +38,12 @@ TRIAL_ITERATIONS = 30
 EXHAUSTIVE_CLASSES = 10
 #: Beyond it, this many of the best-ranked merge pairs and split classes.
 RANKED_CANDIDATES = 8
-#: Patterns whose posteriors are computed at once (bounds the memory).
-POSTERIOR_CHUNK_PATTERNS = 4096
 #: Pseudo-count per state in the tables of the two halves of a split.
 SPLIT_SMOOTHING = 0.5
 
 
-def _rows(engine) -> np.ndarray:
-    """Row of each cell in the packed table, shape ``(m, n)``; a missing cell gets the row
-    ``sum r_j`` just past the table, which :func:`_with_zero_row` and the frequencies read
-    as nothing."""
-    rows = engine.patterns.astype(np.int64) + engine.offsets
-    rows[engine.patterns == MISSING] = engine.cards.sum()
-    return rows
-
-
-def _with_zero_row(log_table) -> np.ndarray:
-    """``log_table`` and a last row of zeros: a missing cell's factor 1 (see :func:`_rows`)."""
-    return np.vstack([log_table, np.zeros((1, log_table.shape[1]))])
-
-
-def class_posteriors(engine, state) -> np.ndarray:
-    """``p(h | x_p)`` for every pattern of a latent class engine, shape ``(m, k)``, given the
-    pattern's observed cells."""
-    weights, table = state
-    with np.errstate(divide="ignore"):  # a zero probability (ML fits): log -inf, weight 0
-        log_weights, log_table = np.log(weights), _with_zero_row(np.log(table))
-    rows = _rows(engine)
-    out = np.empty((rows.shape[0], weights.size))
-    for start in range(0, rows.shape[0], POSTERIOR_CHUNK_PATTERNS):
-        chunk = rows[start:start + POSTERIOR_CHUNK_PATTERNS]
-        joint = log_weights + log_table[chunk].sum(axis=1)
-        out[start:start + chunk.shape[0]] = np.exp(joint - logsumexp(joint, axis=1,
-                                                                     keepdims=True))
-    return out
-
-
 def _candidates(engine, rows, state, posteriors):
-    """Merge pairs and split classes in Ueda et al.'s order (``rows``: :func:`_rows`)."""
+    """Merge pairs and split classes in Ueda et al.'s order (``rows``: :func:`.packed_rows`)."""
     k = state[0].size
     counts = engine.counts.astype(float)
     weighted = posteriors * np.sqrt(counts)[:, None]
@@ -85,11 +53,11 @@ def _candidates(engine, rows, state, posteriors):
     order = np.argsort(-correlation[first, second], kind="stable")
     merges = [(int(a), int(b)) for a, b in zip(first[order], second[order])]
     mass = posteriors * counts[:, None]
-    with np.errstate(divide="ignore"):  # see class_posteriors
-        log_table = _with_zero_row(np.log(state[1]))
+    with np.errstate(divide="ignore"):  # a zero probability (ML fits): log -inf, weight 0
+        log_table = with_zero_row(np.log(state[1]))
     fit = np.zeros(k)
-    for start in range(0, rows.shape[0], POSTERIOR_CHUNK_PATTERNS):
-        chunk = slice(start, start + POSTERIOR_CHUNK_PATTERNS)
+    for start in range(0, rows.shape[0], CHUNK_PATTERNS):
+        chunk = slice(start, start + CHUNK_PATTERNS)
         # a class with zero mass on a pattern may give it probability zero (log -inf): it
         # adds nothing to the class's fit, not 0 * -inf
         fitted = np.where(mass[chunk] > 0, log_table[rows[chunk]].sum(axis=1), 0.0)
@@ -104,7 +72,7 @@ def _candidates(engine, rows, state, posteriors):
 @numba.njit(cache=True)
 def _state_frequencies(rows, mass, offsets, cards):
     """Smoothed state frequencies of each variable under pattern weights ``mass`` (``rows``:
-    :func:`_rows`): one column of a latent class table. One pass over the cells, where the
+    :func:`.packed_rows`): one column of a latent class table. One pass over the cells, where the
     NumPy version (``bincount``, ``reduceat``) cost most of a 2-means split in set-up."""
     size = offsets[-1] + cards[-1]
     column = np.zeros(size + 1)  # the last entry takes the missing cells
@@ -125,7 +93,7 @@ def _state_frequencies(rows, mass, offsets, cards):
 def _two_means(engine, rows, mass: np.ndarray, rng: np.random.Generator,
                iterations: int = 10):
     """Split cases weighted by ``mass`` in two by 2-means on their one-hot states (``rows``:
-    :func:`_rows`), from two of its patterns drawn k-means++ style; ``(the two halves'
+    :func:`.packed_rows`), from two of its patterns drawn k-means++ style; ``(the two halves'
     weights, their state frequencies)``, or ``None`` when the class holds a single pattern or a
     half empties."""
     support = np.flatnonzero(mass > 0)
@@ -215,9 +183,10 @@ def split_merge(engine, run, rng: np.random.Generator, trial_iterations: int = T
     kept = 0
     if run.state[0].size < 3:
         return run, kept
-    rows = _rows(engine)
+    rows = packed_rows(engine.patterns, engine.cards)
     while True:
-        posteriors = class_posteriors(engine, run.state)
+        posteriors, _ = class_posteriors(engine.network, engine.to_cpts(run.state),
+                                         engine.patterns)
         merges, splits = _candidates(engine, rows, run.state, posteriors)
         improved = None
         for merge in merges:

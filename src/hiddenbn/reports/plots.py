@@ -401,7 +401,7 @@ def figure_format(path) -> str:
 
 def class_profile_figure(report: dict, path, format: str | None = None) -> Path:
     """The latent class profile plot of a report of
-    :func:`hiddenbn.scores.lca_statistics.lca_report`, saved as ``path`` in ``format`` (default: the
+    :func:`hiddenbn.reports.lca.lca_report`, saved as ``path`` in ``format`` (default: the
     one its suffix names: PNG, PDF or SVG), atomically.
 
     When every item is binary it is the classic profile plot of poLCA and Mplus: one line per

@@ -1,22 +1,20 @@
-"""Latent class analysis output: what users of poLCA, StepMix and Mplus read from a fit.
+"""Latent class analysis statistics: what users of poLCA, StepMix and Mplus read from a fit.
 
 For a fitted latent class model (a hidden root ``H`` with ``k`` classes and observed children
-``X_1..X_n``, :func:`hiddenbn.models.network.latent_class`) this module gives
+``X_1..X_n``, :func:`hiddenbn.models.network.latent_class`) this module computes, from each
+case's posterior class membership ``w_ph = p(H = h | x_p)``
+(:func:`hiddenbn.inference.latent_class.class_posteriors`),
 
-* each case's posterior class membership ``w_ph = p(H = h | x_p)`` and modal class
-  (:func:`class_posteriors`, :func:`modal_class`, :func:`write_posteriors`);
 * standard errors of every probability, class sizes and item-response probabilities alike
   (:func:`standard_errors`);
 * classification quality: the entropy of the posteriors and the entropy R^2 (Mplus's
   "entropy"; :func:`classification_entropy`, :func:`entropy_r2`);
 * AIC, BIC, the likelihood-ratio G^2 and Pearson's X^2 with their degrees of freedom
   (:func:`information_criteria`, :func:`goodness_of_fit`);
-* all of it as one strict-JSON report (:func:`lca_report`) and its text form
-  (:func:`format_lca_text`), in the layout of poLCA's print (Linzer & Lewis 2011, JSS 42(10)).
+* what ``fit`` and ``select`` compare between models (:func:`model_comparison`).
 
-Classes are numbered from 1 in every output a user reads (JSON, text, CSV, figures), as poLCA
-and Mplus number them; arrays returned by the functions are indexed from 0 (class ``h`` of an
-output is row ``h - 1`` of the CPTs).
+The report that gathers them is :func:`hiddenbn.reports.lca.lca_report`. Arrays returned by the
+functions are indexed from 0 (class ``h`` of an output is row ``h - 1`` of the CPTs).
 
 Missing cells (:data:`hiddenbn.data.MISSING`) are summed out (missing at random): an item
 that is not observed contributes the factor ``sum_x p(x | h) = 1`` to ``p(x_p, h)``.
@@ -24,7 +22,6 @@ that is not observed contributes the factor ``sum_x p(x | h) = 1`` to ``p(x_p, h
 
 from __future__ import annotations
 
-import io
 import math
 import sys
 from dataclasses import dataclass
@@ -36,10 +33,8 @@ from scipy.special import logsumexp, xlogy
 from scipy.stats import chi2
 
 from hiddenbn.data import MISSING, Dataset
-from hiddenbn.errors import DataError, HiddenbnError
-from hiddenbn.inference.enumeration import is_latent_class
+from hiddenbn.inference.latent_class import class_log_joint, class_posteriors, require_latent_class
 from hiddenbn.models.network import Network, check_parameters
-from hiddenbn.util.files import atomic_output
 from hiddenbn.util.limits import shown
 
 #: A probability below this is at the boundary of the parameter space: it is held fixed and
@@ -71,92 +66,8 @@ LARGEST_FLOAT = sys.float_info.max
 #: The sign convention of the information criteria, as every report states it.
 FIT_STATISTICS_ORIENTATION = ("AIC, BIC, SABIC and CAIC are -2 log L + penalty: smaller is "
                               "better (the score bic_log_evidence is -BIC/2, larger is better)")
-#: Rows of the posterior CSV formatted at once (bounds the memory of a 10^6-row file).
-CSV_CHUNK_ROWS = 1 << 16
 #: Boundary or non-identified parameters named in a note before "and N more".
 NAMED_IN_NOTE = 12
-
-
-# --- posteriors ------------------------------------------------------------------------------
-def _require_latent_class(network: Network) -> None:
-    if not is_latent_class(network):
-        raise HiddenbnError("latent class output needs a latent class model (a hidden root "
-                            "whose children are all the observed variables), e.g. --model 3:2,2,2")
-
-
-def class_posteriors(network: Network, cpts, patterns) -> tuple[np.ndarray, np.ndarray]:
-    """Posterior class membership of each pattern, exact with missing cells.
-
-    ``log p(x_p, h) = log p(h) + sum_{j observed in p} log p(x_pj | h)`` and
-    ``log p(x_p) = logsumexp_h log p(x_p, h)``; ``w_ph = exp(log p(x_p, h) - log p(x_p))``. A
-    missing cell contributes ``log 1 = 0`` (the item is summed out). Computed in log space, so a
-    zero probability only removes a class from a pattern's posterior.
-
-    Parameters
-    ----------
-    network : Network
-        A latent class model.
-    cpts : list
-        ``p(H)`` as a ``(1, k)`` table, then one ``(k, r_j)`` table per item.
-    patterns : int array, shape (m, n)
-        One column per item in network order, states ``0..r_j - 1`` or ``MISSING``.
-
-    Returns
-    -------
-    posterior : ndarray, shape (m, k)
-    log_marginal : ndarray, shape (m,)
-        ``log p(x_p)``.
-    """
-    _require_latent_class(network)
-    cpts = check_parameters(network, cpts)
-    patterns = np.asarray(patterns)
-    n_items = network.n_nodes - 1
-    if patterns.ndim != 2 or patterns.shape[1] != n_items:
-        raise DataError(f"expected patterns with {n_items} columns (one per item), got shape "
-                        f"{patterns.shape}")
-    for j, table in enumerate(cpts[1:]):
-        column = patterns[:, j]
-        if column.size and not (column.min() >= MISSING and column.max() < table.shape[1]):
-            raise DataError(f"column {network.names[j + 1]!r} has a state outside "
-                            f"0..{table.shape[1] - 1} (or {MISSING} for a missing cell)")
-    log_joint = _log_joint(cpts, patterns)
-    log_marginal = logsumexp(log_joint, axis=1)
-    impossible = np.flatnonzero(~np.isfinite(log_marginal))
-    if impossible.size:
-        raise DataError(f"pattern {patterns[impossible[0]].tolist()} has probability zero under "
-                        "the fitted model; it cannot be the data the model was fitted to")
-    return np.exp(log_joint - log_marginal[:, None]), log_marginal
-
-
-def _log_joint(cpts, patterns) -> np.ndarray:
-    """``log p(x_p, h)``, shape ``(m, k)``, for checked ``patterns``; ``-inf`` where zero."""
-    with np.errstate(divide="ignore"):
-        log_joint = np.repeat(np.log(cpts[0]), patterns.shape[0], axis=0)
-        for j, table in enumerate(cpts[1:]):
-            # row -1 of the extended table is all zeros: a MISSING cell adds log 1
-            log_rows = np.vstack([np.log(table.T), np.zeros((1, table.shape[0]))])
-            log_joint += log_rows[patterns[:, j]]
-    return log_joint
-
-
-def modal_class(posterior) -> np.ndarray:
-    """Index (from 0) of each row's most probable class; ties go to the first class."""
-    return np.asarray(posterior).argmax(axis=1)
-
-
-def pattern_posteriors(fit, data: Dataset) -> tuple[np.ndarray, np.ndarray]:
-    """``(posterior (m, k), modal (m,))`` for the patterns of ``data`` in their own order.
-
-    Columns are matched to the model's items by name; unlike ``data.for_network`` the patterns
-    are never merged, so row ``p`` belongs to ``data.patterns[p]`` (and a row -> pattern map of
-    the input file indexes the result directly).
-    """
-    missing = [name for name in fit.network.observed_names if name not in data.names]
-    if missing:
-        raise DataError(f"the data has no column {missing[0]!r}, an item of the model")
-    order = [data.names.index(name) for name in fit.network.observed_names]
-    posterior, _ = class_posteriors(fit.network, fit.cpts, data.patterns[:, order])
-    return posterior, modal_class(posterior)
 
 
 # --- standard errors ------------------------------------------------------------------------
@@ -373,7 +284,7 @@ def identifiability_matrix(network: Network, cpts, patterns,
     every = np.vstack([np.asarray(patterns), identifying_cells(cpts)])
     # a cell of probability zero has a zero gradient in the coordinates (each of its terms
     # holds a fixed zero), so it adds nothing; log p would be -inf there
-    every = every[np.isfinite(logsumexp(_log_joint(cpts, every), axis=1))]
+    every = every[np.isfinite(logsumexp(class_log_joint(cpts, every), axis=1))]
     gram = np.zeros((d, d))
     for rows in _blocks(every, d):
         gradients = _gradient_block(network, cpts, geometry, every[rows])[2]
@@ -513,7 +424,7 @@ def standard_errors(network: Network, cpts, patterns, counts, alpha: float,
     maximum) or there are more than :data:`MAX_SE_DIMENSION` coordinates. An entry alone in its
     row (a one-state variable, the size of the only class) has standard error 0.
     """
-    _require_latent_class(network)
+    require_latent_class(network)
     cpts = check_parameters(network, cpts)
     categories = categories or item_categories(network)
     coordinates = free_coordinates(cpts)
@@ -632,7 +543,7 @@ def _p_value(statistic, df):
         return None
     if df > LARGEST_FLOAT:
         return 1.0 if statistic <= df // 2 else None
-    return _number(chi2.sf(statistic, float(df)))
+    return finite_or_none(chi2.sf(statistic, float(df)))
 
 
 def _small_expected_fraction(network, cpts, n_complete: int, cells: int) -> tuple[float, bool]:
@@ -647,7 +558,7 @@ def _small_expected_fraction(network, cpts, n_complete: int, cells: int) -> tupl
         return float(max(Fraction(0), bound)), False
     table = np.indices(network.observed_cardinalities).reshape(network.n_nodes - 1, -1).T
     # a cell of probability zero (a boundary fit) has E = 0: small, and no error here
-    log_p = logsumexp(_log_joint(cpts, table), axis=1)
+    log_p = logsumexp(class_log_joint(cpts, table), axis=1)
     return float(np.mean(n_complete * np.exp(log_p) < SMALL_EXPECTED_COUNT)), True
 
 
@@ -726,76 +637,9 @@ def goodness_of_fit(network: Network, cpts, patterns, counts, ds: int,
     return result, notes
 
 
-# --- the report ------------------------------------------------------------------------------
-def _number(value):
-    """A float for JSON, None for NaN and infinities."""
+def finite_or_none(value):
+    """A float for strict JSON: ``None`` for NaN and infinities (and for ``None``)."""
     return float(value) if value is not None and np.isfinite(value) else None
-
-
-def _numbers(array) -> list:
-    return [[_number(v) for v in row] for row in np.asarray(array)]
-
-
-def lca_report(fit, data: Dataset, de: int | None = None, labels=None) -> dict:
-    """Everything an LCA user reads from a fit, as strict JSON (no NaN or infinity).
-
-    Parameters
-    ----------
-    fit : hiddenbn.learning.em.Fit
-        A fit of a latent class model (ML with ``alpha = 1``; MAP otherwise, with a note).
-    data : Dataset
-        The data of the fit; missing cells are summed out.
-    de : int, optional
-        The effective dimension (``fit_and_score(...)["de"]``): gives ``df_effective``.
-    labels : dict, optional
-        Item name -> category labels (:func:`item_categories`).
-
-    Returns
-    -------
-    dict
-        ``model``: ``classes`` (k), ``items`` (names), ``n_cases``, ``n_patterns``, ``alpha``,
-        ``estimate`` ("ML"/"MAP"), ``ds``, ``de``.
-        ``classes``: per class ``{"class": h (from 1), "size": p(h), "size_se",
-        "expected_cases": N p(h), "modal_cases"}``.
-        ``items``: per item ``{"categories": [labels], "probabilities": [[p(x | h) per
-        category] per class], "standard_errors": same layout}``.
-        ``standard_errors``: what the standard errors are (:func:`standard_errors`).
-        ``classification``: ``entropy``, ``entropy_r2`` (:func:`model_comparison`),
-        ``modal_class_counts`` (per class), ``average_posterior_by_modal_class``
-        (:func:`average_posteriors`).
-        ``fit_statistics``: :func:`model_comparison`'s.
-        ``notes``: why each None is None, and what to beware of.
-    """
-    network = fit.network
-    _require_latent_class(network)
-    cpts = check_parameters(network, fit.cpts)
-    data = data.for_network(network)
-    categories = item_categories(network, labels)
-    k, ds, n_cases = network.cardinalities[0], network.standard_dimension, data.n_cases
-    comparison, posterior = model_comparison(fit, data, de)
-    errors = standard_errors(network, cpts, data.patterns, data.counts, fit.alpha, categories)
-    modal = modal_class(posterior)
-    modal_counts = [int(c) for c in np.bincount(modal, weights=data.counts, minlength=k)]
-    sizes = cpts[0][0]
-    return {
-        "model": {"classes": int(k), "items": list(network.observed_names),
-                  "n_cases": n_cases, "n_patterns": data.n_patterns, "alpha": float(fit.alpha),
-                  "estimate": "ML" if fit.alpha == 1.0 else "MAP", "ds": ds,
-                  "de": None if de is None else int(de)},
-        "classes": [{"class": h + 1, "size": float(sizes[h]),
-                     "size_se": _number(errors.tables[0][0, h]),
-                     "expected_cases": float(n_cases * sizes[h]),
-                     "modal_cases": modal_counts[h]} for h in range(k)],
-        "items": {name: {"categories": categories[j], "probabilities": _numbers(cpts[j + 1]),
-                         "standard_errors": _numbers(errors.tables[j + 1])}
-                  for j, name in enumerate(network.observed_names)},
-        "standard_errors": errors.method,
-        "classification": {**comparison["classification"], "modal_class_counts": modal_counts,
-                           "average_posterior_by_modal_class":
-                               average_posteriors(posterior, modal, data.counts)},
-        "fit_statistics": comparison["fit_statistics"],
-        "notes": comparison["notes"] + errors.notes,
-    }
 
 
 def model_comparison(fit, data: Dataset, de: int | None = None) -> tuple[dict, np.ndarray]:
@@ -852,102 +696,3 @@ def model_comparison(fit, data: Dataset, de: int | None = None) -> tuple[dict, n
             "notes": notes + fit_notes}, posterior
 
 
-def _estimate(value, error) -> str:
-    """``0.4213 (0.0231)``; a missing standard error shows as ``(-)``."""
-    return f"{value:.4f} ({'-' if error is None else f'{error:.4f}'})"
-
-
-def _statistic(report: dict, name: str, label: str) -> str:
-    stats = report["fit_statistics"]
-    if stats[name] is None:
-        return f"{label} -"
-
-    def p(value):
-        return "-" if value is None else f"{value:.4g}"
-
-    text = f"{label} {stats[name]:.4f} (df {shown(stats['df'])}, p {p(stats[name + '_p'])}"
-    if stats["df_effective"] is not None and stats["df_effective"] != stats["df"]:
-        text += (f"; df from de {shown(stats['df_effective'])}, "
-                 f"p {p(stats[name + '_p_effective'])}")
-    return text + ")"
-
-
-def format_lca_text(report: dict) -> str:
-    """The report as text in the layout of poLCA's print: class sizes, then one table per item
-    (classes as rows, categories as columns, standard errors in parentheses), classification
-    quality and fit statistics, then the notes."""
-    model, stats = report["model"], report["fit_statistics"]
-    classification = report["classification"]
-    width = max(16, *(len(c) + 2 for item in report["items"].values()
-                      for c in item["categories"]))
-    lines = [f"latent class model: {model['classes']} classes, {len(model['items'])} items, "
-             f"{model['n_cases']} cases ({model['estimate']}, Dirichlet alpha {model['alpha']:g})",
-             "", "class sizes (standard error), expected and modal cases:"]
-    lines += [f"  class {c['class']:<3} {_estimate(c['size'], c['size_se'])}  "
-              f"{c['expected_cases']:10.1f} {c['modal_cases']:10d}" for c in report["classes"]]
-    lines += ["", "item-response probabilities by class (rows) and category (columns), standard "
-                  "errors in parentheses:"]
-    for name, item in report["items"].items():
-        lines.append(f"{name}")
-        lines.append(" " * 11 + "".join(f" {c:>{width}}" for c in item["categories"]))
-        for h, (row, errors) in enumerate(zip(item["probabilities"], item["standard_errors"])):
-            lines.append(f"  class {h + 1:<3}"
-                         + "".join(f" {_estimate(p, e):>{width}}" for p, e in zip(row, errors)))
-    r2 = classification["entropy_r2"]
-    lines += ["", f"classification: entropy {classification['entropy']:.4f}, entropy R^2 "
-                  f"{'-' if r2 is None else f'{r2:.4f}'}; modal class counts "
-                  + " / ".join(str(c) for c in classification["modal_class_counts"]),
-              f"log-likelihood {stats['log_likelihood']:.4f}, {stats['n_parameters']} parameters "
-              f"(de {'-' if model['de'] is None else model['de']})",
-              f"AIC {stats['aic']:.4f}  BIC {stats['bic']:.4f}  SABIC {stats['sabic']:.4f}  "
-              f"CAIC {stats['caic']:.4f}  (-2 log L + penalty: smaller is better)",
-              _statistic(report, "g2", "G^2") + ", " + _statistic(report, "chi2", "Pearson X^2"),
-              f"  {shown(stats['n_cells'])} cells, {stats['n_observed_cells']} observed, "
-              f"{stats['n_complete_cases']} complete cases",
-              f"standard errors: {report['standard_errors']}"]
-    lines += [f"note: {note}" for note in report["notes"]]
-    return "\n".join(lines)
-
-
-# --- posterior membership file ---------------------------------------------------------------
-def write_posteriors(path, posterior, modal, row_pattern=None, hidden=None) -> None:
-    """Write each case's class posteriors and modal class as CSV, atomically.
-
-    Columns ``row, p_class1, ..., p_classk, modal_class``: ``row`` numbers the input's data
-    rows from 1 in input order, classes are numbered from 1 (the modal class of a tie is the
-    first). ``posterior`` and ``modal`` are per pattern (:func:`pattern_posteriors`); the
-    ``row_pattern`` map (one pattern index per input row) expands them to one line per row,
-    without it there is one line per pattern. For a network with several hidden nodes,
-    ``hidden`` maps each node's name to its ``(m, r)`` posterior (``posterior`` and ``modal``
-    are then ignored): columns ``p_NODE_1, ..., p_NODE_r, modal_NODE`` per node, states
-    numbered from 1.
-
-    The data's own columns are not repeated: joining on ``row`` recovers them (R's ``cbind``,
-    pandas' ``concat``), the data file stays the one source of its values and labels, and the
-    file stays small for 10^6 rows. Each pattern is formatted once and rows are written in blocks
-    of :data:`CSV_CHUNK_ROWS`; a failed write leaves no file.
-    """
-    if hidden is None:
-        blocks = [("p_class", "modal_class", np.asarray(posterior, dtype=float),
-                   np.asarray(modal))]
-    else:
-        blocks = [(f"p_{name}_", f"modal_{name}", np.asarray(values, dtype=float),
-                   modal_class(np.asarray(values, dtype=float)))
-                  for name, values in hidden.items()]
-    columns = np.column_stack([part for _, _, values, modal_states in blocks
-                               for part in (values, modal_states + 1)])
-    index = np.arange(columns.shape[0]) if row_pattern is None else np.asarray(row_pattern)
-    # each pattern is formatted once: many rows share a pattern, and formatting costs the most
-    formatted = io.StringIO()
-    np.savetxt(formatted, columns, delimiter=",",
-               fmt=[f for _, _, values, _ in blocks for f in ["%.6g"] * values.shape[1] + ["%d"]])
-    lines = formatted.getvalue().splitlines()
-    header = ",".join(["row"] + [name for prefix, modal_name, values, _ in blocks
-                                 for name in [f"{prefix}{h + 1}" for h in range(values.shape[1])]
-                                 + [modal_name]])
-    with atomic_output(path) as temporary, open(temporary, "w") as handle:
-        handle.write(header + "\n")
-        for start in range(0, index.size, CSV_CHUNK_ROWS):
-            rows = index[start:start + CSV_CHUNK_ROWS].tolist()
-            handle.write("".join(f"{number},{lines[p]}\n"
-                                 for number, p in enumerate(rows, start + 1)))
