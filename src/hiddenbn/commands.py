@@ -359,9 +359,9 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
                                           not skip_de, initial=initial, **options)
     report = selection.fit_report(outcome, dataset, data_file.notes)
     if is_latent_class(network):
-        from hiddenbn.scores import lca_statistics
+        from hiddenbn.reports.lca import lca_report
 
-        report["lca"] = lca_statistics.lca_report(outcome["fit"], dataset, outcome["de"], states)
+        report["lca"] = lca_report(outcome["fit"], dataset, outcome["de"], states)
     return FitResult(report, outcome["fit"], dataset, data_file)
 
 

@@ -226,7 +226,7 @@ class FitResult(_Dimensions):
         """
         import pandas as pd
 
-        from hiddenbn.scores.lca_statistics import modal_class
+        from hiddenbn.inference.latent_class import modal_class
 
         rows, columns = self.data_file.row_patterns, {}
         for node, posterior in self._hidden_posteriors().items():
@@ -247,21 +247,22 @@ class FitResult(_Dimensions):
         path : path-like
             The CSV file.
         """
-        from hiddenbn.scores import lca_statistics as lca
+        from hiddenbn.inference.latent_class import modal_class
+        from hiddenbn.reports.lca import write_posteriors
 
         hidden, rows = self._hidden_posteriors(), self.data_file.row_patterns
         if self.lca is None:
-            lca.write_posteriors(path, None, None, rows, hidden=hidden)
+            write_posteriors(path, None, None, rows, hidden=hidden)
         else:
             (posterior,) = hidden.values()
-            lca.write_posteriors(path, posterior, lca.modal_class(posterior), rows)
+            write_posteriors(path, posterior, modal_class(posterior), rows)
 
     def _hidden_posteriors(self) -> dict:
         """Each hidden node's posterior for each pattern of every data row (``data_file``'s
         ``every_case``): ``{node: (patterns, states) array}``."""
         every_case = self.data_file.every_case
         if self.lca is not None:
-            from hiddenbn.scores.lca_statistics import pattern_posteriors
+            from hiddenbn.inference.latent_class import pattern_posteriors
 
             return {self.network.names[0]: pattern_posteriors(self.fit, every_case)[0]}
         from hiddenbn.inference.exact import posterior_marginals
@@ -381,7 +382,7 @@ class LatentClassReport(Result):
         return self._report["fit_statistics"]["bic"]
 
     def _text(self) -> str:
-        from hiddenbn.scores.lca_statistics import format_lca_text
+        from hiddenbn.reports.lca import format_lca_text
 
         return format_lca_text(self._report)
 
