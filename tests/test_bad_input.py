@@ -29,6 +29,7 @@ from hiddenbn.errors import DataError, HiddenbnError, ParameterError, SpecError
 from hiddenbn.models.network import (latent_class, load_parameters, random_parameters,
                                      save_parameters)
 from hiddenbn.models.spec import parse_spec
+from hiddenbn.scores import exact
 from hiddenbn.scores.exact import ExactEvidence
 from hiddenbn.util import limits
 
@@ -302,7 +303,7 @@ def test_a_sample_that_fails_while_sampling_leaves_neither_output(tmp_path, caps
 
 
 def test_json_output_is_strict_with_null_for_nan_and_infinity(data, capsys, monkeypatch):
-    monkeypatch.setattr(cli, "exact_log_evidence",
+    monkeypatch.setattr(exact, "exact_log_evidence",
                         lambda *args: ExactEvidence(float("-inf"), 1, None))
     code, out, _ = run(capsys, "evidence", data, "--model", "2:2,2", "--method", "exact",
                        "--json")

@@ -20,7 +20,6 @@ import time
 import warnings
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from functools import partial
 
 import hiddenbn
 from hiddenbn.errors import HiddenbnError, excerpt
@@ -274,12 +273,9 @@ def _print_json(report) -> None:
     print(Result(report).to_json())
 
 
-def _print_report(report, format_text, as_json: bool) -> None:
-    """Print ``report`` as strict JSON or as the text ``format_text`` makes of it."""
-    if as_json:
-        _print_json(report)
-    else:
-        print(format_text(report))
+def _print_result(result, as_json: bool) -> None:
+    """Print a command's result (:mod:`hiddenbn.reports.results`) as strict JSON or as text."""
+    print(result.to_json() if as_json else result)
 
 
 @contextmanager
@@ -359,37 +355,20 @@ def forward_sample(*args, **kwargs):
     return sampling.forward_sample(*args, **kwargs)
 
 
-def exact_log_evidence(*args, **kwargs):
-    """:func:`hiddenbn.scores.exact.exact_log_evidence`, imported when called (a name of this
-    module, so that a test can replace its result)."""
-    from hiddenbn.scores import exact as evidence
-
-    return evidence.exact_log_evidence(*args, **kwargs)
-
-
 def _model_of(spec, classes: int | None = None) -> tuple:
     """The family of a command's model (a key of FAMILIES) and the model: a Network, an
     InteractionModel (noisy-max and noisy-additive models), or None for ``classes`` (--classes
-    K or --model K: the latent class model over the data's columns, built when they are read)."""
-    from hiddenbn.inference.enumeration import is_latent_class
-    from hiddenbn.models.spec import is_spec_file, parse_spec
-    from hiddenbn.reports import interaction as interaction_report
+    K or --model K: the latent class model over the data's columns, built when they are read).
+    :func:`hiddenbn.commands.spec_model` reads a spec."""
+    from hiddenbn import commands
 
     if classes is not None:
         if not 1 <= classes <= limits.MAX_STATES:
             raise HiddenbnError(f"{'--classes' if spec is None else '--model'} {classes}: a "
                                 "latent class model needs at least 1 class")
         return "latent class", None
-    interaction = interaction_report.interaction_spec(spec)  # paper 004's interaction form
-    if interaction is not None:
-        return interaction.family, interaction
-    network = parse_spec(spec)
-    if network.kind != "discrete":
-        return f"{network.kind} network", network
-    latent_class = is_latent_class(network)
-    if is_spec_file(spec):
-        return ("latent class file" if latent_class else "network file"), network
-    return ("latent class" if latent_class else "tree"), network
+    chosen = commands.spec_model(spec)
+    return chosen.family, chosen.model
 
 
 def _network_of(command: str, args, spec):
@@ -444,29 +423,16 @@ def command_params(args) -> None:
 
 
 def command_dim(args) -> None:
-    from hiddenbn.dimension import effective as dimension
-    from hiddenbn.ebnc import model as ebnc
-    from hiddenbn.reports import interaction as interaction_report
-    from hiddenbn.util import seeding
+    from hiddenbn import commands
 
-    family, model = _model_of(args.spec)
+    family, _ = _model_of(args.spec)
     _refuse_what_does_not_act("dim", args, family, args.spec)
-    if family in ("poisson", "gaussian"):
-        report = interaction_report.dimension_report(model)
-        _print_report(report, interaction_report.format_dimension_report, args.json)
-        return
-    network = model.network() if family == "noisy-max" else model
-    if args.ebnc is None:
-        with warnings.catch_warnings():  # the report carries its warnings; print them once
-            warnings.simplefilter("ignore", dimension.DimensionWarning)
-            report = dimension.dimension_report(network, args.jacobian_points, args.seed)
-        for warning in report["warnings"]:
+    result = commands.dimensions(args.spec, ebnc=args.ebnc,
+                                 jacobian_points=args.jacobian_points, seed=args.seed)
+    if args.ebnc is None:  # the report carries the warnings of a rank; they are shown here too
+        for warning in result.to_dict()["warnings"]:
             print(f"hiddenbn: warning: {warning}", file=sys.stderr)
-        _print_report(report, dimension.format_report, args.json)
-        return
-    rng = seeding.rng(args.seed, "ebnc", args.ebnc)  # the Jacobian check's random points
-    report = ebnc.ebnc_report(network, args.ebnc, rng, args.jacobian_points)
-    _print_report(report, ebnc.format_report, args.json)
+    _print_result(result, args.json)
 
 
 def _complete_data(path, columns=None):
@@ -569,34 +535,8 @@ def _command_model(command: str, args) -> tuple:
     return family, model
 
 
-def _bound_model(args, table, family: str, model) -> tuple:
-    """The network of the model of fit or evidence (:func:`_command_model`: ``model`` is None
-    for the latent class model of --classes or --model K, a noisy-max model's network is its
-    network, a noisy-additive model has none: None) over the columns of the data ``table``
-    (see 'fit --help'), and the data file of the columns it is bound to (no other is read)."""
-    from hiddenbn.learning import selection
-    from hiddenbn.models.spec import bind_columns, is_spec_file
-
-    if model is None:
-        columns = _columns(args, table.names)
-        data_file = table.data_file(columns)
-        return (selection.latent_class_network(data_file.dataset, _classes(args), columns),
-                data_file)
-    if family in ("poisson", "gaussian"):
-        return None, table.data_file(model.observed_names)  # its causes and effect
-    network = model.network() if family == "noisy-max" else model  # their nodes name columns
-    if not (family == "noisy-max" or is_spec_file(args.model) or (
-            not args.columns and set(network.observed_names) == set(table.names))):
-        # a shorthand's X1..Xn name the columns only when they are every one of them
-        network = bind_columns(network, _columns(args, table.names), f"the model {args.model}")
-    return network, table.data_file(network.observed_names, network.ordered_names)
-
-
 def command_fit(args) -> None:
-    from hiddenbn.inference.enumeration import is_latent_class
-    from hiddenbn.learning import selection
-    from hiddenbn.models.network import load_parameters, save_parameters
-    from hiddenbn.reports import interaction as interaction_report
+    from hiddenbn import commands
 
     if args.model is None and args.classes is None:
         raise HiddenbnError("give the model: --model SPEC or --classes K")
@@ -606,57 +546,21 @@ def command_fit(args) -> None:
                     "--plot": args.plot, "--save-params": args.save_params},
                    [args.data, args.model, args.init, args.dictionary])
     family, model = _command_model("fit", args)
-    additive = family in ("poisson", "gaussian")
-    table = _data_table(args, numeric=(model.effect_name,) if additive else ())
-    network, data_file = _bound_model(args, table, family, model)
-    if family in ("noisy-max", "poisson", "gaussian"):  # EM reads every cell of a case
-        data_file.require_complete(model.observed_names, FAMILIES[family].name)
-    if additive:
-        summary = interaction_report.additive_summary(model, data_file)
-        report = interaction_report.fit_report(model, summary, args.seed, args.prior_alpha,
-                                               _restarts(args), data_file.notes,
-                                               **_em_options(args, annealable=False))
-        _print_report(report, interaction_report.format_fit_report, args.json)
-        return
-    limits.check_network(network)
-    latent_class = is_latent_class(network)
+    table = _data_table(args, numeric=(model.effect_name,)
+                        if family in commands.ADDITIVE_FAMILIES else ())
+    columns = None if args.columns is None else _columns(args, table.names)
     plot_format = args.plot and _plots().figure_format(args.plot)
-    data = data_file.dataset.for_network(network)
-    annealable = family != "noisy-max" and _annealing(args, network)
-    limits.check_em(network, data.n_cases, 1 if args.init else _restarts(args),
-                    annealable and not args.init)
-    states = data.states()
-    initial = load_parameters(args.init, network, states) if args.init else None
-    fit_and_score = (partial(interaction_report.noisy_max_outcome, model)
-                     if family == "noisy-max" else partial(selection.fit_and_score, network))
-    outcome = fit_and_score(data, args.seed, args.prior_alpha, _restarts(args), not args.skip_de,
-                            initial=initial, **_em_options(args, family != "noisy-max"))
-    report = selection.fit_report(outcome, data, data_file.notes)
-    if latent_class or args.posteriors:
-        # a latent class fit's report, and the posteriors file
-        from hiddenbn.reports import lca
-    if latent_class:
-        report["lca"] = lca.lca_report(outcome["fit"], data, outcome["de"], states)
+    result = commands.fit(table, args.model, classes=args.classes, columns=columns,
+                          init=args.init, **_search_options(args))
     with _outputs(args.posteriors, args.plot, args.save_params) as (
             posteriors_file, plot_file, params_file):
         if params_file:
-            save_parameters(params_file, network, outcome["fit"].cpts, states)
-        if posteriors_file and latent_class:
-            from hiddenbn.inference.latent_class import pattern_posteriors
-
-            posterior, modal = pattern_posteriors(outcome["fit"], data_file.every_case)
-            lca.write_posteriors(posteriors_file, posterior, modal, data_file.row_patterns)
-        elif posteriors_file:
-            from hiddenbn.inference.exact import posterior_marginals
-
-            every_case = data_file.every_case
-            columns = [every_case.names.index(name) for name in network.observed_names]
-            lca.write_posteriors(posteriors_file, None, None, data_file.row_patterns,
-                                 hidden=posterior_marginals(network, outcome["fit"].cpts,
-                                                            every_case.patterns[:, columns]))
+            result.save_parameters(params_file)
+        if posteriors_file:
+            result.write_posteriors(posteriors_file)
         if plot_file:
-            _plots().class_profile_figure(report["lca"], plot_file, plot_format)
-        _print_report(report, selection.format_fit_report, args.json)
+            result.plot(plot_file, plot_format)
+        _print_result(result, args.json)
 
 
 def _plots():
@@ -668,22 +572,15 @@ def _plots():
 
 
 def command_select(args) -> None:
+    from hiddenbn import commands
     from hiddenbn.learning import selection
 
     _refuse_what_does_not_act("select", args)  # its family is the latent class model
     table = _data_table(args)
     classes = selection.parse_classes(args.classes)
-    columns = _columns(args, table.names)
-    data_file = table.data_file(columns)
-    largest = selection.latent_class_network(data_file.dataset, classes[-1], columns)
-    limits.check_network(largest, f"the latent class model with {classes[-1]} classes")
-    data = data_file.dataset.for_network(largest)
-    limits.check_em(largest, data.n_cases, _restarts(args), _annealing(args, largest))
-    result = selection.select_latent_class(data, classes, args.seed, args.prior_alpha,
-                                           _restarts(args), not args.skip_de, **_em_options(args))
-    result.update(selection.data_summary(data))
-    result["notes"] = list(data_file.notes) + result["notes"]
-    _print_report(result, selection.format_selection, args.json)
+    result = commands.select(table, classes, columns=_columns(args, table.names),
+                             **_search_options(args))
+    _print_result(result, args.json)
 
 
 def command_check_config(args) -> None:
@@ -698,69 +595,22 @@ def command_check_config(args) -> None:
 
 
 def command_evidence(args) -> None:
-    from hiddenbn.scores.smc import smc_log_evidence
-    from hiddenbn.util import seeding
+    from hiddenbn import commands
 
-    family, model = _command_model("evidence", args)
-    network, data_file = _bound_model(args, _data_table(args), family, model)
-    limits.check_network(network)
-    data = data_file.dataset.for_network(network)
-    runs, particles = (0, 0) if args.method == "exact" else (args.runs, args.particles)
-    limits.check_evidence(network, data.n_patterns, data.n_cases, runs, particles)
-    report = {"model": args.model, "method": args.method, "prior_alpha": args.prior_alpha,
-              "cases": data.n_cases, "patterns": data.n_patterns,
-              "states": data.states(), "notes": list(data_file.notes)}
-    if args.method == "exact":
-        result = exact_log_evidence(network, data, args.prior_alpha)
-        report.update(log_evidence=result.log_evidence, standard_error=0.0,
-                      peak_states=result.peak_states)
-    else:
-        result = smc_log_evidence(network, data, seeding.rng(args.seed, "evidence"),
-                                  args.prior_alpha,
-                                  runs=args.runs, particles=args.particles)
-        report.update(log_evidence=result.log_evidence, standard_error=result.standard_error,
-                      runs=result.runs, particles=result.particles,
-                      effective_runs=result.effective_runs,
-                      different_modes=result.ended_in_different_modes,
-                      run_estimates=result.run_estimates.tolist())
-    if args.json:
-        _print_json(report)
-        return
-    error = "" if args.method == "exact" else f" +- {report['standard_error']:.3f}"
-    print(f"log p(D | {args.model}) = {report['log_evidence']:.4f}{error} ({args.method}, "
-          f"N = {data.n_cases}, {data.n_patterns} patterns)")
-    for note in report["notes"]:
-        print(f"note: {note}")
-    if report.get("different_modes"):
-        print(f"note: the estimate rests on {report['effective_runs']:.1f} of {args.runs} runs, "
-              "which ended in different modes, so the +- is not its error; rerun with other "
-              "--seed values and more --particles to see how far it moves")
+    _command_model("evidence", args)
+    table = _data_table(args)
+    columns = None if args.columns is None else _columns(args, table.names)
+    result = commands.log_evidence(table, args.model, method=args.method, runs=args.runs,
+                                   particles=args.particles, prior_alpha=args.prior_alpha,
+                                   seed=args.seed, columns=columns)
+    _print_result(result, args.json)
 
 
-def _restarts(args) -> int:
-    """--restarts, or by default the starts of --schedule (:data:`defaults.RESTARTS`)."""
-    return defaults.RESTARTS[args.schedule] if args.restarts is None else args.restarts
-
-
-def _annealing(args, network) -> bool:
-    """Whether the fits of ``network`` anneal their starts (a model with too many joint hidden
-    states for the moves gets random ones)."""
-    from hiddenbn.learning.annealing import can_anneal
-
-    return args.schedule == "annealing" and can_anneal(network)
-
-
-def _em_options(args, annealable: bool = True) -> dict:
-    """The EM settings of fit and select, as :func:`hiddenbn.learning.em.fit` takes them (the sweeps
-    only for the annealed search). The interaction models' EM has no annealed search
-    (``annealable`` false): there the default, annealing, means random starts each run to
-    convergence (best-of-n), as for a network too large to anneal."""
-    annealing = args.schedule == "annealing"
-    options = {"max_iterations": args.max_iterations, "tolerance": args.tolerance,
-               "convergence": args.convergence, "run_all_iterations": args.run_all_iterations,
-               "schedule": "best-of-n" if annealing and not annealable else args.schedule,
-               "acceleration": args.acceleration}
-    return {**options, "sweeps": args.sweeps} if annealing and annealable else options
+def _search_options(args) -> dict:
+    """The EM search options of fit and select, as :func:`hiddenbn.commands.fit` takes them."""
+    return {name: getattr(args, name) for name in (
+        "prior_alpha", "restarts", "schedule", "sweeps", "seed", "tolerance", "convergence",
+        "max_iterations", "acceleration", "run_all_iterations", "skip_de")}
 
 
 def _add_data_options(parser):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hiddenbn.data import DataFile, Dataset, read_table, rows_frame
+from hiddenbn.data import DataFile, Dataset, DataTable, read_table, rows_frame
 from hiddenbn.errors import HiddenbnError, excerpt
 from hiddenbn.inference.enumeration import is_latent_class
 from hiddenbn.learning import selection
@@ -68,22 +68,26 @@ class Model:
     named : bool
         Whether the model's observed nodes name their columns (a spec file's, a dict's, an
         interaction model's), rather than being bound to the columns in order.
+    shown : str
+        How a message names the model: ``the model SPEC`` for a spec given as text.
     """
 
     family: str
     model: Network | InteractionModel | None
     classes: int | None = None
     named: bool = False
+    shown: str = "the model"
 
 
 def model_of(model=None, classes: int | None = None) -> Model:
-    """The family and the model of a spec, a network or a number of classes.
+    """The family and the model of a command that reads data: a spec, a network, or a number
+    of classes.
 
     Parameters
     ----------
     model : str, path-like, dict, Network, InteractionModel or int, optional
-        A spec (a shorthand, a tree, a YAML or JSON file, a dict; a whole number K is the
-        latent class model with K classes over the columns), or the model itself.
+        A spec (:func:`spec_model`; a whole number K is the latent class model with K classes
+        over the columns), or the model itself.
     classes : int, optional
         The latent class model with this many classes over the columns (instead of
         ``model``).
@@ -96,9 +100,11 @@ def model_of(model=None, classes: int | None = None) -> Model:
     --------
     >>> model_of("3:2,2,2").family, model_of("3(2(2,2),2(2,2))").family
     ('latent class', 'tree')
-    >>> model_of(classes=4)
-    Model(family='latent class', model=None, classes=4, named=False)
+    >>> model_of(4) == model_of(classes=4) == Model("latent class", None, 4)
+    True
     """
+    if isinstance(model, Model):
+        return model
     if model is None and classes is None:
         raise HiddenbnError("give the model: a spec (model=...) or a number of classes "
                             "(classes=K)")
@@ -107,32 +113,60 @@ def model_of(model=None, classes: int | None = None) -> Model:
     if classes is None and isinstance(model, (int, np.integer, str)) \
             and str(model).strip().isdigit():
         classes = int(model)
-    if classes is not None:
-        if isinstance(classes, bool) or not isinstance(classes, (int, np.integer)) \
-                or not 1 <= classes <= limits.MAX_STATES:
-            raise HiddenbnError(f"{excerpt(str(classes))} classes: a latent class model needs a "
-                                f"whole number of classes from 1 to {limits.MAX_STATES}")
-        return Model("latent class", None, int(classes))
-    if isinstance(model, InteractionModel):
-        return Model(model.family, model, named=True)
-    if not isinstance(model, Network):
-        interaction = interaction_report.interaction_spec(model)  # paper 004's form
+    if classes is None:
+        return spec_model(model)
+    if isinstance(classes, bool) or not isinstance(classes, (int, np.integer)) \
+            or not 1 <= classes <= limits.MAX_STATES:
+        raise HiddenbnError(f"{excerpt(str(classes))} classes: a latent class model needs a "
+                            f"whole number of classes from 1 to {limits.MAX_STATES}")
+    return Model("latent class", None, int(classes))
+
+
+def spec_model(spec) -> Model:
+    """The family and the model of a spec (or of a model given as it is).
+
+    Parameters
+    ----------
+    spec : str, path-like, dict, Network or InteractionModel
+        A latent class shorthand ``k:r1,...,rn``, a tree such as ``"3(2,2,2)"``, a YAML or
+        JSON spec file or its dict (a network's nodes, or paper 004's interaction form).
+
+    Returns
+    -------
+    Model
+
+    Examples
+    --------
+    >>> chosen = spec_model("2(3(2,2),2)")
+    >>> chosen.family, chosen.model.hidden_indices.tolist()
+    ('tree', [0, 1])
+    """
+    if isinstance(spec, InteractionModel):
+        return Model(spec.family, spec, named=True)
+    if not isinstance(spec, Network):
+        interaction = interaction_report.interaction_spec(spec)  # paper 004's form
         if interaction is not None:
             return Model(interaction.family, interaction, named=True)
-    named = isinstance(model, dict) or (not isinstance(model, Network) and is_spec_file(model))
-    network = parse_spec(os.fspath(model) if isinstance(model, os.PathLike) else model)
+    named = isinstance(spec, dict) or (not isinstance(spec, Network) and is_spec_file(spec))
+    text = isinstance(spec, (str, os.PathLike))
+    network = parse_spec(os.fspath(spec) if text else spec)
+    shown = f"the model {os.fspath(spec)}" if text else "the model"
     if network.kind != "discrete":
-        return Model(f"{network.kind} network", network, named=named)
-    if is_latent_class(network):
-        return Model("latent class file" if named else "latent class", network, named=named)
-    return Model("network file" if named else "tree", network, named=named)
+        family = f"{network.kind} network"
+    elif is_latent_class(network):
+        family = "latent class file" if named else "latent class"
+    else:
+        family = "network file" if named else "tree"
+    return Model(family, network, named=named, shown=shown)
 
 
 def data_table(data, dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
                missing: str = "model", numeric=()):
     """The data of a command, parsed: a :class:`~hiddenbn.data.DataTable` of a file or a
-    DataFrame (an empty cell is missing too, as on the command line), or a Dataset as it is
-    (its columns are coded already, so the reading options do not apply to it)."""
+    DataFrame (an empty cell is missing too, as on the command line), or a Dataset or a
+    DataTable as it is (read already, so the reading options do not apply to it)."""
+    if isinstance(data, DataTable):
+        return data
     if isinstance(data, Dataset):
         if dictionary is not None or missing != "model":
             raise HiddenbnError("a Dataset is coded already: its states and missing cells are "
@@ -199,7 +233,7 @@ def bound_network(chosen: Model, table, columns=None) -> tuple:
     network = (chosen.model.network() if chosen.family == "noisy-max" else chosen.model)
     if not (chosen.named or (columns is None and set(network.observed_names) == set(names))):
         # a shorthand's X1..Xn name the columns only when they are every one of them
-        network = bind_columns(network, columns or names, "the model")
+        network = bind_columns(network, columns or names, chosen.shown)
     return network, table.data_file(network.observed_names, network.ordered_names)
 
 
@@ -562,7 +596,7 @@ def dimensions(model, *, ebnc: str | None = None, jacobian_points: int = 5,
     from hiddenbn.dimension import effective as dimension
     from hiddenbn.ebnc import model as classifiers
 
-    chosen = model_of(model)
+    chosen = spec_model(model)
     if chosen.family in ADDITIVE_FAMILIES:
         return DimensionResult(interaction_report.dimension_report(chosen.model),
                                interaction_report.format_dimension_report)
@@ -620,9 +654,8 @@ def sample(model, n: int, *, seed: int = 0, parameters=None, generating_alpha: f
     """
     from hiddenbn.data.sampling import blank_cells, forward_sample
 
-    chosen = model_of(model)
-    if chosen.model is None or chosen.family in ADDITIVE_FAMILIES \
-            or chosen.family.endswith(" network"):
+    chosen = spec_model(model)
+    if chosen.family in ADDITIVE_FAMILIES or chosen.family.endswith(" network"):
         raise HiddenbnError(f"the model is {FAMILY_NAMES[chosen.family]}, which is not sampled "
                             "here; give a discrete network's spec")
     network = chosen.model.network() if chosen.family == "noisy-max" else chosen.model

@@ -6,9 +6,11 @@ class model of categorical data with ``.fit(X)`` and answers ``.predict_proba``,
 ``hiddenbn fit`` (:func:`hiddenbn.learning.selection.search`), so its fit equals the command line's on
 the same data and seed.
 
-This subpackage sits at the top of the package beside the command line: it may import any
-other module of hiddenbn (:mod:`hiddenbn.commands` reads the data and builds the model), and
-none imports it but the top-level lazy exports of :mod:`hiddenbn`.
+It sits at the top of the package, beside the command line: nothing imports it but the lazy
+exports of :mod:`hiddenbn`.
+
+May import: every other part of hiddenbn (:mod:`hiddenbn.commands` reads the data and builds
+the model).
 """
 
 from hiddenbn.estimators.latent_class import LatentClassModel

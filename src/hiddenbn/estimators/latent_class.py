@@ -508,7 +508,7 @@ class LatentClassModel:
     def _posteriors(self, X) -> tuple:
         """The class posteriors and log-likelihoods of the distinct rows of ``X``, the
         distinct row of each row, and the count of each distinct row."""
-        from hiddenbn.scores.lca_statistics import class_posteriors
+        from hiddenbn.inference.latent_class import class_posteriors
 
         frame, names = self._frame(X, fitted=True)
         dictionary = {name: list(categories)
