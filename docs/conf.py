@@ -26,6 +26,7 @@ extensions = [
     "numpydoc",
     "hiddenbn_cli",
     "hiddenbn_refs",
+    "hiddenbn_exports",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb"}  # .rst first: autosummary writes rst
@@ -42,7 +43,8 @@ nb_execution_in_temp = True  # files the tutorial writes go to a temporary folde
 
 autosummary_generate = True
 autodoc_typehints = "none"  # the numpydoc sections give the types
-autodoc_default_options = {"members": True, "undoc-members": True}
+# a package's re-exports (its __all__) are documented once, in the module that defines them
+autodoc_default_options = {"members": True, "undoc-members": True, "ignore-module-all": True}
 numpydoc_show_class_members = False
 numpydoc_xref_param_type = False
 numpydoc_validation_checks = set()

@@ -8,23 +8,36 @@ package, then the object it is) and links to where that object is documented.
 """
 
 import importlib
+import inspect
+import re
 
 from sphinx.util.nodes import make_refnode
 
 
+def instance_attribute(owner, name: str) -> bool:
+    """Whether `name` is an attribute of `owner`'s instances that the class itself does not
+    hold: a dataclass field, or one its docstring's Attributes section describes."""
+    if not inspect.isclass(owner):
+        return False
+    described = re.search(rf"^{re.escape(name)} :", inspect.getdoc(owner) or "", re.MULTILINE)
+    return name in getattr(owner, "__dataclass_fields__", {}) or described is not None
+
+
 def python_object(path: str):
-    """The object at dotted `path` (a module, then attributes), or None."""
+    """The object at dotted `path` (a module, then attributes), or None. An attribute of a
+    class's instances is its class, whose Attributes section documents it."""
     parts = path.split(".")
     for cut in range(len(parts), 0, -1):
         try:
             found = importlib.import_module(".".join(parts[:cut]))
         except ImportError:
             continue
-        try:
-            for name in parts[cut:]:
-                found = getattr(found, name)
-        except AttributeError:
-            return None
+        for name in parts[cut:]:
+            if instance_attribute(found, name):
+                return found  # the class holds the field's default, if any, not the field
+            if not hasattr(found, name):
+                return None
+            found = getattr(found, name)
         return found
     return None
 
@@ -54,7 +67,8 @@ def resolve(app, env, node, contnode):
         return None
     target = node["reftarget"].lstrip("~.")
     domain = env.get_domain("py")
-    scopes = [node.get("py:module"), None]
+    # the referring module, then absolute, then hiddenbn's own names (its public API)
+    scopes = [node.get("py:module"), None, "hiddenbn"]
     if node.get("py:class"):
         scopes.insert(0, f"{node['py:module']}.{node['py:class']}")
     for scope in scopes:
