@@ -135,3 +135,9 @@ def test_network_panels_draw_every_panel_at_one_scale(tmp_path):
         scales = [ax.get_window_extent().width / (ax.get_xlim()[1] - ax.get_xlim()[0])
                   for ax in axes]
     assert scales[0] == pytest.approx(scales[1], rel=1e-6)
+
+
+def test_every_score_of_fit_and_select_has_its_look():
+    from hiddenbn.learning.selection import SELECTION_SCORE_NAMES
+
+    assert set(SELECTION_SCORE_NAMES) <= set(plots.SCORE_STYLES)

@@ -579,7 +579,7 @@ def command_select(args) -> None:
     table = _data_table(args)
     classes = selection.parse_classes(args.classes)
     result = commands.select(table, classes, columns=_columns(args, table.names),
-                             **_search_options(args))
+                             sbic_phi=args.sbic_phi, **_search_options(args))
     _print_result(result, args.json)
 
 
@@ -761,8 +761,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Fit the MAP parameters of --model to DATA by EM with the restart schedule "
                     "of Chickering & Heckerman (1996) and print them with the log-likelihood, "
                     "convergence and every score, approximations of log p(D | model) where "
-                    "larger is better (bic_log_evidence = -BIC/2, its plus form, Draper, MLED, "
-                    "CS, CS+ and Laplace); for a latent class model also AIC, BIC, SABIC and "
+                    "larger is better (bic_log_evidence = -BIC/2, icl_log_evidence = -ICL/2, "
+                    "BIC less the entropy of the hidden classes, BIC+, Draper, MLED, CS, CS+ "
+                    "and Laplace; sBIC, a fixed point over the models of 1..K classes, is "
+                    "'select''s); for a latent class model also AIC, BIC, SABIC and "
                     "CAIC (-2 log L + penalty, smaller is better), entropy and G^2.")
     _add_em_options(fit)
     fit.add_argument("--model", metavar="SPEC", help="model: k:r1,...,rn or a tree such as "
@@ -797,7 +799,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "each number of hidden states and print per model the fit statistics "
                     "that 'fit' prints (AIC, BIC, SABIC and CAIC: -2 log L + penalty, smaller "
                     "is better; entropy R^2 and G^2) and every score (approximations of log "
-                    "p(D | model), larger is better), then the number of classes each "
+                    "p(D | model), larger is better; with --classes 1..K also sBIC, the "
+                    "singular BIC of Drton & Plummer 2017), then the number of classes each "
                     "criterion and score selects.")
     _add_em_options(select)
     select.add_argument("--family", choices=["lc"], default="lc", help="model family: lc, the "
@@ -805,6 +808,11 @@ def build_parser() -> argparse.ArgumentParser:
     select.add_argument("--classes", default="1..8", help="numbers of classes (states of the "
                         "hidden root): a range such as 1..8 or a list such as 2,3,5 (default "
                         "1..8)")
+    select.add_argument("--sbic-phi", metavar="PHI", type=_positive_float,
+                        help="prior parameter phi of "
+                        "sBIC's learning-coefficient bounds (Drton & Plummer 2017, Sec. 6.3), "
+                        "the Dirichlet parameter of the class weights; default that of the R "
+                        "package sBIC, (d_1 + 1) / 2 for items with d_1 = sum (states - 1)")
     select.set_defaults(run=command_select)
 
     evidence = _subcommand(

@@ -405,8 +405,8 @@ def select(data, classes="1..8", *, columns=None, prior_alpha: float = PRIOR_ALP
            tolerance: float = OPTIMUM["tolerance"], convergence: str = OPTIMUM["convergence"],
            max_iterations: int = OPTIMUM["max_iterations"], acceleration: str = ACCELERATION,
            run_all_iterations: bool = OPTIMUM["run_all_iterations"], skip_de: bool = False,
-           dictionary=None, missing_values=DEFAULT_MISSING_VALUES,
-           missing: str = "model") -> SelectionResult:
+           sbic_phi: float | None = None, dictionary=None,
+           missing_values=DEFAULT_MISSING_VALUES, missing: str = "model") -> SelectionResult:
     """Choose the number of classes of a latent class model by every score: ``hiddenbn
     select``.
 
@@ -425,6 +425,10 @@ def select(data, classes="1..8", *, columns=None, prior_alpha: float = PRIOR_ALP
     columns, prior_alpha, restarts, schedule, sweeps, seed, tolerance, convergence, \
 max_iterations, acceleration, run_all_iterations, skip_de, dictionary, missing_values, missing
         As for :func:`fit`.
+    sbic_phi : float, optional
+        The prior parameter phi of the learning-coefficient bounds of sBIC (Drton & Plummer
+        2017, Sec. 6.3; :mod:`hiddenbn.scores.singular_bic`), which ``classes`` ``1..K`` get;
+        by default the R package sBIC's, ``(d_1 + 1) / 2``.
 
     Returns
     -------
@@ -451,7 +455,7 @@ max_iterations, acceleration, run_all_iterations, skip_de, dictionary, missing_v
     limits.check_em(largest, dataset.n_cases, searches,
                     schedule == "annealing" and can_anneal(largest))
     report = selection.select_latent_class(
-        dataset, counts, seed, prior_alpha, searches, not skip_de,
+        dataset, counts, seed, prior_alpha, searches, not skip_de, sbic_phi,
         **em_options(schedule, sweeps, tolerance, convergence, max_iterations, acceleration,
                      run_all_iterations))
     report.update(selection.data_summary(dataset))

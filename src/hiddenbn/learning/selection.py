@@ -15,20 +15,31 @@ import math
 from hiddenbn.data import MISSING, Dataset
 from hiddenbn.dimension.effective import effective_dimension_or_reason
 from hiddenbn.errors import DataError, HiddenbnError, excerpt
-from hiddenbn.inference.enumeration import MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count
+from hiddenbn.inference.enumeration import (MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count,
+                                            is_latent_class)
 from hiddenbn.learning.em import REPLICATION_TOLERANCE, best_found, fit, run_em
 from hiddenbn.models.network import Network, latent_class
+from hiddenbn.scores import singular_bic
 from hiddenbn.scores.approximations import LAPLACE_MAX_DIMENSION, hessian_refusal, score_fit
+from hiddenbn.scores.integrated_completed_likelihood import hidden_entropy, icl_log_evidence
 from hiddenbn.scores.lca_statistics import FIT_STATISTICS_ORIENTATION, model_comparison
 from hiddenbn.util import limits, seeding
 from hiddenbn.util.defaults import PRIOR_ALPHA, SCHEDULE
 
 #: Scores reported for every model, in display order (BIC+/CS+ only when de is known).
-SCORE_NAMES = ("loglik", "bic_log_evidence", "bic_plus_log_evidence", "draper", "mled", "cs",
-               "cs_plus", "laplace")
+SCORE_NAMES = ("loglik", "bic_log_evidence", "icl_log_evidence", "bic_plus_log_evidence",
+               "draper", "mled", "cs", "cs_plus", "laplace")
+#: The scores of ``select`` and ``fit``, in display order: every model's and sBIC, which is a
+#: fixed point over the models of 1..K classes (:mod:`hiddenbn.scores.singular_bic`).
+SELECTION_SCORE_NAMES = SCORE_NAMES[:2] + ("sbic_log_evidence",) + SCORE_NAMES[2:]
 #: The sign convention of the scores, as every report states it.
 SCORES_ORIENTATION = ("approximations of the log marginal likelihood log p(D | model) (loglik: "
-                      "the log-likelihood): larger is better; bic_log_evidence is -BIC/2")
+                      "the log-likelihood): larger is better; bic_log_evidence is -BIC/2, "
+                      "icl_log_evidence -ICL/2 (BIC less the entropy of the hidden classes)")
+#: Why ``fit`` gives a latent class model no sBIC.
+ONE_MODEL_SBIC_NOTE = ("no sBIC for one model: it weighs a model against all its submodels "
+                       "(Drton & Plummer 2017); 'hiddenbn select --classes 1..K' gives it for "
+                       "the models of 1..K classes")
 #: The information criteria of the latent class output
 #: (:func:`hiddenbn.scores.lca_statistics.model_comparison`) that ``select`` also selects by, the
 #: smallest value winning.
@@ -91,8 +102,14 @@ def scored(fit, data: Dataset, with_effective_dimension: bool = True,
     if refusal:
         with_laplace = False
         note = "; ".join(filter(None, [note, refusal]))
-    return {"fit": fit, "scores": score_fit(fit, data, de, with_laplace),
-            "ds": network.standard_dimension, "de": de, "note": note}
+    scores = score_fit(fit, data, de, with_laplace)
+    entropy, no_entropy = hidden_entropy(network, fit.cpts, data)
+    if entropy is None:
+        note = "; ".join(filter(None, [note, no_entropy]))
+    else:
+        scores["icl_log_evidence"] = icl_log_evidence(scores["bic_log_evidence"], entropy)
+    return {"fit": fit, "scores": scores, "ds": network.standard_dimension, "de": de,
+            "note": note}
 
 
 def latent_class_network(data: Dataset, hidden_states: int, columns=None) -> Network:
@@ -114,7 +131,7 @@ def latent_class_network(data: Dataset, hidden_states: int, columns=None) -> Net
 
 def select_latent_class(data: Dataset, states, seed: int, alpha: float = PRIOR_ALPHA,
                         restarts: int | None = None, with_effective_dimension: bool = True,
-                        **em_options) -> dict:
+                        sbic_phi: float | None = None, **em_options) -> dict:
     """Fit the latent class model for every ``k`` in ``states``; which ``k`` each score and
     each information criterion picks.
 
@@ -122,13 +139,19 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = PRIOR_A
     :func:`hiddenbn.learning.em.fit`. Returns ``{"models": [{"states", "ds", "de", "converged",
     "iterations", "replicated", "best_found", "searches", <scores>, "fit_statistics",
     "classification"}], "selected": {score or
-    criterion: k}, "scores_orientation": str, "notes": [str]}``: the scores are those of
-    :func:`hiddenbn.scores.approximations.score_fit` (larger is better), ``fit_statistics`` (AIC,
-    BIC, SABIC, CAIC, G^2, ...; smaller is better) and ``classification`` (entropy) those of
+    criterion: k}, "scores_orientation": str, "sbic_phi": float or None, "notes": [str]}``: the
+    scores are those of :func:`scored` (larger is better) and ``sbic_log_evidence``, the sBIC
+    of Drton & Plummer (2017) over the models of ``1..K`` classes with the prior parameter
+    ``sbic_phi`` (default the ``sBIC`` package's,
+    :func:`hiddenbn.scores.singular_bic.default_phi`), None unless ``states`` are ``1..K``;
+    ``fit_statistics`` (AIC, BIC, SABIC, CAIC, G^2, ...; smaller is better) and
+    ``classification`` (entropy) are those of
     :func:`hiddenbn.scores.lca_statistics.model_comparison`, as ``fit`` reports them. A score that
-    is NaN for some model (a Laplace Hessian that is not positive definite) selects among the
-    others.
+    is NaN or None for some model (a Laplace Hessian that is not positive definite) selects
+    among the others.
     """
+    if sbic_phi is not None:
+        singular_bic.check_phi(sbic_phi)
     models, notes, comparison_notes = [], [], {}
     for k in states:
         outcome = fit_and_score(latent_class_network(data, k), data, seed, alpha, restarts,
@@ -154,15 +177,39 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = PRIOR_A
     # a note of every model (a MAP fit) once, the others with their k
     notes += [note if len(ks) == len(models) else f"k = {', '.join(map(str, ks))}: {note}"
               for note, ks in comparison_notes.items()]
+    item_states = latent_class_network(data, 1).cardinalities[1:]
+    phi, sbic_note = _with_sbic(models, item_states, data.n_cases, sbic_phi)
+    notes.append(sbic_note)
     selected = {}
-    for name in SCORE_NAMES:
-        candidates = [m for m in models if name in m and not math.isnan(m[name])]
+    for name in SELECTION_SCORE_NAMES:
+        candidates = [m for m in models if m.get(name) is not None and not math.isnan(m[name])]
         if candidates:
             selected[name] = max(candidates, key=lambda m: m[name])["states"]
     for name in CRITERIA:
         selected[name] = min(models, key=lambda m: m["fit_statistics"][name])["states"]
     return {"models": models, "selected": selected, "scores_orientation": SCORES_ORIENTATION,
-            "notes": notes}
+            "sbic_phi": phi, "notes": notes}
+
+
+def _with_sbic(models: list, item_states, n_cases: int, phi: float | None) -> tuple:
+    """Set each model's ``sbic_log_evidence`` (None unless the models are those of 1..K
+    classes, in order); the prior parameter phi it took (or None) and the note that says so."""
+    if [m["states"] for m in models] != list(range(1, len(models) + 1)):
+        for m in models:
+            m["sbic_log_evidence"] = None
+        return None, ("no sBIC: it weighs each model against all its submodels (Drton & "
+                      "Plummer 2017), so it needs the models of 1..K classes; give --classes "
+                      "1..K")
+    chosen = singular_bic.default_phi(item_states) if phi is None else phi
+    values = singular_bic.latent_class_sbic([m["loglik"] for m in models], item_states,
+                                            n_cases, chosen)
+    for m, value in zip(models, values):
+        m["sbic_log_evidence"] = float(value)
+    return chosen, (f"sbic_log_evidence: the singular BIC of Drton & Plummer (2017) with their "
+                    f"learning-coefficient bounds for latent class models at prior parameter "
+                    f"phi = {chosen:g}"
+                    + (" (the sBIC package's default, (d_1 + 1) / 2 for a 1-class model of "
+                       "d_1 parameters)" if phi is None else ""))
 
 
 def _laplace_notes(scores: dict, ds: int) -> list:
@@ -250,8 +297,10 @@ def fit_report(outcome: dict, data: Dataset, notes=()) -> dict:
                "log_likelihood": result.log_likelihood, "log_prior": result.log_prior,
                "log_posterior": result.log_posterior, **replication(result),
                "final_log_posteriors": result.final_log_posteriors},
-        "scores": outcome["scores"], "scores_orientation": SCORES_ORIENTATION,
+        "scores": {**outcome["scores"], "sbic_log_evidence": None},
+        "scores_orientation": SCORES_ORIENTATION,
         "notes": list(notes) + ([outcome["note"]] if outcome["note"] else [])
+        + [ONE_MODEL_SBIC_NOTE if is_latent_class(network) else singular_bic.NO_BOUND_NOTE]
         + ([] if result.converged else [stopped_by_cap(result)])
         + list(filter(None, [replication_note(result)]))
         + _laplace_notes(outcome["scores"], outcome["ds"]),
@@ -288,7 +337,7 @@ def format_fit_report(report: dict) -> str:
              f"log-likelihood {em['log_likelihood']:.6f}, log posterior g {em['log_posterior']:.6f}",
              replication_line(em),
              f"scores, {SCORES_ORIENTATION}:"]
-    names = [name for name in SCORE_NAMES if name in report["scores"]]
+    names = [name for name in SELECTION_SCORE_NAMES if name in report["scores"]]
     width = max(map(len, names), default=0)
     lines += [f"  {name:<{width}} {_shown(report['scores'][name], '.6f')}" for name in names]
     lines += [f"note: {note}" for note in report["notes"]]
@@ -343,7 +392,7 @@ def format_selection(result: dict) -> str:
                      + " ".join(f"{statistics[name]:>12.3f}" for name in CRITERIA)
                      + f" {_shown(r2, '.3f'):>11} {_shown(statistics['g2'], '.3f'):>12} "
                      f"{limits.shown(statistics['df']):>8} {_shown(statistics['g2_p'], '.3g'):>8}")
-    names = [n for n in SCORE_NAMES if any(n in m for m in models)]
+    names = [n for n in SELECTION_SCORE_NAMES if any(n in m for m in models)]
     lines += [f"scores: {SCORES_ORIENTATION}",
               f"{'k':>3} {'ds':>6} {'de':>6} {'conv':>5} {'found':>7} "
               + " ".join(f"{n:>{max(12, len(n))}}" for n in names)]

@@ -43,6 +43,8 @@ SCORE_STYLES = {
     "draper": ("#edae49", "D", "-", "Draper"),
     "bic_log_evidence": ("#6a4c93", "v", "-", "BIC/MDL"),
     "bic_plus_log_evidence": ("#00798c", "P", "--", "BIC+"),
+    "sbic_log_evidence": ("#7b2d26", "<", "--", "sBIC"),
+    "icl_log_evidence": ("#20a39e", ">", ":", "ICL"),
     "cs_plus": ("#8d6a50", "X", "-.", "CS+"),
     "cs_de": ("#c05299", "x", "-.", "CS (d = de)"),
     "gold": ("#222222", "*", "-", "gold standard"),

@@ -40,8 +40,9 @@ from __future__ import annotations
 from hiddenbn.data import MISSING, Dataset
 from hiddenbn.inference.enumeration import is_latent_class
 from hiddenbn.inference.exact import expected_statistics
+from hiddenbn.inference.latent_class import class_posteriors
 from hiddenbn.scores.approximations import complete_log_likelihood
-from hiddenbn.scores.lca_statistics import class_posteriors, classification_entropy
+from hiddenbn.scores.lca_statistics import classification_entropy
 
 #: Why a network other than a latent class model has no ICL on data with missing cells.
 MISSING_CELLS_NOTE = ("no ICL: on data with missing cells the entropy of this network's hidden "
