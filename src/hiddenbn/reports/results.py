@@ -317,7 +317,7 @@ class LatentClassReport(Result):
     Class sizes and item-response probabilities with standard errors, classification quality
     (entropy), and the information criteria and goodness of fit that latent class users
     compare (AIC, BIC, SABIC, CAIC: -2 log L + penalty, smaller is better; G^2, X^2). It is
-    :attr:`FitResult.lca`; :meth:`to_dict` is the ``lca`` entry of ``fit --json``.
+    the ``lca`` of a :class:`FitResult`; :meth:`to_dict` is the ``lca`` entry of ``fit --json``.
 
     Examples
     --------
