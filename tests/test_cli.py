@@ -151,6 +151,8 @@ FIT_OPTIONS = {
     "--run-all-iterations": [[]], "--acceleration": [["none"]], "--skip-de": [[]],
     "--json": [[]], "--posteriors": [["FILE"]], "--plot": [["FILE.png"]],
     "--save-params": [["FILE"]], "--init": [["PARAMETERS"]],
+    # a flag given beside another option: None; a short run, and its draws alone are idle
+    "--wbic": [[None, "--wbic-draws", "4"]], "--wbic-draws": [["4"]],
 }
 SELECT_BASELINE = {"--classes": "1..2", **FIT_BASELINE}
 SAMPLE_BASELINE = {"--n": "20"}

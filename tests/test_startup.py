@@ -104,6 +104,7 @@ def test_the_defaults_the_parser_shows_are_the_library_s():
     from hiddenbn.data import dataset
     from hiddenbn.ebnc import fitting as ebnc_fit
     from hiddenbn.learning import annealing, em
+    from hiddenbn.scores import wbic
     from hiddenbn.util import defaults
 
     assert defaults.CONVERGENCE == em.CONVERGENCE
@@ -116,6 +117,7 @@ def test_the_defaults_the_parser_shows_are_the_library_s():
     assert defaults.MISSING_HANDLING == dataset.MISSING_HANDLING
     assert defaults.EBNC_SCORES == ebnc_fit.SCORES
     assert defaults.EBNC_PRIOR_SD == ebnc_fit.DEFAULT_PRIOR_SD
+    assert defaults.WBIC_DRAWS == wbic.DRAWS
 
 
 def test_the_version_is_read_when_asked_for():

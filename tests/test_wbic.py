@@ -1,12 +1,15 @@
 """WBIC: the tempered-posterior sampler against closed forms and quadrature, against the exact
 evidence (its bias, reported), and its diagnostics against the closed forms of AR(1) chains."""
 
+import json
+
 import numpy as np
 import pytest
 from numpy.polynomial.legendre import leggauss
 from scipy.special import digamma
 
-from hiddenbn.data import MISSING, Dataset
+import hiddenbn
+from hiddenbn.data import MISSING, Dataset, read_data
 from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import DataError, ParameterError
 from hiddenbn.inference import exact as exact_inference
@@ -239,3 +242,70 @@ def test_bad_settings_and_data_are_refused_in_one_line():
             wbic(network, data, cpts, np.random.default_rng(0), **options)
     with pytest.raises(DataError, match="at least 2 cases"):
         wbic(network, binary_items({(0, 1): 1}), cpts, np.random.default_rng(0))
+
+
+# --- the command line and the Python API ---------------------------------------------------------
+@pytest.fixture(scope="module")
+def items_file(tmp_path_factory):
+    network = latent_class(2, [2, 2, 2])
+    rng = np.random.default_rng(17)
+    data = sample_dataset(network, random_parameters(network, rng), 120, rng)
+    path = tmp_path_factory.mktemp("wbic") / "items.csv"
+    path.write_text("X1,X2,X3\n" + "".join(",".join(map(str, row)) + "\n"
+                                           for row in data.rows()))
+    return path
+
+
+def test_fit_reports_wbic_with_its_error_in_json_and_text(items_file, capsys):
+    from hiddenbn.cli import main
+    from hiddenbn.learning import selection
+
+    arguments = ["fit", str(items_file), "--classes", "2", "--skip-de", "--wbic",
+                 "--wbic-draws", "60", "--seed", "3"]
+    assert main(arguments + ["--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    estimate = report["wbic"]
+    assert report["scores"]["wbic_log_evidence"] == estimate["wbic_log_evidence"]
+    assert estimate["draws"] == 60 and estimate["warmup"] == 30 and estimate["chains"] == 4
+    assert estimate["standard_error"] > 0 and estimate["rhat"] > 0.9
+    assert set(estimate["notes"]) <= set(report["notes"])
+    data = read_data(items_file).dataset
+    network = selection.latent_class_network(data, 2)
+    outcome = selection.fit_and_score(network, data, 3, with_effective_dimension=False,
+                                      wbic_draws=60)
+    assert json.loads(json.dumps(outcome["wbic"])) == estimate  # the seed is --seed's
+    assert main(arguments) == 0
+    text = capsys.readouterr().out
+    assert f"wbic_log_evidence {estimate['wbic_log_evidence']:.6f}" in text
+    assert f"+- {estimate['standard_error']:.3f} Monte-Carlo standard error; split-R-hat " \
+        f"{estimate['rhat']:.3f}" in text
+    assert json.loads(json.dumps(hiddenbn.fit(items_file, classes=2, skip_de=True, wbic=True,
+                                              wbic_draws=60, seed=3).to_dict()["wbic"])) == estimate
+
+
+def test_select_chooses_by_wbic_too(items_file, capsys):
+    from hiddenbn.cli import main
+
+    assert main(["select", str(items_file), "--classes", "1..2", "--skip-de", "--wbic",
+                 "--wbic-draws", "40", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    scores = {m["states"]: m["wbic_log_evidence"] for m in result["models"]}
+    assert result["selected"]["wbic_log_evidence"] == max(scores, key=scores.get)
+    assert all(m["wbic"]["draws"] == 40 for m in result["models"])
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--wbic-draws", "50"], "--wbic-draws does not act without --wbic"),
+    (["--wbic", "--wbic-draws", "3"], "at least 4"),
+])
+def test_bad_wbic_options_are_one_line(items_file, arguments, message, capsys):
+    from hiddenbn.cli import main
+
+    try:
+        code = main(["fit", str(items_file), "--classes", "2", *arguments])
+    except SystemExit as stop:  # argparse's errors
+        code = stop.code
+    assert code == 2
+    error = capsys.readouterr().err
+    assert error.startswith("hiddenbn: error: ") and error.count("\n") == 1
+    assert message in error

@@ -186,7 +186,9 @@ _NO_NETWORK_PARAMETERS = {
                      "it out",
     "--init": "its rates have no parameter file to start from; leave it out",
     "--skip-de": "its effective dimension is the rank of a small matrix, always found; leave "
-                 "it out"}
+                 "it out",
+    **{option: "WBIC samples CPT rows under Dirichlet priors, and its mechanisms' rates are "
+               "numbers without a bound; leave it out" for option in ("--wbic", "--wbic-draws")}}
 _RANK_WITHOUT_POINTS = "its dimension is the exact rank of a matrix of its structure, found " \
     "without random points; leave it out"
 _NOISY_ADDITIVE = {
@@ -218,6 +220,8 @@ FAMILIES = {
 _IDLE_BESIDE = (
     (("fit", "select"), ("--sweeps",), lambda args: args.schedule == "annealing",
      "without --schedule annealing, whose annealing it sets; give that, or leave it out"),
+    (("fit", "select"), ("--wbic-draws",), lambda args: args.wbic,
+     "without --wbic, whose draws it sets; give that, or leave it out"),
     (("fit",), ("--restarts", "--schedule", "--seed"), lambda args: not args.init,
      "with --init, from whose parameters EM starts once; leave it out"),
     (("sample",), ("--generating-alpha",), lambda args: not args.params,
@@ -610,7 +614,7 @@ def _search_options(args) -> dict:
     """The EM search options of fit and select, as :func:`hiddenbn.commands.fit` takes them."""
     return {name: getattr(args, name) for name in (
         "prior_alpha", "restarts", "schedule", "sweeps", "seed", "tolerance", "convergence",
-        "max_iterations", "acceleration", "run_all_iterations", "skip_de")}
+        "max_iterations", "acceleration", "run_all_iterations", "skip_de", "wbic", "wbic_draws")}
 
 
 def _add_data_options(parser):
@@ -684,6 +688,15 @@ def _add_em_options(parser):
                         "--convergence relative --tolerance 1e-5 --max-iterations 200)")
     parser.add_argument("--skip-de", action="store_true", help="do not compute the effective "
                         "dimension (no BIC+ or CS+); it can take minutes for wide models")
+    parser.add_argument("--wbic", action="store_true", help="also score by WBIC (Watanabe "
+                        "2013): the mean log-likelihood under the posterior tempered to 1/log N, "
+                        "sampled by 4 chains of Hamiltonian Monte Carlo (seeded by --seed), with "
+                        "its Monte-Carlo standard error and split-R-hat; seconds to minutes")
+    parser.add_argument("--wbic-draws", type=_count(limits.MAX_ITERATIONS, 4,
+                                                     "a whole number of at least 4"),
+                        default=defaults.WBIC_DRAWS, help="WBIC's draws per chain, after a "
+                        "warm-up half as long (--wbic; default "
+                        f"{defaults.WBIC_DRAWS})")
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 

@@ -36,7 +36,7 @@ from hiddenbn.reports.results import (DimensionResult, EvidenceResult, FitResult
                                       SelectionResult)
 from hiddenbn.util import limits, seeding
 from hiddenbn.util.defaults import (ACCELERATION, ANNEALING_SWEEPS, DEFAULT_MISSING_VALUES,
-                                    OPTIMUM, PRIOR_ALPHA, RESTARTS, SCHEDULE)
+                                    OPTIMUM, PRIOR_ALPHA, RESTARTS, SCHEDULE, WBIC_DRAWS)
 
 #: How messages name each family of models (the command line's families,
 #: ``hiddenbn.cli.FAMILIES``, name them the same way).
@@ -273,7 +273,8 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
         tolerance: float = OPTIMUM["tolerance"], convergence: str = OPTIMUM["convergence"],
         max_iterations: int = OPTIMUM["max_iterations"], acceleration: str = ACCELERATION,
         run_all_iterations: bool = OPTIMUM["run_all_iterations"], skip_de: bool = False,
-        dictionary=None, missing_values=DEFAULT_MISSING_VALUES, missing: str = "model"):
+        wbic: bool = False, wbic_draws: int = WBIC_DRAWS, dictionary=None,
+        missing_values=DEFAULT_MISSING_VALUES, missing: str = "model"):
     """Fit a model to data by EM and score it: ``hiddenbn fit``.
 
     The MAP parameters under a symmetric Dirichlet(``prior_alpha``) prior (the ML parameters
@@ -321,6 +322,12 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
         SQUAREM steps after the restart schedule (the default), or plain EM.
     skip_de : bool
         Do not compute the effective dimension (no BIC+ or CS+).
+    wbic : bool
+        Also score by WBIC (:func:`hiddenbn.scores.wbic.wbic`, seeded by ``seed``); the
+        report's ``"wbic"`` holds its Monte-Carlo standard error and split-R-hat. Not for a
+        Poisson or Gaussian noisy-additive model.
+    wbic_draws : int
+        WBIC's draws per chain after its warm-up.
     dictionary : path-like or dict, optional
         A data dictionary: each column's categories in order, ``{"smoker": ["no", "yes"]}``.
     missing_values : sequence of str
@@ -365,6 +372,10 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
     if chosen.family in INTERACTION_FAMILIES:  # EM reads every cell of a case
         data_file.require_complete(chosen.model.observed_names, FAMILY_NAMES[chosen.family])
     searches = starts(schedule, restarts)
+    if additive and wbic:
+        raise HiddenbnError(f"WBIC samples CPT rows under Dirichlet priors, and "
+                            f"{FAMILY_NAMES[chosen.family]}'s rates are numbers without a bound; "
+                            "leave wbic out")
     if additive:
         summary = interaction_report.additive_summary(chosen.model, data_file)
         report = interaction_report.fit_report(
@@ -384,13 +395,16 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
         if isinstance(init, (str, os.PathLike)) else check_parameters(network, init))
     options = em_options(schedule, sweeps, tolerance, convergence, max_iterations, acceleration,
                          run_all_iterations, annealable=not noisy_max)
+    draws = wbic_draws if wbic else None
     if noisy_max:
         outcome = interaction_report.noisy_max_outcome(chosen.model, dataset, seed,
                                                        prior_alpha, searches, not skip_de,
-                                                       initial=initial, **options)
+                                                       initial=initial, wbic_draws=draws,
+                                                       **options)
     else:
         outcome = selection.fit_and_score(network, dataset, seed, prior_alpha, searches,
-                                          not skip_de, initial=initial, **options)
+                                          not skip_de, initial=initial, wbic_draws=draws,
+                                          **options)
     report = selection.fit_report(outcome, dataset, data_file.notes)
     if is_latent_class(network):
         from hiddenbn.reports.lca import lca_report
@@ -405,7 +419,8 @@ def select(data, classes="1..8", *, columns=None, prior_alpha: float = PRIOR_ALP
            tolerance: float = OPTIMUM["tolerance"], convergence: str = OPTIMUM["convergence"],
            max_iterations: int = OPTIMUM["max_iterations"], acceleration: str = ACCELERATION,
            run_all_iterations: bool = OPTIMUM["run_all_iterations"], skip_de: bool = False,
-           sbic_phi: float | None = None, dictionary=None,
+           sbic_phi: float | None = None, wbic: bool = False, wbic_draws: int = WBIC_DRAWS,
+           dictionary=None,
            missing_values=DEFAULT_MISSING_VALUES, missing: str = "model") -> SelectionResult:
     """Choose the number of classes of a latent class model by every score: ``hiddenbn
     select``.
@@ -423,7 +438,8 @@ def select(data, classes="1..8", *, columns=None, prior_alpha: float = PRIOR_ALP
         The numbers of classes: a range such as ``"1..8"`` (the default), a list such as
         ``"2,3,5"``, or the numbers themselves.
     columns, prior_alpha, restarts, schedule, sweeps, seed, tolerance, convergence, \
-max_iterations, acceleration, run_all_iterations, skip_de, dictionary, missing_values, missing
+max_iterations, acceleration, run_all_iterations, skip_de, wbic, wbic_draws, dictionary, \
+missing_values, missing
         As for :func:`fit`.
     sbic_phi : float, optional
         The prior parameter phi of the learning-coefficient bounds of sBIC (Drton & Plummer
@@ -456,6 +472,7 @@ max_iterations, acceleration, run_all_iterations, skip_de, dictionary, missing_v
                     schedule == "annealing" and can_anneal(largest))
     report = selection.select_latent_class(
         dataset, counts, seed, prior_alpha, searches, not skip_de, sbic_phi,
+        wbic_draws=wbic_draws if wbic else None,
         **em_options(schedule, sweeps, tolerance, convergence, max_iterations, acceleration,
                      run_all_iterations))
     report.update(selection.data_summary(dataset))

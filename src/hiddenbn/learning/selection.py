@@ -23,19 +23,21 @@ from hiddenbn.scores import singular_bic
 from hiddenbn.scores.approximations import LAPLACE_MAX_DIMENSION, hessian_refusal, score_fit
 from hiddenbn.scores.integrated_completed_likelihood import hidden_entropy, icl_log_evidence
 from hiddenbn.scores.lca_statistics import FIT_STATISTICS_ORIENTATION, model_comparison
+from hiddenbn.scores.wbic import wbic_of_fit
 from hiddenbn.util import limits, seeding
 from hiddenbn.util.defaults import PRIOR_ALPHA, SCHEDULE
 
 #: Scores reported for every model, in display order (BIC+/CS+ only when de is known).
 SCORE_NAMES = ("loglik", "bic_log_evidence", "icl_log_evidence", "bic_plus_log_evidence",
-               "draper", "mled", "cs", "cs_plus", "laplace")
+               "draper", "mled", "cs", "cs_plus", "laplace", "wbic_log_evidence")
 #: The scores of ``select`` and ``fit``, in display order: every model's and sBIC, which is a
 #: fixed point over the models of 1..K classes (:mod:`hiddenbn.scores.singular_bic`).
 SELECTION_SCORE_NAMES = SCORE_NAMES[:2] + ("sbic_log_evidence",) + SCORE_NAMES[2:]
 #: The sign convention of the scores, as every report states it.
 SCORES_ORIENTATION = ("approximations of the log marginal likelihood log p(D | model) (loglik: "
                       "the log-likelihood): larger is better; bic_log_evidence is -BIC/2, "
-                      "icl_log_evidence -ICL/2 (BIC less the entropy of the hidden classes)")
+                      "icl_log_evidence -ICL/2 (BIC less the entropy of the hidden classes), "
+                      "wbic_log_evidence -WBIC")
 #: Why ``fit`` gives a latent class model no sBIC.
 ONE_MODEL_SBIC_NOTE = ("no sBIC for one model: it weighs a model against all its submodels "
                        "(Drton & Plummer 2017); 'hiddenbn select --classes 1..K' gives it for "
@@ -48,17 +50,31 @@ CRITERIA = ("aic", "bic", "sabic", "caic")
 
 def fit_and_score(network: Network, data: Dataset, seed: int, alpha: float = PRIOR_ALPHA,
                   restarts: int | None = None, with_effective_dimension: bool = True,
-                  with_laplace: bool = True, initial=None, **em_options) -> dict:
+                  with_laplace: bool = True, initial=None, wbic_draws: int | None = None,
+                  **em_options) -> dict:
     """Fit ``network`` by :func:`search` and compute every score (Laplace, whose exact
-    Hessian costs the most, only ``with_laplace``).
+    Hessian costs the most, only ``with_laplace``; WBIC, which samples, only given
+    ``wbic_draws``, the draws per chain of :func:`hiddenbn.scores.wbic.wbic`, seeded by
+    ``seed`` and the network).
 
-    Returns ``{"fit": Fit, "scores": dict, "ds": int, "de": int or None, "note": str or None}``.
+    Returns ``{"fit": Fit, "scores": dict, "ds": int, "de": int or None, "note": str or None}``
+    and, with ``wbic_draws``, ``"wbic"``: :meth:`hiddenbn.scores.wbic.WBIC.to_dict`.
     """
     result = search(network, data, seed, alpha, restarts, initial, **em_options)
     outcome = scored(result, data, with_effective_dimension, with_laplace)
+    if wbic_draws is not None:
+        add_wbic(outcome, data, seeding.rng(seed, "wbic", network.to_dict()), wbic_draws)
     outcome["note"] = "; ".join(filter(None, [outcome["note"],
                                               _random_starts_note(result, em_options)])) or None
     return outcome
+
+
+def add_wbic(outcome: dict, data: Dataset, rng, draws: int) -> None:
+    """Add WBIC (:func:`hiddenbn.scores.wbic.wbic_of_fit`, ``draws`` per chain from ``rng``)
+    to the ``outcome`` of :func:`scored`: the score, and its diagnostics under ``"wbic"``."""
+    estimate = wbic_of_fit(outcome["fit"], data, rng, draws=draws)
+    outcome["scores"]["wbic_log_evidence"] = estimate.wbic_log_evidence
+    outcome["wbic"] = estimate.to_dict()
 
 
 def search(network: Network, data: Dataset, seed: int, alpha: float = PRIOR_ALPHA,
@@ -131,13 +147,15 @@ def latent_class_network(data: Dataset, hidden_states: int, columns=None) -> Net
 
 def select_latent_class(data: Dataset, states, seed: int, alpha: float = PRIOR_ALPHA,
                         restarts: int | None = None, with_effective_dimension: bool = True,
-                        sbic_phi: float | None = None, **em_options) -> dict:
+                        sbic_phi: float | None = None, wbic_draws: int | None = None,
+                        **em_options) -> dict:
     """Fit the latent class model for every ``k`` in ``states``; which ``k`` each score and
     each information criterion picks.
 
     ``em_options`` (``max_iterations``, ``tolerance``, ``schedule``) go to
-    :func:`hiddenbn.learning.em.fit`. Returns ``{"models": [{"states", "ds", "de", "converged",
-    "iterations", "replicated", "best_found", "searches", <scores>, "fit_statistics",
+    :func:`hiddenbn.learning.em.fit`; ``wbic_draws`` adds WBIC (:func:`fit_and_score`), each
+    model's row then holds its diagnostics under ``"wbic"``. Returns ``{"models": [{"states",
+    "ds", "de", "converged", "iterations", "replicated", "best_found", "searches", <scores>, "fit_statistics",
     "classification"}], "selected": {score or
     criterion: k}, "scores_orientation": str, "sbic_phi": float or None, "notes": [str]}``: the
     scores are those of :func:`scored` (larger is better) and ``sbic_log_evidence``, the sBIC
@@ -155,7 +173,7 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = PRIOR_A
     models, notes, comparison_notes = [], [], {}
     for k in states:
         outcome = fit_and_score(latent_class_network(data, k), data, seed, alpha, restarts,
-                                with_effective_dimension, **em_options)
+                                with_effective_dimension, wbic_draws=wbic_draws, **em_options)
         result = outcome["fit"]
         row = {"states": int(k), "ds": outcome["ds"], "de": outcome["de"],
                "converged": result.converged, "iterations": result.iterations,
@@ -164,6 +182,9 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = PRIOR_A
         comparison, _ = model_comparison(outcome["fit"], data, outcome["de"])
         row.update(fit_statistics=comparison["fit_statistics"],
                    classification=comparison["classification"])
+        if "wbic" in outcome:
+            row["wbic"] = outcome["wbic"]
+            notes += [f"k = {k}: {note}" for note in outcome["wbic"]["notes"]]
         models.append(row)
         if outcome["note"] and outcome["note"] not in notes:
             notes.append(outcome["note"])
@@ -303,9 +324,11 @@ def fit_report(outcome: dict, data: Dataset, notes=()) -> dict:
         + [ONE_MODEL_SBIC_NOTE if is_latent_class(network) else singular_bic.NO_BOUND_NOTE]
         + ([] if result.converged else [stopped_by_cap(result)])
         + list(filter(None, [replication_note(result)]))
-        + _laplace_notes(outcome["scores"], outcome["ds"]),
+        + _laplace_notes(outcome["scores"], outcome["ds"])
+        + (outcome["wbic"]["notes"] if "wbic" in outcome else []),
         "parameters": {network.names[i]: t.tolist() for i, t in enumerate(result.cpts)
                        if t is not None},
+        **({"wbic": outcome["wbic"]} if "wbic" in outcome else {}),
     }
 
 
@@ -340,6 +363,8 @@ def format_fit_report(report: dict) -> str:
     names = [name for name in SELECTION_SCORE_NAMES if name in report["scores"]]
     width = max(map(len, names), default=0)
     lines += [f"  {name:<{width}} {_shown(report['scores'][name], '.6f')}" for name in names]
+    if "wbic" in report:
+        lines.append(f"  {'':<{width}} {wbic_line(report['wbic'])}")
     lines += [f"note: {note}" for note in report["notes"]]
     if "lca" in report:  # the latent class analysis shows the parameters with their labels
         from hiddenbn.reports.lca import format_lca_text
@@ -350,6 +375,16 @@ def format_fit_report(report: dict) -> str:
         lines += [f"  {name}[{j}] " + " ".join(f"{p:.6f}" for p in row)
                   for j, row in enumerate(rows)]
     return "\n".join(lines)
+
+
+def wbic_line(wbic: dict) -> str:
+    """How the text reports qualify wbic_log_evidence (:meth:`hiddenbn.scores.wbic.WBIC.to_dict`):
+    its Monte-Carlo error and convergence."""
+    return (f"(wbic_log_evidence +- {_shown(wbic['standard_error'], '.3f')} Monte-Carlo "
+            f"standard error; split-R-hat {_shown(wbic['rhat'], '.3f')}, "
+            f"{_shown(wbic['effective_sample_size'], '.0f')} effective draws of "
+            f"{wbic['chains']} chains x {wbic['draws']}, beta = 1/log N = "
+            f"{wbic['inverse_temperature']:.4f})")
 
 
 def describe_acceleration(acceleration: str) -> str:
@@ -403,6 +438,7 @@ def format_selection(result: dict) -> str:
                      + " ".join(f"{_shown(m.get(n), '.3f'):>{max(12, len(n))}}" for n in names))
     lines.append(f"found: how many of EM's starts reached the model's best log posterior (within "
                  f"{REPLICATION_TOLERANCE} nats)")
+    lines += [f"k = {m['states']}: {wbic_line(m['wbic'])}" for m in models if "wbic" in m]
     lines.append("selected k: " + ", ".join(f"{n} {k}" for n, k in result["selected"].items()))
     if "states" in result:
         lines.append(_states_line(result["states"]))

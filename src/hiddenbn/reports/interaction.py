@@ -86,15 +86,20 @@ def additive_summary(model: InteractionModel, data_file: DataFile) -> EffectSumm
 
 def noisy_max_outcome(model: InteractionModel, data: Dataset, seed: int, alpha: float,
                       restarts: int, with_effective_dimension: bool = True, initial=None,
-                      **em_options) -> dict:
+                      wbic_draws: int | None = None, **em_options) -> dict:
     """Fit a noisy-max ``model`` to ``data`` (bound to :meth:`InteractionModel.network`) by
     its mechanisms' EM (from ``initial``, the network's CPTs, if given; ``em_options`` as
     :func:`hiddenbn.interaction.noisy_max.fit_noisy_max` takes them) and score it as any network's
-    fit (:func:`hiddenbn.learning.selection.scored`)."""
+    fit (:func:`hiddenbn.learning.selection.scored`; with ``wbic_draws``, WBIC too:
+    :func:`hiddenbn.learning.selection.add_wbic`)."""
     rng = seeding.rng(seed, "em", model.family, model.mechanism_names)
     fit = fit_noisy_max(model, data, rng, alpha=alpha, restarts=restarts, initial=initial,
                         **em_options)
-    return selection.scored(fit, data, with_effective_dimension)
+    outcome = selection.scored(fit, data, with_effective_dimension)
+    if wbic_draws is not None:
+        selection.add_wbic(outcome, data, seeding.rng(seed, "wbic", model.family,
+                                                      model.mechanism_names), wbic_draws)
+    return outcome
 
 
 def fit_report(model: InteractionModel, summary: EffectSummary, seed: int, alpha: float,

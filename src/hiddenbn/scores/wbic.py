@@ -84,9 +84,11 @@ from hiddenbn.inference.enumeration import (is_latent_class, latent_class_design
                                             state_offsets)
 from hiddenbn.models.network import Network, check_parameters
 from hiddenbn.util import limits
+from hiddenbn.util.defaults import WBIC_DRAWS as DRAWS
 
-#: Chains, warm-up iterations and draws per chain of :func:`wbic` by default.
-CHAINS, WARMUP, DRAWS = 4, 500, 1000
+#: Chains of :func:`wbic` by default (its draws per chain, DRAWS, are the command line's
+#: default, from :mod:`hiddenbn.util.defaults`; the warm-up is half as long).
+CHAINS = 4
 #: Leapfrog steps per trajectory by default: with the metric adapted the posterior's scale is
 #: about 1 along each coordinate and the tuned step about 0.2-0.5, so a trajectory crosses it.
 LEAPFROG_STEPS = 8
@@ -557,7 +559,7 @@ def wbic_temperature(n_cases: int) -> float:
 
 
 def wbic(network: Network, data: Dataset, cpts, rng: np.random.Generator, alpha: float = 1.0,
-         chains: int = CHAINS, warmup: int = WARMUP, draws: int = DRAWS,
+         chains: int = CHAINS, draws: int = DRAWS, warmup: int | None = None,
          leapfrog_steps: int = LEAPFROG_STEPS,
          inverse_temperature: float | None = None) -> WBIC:
     """WBIC (Watanabe 2013, Eq. 20) by Hamiltonian Monte Carlo on the tempered posterior.
@@ -575,9 +577,11 @@ def wbic(network: Network, data: Dataset, cpts, rng: np.random.Generator, alpha:
         Spawned into one stream per chain.
     alpha : float
         The symmetric Dirichlet prior of every CPT row (paper 003 Eq. 3), the fit's.
-    chains, warmup, draws : int
-        Chains (at least 2, for R-hat), warm-up iterations and kept draws per chain (at least 4
-        each, for the split chains).
+    chains, draws : int
+        Chains (at least 2, for R-hat) and kept draws per chain (at least 4, for the split
+        chains).
+    warmup : int, optional
+        Warm-up iterations per chain (tuning, then discarded); by default half of ``draws``.
     leapfrog_steps : int
         Leapfrog steps per trajectory.
     inverse_temperature : float, optional
@@ -593,10 +597,11 @@ def wbic(network: Network, data: Dataset, cpts, rng: np.random.Generator, alpha:
     """
     limits.check_dirichlet_alpha(alpha, ParameterError)
     for value, least, what in ((chains, 2, "chains (R-hat compares them)"),
-                               (warmup, 0, "warm-up iterations"),
                                (draws, 4, "draws per chain (each chain is split in two)"),
                                (leapfrog_steps, 1, "leapfrog steps")):
         limits.require_whole_number(value, least, f"WBIC's {what}", ParameterError)
+    warmup = draws // 2 if warmup is None else warmup
+    limits.require_whole_number(warmup, 0, "WBIC's warm-up iterations", ParameterError)
     data = data.for_network(network)
     beta = (wbic_temperature(data.n_cases) if inverse_temperature is None
             else float(inverse_temperature))

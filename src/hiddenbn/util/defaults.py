@@ -4,7 +4,7 @@
 help texts show these values; they live here, with no import at all, so that building the
 parser loads neither numpy nor numba, scipy or pandas (``benchmarks/bench_startup.py``). The
 modules that use them (:mod:`hiddenbn.learning.em`, :mod:`hiddenbn.learning.annealing`,
-:mod:`hiddenbn.data`, :mod:`hiddenbn.ebnc.fitting`) import them from here under their own names
+:mod:`hiddenbn.data`, :mod:`hiddenbn.ebnc.fitting`, :mod:`hiddenbn.scores.wbic`) import them from here under their own names
 (``tests/test_startup.py`` checks that they still do).
 """
 
@@ -39,6 +39,8 @@ ACCELERATIONS = ("squarem", "none")
 ACCELERATION = "squarem"
 #: Annealing sweeps over the cases per start (``annealing.SWEEPS``).
 ANNEALING_SWEEPS = 200
+#: Draws per chain of WBIC's sampler after its warm-up (``--wbic-draws``, ``wbic.DRAWS``).
+WBIC_DRAWS = 1000
 #: Cells read as missing unless told otherwise (``data.DEFAULT_MISSING_VALUES``): pandas' default
 #: ``na_values`` (``read_csv``; they cover R's ``NA`` and the NaN of StepMix), then SAS's and
 #: Stata's ``.`` and ``na``.
