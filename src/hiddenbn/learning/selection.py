@@ -155,9 +155,9 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = PRIOR_A
     ``em_options`` (``max_iterations``, ``tolerance``, ``schedule``) go to
     :func:`hiddenbn.learning.em.fit`; ``wbic_draws`` adds WBIC (:func:`fit_and_score`), each
     model's row then holds its diagnostics under ``"wbic"``. Returns ``{"models": [{"states",
-    "ds", "de", "converged", "iterations", "replicated", "best_found", "searches", <scores>, "fit_statistics",
-    "classification"}], "selected": {score or
-    criterion: k}, "scores_orientation": str, "sbic_phi": float or None, "notes": [str]}``: the
+    "ds", "de", "converged", "iterations", "replicated", "best_found", "searches", <scores>,
+    "fit_statistics", "classification"}], "selected": {score or criterion: k},
+    "scores_orientation": str, "sbic_phi": float or None, "notes": [str]}``: the
     scores are those of :func:`scored` (larger is better) and ``sbic_log_evidence``, the sBIC
     of Drton & Plummer (2017) over the models of ``1..K`` classes with the prior parameter
     ``sbic_phi`` (default the ``sBIC`` package's,

@@ -35,11 +35,11 @@ The tempered posterior (:func:`wbic`)
 Tuning (warm-up only)
     Every chain tunes its step size by dual averaging towards an acceptance rate of
     :data:`TARGET_ACCEPTANCE` (Hoffman & Gelman 2014, Alg. 5) and a diagonal inverse metric
-    from the variance of the coordinates over doubling windows (Stan's schedule: a first buffer of 15%,
-    windows, a last buffer of 10%). After the warm-up both are fixed, so the draws are those
-    of one Markov kernel that leaves the tempered posterior invariant; the step size is
-    jittered by +-:data:`STEP_JITTER` and the number of leapfrog steps drawn per trajectory (Neal
-    2011, Sec. 5.4.2.2).
+    from the variance of the coordinates over doubling windows (Stan's schedule: a first
+    buffer of 15%, windows, a last buffer of 10%). After the warm-up both are fixed, so the
+    draws are those of one Markov kernel that leaves the tempered posterior invariant; the step
+    size is jittered by +-:data:`STEP_JITTER` and the number of leapfrog steps drawn per
+    trajectory (Neal 2011, Sec. 5.4.2.2).
 Chains and diagnostics
     The first chain starts at the EM fit, the others at draws from the prior (dispersed
     points: each row from Dirichlet(alpha)). The estimate is the mean of ``log p(D | theta)``
