@@ -222,6 +222,9 @@ _IDLE_BESIDE = (
      "without --schedule annealing, whose annealing it sets; give that, or leave it out"),
     (("fit", "select"), ("--wbic-draws",), lambda args: args.wbic,
      "without --wbic, whose draws it sets; give that, or leave it out"),
+    (("select",), ("--cores",), lambda args: args.blrt is not None,
+     "without --blrt, whose bootstrap replicates it runs in parallel; give --blrt B, or leave "
+     "it out"),
     (("fit",), ("--restarts", "--schedule", "--seed"), lambda args: not args.init,
      "with --init, from whose parameters EM starts once; leave it out"),
     (("sample",), ("--generating-alpha",), lambda args: not args.params,
@@ -583,7 +586,9 @@ def command_select(args) -> None:
     table = _data_table(args)
     classes = selection.parse_classes(args.classes)
     result = commands.select(table, classes, columns=_columns(args, table.names),
-                             sbic_phi=args.sbic_phi, **_search_options(args))
+                             sbic_phi=args.sbic_phi, blrt=args.blrt, cores=args.cores,
+                             progress=_progress_lines("bootstrap replicates refitted"),
+                             **_search_options(args))
     _print_result(result, args.json)
 
 
@@ -826,6 +831,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "sBIC's learning-coefficient bounds (Drton & Plummer 2017, Sec. 6.3), "
                         "the Dirichlet parameter of the class weights; default that of the R "
                         "package sBIC, (d_1 + 1) / 2 for items with d_1 = sum (states - 1)")
+    select.add_argument("--blrt", type=_count(limits.MAX_BOOTSTRAP_REPLICATES), metavar="B",
+                        help="test k - 1 against k classes for each k > 1 of --classes by the "
+                        "bootstrap likelihood-ratio test with at most B replicates (e.g. 100), "
+                        "each drawn from the k - 1 class fit and refitted under both; stops "
+                        "once p > 0.05 is certain (Besag & Clifford 1991)")
+    select.add_argument("--cores", type=_count(limits.MAX_PROCESSES), metavar="N",
+                        help="processes that refit the bootstrap replicates (default: every "
+                        "core this process may use); the p-values are the same for any N")
     select.set_defaults(run=command_select)
 
     evidence = _subcommand(

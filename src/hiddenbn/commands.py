@@ -27,6 +27,7 @@ from hiddenbn.errors import HiddenbnError, excerpt
 from hiddenbn.inference.enumeration import is_latent_class
 from hiddenbn.learning import selection
 from hiddenbn.learning.annealing import can_anneal
+from hiddenbn.learning.blrt import plan_tests, require_replicates, run_tests, tested_states
 from hiddenbn.models.interaction import InteractionModel
 from hiddenbn.models.network import (Network, check_parameters, load_labelled_parameters,
                                      random_parameters)
@@ -421,14 +422,18 @@ def select(data, classes="1..8", *, columns=None, prior_alpha: float = PRIOR_ALP
            run_all_iterations: bool = OPTIMUM["run_all_iterations"], skip_de: bool = False,
            sbic_phi: float | None = None, wbic: bool = False, wbic_draws: int = WBIC_DRAWS,
            dictionary=None,
-           missing_values=DEFAULT_MISSING_VALUES, missing: str = "model") -> SelectionResult:
+           missing_values=DEFAULT_MISSING_VALUES, missing: str = "model",
+           blrt: int | None = None, cores: int | None = None,
+           progress=None) -> SelectionResult:
     """Choose the number of classes of a latent class model by every score: ``hiddenbn
     select``.
 
     Fits the latent class model (a hidden root with every column as a child) for each number
     of classes as :func:`fit` does, and reports per model the information criteria (AIC, BIC,
     SABIC, CAIC: smaller is better), entropy R^2, G^2 and every score (approximations of
-    log p(D | model): larger is better), and the number of classes each selects.
+    log p(D | model): larger is better), and the number of classes each selects; with
+    ``blrt``, also the bootstrap likelihood-ratio test of k - 1 against k classes
+    (:mod:`hiddenbn.learning.blrt`).
 
     Parameters
     ----------
@@ -445,6 +450,15 @@ missing_values, missing
         The prior parameter phi of the learning-coefficient bounds of sBIC (Drton & Plummer
         2017, Sec. 6.3; :mod:`hiddenbn.scores.singular_bic`), which ``classes`` ``1..K`` get;
         by default the R package sBIC's, ``(d_1 + 1) / 2``.
+    blrt : int, optional
+        ``--blrt``: test k - 1 against k classes for every ``k > 1`` of ``classes`` with at most
+        this many bootstrap replicates each (the report's ``blrt``, the choice
+        ``selected["blrt"]``).
+    cores : int, optional
+        ``--cores``: processes that refit the replicates (default: every core this process may
+        use); the results are the same for any number.
+    progress : callable, optional
+        Called with the number of replicates refitted so far.
 
     Returns
     -------
@@ -470,13 +484,22 @@ missing_values, missing
     searches = starts(schedule, restarts)
     limits.check_em(largest, dataset.n_cases, searches,
                     schedule == "annealing" and can_anneal(largest))
+    if blrt is not None:  # refused before any fit
+        require_replicates(blrt)
+        tested_states(counts)
+    options = em_options(schedule, sweeps, tolerance, convergence, max_iterations, acceleration,
+                         run_all_iterations)
+    fits = {}
     report = selection.select_latent_class(
         dataset, counts, seed, prior_alpha, searches, not skip_de, sbic_phi,
-        wbic_draws=wbic_draws if wbic else None,
-        **em_options(schedule, sweeps, tolerance, convergence, max_iterations, acceleration,
-                     run_all_iterations))
+        wbic_draws=wbic_draws if wbic else None, fits=fits, **options)
     report.update(selection.data_summary(dataset))
     report["notes"] = list(data_file.notes) + report["notes"]
+    if blrt is not None:
+        plan = plan_tests(dataset, counts, seed, blrt, prior_alpha, searches, fits, **options)
+        report["blrt"] = run_tests(plan, cores, progress)
+        if report["blrt"]["selected"] is not None:
+            report["selected"]["blrt"] = report["blrt"]["selected"]
     return SelectionResult(report)
 
 

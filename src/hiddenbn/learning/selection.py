@@ -148,9 +148,12 @@ def latent_class_network(data: Dataset, hidden_states: int, columns=None) -> Net
 def select_latent_class(data: Dataset, states, seed: int, alpha: float = PRIOR_ALPHA,
                         restarts: int | None = None, with_effective_dimension: bool = True,
                         sbic_phi: float | None = None, wbic_draws: int | None = None,
+                        fits: dict | None = None,
                         **em_options) -> dict:
     """Fit the latent class model for every ``k`` in ``states``; which ``k`` each score and
-    each information criterion picks.
+    each information criterion picks. A dict given as ``fits`` gets each ``k``'s
+    :class:`~hiddenbn.learning.em.Fit` (the bootstrap test of :mod:`hiddenbn.learning.blrt`
+    starts from them).
 
     ``em_options`` (``max_iterations``, ``tolerance``, ``schedule``) go to
     :func:`hiddenbn.learning.em.fit`; ``wbic_draws`` adds WBIC (:func:`fit_and_score`), each
@@ -175,6 +178,8 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = PRIOR_A
         outcome = fit_and_score(latent_class_network(data, k), data, seed, alpha, restarts,
                                 with_effective_dimension, wbic_draws=wbic_draws, **em_options)
         result = outcome["fit"]
+        if fits is not None:
+            fits[int(k)] = result
         row = {"states": int(k), "ds": outcome["ds"], "de": outcome["de"],
                "converged": result.converged, "iterations": result.iterations,
                **replication(result)}

@@ -437,10 +437,22 @@ class SelectionResult(Result):
             rows.append({**row, **statistics, **model["classification"]})
         return pd.DataFrame(rows).set_index("states").rename_axis("classes")
 
+    @property
+    def blrt(self) -> dict | None:
+        """The bootstrap likelihood-ratio tests of k - 1 against k classes, as the ``blrt`` of
+        ``--json`` (None without ``blrt``): per ``k`` the statistic, the p-value, its
+        Monte-Carlo standard error, the replicates used and whether the rule stopped early
+        (:func:`hiddenbn.learning.blrt.report`)."""
+        return strict_json(self._report["blrt"]) if "blrt" in self._report else None
+
     def _text(self) -> str:
         from hiddenbn.learning.selection import format_selection
 
-        return format_selection(self._report)
+        if "blrt" not in self._report:
+            return format_selection(self._report)
+        from hiddenbn.reports.blrt import format_blrt
+
+        return "\n".join([format_selection(self._report), format_blrt(self._report["blrt"])])
 
 
 class EvidenceResult(Result):

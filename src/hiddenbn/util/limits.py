@@ -42,6 +42,13 @@ MAX_RESTARTS = 2**16
 MAX_ITERATIONS = 2**20
 #: Most hidden-state counts one ``select`` fits (``--classes``); paper 003 sweeps up to ~40.
 MAX_MODELS = 2**10
+#: Most replicates of a bootstrap likelihood-ratio test (``select --blrt``): Nylund et al. (2007)
+#: use hundreds, and 65536 refits of two models each take a day for a model that fits in a
+#: second.
+MAX_BOOTSTRAP_REPLICATES = 2**16
+#: Most processes of a pool (``select --cores``): each loads the library (~100 MB), and few
+#: machines have more cores.
+MAX_PROCESSES = 2**10
 #: Most random points of a Jacobian rank (``--jacobian-points``); the default is 5, the workflow uses 3.
 MAX_POINTS = 2**10
 #: Most independent Monte-Carlo runs (``--runs``); the workflow uses 8, and the standard error
