@@ -96,3 +96,16 @@ def test_every_fit_scores_icl_as_bic_less_the_entropy_and_one_class_as_bic(rng):
         outcome["scores"]["bic_log_evidence"] - brute_force_entropy(fit.network, fit.cpts, data),
         abs=1e-8)
     assert math.isfinite(outcome["scores"]["icl_log_evidence"])
+
+
+def test_the_estimators_icl_is_bic_plus_twice_the_entropy(rng):
+    from hiddenbn.estimators import LatentClassModel
+
+    network = latent_class(3, [2, 2, 2, 3])
+    data = sample_dataset(network, random_parameters(network, rng, alpha=1.0), 150, rng)
+    rows = np.repeat(data.patterns, data.counts, axis=0)
+    model = LatentClassModel(3, random_state=2).fit(rows)
+    fitted = latent_class(3, [2, 2, 2, 3])
+    cpts = [model.weights_[None, :], *model.item_probabilities_]
+    assert model.icl(rows) == pytest.approx(
+        model.bic(rows) + 2 * brute_force_entropy(fitted, cpts, data), rel=1e-10)

@@ -129,8 +129,8 @@ def _log_positive_root(log_p: float, sign_b: float, log_abs_b: float, log_minus_
 
 def sbic_log_evidence(log_likelihoods, learning_coefficients, n_cases: int,
                       multiplicities=None) -> np.ndarray:
-    """sBIC, ``log L'(M_i)``, of a chain of models ``M_1 < M_2 < ... < M_K`` with a uniform
-    prior (the equation system and quadratic of the module's docstring).
+    """sBIC, ``log L'(M_i)``, of a chain of models, each a submodel of the next, with a
+    uniform prior (the equation system and quadratic of the module's docstring).
 
     Parameters
     ----------
