@@ -76,6 +76,10 @@ def test_the_exceedance_limit_is_the_fewest_that_put_p_above_the_level(replicate
     assert limit / replicates > 0.05 >= (limit - 1) / replicates
 
 
+def test_the_exceedance_limit_is_exact_where_floats_are_not():
+    assert blrt.exceedance_limit(100, 0.29) == 30  # 0.29 * 100 is 28.999999999999996
+
+
 def test_the_rule_stops_at_the_h_th_exceedance_and_otherwise_uses_every_replicate(plan):
     plan = dataclasses.replace(plan, replicates=100)
     observed = plan.test(2).statistic
@@ -140,11 +144,15 @@ def test_a_replicate_has_the_data_s_cases_and_missing_cells(small_data, plan):
     assert not np.array_equal(np.sort(replicate.rows(), axis=0), np.sort(other.rows(), axis=0))
 
 
-def test_a_plan_file_gives_the_same_replicates(plan, tmp_path):
+def test_jobs_from_a_plan_file_give_the_report_of_one_run(plan, tmp_path):
+    """The workflow's path: the plan written once, replicates in two jobs from the file (in
+    either order), their results combined; the same report as run_tests in one process."""
     blrt.write_plan(tmp_path / "plan.json", plan)
     again = blrt.read_plan(tmp_path / "plan.json")
     assert again.test(2).statistic == plan.test(2).statistic
-    assert blrt.run_replicates(again, 2, 1, 3) == blrt.run_replicates(plan, 2, 1, 3)
+    jobs = [blrt.run_replicates(again, 2, 3, 6), blrt.run_replicates(again, 2, 0, 3)]
+    assert jobs[1][1:] == blrt.run_replicates(plan, 2, 1, 3)
+    assert blrt.combine_all(again, jobs[0] + jobs[1]) == blrt.run_tests(plan, cores=1)
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(blrt.HiddenbnError, match="is not a bootstrap test plan"):
         blrt.read_plan(tmp_path / "bad.json")

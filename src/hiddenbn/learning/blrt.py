@@ -309,7 +309,8 @@ def run_replicates(plan: Plan, states: int, start: int, stop: int) -> list:
 # --- the sequential rule ----------------------------------------------------------------------
 def exceedance_limit(replicates: int, level: float = LEVEL) -> int:
     """Besag & Clifford's ``h`` for ``B = replicates``: ``floor(level B) + 1``, the fewest
-    exceedances with ``h / B > level`` (exact arithmetic: 0.05 * 100 is 5, not 5.000...1)."""
+    exceedances with ``h / B > level``, in exact arithmetic (in floats 0.29 * 100 is
+    28.999999999999996, and h would be 29 instead of 30)."""
     return math.floor(Fraction(repr(float(level))) * replicates) + 1
 
 
