@@ -27,6 +27,7 @@ extensions = [
     "hiddenbn_cli",
     "hiddenbn_refs",
     "hiddenbn_exports",
+    "hiddenbn_packages",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb"}  # .rst first: autosummary writes rst

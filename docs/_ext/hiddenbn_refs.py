@@ -16,11 +16,18 @@ from sphinx.util.nodes import make_refnode
 
 def instance_attribute(owner, name: str) -> bool:
     """Whether `name` is an attribute of `owner`'s instances that the class itself does not
-    hold: a dataclass field, or one its docstring's Attributes section describes."""
+    hold: a dataclass field, one its docstring's Attributes section describes, or one its
+    ``__init__`` sets."""
     if not inspect.isclass(owner):
         return False
     described = re.search(rf"^{re.escape(name)} :", inspect.getdoc(owner) or "", re.MULTILINE)
-    return name in getattr(owner, "__dataclass_fields__", {}) or described is not None
+    try:
+        initialiser = inspect.getsource(owner.__init__)
+    except (OSError, TypeError):  # a builtin's or a generated __init__
+        initialiser = ""
+    assigned = re.search(rf"\bself\.{re.escape(name)}\b[^=\n]*=(?!=)", initialiser)
+    return (name in getattr(owner, "__dataclass_fields__", {}) or described is not None
+            or assigned is not None)
 
 
 def python_object(path: str):
