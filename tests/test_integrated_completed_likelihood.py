@@ -109,3 +109,21 @@ def test_the_estimators_icl_is_bic_plus_twice_the_entropy(rng):
     cpts = [model.weights_[None, :], *model.item_probabilities_]
     assert model.icl(rows) == pytest.approx(
         model.bic(rows) + 2 * brute_force_entropy(fitted, cpts, data), rel=1e-10)
+
+
+def test_a_noisy_max_fit_scores_icl_from_its_own_expected_counts(rng):
+    """The noisy-max EM's expected counts (not an E step of the network) give the entropy."""
+    from hiddenbn.models.interaction import interaction_from_dict
+    from hiddenbn.reports.interaction import noisy_max_outcome
+
+    model = interaction_from_dict({"interaction": "noisy-max", "causes": {"C1": 2, "C2": 3},
+                                   "mechanisms": {"X1": ["C1"], "X2": ["C2"]},
+                                   "effect": {"name": "E", "states": 3}})
+    network = model.network()
+    data = sample_dataset(network, random_parameters(network, rng, alpha=2.0), 80, rng)
+    outcome = noisy_max_outcome(model, data, seed=1, alpha=1.0, restarts=2,
+                                with_effective_dimension=False)
+    fit = outcome["fit"]
+    assert outcome["scores"]["icl_log_evidence"] == pytest.approx(
+        outcome["scores"]["bic_log_evidence"] - brute_force_entropy(fit.network, fit.cpts, data),
+        abs=1e-7)

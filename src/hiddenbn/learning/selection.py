@@ -119,7 +119,8 @@ def scored(fit, data: Dataset, with_effective_dimension: bool = True,
         with_laplace = False
         note = "; ".join(filter(None, [note, refusal]))
     scores = score_fit(fit, data, de, with_laplace)
-    entropy, no_entropy = hidden_entropy(network, fit.cpts, data)
+    entropy, no_entropy = hidden_entropy(network, fit.cpts, data,
+                                         (fit.expected_counts, fit.log_likelihood))
     if entropy is None:
         note = "; ".join(filter(None, [note, no_entropy]))
     else:

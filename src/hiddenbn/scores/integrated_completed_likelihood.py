@@ -50,17 +50,38 @@ MISSING_CELLS_NOTE = ("no ICL: on data with missing cells the entropy of this ne
                       "missing cells too); only a latent class model sums them out")
 
 
-def hidden_entropy(network, cpts, data: Dataset) -> tuple[float | None, str | None]:
+def hidden_entropy(network, cpts, data: Dataset,
+                   statistics: tuple | None = None) -> tuple[float | None, str | None]:
     """``E = sum_n H(h | x_n)``, the entropy of the hidden nodes' joint posterior summed over
-    the cases of ``data`` at the parameters ``cpts`` (the module's docstring), and ``None``
-    beside it, or ``(None, why)`` where it is not computed."""
+    the cases of ``data`` at the parameters ``cpts`` (the module's docstring).
+
+    Parameters
+    ----------
+    network : Network
+    cpts : list
+        The parameters, in network order (``None`` for deterministic nodes).
+    data : Dataset
+    statistics : tuple, optional
+        ``(expected counts E(N_ijk) per node, log p(D | theta))`` of an exact E step at
+        ``cpts``, as a fit holds them (its ``expected_counts`` and ``log_likelihood``, from
+        whatever engine fitted it); computed by
+        :func:`hiddenbn.inference.exact.expected_statistics` when not given. A latent class
+        model does not need them.
+
+    Returns
+    -------
+    entropy : float or None
+    why_none : str or None
+        Why there is no entropy (:data:`MISSING_CELLS_NOTE`), else None.
+    """
     data = data.for_network(network)
     if is_latent_class(network):
         posterior, _ = class_posteriors(network, cpts, data.patterns)
         return classification_entropy(posterior, data.counts), None
     if (data.patterns == MISSING).any():
         return None, MISSING_CELLS_NOTE
-    expected, log_likelihood = expected_statistics(network, cpts, data.patterns, data.counts)
+    expected, log_likelihood = (expected_statistics(network, cpts, data.patterns, data.counts)
+                                if statistics is None else statistics)
     # the difference of two sums of N terms: a sharp posterior leaves rounding around 0
     return max(0.0, float(log_likelihood - complete_log_likelihood(cpts, expected))), None
 
