@@ -130,6 +130,24 @@ def test_the_gradient_is_that_of_the_log_target(which, noisy_max_network):
                                          abs=1e-6)
 
 
+@pytest.mark.parametrize("spec", ["3:2,3,2", "2(3(2,2),2)"])
+def test_a_probability_that_underflows_is_rejected_not_raised(spec):
+    """Far out in the prior's tails a probability underflows (message passing had divided by
+    a pattern's zero probability): the target is -inf there, and a trajectory is rejected."""
+    network = parse_spec(spec)
+    rng = np.random.default_rng(18)
+    data = sample_dataset(network, random_parameters(network, rng), 30, rng)
+    layout = SoftmaxRows(network)
+    target = TemperedPosterior(ObservedLikelihood(network, data.for_network(network), layout),
+                               1.0, 0.3)
+    z = target.coordinates(layout.flat(random_parameters(network, rng)))
+    assert np.isfinite(target(z)[0])
+    for value in (-800.0, 800.0):
+        z[:] = value
+        log_target, gradient, log_likelihood = target(z)
+        assert log_target == log_likelihood == -np.inf and not gradient.any()
+
+
 def test_the_latent_class_kernel_agrees_with_exact_inference():
     network = latent_class(3, [2, 3, 2])
     rng = np.random.default_rng(5)

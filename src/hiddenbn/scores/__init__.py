@@ -2,8 +2,9 @@
 
 ``approximations`` (BIC, BIC+, Draper, MLED, Cheeseman-Stutz, Laplace: paper 003 Secs. 2-3),
 ``exact`` (the exact marginal likelihood by enumerating completions), ``smc`` (sequential Monte
-Carlo) and ``lca_statistics`` (a latent class fit's information criteria, goodness of fit,
-classification entropy and standard errors).
+Carlo), ``wbic`` (WBIC, Watanabe 2013: the mean log-likelihood under the posterior tempered to
+1 / log N, by Hamiltonian Monte Carlo) and ``lca_statistics`` (a latent class fit's information
+criteria, goodness of fit, classification entropy and standard errors).
 
 May import: hiddenbn.errors, hiddenbn.util, hiddenbn.models, hiddenbn.data, hiddenbn.inference,
 hiddenbn.dimension.

@@ -54,7 +54,12 @@ Bias
     WBIC is an asymptotic statement: Friel, McKeone, Oates & Pettitt (2017) show that at small
     N it can be far from ``log p(D | S)``, and that its error does not vanish with more draws.
     ``python -m benchmarks wbic`` and ``tests/test_wbic.py`` put it beside the exact evidence
-    (:func:`hiddenbn.scores.exact.exact_log_evidence`) and report the difference.
+    (:func:`hiddenbn.scores.exact.exact_log_evidence`). Measured there (``2:2,2,2`` data from 2
+    classes, alpha 1.01; ``wbic_log_evidence - log p(D | S)`` at N = 10, 20, 40): 1 class
+    +0.71, +0.42, +0.20; 2 classes +0.31, -0.48, -2.90; 3 classes +0.23, -0.56 (each +-0.04 to
+    0.12 of Monte-Carlo error; an independent random-walk sampler agrees on the 2-class N = 40
+    value). Above the evidence at N = 10, as Friel et al. found at small N, then below it by
+    up to a few nats; BIC was off by up to 8 nats and Laplace by up to 4 on the same cases.
 
 Randomness comes from the caller's ``numpy.random.Generator``, spawned into one stream per
 chain; the E-step kernels do not depend on the thread count, so a seed fixes the result.
@@ -83,6 +88,7 @@ from hiddenbn.inference.enumeration import (is_latent_class, latent_class_design
                                             latent_class_statistics, prefers_design, state_groups,
                                             state_offsets)
 from hiddenbn.models.network import Network, check_parameters
+from hiddenbn.scores.approximations import BOUNDARY_PROBABILITY
 from hiddenbn.util import limits
 from hiddenbn.util.defaults import WBIC_DRAWS as DRAWS
 
@@ -240,15 +246,16 @@ class TemperedPosterior:
         return np.exp(log_theta), log_theta
 
     def __call__(self, z: np.ndarray) -> tuple[float, np.ndarray, float]:
-        """``(log pi(z), its gradient, log p(D | theta))``; ``-inf`` where the data have
-        probability 0 (a probability underflowed, far out in the prior's tails)."""
+        """``(log pi(z), its gradient, log p(D | theta))``; ``-inf`` (a trajectory there is
+        rejected) where a probability is below
+        :data:`~hiddenbn.scores.approximations.BOUNDARY_PROBABILITY`: the target is cut off
+        where the prior puts mass below about ``10^(-154 alpha)``, before a probability
+        underflows to 0 (where the message-passing kernel divides by a pattern's zero
+        probability)."""
         theta, log_theta = self.probabilities(z)
-        try:
-            log_likelihood, expected = self.likelihood(theta)
-        except DataError:  # a pattern of probability zero, reported by enumeration
-            log_likelihood = -np.inf
-        if not np.isfinite(log_likelihood):
+        if theta.min() < BOUNDARY_PROBABILITY:  # message passing would divide by a 0
             return -np.inf, np.zeros_like(z), -np.inf
+        log_likelihood, expected = self.likelihood(theta)
         free = self.layout.free
         # d/dz_k: beta (E(N_k) - theta_k E(N_j)) + alpha (1 - r theta_k)
         gradient = (self.beta * (expected - theta * self.layout.row_totals(expected))[free]
@@ -381,9 +388,6 @@ def run_chain(target: TemperedPosterior, z: np.ndarray, rng: np.random.Generator
     ``z``, then ``draws`` transitions of the fixed kernel, recording ``log p(D | theta)`` after
     each."""
     point = _evaluate(target, z)
-    if not np.isfinite(point.log_target):
-        raise DataError("the data have probability zero under the model at the chain's start; "
-                        "WBIC needs a model that can produce every observed pattern")
     inverse_metric = np.ones(z.size)
     step = _initial_step(target, point, inverse_metric, rng)
     tuning = _DualAveraging(step)
