@@ -193,8 +193,10 @@ class FitResult(_Dimensions):
     @property
     def scores(self) -> dict:
         """Every score: approximations of log p(D | model), larger is better (``loglik``,
-        ``bic_log_evidence`` = -BIC/2, ``bic_plus_log_evidence``, ``draper``, ``mled``,
-        ``cs``, ``cs_plus``, ``laplace``; those that need ``de`` only when it is known)."""
+        ``bic_log_evidence`` = -BIC/2, ``icl_log_evidence`` = -ICL/2,
+        ``bic_plus_log_evidence``, ``draper``, ``mled``, ``cs``, ``cs_plus``, ``laplace``;
+        those that need ``de`` only when it is known; ``sbic_log_evidence`` is None: sBIC
+        compares the models of 1..K classes, :func:`hiddenbn.select`)."""
         return dict(self._report["scores"])
 
     @property
