@@ -50,7 +50,7 @@ from hiddenbn.models.network import (MAX_DENSE_STATES, Network, latent_class, lo
 from hiddenbn.models.spec import is_spec_file, parse_spec
 from hiddenbn.reports import plots
 from hiddenbn.util import limits, seeding
-from hiddenbn.util.defaults import SCHEDULE
+from hiddenbn.util.defaults import SCHEDULE, WBIC_DRAWS
 from hiddenbn.util.files import atomic_output, atomic_write_text
 from hiddenbn.util.markdown import general_cell, pipe_table
 
@@ -345,7 +345,8 @@ class _Candidates:
                                 em["restarts"], with_de, "laplace" in scores,
                                 max_iterations=em["max_iterations"], tolerance=em["tolerance"],
                                 convergence=em["convergence"], schedule=em["schedule"],
-                                acceleration=em["acceleration"])
+                                acceleration=em["acceleration"],
+                                wbic_draws=WBIC_DRAWS if "wbic_log_evidence" in scores else None)
         seconds = time.perf_counter() - start
         result, values = outcome["fit"], outcome["scores"]
         notes = [outcome["note"]] if with_de and outcome["note"] else []

@@ -45,6 +45,7 @@ SCORE_STYLES = {
     "bic_plus_log_evidence": ("#00798c", "P", "--", "BIC+"),
     "sbic_log_evidence": ("#7b2d26", "<", "--", "sBIC"),
     "icl_log_evidence": ("#20a39e", ">", ":", "ICL"),
+    "wbic_log_evidence": ("#3a0ca3", "h", "-.", "WBIC"),
     "cs_plus": ("#8d6a50", "X", "-.", "CS+"),
     "cs_de": ("#c05299", "x", "-.", "CS (d = de)"),
     "gold": ("#222222", "*", "-", "gold standard"),

@@ -123,8 +123,8 @@ class SoftmaxRows:
     entries together, in network order within), so that each row length's rows are one
     contiguous ``(rows, r)`` block and a softmax over every row is a few array operations.
 
-    :attr:`order` maps it to the entries in network order (node by node, row by row, entry by
-    entry: the layout of the parameter files): ``in_network_order[order] = flat``.
+    Its attribute ``order`` maps it to the entries in network order (node by node, row by row,
+    entry by entry: the layout of the parameter files): ``in_network_order[order] = flat``.
     """
 
     def __init__(self, network: Network):
