@@ -11,6 +11,7 @@ from hiddenbn.ebnc import model as ebnc
 from hiddenbn.errors import DataError, HiddenbnError, SpecError
 from hiddenbn.models.network import Network, observed_distribution, random_parameters
 from hiddenbn.models.spec import parse_spec
+from hiddenbn.reports.dimension import format_ebnc_report
 
 
 def random_embedded_network(rng, n_nodes, max_states=3, arc_probability=0.45, max_parents=3):
@@ -312,7 +313,8 @@ def test_dense_checks_are_skipped_with_a_warning_beyond_the_work_limit(monkeypat
     assert summary.by_method == {"decomposition": 6} and summary.d == 6
     assert "exact" in summary.skipped
     assert any("too large for the dense checks" in line for line in summary.warnings())
-    assert "skipped" in ebnc.format_report(ebnc.ebnc_report(markov_chain_given_y(2, [2] * 3), "Y"))
+    report = ebnc.ebnc_report(markov_chain_given_y(2, [2] * 3), "Y")
+    assert "skipped" in format_ebnc_report(report)
 
 
 def test_oversized_sec6_block_is_refused_with_its_size():

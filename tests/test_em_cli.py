@@ -224,7 +224,8 @@ def test_fit_and_select_say_how_many_starts_reached_the_best(data_file, capsys):
 def test_a_best_fit_found_once_has_a_note_saying_what_to_do(data_file):
     """A fit whose best g no other start came within 0.01 nats of is not replicated: the
     report says so, and to rerun with more starts."""
-    from hiddenbn.learning.selection import fit_and_score, fit_report, format_fit_report
+    from hiddenbn.learning.selection import fit_and_score
+    from hiddenbn.reports.fit import fit_report, format_fit_report
 
     data = read_csv(data_file)
     outcome = fit_and_score(parse_spec("2:2,2,3"), data, 0, 1.0, 4, False, False)

@@ -457,22 +457,22 @@ def _complete_data(path, columns=None):
 
 
 def command_ebnc_fit(args) -> None:
-    from hiddenbn.ebnc import fitting as ebnc_fit
+    from hiddenbn.reports import ebnc as reports
 
     embedded = _network_of("ebnc fit", args, args.embedded)
     limits.check_network(embedded)
     data = _complete_data(args.data, embedded.observed_names)
-    report = ebnc_fit.fit_report(embedded, args.target, data, args.prior_sd)
+    report = reports.fit_report(embedded, args.target, data, args.prior_sd)
     _print_json(report)
 
 
 def command_ebnc_select(args) -> None:
-    from hiddenbn.ebnc import fitting as ebnc_fit
+    from hiddenbn.reports import ebnc as reports
 
     inputs = None if args.inputs is None else _names_option("--inputs", args.inputs)
     data = _complete_data(args.data, None if inputs is None else (args.target, *inputs))
-    report = ebnc_fit.select_report(data, args.target, inputs, args.score, args.prior_sd,
-                                    args.max_parents, _progress_lines("embedded networks scored"))
+    report = reports.select_report(data, args.target, inputs, args.score, args.prior_sd,
+                                   args.max_parents, _progress_lines("embedded networks scored"))
     _print_json(report)
 
 

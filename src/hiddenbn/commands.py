@@ -28,11 +28,11 @@ from hiddenbn.inference.enumeration import is_latent_class
 from hiddenbn.learning import selection
 from hiddenbn.learning.annealing import can_anneal
 from hiddenbn.learning.blrt import plan_tests, require_replicates, run_tests, tested_states
-from hiddenbn.models.interaction import InteractionModel
+from hiddenbn.models.interaction import InteractionModel, interaction_spec
 from hiddenbn.models.network import (Network, check_parameters, load_labelled_parameters,
                                      random_parameters)
 from hiddenbn.models.spec import bind_columns, is_spec_file, parse_spec
-from hiddenbn.reports import interaction as interaction_report
+from hiddenbn.reports import fit as fit_reports
 from hiddenbn.reports.results import (DimensionResult, EvidenceResult, FitResult, Result,
                                       SelectionResult)
 from hiddenbn.util import limits, seeding
@@ -145,7 +145,7 @@ def spec_model(spec) -> Model:
     if isinstance(spec, InteractionModel):
         return Model(spec.family, spec, named=True)
     if not isinstance(spec, Network):
-        interaction = interaction_report.interaction_spec(spec)  # paper 004's form
+        interaction = interaction_spec(spec)  # paper 004's form
         if interaction is not None:
             return Model(interaction.family, interaction, named=True)
     named = isinstance(spec, dict) or (not isinstance(spec, Network) and is_spec_file(spec))
@@ -378,12 +378,14 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
                             f"{FAMILY_NAMES[chosen.family]}'s rates are numbers without a bound; "
                             "leave wbic out")
     if additive:
-        summary = interaction_report.additive_summary(chosen.model, data_file)
-        report = interaction_report.fit_report(
-            chosen.model, summary, seed, prior_alpha, searches, data_file.notes,
+        from hiddenbn.interaction.noisy_additive import additive_summary, noisy_additive_outcome
+
+        outcome = noisy_additive_outcome(
+            chosen.model, additive_summary(chosen.model, data_file), seed, prior_alpha, searches,
             **em_options(schedule, sweeps, tolerance, convergence, max_iterations, acceleration,
                          run_all_iterations, annealable=False))
-        return Result(report, interaction_report.format_fit_report)
+        report = fit_reports.additive_fit_report(chosen.model, outcome, data_file.notes)
+        return Result(report, fit_reports.format_fit_report)
     limits.check_network(network)
     dataset = data_file.dataset.for_network(network)
     noisy_max = chosen.family == "noisy-max"
@@ -398,19 +400,15 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
                          run_all_iterations, annealable=not noisy_max)
     draws = wbic_draws if wbic else None
     if noisy_max:
-        outcome = interaction_report.noisy_max_outcome(chosen.model, dataset, seed,
-                                                       prior_alpha, searches, not skip_de,
-                                                       initial=initial, wbic_draws=draws,
-                                                       **options)
+        from hiddenbn.interaction.noisy_max import noisy_max_outcome
+
+        outcome = noisy_max_outcome(chosen.model, dataset, seed, prior_alpha, searches,
+                                    not skip_de, initial=initial, wbic_draws=draws, **options)
     else:
         outcome = selection.fit_and_score(network, dataset, seed, prior_alpha, searches,
                                           not skip_de, initial=initial, wbic_draws=draws,
                                           **options)
-    report = selection.fit_report(outcome, dataset, data_file.notes)
-    if is_latent_class(network):
-        from hiddenbn.reports.lca import lca_report
-
-        report["lca"] = lca_report(outcome["fit"], dataset, outcome["de"], states)
+    report = fit_reports.fit_report(outcome, dataset, data_file.notes)
     return FitResult(report, outcome["fit"], dataset, data_file)
 
 
@@ -493,7 +491,7 @@ missing_values, missing
     report = selection.select_latent_class(
         dataset, counts, seed, prior_alpha, searches, not skip_de, sbic_phi,
         wbic_draws=wbic_draws if wbic else None, fits=fits, **options)
-    report.update(selection.data_summary(dataset))
+    report.update(fit_reports.data_summary(dataset))
     report["notes"] = list(data_file.notes) + report["notes"]
     if blrt is not None:
         plan = plan_tests(dataset, counts, seed, blrt, prior_alpha, searches, fits, **options)
@@ -575,27 +573,20 @@ def log_evidence(data, model, *, method: str = "mc", runs: int = 8, particles: i
     monte_carlo = method == "mc"
     limits.check_evidence(network, dataset.n_patterns, dataset.n_cases,
                           runs if monte_carlo else 0, particles if monte_carlo else 0)
-    report = {"model": _shown(model), "method": method, "prior_alpha": prior_alpha,
-              "cases": dataset.n_cases, "patterns": dataset.n_patterns,
-              "states": dataset.states(), "notes": list(data_file.notes)}
     if not monte_carlo:
         from hiddenbn.scores.exact import exact_log_evidence
 
         result = exact_log_evidence(network, dataset, prior_alpha)
-        report.update(log_evidence=result.log_evidence, standard_error=0.0,
-                      peak_states=result.peak_states)
-        return EvidenceResult(report)
-    from hiddenbn.scores.smc import smc_log_evidence
+    else:
+        from hiddenbn.scores.smc import smc_log_evidence
 
-    limits.require_whole_number(runs, 2, "the number of Monte Carlo runs")
-    result = smc_log_evidence(network, dataset, seeding.rng(seed, "evidence"), prior_alpha,
-                              runs=runs, particles=particles)
-    report.update(log_evidence=result.log_evidence, standard_error=result.standard_error,
-                  runs=result.runs, particles=result.particles,
-                  effective_runs=result.effective_runs,
-                  different_modes=result.ended_in_different_modes,
-                  run_estimates=result.run_estimates.tolist())
-    return EvidenceResult(report)
+        limits.require_whole_number(runs, 2, "the number of Monte Carlo runs")
+        result = smc_log_evidence(network, dataset, seeding.rng(seed, "evidence"), prior_alpha,
+                                  runs=runs, particles=particles)
+    from hiddenbn.reports.evidence import evidence_report
+
+    return EvidenceResult(evidence_report(_shown(model), method, prior_alpha, dataset,
+                                          data_file.notes, result))
 
 
 def _shown(model) -> str:
@@ -639,16 +630,17 @@ def dimensions(model, *, ebnc: str | None = None, jacobian_points: int = 5,
     """
     from hiddenbn.dimension import effective as dimension
     from hiddenbn.ebnc import model as classifiers
+    from hiddenbn.reports import dimension as dimension_reports
 
     chosen = spec_model(model)
     if chosen.family in ADDITIVE_FAMILIES:
-        return DimensionResult(interaction_report.dimension_report(chosen.model),
-                               interaction_report.format_dimension_report)
+        return DimensionResult(dimension_reports.interaction_dimension_report(chosen.model),
+                               dimension_reports.format_additive_dimension_report)
     network = chosen.model.network() if chosen.family == "noisy-max" else chosen.model
     if ebnc is not None:
         rng = seeding.rng(seed, "ebnc", ebnc)  # the Jacobian check's random points
         return Result(classifiers.ebnc_report(network, ebnc, rng, jacobian_points),
-                      classifiers.format_report)
+                      dimension_reports.format_ebnc_report)
     import warnings
 
     with warnings.catch_warnings():  # the report carries its warnings

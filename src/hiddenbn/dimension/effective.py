@@ -478,29 +478,3 @@ def effective_dimension_or_reason(network: Network, points: int = 5,
         return None, f"no effective dimension: {err}"
 
 
-def format_report(report: dict) -> str:
-    """The report as the few lines ``hiddenbn dim`` prints."""
-    lines = [f"ds  {report['ds']:>6}  standard dimension (free parameters)"]
-    if report["method"] == "hlc":
-        how = "HLC decomposition (paper 002 Cor. 4.1)"
-    elif report["method"] == "blocks":
-        how = "ds: every block of observed variables has a full-rank latent class model"
-    else:
-        gap = "inf" if report["gap"] is None else f"{report['gap']:.1f}"
-        how = (f"exact rank mod {report['prime']}, max over {report['points_used']} of "
-               f"{report['points']} points; "
-               f"SVD rank {report['svd_rank']}, gap {gap} decades")
-    lines.append(f"de  {report['de']:>6}  effective dimension ({how})")
-    lines.append(f"dc  {report['dc']:>6}  complete model over the observed variables")
-    if report["dp"] is not None:
-        lines.append(f"dp  {report['dp']:>6}  pairwise bound (paper 002 Thm 3)")
-        lines.append(f"db  {report['db']:>6}  min(ds, dc, dp) (paper 002 Thm 4)")
-    if report["hlc_terms"]:
-        terms = ", ".join(f"{t['node']} {t['model']}: {t['difference']}"
-                          for t in report["hlc_terms"])
-        lines.append(f"HLC decomposition: de = {report['hlc_regular_ds']} (ds of the regular "
-                     f"model) - sum of local ds - de ({terms}) = {report['hlc_de']}")
-    if report["regular"] is False:
-        lines.append(f"irregular; equivalent regular model: {report['regular_equivalent']}")
-    lines += [f"WARNING: {w}" for w in report["warnings"]]
-    return "\n".join(lines)

@@ -718,23 +718,3 @@ def ebnc_report(network: Network, target, rng: np.random.Generator | None = None
     }
 
 
-def format_report(report: dict) -> str:
-    """The text form of :func:`ebnc_report` for the command line."""
-    methods = {m: "skipped" for m in METHODS} | report["by_method"]
-    gaps = report["svd_gaps"]
-
-    def gap(method):
-        return "" if gaps.get(method) is None else f" (gap {gaps[method]:.1f} decades)"
-
-    lines = [
-        f"EBNC of {report['node']}: d = {report['d']}",
-        f"  basis phi: {report['basis_size']} parameters = {len(report['features'])} features "
-        f"x {report['classes'] - 1} class(es)",
-        f"  Sec. 6 eta->psi: {methods['decomposition']}   Sec. 4 kappa->lambda: exact "
-        f"{methods['exact']}, SVD {methods['svd']}{gap('svd')}",
-        f"  Jacobian theta->lambda: exact {methods['jacobian']}, SVD "
-        f"{methods['jacobian-svd']}{gap('jacobian-svd')}",
-        "  features: " + ", ".join(report["features"]),
-    ]
-    lines += [f"  WARNING: {line}" for line in report["warnings"]]
-    return "\n".join(lines)

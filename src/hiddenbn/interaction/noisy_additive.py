@@ -48,14 +48,19 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import gammaln, xlogy
 
-from hiddenbn.data import MISSING
+from hiddenbn.data import MISSING, DataFile
 from hiddenbn.errors import DataError, ParameterError
 from hiddenbn.learning.em import fit_engine
 from hiddenbn.learning.engine import Statistics
 from hiddenbn.models.interaction import InteractionModel, fit_cause_tables, load_interaction
 from hiddenbn.models.priors import bd_log_marginal, check_alpha, complete_log_likelihood
-from hiddenbn.scores.approximations import cheeseman_stutz
+from hiddenbn.scores.approximations import bic_log_evidence, cheeseman_stutz
+from hiddenbn.util import seeding
 from hiddenbn.util.defaults import ACCELERATION
+
+#: Priors of the completed-data marginal likelihood in the NAI scores: Gamma(shape, rate) for a
+#: Poisson rate, normal-inverse-gamma (mean, kappa, shape, scale) for a Gaussian mechanism.
+DEFAULT_PRIORS = {"poisson": (1.0, 1.0), "gaussian": (0.0, 1.0, 1.0, 1.0)}
 
 
 @dataclass(frozen=True)
@@ -505,3 +510,52 @@ def sample_additive(model: InteractionModel, cause_tables, means, variances, n_c
     else:
         mechanisms = rng.normal(means[rows], np.sqrt(np.asarray(variances, dtype=float)[rows]))
     return causes, mechanisms.sum(axis=1)
+
+
+def additive_summary(model: InteractionModel, data_file: DataFile) -> EffectSummary:
+    """The cases of an NAI model's data file (or DataFrame), read by
+    :func:`hiddenbn.data.read_data` with the effect as numbers (``numeric``), grouped by the
+    pattern of the causes. The causes' columns and states are checked as every model's are
+    (:meth:`hiddenbn.data.Dataset.for_network`); a Poisson effect that is not a count is
+    refused, naming its column and first row."""
+    dataset = data_file.dataset
+    dataset.for_network(model.cause_network())
+    effect = model.effect_name
+    if effect not in dataset.names:
+        raise DataError(f"the data has no column {effect!r}, the effect of the model; columns "
+                        f"are {', '.join(dataset.names)}")
+    column = dataset.names.index(effect)
+    values = np.array([float(label) for label in dataset.categories[column]] + [np.nan])
+    if model.family == "poisson":
+        counts = (values >= 0) & (np.mod(values, 1) == 0)
+        bad = np.flatnonzero(~counts[:-1])  # the last value stands for a missing cell
+        if bad.size:
+            rows = data_file.every_case.patterns[data_file.row_patterns, column]
+            row = int(np.flatnonzero(np.isin(rows, bad))[0]) + 1
+            raise DataError(f"{data_file.source}, row {row}, column {effect!r}: "
+                            f"{values[rows[row - 1]]:g} is not a count; the effect of a Poisson "
+                            "model is a whole number of 0 or more")
+    causes = dataset.patterns[:, [dataset.names.index(name) for name in model.cause_names]]
+    return summarise(causes, values[dataset.patterns[:, column]], dataset.counts)
+
+
+def noisy_additive_outcome(model: InteractionModel, summary: EffectSummary, seed: int,
+                           alpha: float, restarts: int, **em_options) -> dict:
+    """Fit the Poisson or Gaussian NAI ``model`` to ``summary`` (:func:`additive_summary`;
+    ``em_options`` as :func:`fit_additive` takes them) and score it: BIC with ``ds``, BIC+ with
+    ``de`` and the adjusted Cheeseman-Stutz score of paper 004 Eq. 6 under
+    :data:`DEFAULT_PRIORS`.
+
+    Returns ``{"fit": AdditiveFit, "n_cases", "ds", "de", "prior", "scores"}``, the scores
+    ``loglik``, ``bic_log_evidence``, ``bic_plus_log_evidence`` and ``cs_plus``.
+    """
+    rng = seeding.rng(seed, "em", model.family, model.mechanism_names)
+    fit = fit_additive(model, summary, rng, restarts=restarts, alpha=alpha, **em_options)
+    ds, de = standard_additive_dimension(model), additive_dimension(model)
+    prior = DEFAULT_PRIORS[model.family]
+    return {"fit": fit, "n_cases": summary.n_cases, "ds": ds, "de": de, "prior": prior,
+            "scores": {"loglik": fit.log_likelihood,
+                       "bic_log_evidence": bic_log_evidence(fit.log_likelihood, ds, fit.n_cases),
+                       "bic_plus_log_evidence": bic_log_evidence(fit.log_likelihood, de,
+                                                                 fit.n_cases),
+                       "cs_plus": adjusted_cheeseman_stutz(fit, prior, de)}}

@@ -34,8 +34,10 @@ import numpy as np
 from hiddenbn.data import Dataset
 from hiddenbn.learning.em import Fit, fit_engine
 from hiddenbn.learning.engine import Statistics
+from hiddenbn.learning.selection import add_wbic, scored
 from hiddenbn.models.interaction import InteractionModel, fit_cause_tables, load_interaction
 from hiddenbn.models.priors import check_alpha, complete_log_likelihood, dirichlet_log_density
+from hiddenbn.util import seeding
 from hiddenbn.util.defaults import ACCELERATION
 
 
@@ -255,3 +257,21 @@ def effect_distribution(model: InteractionModel, cpts) -> np.ndarray:
     rows = model.mechanism_rows(model.cause_configurations())
     upto = np.cumsum(table, axis=1)[rows].prod(axis=1)  # p(E <= e | c)
     return np.diff(upto, axis=1, prepend=0.0)
+
+
+def noisy_max_outcome(model: InteractionModel, data: Dataset, seed: int, alpha: float,
+                      restarts: int, with_effective_dimension: bool = True, initial=None,
+                      wbic_draws: int | None = None, **em_options) -> dict:
+    """Fit a noisy-max ``model`` to ``data`` (bound to
+    :meth:`~hiddenbn.models.interaction.InteractionModel.network`) by its mechanisms' EM (from
+    ``initial``, the network's CPTs, if given; ``em_options`` as :func:`fit_noisy_max` takes them)
+    and score it as any network's fit (:func:`hiddenbn.learning.selection.scored`; with
+    ``wbic_draws``, WBIC too: :func:`hiddenbn.learning.selection.add_wbic`)."""
+    rng = seeding.rng(seed, "em", model.family, model.mechanism_names)
+    fit = fit_noisy_max(model, data, rng, alpha=alpha, restarts=restarts, initial=initial,
+                        **em_options)
+    outcome = scored(fit, data, with_effective_dimension)
+    if wbic_draws is not None:
+        add_wbic(outcome, data, seeding.rng(seed, "wbic", model.family,
+                                                      model.mechanism_names), wbic_draws)
+    return outcome

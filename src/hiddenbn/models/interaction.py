@@ -349,3 +349,10 @@ def fit_cause_tables(model: InteractionModel, causes, counts, alpha: float):
         tables.append(map_update(n, n.sum(), r, np.full((1, r), 1.0 / r), alpha))
         totals.append(n)
     return tables, totals
+
+
+def interaction_spec(spec) -> InteractionModel | None:
+    """The interaction model if ``spec`` (a dict or a YAML/JSON file) is in the interaction
+    form, else None (the spec is then an ordinary network spec)."""
+    document = interaction_document(spec)
+    return None if document is None else interaction_from_dict(document)

@@ -307,7 +307,7 @@ class FitResult(_Dimensions):
         save_parameters(path, self.network, self.fit.cpts, self.states)
 
     def _text(self) -> str:
-        from hiddenbn.learning.selection import format_fit_report
+        from hiddenbn.reports.fit import format_fit_report
 
         return format_fit_report(self._report)
 
@@ -448,7 +448,7 @@ class SelectionResult(Result):
         return strict_json(self._report["blrt"]) if "blrt" in self._report else None
 
     def _text(self) -> str:
-        from hiddenbn.learning.selection import format_selection
+        from hiddenbn.reports.fit import format_selection
 
         if "blrt" not in self._report:
             return format_selection(self._report)
@@ -492,17 +492,9 @@ class EvidenceResult(Result):
         return self._report["method"]
 
     def _text(self) -> str:
-        report = self._report
-        error = "" if report["method"] == "exact" else f" +- {report['standard_error']:.3f}"
-        lines = [f"log p(D | {report['model']}) = {report['log_evidence']:.4f}{error} "
-                 f"({report['method']}, N = {report['cases']}, {report['patterns']} patterns)"]
-        lines += [f"note: {note}" for note in report["notes"]]
-        if report.get("different_modes"):
-            lines.append(f"note: the estimate rests on {report['effective_runs']:.1f} of "
-                         f"{report['runs']} runs, which ended in different modes, so the +- is "
-                         "not its error; rerun with other --seed values and more --particles to "
-                         "see how far it moves")
-        return "\n".join(lines)
+        from hiddenbn.reports.evidence import format_evidence_report
+
+        return format_evidence_report(self._report)
 
 
 class DimensionResult(_Dimensions):
@@ -537,6 +529,6 @@ class DimensionResult(_Dimensions):
     def _text(self) -> str:
         if self._format is not None:  # an interaction model's
             return self._format(self._report)
-        from hiddenbn.dimension.effective import format_report
+        from hiddenbn.reports.dimension import format_dimension_report
 
-        return format_report(self._report)
+        return format_dimension_report(self._report)
