@@ -114,7 +114,7 @@ def test_the_estimators_icl_is_bic_plus_twice_the_entropy(rng):
 def test_a_noisy_max_fit_scores_icl_from_its_own_expected_counts(rng):
     """The noisy-max EM's expected counts (not an E step of the network) give the entropy."""
     from hiddenbn.models.interaction import interaction_from_dict
-    from hiddenbn.reports.interaction import noisy_max_outcome
+    from hiddenbn.interaction.noisy_max import noisy_max_outcome
 
     model = interaction_from_dict({"interaction": "noisy-max", "causes": {"C1": 2, "C2": 3},
                                    "mechanisms": {"X1": ["C1"], "X2": ["C2"]},
