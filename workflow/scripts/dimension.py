@@ -1,7 +1,7 @@
 """One paper's dimension results (tables, figures, comparison.md): a thin wrapper around the
-paper module's ``write_dimension_results`` (hiddenbn.experiments.papers names the module)."""
+paper module's ``write_dimension_results`` (hiddenbn.experiments.papers names the module and
+writes the protocol down: WritesDimensionResults)."""
 
-from importlib import import_module
 from pathlib import Path
 
 from hiddenbn.experiments.papers import paper
@@ -12,7 +12,7 @@ from hiddenbn.util.threads import use_threads
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
 with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
     # DimensionWarnings land in the log
-    import_module(paper(snakemake.params.paper).module).write_dimension_results(  # noqa: F821
+    paper(snakemake.params.paper).experiment().write_dimension_results(  # noqa: F821
         snakemake.params.section,  # noqa: F821
         snakemake.params.seed,  # noqa: F821
         snakemake.input.printed,  # noqa: F821

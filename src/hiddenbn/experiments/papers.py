@@ -16,13 +16,49 @@ report captions           ``workflow/report/<name>/``
 The key (``"003"``) is the paper's number in the reproduction report (``REPRODUCTION.md``)
 and in the Snakemake report's categories. The gold standard is this project's own study beside
 the papers; it has the same layout.
+
+An experiment module is called by name, by the workflow and by ``hiddenbn check-config``, in two
+ways, written down here as protocols: :class:`ChecksItsSection` (a paper whose config section
+needs checks beyond the schema's) and :class:`WritesDimensionResults` (a paper whose dimension
+results the shared rule script ``workflow/scripts/dimension.py`` writes). Everything else a
+paper's rules call is its own: a paper's experiments share no protocol beyond these.
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
+from types import ModuleType
+from typing import Protocol, runtime_checkable
 
 from hiddenbn.errors import HiddenbnError
+
+
+@runtime_checkable
+class ChecksItsSection(Protocol):
+    """An experiment module whose config section has checks a JSON schema cannot make
+    (references between keys, readable spec files, sizes against each other)."""
+
+    def check_config(self, section: dict, *read: dict | None) -> None:
+        """Check ``section``, the paper's section of a config that fits the schema, and the
+        sections of the other papers it reads (:attr:`Paper.reads`, ``None`` where absent).
+
+        Raises
+        ------
+        HiddenbnError
+            One line naming the offending key and what to write there.
+        """
+
+
+@runtime_checkable
+class WritesDimensionResults(Protocol):
+    """An experiment module whose dimension results (tables, figures, ``comparison.md``,
+    ``verdicts.csv``) one rule writes through ``workflow/scripts/dimension.py``."""
+
+    def write_dimension_results(self, section: dict, seed: int, printed, directory) -> None:
+        """Write the paper's dimension results into ``directory``: from its config
+        ``section``, the job's ``seed`` and the file of its ``printed`` numbers
+        (``workflow/resources/<name>/``)."""
 
 
 @dataclass(frozen=True)
@@ -33,11 +69,17 @@ class Paper:
     name: str
     authors: str
     title: str
+    #: The other papers whose config sections its check reads (:class:`ChecksItsSection`).
+    reads: tuple[str, ...] = ()
 
     @property
     def module(self) -> str:
         """The experiment module, ``hiddenbn.experiments.<name>``."""
         return f"hiddenbn.experiments.{self.name}"
+
+    def experiment(self) -> ModuleType:
+        """The experiment module, imported (importing one costs a second: only when asked)."""
+        return importlib.import_module(self.module)
 
     @property
     def rule_file(self) -> str:
@@ -78,7 +120,7 @@ PAPERS = {paper.key: paper for paper in (
           "Models"),
     Paper("gold_standard", "gold_standard", "Gold standard for the marginal likelihood",
           "exact and sequential Monte-Carlo values against every approximation (beyond the "
-          "papers)"),
+          "papers)", reads=("chickering_heckerman1996",)),
 )}
 #: Paper name -> paper.
 BY_NAME = {paper.name: paper for paper in PAPERS.values()}

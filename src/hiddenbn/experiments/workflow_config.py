@@ -28,9 +28,8 @@ import yaml
 from jsonschema import Draft202012Validator, validators
 
 from hiddenbn.errors import ConfigError, HiddenbnError
-from hiddenbn.experiments import (chickering_heckerman1996, geiger_heckerman_meek1996,
-                                  gold_standard, kocka_zhang2002, meek_heckerman1997,
-                                  studies as user_studies)
+from hiddenbn.experiments import studies as user_studies
+from hiddenbn.experiments.papers import PAPERS, ChecksItsSection
 from hiddenbn.util import limits, textfiles
 
 #: How a value of each JSON type is called in a problem.
@@ -231,17 +230,16 @@ def check_config(config: dict, schema: dict, base_dir) -> dict:
 
 
 def check_sections(config: dict) -> None:
-    """The checks of each paper's section, and between sections, that a schema cannot make."""
-    if "chickering_heckerman1996" in config:
-        chickering_heckerman1996.check_config(config["chickering_heckerman1996"])
-    if "geiger_heckerman_meek1996" in config:
-        geiger_heckerman_meek1996.check_config(config["geiger_heckerman_meek1996"])
-    if "meek_heckerman1997" in config:
-        meek_heckerman1997.check_config(config["meek_heckerman1997"])
-    if "gold_standard" in config:
-        gold_standard.check_config(config["gold_standard"], config.get("chickering_heckerman1996"))
-    if "kocka_zhang2002" in config:
-        kocka_zhang2002.check_config(config["kocka_zhang2002"])
+    """The checks of each paper's section, and between sections, that a schema cannot make:
+    every paper of the registry (:data:`hiddenbn.experiments.papers.PAPERS`, in its order)
+    whose section the config has and whose module checks it
+    (:class:`~hiddenbn.experiments.papers.ChecksItsSection`)."""
+    for paper in PAPERS.values():
+        if paper.name in config:
+            module = paper.experiment()
+            if isinstance(module, ChecksItsSection):
+                module.check_config(config[paper.name], *(config.get(name)
+                                                          for name in paper.reads))
 
 
 #: The workflow config's JSON Schema: package data of :mod:`hiddenbn.experiments`, where the
