@@ -16,9 +16,11 @@ the reason; every entry must match a command of some document, so the list canno
 
 README.md is for users: at most ``README_MAX_LINES`` lines, the rest in the documentation
 (``docs/``, built by ``make docs``). No tracked file refers to an issue by its number, which no
-reader of the repository can look up: it states the fact instead.
+reader of the repository can look up: it states the fact instead. Every dotted name
+``hiddenbn.x.y`` a document gives exists, so a module that moves takes its mentions along.
 """
 
+import importlib
 import os
 import re
 import subprocess
@@ -52,6 +54,7 @@ HERE_DOCUMENT = re.compile(r"<<-?\s*(['\"]?)(?P<delimiter>\w+)\1")
 EXIT_STATUS = re.compile(r"#.*\bexit status (?P<status>\d+)")
 COMMAND_TIMEOUT_SECONDS = 300  # a hang fails the test instead of stalling the suite
 README_MAX_LINES = 250
+DOTTED_NAME = re.compile(r"\bhiddenbn(?:\.\w+)+")
 ISSUE_NUMBER = re.compile(r"\bissues? ?#?\d", re.IGNORECASE)
 
 
@@ -212,3 +215,27 @@ def test_no_file_refers_to_an_issue_number():
                                            .splitlines(), start=1)
              if ISSUE_NUMBER.search(line)]
     assert not found, "state the fact instead of the issue number:\n" + "\n".join(found)
+
+
+def python_object(name):
+    """The object a dotted name gives (its longest importable module, then attributes), or
+    None when there is none."""
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attribute in parts[cut:]:
+            if not hasattr(found, attribute):
+                return None
+            found = getattr(found, attribute)
+        return found
+    return None
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.name)
+def test_every_module_and_name_a_document_gives_exists(document):
+    names = set(DOTTED_NAME.findall(document.read_text(encoding="utf-8")))
+    missing = sorted(name for name in names if python_object(name) is None)
+    assert not missing, f"{document.name} names what hiddenbn does not have: {missing}"
