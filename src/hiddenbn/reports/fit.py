@@ -187,8 +187,9 @@ def _label_shown(label: str) -> str:
 
 
 def format_selection(result: dict) -> str:
-    """The text of :func:`select_latent_class`: a table of the information criteria and one of
-    the scores, one row per model, each under its sign convention; then the choices."""
+    """The text of :func:`~hiddenbn.learning.selection.select_latent_class`: a table of the
+    information criteria and one of the scores, one row per model, each under its sign
+    convention; then the choices."""
     models = result["models"]
     lines = ([_data_line(result)] if "n_cases" in result else [])
     lines += [f"fit statistics: {FIT_STATISTICS_ORIENTATION}",
