@@ -410,6 +410,10 @@ def select_embedded_network(data: Dataset, target: str, inputs, score: str = "la
                 progress(len(cache))
         return cache[key][1]
 
+    # The moves of learning.structure_search.greedy_search, but an EBNC's scores do not
+    # decompose over families: every neighbour is scored whole (cached by its EBNC), and ties,
+    # common since networks with one EBNC score alike, go to the last neighbour in
+    # _neighbours' order (max over (value, index)); one driver would change the selections.
     def ascend(parents):
         best, steps = evaluate(parents), 0
         while True:

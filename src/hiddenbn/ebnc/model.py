@@ -519,8 +519,15 @@ def _random_residue_tables(network: Network, rng: np.random.Generator, prime: in
     return tables
 
 
-def jacobian_rank(classifier: EmbeddedClassifier, rng: np.random.Generator, points: int = 3,
-                  exact: bool = True, configurations=None) -> tuple[int, float | None]:
+# Not hiddenbn.dimension.effective.jacobian_rank, though both rank a Jacobian at random points:
+# that one ranks the map from the parameters to the observed distribution (paper 000's effective
+# dimension), both exactly and by SVD at every point, stopping once both reach their bound; this
+# one ranks the map to the log odds of the class (paper 001), one way per call (ebnc_dimension
+# compares the two), over all points. Their draws differ too (Dirichlet(2) points and every
+# deterministic table there, Dirichlet(1) CPTs here), so one driver would change both outputs.
+def log_odds_jacobian_rank(classifier: EmbeddedClassifier, rng: np.random.Generator,
+                           points: int = 3, exact: bool = True,
+                           configurations=None) -> tuple[int, float | None]:
     """Generic rank of :func:`log_odds_jacobian`: the largest rank over ``points`` draws.
 
     ``configurations`` (blanket configurations, default all) selects the rows.
@@ -571,7 +578,7 @@ def ebnc_dimension(network: Network, target, method: str = "decomposition",
         elimination). ``"exact"``/``"svd"``: rank of the Sec. 4 map ``kappa -> lambda``
         (Eq. 7) over prime fields / by SVD. ``"jacobian"``/``"jacobian-svd"``: generic rank of
         the non-linear map ``theta -> lambda`` at ``points`` random points drawn from ``rng``,
-        over a prime field / by SVD (:func:`jacobian_rank`).
+        over a prime field / by SVD (:func:`log_odds_jacobian_rank`).
     configurations : int array (q, len(blanket)), optional
         Blanket configurations on which the Sec. 4 matrix and the Jacobian are built (default
         all); a subset gives lower bounds (:func:`check_configurations`).
@@ -598,8 +605,9 @@ def ebnc_dimension(network: Network, target, method: str = "decomposition",
         return EbncDimension(name, rank * classes, method, gap)
     if method in ("jacobian", "jacobian-svd"):
         rng = rng if rng is not None else np.random.default_rng(0)
-        rank, gap = jacobian_rank(classifier, rng, points, exact=method == "jacobian",
-                                  configurations=configurations)
+        rank, gap = log_odds_jacobian_rank(classifier, rng, points,
+                                           exact=method == "jacobian",
+                                           configurations=configurations)
         return EbncDimension(name, rank, method, gap)
     raise HiddenbnError(f"unknown EBNC dimension method {method!r}; use one of "
                         f"{', '.join(METHODS)}")

@@ -82,6 +82,9 @@ def hill_climb(start: Network, evaluate, score: str) -> tuple[tuple[int, ...], l
     network order on ties) if it is strictly above the current score; the climb stops when it
     is not, or when no move is left. States are only added, never removed.
     """
+    # Steepest ascent as in learning.structure_search and ebnc.fitting, over another space
+    # (hidden cardinalities, one state added per move) with the caller's cached scores; ties go
+    # to the first move and any rise counts, as paper 002 Sec. 6 describes its search.
     current = hidden_cardinalities(start)
     path = [current]
     value = evaluate(current)[score]

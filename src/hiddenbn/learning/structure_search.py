@@ -73,6 +73,10 @@ def greedy_search(data: Dataset, alpha: float = 1.0, cardinalities=None,
     cardinalities = [max(int(r), 2) for r in cardinalities]
     if len(cardinalities) != n:
         raise DataError(f"{len(cardinalities)} state counts for {n} data columns")
+    # The same steepest ascent as ebnc.fitting.select_embedded_network's (the same arc moves)
+    # and learning.hlc.hill_climb's, but not one driver: the BD score decomposes, so a move is
+    # scored by the change of the one or two families it touches, never by the whole network;
+    # ties go to the first move in (parent, child) order, and a gain must pass 1e-9.
     family = FamilyScores(data, cardinalities, alpha)
     parents: list[set] = [set() for _ in range(n)]
     local = [family(i, frozenset()) for i in range(n)]
