@@ -73,7 +73,7 @@ def run():
         compile_seconds = time.perf_counter() - start
         lines.append(f"JIT compile or cache load (excluded below): {compile_seconds:.2f} s")
 
-        dim._latent_class_rank.cache_clear()
+        dim.latent_class_rank.cache_clear()
         start = time.perf_counter()
         reports = [dim.dimension_report(n, points=POINTS) for n in networks]
         engine = time.perf_counter() - start

@@ -145,8 +145,8 @@ def laplace_lines():
     the generating parameters, with one E step there for scale."""
     network, data, cpts = setup(COMPARED[0], COMPARED_CASES)
     data = data.for_network(network)
-    louis = best_time(lambda: scores._likelihood_hessian_by_louis(network, cpts, data))[0]
-    enumerated = best_time(lambda: scores._likelihood_hessian_by_enumeration(network, cpts,
+    louis = best_time(lambda: scores.likelihood_hessian_by_louis(network, cpts, data))[0]
+    enumerated = best_time(lambda: scores.likelihood_hessian_by_enumeration(network, cpts,
                                                                               data))[0]
     lines = [f"Laplace Hessian of {COMPARED[0]}, N = {COMPARED_CASES:,}: Louis' identity "
              f"{louis * 1e3:.1f} ms, enumeration {enumerated * 1e3:.1f} ms"]
@@ -159,7 +159,7 @@ def laplace_lines():
     engine = em.make_engine(network, data, 1.0)
     e_step = e_step_seconds(engine, engine.from_cpts(fitted.cpts))[0]
     start = time.perf_counter()
-    value = scores._laplace_of_fit(fitted, data)
+    value = scores.laplace_of_fit(fitted, data)
     seconds = time.perf_counter() - start
     lines.append(f"Laplace Hessian, 20 hidden nodes, 60 observed, N = {LAPLACE_CASES:,} "
                  f"({data.n_patterns:,} patterns, d = {network.standard_dimension}): "

@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from benchmarks import best_time
-from hiddenbn.data.sampling import _flatten, _forward_sample_kernel, forward_sample
+from hiddenbn.data.sampling import forward_sample, forward_sample_kernel, pack_network
 from hiddenbn.models.network import latent_class, random_parameters
 
 
@@ -36,10 +36,10 @@ def run():
     forward_sample(network, cpts, 10, np.random.default_rng(1))
     compile_seconds = time.perf_counter() - start
 
-    flat = _flatten(network, cpts)
+    flat = pack_network(network, cpts)
     uniforms = np.random.default_rng(2).random((n_cases, network.n_nodes))
     out = np.empty((n_cases, network.n_nodes), dtype=np.int32)
-    kernel = best_time(lambda: _forward_sample_kernel(*flat, uniforms, out))
+    kernel = best_time(lambda: forward_sample_kernel(*flat, uniforms, out))
     total = best_time(lambda: forward_sample(network, cpts, n_cases, np.random.default_rng(3)))
     baseline = best_time(lambda: numpy_forward_sample(network, cpts, n_cases,
                                                       np.random.default_rng(4)), repeats=1)

@@ -89,10 +89,10 @@ def test_family_posteriors_and_marginals_equal_enumeration(spec, chosen, missing
                                           (DETERMINISTIC, JUNCTION_TREE)])
 def test_louis_hessian_equals_enumeration(spec, chosen, missing_rate, force_method):
     network, cpts, data = model_and_data(spec, 400, missing_rate, 11)
-    enumerated = scores._likelihood_hessian_by_enumeration(network, cpts, data)
+    enumerated = scores.likelihood_hessian_by_enumeration(network, cpts, data)
     force_method(chosen)
     assert scores._by_louis(network)
-    louis = scores._likelihood_hessian_by_louis(network, cpts, data)
+    louis = scores.likelihood_hessian_by_louis(network, cpts, data)
     np.testing.assert_allclose(louis, enumerated, rtol=0, atol=1e-10 * np.abs(enumerated).max())
 
 
@@ -102,7 +102,7 @@ def test_negative_hessian_of_a_tree_takes_louis_and_keeps_the_prior():
     prior = scores.prior_negative_hessian(network, cpts, 1.5)
     np.testing.assert_allclose(
         scores.negative_hessian(network, data, cpts, 1.5),
-        prior - scores._likelihood_hessian_by_enumeration(network, cpts, data), rtol=1e-10,
+        prior - scores.likelihood_hessian_by_enumeration(network, cpts, data), rtol=1e-10,
         atol=1e-10)
 
 
@@ -111,7 +111,7 @@ def test_louis_hessian_of_a_tree_too_large_to_enumerate_matches_finite_differenc
     60-leaf tree, against central differences of the log-likelihood by message passing."""
     network, cpts, data = model_and_data(LARGE_TREE, 300, 0.1, 5)
     assert hidden_configuration_count(network) > MAX_HIDDEN_CONFIGURATIONS
-    hessian = scores._likelihood_hessian_by_louis(network, cpts, data)
+    hessian = scores.likelihood_hessian_by_louis(network, cpts, data)
     theta = free_parameters(network, cpts)
 
     def log_likelihood(point):
@@ -144,7 +144,7 @@ def test_a_deterministic_parent_keeps_the_enumeration_hessian(force_method):
     assert not scores._by_louis(network) and scores.hessian_refusal(network) is None
     np.testing.assert_array_equal(
         scores.negative_hessian(network, data, cpts, 1.0),
-        -scores._likelihood_hessian_by_enumeration(network, cpts, data))
+        -scores.likelihood_hessian_by_enumeration(network, cpts, data))
 
 
 @pytest.mark.parametrize("missing_rate", [0.0, 0.15])

@@ -201,8 +201,8 @@ def test_latent_class_hessian_equals_the_enumeration_hessian():
     network, _, data = model_and_data(latent_class(4, [2, 3, 4, 2, 2]), 300, 0.15, 10)
     cpts = random_parameters(network, np.random.default_rng(11), alpha=3.0)
     data = data.for_network(network)
-    closed_form = scores._likelihood_hessian_latent_class(network, cpts, data)
-    enumerated = scores._likelihood_hessian_by_enumeration(network, cpts, data)
+    closed_form = scores.likelihood_hessian_latent_class(network, cpts, data)
+    enumerated = scores.likelihood_hessian_by_enumeration(network, cpts, data)
     np.testing.assert_allclose(closed_form, enumerated, rtol=1e-10,
                                atol=1e-10 * np.abs(enumerated).max())
 

@@ -47,8 +47,8 @@ def test_latent_class_hessian_equals_the_enumeration_hessian(rng):
     network = latent_class(4, [2, 3, 4, 2, 2])
     cpts = random_parameters(network, rng, alpha=3.0)
     data = sample_dataset(network, cpts, 300, rng).for_network(network)
-    closed_form = scores._likelihood_hessian_latent_class(network, cpts, data)
-    enumerated = scores._likelihood_hessian_by_enumeration(network, cpts, data)
+    closed_form = scores.likelihood_hessian_latent_class(network, cpts, data)
+    enumerated = scores.likelihood_hessian_by_enumeration(network, cpts, data)
     np.testing.assert_allclose(closed_form, enumerated, rtol=1e-10,
                                atol=1e-10 * np.abs(enumerated).max())
 

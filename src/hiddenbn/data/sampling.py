@@ -22,8 +22,9 @@ CHUNK_ROWS = 1 << 16
 _STOCHASTIC, _MAX, _SUM = 0, 1, 2
 
 
-def _flatten(network: Network, cpts):
-    """Pack the network into the flat arrays the kernel reads."""
+def pack_network(network: Network, cpts):
+    """Pack the network into the flat arrays :func:`forward_sample_kernel` reads (its first
+    arguments, in order)."""
     n = network.n_nodes
     node_kind = np.array([{None: _STOCHASTIC, "max": _MAX, "sum": _SUM}[f]
                           for f in network.functions], dtype=np.int8)
@@ -53,8 +54,11 @@ def _flatten(network: Network, cpts):
 
 
 @numba.njit(cache=True, nogil=True)
-def _forward_sample_kernel(cards, node_kind, parent_ptr, parent_index, parent_stride, cdf_ptr,
-                           cdf, uniform_column, uniforms, out):
+def forward_sample_kernel(cards, node_kind, parent_ptr, parent_index, parent_stride, cdf_ptr,
+                          cdf, uniform_column, uniforms, out):
+    """Fill each row of ``out`` (cases x every node) with one case drawn from the network that
+    :func:`pack_network` packed, node by node in topological order, a stochastic node's state
+    read off its CPT row's CDF at the row's next column of ``uniforms``."""
     for row in range(out.shape[0]):
         for i in range(cards.shape[0]):
             kind = node_kind[i]
@@ -92,7 +96,7 @@ def forward_sample(network: Network, cpts, n_cases: int, rng: np.random.Generato
     if isinstance(n_cases, bool) or not isinstance(n_cases, (int, np.integer)) or n_cases < 1:
         raise HiddenbnError(f"the number of cases must be a positive whole number, got {n_cases!r}")
     cpts = check_parameters(network, cpts)
-    flat = _flatten(network, cpts)
+    flat = pack_network(network, cpts)
     n_uniforms = int((flat[-1] >= 0).sum())
     columns = (np.arange(network.n_nodes) if include_hidden else network.observed_indices)
     limits.check_sample(int(n_cases), int(columns.size), False)  # not numpy's MemoryError
@@ -101,7 +105,7 @@ def forward_sample(network: Network, cpts, n_cases: int, rng: np.random.Generato
     for start in range(0, n_cases, CHUNK_ROWS):
         rows = min(CHUNK_ROWS, n_cases - start)
         uniforms = rng.random((rows, n_uniforms))
-        _forward_sample_kernel(*flat, uniforms, chunk[:rows])
+        forward_sample_kernel(*flat, uniforms, chunk[:rows])
         result[start:start + rows] = chunk[:rows, columns]
     return result
 

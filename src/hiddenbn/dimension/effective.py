@@ -266,7 +266,10 @@ def local_latent_classes(network: Network) -> list[tuple[str, Network]]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _latent_class_rank(hidden_states: int, observed_states: tuple, points: int, seed: int) -> dict:
+def latent_class_rank(hidden_states: int, observed_states: tuple, points: int, seed: int) -> dict:
+    """:func:`jacobian_rank` of the latent class model ``hidden_states:observed_states``, kept
+    for the next call with the same arguments (an HLC decomposition ranks the same local models
+    again and again; ``latent_class_rank.cache_clear()`` forgets them)."""
     return jacobian_rank(latent_class(hidden_states, observed_states), points, seed)
 
 
@@ -282,7 +285,7 @@ def hlc_decomposition(network: Network, points: int = 5, seed: int = 0) -> dict:
     terms = []
     for name, local in local_latent_classes(regular):
         k, observed = latent_class_shape(local)
-        ranks = _latent_class_rank(k, tuple(sorted(observed)), points, seed)
+        ranks = latent_class_rank(k, tuple(sorted(observed)), points, seed)
         ds = local.standard_dimension
         terms.append({"node": name, "model": latent_class_spec(k, observed), "ds": ds,
                       "de": ranks["exact_rank"], "difference": ds - ranks["exact_rank"],

@@ -178,7 +178,7 @@ def _zero_node_blocks(matrix, starts):
         matrix[start:stop, start:stop] = 0.0
 
 
-def _likelihood_hessian_by_enumeration(network: Network, cpts, data: Dataset) -> np.ndarray:
+def likelihood_hessian_by_enumeration(network: Network, cpts, data: Dataset) -> np.ndarray:
     """``d^2 log p(D | theta)`` for any discrete network, by enumerating hidden states.
 
     With ``w_ph = p(h | x_p)`` and the score vectors ``v_ph`` of :func:`_score_vectors`,
@@ -209,10 +209,10 @@ def _likelihood_hessian_by_enumeration(network: Network, cpts, data: Dataset) ->
     return hessian
 
 
-def _likelihood_hessian_latent_class(network: Network, cpts, data: Dataset) -> np.ndarray:
+def likelihood_hessian_latent_class(network: Network, cpts, data: Dataset) -> np.ndarray:
     """``d^2 log p(D | theta)`` of the latent class model in closed form, pattern-wise (BLAS).
 
-    The same formula as :func:`_likelihood_hessian_by_enumeration`, organised by hidden state
+    The same formula as :func:`likelihood_hessian_by_enumeration`, organised by hidden state
     h: the score vector of ``(x_p, h)`` touches only ``p(H)`` and the rows ``h`` of the
     children's CPTs, whose part is ``U_h[p] = Z[p] / theta_{j h}(x_pj)`` with
     ``Z[p, (j, s)] = [x_pj = s] - [x_pj = r_j - 1]``. Cost ``O(m d^2)`` for the outer products
@@ -306,10 +306,10 @@ def _clamped(network: Network, cpts, family: tuple, configuration: tuple) -> lis
     return clamped
 
 
-def _likelihood_hessian_by_louis(network: Network, cpts, data: Dataset) -> np.ndarray:
+def likelihood_hessian_by_louis(network: Network, cpts, data: Dataset) -> np.ndarray:
     """``d^2 log p(D | theta)`` by Louis' identity, from family posteriors alone.
 
-    The formula of :func:`_likelihood_hessian_by_enumeration`, ``d^2 log p(x_p) =
+    The formula of :func:`likelihood_hessian_by_enumeration`, ``d^2 log p(x_p) =
     E(v v^T | x_p) - node blocks - g_p g_p^T``, with the complete-data score ``v = sum_i
     D[fam_i]`` (a row of :func:`_score_matrix` per family's configuration) written through
     families (Louis 1982: observed information = complete information - missing
@@ -329,7 +329,7 @@ def _likelihood_hessian_by_louis(network: Network, cpts, data: Dataset) -> np.nd
     ``c_p p(fam_i = c | x_p) F[p]``). The cost is ``sum_i q_i r_i`` E steps instead of
     enumerating the joint hidden states, and the result equals enumeration's to rounding.
     A deterministic node among a family's unobserved members cannot be clamped through a CPT;
-    such a network keeps :func:`_likelihood_hessian_by_enumeration`.
+    such a network keeps :func:`likelihood_hessian_by_enumeration`.
     """
     from hiddenbn.inference import exact as exact_inference
     score_matrix, offsets = _score_matrix(network, cpts)
@@ -416,7 +416,7 @@ def negative_hessian(network: Network, data: Dataset, cpts, alpha: float) -> np.
     Exact (analytic) at the given parameters (paper 003 Eq. 7); the latent class model uses a
     closed form organised by hidden state, networks that :mod:`hiddenbn.inference.exact`
     enumerates enumerate hidden configurations, trees and junction trees use Louis' identity
-    with pairwise family posteriors (:func:`_likelihood_hessian_by_louis`).
+    with pairwise family posteriors (:func:`likelihood_hessian_by_louis`).
     """
     cpts = check_parameters(network, cpts)
     data = data.for_network(network)
@@ -425,14 +425,14 @@ def negative_hessian(network: Network, data: Dataset, cpts, alpha: float) -> np.
         return np.full((d, d), np.nan)  # boundary: the Laplace approximation does not apply
     if is_latent_class(network):  # a sum over patterns: chunks bound the gradient matrix
         step = max(1, HESSIAN_CHUNK_CELLS // max(1, network.standard_dimension))
-        likelihood = sum(_likelihood_hessian_latent_class(
+        likelihood = sum(likelihood_hessian_latent_class(
             network, cpts, Dataset(data.names, data.patterns[start:start + step],
                                    data.counts[start:start + step]))
             for start in range(0, data.n_patterns, step))
     elif _by_louis(network):
-        likelihood = _likelihood_hessian_by_louis(network, cpts, data)
+        likelihood = likelihood_hessian_by_louis(network, cpts, data)
     else:
-        likelihood = _likelihood_hessian_by_enumeration(network, cpts, data)
+        likelihood = likelihood_hessian_by_enumeration(network, cpts, data)
     return prior_negative_hessian(network, cpts, alpha) - likelihood
 
 
@@ -459,7 +459,7 @@ def timed(function, *args, min_seconds: float = 0.0):
     return value, fastest
 
 
-def _laplace_of_fit(fit, data: Dataset) -> Laplace:
+def laplace_of_fit(fit, data: Dataset) -> Laplace:
     """Eq. 8 at the fit, with the exact negative Hessian (the costly part); none at a
     probability of 0 (an ML fit on the boundary, where the Gaussian approximation does not
     apply)."""
@@ -538,7 +538,7 @@ def score_fit(fit, data: Dataset, effective_dimension: int | None = None,
                                                      effective_dimension)
         seconds["cs_plus"] += seconds["mled"] + complete_seconds
     if with_laplace and ds <= LAPLACE_MAX_DIMENSION:
-        approximation, seconds["laplace"] = step(_laplace_of_fit, fit, data)
+        approximation, seconds["laplace"] = step(laplace_of_fit, fit, data)
         result["laplace"] = approximation.value
         result["laplace_positive_definite"] = approximation.positive_definite
     if timings is not None:
