@@ -436,9 +436,11 @@ def test_noisy_models_and_complete_counts_refuse_missing_cells_in_one_line(rng):
 def test_the_search_with_missing_cells_reaches_the_mode_of_em_from_the_truth(spec):
     """The oracle: EM started from the generating parameters ends at the mode near the truth;
     best-of-n on the same data (20% of the cells missing) must reach it too. (The halved starts
-    of paper 003, `fit`'s default, end 0.07 to 1 nat lower on these data sets, with or without
-    missing cells: that is the schedule, not the missing cells; README says so.) Both runs end
-    at the same iteration cap, where g still creeps by ~1e-9 per iteration."""
+    of paper 003, `--schedule halving`, `fit`'s default before the annealed search
+    (`hiddenbn.util.defaults.SCHEDULE`), end 0.07 to 1 nat lower on these data sets, with or
+    without missing cells: that is the schedule, not the missing cells; docs/SEARCH.md compares
+    the schedules.) Both runs end at the same iteration cap, where g still creeps by ~1e-9 per
+    iteration."""
     network = parse_spec(spec)
     rng = np.random.default_rng(5)
     truth = random_parameters(network, rng, alpha=2.0)

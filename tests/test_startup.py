@@ -102,7 +102,7 @@ def test_a_command_loads_what_it_needs_and_pins_every_blas():
 
 def test_the_defaults_the_parser_shows_are_the_library_s():
     from hiddenbn.data import dataset
-    from hiddenbn.ebnc import fitting as ebnc_fit
+    from hiddenbn.ebnc import fitting
     from hiddenbn.learning import annealing, em
     from hiddenbn.scores import wbic
     from hiddenbn.util import defaults
@@ -115,8 +115,8 @@ def test_the_defaults_the_parser_shows_are_the_library_s():
     assert defaults.ANNEALING_SWEEPS == annealing.SWEEPS
     assert defaults.DEFAULT_MISSING_VALUES == dataset.DEFAULT_MISSING_VALUES
     assert defaults.MISSING_HANDLING == dataset.MISSING_HANDLING
-    assert defaults.EBNC_SCORES == ebnc_fit.SCORES
-    assert defaults.EBNC_PRIOR_SD == ebnc_fit.DEFAULT_PRIOR_SD
+    assert defaults.EBNC_SCORES == fitting.SCORES
+    assert defaults.EBNC_PRIOR_SD == fitting.DEFAULT_PRIOR_SD
     assert defaults.WBIC_DRAWS == wbic.DRAWS
 
 

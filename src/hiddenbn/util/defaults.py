@@ -49,9 +49,10 @@ DEFAULT_MISSING_VALUES = ("", "NA", "N/A", "n/a", "NaN", "nan", "-NaN", "-nan", 
                           "1.#IND", "1.#QNAN", ".", "na")
 #: What a data file's missing cells become (``data.MISSING_HANDLING``).
 MISSING_HANDLING = ("model", "drop")
-#: Scores an embedded classifier is selected by (``ebnc_fit.SCORES``).
+#: Scores an embedded classifier is selected by (``ebnc.fitting.SCORES``).
 EBNC_SCORES = ("laplace", "bic_log_evidence")
-#: Standard deviation of the normal prior on every EBNC parameter (``ebnc_fit.DEFAULT_PRIOR_SD``).
+#: Standard deviation of the normal prior on every EBNC parameter
+#: (``ebnc.fitting.DEFAULT_PRIOR_SD``).
 EBNC_PRIOR_SD = 2.0
 #: The path that names standard input where a file is read and standard output where one is
 #: written, as for most Unix tools (``textfiles.STANDARD_STREAM``, ``files.STANDARD_STREAM``).
