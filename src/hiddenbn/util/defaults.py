@@ -4,8 +4,8 @@
 help texts show these values; they live here, with no import at all, so that building the
 parser loads neither numpy nor numba, scipy or pandas (``benchmarks/bench_startup.py``). The
 modules that use them (:mod:`hiddenbn.learning.em`, :mod:`hiddenbn.learning.annealing`,
-:mod:`hiddenbn.data`, :mod:`hiddenbn.ebnc.fitting`, :mod:`hiddenbn.scores.wbic`) import them from here under their own names
-(``tests/test_startup.py`` checks that they still do).
+:mod:`hiddenbn.data`, :mod:`hiddenbn.ebnc.fitting`, :mod:`hiddenbn.scores.wbic`) import them
+from here under their own names (``tests/test_startup.py`` checks that they still do).
 """
 
 #: The symmetric Dirichlet prior of every CPT row of ``hiddenbn fit``, ``select`` and
