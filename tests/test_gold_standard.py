@@ -109,8 +109,16 @@ def test_exact_cell_on_a_tiny_setting():
     assert np.all(np.abs(table["gold"] - table["exact"]) <= 4 * table["gold_se"] + 1e-9)
     assert table.loc[0, "gold_se"] < 1e-9  # one hidden state: nothing to sample
     assert table.loc[0, "gold_effective_runs"] == pytest.approx(6.0)
-    for score in gs.SCORES:
+    for score in [*gs.PAPERS_SCORES, "icl_log_evidence"]:  # sBIC: the report's, over all
         assert np.isfinite(table.loc[1, score]) or score == "laplace"
+    assert "wbic_log_evidence" not in table
+    # ICL is BIC less the classification entropy, zero with one class
+    assert table.loc[0, "icl_log_evidence"] == pytest.approx(table.loc[0, "bic_log_evidence"])
+    assert table.loc[1, "icl_log_evidence"] < table.loc[1, "bic_log_evidence"]
+    with_wbic = gs.exact_cell({**section, "wbic_draws": 40}, em, 1.01,
+                              {"runs": 6, "particles": 32}, seed=3)
+    assert {"wbic_log_evidence", *gs.WBIC_COLUMNS} <= set(with_wbic)
+    assert np.all(np.abs(with_wbic["wbic_log_evidence"] - with_wbic["exact"]) < 10)
 
 
 def test_paper_003_claims_against_the_gold_standard():
@@ -355,3 +363,88 @@ def test_the_doubled_particles_data_sets_must_be_large_c_data_sets():
     section["paper003"]["large_c"]["doubled_particles_replicates"] = 3
     with pytest.raises(HiddenbnError, match="doubled_particles_replicates: 3 exceeds"):
         gs.check_config(section, paper003)
+
+
+def test_sbic_takes_the_chain_of_one_to_k_classes():
+    """sBIC over each data set's test models: 1..K as they are; 2..K with the one-class model's
+    closed-form log-likelihood put first; a chain from 3 gets none."""
+    from hiddenbn.scores.singular_bic import latent_class_sbic
+
+    log_likelihoods = [-300.0, -270.0, -262.0, -260.0]
+    frame = pd.DataFrame({"replicate": [1] * 4 + [2] * 3 + [3] * 2,
+                          "hidden_states": [1, 2, 3, 4, 2, 3, 4, 3, 4],
+                          "log_likelihood": log_likelihoods + log_likelihoods[1:]
+                          + log_likelihoods[2:],
+                          "one_class_log_likelihood": -300.0, "features": 6, "cases": 200})
+    sbic = gs.with_sbic(frame, ["replicate"])["sbic_log_evidence"]
+    expected = latent_class_sbic(log_likelihoods, [2] * 6, 200)
+    assert np.allclose(sbic[:4], expected) and np.allclose(sbic[4:7], expected[1:])
+    assert sbic[7:].isna().all()
+    assert np.isnan(gs.with_sbic(frame.drop(columns="one_class_log_likelihood"),
+                                 ["replicate"])["sbic_log_evidence"][4])
+
+
+def test_one_class_log_likelihood_is_the_em_fit_of_one_class():
+    """The closed-form mode of independent binary items against EM's fit of the 1-class
+    model under the same prior."""
+    from hiddenbn.data import Dataset
+    from hiddenbn.learning.em import fit
+    from hiddenbn.models.spec import parse_spec
+
+    rng = np.random.default_rng(2)
+    data = Dataset.from_rows([f"X{i}" for i in range(1, 6)],
+                             (rng.random((40, 5)) < [0.1, 0.5, 0.7, 0.95, 0.3]).astype(int),
+                             [2] * 5)
+    result = fit(parse_spec("1:2,2,2,2,2"), data, np.random.default_rng(0), 1.5, 2, 200,
+                 1e-12, "halving", convergence="relative", acceleration="none")
+    assert gs.one_class_log_likelihood(data, 5, 1.5) == pytest.approx(result.log_likelihood,
+                                                                       abs=1e-8)
+
+
+def test_icl_from_cs_and_mled_is_bic_less_the_classification_entropy():
+    """paper_cell's ICL, BIC - (CS - MLED), against the classification entropy computed from
+    the fit's class posteriors (hiddenbn.scores.integrated_completed_likelihood)."""
+    from hiddenbn.data import Dataset
+    from hiddenbn.data.sampling import forward_sample
+    from hiddenbn.learning.em import fit
+    from hiddenbn.models.network import random_parameters
+    from hiddenbn.models.spec import parse_spec
+    from hiddenbn.scores.approximations import score_fit
+    from hiddenbn.scores.integrated_completed_likelihood import hidden_entropy
+
+    network = parse_spec("3:2,2,2,2,2")
+    rng = np.random.default_rng(4)
+    data = Dataset.from_rows(network.observed_names,
+                             forward_sample(network, random_parameters(network, rng, 1.0), 150,
+                                            rng), network.observed_cardinalities)
+    result = fit(network, data, np.random.default_rng(1), 1.01, 4, 200, 1e-8, "halving",
+                 convergence="relative", acceleration="none")
+    scores = score_fit(result, data, with_laplace=False)
+    entropy, _ = hidden_entropy(network, result.cpts, data)
+    assert entropy > 1.0
+    assert scores["cs"] - scores["mled"] == pytest.approx(entropy, rel=1e-9, abs=1e-7)
+
+
+def test_todays_scores_claims_can_fail():
+    """sBIC's shape claim and WBIC's level claim hold on tables built to agree with them and
+    fail on their counterfactuals; section 5 names the score that most often chooses the
+    gold standard's model."""
+    paper = _curves({**PEAKS, "sbic_log_evidence": 4, "icl_log_evidence": 3})
+    holds, evidence = gs.sbic_shape_claim(paper)
+    assert holds and "sBIC 0.0, BIC" in evidence
+    assert not gs.sbic_shape_claim(paper.assign(sbic_log_evidence=paper["draper"] - 9.0 *
+                                                (paper["hidden_states"] - 2) ** 2))[0]
+    assert gs.sbic_shape_claim(paper.drop(columns="sbic_log_evidence")) is None
+    exact = pd.DataFrame({"replicate": 1, "hidden_states": [1, 2, 3], "exact": [-50.0, -48, -49],
+                          "bic_log_evidence": [-55.0, -60, -66], "gold_se": 0.0})
+    assert gs.wbic_level_claim(exact) is None
+    exact["wbic_log_evidence"] = exact["exact"] + 1.0
+    assert gs.wbic_level_claim(exact)[0]
+    assert not gs.wbic_level_claim(exact.assign(wbic_log_evidence=exact["exact"] - 20))[0]
+    text = "\n".join(gs._score_choice_lines(exact.assign(gold=exact["exact"]), paper))
+    assert "## 5. Which score to use" in text
+    assert ("Most often the yardstick's model: Laplace (100% of 4 data sets), sBIC (100% of 4 "
+            "data sets); closest in shape: Laplace") in text
+    assert "sBIC's curve is closer in shape to the gold standard's than BIC's (Drton & " \
+           "Plummer 2017): **holds**" in text
+    assert "WBIC is closer to the exact log p(D|S) than BIC (Watanabe 2013): **holds**" in text

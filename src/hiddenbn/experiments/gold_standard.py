@@ -45,8 +45,11 @@ from hiddenbn.models.spec import parse_spec
 from hiddenbn.reports import plots
 from hiddenbn.scores.approximations import bic_log_evidence, score_fit
 from hiddenbn.scores.exact import exact_log_evidence
+from hiddenbn.scores.integrated_completed_likelihood import hidden_entropy, icl_log_evidence
+from hiddenbn.scores.singular_bic import latent_class_sbic
 from hiddenbn.scores.smc import (FEW_RUNS, nested_smc_log_evidence, pooled, smc_log_evidence,
                                  tempered_smc_log_evidence)
+from hiddenbn.scores.wbic import wbic_of_fit
 from hiddenbn.util import seeding
 from hiddenbn.util.files import atomic_output, atomic_write_text
 from hiddenbn.util.markdown import general_cell, pipe_table
@@ -54,9 +57,18 @@ from hiddenbn.util.markdown import general_cell, pipe_table
 import matplotlib.pyplot as plt  # noqa: E402 (after hiddenbn.reports.plots selects the Agg backend)
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-#: The approximations compared with the gold standard, and their labels.
+#: The approximations compared with the gold standard, and their labels: paper 003's and
+#: paper 002's, then the scores the field uses today (:data:`TODAYS_SCORES`).
 SCORES = {"laplace": "Laplace", "cs": "CS", "cs_plus": "CS+", "mled": "MLED",
-          "draper": "Draper", "bic_log_evidence": "BIC", "bic_plus_log_evidence": "BIC+"}
+          "draper": "Draper", "bic_log_evidence": "BIC", "bic_plus_log_evidence": "BIC+",
+          "icl_log_evidence": "ICL", "sbic_log_evidence": "sBIC", "wbic_log_evidence": "WBIC"}
+#: ICL (Biernacki, Celeux & Govaert 2000), sBIC (Drton & Plummer 2017) and WBIC (Watanabe
+#: 2013). Paper 003's assumption that Laplace is the most accurate is judged among the papers'
+#: own scores (the others): sBIC is missing where the test models are no chain 1..K, and WBIC
+#: outside the exact experiment, so a ranking over all would drop those data sets.
+TODAYS_SCORES = ("icl_log_evidence", "sbic_log_evidence", "wbic_log_evidence")
+#: The papers' own scores: :data:`SCORES` less :data:`TODAYS_SCORES`.
+PAPERS_SCORES = tuple(score for score in SCORES if score not in TODAYS_SCORES)
 #: Paper 002's scores and the scores they correct: equal wherever ``de = ds``.
 PLUS_OF = {"cs_plus": "cs", "bic_plus_log_evidence": "bic_log_evidence"}
 #: Share of its runs that an estimate must rest on (effective runs) for the runs to agree: half:
@@ -67,17 +79,26 @@ AGREEING_SHARE = 0.5
 DOUBLING_TOLERANCE_SE = 1.0
 
 
-def distinct_scores(frame: pd.DataFrame) -> dict:
+def distinct_scores(frame: pd.DataFrame, among=None) -> dict:
     """The scores of :data:`SCORES` that ``frame`` tells apart, with their labels: CS+ (BIC+)
     equals CS (BIC) wherever ``de = ds`` (paper 002's correction ``(ds - de)/2 log N`` is
-    zero); where it does in every row the two are one score, labelled "CS = CS+"."""
-    labels = {score: label for score, label in SCORES.items() if score in frame}
+    zero); where it does in every row the two are one score, labelled "CS = CS+". A score
+    missing from every row (WBIC outside the exact experiment) is left out; ``among`` (default
+    all of :data:`SCORES`) limits the scores."""
+    labels = {score: label for score, label in SCORES.items()
+              if (among is None or score in among) and score in frame
+              and frame[score].notna().any()}
     for plus, base in PLUS_OF.items():
         if plus in labels and base in labels and np.array_equal(
                 frame[plus].to_numpy(float), frame[base].to_numpy(float), equal_nan=True):
             del labels[plus]
             labels[base] = f"{SCORES[base]} = {SCORES[plus]}"
     return labels
+
+
+def present_scores(frame: pd.DataFrame) -> list:
+    """The scores of :data:`SCORES` that ``frame`` has a column for."""
+    return [score for score in SCORES if score in frame]
 
 
 # --- configuration ---------------------------------------------------------------------------
@@ -106,6 +127,12 @@ def check_config(section: dict, paper003_section: dict | None) -> None:
             raise HiddenbnError(
                 f"config gold_standard.{key}.replicates: {part['replicates']} exceeds "
                 f"chickering_heckerman1996.replicates ({paper003_section['replicates']})")
+    wbic_draws = section.get("exact", {}).get("wbic_draws", 0)
+    if 0 < wbic_draws < 4:
+        raise HiddenbnError(f"config gold_standard.exact.wbic_draws: {wbic_draws} draws per "
+                            "chain are too few "
+                            "(each chain is split in two for R-hat); give at least 4, or 0 "
+                            "for no WBIC")
     large_c = paper003.get("large_c") or {}
     if large_c.get("doubled_particles_replicates", 0) > large_c.get("replicates", 0):
         raise HiddenbnError(
@@ -176,7 +203,13 @@ def _with_plus_scores(row: dict, n_cases: int) -> dict:
 
 # --- exact (small data) ----------------------------------------------------------------------
 def exact_cell(section: dict, em: dict, prior_alpha: float, smc: dict, seed: int) -> pd.DataFrame:
-    """One replicate of the exact experiment: every test model's scores, exact and SMC values."""
+    """One replicate of the exact experiment: every test model's scores, exact and SMC values.
+
+    ICL is the fit's (:func:`hiddenbn.scores.integrated_completed_likelihood.icl_log_evidence`);
+    with ``section["wbic_draws"]`` (draws per chain) WBIC
+    (:func:`hiddenbn.scores.wbic.wbic_of_fit`) and its Monte-Carlo standard error, split-R-hat,
+    effective draws and CPU seconds (:data:`WBIC_COLUMNS`). sBIC needs every test model's fit
+    and is added by :func:`with_sbic` in the report."""
     generating = chickering_heckerman1996.naive_bayes_spec(section["hidden_states"],
                                                            section["features"])
     truth = parse_spec(generating)
@@ -196,6 +229,16 @@ def exact_cell(section: dict, em: dict, prior_alpha: float, smc: dict, seed: int
                      run_all_iterations=em["run_all_iterations"], convergence="relative",
                      acceleration="none")
         scores = score_fit(result, data, de)
+        scores["icl_log_evidence"] = icl_log_evidence(
+            scores["bic_log_evidence"], hidden_entropy(network, result.cpts, data)[0])
+        if section.get("wbic_draws"):
+            start = time.process_time()
+            estimate = wbic_of_fit(result, data, seeding.rng(seed, "wbic", k),
+                                   draws=section["wbic_draws"])
+            scores |= {"wbic_log_evidence": estimate.wbic_log_evidence,
+                       "wbic_se": estimate.standard_error, "wbic_rhat": estimate.rhat,
+                       "wbic_ess": estimate.effective_sample_size,
+                       "wbic_seconds": time.process_time() - start}
         exact = exact_log_evidence(network, data, prior_alpha)
         gold = gold_standard(network, data, seeding.job_seed(seed, "smc", k), prior_alpha, smc)
         rows.append({"hidden_states": k, "d": network.standard_dimension,
@@ -203,10 +246,56 @@ def exact_cell(section: dict, em: dict, prior_alpha: float, smc: dict, seed: int
                      "log_posterior": result.log_posterior, "converged": result.converged,
                      "iterations": result.iterations, "de": np.nan if de is None else float(de),
                      "laplace_positive_definite": scores.get("laplace_positive_definite", False),
-                     **{score: scores.get(score, np.nan) for score in SCORES},
-                     "cases": data.n_cases, "exact": exact.log_evidence,
+                     **{score: scores.get(score, np.nan) for score in SCORES
+                        if score in PAPERS_SCORES or score in scores},
+                     **{column: scores[column] for column in WBIC_COLUMNS if column in scores},
+                     "features": section["features"], "cases": data.n_cases,
+                     "exact": exact.log_evidence,
                      "exact_states": exact.peak_states, **gold})
     return pd.DataFrame(rows)
+
+
+#: WBIC's diagnostics beside its value in the exact experiment's table: Monte-Carlo standard
+#: error, split-R-hat, effective draws, CPU seconds.
+WBIC_COLUMNS = ("wbic_se", "wbic_rhat", "wbic_ess", "wbic_seconds")
+
+
+def one_class_log_likelihood(data: Dataset, features: int, alpha: float) -> float:
+    """``log p(D | theta)`` of the latent class model with one class over ``features`` binary
+    items at its MAP under Dirichlet(``alpha``) rows, as the other test models are fitted:
+    the items are independent, so the mode is closed-form, ``theta_jk = (n_jk + alpha - 1) /
+    (N + r_j (alpha - 1))`` (no EM)."""
+    data = data.for_network(parse_spec(chickering_heckerman1996.naive_bayes_spec(1, features)))
+    total = 0.0
+    for column in range(features):
+        counts = np.bincount(data.patterns[:, column], weights=data.counts, minlength=2)
+        theta = (counts + alpha - 1) / (counts.sum() + counts.size * (alpha - 1))
+        total += float(counts[counts > 0] @ np.log(theta[counts > 0]))
+    return total
+
+
+def with_sbic(frame: pd.DataFrame, keys) -> pd.DataFrame:
+    """``frame`` with ``sbic_log_evidence``, the sBIC of each group's (``keys``) test models
+    (:func:`hiddenbn.scores.singular_bic.latent_class_sbic`, the ``sBIC`` package's default
+    phi). sBIC needs the whole chain of latent class models ``1..K``: a group whose test models
+    start at 2 takes the one-class model's log-likelihood from ``one_class_log_likelihood``
+    (closed-form, :func:`one_class_log_likelihood`); one that starts higher, or skips a model,
+    gets none (NaN)."""
+    frame = frame.copy()
+    frame["sbic_log_evidence"] = np.nan
+    for _, group in frame.groupby(keys):
+        group = group.sort_values("hidden_states")
+        states = group["hidden_states"].to_numpy(int)
+        log_likelihoods = list(group["log_likelihood"])
+        if states[0] == 2 and "one_class_log_likelihood" in group:
+            log_likelihoods.insert(0, group["one_class_log_likelihood"].iloc[0])
+        chain = np.arange(len(log_likelihoods) - len(states) + 1, len(log_likelihoods) + 1)
+        if not (np.array_equal(states, chain) and np.all(np.isfinite(log_likelihoods))):
+            continue
+        items = [2] * int(group["features"].iloc[0])
+        values = latent_class_sbic(log_likelihoods, items, int(group["cases"].iloc[0]))
+        frame.loc[group.index, "sbic_log_evidence"] = values[len(values) - len(states):]
+    return frame
 
 
 # --- paper 003's settings --------------------------------------------------------------------
@@ -224,13 +313,21 @@ def paper_cell(data_file, fits_file, features: int, prior_alpha: float, smc: dic
     ``part``-th (interleaved, so the parts cost alike); each estimate's seed depends on its
     test model alone, so the split does not change a result. ``model_file`` (the generating
     parameters) adds ``generating_entropy``, the posterior entropy of the hidden class summed
-    over the cases under them."""
+    over the cases under them.
+
+    ICL is added from the fit's scores: ``icl_log_evidence = BIC - E`` with ``E``, the
+    classification entropy, equal to ``CS - MLED`` (paper 003 Eqs. 12-13 with ``d' = d``:
+    ``log p(D | theta) - log p(D' | theta)``;
+    :mod:`hiddenbn.scores.integrated_completed_likelihood`);
+    ``one_class_log_likelihood`` (:func:`one_class_log_likelihood`) lets :func:`with_sbic`
+    complete the chain 1..K."""
     data = read_csv(data_file, base=0)  # codes 0..r-1, as sampled
     fits = pd.read_csv(fits_file)
     test_models = np.sort(fits["hidden_states"].unique())
     fits = fits[fits["hidden_states"].isin(test_models[part - 1::parts])]
     generating_entropy = (np.nan if model_file is None or generating_states is None else
                           class_entropy(data, generating_states, features, model_file))
+    one_class = one_class_log_likelihood(data, features, prior_alpha)
     gold = {}
     rows = []
     for row in fits.to_dict("records"):
@@ -242,6 +339,9 @@ def paper_cell(data_file, fits_file, features: int, prior_alpha: float, smc: dic
             gold[states] = gold_standard(network, data, seeding.job_seed(seed, states),
                                          prior_alpha, smc, tempering if tempered else None)
         row = _with_plus_scores(row, data.n_cases)
+        row["icl_log_evidence"] = (row.get("bic_log_evidence", np.nan)
+                                   - (row.get("cs", np.nan) - row.get("mled", np.nan)))
+        row["one_class_log_likelihood"] = one_class
         row.update(gold[states])
         row.update(features=features, cases=data.n_cases,
                    generating_states=generating_states, generating_entropy=generating_entropy)
@@ -368,14 +468,15 @@ def selection_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
             if "gold_effective_runs" in group:
                 row["gold_few_runs"] = bool(
                     (group["gold_effective_runs"].iloc[best[:2]] < FEW_RUNS).any())
-        for score in SCORES:
+        for score in present_scores(group):
             values = group[score].to_numpy(float)
             # Laplace is NaN where the Hessian is not positive definite (those models are
             # skipped, as in paper 003); another score with a gap (de unknown) is not compared
             if np.all(np.isnan(values)) or (score != "laplace" and np.any(np.isnan(values))):
                 continue
             row[f"{score}_vs_gold"] = states[np.nanargmax(values)] - row["gold_states"]
-            if score != "laplace" and not np.all(np.isnan(group["laplace"])):
+            if score != "laplace" and "laplace" in group and not np.all(
+                    np.isnan(group["laplace"])):
                 row[f"{score}_vs_laplace"] = (states[np.nanargmax(values)]
                                               - states[np.nanargmax(group["laplace"])])
         rows.append(row)
@@ -386,9 +487,10 @@ def score_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
     """Mean and sd over data sets of ``score - gold`` (nats) per test model, and the mean
     gold standard error, for every score."""
     errors = frame.copy()
-    for score in SCORES:
+    scores = present_scores(frame)
+    for score in scores:
         errors[score] = errors[score] - errors["gold"]
-    aggregated = errors.groupby(keys)[[*SCORES, "gold_se"]].agg(["mean", "std"])
+    aggregated = errors.groupby(keys)[[*scores, "gold_se"]].agg(["mean", "std"])
     aggregated.columns = [f"{a}_{b}" for a, b in aggregated.columns]
     return aggregated.reset_index()
 
@@ -452,8 +554,8 @@ def paper003_verdict_rows(paper: pd.DataFrame, doubled: pd.DataFrame | None = No
     best = min(medians.values())
     selection_best = medians["laplace"] == best  # alone, or tied
     selection_alone = selection_best and sorted(medians.values())[1] > best
-    shapes, data_sets, _ = shape_ranking(paper)
-    laplace = next(label for score, label in distinct_scores(paper).items()
+    shapes, data_sets, _ = shape_ranking(paper, among=PAPERS_SCORES)
+    laplace = next(label for score, label in distinct_scores(paper, PAPERS_SCORES).items()
                    if score == "laplace")
     shape_best = bool(shapes) and shapes[0][0] == laplace and (
         len(shapes) == 1 or shapes[1][1] > shapes[0][1])
@@ -506,7 +608,7 @@ def _few_runs_shape_note(paper: pd.DataFrame, laplace: str) -> str:
     :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs, for a verdict's evidence."""
     if "gold_effective_runs" not in paper or not (paper["gold_effective_runs"] < FEW_RUNS).any():
         return ""
-    sure, _, models = shape_ranking(paper, FEW_RUNS)
+    sure, _, models = shape_ranking(paper, FEW_RUNS, PAPERS_SCORES)
     return (f" {int((paper['gold_effective_runs'] < FEW_RUNS).sum())} of {len(paper)} "
             f"estimates rest on fewer than {FEW_RUNS:g} effective runs; on the {models} test "
             f"models of the others Laplace ranks {_rank_of(sure, laplace)} of {len(sure)} by "
@@ -590,7 +692,7 @@ def shape_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
     rows = []
     for key, group in frame.groupby(keys):
         row = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
-        for score in SCORES:
+        for score in present_scores(group):
             distances = []
             for _, curve in group.dropna(subset=[score]).groupby("replicate"):
                 shape = curve[score] - curve[score].max()
@@ -651,18 +753,19 @@ def _markdown(frame: pd.DataFrame, digits: int = 2) -> str:
     return pipe_table(shown)
 
 
-def _ranking(frame: pd.DataFrame) -> list[tuple[str, float]]:
+def _ranking(frame: pd.DataFrame, among=None) -> list[tuple[str, float]]:
     """Distinct scores (:func:`distinct_scores`) ordered by mean absolute error against the
     gold standard (nats), over the test models where Laplace exists (its Hessian is positive
     definite); BIC+/CS+ are left out where ``de`` could not be computed rather than ranked on
     a subset."""
     frame = frame[np.isfinite(frame["laplace"])]
     errors = {label: float((frame[score] - frame["gold"]).abs().mean())
-              for score, label in distinct_scores(frame).items() if frame[score].notna().all()}
+              for score, label in distinct_scores(frame, among).items()
+              if frame[score].notna().all()}
     return sorted(errors.items(), key=lambda item: item[1])
 
 
-def shape_ranking(frame: pd.DataFrame, min_effective_runs: float = 0.0):
+def shape_ranking(frame: pd.DataFrame, min_effective_runs: float = 0.0, among=None):
     """Distinct scores ordered by how far their curves' shapes lie from the gold standard's,
     and what that rests on.
 
@@ -671,9 +774,10 @@ def shape_ranking(frame: pd.DataFrame, min_effective_runs: float = 0.0):
     ``min_effective_runs`` effective runs; there each curve minus its maximum against the gold
     standard's minus its maximum, ``mean_k |(s_k - max s) - (g_k - max g)|`` (nats); the mean
     over data sets. Only the shape matters for selection and model averaging (paper 003 Sec.
-    4). Returns ``([(label, distance), ...] best first, data sets, test models)``.
+    4). ``among`` limits the scores (:func:`distinct_scores`). Returns ``([(label, distance),
+    ...] best first, data sets, test models)``.
     """
-    scores = distinct_scores(frame)
+    scores = distinct_scores(frame, among)
     kept = frame[frame[list(scores)].notna().all(axis=1)]
     if "gold_effective_runs" in kept:
         kept = kept[kept["gold_effective_runs"] >= min_effective_runs]
@@ -706,12 +810,13 @@ def _headline_lines(paper: pd.DataFrame, large_c) -> list[str]:
     """Paper 003's assumption that Laplace is the most accurate, judged by curve shape over
     the distinct scores, with the evidence and how it depends on the large-c experiments and
     on the estimates that rest on few runs."""
-    ranking, data_sets, models = shape_ranking(paper)
+    ranking, data_sets, models = shape_ranking(paper, among=PAPERS_SCORES)
     if not ranking:
         return []
-    laplace = next(label for label in distinct_scores(paper).values()
+    laplace = next(label for label in distinct_scores(paper, PAPERS_SCORES).values()
                    if label.startswith(SCORES["laplace"]))
-    folded = [label for label in distinct_scores(paper).values() if " = " in label]
+    folded = [label for label in distinct_scores(paper, PAPERS_SCORES).values()
+              if " = " in label]
     same = f": {', '.join(folded)} in every row, de = ds" if folded else ""
     lines = [f"* **Paper 003 assumed Laplace is the most accurate approximation; by the shape "
              f"of its curve it ranks {_rank_of(ranking, laplace)} of {len(ranking)}** "
@@ -723,14 +828,14 @@ def _headline_lines(paper: pd.DataFrame, large_c) -> list[str]:
     variants = []
     large = [e for e in large_c if e in set(paper["experiment"])]
     if large:
-        rest = shape_ranking(paper[~paper["experiment"].isin(large)])
+        rest = shape_ranking(paper[~paper["experiment"].isin(large)], among=PAPERS_SCORES)
         if rest[0]:
             variants.append(f"without the large-c experiments ({', '.join(large)}; "
                             f"{data_sets - rest[1]} data sets) Laplace ranks "
                             f"{_rank_of(rest[0], laplace)} of {len(rest[0])} "
                             f"({_listing(rest[0])})")
     if "gold_effective_runs" in paper:
-        sure = shape_ranking(paper, FEW_RUNS)
+        sure = shape_ranking(paper, FEW_RUNS, PAPERS_SCORES)
         if sure[0]:
             variants.append(f"on the {sure[2]} test models whose gold standard rests on at "
                             f"least {FEW_RUNS:g} effective runs it ranks "
@@ -738,7 +843,7 @@ def _headline_lines(paper: pd.DataFrame, large_c) -> list[str]:
                             f"({_listing(sure[0])})")
     if variants:
         lines.append("  * How it depends on the data: " + "; ".join(variants) + ".")
-    level = _ranking(paper)
+    level = _ranking(paper, PAPERS_SCORES)
     lines.append(f"  * By absolute level instead (mean |score − gold|, which paper 003 says "
                  f"does not matter) Laplace ranks {_rank_of(level, laplace)} of {len(level)}: "
                  + _listing(level) + ".")
@@ -1044,8 +1149,9 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                   "test model:", ""]
         against_exact = exact.assign(gold=exact["exact"], gold_se=0.0)
         table = score_errors(against_exact, ["hidden_states"])
-        lines += [_markdown(table[["hidden_states", *[f"{s}_mean" for s in SCORES]]]
-                            .rename(columns={f"{s}_mean": SCORES[s] for s in SCORES})), ""]
+        present = present_scores(exact)
+        lines += [_markdown(table[["hidden_states", *[f"{s}_mean" for s in present]]]
+                            .rename(columns={f"{s}_mean": SCORES[s] for s in present})), ""]
         ranking = _ranking(against_exact)
         lines += ["* Ranked by mean |error|: " + ", ".join(f"{label} ({value:.1f})"
                                                           for label, value in ranking) + ".",
@@ -1054,6 +1160,7 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                                      ["experiment", "replicate"])
         lines += ["* Delta c against the exact choice (mean ± sd over data sets):", "",
                   _markdown(_selection_summary(selection, "_vs_gold")), ""]
+        lines += _exact_wbic_sbic_lines(exact)
     if not paper.empty:
         lines += ["## 2. Paper 003's settings against the SMC gold standard", "",
                   "Every approximation is evaluated at the fit of the annealed search "
@@ -1122,6 +1229,7 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                      f"{int((frame['cs_plus'] < frame['gold']).sum())} of them.")
         for setting, group in closer.groupby(frame["setting"]):
             lines.append(f"  * {setting}: CS+ closer in {int(group.sum())} of {len(group)}.")
+    lines += _score_choice_lines(exact, paper, large_c)
     return "\n".join(lines) + "\n"
 
 
@@ -1148,6 +1256,150 @@ def _slopes_figure_lines(table: pd.DataFrame) -> list[str]:
                              "predictions named above."), ""]
 
 
+# --- today's scores: sBIC, WBIC, ICL ----------------------------------------------------------
+#: WBIC's error against the exact value is beyond its Monte-Carlo error (a bias) above this
+#: many standard errors.
+BIAS_SE = 2.0
+
+
+def _exact_wbic_sbic_lines(exact: pd.DataFrame) -> list[str]:
+    """WBIC and sBIC against the exact ``log p(D | S)``: WBIC's error by test model with its
+    Monte-Carlo standard error, R-hat and cost, and how often the error exceeds
+    :data:`BIAS_SE` standard errors (a bias, not noise: Friel et al. 2017); sBIC's error beside
+    BIC's, which it equals at one class (``lambda_11 = d_1 / 2``)."""
+    lines = ["### WBIC and sBIC against the exact evidence", "",
+             "WBIC samples a tempered posterior per fit (`hiddenbn.scores.wbic`), so it is "
+             "computed here only, not at paper 003's settings: there it would cost seconds to "
+             "tens of seconds per fit over hundreds of fits, the fits keep no parameters to "
+             "start its chains from, and at test models with more classes than the data's "
+             "its chains end in different modes (split-R-hat far above 1.01), so its value "
+             "would not be trustworthy.", ""]
+    if "wbic_log_evidence" in exact and exact["wbic_log_evidence"].notna().any():
+        frame = exact.dropna(subset=["wbic_log_evidence"])
+        error = frame["wbic_log_evidence"] - frame["exact"]
+        biased = error.abs() > BIAS_SE * frame["wbic_se"]
+        by_states = (frame.assign(error=error).groupby("hidden_states")
+                     .agg(wbic_minus_exact=("error", "mean"), sd=("error", "std"),
+                          mc_se=("wbic_se", "mean"), largest_rhat=("wbic_rhat", "max"),
+                          cpu_seconds=("wbic_seconds", "mean")).reset_index())
+        lines += [f"* WBIC ({int(frame['wbic_ess'].notna().sum())} fits; its sampler's draws "
+                  "per chain are `gold_standard.exact.wbic_draws`) minus the exact log p(D|S), "
+                  "mean and sd over data sets, with the mean Monte-Carlo SE, the largest "
+                  "split-R-hat and the mean CPU seconds per fit:", "", _markdown(by_states), "",
+                  f"* WBIC's error exceeds {BIAS_SE:g} of its Monte-Carlo SEs in "
+                  f"{int(biased.sum())} of {len(frame)} fits (mean error {error.mean():+.2f} "
+                  f"nats, mean |error| {error.abs().mean():.2f}): "
+                  + ("a bias, which more draws do not remove (Friel et al. 2017 found it at "
+                     "small N)." if biased.sum() > len(frame) / 2 else
+                     "mostly within its Monte-Carlo error."), ""]
+    else:
+        lines += ["* No WBIC: `gold_standard.exact.wbic_draws` is not set.", ""]
+    if "sbic_log_evidence" in exact and exact["sbic_log_evidence"].notna().any():
+        frame = exact[exact["hidden_states"] > 1].dropna(subset=["sbic_log_evidence"])
+        sbic = (frame["sbic_log_evidence"] - frame["exact"]).abs()
+        bic = (frame["bic_log_evidence"] - frame["exact"]).abs()
+        lines += [f"* sBIC (test models 1..{int(exact['hidden_states'].max())}, the sBIC "
+                  "package's phi) against BIC at more than one class, where they differ: mean "
+                  f"|error| {sbic.mean():.2f} against {bic.mean():.2f} nats; sBIC closer in "
+                  f"{int((sbic < bic).sum())} of {len(frame)} fits.", ""]
+    else:
+        lines += ["* No sBIC: the test models are not the chain of 1..K classes it needs.", ""]
+    return lines
+
+
+def agreement_table(frame: pd.DataFrame, keys) -> pd.DataFrame:
+    """Per distinct score (rows, labels of :func:`distinct_scores`): over the data sets
+    (``keys``) where it is defined at every test model, how often it chooses the gold
+    standard's model (``chooses_gold``, a share), its mean ``|Delta c|`` and its shape distance
+    (:func:`shape_errors`, mean over data sets)."""
+    selection = selection_errors(frame, keys)
+    shapes = shape_errors(frame, keys)
+    rows = []
+    for score, label in distinct_scores(frame).items():
+        delta = selection.get(f"{score}_vs_gold", pd.Series(dtype=float)).dropna()
+        if delta.empty:
+            continue
+        rows.append({"score": label, "data_sets": len(delta),
+                     "chooses_gold": float((delta == 0).mean()),
+                     "mean_abs_delta_c": float(delta.abs().mean()),
+                     "shape_distance": float(shapes[score].mean())})
+    return pd.DataFrame(rows)
+
+
+def sbic_shape_claim(paper: pd.DataFrame):
+    """Drton & Plummer (2017): sBIC's learning coefficients make its curve fall past the true
+    model as the marginal likelihood does, not at BIC's ``d/2 log N``. Judged on the data sets
+    where sBIC is defined: ``(holds, evidence)`` with holds True when sBIC's curve is closer in
+    shape (:func:`shape_errors`) to the gold standard's than BIC's; None without sBIC."""
+    if "sbic_log_evidence" not in paper or paper["sbic_log_evidence"].isna().all():
+        return None
+    frame = paper.dropna(subset=["sbic_log_evidence"])
+    shapes = shape_errors(frame, ["experiment", "replicate"])
+    sbic, bic = shapes["sbic_log_evidence"].mean(), shapes["bic_log_evidence"].mean()
+    closer = int((shapes["sbic_log_evidence"] < shapes["bic_log_evidence"]).sum())
+    return (bool(sbic < bic),
+            f"mean shape distance to the gold standard over {len(shapes)} data sets: sBIC "
+            f"{sbic:.1f}, BIC {bic:.1f} nats; sBIC closer in {closer} of {len(shapes)}")
+
+
+def wbic_level_claim(exact: pd.DataFrame):
+    """Watanabe (2013): WBIC estimates ``log p(D | S)`` in singular models where BIC does not.
+    On the exact experiment: ``(holds, evidence)``, holds True when WBIC's mean ``|error|``
+    against the exact value is below BIC's; None without WBIC."""
+    if "wbic_log_evidence" not in exact or exact["wbic_log_evidence"].isna().all():
+        return None
+    frame = exact.dropna(subset=["wbic_log_evidence"])
+    wbic = (frame["wbic_log_evidence"] - frame["exact"]).abs().mean()
+    bic = (frame["bic_log_evidence"] - frame["exact"]).abs().mean()
+    return (bool(wbic < bic), f"mean |score − exact| over {len(frame)} fits: WBIC {wbic:.2f}, "
+            f"BIC {bic:.2f} nats")
+
+
+def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=()) -> list[str]:
+    """"Which score to use", from the tables: per score how often it chooses the gold
+    standard's model, its mean |Δc| and its shape distance, on the exact experiment and on
+    paper 003's settings, and the two claims from the literature
+    (:func:`sbic_shape_claim`, :func:`wbic_level_claim`) checked."""
+    parts = []
+    if not exact.empty:
+        parts.append(("the exact small cases (the yardstick: the exact log p(D|S))",
+                      agreement_table(exact.assign(gold=exact["exact"], gold_se=0.0,
+                                                   experiment="exact"),
+                                      ["experiment", "replicate"])))
+    if not paper.empty:
+        parts.append(("paper 003's settings (the yardstick: the SMC gold standard)",
+                      agreement_table(paper, ["experiment", "replicate"])))
+    if not parts:
+        return []
+    lines = ["## 5. Which score to use", "",
+             "Per score, over the data sets where it is defined at every test model: the share "
+             "where it chooses the yardstick's model, its mean |Δc| (hidden states) and the "
+             "mean distance of its curve's shape from the yardstick's (nats; what selection "
+             "and averaging see). sBIC needs the test models 1..K: paper 003's start at 2, and "
+             "the one-class model's log-likelihood is closed-form, so they get it; "
+             + (f"{', '.join(large_c)} start higher and get none; " if large_c else "")
+             + "WBIC is computed on the exact small cases only (section 1 says why).", ""]
+    for where, table in parts:
+        if table.empty:
+            continue
+        most = table[table["chooses_gold"] == table["chooses_gold"].max()]
+        best_shape = table.loc[table["shape_distance"].idxmin()]
+        lines += [f"### On {where}", "", _markdown(table), "",
+                  "* Most often the yardstick's model: " + ", ".join(
+                      f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets)"
+                      for row in most.itertuples())
+                  + f"; closest in shape: {best_shape['score']} "
+                  f"({best_shape['shape_distance']:.1f} nats).", ""]
+    for claim, result in (("sBIC's curve is closer in shape to the gold standard's than BIC's "
+                           "(Drton & Plummer 2017)", sbic_shape_claim(paper)),
+                          ("WBIC is closer to the exact log p(D|S) than BIC (Watanabe 2013)",
+                           wbic_level_claim(exact))):
+        if result is not None:
+            lines.append(f"* Claim: {claim}: **{'holds' if result[0] else 'does not hold'}** "
+                         f"({result[1]}).")
+    return lines + [""]
+
+
 def _read_all(files) -> pd.DataFrame:
     frames = [pd.read_csv(f) for f in files]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -1163,9 +1415,13 @@ def write_report(exact_files, paper_files, slope_files, out_dir, large_c=(),
     (out / "figures").mkdir(parents=True, exist_ok=True)
     exact, paper, slopes = (_read_all(exact_files), _read_all(paper_files),
                             _read_all(slope_files))
+    if not exact.empty:
+        exact = with_sbic(exact, ["replicate"])
     if not paper.empty:  # a data set's parts back in test-model order
         paper = paper.sort_values(["experiment", "replicate", "hidden_states"], kind="stable",
                                   ignore_index=True)
+        paper = with_sbic(paper, [key for key in ("experiment", "replicate", "protocol")
+                                  if key in paper])
 
     def save(frame, name):
         with atomic_output(out / "tables" / name) as temporary:
