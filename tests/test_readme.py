@@ -39,6 +39,10 @@ NOT_RUN = {
     "make reproduce": "runs the whole pipeline, hours (tests/test_workflow.py runs the quick "
                       "config)",
     "make test": "runs this suite, this test included",
+    "hiddenbn select data.csv --classes 1..5 --blrt 100": "refits up to 400 bootstrap "
+                                                          "replicates, minutes (the document "
+                                                          "runs a small BLRT; "
+                                                          "tests/test_blrt.py tests it)",
     "make test-cluster": "sets up a SLURM cluster as root with apt-get",
     "snakemake": "runs workflow jobs (tests/test_workflow.py runs the workflow)",
     "pip install": "changes the installed packages",
