@@ -46,7 +46,7 @@ from hiddenbn.reports import plots
 from hiddenbn.scores.approximations import bic_log_evidence, score_fit
 from hiddenbn.scores.exact import exact_log_evidence
 from hiddenbn.scores.integrated_completed_likelihood import hidden_entropy, icl_log_evidence
-from hiddenbn.scores.singular_bic import latent_class_sbic
+from hiddenbn.scores.singular_bic import chain_sbic
 from hiddenbn.scores.smc import (FEW_RUNS, nested_smc_log_evidence, pooled, smc_log_evidence,
                                  tempered_smc_log_evidence)
 from hiddenbn.scores.wbic import wbic_of_fit
@@ -276,7 +276,7 @@ def one_class_log_likelihood(data: Dataset, features: int, alpha: float) -> floa
 
 def with_sbic(frame: pd.DataFrame, keys) -> pd.DataFrame:
     """``frame`` with ``sbic_log_evidence``, the sBIC of each group's (``keys``) test models
-    (:func:`hiddenbn.scores.singular_bic.latent_class_sbic`, the ``sBIC`` package's default
+    (:func:`hiddenbn.scores.singular_bic.chain_sbic`, the ``sBIC`` package's default
     phi). sBIC needs the whole chain of latent class models ``1..K``: a group whose test models
     start at 2 takes the one-class model's log-likelihood from ``one_class_log_likelihood``
     (closed-form, :func:`one_class_log_likelihood`); one that starts higher, or skips a model,
@@ -285,16 +285,16 @@ def with_sbic(frame: pd.DataFrame, keys) -> pd.DataFrame:
     frame["sbic_log_evidence"] = np.nan
     for _, group in frame.groupby(keys):
         group = group.sort_values("hidden_states")
-        states = group["hidden_states"].to_numpy(int)
+        states = list(group["hidden_states"])
         log_likelihoods = list(group["log_likelihood"])
         if states[0] == 2 and "one_class_log_likelihood" in group:
+            states.insert(0, 1)
             log_likelihoods.insert(0, group["one_class_log_likelihood"].iloc[0])
-        chain = np.arange(len(log_likelihoods) - len(states) + 1, len(log_likelihoods) + 1)
-        if not (np.array_equal(states, chain) and np.all(np.isfinite(log_likelihoods))):
-            continue
         items = [2] * int(group["features"].iloc[0])
-        values = latent_class_sbic(log_likelihoods, items, int(group["cases"].iloc[0]))
-        frame.loc[group.index, "sbic_log_evidence"] = values[len(values) - len(states):]
+        values = (chain_sbic(states, log_likelihoods, items, int(group["cases"].iloc[0]))
+                  if np.all(np.isfinite(log_likelihoods)) else None)
+        if values is not None:
+            frame.loc[group.index, "sbic_log_evidence"] = values[len(values) - len(group):]
     return frame
 
 

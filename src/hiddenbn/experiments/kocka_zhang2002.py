@@ -52,6 +52,8 @@ from hiddenbn.models.priors import bd_log_marginal, complete_log_likelihood
 from hiddenbn.models.spec import parse_spec
 from hiddenbn.reports import plots
 from hiddenbn.scores.approximations import bic_log_evidence, cheeseman_stutz
+from hiddenbn.scores.integrated_completed_likelihood import hidden_entropy, icl_log_evidence
+from hiddenbn.scores.singular_bic import chain_sbic, default_phi
 from hiddenbn.util import seeding
 from hiddenbn.util.files import atomic_output, atomic_write_text
 from hiddenbn.util.markdown import pipe_table
@@ -60,6 +62,19 @@ from hiddenbn.util.markdown import pipe_table
 #: drawn with.
 SCORE_KEYS = {"BIC": "bic_log_evidence", "BIC+": "bic_plus_log_evidence", "CS": "cs",
               "CS+": "cs_plus"}
+#: Today's scores of the LC experiment, shown beside the paper's in its tables, figures and
+#: comparison.md but never in the claims, which judge the paper's scores alone: ICL (BIC less
+#: the classification entropy, Biernacki, Celeux & Govaert 2000) and sBIC over the chain of test
+#: models 1..K (Drton & Plummer 2017, the ``sBIC`` package's default phi). WBIC is not among
+#: them: :data:`WBIC_SECONDS_PER_FIT`.
+TODAYS_SCORE_KEYS = {"ICL": "icl_log_evidence", "sBIC": "sbic_log_evidence"}
+#: Every score the LC experiment shows, the paper's first.
+LC_SCORE_KEYS = SCORE_KEYS | TODAYS_SCORE_KEYS
+#: CPU seconds of one WBIC (:func:`hiddenbn.scores.wbic.wbic_of_fit`, its default chains and
+#: draws) of an ML fit of this experiment, measured on one core for 2-8 classes at N = 1,000
+#: and 81,000 (pattern counts: the cost does not grow with N): too dear for every fit of the
+#: default run, so comparison.md states the cost instead (:func:`todays_scores_lines`).
+WBIC_SECONDS_PER_FIT = 2.0
 #: The scores whose value depends on the Dirichlet alpha of CS's complete-data term.
 ALPHA_SCORES = ("CS", "CS+")
 #: EM gives ML estimates in the paper (Sec. 2.3): EM under a flat Dirichlet(1) prior is ML.
@@ -263,7 +278,9 @@ def lc_experiment(generator: str, section: dict, seed: int, points: int = 5,
     :func:`generating_parameters` under the config's generating ``distribution`` (default: the
     main run's), its data set of ``N`` cases from ``rng(seed, "data", p, N)``. Columns:
     distribution, generator, parametrisation, cases, states, ds, de, loglik, the scores of
-    :func:`fit_scores`, kl_bits (of this test model's ML fit from the generating distribution).
+    :func:`fit_scores`, ``ICL`` and ``sBIC`` (:data:`TODAYS_SCORE_KEYS`; sBIC over the data
+    set's test models, NaN unless they are the chain 1..K), kl_bits (of this test model's ML
+    fit from the generating distribution).
     """
     lc, em = section["latent_class"], section["em"]
     distribution = distribution or main_distribution(section)
@@ -281,14 +298,23 @@ def lc_experiment(generator: str, section: dict, seed: int, points: int = 5,
         truth = observed_distribution(true_network, cpts)
         for cases in lc["sample_sizes"]:
             data = sample_dataset(true_network, cpts, cases, seeding.rng(seed, "data", p, cases))
+            data_set = []
             for k, network in test_networks.items():
                 result = _fit(network, data, seeding.rng(seed, "em", p, cases, k), em)
-                rows.append({"distribution": distribution, "generator": generator,
-                             "parametrisation": p, "cases": cases, "states": k,
-                             "ds": network.standard_dimension, "de": dimensions[k],
-                             **fit_scores(result, dimensions[k], section),
-                             "kl_bits": kl_bits(truth, observed_distribution(network,
-                                                                             result.cpts))})
+                scores = fit_scores(result, dimensions[k], section)
+                entropy, _ = hidden_entropy(network, result.cpts, data)  # an LC model has one
+                data_set.append({"distribution": distribution, "generator": generator,
+                                 "parametrisation": p, "cases": cases, "states": k,
+                                 "ds": network.standard_dimension, "de": dimensions[k],
+                                 **scores, "ICL": icl_log_evidence(scores["BIC"], entropy),
+                                 "kl_bits": kl_bits(truth, observed_distribution(network,
+                                                                                 result.cpts))})
+            sbic = chain_sbic(list(test_networks), [row["loglik"] for row in data_set],
+                              lc["observed_states"], cases)
+            for row, value in zip(data_set, np.full(len(data_set), np.nan)
+                                  if sbic is None else sbic):
+                row["sBIC"] = float(value)
+            rows += data_set
     return pd.DataFrame(rows)
 
 
@@ -302,11 +328,15 @@ def lc_at_alpha(models: pd.DataFrame, alpha: float, section: dict) -> pd.DataFra
 
 def lc_selections(models: pd.DataFrame, scores) -> pd.DataFrame:
     """The model each score selects on each data set: (generator, parametrisation, cases,
-    score, states, kl_bits); ties go to the fewest hidden states."""
+    score, states, kl_bits); ties go to the fewest hidden states. A score without a value on
+    the data set (sBIC where its test models are no chain 1..K, a table of an older run)
+    selects nothing there."""
     rows = []
     for key, group in models.groupby(["generator", "parametrisation", "cases"], sort=True):
         group = group.sort_values("states")
         for score in scores:
+            if group[score].isna().all():
+                continue
             best = group.loc[group[score].idxmax()]
             rows.append(dict(zip(("generator", "parametrisation", "cases"), key), score=score,
                              states=int(best.states), kl_bits=float(best.kl_bits)))
@@ -547,11 +577,17 @@ def table2_markdown(table: pd.DataFrame, scores, printed: pd.DataFrame | None = 
 LC_PANELS = (plots.KL_PANEL, ("states", "selected |X|"))
 
 
+def shown_scores(selections: pd.DataFrame) -> list[str]:
+    """The scores of :data:`LC_SCORE_KEYS` that ``selections`` holds, the paper's first."""
+    return [score for score in LC_SCORE_KEYS if score in set(selections.score)]
+
+
 def figure_lc(selections: pd.DataFrame, generators, path, title: str) -> None:
     """Figure 4/5 form (:func:`hiddenbn.reports.plots.selection_figure`): per generator, mean KL in
-    bits and selected ``|X|`` against N, one line per score of :data:`SCORE_KEYS`."""
-    plots.selection_figure(selections, generators, list(SCORE_KEYS), path, title,
-                           {g: _generator_title(g) for g in generators}, LC_PANELS, SCORE_KEYS)
+    bits and selected ``|X|`` against N, one line per score of :func:`shown_scores`."""
+    plots.selection_figure(selections, generators, shown_scores(selections), path, title,
+                           {g: _generator_title(g) for g in generators}, LC_PANELS,
+                           LC_SCORE_KEYS)
 
 
 def _generator_title(generator: str) -> str:
@@ -1522,14 +1558,16 @@ def paper_claims(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
     results) with CS and CS+ under the Dirichlet ``alpha`` (one of :func:`cs_alphas`).
 
     ``printed`` is the paper's Table 2 (text cells), ``sec`` the numbers of
-    ``experiments.yaml``. Returns the selections, the hill-climbs, our Table 2, the paper's
-    (bold by :func:`summary_bold` with the correlations of our KLs and the paper's fifty
+    ``experiments.yaml``. Returns the selections (the paper's scores', on which its claims are
+    judged, then today's, :data:`TODAYS_SCORE_KEYS`, where the run has them), the hill-climbs,
+    our Table 2, the paper's (bold by :func:`summary_bold` with the correlations of our KLs and the paper's fifty
     pairs) and the verdicts: ``lc`` by figure (:func:`lc_claims`) and ``hlc``
     (:func:`hlc_claims`); ``beyond``: checks of statements the paper does not make
     (:func:`hlc_state_order`), kept out of its verdicts.
     """
     lc = lc_at_alpha(lc_models, alpha, section)
-    selections = lc_selections(lc, list(SCORE_KEYS))
+    shown = lc_selections(lc, [s for s in LC_SCORE_KEYS if s in lc])
+    selections = shown[shown.score.isin(list(SCORE_KEYS))]
     climbs = hlc_climbs(hlc_results, alpha, section)
     floor = kl_floor(hlc_results)
     table = table2(climbs, list(SCORE_KEYS)).merge(floor, on="cases")
@@ -1537,7 +1575,7 @@ def paper_claims(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
                          correlation_lookup(kl_correlations(climbs, SCORE_KEYS)),
                          sec["hierarchical"]["parametrisations"])
     network = parse_spec(section["hierarchical"]["spec"])
-    return {"selections": selections, "climbs": climbs, "table": table, "paper": paper,
+    return {"selections": shown, "climbs": climbs, "table": table, "paper": paper,
             "lc": lc_claims(selections, lc, section, explain),
             "hlc": hlc_claims(climbs, table, paper, network, sec,
                               dict(zip(floor.cases, floor["ml gain"])), explain),
@@ -1822,10 +1860,12 @@ def curve_descriptors(selections: pd.DataFrame, lc_models: pd.DataFrame,
                       generator: str) -> str:
     """What one generator's panels of the Figure 4/5 form show, in numbers: at the smallest and
     largest N, each score's mean KL and mean selected ``|X|``, the lowest-KL score, and the KL of
-    the generating model's own EM fit (the floor the scores are judged against)."""
+    the generating model's own EM fit (the floor the scores are judged against); every score
+    of :func:`shown_scores`."""
     true_states = _generator_states(generator)[0]
+    scores = shown_scores(selections)
     chosen = selections[selections.generator == generator]
-    kl = chosen.groupby(["cases", "score"]).kl_bits.mean().unstack("score")[list(SCORE_KEYS)]
+    kl = chosen.groupby(["cases", "score"]).kl_bits.mean().unstack("score")[scores]
     states = chosen.groupby(["cases", "score"]).states.mean().unstack("score")
     own = lc_models[(lc_models.generator == generator) & (lc_models.states == true_states)]
     floor = own.groupby("cases").kl_bits.mean()
@@ -1835,12 +1875,50 @@ def curve_descriptors(selections: pd.DataFrame, lc_models: pd.DataFrame,
     parts = []
     for cases in (kl.index.min(), kl.index.max()):
         parts.append(f"N = {int(cases)}: KL (bits) " + ", ".join(
-            f"{s} {_format(kl.loc[cases, s])}" for s in SCORE_KEYS)
+            f"{s} {_format(kl.loc[cases, s])}" for s in scores)
             + f" (lowest {kl.loc[cases].idxmin()}; the generating model's own EM fit "
             f"{_format(floor[cases])}; always the largest model, "
             f"{int(lc_models.states.max())} states, {_format(always[cases])}), |X| " + ", ".join(
-                f"{s} {states.loc[cases, s]:.1f}" for s in SCORE_KEYS))
+                f"{s} {states.loc[cases, s]:.1f}" for s in scores))
     return f"{_generator_title(generator)}: " + "; ".join(parts)
+
+
+def lc_fits(section: dict) -> int:
+    """How many test models the LC experiment fits in a run of ``section``: every test model
+    on every data set of every generator, under every generating distribution."""
+    lc = section["latent_class"]
+    per_generator = (lc["parametrisations"] * len(lc["sample_sizes"])
+                     * (lc["test_states"]["max"] - lc["test_states"]["min"] + 1))
+    return per_generator * sum(len(lc_generators(section, d))
+                               for d in section["generating_distributions"])
+
+
+def todays_scores_lines(selections: pd.DataFrame, section: dict) -> list[str]:
+    """comparison.md's section on today's scores (:data:`TODAYS_SCORE_KEYS`): what they are,
+    where they are shown, and why WBIC is not (its cost in this run's fits)."""
+    lc = section["latent_class"]
+    shown = [s for s in TODAYS_SCORE_KEYS if s in set(selections.score)]
+    fits = lc_fits(section)
+    lines = ["## Today's scores beside the paper's (not among its claims)", "",
+             "ICL is BIC less the classification entropy of the fit (Biernacki, Celeux & "
+             "Govaert 2000, with the posteriors in place of the modal classes). sBIC is the "
+             "singular BIC of Drton & Plummer (2017) over each data set's test models 1.."
+             f"{lc['test_states']['max']}, with their learning-coefficient bounds for latent "
+             f"class models at the `sBIC` package's prior parameter phi = "
+             f"{default_phi(lc['observed_states']):g}."]
+    if "sBIC" not in shown:
+        lines[-1] += (f" This run's test models start at {lc['test_states']['min']} classes, "
+                      "so it has no sBIC: it weighs each model against all its submodels "
+                      "(config latent_class.test_states.min: 1 gives it).")
+    lines[-1] += (" " + " and ".join(shown) + " are drawn beside the paper's scores in every "
+                  "figure and counted in `tables/lc_selections.csv` and `tables/lc_summary.csv`"
+                  "; the figure sections above give their mean KL and selected |X|. The "
+                  "paper's claims judge its own scores alone. WBIC (Watanabe 2013) is not "
+                  f"computed here: it samples a tempered posterior per fit, about "
+                  f"{WBIC_SECONDS_PER_FIT:g} CPU seconds each, and this run fits {fits:,} "
+                  f"test models (about {fits * WBIC_SECONDS_PER_FIT / 3600:.1f} CPU hours "
+                  "more); the gold standard compares it with the exact evidence.")
+    return lines + [""]
 
 
 #: The figures comparison.md discusses: each one's heading.
@@ -1954,6 +2032,7 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         "sensitivity section below.",
         "",
         *figure_sections(selections, lc_models, run["lc"], sec, section),
+        *todays_scores_lines(selections, section),
         "## Beyond the paper (not among its claims, not counted in the verdicts)",
         "",
         _markdown(pd.DataFrame([(c, v, e, (why or [""])[0]) for c, v, e, *why in run["beyond"]],

@@ -220,15 +220,15 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = PRIOR_A
 def _with_sbic(models: list, item_states, n_cases: int, phi: float | None) -> tuple:
     """Set each model's ``sbic_log_evidence`` (None unless the models are those of 1..K
     classes, in order); the prior parameter phi it took (or None) and the note that says so."""
-    if [m["states"] for m in models] != list(range(1, len(models) + 1)):
+    chosen = singular_bic.default_phi(item_states) if phi is None else phi
+    values = singular_bic.chain_sbic([m["states"] for m in models],
+                                     [m["loglik"] for m in models], item_states, n_cases, chosen)
+    if values is None:
         for m in models:
             m["sbic_log_evidence"] = None
         return None, ("no sBIC: it weighs each model against all its submodels (Drton & "
                       "Plummer 2017), so it needs the models of 1..K classes; give --classes "
                       "1..K")
-    chosen = singular_bic.default_phi(item_states) if phi is None else phi
-    values = singular_bic.latent_class_sbic([m["loglik"] for m in models], item_states,
-                                            n_cases, chosen)
     for m, value in zip(models, values):
         m["sbic_log_evidence"] = float(value)
     return chosen, (f"sbic_log_evidence: the singular BIC of Drton & Plummer (2017) with their "

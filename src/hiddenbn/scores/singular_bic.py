@@ -185,3 +185,22 @@ def latent_class_sbic(log_likelihoods, item_states, n_cases: int,
     phi = default_phi(item_states) if phi is None else phi
     coefficients = latent_class_learning_coefficients(len(log_likelihoods), item_states, phi)
     return sbic_log_evidence(log_likelihoods, coefficients, n_cases)
+
+
+def chain_sbic(states, log_likelihoods, item_states, n_cases: int,
+               phi: float | None = None) -> np.ndarray | None:
+    """:func:`latent_class_sbic` of the latent class models of ``states`` classes, or None
+    unless they are the whole chain ``1..K`` in order: sBIC weighs each model against all its
+    submodels (the module's equation system), so a chain that starts above 1 or skips a model
+    has none.
+
+    Parameters
+    ----------
+    states : sequence of int
+        The number of classes of each model, in the order of ``log_likelihoods``.
+    log_likelihoods, item_states, n_cases, phi
+        As :func:`latent_class_sbic` takes them.
+    """
+    if [int(k) for k in states] != list(range(1, len(states) + 1)):
+        return None
+    return latent_class_sbic(log_likelihoods, item_states, n_cases, phi)
