@@ -31,7 +31,8 @@ HEAVY = ("numpy", "numba", "scipy", "pandas", "matplotlib")
 DOCUMENTED_MODULES = ("hiddenbn", "hiddenbn.commands", "hiddenbn.reports.results",
                       "hiddenbn.estimators.latent_class", "hiddenbn.data.dataset",
                       "hiddenbn.models.network", "hiddenbn.models.spec",
-                      "hiddenbn.scores.approximations", "hiddenbn.errors")
+                      "hiddenbn.scores.approximations", "hiddenbn.errors",
+                      "hiddenbn.experiments.workflow_config")
 
 
 def test_importing_hiddenbn_loads_no_heavy_library_and_every_export_resolves():
@@ -151,6 +152,74 @@ def test_sample_gives_the_command_line_s_cases(options, tmp_path, capsys):
     assert (tmp_path / "api.csv").read_text() == cases
 
 
+@pytest.mark.parametrize("options", [[], ["--seed", "4", "--generating-alpha", "0.3"]])
+def test_parameters_print_the_command_line_s_file(options, tmp_path, capsys):
+    spec = "3(2(2,2),3)"
+    printed = command_line(["params", spec, *options], capsys)
+    keywords = {"seed": 4, "generating_alpha": 0.3} if options else {}
+    result = hiddenbn.parameters(spec, **keywords)
+    assert result.to_json() + "\n" == str(result) + "\n" == printed
+    result.save_parameters(tmp_path / "api.json")
+    assert (tmp_path / "api.json").read_text() == printed
+    # the parameters a sample is drawn from when none are given
+    drawn = hiddenbn.sample(spec, 20, **{"seed": 4} if options else {})
+    assert drawn.equals(hiddenbn.sample(spec, 20, seed=4 if options else 0,
+                                        parameters=hiddenbn.parameters(spec, seed=4 if options
+                                                                       else 0).cpts))
+
+
+#: An embedded network whose class Y is a cause of X1 and X2, with X3 unrelated to it.
+EMBEDDED = {"nodes": {"Y": {"states": 2}, "X1": {"states": 2, "parents": ["Y"]},
+                      "X2": {"states": 3, "parents": ["Y"]}, "X3": {"states": 2}}}
+
+
+@pytest.fixture(scope="module")
+def embedded_data(tmp_path_factory):
+    """Cases of :data:`EMBEDDED`, as a DataFrame of labels and the CSV file it writes, and the
+    spec file."""
+    tables = [[[0.4, 0.6]], [[0.85, 0.15], [0.2, 0.8]], [[0.6, 0.3, 0.1], [0.2, 0.3, 0.5]],
+              [[0.5, 0.5]]]
+    frame = hiddenbn.sample(EMBEDDED, 400, seed=3, parameters=tables)
+    frame = frame.assign(X3=frame["X3"].map({0: "no", 1: "yes"}))
+    folder = tmp_path_factory.mktemp("ebnc")
+    frame.to_csv(folder / "data.csv", index=False)
+    (folder / "embedded.json").write_text(json.dumps(EMBEDDED))
+    return frame, folder
+
+
+@pytest.mark.parametrize("prior_sd", [[], ["--prior-sd", "0.5"]])
+def test_ebnc_fit_prints_the_result(embedded_data, prior_sd, capsys):
+    frame, folder = embedded_data
+    printed = command_line(["ebnc", "fit", str(folder / "data.csv"), "--target", "Y",
+                            "--embedded", str(folder / "embedded.json"), *prior_sd], capsys)
+    result = hiddenbn.ebnc_fit(frame, EMBEDDED, "Y", **{"prior_sd": 0.5} if prior_sd else {})
+    assert result.to_json() + "\n" == str(result) + "\n" == printed
+    assert result.inputs == ["X1", "X2"] and result.d == 1 + 1 + 2
+
+
+@pytest.mark.parametrize("options, keywords", [
+    ([], {}), (["--score", "bic_log_evidence", "--inputs", "X3,X1", "--max-parents", "1"],
+               {"score": "bic_log_evidence", "inputs": ["X3", "X1"], "max_parents": 1})])
+def test_ebnc_select_prints_the_result(embedded_data, options, keywords, capsys):
+    frame, folder = embedded_data
+    printed = command_line(["ebnc", "select", str(folder / "data.csv"), "--target", "Y",
+                            *options], capsys)
+    result = hiddenbn.ebnc_select(frame, "Y", **keywords)
+    assert result.to_json() + "\n" == str(result) + "\n" == printed
+    assert result.selected_inputs == (["X1", "X2"] if not options else ["X1"])
+    assert result.value == getattr(result, result.score)
+
+
+def test_check_config_file_prints_the_command_line_s_line(tmp_path, capsys):
+    path = tmp_path / "my.yaml"
+    path.write_text("results_dir: elsewhere\nseed: 2\n", encoding="utf-8")
+    result = hiddenbn.check_config_file(path)
+    assert str(result) + "\n" == command_line(["check-config", str(path)], capsys)
+    assert result.results_dir + "\n" == command_line(["check-config", str(path),
+                                                      "--results-dir"], capsys) == "elsewhere\n"
+    assert result.to_dict()["seed"] == 2
+
+
 # --- the defaults ---------------------------------------------------------------------------
 def test_the_library_s_defaults_are_the_command_line_s(tmp_path, capsys):
     """The Dayton survey's 2-class fit: the library's fit_and_score, the Python API and the
@@ -184,6 +253,21 @@ def test_the_library_s_defaults_are_the_command_line_s(tmp_path, capsys):
     (lambda frame: hiddenbn.select(frame, classes="x"), "write a range"),
     (lambda frame: hiddenbn.log_evidence(frame, 2, method="guess"), "'exact' or 'mc'"),
     (lambda frame: hiddenbn.sample("2:2,2", 0), "positive whole number"),
+    (lambda frame: hiddenbn.parameters("2:2,2", generating_alpha=0), "positive number"),
+    (lambda frame: hiddenbn.parameters({"type": "gaussian", "nodes": {
+        "H1": {"hidden": True}, "X1": {"parents": ["H1"]}}}), "not given parameters"),
+    (lambda frame: hiddenbn.ebnc_fit(frame.dropna(), EMBEDDED, "Y"), "no column 'Y'"),
+    (lambda frame: hiddenbn.ebnc_fit(frame.dropna(), {"nodes": {"a": {"states": 2}, "b": {
+        "states": 2, "parents": ["a"]}}}, "c"), "'c' is not a node"),
+    (lambda frame: hiddenbn.ebnc_fit(frame, {"nodes": {"a": {"states": 2}, "b": {
+        "states": 2, "parents": ["a"]}}}, "a"), "missing cells"),
+    (lambda frame: hiddenbn.ebnc_fit(frame, EMBEDDED, "Y", prior_sd=-1), "prior_sd must be"),
+    (lambda frame: hiddenbn.ebnc_select(frame.dropna(), "zz"), "not a column"),
+    (lambda frame: hiddenbn.ebnc_select(frame, "a", inputs="b"), "a list of column names"),
+    (lambda frame: hiddenbn.ebnc_select(frame, "a", inputs=["b", "b"]), "twice"),
+    (lambda frame: hiddenbn.ebnc_select(frame, "a", max_parents=0), "max_parents must be"),
+    (lambda frame: hiddenbn.ebnc_select(frame.dropna(), "a", score="aic"), "unknown EBNC score"),
+    (lambda frame: hiddenbn.check_config_file("no/such.yaml"), "no/such.yaml"),
 ])
 def test_bad_input_is_one_line(call, message):
     frame = pd.DataFrame({"a": ["x", "y", "x"], "b": [1, 2, None]})

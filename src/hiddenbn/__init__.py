@@ -7,11 +7,14 @@ approximations, causal-interaction models and embedded Bayesian-network classifi
 The names below are the public API, each imported from its module when first used, so that
 ``import hiddenbn`` loads neither numpy nor numba, scipy or pandas (``tests/test_startup.py``):
 
-* the commands: :func:`fit`, :func:`select`, :func:`log_evidence`, :func:`dimensions` and
-  :func:`sample` do what ``hiddenbn fit``, ``select``, ``evidence``, ``dim`` and ``sample``
-  do, with the same defaults, and return what they print as objects (:class:`FitResult`,
+* the commands: :func:`fit`, :func:`select`, :func:`log_evidence`, :func:`dimensions`,
+  :func:`sample`, :func:`parameters`, :func:`ebnc_fit`, :func:`ebnc_select` and
+  :func:`check_config_file` do what ``hiddenbn fit``, ``select``, ``evidence``, ``dim``,
+  ``sample``, ``params``, ``ebnc fit``, ``ebnc select`` and ``check-config`` do, with the same
+  defaults, and return what they print as objects (:class:`FitResult`,
   :class:`LatentClassReport`, :class:`SelectionResult`, :class:`EvidenceResult`,
-  :class:`DimensionResult`);
+  :class:`DimensionResult`, :class:`ParametersResult`, :class:`EbncFitResult`,
+  :class:`EbncSelectionResult`, :class:`ConfigCheckResult`);
 * a scikit-learn-style estimator of latent class models, :class:`LatentClassModel`;
 * models and data: :func:`parse_spec`, :class:`Network`, :func:`latent_class`,
   :func:`random_parameters`, :func:`read_data`, :class:`Dataset`, :class:`DataFile`;
@@ -83,10 +86,15 @@ _key_numba_cache()
 _EXPORTS = {
     "fit": "hiddenbn.commands", "select": "hiddenbn.commands",
     "log_evidence": "hiddenbn.commands", "dimensions": "hiddenbn.commands",
-    "sample": "hiddenbn.commands",
+    "sample": "hiddenbn.commands", "parameters": "hiddenbn.commands",
+    "ebnc_fit": "hiddenbn.commands", "ebnc_select": "hiddenbn.commands",
+    "check_config_file": "hiddenbn.experiments.workflow_config",
     "FitResult": "hiddenbn.reports.results", "LatentClassReport": "hiddenbn.reports.results",
     "SelectionResult": "hiddenbn.reports.results",
     "EvidenceResult": "hiddenbn.reports.results", "DimensionResult": "hiddenbn.reports.results",
+    "ParametersResult": "hiddenbn.reports.results", "EbncFitResult": "hiddenbn.reports.results",
+    "EbncSelectionResult": "hiddenbn.reports.results",
+    "ConfigCheckResult": "hiddenbn.reports.results",
     "LatentClassModel": "hiddenbn.estimators",
     "parse_spec": "hiddenbn.models.spec", "Network": "hiddenbn.models.network",
     "latent_class": "hiddenbn.models.network",

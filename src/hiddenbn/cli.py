@@ -273,13 +273,6 @@ def _refuse_what_does_not_act(command: str, args, family: str | None = None,
                 raise HiddenbnError(f"{option} does not act {why}")
 
 
-def _print_json(report) -> None:
-    """Print ``report`` as strict JSON, NaN and infinities as null (see the module docstring)."""
-    from hiddenbn.reports.results import Result
-
-    print(Result(report).to_json())
-
-
 def _print_result(result, as_json: bool) -> None:
     """Print a command's result (:mod:`hiddenbn.reports.results`) as strict JSON or as text."""
     print(result.to_json() if as_json else result)
@@ -418,15 +411,14 @@ def command_sample(args) -> None:
 
 
 def command_params(args) -> None:
-    from hiddenbn.models.network import random_parameters, save_parameters
-    from hiddenbn.util import seeding
+    from hiddenbn import commands
 
     _check_outputs({"--output": args.output}, [args.spec])
-    network = _network_of("params", args, args.spec)  # random_parameters checks its size
-    cpts = random_parameters(network, seeding.rng(args.seed, "parameters"),
-                             args.generating_alpha)
+    _network_of("params", args, args.spec)
+    result = commands.parameters(args.spec, seed=args.seed,
+                                 generating_alpha=args.generating_alpha)
     with _outputs(args.output) as (output,):
-        save_parameters(output, network, cpts)
+        result.save_parameters(output)
 
 
 def command_dim(args) -> None:
@@ -442,38 +434,22 @@ def command_dim(args) -> None:
     _print_result(result, args.json)
 
 
-def _complete_data(path, columns=None):
-    """The ``columns`` of a data file for a learner that needs every cell: one line if one is
-    missing. Every column is read when ``columns`` is None or names one the file lacks (for
-    the learner to name it among them)."""
-    from hiddenbn.data import read_table
-
-    table = read_table(path)
-    if columns is not None and not set(columns) <= set(table.names):
-        columns = None
-    data = table.data_file(columns).dataset
-    data.require_complete("an embedded classifier", "delete the rows with missing cells")
-    return data
-
-
 def command_ebnc_fit(args) -> None:
-    from hiddenbn.reports import ebnc as reports
+    from hiddenbn import commands
 
-    embedded = _network_of("ebnc fit", args, args.embedded)
-    limits.check_network(embedded)
-    data = _complete_data(args.data, embedded.observed_names)
-    report = reports.fit_report(embedded, args.target, data, args.prior_sd)
-    _print_json(report)
+    _network_of("ebnc fit", args, args.embedded)
+    _print_result(commands.ebnc_fit(args.data, args.embedded, args.target,
+                                    prior_sd=args.prior_sd), True)
 
 
 def command_ebnc_select(args) -> None:
-    from hiddenbn.reports import ebnc as reports
+    from hiddenbn import commands
 
     inputs = None if args.inputs is None else _names_option("--inputs", args.inputs)
-    data = _complete_data(args.data, None if inputs is None else (args.target, *inputs))
-    report = reports.select_report(data, args.target, inputs, args.score, args.prior_sd,
-                                   args.max_parents, _progress_lines("embedded networks scored"))
-    _print_json(report)
+    result = commands.ebnc_select(args.data, args.target, inputs=inputs, score=args.score,
+                                  prior_sd=args.prior_sd, max_parents=args.max_parents,
+                                  progress=_progress_lines("embedded networks scored"))
+    _print_result(result, True)
 
 
 def _progress_lines(what: str):
@@ -596,11 +572,8 @@ def command_check_config(args) -> None:
     # the experiments it checks: only this command needs them
     from hiddenbn.experiments import workflow_config
 
-    config = workflow_config.check_config_file(args.config)
-    if args.results_dir:
-        print(config["results_dir"])
-    else:
-        print(f"config {args.config}: no problems; results go to {config['results_dir']}")
+    result = workflow_config.check_config_file(args.config)
+    print(result.results_dir if args.results_dir else result)
 
 
 def command_evidence(args) -> None:

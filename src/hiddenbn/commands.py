@@ -1,8 +1,12 @@
 """The commands of the command line as Python functions, with the same defaults.
 
-:func:`fit`, :func:`select`, :func:`log_evidence`, :func:`dimensions` and :func:`sample` do
-what ``hiddenbn fit``, ``select``, ``evidence``, ``dim`` and ``sample`` do, and return what
-they print as objects (:mod:`hiddenbn.reports.results`; ``sample`` a DataFrame). A keyword argument
+:func:`fit`, :func:`select`, :func:`log_evidence`, :func:`dimensions`, :func:`sample`,
+:func:`parameters`, :func:`ebnc_fit` and :func:`ebnc_select` do what ``hiddenbn fit``,
+``select``, ``evidence``, ``dim``, ``sample``, ``params``, ``ebnc fit`` and ``ebnc select`` do,
+and return what they print as objects (:mod:`hiddenbn.reports.results`; ``sample`` a
+DataFrame). ``check-config``'s is
+:func:`hiddenbn.experiments.workflow_config.check_config_file`, beside the workflow's config
+that it checks (the experiments are a layer above this module). A keyword argument
 is the option of the same name (``prior_alpha`` is ``--prior-alpha``), with its default, so a
 call and a command line with the same data and seed give the same numbers.
 
@@ -33,11 +37,13 @@ from hiddenbn.models.network import (Network, check_parameters, load_labelled_pa
                                      random_parameters)
 from hiddenbn.models.spec import bind_columns, is_spec_file, parse_spec
 from hiddenbn.reports import fit as fit_reports
-from hiddenbn.reports.results import (DimensionResult, EvidenceResult, FitResult, Result,
+from hiddenbn.reports.results import (DimensionResult, EbncFitResult, EbncSelectionResult,
+                                      EvidenceResult, FitResult, ParametersResult, Result,
                                       SelectionResult)
 from hiddenbn.util import limits, seeding
 from hiddenbn.util.defaults import (ACCELERATION, ANNEALING_SWEEPS, DEFAULT_MISSING_VALUES,
-                                    OPTIMUM, PRIOR_ALPHA, RESTARTS, SCHEDULE, WBIC_DRAWS)
+                                    EBNC_PRIOR_SD, OPTIMUM, PRIOR_ALPHA, RESTARTS, SCHEDULE,
+                                    WBIC_DRAWS)
 
 #: How messages name each family of models (the command line's families,
 #: ``hiddenbn.cli.FAMILIES``, name them the same way).
@@ -690,12 +696,7 @@ def sample(model, n: int, *, seed: int = 0, parameters=None, generating_alpha: f
     """
     from hiddenbn.data.sampling import blank_cells, forward_sample
 
-    chosen = spec_model(model)
-    if chosen.family in ADDITIVE_FAMILIES or chosen.family.endswith(" network"):
-        raise HiddenbnError(f"the model is {FAMILY_NAMES[chosen.family]}, which is not sampled "
-                            "here; give a discrete network's spec")
-    network = chosen.model.network() if chosen.family == "noisy-max" else chosen.model
-    limits.check_network(network)
+    network = discrete_network(model, "sampled")
     limits.check_sample(n, len(network.observed_indices), False)
     labels = {}
     if parameters is None:
@@ -708,3 +709,198 @@ def sample(model, n: int, *, seed: int = 0, parameters=None, generating_alpha: f
     rows = blank_cells(forward_sample(network, cpts, n, data_rng), missing_rate, data_rng)
     return rows_frame(network.observed_names, rows,
                       [labels.get(name) for name in network.observed_names])
+
+
+def discrete_network(model, done: str):
+    """The discrete network of ``model`` (:func:`spec_model`; a noisy-max model's network),
+    checked against the limits, for a command by which a model is ``done`` ("sampled"): a
+    noisy-additive model, a Gaussian or a sigmoid network has no CPTs, and is refused."""
+    chosen = spec_model(model)
+    if chosen.family in ADDITIVE_FAMILIES or chosen.family.endswith(" network"):
+        raise HiddenbnError(f"the model is {FAMILY_NAMES[chosen.family]}, which is not {done} "
+                            "here; give a discrete network's spec")
+    network = chosen.model.network() if chosen.family == "noisy-max" else chosen.model
+    limits.check_network(network)
+    return network
+
+
+def parameters(model, *, seed: int = 0, generating_alpha: float = 1.0) -> ParametersResult:
+    """Random parameters of a model: ``hiddenbn params``.
+
+    Draws every CPT row from a symmetric Dirichlet(``generating_alpha``) distribution
+    (:func:`hiddenbn.models.network.random_parameters`) from the random stream of ``seed``
+    that :func:`sample` draws its parameters from, so ``sample(model, n, seed=s)`` and
+    ``sample(model, n, seed=s, parameters=parameters(model, seed=s).cpts)`` give the same
+    cases.
+
+    Parameters
+    ----------
+    model : str, path-like, dict or Network
+        The model, as for :func:`sample`.
+    seed : int
+        The random seed.
+    generating_alpha : float
+        The Dirichlet parameter of every row (default 1: uniform over the simplex).
+
+    Returns
+    -------
+    ParametersResult
+
+    Raises
+    ------
+    HiddenbnError
+        A bad model or ``generating_alpha``, with one line saying what is wrong and the fix.
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> drawn = hiddenbn.parameters("2:2,2", seed=1, generating_alpha=0.5)
+    >>> [round(float(p), 4) for p in drawn.cpts[0][0]]
+    [0.1176, 0.8824]
+    >>> hiddenbn.sample("2:2,2", n=5, seed=1).equals(
+    ...     hiddenbn.sample("2:2,2", n=5, seed=1, parameters=hiddenbn.parameters("2:2,2",
+    ...                                                                          seed=1).cpts))
+    True
+    """
+    network = discrete_network(model, "given parameters")
+    return ParametersResult(network, random_parameters(
+        network, seeding.rng(seed, "parameters"), generating_alpha))
+
+
+def complete_cases(data, columns=None):
+    """The ``columns`` of ``data`` (:func:`data_table`) for a learner that needs every cell:
+    one line if one is missing. Every column is coded when ``columns`` is None or names one
+    the data lacks (for the learner to name it among them)."""
+    table = data_table(data)
+    if columns is not None and not set(columns) <= set(table.names):
+        columns = None
+    dataset = table.data_file(columns).dataset
+    dataset.require_complete("an embedded classifier", "delete the rows with missing cells")
+    return dataset
+
+
+def ebnc_fit(data, embedded, target: str, *,
+             prior_sd: float = EBNC_PRIOR_SD) -> EbncFitResult:
+    """Fit and score the embedded Bayesian-network classifier of ``target``: ``hiddenbn ebnc
+    fit``.
+
+    The classifier of ``target`` given its Markov blanket in the fully observed network
+    ``embedded`` (Heckerman & Meek 1997) is fitted to complete data by maximum likelihood
+    and by MAP under a normal prior on its non-redundant natural parameters ``phi``, and
+    scored by the Laplace approximation (Eq. 8) and BIC on the scale of log p(D | S) (Eq. 9).
+
+    Parameters
+    ----------
+    data : path-like, pandas.DataFrame or Dataset
+        The cases, as for :func:`fit`, without a missing cell in the columns of ``embedded``.
+    embedded : str, path-like, dict or Network
+        The embedded network: a YAML or JSON spec file or its dict, whose nodes name columns of
+        ``data``, or a Network.
+    target : str
+        The class node.
+    prior_sd : float
+        The standard deviation of the normal prior on every ``phi``.
+
+    Returns
+    -------
+    EbncFitResult
+
+    Raises
+    ------
+    HiddenbnError
+        A bad network, data or target, with one line saying what is wrong and the fix.
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> naive_bayes = {"nodes": {"Y": {"states": 2}, "X1": {"states": 2, "parents": ["Y"]},
+    ...                          "X2": {"states": 2, "parents": ["Y"]}, "X3": {"states": 2}}}
+    >>> tables = [[[0.5, 0.5]], [[0.85, 0.15], [0.2, 0.8]], [[0.7, 0.3], [0.2, 0.8]],
+    ...           [[0.5, 0.5]]]
+    >>> frame = hiddenbn.sample(naive_bayes, n=500, seed=1, parameters=tables)
+    >>> result = hiddenbn.ebnc_fit(frame, naive_bayes, "Y")
+    >>> result.inputs, result.d, sorted(result.phi_map)
+    (['X1', 'X2'], 3, ['1', 'X1=1', 'X2=1'])
+    >>> round(result.laplace, 2), round(result.bic_log_evidence, 2)
+    (-177.42, -176.34)
+    """
+    from hiddenbn.reports import ebnc as ebnc_reports
+
+    _check_prior_sd(prior_sd)
+    network = discrete_network(embedded, "an embedded network")
+    dataset = complete_cases(data, network.observed_names)
+    return EbncFitResult(ebnc_reports.fit_report(network, target, dataset, prior_sd))
+
+
+def ebnc_select(data, target: str, *, inputs=None, score: str = "laplace",
+                prior_sd: float = EBNC_PRIOR_SD, max_parents: int = 3,
+                progress=None) -> EbncSelectionResult:
+    """Select an embedded network and inputs for ``target``: ``hiddenbn ebnc select``.
+
+    A greedy search over embedded networks on ``target`` and the candidate inputs (add,
+    delete or reverse an arc), each scored by the classifier of ``target`` it embeds
+    (:func:`ebnc_fit`; Heckerman & Meek 1997); the best network's Markov blanket of
+    ``target`` are the selected inputs.
+
+    Parameters
+    ----------
+    data : path-like, pandas.DataFrame or Dataset
+        The cases, as for :func:`fit`, without a missing cell in the columns searched.
+    target : str
+        The class column.
+    inputs : sequence of str, optional
+        The candidate input columns (default: every other column).
+    score : {"laplace", "bic_log_evidence"}
+        The score the search maximises.
+    prior_sd : float
+        The standard deviation of the normal prior on every ``phi``.
+    max_parents : int
+        The largest parent set in the search.
+    progress : callable, optional
+        Called with the number of embedded networks scored so far.
+
+    Returns
+    -------
+    EbncSelectionResult
+
+    Raises
+    ------
+    HiddenbnError
+        Bad data, a bad target, input or option, with one line saying what is wrong and the
+        fix.
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> naive_bayes = {"nodes": {"Y": {"states": 2}, "X1": {"states": 2, "parents": ["Y"]},
+    ...                          "X2": {"states": 2, "parents": ["Y"]}, "X3": {"states": 2}}}
+    >>> tables = [[[0.5, 0.5]], [[0.85, 0.15], [0.2, 0.8]], [[0.7, 0.3], [0.2, 0.8]],
+    ...           [[0.5, 0.5]]]
+    >>> frame = hiddenbn.sample(naive_bayes, n=500, seed=1, parameters=tables)
+    >>> result = hiddenbn.ebnc_select(frame, "Y", score="bic_log_evidence", max_parents=1)
+    >>> result.selected_inputs, result.value == result.bic_log_evidence
+    (['X1', 'X2'], True)
+    """
+    from hiddenbn.reports import ebnc as ebnc_reports
+
+    if inputs is not None:
+        if isinstance(inputs, str) or not all(isinstance(name, str) and name
+                                              for name in inputs):
+            raise HiddenbnError(f"inputs must be a list of column names, e.g. ['X1', 'X2'], got "
+                                f"{excerpt(repr(inputs))}")
+        inputs = tuple(inputs)
+        if len(set(inputs)) != len(inputs):
+            raise HiddenbnError("inputs names a column twice; give each once")
+    limits.require_whole_number(max_parents, 1, "max_parents")
+    _check_prior_sd(prior_sd)
+    dataset = complete_cases(data, None if inputs is None else (target, *inputs))
+    return EbncSelectionResult(ebnc_reports.select_report(
+        dataset, target, inputs, score, prior_sd, max_parents, progress))
+
+
+def _check_prior_sd(prior_sd) -> None:
+    """Refuse a prior standard deviation the command line's ``--prior-sd`` would refuse."""
+    if isinstance(prior_sd, bool) or not isinstance(prior_sd, (int, float, np.floating)) \
+            or not limits.MIN_PRIOR_SD <= prior_sd <= limits.MAX_PRIOR_SD:
+        raise HiddenbnError(f"prior_sd must be a number from {limits.MIN_PRIOR_SD} to "
+                            f"{limits.MAX_PRIOR_SD}, got {excerpt(repr(prior_sd))}")

@@ -30,6 +30,7 @@ from jsonschema import Draft202012Validator, validators
 from hiddenbn.errors import ConfigError, HiddenbnError
 from hiddenbn.experiments import studies as user_studies
 from hiddenbn.experiments.papers import PAPERS, ChecksItsSection
+from hiddenbn.reports.results import ConfigCheckResult
 from hiddenbn.util import limits, textfiles
 
 #: How a value of each JSON type is called in a problem.
@@ -254,15 +255,47 @@ def read_schema() -> dict:
     return yaml.safe_load(schema.read_text(encoding="utf-8"))
 
 
-def check_config_file(path) -> dict:
-    """Check the config file ``path`` as the workflow would (:func:`read_config_file`, then
-    :func:`check_config` with relative study files read from the file's folder) and return it
-    with the schema's defaults filled in.
+def check_config_file(path) -> ConfigCheckResult:
+    """Check a workflow config file as the workflow does before any job: ``hiddenbn
+    check-config``.
 
-    This is ``hiddenbn check-config``: Snakemake reads a ``--configfile`` in its own command line
-    before the workflow starts, and its message for a YAML syntax error names neither the file
-    nor the line, so a config of one's own is best checked by this first (``make reproduce
-    CONFIG=...`` does).
+    The file is parsed (:func:`read_config_file`: a YAML syntax error names its line), checked
+    against the schema with every number finite, then by each section's own checks
+    (:func:`check_config`, relative study files read from the file's folder). Snakemake reads
+    a ``--configfile`` in its own command line before the workflow starts, and its message for
+    a YAML syntax error names neither the file nor the line, so a config of one's own is best
+    checked by this first (``make reproduce CONFIG=...`` does).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The config file (YAML or JSON).
+
+    Returns
+    -------
+    ConfigCheckResult
+        The config with the schema's defaults filled in (:meth:`~ConfigCheckResult.to_dict`),
+        its ``results_dir``, and the line ``check-config`` prints.
+
+    Raises
+    ------
+    ConfigError
+        Every problem, one line each, naming its key (or the file's line).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import hiddenbn
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "my.yaml").write_text("seed: 3", encoding="utf-8")
+    >>> result = hiddenbn.check_config_file(folder / "my.yaml")
+    >>> result.results_dir, result.to_dict()["seed"]
+    ('results', 3)
+    >>> _ = (folder / "bad.yaml").write_text("seed: -1", encoding="utf-8")
+    >>> hiddenbn.check_config_file(folder / "bad.yaml")
+    Traceback (most recent call last):
+    ...
+    hiddenbn.errors.ConfigError: config seed: must be an integer of at least 0, got -1
     """
     config = read_config_file(path)
     if not isinstance(config, dict):
@@ -271,7 +304,7 @@ def check_config_file(path) -> dict:
                            "start from config/config.yaml"])
     schema = read_schema()
     check_config(config, schema, Path(path).resolve().parent)
-    return config
+    return ConfigCheckResult(config, path)
 
 
 @contextmanager

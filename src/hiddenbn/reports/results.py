@@ -1,13 +1,17 @@
 """What each command computes, as Python objects.
 
-Each command of the command line has a function of :mod:`hiddenbn.commands` that returns one
-of these results: :class:`FitResult` (``hiddenbn fit``), :class:`SelectionResult`
-(``select``), :class:`EvidenceResult` (``evidence``) and :class:`DimensionResult` (``dim``). A
-result holds the command's report, and shows it three ways:
+Each command of the command line has a function of :mod:`hiddenbn.commands` (or, for
+``check-config``, of :mod:`hiddenbn.experiments.workflow_config`) that returns one of these
+results: :class:`FitResult` (``hiddenbn fit``), :class:`SelectionResult` (``select``),
+:class:`EvidenceResult` (``evidence``), :class:`DimensionResult` (``dim``),
+:class:`ParametersResult` (``params``), :class:`EbncFitResult` (``ebnc fit``),
+:class:`EbncSelectionResult` (``ebnc select``) and :class:`ConfigCheckResult`
+(``check-config``). A result holds the command's report, and shows it three ways:
 
-* :meth:`Result.to_dict` is the JSON that the command prints with ``--json``, as Python lists
-  and dicts (strict JSON: a NaN or infinite number, such as a Laplace score without a positive
-  definite Hessian, is None), and :meth:`Result.to_json` that text itself;
+* :meth:`Result.to_dict` is the JSON that the command prints with ``--json`` (``params`` and
+  ``ebnc`` print only JSON), as Python lists and dicts (strict JSON: a NaN or infinite number,
+  such as a Laplace score without a positive definite Hessian, is None), and
+  :meth:`Result.to_json` that text itself;
 * ``str(result)`` is the text the command prints without ``--json``;
 * attributes give its numbers as numbers and arrays, and the Python objects behind them (the
   fitted network and its parameters, the data as they were coded).
@@ -111,8 +115,12 @@ class Result:
     def __str__(self) -> str:
         return self._text()
 
+    def _summary(self) -> str:
+        """What the result's repr shows: the first line of its text."""
+        return self._text().splitlines()[0]
+
     def __repr__(self) -> str:
-        return f"<{type(self).__name__}: {self._text().splitlines()[0]}>"
+        return f"<{type(self).__name__}: {self._summary()}>"
 
 
 class _Dimensions(Result):
@@ -532,3 +540,208 @@ class DimensionResult(_Dimensions):
         from hiddenbn.reports.dimension import format_dimension_report
 
         return format_dimension_report(self._report)
+
+
+class ParametersResult(Result):
+    """Random parameters of a network: what ``hiddenbn params`` prints.
+
+    Returned by :func:`hiddenbn.parameters`. :meth:`to_json` (and ``str(result)``) is the
+    parameter file the command writes: ``{"network": spec, "cpts": {node: rows}}``, which
+    ``fit --init`` and ``sample --params`` read; :attr:`cpts` are the tables themselves, which
+    :func:`hiddenbn.sample` (``parameters``) and :func:`hiddenbn.fit` (``init``) take.
+
+    Attributes
+    ----------
+    network : hiddenbn.models.network.Network
+        The network the parameters are of.
+    cpts : list of ndarray
+        One table per node (None for a deterministic node): a row per configuration of its
+        parents, a column per state.
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> drawn = hiddenbn.parameters("2:2,3", seed=3)
+    >>> [table.shape for table in drawn.cpts]
+    [(1, 2), (2, 2), (2, 3)]
+    >>> sorted(drawn.to_dict()["cpts"])
+    ['H1', 'X1', 'X2']
+    >>> hiddenbn.sample("2:2,3", n=3, seed=3, parameters=drawn.cpts).shape
+    (3, 2)
+    """
+
+    def __init__(self, network, cpts):
+        from hiddenbn.models.network import parameters_to_dict
+
+        super().__init__(parameters_to_dict(network, cpts))
+        self.network, self.cpts = network, cpts
+
+    def save_parameters(self, path) -> None:
+        """Write the parameters as JSON (``params -o``), atomically.
+
+        Parameters
+        ----------
+        path : path-like
+            The JSON file.
+        """
+        from hiddenbn.models.network import save_parameters
+
+        save_parameters(path, self.network, self.cpts)
+
+    def _summary(self) -> str:
+        return f"the CPTs of {', '.join(self._report['cpts'])}"
+
+
+class _Classifier(Result):
+    """A result about an embedded Bayesian-network classifier of a target: its scores."""
+
+    @property
+    def target(self) -> str:
+        """The class node (str)."""
+        return self._report["target"]
+
+    @property
+    def d(self) -> int:
+        """The dimension of the classifier: its non-redundant parameters (int)."""
+        return self._report["d"]
+
+    @property
+    def laplace(self) -> float:
+        """The Laplace approximation of log p(D | S) (Eq. 8; float, NaN without a positive
+        definite Hessian)."""
+        return self._report["laplace"]
+
+    @property
+    def bic_log_evidence(self) -> float:
+        """BIC on the scale of log p(D | S), -BIC/2 (Eq. 9; float)."""
+        return self._report["bic_log_evidence"]
+
+
+class EbncFitResult(_Classifier):
+    """The embedded Bayesian-network classifier of a target, fitted and scored: what
+    ``hiddenbn ebnc fit`` prints.
+
+    Returned by :func:`hiddenbn.ebnc_fit`. The classifier of the target given its Markov
+    blanket in an embedded network (Heckerman & Meek 1997) is fitted by maximum likelihood
+    and by MAP under a normal prior on its non-redundant natural parameters ``phi``, and scored
+    by the Laplace approximation (Eq. 8) and BIC on the scale of log p(D | S) (Eq. 9: -BIC/2);
+    larger is better. The command prints JSON only: ``str(result)`` is :meth:`to_json`.
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> tables = [[[0.5, 0.5]], [[0.9, 0.1], [0.1, 0.9]], [[0.8, 0.2], [0.3, 0.7]],
+    ...           [[0.7, 0.3], [0.2, 0.8]], [[0.5, 0.5], [0.5, 0.5]]]
+    >>> frame = hiddenbn.sample("2:2,2,2,2", n=400, seed=2, parameters=tables)
+    >>> frame = frame.rename(columns={"X1": "Y"})  # a proxy of the hidden class
+    >>> result = hiddenbn.ebnc_fit(frame, {"nodes": {
+    ...     "Y": {"states": 2}, "X2": {"states": 2, "parents": ["Y"]},
+    ...     "X3": {"states": 2, "parents": ["Y"]}}}, "Y")
+    >>> result
+    <EbncFitResult: Y given X2, X3, d = 3>
+    >>> result.laplace < result.log_likelihood_map
+    True
+    """
+
+    @property
+    def inputs(self) -> list:
+        """The target's Markov blanket in the embedded network: the classifier's inputs."""
+        return list(self._report["inputs"])
+
+    @property
+    def log_likelihood_map(self) -> float:
+        """The conditional log-likelihood of the target at the MAP ``phi`` (float)."""
+        return self._report["log_likelihood_map"]
+
+    @property
+    def phi_map(self) -> dict:
+        """``{feature: [phi for classes 2..r]}``: the MAP natural parameters, per indicator
+        feature of the inputs (dict)."""
+        return strict_json(self._report["phi_map"])
+
+    def _summary(self) -> str:
+        return f"{self.target} given {', '.join(self.inputs) or 'no input'}, d = {self.d}"
+
+
+class EbncSelectionResult(_Classifier):
+    """An embedded network and inputs selected for a target: what ``hiddenbn ebnc select``
+    prints.
+
+    Returned by :func:`hiddenbn.ebnc_select`: the greedy search over embedded networks on the
+    target and the candidate inputs (add, delete or reverse an arc) by the Laplace score or
+    BIC (Heckerman & Meek 1997); its target, dimension and scores are the selected
+    classifier's. The command prints JSON only: ``str(result)`` is :meth:`to_json`.
+
+    Examples
+    --------
+    >>> import hiddenbn
+    >>> tables = [[[0.5, 0.5]], [[0.9, 0.1], [0.1, 0.9]], [[0.8, 0.2], [0.3, 0.7]],
+    ...           [[0.7, 0.3], [0.2, 0.8]], [[0.5, 0.5], [0.5, 0.5]]]
+    >>> frame = hiddenbn.sample("2:2,2,2,2", n=400, seed=2, parameters=tables)
+    >>> frame = frame.rename(columns={"X1": "Y"})  # a proxy of the hidden class
+    >>> result = hiddenbn.ebnc_select(frame, "Y", max_parents=1)
+    >>> result.selected_inputs, result.score
+    (['X3', 'X2'], 'laplace')
+    >>> result.embedded_network["X4"]  # no arc: not an input
+    []
+    """
+
+    @property
+    def score(self) -> str:
+        """The score the search maximised: ``"laplace"`` or ``"bic_log_evidence"``."""
+        return self._report["score"]
+
+    @property
+    def selected_inputs(self) -> list:
+        """The inputs of the selected classifier: the target's Markov blanket (list of str)."""
+        return list(self._report["selected_inputs"])
+
+    @property
+    def embedded_network(self) -> dict:
+        """``{node: [parent, ...]}``: the selected embedded network."""
+        return strict_json(self._report["embedded_network"])
+
+    @property
+    def value(self) -> float:
+        """The selected network's value of :attr:`score` (float)."""
+        return self._report["value"]
+
+    def _summary(self) -> str:
+        return (f"{self.target} given {', '.join(self.selected_inputs) or 'no input'}, "
+                f"{self.score} {self.value:.6g}")
+
+
+class ConfigCheckResult(Result):
+    """A workflow config that passed its checks: what ``hiddenbn check-config`` prints.
+
+    Returned by :func:`hiddenbn.check_config_file`. ``str(result)`` is the line of
+    ``check-config``, :attr:`results_dir` what ``check-config --results-dir`` prints, and
+    :meth:`to_dict` the config with the schema's defaults filled in.
+
+    Parameters
+    ----------
+    report : dict
+        The config, checked, its defaults filled in.
+    path : str or path-like
+        The config file, as the line names it.
+
+    Examples
+    --------
+    >>> result = ConfigCheckResult({"results_dir": "results", "seed": 1}, "my.yaml")
+    >>> print(result)
+    config my.yaml: no problems; results go to results
+    >>> result.results_dir
+    'results'
+    """
+
+    def __init__(self, report: dict, path):
+        super().__init__(report)
+        self.path = path
+
+    @property
+    def results_dir(self) -> str:
+        """The folder the workflow writes its results to (str)."""
+        return self._report["results_dir"]
+
+    def _text(self) -> str:
+        return f"config {self.path}: no problems; results go to {self.results_dir}"
