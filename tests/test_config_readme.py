@@ -14,7 +14,7 @@ from test_workflow import REPO
 
 from hiddenbn.experiments.studies import DEFAULT_EM, FAMILIES, METRICS
 from hiddenbn.experiments.workflow_config import read_schema
-from hiddenbn.learning.selection import SCORE_NAMES
+from hiddenbn.learning.selection import SELECTION_SCORE_NAMES
 from hiddenbn.util.defaults import SCHEDULE
 
 README = (REPO / "config" / "README.md").read_text()
@@ -119,7 +119,7 @@ def test_each_em_names_the_settings_its_section_takes(name):
 
 def test_the_lists_of_a_study_are_the_librarys():
     study = bullets(section("## Your own studies"))
-    assert re.findall(r"`(\w+)`", study["scores"]) == list(SCORE_NAMES)
+    assert re.findall(r"`(\w+)`", study["scores"]) == list(SELECTION_SCORE_NAMES)
     assert re.findall(r"`(\w+)` \(", study["metrics"]) == list(METRICS)
     assert re.findall(r"`(\w+)` \(", study["family"]) == list(FAMILIES)
     defaults = study["em"].split("gives none", 1)[1]

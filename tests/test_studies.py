@@ -18,9 +18,11 @@ from hiddenbn.data import read_csv
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import studies
 from hiddenbn.inference.enumeration import MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count
-from hiddenbn.learning.selection import SCORE_NAMES, fit_and_score
+from hiddenbn.learning.selection import SELECTION_SCORE_NAMES, fit_and_score
 from hiddenbn.models.network import latent_class, load_parameters, save_parameters
 from hiddenbn.models.spec import parse_spec
+from hiddenbn.scores.singular_bic import default_phi, latent_class_learning_coefficients
+from test_singular_bic import iterated_sbic
 
 EXAMPLE = REPO / "config" / "studies_example.yaml"
 EM = {"restarts": 2, "max_iterations": 200, "tolerance": 1e-5}
@@ -51,7 +53,15 @@ def _set_generator(study, **entry):
 
 @pytest.mark.parametrize("edit, message", [
     (lambda s: s.update(scores=["bic_log_evidence", "bicc"]),
-     "studies.s.scores: unknown score 'bicc'; use any of " + ", ".join(SCORE_NAMES)),
+     "studies.s.scores: unknown score 'bicc'; use any of " + ", ".join(SELECTION_SCORE_NAMES)),
+    (lambda s: (s.update(scores=["sbic_log_evidence"]),
+                s["family"].update(hidden_states={"min": 2, "max": 3})),
+     "studies.s.scores: sbic_log_evidence weighs each model against all its submodels, so it "
+     "needs the latent class models of 1..K classes; give family {type: latent_class, "
+     "hidden_states: {min: 1, max: K}}, or drop sbic_log_evidence"),
+    (lambda s: s.update(scores=["sbic_log_evidence"], generators={"g": {"spec": TREE}},
+                        family={"type": "hill_climb"}),
+     "studies.s.scores: sbic_log_evidence weighs each model against all its submodels"),
     (lambda s: s.update(metrics=["kl", "speed"]), "studies.s.metrics: unknown metric 'speed'"),
     (lambda s: _set_generator(s, spec="3(2,2"),
      "studies.s.generators.g.spec: tree spec '3(2,2', character 6: expected ',' or ')'"),
@@ -247,6 +257,23 @@ def test_a_replicate_is_regenerated_by_the_command_line(tmp_path):
                           **search(study))
     row = fits[fits.model == "2:2,2,2,2"].iloc[0]
     assert math.isclose(row.loglik, refit["fit"].log_likelihood, rel_tol=1e-12)
+
+
+def test_sbic_is_computed_over_the_chain_of_latent_class_candidates():
+    study = checked(edited(lambda s: s.update(sample_sizes=[300], replicates=1,
+                                              scores=["bic_log_evidence", "sbic_log_evidence"])))
+    fits, selections = studies.run_job(study, "g", 300, [(17, 23)])
+    fits = fits.sort_values("hidden_states")
+    assert list(fits.hidden_states) == [1, 2, 3]
+    bounds = latent_class_learning_coefficients(3, [2] * 4, default_phi([2] * 4))
+    np.testing.assert_allclose(fits.sbic_log_evidence,
+                               iterated_sbic(list(fits.loglik), bounds, 300, step=0.5),
+                               atol=1e-8)
+    # one class has no proper submodel: its sBIC is its BIC
+    assert fits.sbic_log_evidence.iloc[0] == pytest.approx(fits.bic_log_evidence.iloc[0],
+                                                           abs=1e-9)
+    chosen = selections.set_index("score").loc["sbic_log_evidence", "hidden_states"]
+    assert chosen == fits.hidden_states[fits.sbic_log_evidence.idxmax()]
 
 
 def test_example_config_dry_run_lists_every_job(tmp_path):

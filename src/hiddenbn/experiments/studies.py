@@ -4,14 +4,18 @@ A study (one entry of the config's ``studies:`` section) names generating models
 (any spec :func:`hiddenbn.models.spec.parse_spec` accepts), how their parameters are drawn (a fresh
 Dirichlet(``generating_alpha``) draw per replicate, or a fixed parameter file), sample sizes, replicates,
 one family of candidate models, the scores that select from it (names from
-:data:`hiddenbn.learning.selection.SCORE_NAMES`) and the metrics to report (:data:`METRICS`).
+:data:`hiddenbn.learning.selection.SELECTION_SCORE_NAMES`) and the metrics to report
+(:data:`METRICS`).
 
 Families (``family.type``):
 
 ``latent_class``
     the latent class models with ``hidden_states.min..max`` hidden states over the generator's
     observed variables (paper 002 Sec. 5, paper 003 Sec. 3); every candidate is fitted and each
-    score selects its best, ties going to the fewest parameters;
+    score selects its best, ties going to the fewest parameters. This family alone takes
+    ``sbic_log_evidence``, and only from ``hidden_states.min: 1``: sBIC weighs each model
+    against all its submodels, so it is computed over the chain ``1..max``
+    (:func:`hiddenbn.scores.singular_bic.chain_sbic`, the ``sBIC`` package's default phi);
 ``hill_climb``
     paper 002 Sec. 6: keeping an HLC structure (the generator's own, or ``structure``), each
     score climbs from all hidden nodes binary by adding one state at a time
@@ -44,10 +48,11 @@ from hiddenbn.dimension.effective import effective_dimension_or_reason, is_hlc, 
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.learning.hlc import (all_binary, hidden_cardinalities, hill_climb, kl_bits,
                                    with_hidden_cardinalities)
-from hiddenbn.learning.selection import SCORE_NAMES, fit_and_score
+from hiddenbn.learning.selection import SELECTION_SCORE_NAMES, fit_and_score
 from hiddenbn.models.network import (MAX_DENSE_STATES, Network, latent_class, load_parameters,
                                      observed_distribution, random_parameters)
 from hiddenbn.models.spec import is_spec_file, parse_spec
+from hiddenbn.scores.singular_bic import chain_sbic
 from hiddenbn.reports import plots
 from hiddenbn.util import limits, seeding
 from hiddenbn.util.defaults import SCHEDULE, WBIC_DRAWS
@@ -96,9 +101,9 @@ def check_study(name: str, study: dict, base_dir) -> dict:
     base_dir = Path(base_dir)
     scores = list(study["scores"])
     for score in scores:
-        if score not in SCORE_NAMES:
+        if score not in SELECTION_SCORE_NAMES:
             raise HiddenbnError(f"{where}.scores: unknown score {score!r}; use any of "
-                                f"{', '.join(SCORE_NAMES)}")
+                                f"{', '.join(SELECTION_SCORE_NAMES)}")
     metrics = list(study.get("metrics", METRICS))
     for metric in metrics:
         if metric not in METRICS:
@@ -107,6 +112,12 @@ def check_study(name: str, study: dict, base_dir) -> dict:
     generators = {g: _check_generator(f"{where}.generators.{g}", entry, base_dir, "kl" in metrics)
                   for g, entry in study["generators"].items()}
     family = _check_family(f"{where}.family", study["family"], base_dir)
+    if "sbic_log_evidence" in scores and not (family["type"] == "latent_class"
+                                              and family["hidden_states"]["min"] == 1):
+        raise HiddenbnError(f"{where}.scores: sbic_log_evidence weighs each model against all "
+                            "its submodels, so it needs the latent class models of 1..K "
+                            "classes; give family {type: latent_class, hidden_states: {min: 1, "
+                            "max: K}}, or drop sbic_log_evidence")
     for g, generator in generators.items():
         _check_family_fits(f"{where}.family", family, g, parse_spec(generator["spec"]))
     return {"description": study.get("description", ""), "generators": generators,
@@ -413,6 +424,11 @@ def run_replicate(study: dict, generator: str, cases: int, parameter_seed: int,
                                              truth is not None, " > ".join(labels)))
     else:
         rows = [candidates(label, net) for label, net in fixed_candidates(family, network).items()]
+        if "sbic_log_evidence" in scores:  # check_study: the candidates are 1..max classes
+            values = chain_sbic([r["hidden_states"] for r in rows], [r["loglik"] for r in rows],
+                                network.observed_cardinalities, data.n_cases)
+            for row, value in zip(rows, values):
+                row["sbic_log_evidence"] = float(value)
         for score in scores:
             scored = [r for r in rows if not math.isnan(r[score])]
             # ties go to the fewest parameters, then to the first listed
