@@ -1,5 +1,6 @@
 """Seeds derived from the config seed and a job's wildcards."""
 
+import os
 import subprocess
 import sys
 
@@ -19,6 +20,7 @@ def test_job_seeds_are_stable_and_distinct():
 def test_seeds_do_not_depend_on_the_interpreter_hash_salt():
     code = "from hiddenbn.util import seeding; print(seeding.job_seed(7, 'exp', 'model', 4))"
     values = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env={"PYTHONHASHSEED": salt}, check=True).stdout
+                             env={**os.environ, "PYTHONHASHSEED": salt},
+                             check=True).stdout
               for salt in ("0", "1", "12345")}
     assert len(values) == 1
