@@ -143,6 +143,21 @@ def test_dimensions_prints_the_result(spec, capsys):
     assert str(result) + "\n" == command_line(["dim", spec], capsys)
 
 
+def test_the_dimensions_result_gives_every_dimension_it_prints():
+    result = hiddenbn.dimensions("3:2,2,2,2")
+    for name in ("ds", "de", "dc", "dp", "db"):
+        assert getattr(result, name) == result.to_dict()[name]
+        assert f"\n{name} " in f"\n{result}"
+
+
+def test_columns_as_one_string_are_the_command_line_s_list():
+    """A string had been read as a sequence of characters ('X1,X2' named a column ',')."""
+    frame = hiddenbn.sample("2:2,2,2,2", n=200, seed=3)
+    listed = hiddenbn.fit(frame, classes=2, columns=["X1", "X3", "X2"], seed=1)
+    assert str(hiddenbn.fit(frame, classes=2, columns="X1, X3,X2", seed=1)) == str(listed)
+    assert "X3" in str(hiddenbn.select(frame, classes="1..2", columns="X1,X3"))
+
+
 @pytest.mark.parametrize("options", [[], ["--missing-rate", "0.2"]])
 def test_sample_gives_the_command_line_s_cases(options, tmp_path, capsys):
     cases = command_line(["sample", "3:2,3,2,2", "--n", "50", "--seed", "9", *options], capsys)

@@ -200,7 +200,7 @@ class _DatasetTable:
         """The patterns over ``columns`` (default: every column), as a data file of one row
         per pattern."""
         data = self.dataset
-        columns = data.names if columns is None else tuple(columns)
+        columns = data.names if columns is None else column_names(columns)
         absent = [name for name in columns if name not in data.names]
         if absent:
             raise HiddenbnError(f"the data has no column {absent[0]!r}; its columns are "
@@ -215,6 +215,14 @@ class _DatasetTable:
         return DataFile(data, data, np.arange(data.n_patterns), (), "the Dataset")
 
 
+def column_names(columns) -> tuple:
+    """Column names given as a sequence, or as one string separated by commas as the command
+    line's ``--columns`` takes them (a string is not read as a sequence of characters)."""
+    if isinstance(columns, str):
+        return tuple(name.strip() for name in columns.split(","))
+    return tuple(columns)
+
+
 def bound_network(chosen: Model, table, columns=None) -> tuple:
     """The network of a model over the columns of the data ``table`` (:func:`data_table`),
     and the data file of the columns it is bound to (no other is coded).
@@ -226,7 +234,7 @@ def bound_network(chosen: Model, table, columns=None) -> tuple:
     """
     names = table.names
     if columns is not None:
-        columns = tuple(columns)
+        columns = column_names(columns)
         unknown = [name for name in columns if name not in names]
         if unknown:
             raise HiddenbnError(f"columns names {excerpt(str(unknown[0]))}, which is not a "
@@ -302,8 +310,9 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
     classes : int, optional
         The latent class model with this many classes over the columns (``--classes``);
         give it or ``model``.
-    columns : sequence of str, optional
-        The columns the model is bound to, in order (default: every column).
+    columns : sequence of str or str, optional
+        The columns the model is bound to, in order (default: every column); a string names
+        them separated by commas, as ``--columns`` does.
     init : path-like or list of arrays, optional
         Start EM once from these parameters (a parameter file as
         :meth:`FitResult.save_parameters` writes, or one table per node) instead of the
@@ -480,7 +489,7 @@ missing_values, missing
     """
     counts = _class_counts(classes)
     table = data_table(data, dictionary, missing_values, missing)
-    columns = table.names if columns is None else tuple(columns)
+    columns = table.names if columns is None else column_names(columns)
     data_file = table.data_file(columns)
     largest = selection.latent_class_network(data_file.dataset, counts[-1], columns)
     limits.check_network(largest, f"the latent class model with {counts[-1]} classes")
@@ -772,6 +781,7 @@ def complete_cases(data, columns=None):
     one line if one is missing. Every column is coded when ``columns`` is None or names one
     the data lacks (for the learner to name it among them)."""
     table = data_table(data)
+    columns = None if columns is None else column_names(columns)
     if columns is not None and not set(columns) <= set(table.names):
         columns = None
     dataset = table.data_file(columns).dataset

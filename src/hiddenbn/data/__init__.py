@@ -2,7 +2,7 @@
 
 ``dataset`` (:class:`Dataset`, the distinct observed rows and their counts, and the readers and
 writers of data files) and ``sampling`` (forward sampling of a network). The names of
-``dataset`` are re-exported here: ``from hiddenbn.data import Dataset, read_csv``.
+``dataset`` are re-exported here: ``from hiddenbn.data import Dataset, read_data``.
 
 May import: hiddenbn.errors, hiddenbn.util, hiddenbn.models.
 """

@@ -530,6 +530,18 @@ class DimensionResult(_Dimensions):
         return self._report.get("dc")
 
     @property
+    def dp(self) -> int | None:
+        """The pairwise bound on de of Kocka & Zhang (2002, Theorem 3) (int), or None where
+        it does not apply."""
+        return self._report.get("dp")
+
+    @property
+    def db(self) -> int | None:
+        """``min(ds, dc, dp)``, the bound on de of Kocka & Zhang (2002, Theorem 4) (int), or
+        None where it does not apply."""
+        return self._report.get("db")
+
+    @property
     def warnings(self) -> list:
         """Why a rank may not be sure (list of str)."""
         return list(self._report.get("warnings", []))
