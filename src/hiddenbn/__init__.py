@@ -2,7 +2,19 @@
 
 The reference implementation of five papers on effective dimension, marginal-likelihood
 approximations, causal-interaction models and embedded Bayesian-network classifiers (see
-``README.md``), as a command line (``hiddenbn``) and this Python package.
+``README.md``), as a command line (``hiddenbn``) and this Python package. Docstrings cite them
+by number, as the experiments name them:
+
+* paper 000: Geiger, Heckerman & Meek (1996), effective dimension
+  (``experiments.geiger_heckerman_meek1996``);
+* paper 001: Heckerman & Meek (1997), embedded Bayesian-network classifiers
+  (``experiments.heckerman_meek1997``);
+* paper 002: Kocka & Zhang (2002), dimension correction for hierarchical latent class models
+  (``experiments.kocka_zhang2002``);
+* paper 003: Chickering & Heckerman (1996), marginal-likelihood approximations for incomplete
+  data (``experiments.chickering_heckerman1996``);
+* paper 004: Meek & Heckerman (1997), causal-interaction models
+  (``experiments.meek_heckerman1997``).
 
 The names below are the public API, each imported from its module when first used, so that
 ``import hiddenbn`` loads neither numpy nor numba, scipy or pandas (``tests/test_startup.py``):
