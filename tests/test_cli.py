@@ -350,8 +350,10 @@ def test_ctrl_c_during_fit_is_one_line_and_exit_130(tmp_path):
 def test_sigterm_while_writing_outputs_leaves_no_temporary_file(tmp_path):
     """Found by an input audit: SIGTERM left three hidden temporary files (one a temporary of
     a temporary, which a rerun did not clean up). The signal is sent once the outputs'
-    temporary files exist."""
-    process, _ = _started(["sample", "3:2,2,2,2,2,2", "--n", "1000000", "--save-params",
+    temporary files exist; the cases are many enough (seconds of writing) that it still finds
+    them there when a loaded machine delivers it late (with a million, it once arrived after
+    both files were in place)."""
+    process, _ = _started(["sample", "3:2,2,2,2,2,2", "--n", "5000000", "--save-params",
                            "params.json", "-o", "data.csv"], tmp_path)
     _wait_for(lambda: any(tmp_path.iterdir()), process)
     process.send_signal(signal.SIGTERM)
