@@ -29,7 +29,7 @@ LAYERS = (
     ("dimension",),
     ("scores",),
     ("learning",),
-    ("ebnc", "interaction"),
+    ("ebnc", "interaction", "regression"),
     ("reports",),
     ("commands",),
     ("estimators", "experiments"),

@@ -723,7 +723,7 @@ def _checked_dictionary(document, source: str) -> dict:
             raise DataError(f"{source}: column {excerpt(str(name))} needs a list of categories "
                             "as text, e.g. '[no, yes]'")
         categories = [c.strip() for c in categories]
-        if len({_label(c) for c in categories}) != len(categories):
+        if len({state_label(c) for c in categories}) != len(categories):
             raise DataError(f"{source}: column {excerpt(str(name))} lists a category twice")
         dictionary[name] = tuple(categories)
     return dictionary
@@ -898,7 +898,7 @@ def _integer(source: str, where: str, text: str) -> int | None:
     return int(number)
 
 
-def _label(text: str) -> str:
+def state_label(text: str) -> str:
     """The state a cell or a dictionary category names: a whole number as its digits (``2.0``
     is ``2``), anything else as written."""
     number = _whole(text)
@@ -930,7 +930,14 @@ def _counts(source: str, values: np.ndarray) -> np.ndarray:
     return counts.astype(np.int64)
 
 
-def _natural_order(text: str):
+def decimal_number(text: str) -> float | None:
+    """The finite number a cell writes in ASCII decimal (``30``, ``-1.5``, ``2e3``), or None
+    for any other text (``float`` alone would also take ``1_0``, ``inf`` and other digits)."""
+    number = float(text) if _NUMBER.fullmatch(text) else math.nan
+    return number if math.isfinite(number) else None
+
+
+def label_order(text: str):
     """Sort key of labels: numbers by value first, then text (R's factor level order)."""
     if _NUMBER.fullmatch(text):
         return (0, float(text), text)
@@ -973,13 +980,13 @@ def _code_column(source: str, name: str, cells: np.ndarray, declared, missing_va
                             f"{excerpt(label) if label else 'an empty category'}, which is "
                             "read as a missing cell; take it out of the list, or leave it out "
                             "of the missing values (--missing-values)")
-        position = {_label(label): s for s, label in enumerate(declared)}
-        absent = [text for text in present if _label(text) not in position]
+        position = {state_label(label): s for s, label in enumerate(declared)}
+        absent = [text for text in present if state_label(text) not in position]
         if absent:
             raise DataError(f"{source}: column {name!r} has {excerpt(absent[0])}, which "
                             f"is not one of its categories in the data dictionary "
                             f"({_listed(declared)}); add it there or write it as missing")
-        return _Column(_lookup(codes, texts, {text: position[_label(text)] for text in present}),
+        return _Column(_lookup(codes, texts, {text: position[state_label(text)] for text in present}),
                        tuple(declared), given=True)
     numbers = {text: _integer(source, f"column {name!r}", text) for text in present}
     if all(number is not None for number in numbers.values()):
@@ -996,7 +1003,7 @@ def _code_column(source: str, name: str, cells: np.ndarray, declared, missing_va
         position = {text: number - first for text, number in numbers.items()}
         return _Column(_lookup(codes, texts, position),
                        NumberedStates(first, top - first + 1), frozenset(numbers.values()))
-    states = sorted({_label(text) for text in present}, key=_natural_order)
+    states = sorted({state_label(text) for text in present}, key=label_order)
     _refuse_one_number_written_twice(source, name, states)
     if ordered and not all(_NUMBER.fullmatch(label) for label in states):
         raise DataError(f"{source}, column {name!r}: the model takes a max or sum of "
@@ -1008,7 +1015,7 @@ def _code_column(source: str, name: str, cells: np.ndarray, declared, missing_va
         text = next(text for text in texts if text in numbers and numbers[text] is None)
         not_whole = (text, int(np.flatnonzero(codes == texts.index(text))[0]) + 1)
     position = {label: s for s, label in enumerate(states)}
-    return _Column(_lookup(codes, texts, {text: position[_label(text)] for text in present}),
+    return _Column(_lookup(codes, texts, {text: position[state_label(text)] for text in present}),
                    tuple(states), not_whole=not_whole)
 
 
@@ -1024,8 +1031,8 @@ def _code_numbers(source: str, name: str, values: np.ndarray, missing_values) ->
     for k, text in enumerate(texts):
         if text in missing_values:
             continue
-        number = float(text) if _NUMBER.fullmatch(text) else math.nan
-        if not math.isfinite(number):
+        number = decimal_number(text)
+        if number is None:
             row = int(np.flatnonzero(codes == k)[0]) + 1
             raise DataError(f"{source}, row {row}, column {name!r}: {excerpt(text)} is "
                             "not a number; write a decimal number, or an empty cell for a "

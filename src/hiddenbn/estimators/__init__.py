@@ -13,7 +13,7 @@ It reads the data and builds the model by :mod:`hiddenbn.commands`.
 
 May import: hiddenbn.errors, hiddenbn.util, hiddenbn.models, hiddenbn.data, hiddenbn.inference,
 hiddenbn.dimension, hiddenbn.scores, hiddenbn.learning, hiddenbn.ebnc, hiddenbn.interaction,
-hiddenbn.reports, hiddenbn.commands.
+hiddenbn.regression, hiddenbn.reports, hiddenbn.commands.
 """
 
 from hiddenbn.estimators.latent_class import LatentClassModel

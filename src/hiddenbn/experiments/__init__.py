@@ -7,5 +7,5 @@ section). The estimators, beside it in the layers, it does not import.
 
 May import: hiddenbn.errors, hiddenbn.util, hiddenbn.models, hiddenbn.data, hiddenbn.inference,
 hiddenbn.dimension, hiddenbn.scores, hiddenbn.learning, hiddenbn.ebnc, hiddenbn.interaction,
-hiddenbn.reports, hiddenbn.commands.
+hiddenbn.regression, hiddenbn.reports, hiddenbn.commands.
 """

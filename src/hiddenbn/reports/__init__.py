@@ -8,5 +8,6 @@ and posteriors file), ``blrt`` (the text of the bootstrap likelihood-ratio tests
 ``plots`` (figures).
 
 May import: hiddenbn.errors, hiddenbn.util, hiddenbn.models, hiddenbn.data, hiddenbn.inference,
-hiddenbn.dimension, hiddenbn.scores, hiddenbn.learning, hiddenbn.ebnc, hiddenbn.interaction.
+hiddenbn.dimension, hiddenbn.scores, hiddenbn.learning, hiddenbn.ebnc, hiddenbn.interaction,
+hiddenbn.regression.
 """

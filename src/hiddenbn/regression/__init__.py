@@ -1,0 +1,13 @@
+"""Latent class regression: covariates that predict class membership.
+
+``covariates`` (the covariate design matrix read from a data file's cells: numeric and
+dummy-coded categorical covariates, the rows dropped for a missing covariate, and the checks
+that refuse a constant, collinear, all-missing or mistyped covariate) and ``multinomial_logit``
+(the class-membership model, a multinomial logit with class 1 as the reference, fitted to
+weighted class memberships by Newton's method, with its gradient, Hessian, standard errors and
+a check for separation). The EBNCs and the interaction models, beside it in the layers, it
+does not import.
+
+May import: hiddenbn.errors, hiddenbn.util, hiddenbn.models, hiddenbn.data, hiddenbn.inference,
+hiddenbn.dimension, hiddenbn.scores, hiddenbn.learning.
+"""

@@ -1,0 +1,105 @@
+"""The covariate design matrix: numeric and dummy-coded covariates, reference levels, dropped
+rows, design rows at chosen values, and one line naming the column for each bad covariate."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hiddenbn.data import read_table
+from hiddenbn.errors import DataError
+from hiddenbn.regression.covariates import covariate_design
+
+FRAME = pd.DataFrame({
+    "item": [1, 2, 1, 2, 1, 2, 2, 1],
+    "age": [30, 41, None, 52, 23, 35, 60, 44],
+    "sex": ["F", "M", "M", "F", "M", "F", "M", "F"],
+    "group": [1, 3, 2, 3, 1, 2, 2, 1],
+})
+
+
+def test_numeric_and_categorical_covariates_make_the_matrix():
+    design = covariate_design(FRAME, "age,sex,group", categorical=["group"], items=["item"])
+    assert design.names == ("(intercept)", "age", "sex=M", "group=2", "group=3")
+    assert design.covariates == ("age", "sex", "group")
+    assert design.references == {"sex": "F", "group": "1"}
+    assert design.levels == {"sex": ("F", "M"), "group": ("1", "2", "3")}
+    assert design.kept.tolist() == [True, True, False, True, True, True, True, True]
+    assert design.dropped == 1 and design.notes[0].startswith("1 of 8 rows")
+    # statsmodels' formula interface builds the same matrix (treatment coding; patsy puts
+    # the categorical terms first)
+    from statsmodels.formula.api import mnlogit
+    expected = mnlogit("item ~ age + sex + C(group)", FRAME.dropna())
+    assert expected.exog_names == ["Intercept", "sex[T.M]", "C(group)[T.2]", "C(group)[T.3]",
+                                   "age"]
+    np.testing.assert_array_equal(design.matrix, expected.exog[:, [0, 4, 1, 2, 3]])
+    assert design.matrix.dtype == np.float64
+
+
+def test_design_rows_at_chosen_values():
+    design = covariate_design(FRAME, ["age", "sex"])
+    rows = design.rows([{"age": 30, "sex": "M"}, {"age": "41.5", "sex": "F"}])
+    assert rows.tolist() == [[1.0, 30.0, 1.0], [1.0, 41.5, 0.0]]
+    for values, message in [({"age": 30, "sex": "X"}, "covariate 'sex' has no level 'X'"),
+                            ({"age": 30, "sex": "M", "height": 2}, "'height' is not a covar"),
+                            ({"age": 30}, "no value of covariate 'sex'"),
+                            ({"age": "old", "sex": "M"}, "'old' is not a number")]:
+        with pytest.raises(DataError, match=message):
+            design.rows(values)
+
+
+def test_levels_of_a_data_dictionary_set_the_reference(tmp_path):
+    path = tmp_path / "data.csv"
+    FRAME.to_csv(path, index=False)
+    dictionary = tmp_path / "dictionary.yaml"
+    dictionary.write_text("sex: [M, F]\nitem: ['1', '2']\n")
+    design = covariate_design(read_table(path, dictionary=dictionary), ["sex"])
+    assert design.names == ("(intercept)", "sex=F") and design.references == {"sex": "M"}
+    # as the levels given in code, and as a pandas categorical column's categories
+    assert covariate_design(FRAME, ["sex"], levels={"sex": ["M", "F"]}).references == \
+        {"sex": "M"}
+    frame = FRAME.assign(sex=pd.Categorical(FRAME.sex, categories=["M", "F"]))
+    assert covariate_design(frame, ["sex"]).names == ("(intercept)", "sex=F")
+
+
+def test_a_level_no_row_has_gets_no_coefficient_and_a_note():
+    design = covariate_design(FRAME, ["sex"], levels={"sex": ["X", "F", "M"]})
+    assert design.names == ("(intercept)", "sex=M") and design.references == {"sex": "F"}
+    assert "no row at level 'X'" in design.notes[0]
+
+
+def test_missing_values_of_a_file_are_read_as_the_items_are(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_text("item,age\n1,30\n2,NA\n1,.\n2,41\n1,50\n")
+    design = covariate_design(read_table(path), ["age"])
+    assert design.dropped == 2 and design.matrix[:, 1].tolist() == [30.0, 41.0, 50.0]
+
+
+@pytest.mark.parametrize("frame,covariates,options,message", [
+    (FRAME, ["height"], {}, "has no column 'height', named as a covariate; its columns are"),
+    (FRAME, ["item"], {"items": ["item"]}, "column 'item' is both an item and a covariate"),
+    (FRAME.assign(age=[30, "old", 1, 2, 3, 4, 5, 6]), ["age"], {},
+     r"row 2, column 'age': 'old' is text where a number is expected .*categorical"),
+    (FRAME.assign(age=7), ["age"], {}, "covariate 'age' is 7 in every row used, a constant"),
+    (FRAME.assign(sex="F"), ["sex"], {}, "covariate 'sex' is 'F' in every row used"),
+    (FRAME.assign(age=None), ["age"], {}, "covariate 'age' has only missing cells"),
+    (FRAME.assign(older=FRAME.age * 2 + 1), ["age", "older"], {},
+     r"columns \(intercept\), age, older are collinear.*leave one of them out"),
+    (FRAME.assign(male=(FRAME.sex == "M").astype(int)), ["sex", "male"], {},
+     "columns sex=M, male are collinear"),
+    (FRAME.head(3), ["age", "sex"], {}, "2 rows have every covariate, not more than the 3"),
+    (FRAME.assign(age=None, sex=None), ["sex"], {}, "covariate 'sex' has only missing"),
+    (FRAME, ["age", "age"], {}, "covariate 'age' is named twice"),
+    (FRAME, [], {}, "no covariate is named"),
+    (FRAME, ["age"], {"categorical": ["sex"]}, "'sex' is named categorical but is not a cov"),
+    (FRAME, ["sex"], {"levels": {"sex": ["F"]}}, "'sex' has 'M', which is not one of its lev"),
+])
+def test_each_bad_covariate_gets_one_line_naming_it(frame, covariates, options, message):
+    with pytest.raises(DataError, match=message) as error:
+        covariate_design(frame, covariates, **options)
+    assert "\n" not in str(error.value) and "; " in str(error.value)
+
+
+def test_rows_missing_some_covariate_each_can_leave_none():
+    frame = pd.DataFrame({"age": [30, None, 40], "sex": [None, "F", None]})
+    with pytest.raises(DataError, match="no row has every covariate"):
+        covariate_design(frame, ["age", "sex"])
