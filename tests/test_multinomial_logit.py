@@ -173,9 +173,13 @@ def test_overlapping_classes_are_not_separated():
     assert fit.converged and np.abs(fit.coefficients).max() < 10
 
 
-def test_strictly_positive_posteriors_are_never_separated():
+def test_posteriors_are_separated_only_where_they_are_0_or_1_to_rounding():
     matrix, weights = separated("complete")
     assert separating_direction(matrix, 0.98 * weights + 0.01) is None
+    # as EM leaves the posteriors of a class whose coefficient diverges
+    with pytest.raises(SeparationError, match="'x' for class 2"):
+        fit_multinomial_logit(matrix, (1 - 2e-12) * weights + 1e-12,
+                              names=["(intercept)", "x", "z"])
 
 
 def test_a_class_without_weight_is_separation_by_the_intercept():

@@ -283,11 +283,17 @@ def separating_direction(matrix, weights) -> np.ndarray | None:
     attain the row's maximum, and a solution with a positive objective is exactly
     (quasi-)complete separation (Konis 2007, ch. 4, for K = 2). Weights with negative entries
     (BCH's) can also make the slope positive: the log-likelihood then grows without bound.
+
+    A weight below :data:`SEPARATION_PROBABILITY` times its row's total counts as 0: EM
+    posteriors of a separated class fall to such values as its coefficient diverges, but are
+    never exactly 0.
     """
     from scipy import sparse
     from scipy.optimize import linprog
 
     matrix, weights = np.asarray(matrix, dtype=float), np.asarray(weights, dtype=float)
+    weights = np.where(np.abs(weights) < SEPARATION_PROBABILITY
+                       * np.abs(weights.sum(axis=1, keepdims=True)), 0.0, weights)
     (n_rows, n_columns), n_classes = matrix.shape, weights.shape[1]
     n_free = n_columns * (n_classes - 1)
     predictor = [sparse.csr_matrix((n_rows, n_free))] + [
