@@ -1,7 +1,9 @@
 """Data: reading and writing data files as pattern counts, and sampling data from a network.
 
 ``dataset`` (:class:`Dataset`, the distinct observed rows and their counts, and the readers and
-writers of data files) and ``sampling`` (forward sampling of a network). The names of
+writers of data files), ``sampling`` (forward sampling of a network) and
+``covariate_sampling`` (latent class data with covariates: the class a multinomial logit of
+them, as latent class regression models it). The names of
 ``dataset`` are re-exported here: ``from hiddenbn.data import Dataset, read_data``.
 
 May import: hiddenbn.errors, hiddenbn.util, hiddenbn.models.
