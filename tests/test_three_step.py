@@ -40,7 +40,7 @@ def test_the_generator_draws_its_logit_and_its_item_tables():
     import statsmodels.api as sm
 
     model = mixed_model()
-    sample = model.sample(20_000, np.random.default_rng(5))
+    sample = model.sample(10_000, np.random.default_rng(5))
     design = covariate_design(sample.frame, ["age", "group"], items=model.item_names)
     assert design.names == model.design_names == sample.design_names
     np.testing.assert_array_equal(design.matrix, sample.design)
@@ -240,3 +240,22 @@ def test_bad_input_is_refused_in_one_line(medium_separation):
 def test_the_examples_run(module):
     failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert attempted and not failed
+
+
+def test_grouped_rows_with_counts_give_the_estimates_of_one_row_per_case():
+    model = bakk_tekle_vermunt_model(0.8)
+    sample = model.sample(3000, np.random.default_rng(9))
+    rows = sample.frame[list(model.item_names)].to_numpy(dtype=np.int32)
+    fit = three_step.measurement_model(rows, model.item_names, [2] * 6, 3, seed=0)
+    keys, first, counts = np.unique(np.hstack([rows, sample.design]), axis=0,
+                                    return_index=True, return_counts=True)
+    posteriors, _ = class_posteriors(fit.network, fit.cpts, rows)
+    each = three_step.classify(posteriors)
+    grouped = three_step.classify(posteriors[first], counts)
+    assert counts.size < 400
+    np.testing.assert_allclose(grouped.error_matrix, each.error_matrix, atol=1e-12)
+    for method in three_step.METHODS:
+        one = three_step.covariate_step(sample.design, each, method)
+        other = three_step.covariate_step(sample.design[first], grouped, method)
+        np.testing.assert_allclose(other.coefficients, one.coefficients, atol=1e-7)
+        np.testing.assert_allclose(other.covariance, one.covariance, rtol=1e-6)

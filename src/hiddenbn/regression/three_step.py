@@ -77,11 +77,14 @@ class Classification:
         The modal class ``w_i`` of each case (0 for class 1).
     error_matrix : ndarray, shape (K, K)
         ``D[s, t] = P(w = t | x = s)``; each row sums to 1.
+    counts : ndarray, shape (n,)
+        How many cases each row stands for (ones for one row per case).
     """
 
     posteriors: np.ndarray
     assigned: np.ndarray
     error_matrix: np.ndarray
+    counts: np.ndarray
 
     @property
     def n_classes(self) -> int:
@@ -149,7 +152,7 @@ def measurement_model(rows, names, cardinalities, n_classes: int, seed: int = 0,
     return selection.search(network, dataset, seed, alpha, restarts, **em_options)
 
 
-def classify(posteriors) -> Classification:
+def classify(posteriors, counts=None) -> Classification:
     """Step 2: modal assignment and its classification error matrix.
 
     Each case goes to its modal class ``w_i = argmax_s P(x = s | y_i)``, and
@@ -165,21 +168,29 @@ def classify(posteriors) -> Classification:
     ----------
     posteriors : ndarray, shape (n, K)
         ``P(x = s | y_i)``, rows summing to 1.
+    counts : ndarray, shape (n,), optional
+        How many cases each row stands for (rows of identical cases grouped); default one
+        each. The sums above, and step 3's, count each row that many times.
 
     Returns
     -------
     Classification
     """
     posteriors = np.asarray(posteriors, dtype=float)
+    counts = (np.ones(posteriors.shape[0]) if counts is None
+              else np.asarray(counts, dtype=float))
+    if counts.shape != posteriors.shape[:1] or not (counts >= 0).all():
+        raise HiddenbnError(f"expected a count of at least 0 for each of the "
+                            f"{posteriors.shape[0]} rows, got {counts.size} counts")
     assigned = modal_class(posteriors)
     n_classes = posteriors.shape[1]
-    totals = posteriors.sum(axis=0)
+    totals = counts @ posteriors
     if (totals <= 0).any():
         raise HiddenbnError(f"class {int(np.argmin(totals)) + 1} has no case with posterior "
                             "weight; fit the measurement model with fewer classes")
     assigned_indicator = np.eye(n_classes)[assigned]
-    error_matrix = posteriors.T @ assigned_indicator / totals[:, None]
-    return Classification(posteriors, assigned, error_matrix)
+    error_matrix = (counts[:, None] * posteriors).T @ assigned_indicator / totals[:, None]
+    return Classification(posteriors, assigned, error_matrix, counts)
 
 
 def bch_weights(classification: Classification) -> np.ndarray:
@@ -244,6 +255,7 @@ def covariate_step(design, classification: Classification, method: str = "bch", 
         raise HiddenbnError(f"the design matrix has {design.shape[0]} rows and the "
                             f"classification {classification.assigned.size} cases; give one "
                             "design row per case")
+    counts = classification.counts[:, None]
     assigned_indicator = np.eye(classification.n_classes)[classification.assigned]
     if method == "naive":
         return _weighted_estimate(design, assigned_indicator, classification, method)
@@ -251,7 +263,7 @@ def covariate_step(design, classification: Classification, method: str = "bch", 
         return _weighted_estimate(design, bch_weights(classification), classification, method)
     if start is None:
         try:
-            start = fit_multinomial_logit(design, assigned_indicator).coefficients
+            start = fit_multinomial_logit(design, counts * assigned_indicator).coefficients
         except SeparationError:  # the assigned classes separated, the true ones perhaps not
             start = np.zeros((design.shape[1], classification.n_classes))
     return _ml_estimate(design, classification, np.asarray(start, dtype=float))
@@ -270,13 +282,14 @@ def three_step(rows, names, cardinalities, design, n_classes: int, method: str =
 # --- the pieces ------------------------------------------------------------------------------
 def _weighted_estimate(design, weights, classification, method) -> ThreeStepEstimate:
     """The naive or BCH estimate: one weighted logit fit, with its standard errors."""
-    fit = fit_multinomial_logit(design, weights)
+    counts = classification.counts
+    fit = fit_multinomial_logit(design, counts[:, None] * weights)
     if method == "naive":
         return _estimate(method, fit.coefficients, fit.covariance, fit.log_likelihood, 0,
                          classification)
     # the weights sum to 1 per case, so -H is the unweighted logit's information: the bread
     scores = case_scores(design, weights, class_probabilities(design, fit.coefficients))
-    covariance = fit.covariance @ (scores.T @ scores) @ fit.covariance
+    covariance = fit.covariance @ (scores.T @ (counts[:, None] * scores)) @ fit.covariance
     return _estimate(method, fit.coefficients, covariance, None, 0, classification)
 
 
@@ -284,22 +297,25 @@ def _ml_estimate(design, classification, coefficients) -> ThreeStepEstimate:
     """The ML estimate from ``coefficients``; see :func:`covariate_step`."""
     log_error = np.log(np.maximum(classification.error_matrix, np.finfo(float).tiny))
     log_emission = log_error[:, classification.assigned].T  # (n, K): log D[s, w_i]
-    value, posteriors = _ml_terms(design, log_emission, coefficients)
+    counts = classification.counts
+    value, posteriors = _ml_terms(design, log_emission, counts, coefficients)
     for iterations in range(1, ML_MAX_ITERATIONS + 1):
         # the gradient of the ML objective is that of the logit weighted by the posteriors
-        gradient = log_likelihood_gradient(design, posteriors, coefficients)
-        step = _newton_step(_ml_information(design, posteriors, coefficients), gradient)
+        gradient = log_likelihood_gradient(design, counts[:, None] * posteriors, coefficients)
+        step = _newton_step(_ml_information(design, posteriors, counts, coefficients),
+                            gradient)
         if step is not None:
             if gradient @ step / 2 < ML_TOLERANCE:
                 break
             candidate = coefficients + coefficients_from_free(step, design.shape[1])
-            terms = _ml_terms(design, log_emission, candidate)
+            terms = _ml_terms(design, log_emission, counts, candidate)
             if terms[0] > value:
                 coefficients, (value, posteriors) = candidate, terms
                 continue
         # EM's step, which never decreases the log-likelihood
-        candidate = fit_multinomial_logit(design, posteriors, start=coefficients).coefficients
-        terms = _ml_terms(design, log_emission, candidate)
+        candidate = fit_multinomial_logit(design, counts[:, None] * posteriors,
+                                          start=coefficients).coefficients
+        terms = _ml_terms(design, log_emission, counts, candidate)
         gain = terms[0] - value
         coefficients, (value, posteriors) = candidate, terms
         if gain <= ML_TOLERANCE:
@@ -310,7 +326,7 @@ def _ml_estimate(design, classification, coefficients) -> ThreeStepEstimate:
     if class_probabilities(design, coefficients).min() < SEPARATION_PROBABILITY:
         raise SeparationError("the ML step 3's coefficients run to infinity (the covariates "
                               "separate the classes); use fewer covariates or merge levels")
-    information = _ml_information(design, posteriors, coefficients)
+    information = _ml_information(design, posteriors, counts, coefficients)
     try:
         np.linalg.cholesky(information)
     except np.linalg.LinAlgError:
@@ -321,20 +337,20 @@ def _ml_estimate(design, classification, coefficients) -> ThreeStepEstimate:
                      classification)
 
 
-def _ml_terms(design, log_emission, coefficients):
+def _ml_terms(design, log_emission, counts, coefficients):
     """``(log-likelihood, posteriors q)`` of the ML step 3 at ``coefficients``."""
     with np.errstate(divide="ignore"):
         log_joint = np.log(class_probabilities(design, coefficients)) + log_emission
     log_marginal = logsumexp(log_joint, axis=1)
-    return float(log_marginal.sum()), np.exp(log_joint - log_marginal[:, None])
+    return float(counts @ log_marginal), np.exp(log_joint - log_marginal[:, None])
 
 
-def _ml_information(design, posteriors, coefficients) -> np.ndarray:
+def _ml_information(design, posteriors, counts, coefficients) -> np.ndarray:
     """The observed information of the ML step 3 by Louis's (1982) identity: the complete
     data's, ``-H`` of the logit (the same for any weights summing to 1 per case), less the
     covariance of the complete data's score under the posteriors (:func:`score_covariance`)."""
-    return (-log_likelihood_hessian(design, posteriors, coefficients)
-            - score_covariance(design, posteriors))
+    return (-log_likelihood_hessian(design, counts[:, None] * posteriors, coefficients)
+            - score_covariance(design, posteriors, counts))
 
 
 def _newton_step(information, gradient):
@@ -347,16 +363,16 @@ def _newton_step(information, gradient):
     return np.linalg.solve(factor.T, np.linalg.solve(factor, gradient))
 
 
-def score_covariance(design, posteriors) -> np.ndarray:
-    """``sum_i (diag q_i - q_i q_i') (x) z_i z_i'`` over the classes but the first, in the
+def score_covariance(design, posteriors, counts) -> np.ndarray:
+    """``sum_i c_i (diag q_i - q_i q_i') (x) z_i z_i'`` over the classes but the first, in the
     order of :func:`~hiddenbn.regression.multinomial_logit.free_coefficients`: the covariance
     of the complete-data score ``(e_x - pi_i) (x) z_i`` of a multinomial logit when case
-    ``i``'s class ``x`` has the distribution ``q_i``."""
+    ``i``'s class ``x`` has the distribution ``q_i``, row ``i`` standing for ``c_i`` cases."""
     free = np.asarray(posteriors)[:, 1:]
     spread = np.einsum("ik,km->ikm", free, np.eye(free.shape[1])) \
         - np.einsum("ik,im->ikm", free, free)
     p, k = design.shape[1], free.shape[1]
-    return np.einsum("ikm,ij,il->kjml", spread, design, design).reshape(p * k, p * k)
+    return np.einsum("i,ikm,ij,il->kjml", counts, spread, design, design).reshape(p * k, p * k)
 
 
 def case_scores(design, weights, probabilities) -> np.ndarray:
