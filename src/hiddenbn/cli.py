@@ -227,6 +227,17 @@ _IDLE_BESIDE = (
      "it out"),
     (("fit",), ("--restarts", "--schedule", "--seed"), lambda args: not args.init,
      "with --init, from whose parameters EM starts once; leave it out"),
+    (("fit",), ("--categorical", "--predict-at", "--plot-covariate", "--prior-sd"),
+     lambda args: args.covariates is not None,
+     "without --covariates, the latent class regression it belongs to; give --covariates, or "
+     "leave it out"),
+    (("fit",), ("--init", "--save-params", "--wbic", "--wbic-draws", "--skip-de"),
+     lambda args: args.covariates is None,
+     "with --covariates: a latent class regression starts from the measurement model's search, "
+     "has no parameter file, no WBIC and no effective dimension; leave it out"),
+    (("fit",), ("--plot-covariate",), lambda args: args.plot is not None,
+     "without --plot, the figure it chooses the covariate of; give --plot FILE, or leave it "
+     "out"),
     (("sample",), ("--generating-alpha",), lambda args: not args.params,
      "with --params, whose parameters are used instead of drawn ones; leave it out"),
     (("evidence",), ("--runs", "--particles", "--seed"), lambda args: args.method == "mc",
@@ -533,15 +544,27 @@ def command_fit(args) -> None:
                         if family in commands.ADDITIVE_FAMILIES else ())
     columns = None if args.columns is None else _columns(args, table.names)
     plot_format = args.plot and _plots().figure_format(args.plot)
+    regression = {}
+    if args.covariates is not None:
+        covariates = _names_option("--covariates", args.covariates)
+        if args.plot_covariate is not None and args.plot_covariate not in covariates:
+            raise HiddenbnError(f"--plot-covariate {excerpt(args.plot_covariate)} is not one of "
+                                f"--covariates ({', '.join(covariates)}); name one of them")
+        regression = {"covariates": covariates, "prior_sd": args.prior_sd,
+                      "categorical": () if args.categorical is None
+                      else _names_option("--categorical", args.categorical),
+                      "predict_at": args.predict_at or ()}
     result = commands.fit(table, args.model, classes=args.classes, columns=columns,
-                          init=args.init, **_search_options(args))
+                          init=args.init, **_search_options(args), **regression)
     with _outputs(args.posteriors, args.plot, args.save_params) as (
             posteriors_file, plot_file, params_file):
         if params_file:
             result.save_parameters(params_file)
         if posteriors_file:
             result.write_posteriors(posteriors_file)
-        if plot_file:
+        if plot_file and args.plot_covariate is not None:
+            result.plot(plot_file, plot_format, covariate=args.plot_covariate)
+        elif plot_file:
             result.plot(plot_file, plot_format)
         _print_result(result, args.json)
 
@@ -782,6 +805,26 @@ def build_parser() -> argparse.ArgumentParser:
                      "as written by 'hiddenbn params' or 'sample --save-params') instead of the "
                      "restart schedule: from the generating parameters it shows whether a "
                      "search found the mode near the truth")
+    fit.add_argument("--covariates", metavar="A,B,...", help="one-step latent class "
+                     "regression: these columns predict the class by a multinomial logit, "
+                     "class 1 the reference, fitted with the items by EM; the items are "
+                     "--columns, by default every other column; a row with a missing covariate "
+                     "is dropped (a note counts them)")
+    fit.add_argument("--categorical", metavar="A,B,...", help="covariates coded as whole "
+                     "numbers that are categories (dummy-coded; the first level, in the data "
+                     "dictionary's order or sorted, is the reference); a covariate with labels "
+                     "is categorical anyway")
+    fit.add_argument("--predict-at", metavar="NAME=VALUE,...", action="append",
+                     help="report the predicted class probabilities at these covariate values, "
+                     "e.g. age=30,sex=M (every covariate; repeatable)")
+    fit.add_argument("--plot-covariate", metavar="NAME", help="with --plot and --covariates: "
+                     "draw the predicted class probabilities against this numeric covariate "
+                     "(the others at their means or reference levels) instead of the class "
+                     "profile")
+    fit.add_argument("--prior-sd", type=_prior_sd, default=defaults.EBNC_PRIOR_SD,
+                     help="with --covariates: s.d. of the normal prior on every logit "
+                     "coefficient, for the Laplace score (default "
+                     f"{defaults.EBNC_PRIOR_SD})")
     fit.set_defaults(run=command_fit)
 
     select = _subcommand(

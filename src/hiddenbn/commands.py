@@ -38,8 +38,8 @@ from hiddenbn.models.network import (Network, check_parameters, load_labelled_pa
 from hiddenbn.models.spec import bind_columns, is_spec_file, parse_spec
 from hiddenbn.reports import fit as fit_reports
 from hiddenbn.reports.results import (DimensionResult, EbncFitResult, EbncSelectionResult,
-                                      EvidenceResult, FitResult, ParametersResult, Result,
-                                      SelectionResult)
+                                      EvidenceResult, FitResult, ParametersResult,
+                                      RegressionResult, Result, SelectionResult)
 from hiddenbn.util import limits, seeding
 from hiddenbn.util.defaults import (ACCELERATION, ANNEALING_SWEEPS, DEFAULT_MISSING_VALUES,
                                     EBNC_PRIOR_SD, OPTIMUM, PRIOR_ALPHA, RESTARTS, SCHEDULE,
@@ -289,7 +289,8 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
         max_iterations: int = OPTIMUM["max_iterations"], acceleration: str = ACCELERATION,
         run_all_iterations: bool = OPTIMUM["run_all_iterations"], skip_de: bool = False,
         wbic: bool = False, wbic_draws: int = WBIC_DRAWS, dictionary=None,
-        missing_values=DEFAULT_MISSING_VALUES, missing: str = "model"):
+        missing_values=DEFAULT_MISSING_VALUES, missing: str = "model", covariates=None,
+        categorical=(), predict_at=(), prior_sd: float = EBNC_PRIOR_SD):
     """Fit a model to data by EM and score it: ``hiddenbn fit``.
 
     The MAP parameters under a symmetric Dirichlet(``prior_alpha``) prior (the ML parameters
@@ -351,12 +352,29 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
         and ``na``).
     missing : {"model", "drop"}
         Sum missing cells out (missing at random), or drop the cases that have one.
+    covariates : sequence of str or str, optional
+        Fit a one-step latent class regression (``--covariates``): these columns predict the
+        class by a multinomial logit, class 1 the reference
+        (:func:`hiddenbn.regression.one_step.fit_one_step`); the items are ``columns``, by
+        default every column but the covariates. A row with a missing covariate is dropped.
+    categorical : sequence of str or str
+        Covariates read as categorical although their cells are whole numbers
+        (``--categorical``); a covariate with a label or a data dictionary entry is anyway.
+        Its first level (the dictionary's order, else sorted) is the reference.
+    predict_at : sequence of str or dict
+        Covariate values at which to report the predicted class probabilities
+        (``--predict-at``): ``"age=30,sex=M"`` or ``{"age": 30, "sex": "M"}``, each giving
+        every covariate.
+    prior_sd : float
+        The standard deviation of the normal prior on every logit coefficient, which the
+        Laplace score of a regression needs (``--prior-sd``).
 
     Returns
     -------
     FitResult
         For a network; a :class:`~hiddenbn.reports.results.Result` for a Poisson or Gaussian
-        noisy-additive model, whose report is ``hiddenbn fit``'s for it.
+        noisy-additive model, whose report is ``hiddenbn fit``'s for it; a
+        :class:`~hiddenbn.reports.results.RegressionResult` given ``covariates``.
 
     Raises
     ------
@@ -377,6 +395,18 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
     ('H1', 'H2', 'H3', 'X1', 'X2', 'X3', 'X4')
     """
     chosen = model_of(model, classes)
+    if covariates is not None:
+        if init is not None or wbic:
+            raise HiddenbnError(f"{'init' if init is not None else 'wbic'} does not act on a "
+                                "latent class regression (covariates); leave it out")
+        return _regression(chosen, data_table(data, dictionary, missing_values, missing),
+                           columns, covariates, categorical, predict_at, prior_sd, prior_alpha,
+                           restarts, seed, missing,
+                           {"schedule": schedule, "tolerance": tolerance,
+                            "convergence": convergence, "max_iterations": max_iterations,
+                            "acceleration": acceleration,
+                            "run_all_iterations": run_all_iterations,
+                            **({"sweeps": sweeps} if schedule == "annealing" else {})})
     additive = chosen.family in ADDITIVE_FAMILIES
     if chosen.family not in ("latent class", "tree", "latent class file", "network file",
                              *INTERACTION_FAMILIES):
@@ -425,6 +455,74 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
                                           **options)
     report = fit_reports.fit_report(outcome, dataset, data_file.notes)
     return FitResult(report, outcome["fit"], dataset, data_file)
+
+
+def _regression(chosen: Model, table, columns, covariates, categorical, predict_at, prior_sd,
+                alpha, restarts, seed, missing, options) -> RegressionResult:
+    """:func:`fit` given covariates: one-step latent class regression of the items (``columns``,
+    by default every column but the covariates) on ``covariates``."""
+    from hiddenbn.data import MISSING
+    from hiddenbn.regression.covariates import covariate_design
+    from hiddenbn.regression.multinomial_logit import fit_multinomial_logit
+    from hiddenbn.regression.one_step import RegressionCases, fit_one_step
+    from hiddenbn.reports.regression import regression_report
+
+    if chosen.family not in ("latent class", "latent class file"):
+        raise HiddenbnError(f"covariates predict the class of a latent class model, and "
+                            f"{chosen.shown} is {FAMILY_NAMES[chosen.family]}; give a number "
+                            "of classes (--classes K) or a latent class model")
+    if isinstance(table, _DatasetTable):
+        raise HiddenbnError("covariates are read from the cells of a data file or DataFrame, "
+                            "and a Dataset has only coded states; give the file or DataFrame")
+    _check_prior_sd(prior_sd)
+    names = column_names(covariates)
+    categorical = column_names(categorical)
+    items = (column_names(columns) if columns is not None else
+             None if chosen.named else tuple(n for n in table.names if n not in names))
+    network, data_file = bound_network(chosen, table, items)
+    design = covariate_design(table, names, categorical=categorical,
+                              items=network.observed_names)
+    rows = data_file.every_case.patterns[data_file.row_patterns]
+    counts = (np.ones(rows.shape[0]) if table.counts is None
+              else np.asarray(table.counts, dtype=float))
+    reasons = np.where(design.kept, "", "missing covariate").astype(object)
+    if missing == "drop":
+        reasons[(reasons == "") & (rows == MISSING).any(axis=1)] = "missing item (--missing drop)"
+    reasons[(reasons == "") & (counts <= 0)] = "count 0"
+    kept = reasons == ""
+    if not kept.any():
+        raise HiddenbnError(f"{table.source}: no row has every covariate and a positive count; "
+                            "fill in the covariates")
+    design_rows = design.matrix[(np.cumsum(design.kept) - 1)[kept]]
+    cases = RegressionCases.grouped(rows[kept], design_rows, network.cardinalities[1:],
+                                    counts[kept])
+    limits.check_em(network, cases.n_cases, starts(options["schedule"], restarts),
+                    options["schedule"] == "annealing")
+    predictions = [(values, design.rows(values))
+                   for values in (_covariate_values(text) for text in predict_at)]
+    result = fit_one_step(network, cases, design.names, seed=seed, alpha=alpha,
+                          restarts=restarts, **options)
+    # a coefficient running to infinity: the logit of the final posteriors has no maximum
+    fit_multinomial_logit(cases.design, cases.counts[:, None] * result.posterior(),
+                          start=result.coefficients, names=design.names)
+    report = regression_report(result, design, data_file.dataset.states(), prior_sd,
+                               predictions, data_file.notes)
+    return RegressionResult(report, result, design,
+                            (rows[kept], design_rows, kept, reasons.astype(str)))
+
+
+def _covariate_values(given) -> dict:
+    """Covariate values given as ``{"age": 30}`` or as ``"age=30,sex=M"`` (``--predict-at``)."""
+    if isinstance(given, dict):
+        return dict(given)
+    values = {}
+    for part in str(given).split(","):
+        name, equals, value = part.partition("=")
+        if not equals or not name.strip() or not value.strip():
+            raise HiddenbnError(f"--predict-at {excerpt(str(given))}: write each covariate as "
+                                "name=value, separated by commas, e.g. age=30,sex=M")
+        values[name.strip()] = value.strip()
+    return values
 
 
 def select(data, classes="1..8", *, columns=None, prior_alpha: float = PRIOR_ALPHA,

@@ -479,3 +479,36 @@ def _item_panels(items: dict, labels: list):
                   bbox_to_anchor=(0.5, 1.0))
     figure.tight_layout(rect=(0, 0, 1, 1 - 0.35 / figure.get_figheight()))
     return figure
+
+
+def class_probability_figure(curve: dict, path, format: str | None = None) -> Path:
+    """Predicted class probabilities against one numeric covariate, one line per class, saved
+    as ``path`` in ``format`` (default: the one its suffix names), atomically.
+
+    ``curve`` is ``{"covariate": name, "values": [x, ...], "probabilities": [[p(class h |
+    x) per class] per x], "held": {other covariate: its value}}`` (the other covariates held
+    at the values the caption names).
+    """
+    path = Path(path)
+    format = format or figure_format(path)
+    probabilities = np.asarray(curve["probabilities"], dtype=float)
+    values = np.asarray(curve["values"], dtype=float)
+    with style():
+        figure, ax = plt.subplots(figsize=(4.6, 3.2))
+        for h in range(probabilities.shape[1]):
+            look = _class_look(h)
+            ax.plot(values, probabilities[:, h], color=look["color"], label=f"class {h + 1}")
+        ax.set_xlim(values.min(), values.max())
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel(curve["covariate"])
+        ax.set_ylabel("predicted p(class)")
+        held = curve["held"]
+        if held:
+            ax.set_title("other covariates at " + ", ".join(
+                f"{name} = {value}" for name, value in held.items()), fontsize=8)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        figure.tight_layout()
+        with atomic_output(path) as temporary:
+            figure.savefig(temporary, format=format)
+        plt.close(figure)
+    return path

@@ -6,7 +6,8 @@ results: :class:`FitResult` (``hiddenbn fit``), :class:`SelectionResult` (``sele
 :class:`EvidenceResult` (``evidence``), :class:`DimensionResult` (``dim``),
 :class:`ParametersResult` (``params``), :class:`EbncFitResult` (``ebnc fit``),
 :class:`EbncSelectionResult` (``ebnc select``) and :class:`ConfigCheckResult`
-(``check-config``). A result holds the command's report, and shows it three ways:
+(``check-config``); ``hiddenbn fit --covariates`` returns a :class:`RegressionResult`. A result
+holds the command's report, and shows it three ways:
 
 * :meth:`Result.to_dict` is the JSON that the command prints with ``--json`` (``params`` and
   ``ebnc`` print only JSON), as Python lists and dicts (strict JSON: a NaN or infinite number,
@@ -395,6 +396,176 @@ class LatentClassReport(Result):
         from hiddenbn.reports.lca import format_lca_text
 
         return format_lca_text(self._report)
+
+
+class RegressionResult(Result):
+    """A one-step latent class regression: what ``hiddenbn fit --covariates`` prints, and the
+    fit itself.
+
+    Returned by :func:`hiddenbn.fit` given ``covariates``. ``str(result)`` is the text of
+    ``hiddenbn fit --covariates``; :meth:`to_dict` its ``--json``.
+
+    Attributes
+    ----------
+    fit : hiddenbn.regression.one_step.OneStepFit
+        The fit: ``coefficients`` (p x k, column 0 zeros: class 1 the reference), the item
+        tables ``cpts``, the log-likelihood, convergence, the final g of every start.
+    design : hiddenbn.regression.covariates.CovariateDesign
+        The covariates: the design's column names, reference levels, the rows dropped.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, hiddenbn
+    >>> rng = np.random.default_rng(0)
+    >>> age = rng.uniform(20, 60, 500).round()
+    >>> cls = rng.random(500) < 1 / (1 + np.exp(-(age - 40) / 8))
+    >>> items = rng.random((500, 4)) < np.where(cls, 0.8, 0.2)[:, None]
+    >>> frame = pd.DataFrame(items.astype(int), columns=["a", "b", "c", "d"]).assign(age=age)
+    >>> result = hiddenbn.fit(frame, classes=2, covariates="age", seed=1)
+    >>> result.coefficients.loc[("2", "age"), "estimate"].round(1) in (-0.1, 0.1)
+    True
+    >>> result.replicated, result.dropped_rows
+    (True, 0)
+    """
+
+    def __init__(self, report: dict, fit, design, rows):
+        super().__init__(report)
+        self.fit, self.design = fit, design
+        # the kept data rows' item patterns and design rows, which rows are kept, and why
+        # each other row was dropped
+        self._rows = rows
+
+    @property
+    def log_likelihood(self) -> float:
+        """log p(items | covariates) at the fitted parameters (float)."""
+        return self.fit.log_likelihood
+
+    @property
+    def converged(self) -> bool:
+        """Whether EM's stopping rule was met before its iteration cap (bool)."""
+        return self.fit.converged
+
+    @property
+    def replicated(self) -> bool:
+        """Whether more than one start reached the best log-likelihood (bool)."""
+        return self.fit.replicated
+
+    @property
+    def dropped_rows(self) -> int:
+        """Data rows dropped for a missing covariate (int)."""
+        return self._report["dropped_rows"]
+
+    @property
+    def scores(self) -> dict:
+        """Every score, larger is better (``loglik``, ``bic_log_evidence``,
+        ``icl_log_evidence``, ``laplace``; None where undefined, a note says why)."""
+        return strict_json(self._report["scores"])
+
+    @property
+    def fit_statistics(self) -> dict:
+        """AIC, BIC, SABIC and CAIC (-2 log L + penalty, smaller is better), the
+        log-likelihood and the number of parameters (dict)."""
+        return dict(self._report["fit_statistics"])
+
+    @property
+    def coefficients(self):
+        """The logit coefficients: a DataFrame indexed by (class, covariate), class 2..k
+        against class 1, with ``estimate``, ``standard_error``, ``z``, ``p`` and
+        ``odds_ratio``."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self._report["coefficients"])
+        frame["class"] = frame["class"].astype(str)
+        return frame.set_index(["class", "covariate"]).astype(float)
+
+    @property
+    def predictions(self) -> list:
+        """``[{"at": {covariate: value}, "probabilities": [p(class h), ...]}]``: the class
+        probabilities at the values asked for (``predict_at``)."""
+        return strict_json(self._report["predictions"])
+
+    def predict(self, values):
+        """The class probabilities at covariate ``values``.
+
+        Parameters
+        ----------
+        values : dict or list of dict
+            ``{covariate: value}`` giving every covariate (a level for a categorical one).
+
+        Returns
+        -------
+        ndarray, shape (len(values), k)
+        """
+        return self.fit.class_probabilities(self.design.rows(values))
+
+    def posteriors(self):
+        """Each data row's posterior class probabilities given its items and covariates, as
+        ``fit --posteriors`` writes them.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per data row in its order (index ``row``, from 1): ``p_class1 ..
+            p_classk`` and ``modal_class`` (NaN for a row dropped for a missing covariate),
+            and ``dropped`` (why a row was dropped, else empty).
+        """
+        import numpy as np
+        import pandas as pd
+
+        patterns, design, kept, reasons = self._rows
+        posterior = self.fit.posterior(patterns, design)
+        k = posterior.shape[1]
+        values = np.full((kept.size, k), np.nan)
+        values[kept] = posterior
+        frame = pd.DataFrame(values, columns=[f"p_class{h + 1}" for h in range(k)])
+        modal = np.full(kept.size, np.nan)
+        modal[kept] = posterior.argmax(axis=1) + 1
+        frame["modal_class"] = pd.array(modal, dtype="Int64")
+        frame["dropped"] = reasons
+        frame.index = pd.RangeIndex(1, len(frame) + 1, name="row")
+        return frame
+
+    def write_posteriors(self, path) -> None:
+        """Write :meth:`posteriors` as CSV (``fit --posteriors``), atomically.
+
+        Parameters
+        ----------
+        path : path-like
+            The CSV file.
+        """
+        from hiddenbn.reports.regression import write_regression_posteriors
+
+        patterns, design, kept, reasons = self._rows
+        write_regression_posteriors(path, self.fit.posterior(patterns, design), kept, reasons)
+
+    def plot(self, path, format: str | None = None, covariate: str | None = None) -> None:
+        """Draw the predicted class probabilities against the numeric ``covariate`` (``fit
+        --plot FILE --plot-covariate NAME``), the other covariates at their means
+        (numeric) or reference levels (categorical); without ``covariate``, the class profile
+        (item-response probabilities per class). PNG, PDF or SVG.
+
+        Parameters
+        ----------
+        path : path-like
+            The figure file.
+        format : {"png", "pdf", "svg"}, optional
+            Default: the one the suffix of ``path`` names.
+        covariate : str, optional
+            A numeric covariate of the model.
+        """
+        from hiddenbn.reports import plots
+        from hiddenbn.reports.regression import probability_curve
+
+        if covariate is None:
+            plots.class_profile_figure(self._report, path, format)
+        else:
+            plots.class_probability_figure(probability_curve(self.fit, self.design, covariate),
+                                           path, format)
+
+    def _text(self) -> str:
+        from hiddenbn.reports.regression import format_regression_text
+
+        return format_regression_text(self._report)
 
 
 class SelectionResult(Result):

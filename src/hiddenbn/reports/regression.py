@@ -1,0 +1,241 @@
+"""The report of ``hiddenbn fit --covariates``: one-step latent class regression.
+
+:func:`regression_report` gathers, as one strict-JSON report, what an analyst reads from a fit
+of :func:`hiddenbn.regression.one_step.fit_one_step`: the logit coefficients of class
+membership with standard errors from the observed information of the full model (items and
+coefficients together), z, p and odds ratios, each categorical covariate's reference level;
+the item-response probabilities and the class sizes the fit implies; every score with ``d``
+counting the coefficients; predicted class probabilities at chosen covariate values; and the
+notes (the rows dropped for a missing covariate). :func:`format_regression_text` is its text,
+:func:`write_regression_posteriors` the posterior of every data row as CSV.
+
+Classes are numbered from 1 as in every output of the latent class analysis
+(:mod:`hiddenbn.reports.lca`); class 1 is the reference of the logit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hiddenbn.errors import HiddenbnError, excerpt
+from hiddenbn.learning.selection import (SCORES_ORIENTATION, replication, replication_note,
+                                         stopped_by_cap)
+from hiddenbn.inference.latent_class import modal_class
+from hiddenbn.regression.one_step import (coefficient_table, observed_information,
+                                          one_step_scores)
+from hiddenbn.reports.fit import describe_acceleration, replication_line
+from hiddenbn.scores.lca_statistics import FIT_STATISTICS_ORIENTATION, finite_or_none
+from hiddenbn.util.files import atomic_output
+
+#: What the standard errors of the coefficients are, as every report says.
+STANDARD_ERRORS = ("observed information of the full model (the coefficients and the item "
+                   "probabilities together), inverted")
+#: Points along the covariate of the plot of the predicted class probabilities.
+CURVE_POINTS = 200
+#: The scores of a regression fit, in display order.
+REGRESSION_SCORE_NAMES = ("loglik", "bic_log_evidence", "icl_log_evidence", "laplace")
+
+
+def _numbers(array) -> list:
+    return [[finite_or_none(float(v)) for v in row] for row in np.asarray(array)]
+
+
+def regression_report(fit, design, categories, prior_sd: float, predictions=(),
+                      notes=()) -> dict:
+    """Everything an analyst reads from a one-step latent class regression, as strict JSON.
+
+    Parameters
+    ----------
+    fit : hiddenbn.regression.one_step.OneStepFit
+    design : hiddenbn.regression.covariates.CovariateDesign
+        The covariates (names, reference levels, rows dropped).
+    categories : dict
+        ``{item: [label, ...]}``: each item's states.
+    prior_sd : float
+        The standard deviation of the normal prior on every coefficient, for Laplace.
+    predictions : sequence of (dict, ndarray)
+        ``(covariate values, design row)`` at which to predict the class probabilities.
+    notes : sequence of str
+        How the data were read.
+
+    Returns
+    -------
+    dict
+        ``model``, ``n_cases``, ``dropped_rows``, ``em``, ``coefficients`` (one entry per
+        class 2..k and design column), ``references``, ``classes`` (the mean predicted
+        probability of each class), ``items``, ``predictions``, ``scores``,
+        ``fit_statistics``, ``classification``, ``notes``.
+    """
+    information = observed_information(fit.engine, fit.state)
+    table = coefficient_table(fit, information)
+    scores, statistics, classification, score_notes = one_step_scores(fit, information, prior_sd)
+    k = fit.coefficients.shape[1]
+    posterior = fit.posterior()
+    modal = np.bincount(modal_class(posterior), weights=fit.cases.counts, minlength=k)
+    coefficients = [
+        {"class": c + 2, "covariate": name,
+         "estimate": float(table.estimate[j, c]),
+         "standard_error": finite_or_none(float(table.standard_error[j, c])),
+         "z": finite_or_none(float(table.z[j, c])), "p": finite_or_none(float(table.p[j, c])),
+         "odds_ratio": finite_or_none(float(table.odds_ratio[j, c]))}
+        for c in range(k - 1) for j, name in enumerate(fit.covariate_names)]
+    all_notes = list(notes) + list(design.notes)
+    if information.fixed_rows:
+        items = fit.network.observed_names
+        j, h = information.fixed_rows[0]
+        all_notes.append(
+            f"{len(information.fixed_rows)} item row(s) have a probability at 0 (the first: "
+            f"{items[j]!r} in class {h + 1}) and are held fixed in the standard errors, as "
+            "Mplus fixes parameters at a bound")
+    if not table.positive_definite:
+        all_notes.append("no standard errors: the observed information is not positive "
+                         "definite (a direction the data do not identify)")
+    if not fit.converged:
+        all_notes.append(stopped_by_cap(fit))
+    replicated = replication(fit)
+    if replicated["searches"] > 1 and replication_note(fit):
+        all_notes.append(replication_note(fit))
+    all_notes += score_notes
+    return {
+        "model": {"family": "latent class regression", "classes": int(k),
+                  "items": list(fit.network.observed_names),
+                  "covariates": list(design.covariates), "design": list(fit.covariate_names),
+                  "alpha": fit.alpha, "estimate": "ML" if fit.alpha == 1.0 else
+                  "MAP items, ML coefficients", "n_parameters": fit.n_parameters,
+                  "prior_sd": prior_sd},
+        "n_cases": fit.n_cases, "dropped_rows": int(design.dropped),
+        "em": {"engine": fit.engine.name, "restarts": fit.restarts, "schedule": fit.schedule,
+               "acceleration": fit.acceleration, "iterations": fit.iterations,
+               "converged": fit.converged, "log_likelihood": fit.log_likelihood,
+               "log_prior": fit.log_prior, "log_posterior": fit.log_posterior,
+               **replicated, "final_log_posteriors": list(fit.final_log_posteriors)},
+        "coefficients": coefficients,
+        "references": {name: design.references[name] for name in design.covariates
+                       if name in design.references},
+        "standard_errors": STANDARD_ERRORS,
+        "classes": [{"class": h + 1, "size": float(fit.cpts[0][0, h]),
+                     "modal_cases": int(round(modal[h]))} for h in range(k)],
+        "items": {name: {"categories": list(categories[name]),
+                         "probabilities": _numbers(fit.cpts[j + 1])}
+                  for j, name in enumerate(fit.network.observed_names)},
+        "predictions": [{"at": dict(values),
+                         "probabilities": [float(v) for v in fit.class_probabilities(row)[0]]}
+                        for values, row in predictions],
+        "scores": scores, "scores_orientation": SCORES_ORIENTATION,
+        "fit_statistics": statistics, "classification": classification,
+        "notes": all_notes,
+    }
+
+
+def _shown(value, form: str) -> str:
+    return "-" if value is None else format(value, form)
+
+
+def format_regression_text(report: dict) -> str:
+    """The text ``hiddenbn fit --covariates`` prints of :func:`regression_report`."""
+    model, em = report["model"], report["em"]
+    lines = [f"latent class regression: {model['classes']} classes, items "
+             f"{', '.join(model['items'])}; covariates {', '.join(model['covariates'])}",
+             f"data: {report['n_cases']} cases"
+             + (f" ({report['dropped_rows']} row{'s' if report['dropped_rows'] > 1 else ''} "
+                "dropped for a missing covariate)" if report["dropped_rows"] else "")
+             + f"; {model['n_parameters']} free parameters ({model['estimate']})",
+             f"EM: {em['restarts']} start{'s' if em['restarts'] != 1 else ''} (the measurement "
+             f"model's best fit by {em['schedule']}, then random; "
+             f"{describe_acceleration(em['acceleration'])}), "
+             + ("converged" if em["converged"] else "NOT converged")
+             + f" after {em['iterations']} final iterations",
+             f"log-likelihood {em['log_likelihood']:.6f}",
+             replication_line(em), ""]
+    lines.append(f"class membership: multinomial logit, class 1 the reference; standard errors "
+                 f"from the {report['standard_errors']}")
+    references = report["references"]
+    if references:
+        lines.append("reference levels: " + ", ".join(f"{name} = {level}"
+                                                      for name, level in references.items()))
+    width = max(len(c["covariate"]) for c in report["coefficients"])
+    header = (f"  {'covariate':<{width}} {'estimate':>10} {'s.e.':>9} {'z':>8} {'p':>9} "
+              f"{'odds ratio':>11}")
+    for c in sorted({row["class"] for row in report["coefficients"]}):
+        lines += [f"class {c} vs class 1:", header]
+        for row in (r for r in report["coefficients"] if r["class"] == c):
+            lines.append(f"  {row['covariate']:<{width}} {row['estimate']:>10.4f} "
+                         f"{_shown(row['standard_error'], '9.4f')} {_shown(row['z'], '8.3f')} "
+                         f"{_shown(row['p'], '9.3g')} {_shown(row['odds_ratio'], '11.4g')}")
+    lines.append("")
+    lines.append("class sizes (mean predicted probability): " + ", ".join(
+        f"class {c['class']} {c['size']:.4f}" for c in report["classes"]))
+    for prediction in report["predictions"]:
+        at = ", ".join(f"{name}={value}" for name, value in prediction["at"].items())
+        lines.append(f"predicted at {at}: " + ", ".join(
+            f"class {h + 1} {p:.4f}" for h, p in enumerate(prediction["probabilities"])))
+    lines.append("item-response probabilities, p(category | class):")
+    for name, item in report["items"].items():
+        lines.append(f"  {name} ({', '.join(item['categories'])})")
+        lines += [f"    class {h + 1}: " + " ".join(_shown(p, ".4f") for p in row)
+                  for h, row in enumerate(item["probabilities"])]
+    lines.append("")
+    lines.append(f"scores, {report['scores_orientation']}:")
+    scores = report["scores"]
+    width = max(map(len, REGRESSION_SCORE_NAMES))
+    lines += [f"  {name:<{width}} {_shown(scores[name], '.6f')}"
+              for name in REGRESSION_SCORE_NAMES]
+    statistics = report["fit_statistics"]
+    lines.append(f"fit statistics, {FIT_STATISTICS_ORIENTATION}: "
+                 + ", ".join(f"{name.upper()} {statistics[name]:.4f}"
+                             for name in ("aic", "bic", "sabic", "caic")))
+    classification = report["classification"]
+    lines.append(f"classification: entropy {classification['entropy']:.4f}, entropy R^2 "
+                 f"{_shown(classification['entropy_r2'], '.4f')}")
+    lines += [f"note: {note}" for note in report["notes"]]
+    return "\n".join(lines)
+
+
+def write_regression_posteriors(path, posterior, kept, reasons) -> None:
+    """Write each data row's class posteriors and modal class as CSV, atomically.
+
+    Columns ``row, p_class1, ..., p_classk, modal_class, dropped``: ``row`` numbers the data
+    rows from 1 in input order; ``posterior`` has one row per kept data row (``kept``, a mask
+    over every data row); a dropped row has empty probabilities and says why in ``dropped``
+    (``reasons``, one per data row), the others leave it empty.
+    """
+    k = posterior.shape[1]
+    modal = modal_class(posterior) + 1
+    header = ",".join(["row"] + [f"p_class{h + 1}" for h in range(k)] + ["modal_class",
+                                                                          "dropped"])
+    with atomic_output(path) as temporary, open(temporary, "w") as handle:
+        handle.write(header + "\n")
+        position = 0
+        for row, (keep, reason) in enumerate(zip(np.asarray(kept, dtype=bool).tolist(),
+                                                 reasons), 1):
+            if keep:
+                values = ",".join(f"{p:.6g}" for p in posterior[position])
+                handle.write(f"{row},{values},{modal[position]},\n")
+                position += 1
+            else:
+                handle.write(f"{row}," + "," * (k + 1) + f"{reason}\n")
+
+
+def probability_curve(fit, design, covariate: str) -> dict:
+    """The predicted class probabilities along the numeric ``covariate``, from its smallest to
+    its largest value in the rows used (:data:`CURVE_POINTS` points), the other covariates at
+    their means (numeric) or reference levels (categorical): what
+    :func:`hiddenbn.reports.plots.class_probability_figure` draws."""
+    if covariate not in design.covariates:
+        raise HiddenbnError(f"--plot-covariate {excerpt(covariate)} is not a covariate of the "
+                            f"model; name one of {', '.join(design.covariates)}")
+    if covariate in design.levels:
+        raise HiddenbnError(f"--plot-covariate {covariate!r} is categorical, and the plot draws "
+                            "the class probabilities along a numeric covariate; name a numeric "
+                            "one (--predict-at gives the probabilities at each level)")
+    column = design.names.index(covariate)
+    values = np.linspace(design.matrix[:, column].min(), design.matrix[:, column].max(),
+                         CURVE_POINTS)
+    held = {name: (design.references[name] if name in design.levels else
+                   float(np.round(design.matrix[:, design.names.index(name)].mean(), 4)))
+            for name in design.covariates if name != covariate}
+    rows = np.repeat(design.rows([{covariate: float(values[0]), **held}]), CURVE_POINTS,
+                     axis=0)
+    rows[:, column] = values
+    return {"covariate": covariate, "values": values.tolist(),
+            "probabilities": fit.class_probabilities(rows).tolist(), "held": held}
