@@ -498,8 +498,8 @@ def _regression(chosen: Model, table, columns, covariates, categorical, predict_
                                     counts[kept])
     limits.check_em(network, cases.n_cases, starts(options["schedule"], restarts),
                     options["schedule"] == "annealing")
-    predictions = [(values, design.rows(values))
-                   for values in (_covariate_values(text) for text in predict_at)]
+    predictions = [(_values_shown(design, row), row) for row in
+                   (design.rows(_covariate_values(given)) for given in predict_at)]
     result = fit_one_step(network, cases, design.names, seed=seed, alpha=alpha,
                           restarts=restarts, **options)
     # a coefficient running to infinity: the logit of the final posteriors has no maximum
@@ -509,6 +509,20 @@ def _regression(chosen: Model, table, columns, covariates, categorical, predict_
                                predictions, data_file.notes)
     return RegressionResult(report, result, design,
                             (rows[kept], design_rows, kept, reasons.astype(str)))
+
+
+def _values_shown(design, row) -> dict:
+    """The covariate values of a design row as a report shows them: a numeric covariate's
+    number, a categorical one's level (the same whether given as text or as a number)."""
+    values = {}
+    for name in design.covariates:
+        if name in design.levels:
+            values[name] = next((level for level in design.levels[name][1:]
+                                 if row[0, design.names.index(f"{name}={level}")] == 1),
+                                design.references[name])
+        else:
+            values[name] = float(row[0, design.names.index(name)])
+    return values
 
 
 def _covariate_values(given) -> dict:

@@ -1,0 +1,284 @@
+"""One-step latent class regression (hiddenbn.regression.one_step, fit --covariates).
+
+Checked against independent computations: the observed log-likelihood maximised by
+scipy.optimize from the generating parameters (its own likelihood, written here), today's
+latent class fit (a design of the constant alone is that model), EM from the generating
+parameters (the oracle), and the observed information against finite differences of the
+log-likelihood. Bad inputs each give one line and exit 2.
+"""
+
+import json
+
+import numpy as np
+import numba
+import pandas as pd
+import pytest
+from scipy.optimize import minimize
+from scipy.special import expit, logsumexp
+from threadpoolctl import threadpool_limits
+
+import hiddenbn
+from hiddenbn.cli import main
+from hiddenbn.models.network import latent_class
+from hiddenbn.regression.one_step import (RegressionCases, coefficient_table, fit_one_step,
+                                          observed_information, one_step_scores)
+
+#: Generating parameters of the binary-covariate data: logit of class 2 (intercept, slope) and
+#: p(item = 1 | class) per item (rows) and class (columns).
+BETA = (-0.6, 1.4)
+ITEMS = np.array([[0.2, 0.85], [0.25, 0.8], [0.15, 0.7], [0.3, 0.9]])
+
+
+def binary_covariate_data(n=400, seed=3):
+    """Items (n x 4), the binary covariate z and the classes drawn from BETA and ITEMS."""
+    rng = np.random.default_rng(seed)
+    z = rng.integers(0, 2, n)
+    classes = (rng.random(n) < expit(BETA[0] + BETA[1] * z)).astype(int)
+    items = (rng.random((n, 4)) < ITEMS[:, classes].T).astype(int)
+    return items, z, classes
+
+
+def independent_log_likelihood(vector, items, z):
+    """log p(items | z) of K = 2 with parameters (beta_0, beta_1, logit p(x_j = 1 | h) for h,
+    then j), written without the package."""
+    beta, logits = vector[:2], vector[2:].reshape(2, -1)
+    log_prior = np.column_stack([np.zeros(z.size), beta[0] + beta[1] * z])
+    log_prior -= logsumexp(log_prior, axis=1, keepdims=True)
+    log_items = np.stack([(items * -np.logaddexp(0, -logits[h])
+                           + (1 - items) * -np.logaddexp(0, logits[h])).sum(axis=1)
+                          for h in range(2)], axis=1)
+    return float(logsumexp(log_prior + log_items, axis=1).sum())
+
+
+def fitted_vector(fit):
+    """The fit as ``independent_log_likelihood``'s vector, its classes in the order that puts
+    class 1 nearer the generating class 1."""
+    beta = fit.coefficients[:, 1].copy()
+    probabilities = np.array([fit.cpts[j + 1][:, 1] for j in range(4)])  # item x class
+    if np.abs(probabilities - ITEMS).sum() > np.abs(probabilities[:, ::-1] - ITEMS).sum():
+        beta, probabilities = -beta, probabilities[:, ::-1]  # label switching
+    return np.concatenate([beta, np.log(probabilities.T / (1 - probabilities.T)).ravel()])
+
+
+def one_step(items, design, classes=2, **options):
+    cases = RegressionCases.grouped(items, design, [2] * items.shape[1])
+    return fit_one_step(latent_class(classes, [2] * items.shape[1]), cases, **options)
+
+
+def test_em_reaches_the_maximum_that_scipy_finds_from_the_generating_parameters():
+    items, z, _ = binary_covariate_data()
+    fit = one_step(items, np.column_stack([np.ones(z.size), z]), seed=1)
+    start = np.concatenate([BETA, np.log(ITEMS.T / (1 - ITEMS.T)).ravel()])
+    optimum = minimize(lambda v: -independent_log_likelihood(v, items, z), start,
+                       method="BFGS", options={"gtol": 1e-9, "maxiter": 10000})
+    assert fit.log_likelihood == pytest.approx(-optimum.fun, rel=1e-8)
+    assert independent_log_likelihood(fitted_vector(fit), items, z) == pytest.approx(
+        fit.log_likelihood, rel=1e-12)
+    np.testing.assert_allclose(fitted_vector(fit)[:2], optimum.x[:2], atol=1e-4)
+
+
+def test_a_design_of_the_constant_alone_is_todays_latent_class_fit():
+    frame = hiddenbn.sample("3:2,2,3,2,2", n=300, seed=8)
+    today = hiddenbn.fit(frame, classes=3, seed=2, skip_de=True)
+    data = today.data
+    fit = fit_one_step(today.network, RegressionCases.grouped(
+        data.patterns, np.ones((data.n_patterns, 1)), data.cardinalities, data.counts), seed=2)
+    assert fit.log_likelihood == pytest.approx(today.log_likelihood, rel=1e-10, abs=0)
+    np.testing.assert_allclose(np.sort(fit.cpts[0][0]), np.sort(today.fit.cpts[0][0]),
+                               atol=1e-4)
+
+
+def two_covariate_data(n=400, seed=5):
+    """Three classes, items of 2, 3 and 2 states with missing cells, a numeric and a binary
+    covariate; with the generating coefficients and tables."""
+    rng = np.random.default_rng(seed)
+    design = np.column_stack([np.ones(n), rng.normal(size=n), rng.integers(0, 2, n)])
+    coefficients = np.array([[0.0, 0.3, -0.2], [0.0, 1.2, -0.8], [0.0, -0.7, 0.9]])
+    network = latent_class(3, [2, 3, 2, 2])
+    tables = [np.array([[0.9, 0.1], [0.2, 0.8], [0.5, 0.5]]),
+              np.array([[0.7, 0.2, 0.1], [0.1, 0.2, 0.7], [0.3, 0.4, 0.3]]),
+              np.array([[0.8, 0.2], [0.7, 0.3], [0.1, 0.9]]),
+              np.array([[0.15, 0.85], [0.85, 0.15], [0.6, 0.4]])]
+    eta = design @ coefficients
+    prior = np.exp(eta - logsumexp(eta, axis=1, keepdims=True))
+    classes = (rng.random(n)[:, None] > np.cumsum(prior, axis=1)).sum(axis=1)
+    items = np.column_stack([(rng.random(n)[:, None] > np.cumsum(t[classes], axis=1)).sum(1)
+                             for t in tables])
+    items[rng.random(items.shape) < 0.05] = -1
+    cpts = [np.full((1, 3), 1 / 3)] + tables
+    return network, RegressionCases.grouped(items, design, [2, 3, 2, 2]), coefficients, cpts
+
+
+def test_em_from_the_generating_parameters_reaches_the_mode_of_the_search():
+    network, cases, coefficients, cpts = two_covariate_data()
+    searched = fit_one_step(network, cases, seed=0, restarts=4)
+    oracle = fit_one_step(network, cases, initial=(coefficients, cpts))
+    assert searched.converged and oracle.converged
+    assert searched.log_likelihood == pytest.approx(oracle.log_likelihood, rel=1e-9)
+    assert searched.replicated
+
+
+def test_the_observed_information_is_the_negative_hessian_by_finite_differences():
+    network, cases, coefficients, cpts = two_covariate_data(n=300)
+    fit = fit_one_step(network, cases, initial=(coefficients, cpts), max_iterations=50)
+    engine, (beta, table) = fit.engine, fit.state
+    information = observed_information(engine, fit.state)
+    assert not information.fixed_rows
+    free_rows = [o + s for o, r in zip(engine.offsets, engine.cards) for s in range(r - 1)]
+
+    def log_likelihood(vector):
+        """Coefficients of classes 2..k, then each item row's free entries by item, class."""
+        new_beta = beta.copy()
+        new_beta[:, 1:] = vector[:6].reshape(2, 3).T
+        new_table, at = table.copy(), 6
+        for o, r in zip(engine.offsets, engine.cards):
+            for h in range(3):
+                new_table[o:o + r - 1, h] = vector[at:at + r - 1]
+                new_table[o + r - 1, h] = 1 - vector[at:at + r - 1].sum()
+                at += r - 1
+        return engine.e_step((new_beta, new_table)).log_likelihood
+
+    point = np.concatenate([beta[:, 1:].T.ravel()] + [
+        table[o:o + r - 1, h] for o, r in zip(engine.offsets, engine.cards) for h in range(3)])
+    assert len(free_rows) * 3 + 6 == point.size == information.matrix.shape[0]
+    step, d = 1e-4, point.size
+    hessian = np.empty((d, d))
+    for a in range(d):
+        for b in range(a, d):
+            shifts = [np.zeros(d), np.zeros(d)]
+            shifts[0][a] = shifts[1][b] = step
+            plus, minus = shifts[0] + shifts[1], shifts[0] - shifts[1]
+            hessian[a, b] = hessian[b, a] = (
+                log_likelihood(point + plus) - log_likelihood(point + minus)
+                - log_likelihood(point - minus) + log_likelihood(point - plus)) / (4 * step ** 2)
+    np.testing.assert_allclose(information.matrix, -hessian, rtol=1e-4,
+                               atol=1e-5 * np.abs(hessian).max())
+
+
+def test_a_fit_is_the_same_to_the_last_bit_on_one_thread_and_on_two():
+    network, cases, _, _ = two_covariate_data(n=300)
+    fits = []
+    for threads in (1, 2):
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        with threadpool_limits(threads):
+            fits.append(fit_one_step(network, cases, seed=4, restarts=3))
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert fits[0].log_likelihood == fits[1].log_likelihood
+    assert np.array_equal(fits[0].coefficients, fits[1].coefficients)
+    assert fits[0].final_log_posteriors == fits[1].final_log_posteriors
+
+
+def test_every_score_counts_the_coefficients():
+    network, cases, coefficients, cpts = two_covariate_data(n=300)
+    fit = fit_one_step(network, cases, initial=(coefficients, cpts))
+    information = observed_information(fit.engine, fit.state)
+    scores, statistics, _, notes = one_step_scores(fit, information, 2.0)
+    d = 3 * 2 + 3 * (1 + 2 + 1 + 1)
+    assert fit.n_parameters == statistics["n_parameters"] == d
+    n = fit.n_cases
+    assert scores["bic_log_evidence"] == pytest.approx(fit.log_likelihood - d / 2 * np.log(n))
+    assert statistics["aic"] == pytest.approx(-2 * fit.log_likelihood + 2 * d)
+    assert statistics["sabic"] == pytest.approx(-2 * fit.log_likelihood
+                                                + d * np.log((n + 2) / 24))
+    assert scores["icl_log_evidence"] < scores["bic_log_evidence"]
+    assert scores["laplace"] is not None and not notes
+    table = coefficient_table(fit, information)
+    np.testing.assert_allclose(table.odds_ratio, np.exp(table.estimate))
+    assert np.all(table.standard_error > 0)
+
+
+@pytest.fixture(scope="module")
+def covariate_file(tmp_path_factory):
+    """A data file of four items, a numeric covariate (one missing) and a categorical one."""
+    rng = np.random.default_rng(0)
+    n = 300
+    age = rng.uniform(20, 60, n).round()
+    sex = rng.choice(["F", "M"], n)
+    member = rng.random(n) < expit((age - 40) / 8 + 0.7 * (sex == "M"))
+    items = (rng.random((n, 4)) < np.where(member, 0.85, 0.15)[:, None]).astype(int)
+    frame = pd.DataFrame(items, columns=list("abcd")).assign(age=age, sex=sex)
+    frame.loc[3, "age"] = None
+    path = tmp_path_factory.mktemp("regression") / "data.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_command_prints_what_the_python_function_returns(capsys, covariate_file, tmp_path):
+    options = ["--classes", "2", "--covariates", "age,sex", "--seed", "1", "--predict-at",
+               "age=30,sex=M"]
+    code, text, _ = run(capsys, "fit", covariate_file, *options, "--posteriors",
+                        tmp_path / "posteriors.csv")
+    assert code == 0
+    code, as_json, _ = run(capsys, "fit", covariate_file, *options, "--json")
+    result = hiddenbn.fit(covariate_file, classes=2, covariates=["age", "sex"], seed=1,
+                          predict_at=[{"age": 30, "sex": "M"}])
+    assert text == str(result) + "\n" and as_json == result.to_json() + "\n"
+    report = json.loads(as_json)
+    assert report["references"] == {"sex": "F"} and report["dropped_rows"] == 1
+    assert report["notes"][0] == "1 of 300 rows have a missing covariate and were dropped"
+    assert {c["covariate"] for c in report["coefficients"]} == {"(intercept)", "age", "sex=M"}
+    assert report["predictions"][0]["probabilities"] == pytest.approx(
+        result.predict({"age": 30, "sex": "M"})[0].tolist())
+    posteriors = pd.read_csv(tmp_path / "posteriors.csv", keep_default_na=False)
+    assert len(posteriors) == 300 and posteriors.loc[3, "dropped"] == "missing covariate"
+    assert posteriors.loc[3, "p_class1"] == ""
+
+
+def test_the_plot_draws_the_class_probabilities_against_a_covariate(covariate_file, tmp_path):
+    result = hiddenbn.fit(covariate_file, classes=2, covariates="age", columns="a,b,c,d")
+    result.plot(tmp_path / "curve.png", covariate="age")
+    assert (tmp_path / "curve.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--covariates", "sex", "--plot", "x.png", "--plot-covariate", "sex"],
+     "--plot-covariate 'sex' is categorical"),
+    (["--covariates", "age", "--plot", "x.png", "--plot-covariate", "sex"],
+     "--plot-covariate 'sex' is not one of --covariates"),
+    (["--predict-at", "age=3"], "--predict-at does not act without --covariates"),
+    (["--covariates", "age", "--predict-at", "age"], "write each covariate as name=value"),
+    (["--covariates", "age,sex", "--predict-at", "age=30"], "no value of covariate 'sex'"),
+    (["--covariates", "age", "--wbic"], "--wbic does not act with --covariates"),
+    (["--covariates", "height"], "has no column 'height'"),
+])
+def test_a_bad_option_gets_one_line(capsys, covariate_file, tmp_path, argv, message):
+    code, out, err = run(capsys, "fit", covariate_file, "--classes", "2", "--columns",
+                         "a,b,c,d", *[tmp_path / a if a == "x.png" else a for a in argv])
+    assert code == 2 and out == "" and not (tmp_path / "x.png").exists()
+    assert err.startswith("hiddenbn: error: ") and err.count("\n") == 1 and message in err
+
+
+def test_a_covariate_on_a_model_that_is_not_latent_class_gets_one_line(capsys, covariate_file):
+    code, _, err = run(capsys, "fit", covariate_file, "--model", "2(2(2,2),2(2,2))",
+                       "--columns", "a,b,c,d", "--covariates", "age")
+    assert code == 2 and "is a tree" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("column, message", [
+    (["5"] * 40, "a constant"), ([""] * 40, "only missing cells"),
+    (["1", "x"] * 20, "is text where a number is expected"),
+])
+def test_a_bad_covariate_gets_one_line_naming_it(capsys, tmp_path, column, message):
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.integers(0, 2, (40, 3)), columns=list("abc")).assign(w=column)
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    code, _, err = run(capsys, "fit", tmp_path / "data.csv", "--classes", "2", "--covariates",
+                       "w")
+    assert code == 2 and message in err and "'w'" in err and err.count("\n") == 1
+
+
+def test_a_covariate_that_separates_the_classes_gets_one_line(capsys, tmp_path):
+    rng = np.random.default_rng(1)
+    group = rng.integers(0, 2, 120)
+    items = np.where(group[:, None] == 1, 1, 0) * np.ones((1, 4), dtype=int)
+    pd.DataFrame(items, columns=list("abcd")).assign(group=group).to_csv(
+        tmp_path / "data.csv", index=False)
+    code, _, err = run(capsys, "fit", tmp_path / "data.csv", "--classes", "2", "--covariates",
+                       "group", "--categorical", "group")
+    assert code == 2 and "separate the classes" in err and err.count("\n") == 1
