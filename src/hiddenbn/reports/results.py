@@ -138,7 +138,32 @@ class _Dimensions(Result):
         return self._report["de"]
 
 
-class FitResult(_Dimensions):
+class _Fitted(Result):
+    """A result of a fit by EM (its ``fit``): the numbers of the fit every such result gives."""
+
+    @property
+    def log_likelihood(self) -> float:
+        """log p(D | theta) at the fitted parameters (float)."""
+        return self.fit.log_likelihood
+
+    @property
+    def log_posterior(self) -> float:
+        """g = log p(D | theta) + log p(theta), what EM maximises (float)."""
+        return self.fit.log_posterior
+
+    @property
+    def converged(self) -> bool:
+        """Whether EM's stopping rule was met before its iteration cap (bool)."""
+        return self.fit.converged
+
+    @property
+    def replicated(self) -> bool:
+        """Whether more than one of EM's independent searches reached the best log posterior
+        (bool): a fit that only one reached may not be the best there is."""
+        return self.fit.replicated
+
+
+class FitResult(_Dimensions, _Fitted):
     """A network fitted by EM and scored: what ``hiddenbn fit`` prints, and the fit itself.
 
     Returned by :func:`hiddenbn.fit` for a discrete network (a latent class model, a tree, a
@@ -178,26 +203,6 @@ class FitResult(_Dimensions):
         self.fit, self.network, self.data, self.data_file = fit, fit.network, data, data_file
         self.lca = LatentClassReport(report["lca"]) if "lca" in report else None
 
-    @property
-    def log_likelihood(self) -> float:
-        """log p(D | theta) at the fitted parameters (float)."""
-        return self.fit.log_likelihood
-
-    @property
-    def log_posterior(self) -> float:
-        """g = log p(D | theta) + log p(theta), what EM maximises (float)."""
-        return self.fit.log_posterior
-
-    @property
-    def converged(self) -> bool:
-        """Whether EM's stopping rule was met before its iteration cap (bool)."""
-        return self.fit.converged
-
-    @property
-    def replicated(self) -> bool:
-        """Whether more than one of EM's independent searches reached the best log posterior
-        (bool): a fit that only one reached may not be the best there is."""
-        return self.fit.replicated
 
     @property
     def scores(self) -> dict:
@@ -398,7 +403,7 @@ class LatentClassReport(Result):
         return format_lca_text(self._report)
 
 
-class RegressionResult(Result):
+class RegressionResult(_Fitted):
     """A one-step latent class regression: what ``hiddenbn fit --covariates`` prints, and the
     fit itself.
 
@@ -434,21 +439,6 @@ class RegressionResult(Result):
         # the kept data rows' item patterns and design rows, which rows are kept, and why
         # each other row was dropped
         self._rows = rows
-
-    @property
-    def log_likelihood(self) -> float:
-        """log p(items | covariates) at the fitted parameters (float)."""
-        return self.fit.log_likelihood
-
-    @property
-    def converged(self) -> bool:
-        """Whether EM's stopping rule was met before its iteration cap (bool)."""
-        return self.fit.converged
-
-    @property
-    def replicated(self) -> bool:
-        """Whether more than one start reached the best log-likelihood (bool)."""
-        return self.fit.replicated
 
     @property
     def dropped_rows(self) -> int:
