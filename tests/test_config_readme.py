@@ -103,11 +103,20 @@ def test_every_em_setting_is_described():
     assert set(described) == set(SCHEMA["$defs"]["em"]["properties"])
 
 
-@pytest.mark.parametrize("name", [*PAPER_SECTIONS, "studies"])
+def test_every_key_of_a_bootstrap_test_is_described():
+    check_keys(section("## Bootstrap tests"), SCHEMA["properties"]["blrt"]["additionalProperties"],
+               "blrt")
+
+
+#: The sections of many named entries, by the heading that describes an entry.
+ENTRY_SECTIONS = {"studies": "## Your own studies", "blrt": "## Bootstrap tests"}
+
+
+@pytest.mark.parametrize("name", [*PAPER_SECTIONS, *ENTRY_SECTIONS])
 def test_each_em_names_the_settings_its_section_takes(name):
     entry = SCHEMA["properties"][name]
-    if name == "studies":
-        entry, heading = entry["additionalProperties"], "## Your own studies"
+    if name in ENTRY_SECTIONS:
+        entry, heading = entry["additionalProperties"], ENTRY_SECTIONS[name]
     else:
         heading = f"### `{name}`"
     if "em" not in entry["properties"]:

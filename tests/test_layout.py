@@ -40,7 +40,7 @@ def test_every_paper_has_its_printed_numbers_in_its_resources_folder(name):
 
 def test_the_rule_files_are_the_papers_and_the_stages():
     papers = {p.name for p in PAPERS.values()}
-    assert {f.stem for f in RULE_FILES} == papers | {"common", "studies", "reproduction"}
+    assert {f.stem for f in RULE_FILES} == papers | {"common", "studies", "blrt", "reproduction"}
 
 
 @pytest.mark.parametrize("rule_file", RULE_FILES, ids=lambda path: path.stem)

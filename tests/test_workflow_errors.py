@@ -127,7 +127,7 @@ def problems_of(edit):
     (lambda c: c.update(colour="blue"),
      "config colour: unknown key; expected one of seed, results_dir, quick_sizes, "
      "chickering_heckerman1996, kocka_zhang2002, geiger_heckerman_meek1996, meek_heckerman1997, "
-     "heckerman_meek1997, gold_standard, studies"),
+     "heckerman_meek1997, gold_standard, studies, blrt"),
     (lambda c: c["geiger_heckerman_meek1996"].pop("w_hidden_states"),
      "config geiger_heckerman_meek1996.w_hidden_states: missing; it is required"),
     (lambda c: c["meek_heckerman1997"]["em"].update(schedule="halving"),

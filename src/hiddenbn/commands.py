@@ -4,7 +4,8 @@
 :func:`parameters`, :func:`ebnc_fit` and :func:`ebnc_select` do what ``hiddenbn fit``,
 ``select``, ``evidence``, ``dim``, ``sample``, ``params``, ``ebnc fit`` and ``ebnc select`` do,
 and return what they print as objects (:mod:`hiddenbn.reports.results`; ``sample`` a
-DataFrame). ``check-config``'s is
+DataFrame); :func:`blrt_plan` is the plan of ``select --blrt``'s tests, which the workflow
+runs as jobs (workflow/rules/blrt.smk). ``check-config``'s is
 :func:`hiddenbn.experiments.workflow_config.check_config_file`, beside the workflow's config
 that it checks (the experiments are a layer above this module). A keyword argument
 is the option of the same name (``prior_alpha`` is ``--prior-alpha``), with its default, so a
@@ -31,7 +32,8 @@ from hiddenbn.errors import HiddenbnError, excerpt
 from hiddenbn.inference.enumeration import is_latent_class
 from hiddenbn.learning import selection
 from hiddenbn.learning.annealing import can_anneal
-from hiddenbn.learning.blrt import plan_tests, require_replicates, run_tests, tested_states
+from hiddenbn.learning.blrt import (Plan, plan_tests, require_replicates, run_tests,
+                                    tested_states)
 from hiddenbn.models.interaction import InteractionModel, interaction_spec
 from hiddenbn.models.network import (Network, check_parameters, load_labelled_parameters,
                                      random_parameters)
@@ -599,16 +601,8 @@ missing_values, missing
     >>> result.to_frame()["bic"].idxmin()
     3
     """
-    counts = _class_counts(classes)
-    table = data_table(data, dictionary, missing_values, missing)
-    columns = table.names if columns is None else column_names(columns)
-    data_file = table.data_file(columns)
-    largest = selection.latent_class_network(data_file.dataset, counts[-1], columns)
-    limits.check_network(largest, f"the latent class model with {counts[-1]} classes")
-    dataset = data_file.dataset.for_network(largest)
-    searches = starts(schedule, restarts)
-    limits.check_em(largest, dataset.n_cases, searches,
-                    schedule == "annealing" and can_anneal(largest))
+    counts, data_file, dataset, searches = _latent_class_data(
+        data, classes, columns, dictionary, missing_values, missing, schedule, restarts)
     if blrt is not None:  # refused before any fit
         require_replicates(blrt)
         tested_states(counts)
@@ -626,6 +620,60 @@ missing_values, missing
         if report["blrt"]["selected"] is not None:
             report["selected"]["blrt"] = report["blrt"]["selected"]
     return SelectionResult(report)
+
+
+def _latent_class_data(data, classes, columns, dictionary, missing_values, missing: str,
+                       schedule: str, restarts: int | None) -> tuple:
+    """What :func:`select` and :func:`blrt_plan` fit latent class models to: the numbers of
+    classes (:func:`_class_counts`), the data file of ``columns``, its dataset in the largest
+    model's order and the EM starts, each checked against the limits before any fit."""
+    counts = _class_counts(classes)
+    table = data_table(data, dictionary, missing_values, missing)
+    columns = table.names if columns is None else column_names(columns)
+    data_file = table.data_file(columns)
+    largest = selection.latent_class_network(data_file.dataset, counts[-1], columns)
+    limits.check_network(largest, f"the latent class model with {counts[-1]} classes")
+    dataset = data_file.dataset.for_network(largest)
+    searches = starts(schedule, restarts)
+    limits.check_em(largest, dataset.n_cases, searches,
+                    schedule == "annealing" and can_anneal(largest))
+    return counts, data_file, dataset, searches
+
+
+def blrt_plan(data, classes, replicates: int, *, columns=None,
+              prior_alpha: float = PRIOR_ALPHA, restarts: int | None = None,
+              schedule: str = SCHEDULE, sweeps: int = ANNEALING_SWEEPS, seed: int = 0,
+              tolerance: float = OPTIMUM["tolerance"], convergence: str = OPTIMUM["convergence"],
+              max_iterations: int = OPTIMUM["max_iterations"], acceleration: str = ACCELERATION,
+              run_all_iterations: bool = OPTIMUM["run_all_iterations"], dictionary=None,
+              missing_values=DEFAULT_MISSING_VALUES, missing: str = "model") -> Plan:
+    """The plan of the bootstrap likelihood-ratio tests ``select --blrt replicates`` runs on
+    the same data with the same options (:func:`hiddenbn.learning.blrt.plan_tests`): the
+    fits of the models the tests compare, made by the same search, so that replicates run
+    from it as jobs (:func:`hiddenbn.learning.blrt.run_replicates`) and combined
+    (:func:`hiddenbn.learning.blrt.combine_all`) give the report of :func:`select`'s ``blrt``
+    to the bit. The workflow's ``blrt`` rules start here.
+
+    Parameters
+    ----------
+    data, classes, columns, prior_alpha, restarts, schedule, sweeps, seed, tolerance, \
+convergence, max_iterations, acceleration, run_all_iterations, dictionary, missing_values, \
+missing
+        As for :func:`select`.
+    replicates : int
+        ``B``, as ``select --blrt B``.
+
+    Returns
+    -------
+    hiddenbn.learning.blrt.Plan
+    """
+    require_replicates(replicates)
+    counts, _, dataset, searches = _latent_class_data(
+        data, classes, columns, dictionary, missing_values, missing, schedule, restarts)
+    tested_states(counts)
+    options = em_options(schedule, sweeps, tolerance, convergence, max_iterations, acceleration,
+                         run_all_iterations)
+    return plan_tests(dataset, counts, seed, replicates, prior_alpha, searches, **options)
 
 
 def _class_counts(classes) -> list:

@@ -28,6 +28,7 @@ import yaml
 from jsonschema import Draft202012Validator, validators
 
 from hiddenbn.errors import ConfigError, HiddenbnError
+from hiddenbn.experiments import blrt as bootstrap_tests
 from hiddenbn.experiments import studies as user_studies
 from hiddenbn.experiments.papers import PAPERS, ChecksItsSection
 from hiddenbn.reports.results import ConfigCheckResult
@@ -215,7 +216,8 @@ def _one_line(text: str) -> str:
 # --- the whole config ------------------------------------------------------------------------
 def check_config(config: dict, schema: dict, base_dir) -> dict:
     """Check ``config`` against ``schema`` (filling in its defaults), then each section's own
-    checks; return the studies normalised
+    checks (the bootstrap tests' by :func:`hiddenbn.experiments.blrt.check_config`, which reads
+    their data files); return the studies normalised
     (:func:`hiddenbn.experiments.studies.check_config`, whose relative file names are read from
     ``base_dir``), the one section the rules read in that form.
 
@@ -227,6 +229,7 @@ def check_config(config: dict, schema: dict, base_dir) -> dict:
     if problems:
         raise ConfigError(problems)
     check_sections(config)
+    bootstrap_tests.check_config(config.get("blrt", {}), base_dir)
     return user_studies.check_config(config.get("studies", {}), base_dir)
 
 

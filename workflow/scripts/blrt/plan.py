@@ -1,0 +1,10 @@
+"""The plan of one bootstrap test: the fits it compares (a thin wrapper)."""
+
+from hiddenbn.experiments.blrt import write_plan
+from hiddenbn.util.joblog import job_log
+from hiddenbn.util.threads import use_threads
+
+# numba kernels on the rule's threads, BLAS on one: results independent of the cores
+use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
+with job_log(snakemake.log[0]):  # noqa: F821
+    write_plan(snakemake.params.test, snakemake.output[0])  # noqa: F821
