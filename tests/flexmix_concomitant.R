@@ -7,8 +7,10 @@
 #         covariate becomes a factor whose first level (sorted) is the reference.
 #   ITEMS, COVARIATES: column names separated by commas.
 #   OUTPUT: a CSV file with columns quantity, component, term, value: the log-likelihood, each
-#           component's logit coefficients (component 1 the reference, all zero) and item
-#           probabilities, the standard errors of the coefficients, each row's posterior.
+#           component's logit coefficients (component 1 the reference, all zero), item
+#           probabilities and posterior of each data row (its number the term), and the
+#           covariance of the coefficients of components 2..K (component 2's first; the
+#           matrix's row and column in component and term).
 suppressPackageStartupMessages(library(flexmix))
 arguments <- commandArgs(trailingOnly = TRUE)
 data <- read.csv(arguments[1], stringsAsFactors = TRUE)
@@ -50,9 +52,10 @@ table <- function(quantity, component, term, value) {
 coefficients <- fit@concomitant@coef
 concomitant_terms <- grep("^concomitant_", names(refitted@coef), value = TRUE)
 posterior <- posterior(fit)
+covariance <- refitted@vcov[concomitant_terms, concomitant_terms]
 rows <- list(table("log_likelihood", NA, NA, as.numeric(logLik(fit))),
-             table("standard_error", NA, concomitant_terms,
-                   sqrt(diag(refitted@vcov)[concomitant_terms])))
+             table("covariance", as.vector(row(covariance)), as.vector(col(covariance)),
+                   as.vector(covariance)))
 for (k in seq_len(classes)) {
   rows <- c(rows, list(table("coefficient", k, rownames(coefficients), coefficients[, k]),
                        table("item_probability", k, items, parameters(fit, component = k)[, 1]),

