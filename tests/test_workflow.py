@@ -95,23 +95,8 @@ def test_bad_config_stops_before_any_job(tmp_path, edit, message):
     assert "Job stats" not in result.stdout
 
 
-def quick_outputs(workdir, cores):
-    """Run the quick config in ``workdir``; its outputs (logs aside) by path under results/."""
-    result = snakemake("--cores", str(cores), "--directory", str(workdir), "--configfile",
-                       str(QUICK))
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result_files(workdir / "results" / "quick")
-
-
-@pytest.fixture(scope="module")
-def quick_run(tmp_path_factory):
-    """One quick run on one core, shared by the tests below: (its directory, its outputs)."""
-    workdir = tmp_path_factory.mktemp("quick_cores1")
-    return workdir, quick_outputs(workdir, 1)
-
-
-def test_quick_run_is_identical_with_one_and_two_cores(quick_run, tmp_path):
-    outputs = {1: quick_run[1], 2: quick_outputs(tmp_path / "cores2", 2)}
+def test_quick_run_is_identical_with_one_and_two_cores(quick_runs):
+    outputs = {cores: run.outputs for cores, run in quick_runs.items()}
     assert not differences(outputs[1], outputs[2])  # identical but for measured run times
     quick = yaml.safe_load(QUICK.read_text())["chickering_heckerman1996"]
     data = [p for p in outputs[1] if p.parts[:2] == ("chickering_heckerman1996", "data")]
@@ -157,8 +142,8 @@ def check_paper_003_tables(outputs, section):
     assert reality.log_marginal_dag.notna().all() and reality.delta_m.notna().all()
 
 
-def test_report_of_a_quick_run_shows_every_paper(quick_run, tmp_path):
-    workdir, outputs = quick_run
+def test_report_of_a_quick_run_shows_every_paper(quick_runs, tmp_path):
+    workdir, outputs = quick_runs[1]
     html = tmp_path / "report.html"
     result = snakemake("--report", str(html), "--directory", str(workdir), "--configfile",
                        str(QUICK))
