@@ -23,6 +23,14 @@ Families (``family.type``):
 ``models``
     a named list of candidate models over the generator's observed variables.
 
+A generator of a latent class spec may draw ``covariates`` that predict its class
+(:data:`COVARIATE_KINDS`; :func:`regression_model`): each case's covariates, then its class from
+a multinomial logit of them with true coefficients drawn per replicate, then its items. Every
+candidate of the ``latent_class`` family then has the covariates in its class membership and is
+fitted by one-step latent class regression (:func:`hiddenbn.regression.one_step.fit_one_step`),
+so the scores (:data:`COVARIATE_SCORES`, ``d`` counting the coefficients) select the number of
+classes with the covariates in the model.
+
 Replicate ``r`` of a generator draws its parameters from ``parameter_seed(r)`` (the same for
 every N, so the curves against N are paired as in paper 002) and its data set of N cases from
 ``data_seed(N, r)``, with the streams ``hiddenbn params`` and ``hiddenbn sample`` use, so
@@ -55,7 +63,7 @@ from hiddenbn.models.spec import is_spec_file, parse_spec
 from hiddenbn.scores.singular_bic import chain_sbic
 from hiddenbn.reports import plots
 from hiddenbn.util import limits, seeding
-from hiddenbn.util.defaults import SCHEDULE, WBIC_DRAWS
+from hiddenbn.util.defaults import EBNC_PRIOR_SD, SCHEDULE, WBIC_DRAWS
 from hiddenbn.util.files import atomic_output, atomic_write_text
 from hiddenbn.util.markdown import general_cell, pipe_table
 
@@ -77,6 +85,19 @@ DEFAULT_EM = {"prior_alpha": 1.01, "restarts": 8, "schedule": SCHEDULE, "toleran
 #: Dirichlet parameter of the generating CPT rows when a generator gives neither ``generating_alpha`` nor
 #: ``parameters`` (the uniform Dirichlet of papers 002 and 003).
 DEFAULT_ALPHA = 1.0
+#: The kinds of covariate a generator draws (:mod:`hiddenbn.data.covariate_sampling`), each
+#: with its keys (and whether it needs them): Normal(``mean``, ``sd``), whole numbers uniform on
+#: ``low..high``, or ``levels`` drawn with ``probabilities`` (default: equal).
+COVARIATE_KINDS = {"normal": {"mean": False, "sd": False},
+                   "uniform_integer": {"low": True, "high": True},
+                   "categorical": {"levels": True, "probabilities": False}}
+#: The scores of a latent class regression (:func:`hiddenbn.regression.one_step.one_step_scores`,
+#: with ``d`` counting the logit coefficients): what a study with covariates selects by.
+COVARIATE_SCORES = ("loglik", "bic_log_evidence", "icl_log_evidence", "laplace")
+#: The standard deviation of the normal distribution a generator with covariates draws its
+#: true logit coefficients from (intercepts and slopes, classes 2..K against class 1), when it
+#: gives none: odds ratios of e^-1..e per standard deviation of a normal covariate are common.
+DEFAULT_COEFFICIENT_SD = 1.0
 #: Characters of a generator's spec in a figure's panel title.
 TITLE_WIDTH = 40
 #: The figure panels: column of the selections and axis label, by metric.
@@ -104,7 +125,9 @@ def check_study(name: str, study: dict, base_dir) -> dict:
         if score not in SELECTION_SCORE_NAMES:
             raise HiddenbnError(f"{where}.scores: unknown score {score!r}; use any of "
                                 f"{', '.join(SELECTION_SCORE_NAMES)}")
-    metrics = list(study.get("metrics", METRICS))
+    # with covariates the items' distribution differs from case to case: no exact KL
+    covariates = any("covariates" in entry for entry in study["generators"].values())
+    metrics = list(study.get("metrics", [m for m in METRICS if m != "kl" or not covariates]))
     for metric in metrics:
         if metric not in METRICS:
             raise HiddenbnError(f"{where}.metrics: unknown metric {metric!r}; use any of "
@@ -120,6 +143,9 @@ def check_study(name: str, study: dict, base_dir) -> dict:
                             "max: K}}, or drop sbic_log_evidence")
     for g, generator in generators.items():
         _check_family_fits(f"{where}.family", family, g, parse_spec(generator["spec"]))
+    with_covariates = [g for g, generator in generators.items() if "covariates" in generator]
+    if with_covariates:
+        _check_covariate_study(where, with_covariates[0], family, scores, metrics)
     return {"description": study.get("description", ""), "generators": generators,
             "sample_sizes": sorted(set(study["sample_sizes"])),
             "replicates": study["replicates"], "missing_rate": study.get("missing_rate", 0.0),
@@ -167,9 +193,78 @@ def _check_generator(where: str, entry: dict, base_dir: Path, with_kl: bool) -> 
             raise HiddenbnError(f"{where}.spec: the observed variables have {states:.3g} joint "
                                 f"states, more than the {MAX_DENSE_STATES} the exact KL can "
                                 "hold; remove kl from the study's metrics")
-    return {"spec": spec, "generating_alpha": entry.get("generating_alpha", DEFAULT_ALPHA)
-            if parameters is None
-            else None, "parameters": parameters}
+    checked = {"spec": spec, "generating_alpha": entry.get("generating_alpha", DEFAULT_ALPHA)
+               if parameters is None
+               else None, "parameters": parameters}
+    if "coefficient_sd" in entry and "covariates" not in entry:
+        raise HiddenbnError(f"{where}.coefficient_sd: the logit coefficients are those of "
+                            "covariates, and the generator has none; give covariates or drop "
+                            "coefficient_sd")
+    if "covariates" in entry:  # (only then: the other studies' parameters stay as they were)
+        checked["covariates"] = _check_covariates(f"{where}.covariates", entry["covariates"],
+                                                  network)
+        checked["coefficient_sd"] = entry.get("coefficient_sd", DEFAULT_COEFFICIENT_SD)
+    return checked
+
+
+def _check_covariates(where: str, covariates: dict, network: Network) -> dict:
+    """The covariates of a generator, each ``{type, ...}`` with its defaults filled in; the
+    generator must be a latent class model, whose class membership they predict."""
+    hidden = network.hidden_indices
+    if hidden.size != 1 or network != latent_class(
+            network.cardinalities[hidden[0]], network.observed_cardinalities,
+            network.observed_names, network.names[hidden[0]]):
+        raise HiddenbnError(f"{where}: covariates predict the class of a latent class model, "
+                            "and the spec is not one; give a latent class spec such as "
+                            "'3:2,2,2,2', or drop the covariates")
+    checked = {}
+    for name, covariate in covariates.items():
+        key = f"{where}.{name}"
+        if name in network.observed_names:
+            raise HiddenbnError(f"{key}: {name!r} is also an item of the spec; give the "
+                                "covariate another name")
+        kind = _check_kind(key, covariate, COVARIATE_KINDS, lambda kind: (
+            "kind of covariate" if kind is None else f"a {kind} covariate"))
+        if kind == "normal":
+            checked[name] = {"type": kind, "mean": covariate.get("mean", 0.0),
+                             "sd": covariate.get("sd", 1.0)}
+        elif kind == "uniform_integer":
+            if covariate["low"] >= covariate["high"]:
+                raise HiddenbnError(f"{key}: low {covariate['low']} is not below high "
+                                    f"{covariate['high']}, so the covariate would be constant; "
+                                    "give low < high")
+            checked[name] = {"type": kind, "low": covariate["low"], "high": covariate["high"]}
+        else:
+            levels = [str(level) for level in covariate["levels"]]
+            if len(set(levels)) != len(levels):
+                raise HiddenbnError(f"{key}.levels: a level is listed twice; list each once")
+            probabilities = covariate.get("probabilities")
+            if probabilities is not None and (len(probabilities) != len(levels)
+                                              or abs(sum(probabilities) - 1.0) > 1e-9):
+                raise HiddenbnError(f"{key}.probabilities: need one probability per level "
+                                    f"({len(levels)}), adding up to 1; got {probabilities}")
+            checked[name] = {"type": kind, "levels": levels, "probabilities": probabilities}
+    return checked
+
+
+def _check_covariate_study(where: str, generator: str, family: dict, scores, metrics) -> None:
+    """A study whose generator ``generator`` draws covariates selects the number of classes
+    of latent class regressions: its family is latent_class, its scores those defined with
+    covariates, and it has no exact KL (the items' distribution depends on each case's
+    covariates)."""
+    if family["type"] != "latent_class":
+        raise HiddenbnError(f"{where}.family: generator {generator} draws covariates, which "
+                            "predict the class of latent class regressions; give family "
+                            "{type: latent_class, hidden_states: {min: 1, max: K}}")
+    other = [score for score in scores if score not in COVARIATE_SCORES]
+    if other:
+        raise HiddenbnError(f"{where}.scores: {other[0]} is not defined for a latent class "
+                            f"regression (generator {generator} draws covariates); use any of "
+                            f"{', '.join(COVARIATE_SCORES)}")
+    if "kl" in metrics:
+        raise HiddenbnError(f"{where}.metrics: kl needs the items' distribution, which with "
+                            f"covariates (generator {generator}) differs from case to case; "
+                            "give metrics [selected, time]")
 
 
 def _check_parameter_file(where: str, path: str, network: Network) -> None:
@@ -181,18 +276,28 @@ def _check_parameter_file(where: str, path: str, network: Network) -> None:
             from None
 
 
-def _check_family(where: str, family: dict, base_dir: Path) -> dict:
-    kind = family["type"]
-    if kind not in FAMILIES:
-        raise HiddenbnError(f"{where}.type: unknown family {kind!r}; use one of "
-                            f"{', '.join(FAMILIES)}")
-    keys = FAMILY_KEYS[kind]
-    for key in sorted(set(family) - {"type"} - set(keys)):
-        raise HiddenbnError(f"{where}.{key}: not a setting of family {kind}; it takes "
+def _check_kind(where: str, entry: dict, kinds: dict, named) -> str:
+    """The ``type`` of a config entry whose keys depend on it (``kinds``: type -> {key:
+    required}), refused in one line naming the key where the type is unknown, a key is not
+    one of its type's or a required one is missing; ``named(type)`` names the entry in a
+    message (``named(None)``: its kind of type)."""
+    kind = entry["type"]
+    if kind not in kinds:
+        raise HiddenbnError(f"{where}.type: unknown {named(None)} {kind!r}; use one of "
+                            f"{', '.join(kinds)}")
+    keys = kinds[kind]
+    for key in sorted(set(entry) - {"type"} - set(keys)):
+        raise HiddenbnError(f"{where}.{key}: not a setting of {named(kind)}; it takes "
                             f"{', '.join(keys)}")
     for key, required in keys.items():
-        if required and key not in family:
-            raise HiddenbnError(f"{where}: family {kind} needs {key}")
+        if required and key not in entry:
+            raise HiddenbnError(f"{where}: {named(kind)} needs {key}")
+    return kind
+
+
+def _check_family(where: str, family: dict, base_dir: Path) -> dict:
+    kind = _check_kind(where, family, FAMILY_KEYS,
+                       lambda kind: "family" if kind is None else f"family {kind}")
     out = {"type": kind}
     if kind == "latent_class":
         states = family["hidden_states"]
@@ -403,6 +508,10 @@ def run_replicate(study: dict, generator: str, cases: int, parameter_seed: int,
     entry = study["generators"][generator]
     network = parse_spec(entry["spec"])
     cpts = generating_parameters(network, entry, parameter_seed)
+    if "covariates" in entry:
+        rows = regression_candidates(study, entry, network, cpts, cases, parameter_seed,
+                                     data_seed)
+        return rows, [_best(rows, score, False) for score in study["scores"]]
     data = sample_dataset(network, cpts, cases, seeding.rng(data_seed, "data"),
                           study["missing_rate"])
     truth = observed_distribution(network, cpts) if "kl" in study["metrics"] else None
@@ -429,12 +538,103 @@ def run_replicate(study: dict, generator: str, cases: int, parameter_seed: int,
                                 network.observed_cardinalities, data.n_cases)
             for row, value in zip(rows, values):
                 row["sbic_log_evidence"] = float(value)
-        for score in scores:
-            scored = [r for r in rows if not math.isnan(r[score])]
-            # ties go to the fewest parameters, then to the first listed
-            best = max(scored, key=lambda r: (r[score], -r["ds"])) if scored else None
-            selections.append(_selection_row(score, best, truth is not None))
+        selections = [_best(rows, score, truth is not None) for score in scores]
     return list(candidates.rows.values()), selections
+
+
+def _best(rows: list, score: str, with_kl: bool) -> dict:
+    """The selection row of the candidate ``rows`` that ``score`` selects: ties go to the
+    fewest parameters, then to the first listed; a candidate without the score is never
+    chosen."""
+    scored = [r for r in rows if not math.isnan(r[score])]
+    best = max(scored, key=lambda r: (r[score], -r["ds"])) if scored else None
+    return _selection_row(score, best, with_kl)
+
+
+def regression_model(network: Network, entry: dict, cpts, parameter_seed: int):
+    """The latent class regression a generator with covariates draws from: the covariates of
+    its entry, the item probabilities of its latent class spec (``cpts``), and logit
+    coefficients (intercepts and slopes of classes 2..K against class 1) drawn from
+    Normal(0, ``coefficient_sd``^2) by the stream ``(parameter_seed, "coefficients")``, which
+    leaves the item probabilities as the spec's parameter seed draws them.
+
+    Returns
+    -------
+    hiddenbn.data.covariate_sampling.LatentClassRegressionModel
+    """
+    from hiddenbn.data.covariate_sampling import (CategoricalCovariate,
+                                                  LatentClassRegressionModel, NormalCovariate,
+                                                  UniformIntegerCovariate)
+
+    covariates = []
+    for name, covariate in entry["covariates"].items():
+        if covariate["type"] == "normal":
+            covariates.append(NormalCovariate(name, covariate["mean"], covariate["sd"]))
+        elif covariate["type"] == "uniform_integer":
+            covariates.append(UniformIntegerCovariate(name, covariate["low"], covariate["high"]))
+        else:
+            probabilities = covariate["probabilities"]
+            covariates.append(CategoricalCovariate(
+                name, tuple(covariate["levels"]),
+                None if probabilities is None else tuple(probabilities)))
+    classes = network.cardinalities[network.hidden_indices[0]]
+    columns = 1 + sum(len(c.levels) - 1 if isinstance(c, CategoricalCovariate) else 1
+                      for c in covariates)
+    coefficients = np.zeros((columns, classes))
+    coefficients[:, 1:] = seeding.rng(parameter_seed, "coefficients").normal(
+        0.0, entry["coefficient_sd"], (columns, classes - 1))
+    return LatentClassRegressionModel(tuple(covariates), coefficients,
+                                      tuple(cpts[i] for i in network.observed_indices),
+                                      network.observed_names)
+
+
+def regression_candidates(study: dict, entry: dict, network: Network, cpts, cases: int,
+                          parameter_seed: int, data_seed: int) -> list:
+    """Sample one data set with covariates and fit every latent class candidate of the family
+    with the covariates in its class membership (one-step latent class regression, as
+    ``hiddenbn fit --covariates``): the rows of every candidate, with its scores."""
+    from hiddenbn.data.dataset import MISSING
+    from hiddenbn.regression.covariates import covariate_design
+    from hiddenbn.regression.one_step import RegressionCases
+
+    model = regression_model(network, entry, cpts, parameter_seed)
+    sample = model.sample(cases, seeding.rng(data_seed, "data"), study["missing_rate"])
+    design = covariate_design(sample.frame, list(entry["covariates"]),
+                              items=network.observed_names)
+    items = sample.frame[list(network.observed_names)]
+    patterns = items.astype("Int64").fillna(MISSING).to_numpy(dtype=np.int64)
+    data = RegressionCases.grouped(patterns[design.kept], design.matrix,
+                                   network.observed_cardinalities)
+    return [_fit_regression(study, label, candidate, data, design.names, data_seed, network)
+            for label, candidate in fixed_candidates(study["family"], network).items()]
+
+
+def _fit_regression(study: dict, label: str, candidate: Network, data, names, data_seed: int,
+                    generator: Network) -> dict:
+    """One candidate's row: its one-step fit and its scores (with ``d`` counting the logit
+    coefficients), as :class:`_Candidates` gives a candidate without covariates."""
+    from hiddenbn.regression.one_step import fit_one_step, observed_information, one_step_scores
+
+    em, scores = study["em"], study["scores"]
+    start = time.perf_counter()
+    fit = fit_one_step(candidate, data, names, seed=data_seed, alpha=em["prior_alpha"],
+                       restarts=em["restarts"], schedule=em["schedule"],
+                       max_iterations=em["max_iterations"], tolerance=em["tolerance"],
+                       convergence=em["convergence"], acceleration=em["acceleration"])
+    # Laplace's normal prior on the coefficients: that of hiddenbn fit --covariates
+    values, _, _, notes = one_step_scores(fit, observed_information(fit.engine, fit.state),
+                                          EBNC_PRIOR_SD)
+    seconds = time.perf_counter() - start
+    hidden = candidate.hidden_indices[0]
+    print(f"  {label}: loglik {fit.log_likelihood:.2f}, {seconds:.2f} s", file=sys.stderr,
+          flush=True)
+    return {"model": label, "hidden_states": int(candidate.cardinalities[hidden]),
+            "ds": fit.n_parameters, "de": None, "converged": fit.converged,
+            "iterations": fit.iterations, "fit_seconds": seconds,
+            "loglik": fit.log_likelihood,
+            **{s: math.nan if values[s] is None else float(values[s])
+               for s in scores if s != "loglik"},
+            "is_true": candidate == generator, "note": "; ".join(notes)}
 
 
 def run_job(study: dict, generator: str, cases: int, seeds) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -513,6 +713,13 @@ def _generator_text(study: dict, generator: str) -> str:
     entry = study["generators"][generator]
     how = (f"parameters from {Path(entry['parameters']).name}" if entry["parameters"]
            else f"Dirichlet({entry['generating_alpha']:g}) parameters per replicate")
+    if "covariates" in entry:
+        how += (", the class a multinomial logit of the covariates " + ", ".join(
+            f"{name} ({covariate['type'].replace('_', ' ')})"
+            for name, covariate in entry["covariates"].items()) +
+            f" with coefficients drawn from Normal(0, {entry['coefficient_sd']:g}^2) per "
+            "replicate; every candidate has the covariates in its class membership (one-step "
+            "latent class regression)")
     return f"{_spec_text(entry['spec'])}, {how}"
 
 
