@@ -88,7 +88,7 @@ if GOLD_STANDARD_DOUBLED_FILES:
     _gold_standard_tables["doubled_particles"] = "large-c estimates with twice the particles"
 if GOLD_STANDARD_SLOPE_FILES:
     _gold_standard_tables |= {
-        "slope_fits": "fitted slopes beside ds/2 and de/2",
+        "slope_fits": "fitted slopes beside ds/2, de/2 and Rusakov-Geiger's coefficient",
         "cs_plus": "CS+ against CS",
     }
     _gold_standard_figures["slopes"] = "log p(D|θ_ML) − log p(D) against log N"
@@ -206,5 +206,8 @@ rule gold_standard_report:
         "../envs/hiddenbn.yaml"
     params:
         large_c=_gold_standard_large_c["experiments"],
+        # the slope settings' specs and prior give Rusakov & Geiger's coefficients
+        slope_settings=GOLD_STANDARD["slope"]["settings"],
+        prior_alpha=GOLD_STANDARD["prior_alpha"],
     script:
         "../scripts/gold_standard/report.py"

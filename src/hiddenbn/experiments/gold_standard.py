@@ -19,8 +19,11 @@ Slopes (paper 000 Sec. 4, paper 002 Sec. 2.3)
     standard count is right. Nested data sets (the first ``N`` cases of one sample) for each N;
     the slope is fitted per replicate by least squares on ``log N``. A model with more hidden
     states than the truth is included: singular learning theory (Watanabe) predicts a slope
-    (the learning coefficient) below ``de / 2``. The same fits answer whether CS+ is closer to
-    the gold standard than CS (paper 002).
+    (the learning coefficient) below ``de / 2``. For naive Bayes with a binary hidden root and
+    three or more binary features, Rusakov & Geiger (2005) give that coefficient exactly, by
+    the truth's type (:func:`rusakov_geiger_coefficient`): a third prediction where it
+    applies. The same fits answer whether CS+ is closer to the gold standard than CS
+    (paper 002).
 """
 
 from __future__ import annotations
@@ -77,6 +80,8 @@ AGREEING_SHARE = 0.5
 #: Standard errors by which twice the particles may move an estimate of a converged gold
 #: standard: one, the estimate's own error.
 DOUBLING_TOLERANCE_SE = 1.0
+#: Standard errors within which a fitted slope is consistent with a predicted one.
+VERDICT_SE = 2.0
 
 
 def distinct_scores(frame: pd.DataFrame, among=None) -> dict:
@@ -406,10 +411,12 @@ def _slope(group: pd.DataFrame) -> float:
     return float(np.polyfit(x, y, 1)[0])
 
 
-def fitted_slopes(slopes: pd.DataFrame) -> pd.DataFrame:
+def fitted_slopes(slopes: pd.DataFrame, rusakov_geiger: dict | None = None) -> pd.DataFrame:
     """Least-squares slope of ``log p(D | theta_ML) - log p(D)`` on ``log N`` per replicate,
     over all sizes and over the larger half of them (the asymptotic end), with mean and
-    standard error over replicates per setting, beside ``ds / 2`` and ``de / 2``."""
+    standard error over replicates per setting, beside ``ds / 2`` and ``de / 2``, and, when
+    ``rusakov_geiger`` maps settings to :func:`rusakov_geiger_coefficients`' pairs, beside
+    Rusakov & Geiger's coefficient (column ``rusakov_geiger``, empty where it does not apply)."""
     upper = {}
     for setting, group in slopes.groupby("setting"):
         sizes = np.sort(group["cases"].unique())
@@ -431,19 +438,128 @@ def fitted_slopes(slopes: pd.DataFrame) -> pd.DataFrame:
                                    else np.nan)
         row.update({"upper_from_N": int(upper[setting][0]), "ds_half": first["ds"] / 2,
                     "de_half": first["de"] / 2})
+        if rusakov_geiger is not None:
+            coefficient, _ = rusakov_geiger.get(setting, (None, ""))
+            row["rusakov_geiger"] = np.nan if coefficient is None else coefficient
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def consistent_slope(slope: float, se: float, predicted: float) -> bool:
+    """Whether a measured slope is within :data:`VERDICT_SE` standard errors of a prediction."""
+    return abs(slope - predicted) <= VERDICT_SE * se
 
 
 def slope_verdict(slope: float, se: float, ds_half: float, de_half: float) -> str:
     """Which predicted slope a measured one is consistent with (within 2 standard errors)."""
     consistent = [name for name, value in (("de/2", de_half), ("ds/2", ds_half))
-                  if abs(slope - value) <= 2 * se]
+                  if consistent_slope(slope, se, value)]
     if consistent:
-        return "consistent with " + " and ".join(consistent) + " (2 SE)"
+        return "consistent with " + " and ".join(consistent) + f" ({VERDICT_SE:g} SE)"
     side = "below" if slope < min(de_half, ds_half) else (
         "above" if slope > max(de_half, ds_half) else "between")
-    return f"{side} both de/2 and ds/2 by more than 2 SE"
+    return f"{side} both de/2 and ds/2 by more than {VERDICT_SE:g} SE"
+
+
+def rusakov_geiger_verdict(slope: float, se: float, coefficient: float) -> str:
+    """Whether a measured slope is consistent with Rusakov & Geiger's coefficient, by the rule
+    of :func:`slope_verdict` (within :data:`VERDICT_SE` standard errors)."""
+    if consistent_slope(slope, se, coefficient):
+        return f"consistent with Rusakov-Geiger's {coefficient:g} ({VERDICT_SE:g} SE)"
+    side = "below" if slope < coefficient else "above"
+    return f"{side} Rusakov-Geiger's {coefficient:g} by more than {VERDICT_SE:g} SE"
+
+
+def not_binary_naive_bayes(network: Network) -> str | None:
+    """Why ``network`` is not naive Bayes with one binary hidden root whose children are its
+    binary observed nodes, each with that root as its only parent; None when it is."""
+    hidden = network.hidden_indices
+    if network.kind != "discrete" or len(hidden) != 1:
+        return f"it has {len(hidden)} hidden nodes" if network.kind == "discrete" \
+            else f"it is {network.kind}"
+    root = int(hidden[0])
+    if network.parents[root] or network.cardinalities[root] != 2:
+        return f"its hidden node has {network.cardinalities[root]} states" \
+            if not network.parents[root] else "its hidden node has parents"
+    if any(network.parents[i] != (root,) or network.cardinalities[i] != 2
+           or network.functions[i] is not None for i in network.observed_indices):
+        return "its observed nodes are not binary children of the hidden root alone"
+    return None
+
+
+def rusakov_geiger_coefficient(truth: Network, model: Network,
+                               prior_alpha: float) -> tuple[float | None, str]:
+    """Rusakov & Geiger's coefficient of ``log N`` in ``log p(D | theta_ML) - log p(D)`` for
+    data from ``truth`` fitted by ``model``, or None and why it does not apply.
+
+    Rusakov & Geiger (2005, JMLR 6, Theorem 4) give ``log p(D | M)`` to ``O(1)`` for naive Bayes
+    with a binary hidden root and ``n >= 3`` binary features, by the type of the true
+    distribution. The types a slope setting can draw (its truth's parameters come from the
+    uniform Dirichlet, so they are generic within the truth's structure), with the uniform
+    prior (``prior_alpha = 1``):
+
+    * three or more features depend on the root (a regular point): ``(2n + 1) / 2 = ds / 2``;
+    * exactly two features depend on it (a singular point; the others are independent):
+      ``(2n - 1) / 2``;
+    * the root has no effect (at most one feature depends on it, so the features are
+      independent; a model with more hidden states than the truth): ``(n + 1) / 2``.
+
+    The values were not copied from the paper (whose statement for ``n >= 3`` we could not
+    read) but computed: the slope of ``-log Z(N)``, ``Z(N) = int exp(-N K(w)) dw`` with ``K``
+    the Kullback-Leibler divergence from the truth, is ``N E_N[K]`` under the tempered
+    posterior, which parallel tempering estimates to ``N = 10^6``; it meets the exact evidence
+    (:func:`hiddenbn.scores.exact.exact_log_evidence`, at data with counts ``N p(x)``) at
+    ``N <= 160`` and levels off at these values for ``n = 3`` and ``4`` (three and four of four
+    features both give 4.5; ``benchmarks/bench_rusakov_geiger.py``, a small version in
+    ``tests/test_rusakov_geiger.py``). They are Watanabe's learning coefficients at these
+    truths: the root with no effect is the over-fitted case, where an empty class costs ``1/2``
+    (the uniform prior on its weight) beside the ``n / 2`` of the features' margins. Two
+    features depending on the root approach theirs from above: at ``n = 4`` the local slope
+    rises to 4.2 near ``N = 200`` before it falls to 3.5 (by ``N = 10^4``).
+
+    Not covered: other models (more hidden states, features with more states, other
+    structures), ``n < 3``, other priors (a Dirichlet prior that vanishes or diverges where a
+    class empties changes the root-without-effect value), and truths outside the model (more
+    hidden states, dependence among the features other than through the root).
+
+    Returns
+    -------
+    tuple
+        ``(coefficient, type of the truth)`` or ``(None, why it does not apply)``.
+    """
+    reason = not_binary_naive_bayes(model)
+    n = len(model.observed_indices)
+    if reason is not None or n < 3:
+        return None, f"the model is not binary naive Bayes: {reason}" if reason \
+            else f"the model has {n} features, not 3 or more"
+    if set(truth.observed_names) != set(model.observed_names):
+        return None, "the truth's observed nodes are not the model's"
+    if prior_alpha != 1.0:
+        return None, f"the prior is not uniform (prior_alpha = {prior_alpha:g})"
+    observed = truth.observed_indices
+    if truth.kind != "discrete" or any(function is not None for function in truth.functions) \
+            or any(truth.cardinalities[i] != 2 or not all(truth.hidden[p] for p in truth.parents[i])
+                   for i in observed):
+        return None, "the truth's binary features do not depend on hidden nodes alone"
+    varying = {i for i in truth.hidden_indices if truth.cardinalities[i] > 1}
+    dependent = [i for i in observed if varying & set(truth.parents[i])]
+    if len(dependent) <= 1:
+        return (n + 1) / 2, "the hidden root has no effect (independent features)"
+    root = min(varying)
+    if varying != {root} or truth.cardinalities[root] != 2 or truth.parents[root]:
+        return None, "the truth is of no type checked here"
+    if len(dependent) == 2:
+        return (2 * n - 1) / 2, "exactly two features depend on the hidden root"
+    return (2 * n + 1) / 2, f"{len(dependent)} of {n} features depend on the hidden root " \
+                            "(a regular point)"
+
+
+def rusakov_geiger_coefficients(settings: dict, prior_alpha: float) -> dict:
+    """:func:`rusakov_geiger_coefficient` of each slope setting (``gold_standard.slope.settings``),
+    by name."""
+    return {name: rusakov_geiger_coefficient(parse_spec(setting["truth"]),
+                                             parse_spec(setting["model"]), prior_alpha)
+            for name, setting in settings.items()}
 
 
 # --- selection and accuracy ------------------------------------------------------------------
@@ -704,7 +820,8 @@ def shape_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
 
 
 #: Looks of the reference lines of :func:`figure_slopes` (black: no score's colour).
-SLOPE_LINES = {"ds_half": ("ds/2", "--"), "de_half": ("de/2", ":")}
+SLOPE_LINES = {"ds_half": ("ds/2", "--"), "de_half": ("de/2", ":"),
+               "rusakov_geiger": ("Rusakov-Geiger", "-.")}
 #: Shades and markers of a slope setting's replicates (grey: no score's colour).
 REPLICATE_LOOKS = (("#444444", "o"), ("#777777", "s"), ("#aaaaaa", "^"))
 
@@ -712,7 +829,8 @@ REPLICATE_LOOKS = (("#444444", "o"), ("#777777", "s"), ("#aaaaaa", "^"))
 def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
     """``log p(D|theta_ML) - log p(D)`` against ``log N``, one panel per setting (three to a
     row), one line per data set (labelled, ± 2 gold standard errors) and black lines of slope
-    ds/2 (dashed) and de/2 (dotted) through the mean at the smallest N."""
+    ds/2 (dashed), de/2 (dotted) and, where ``table`` has it, Rusakov & Geiger's coefficient
+    (dash-dotted) through the mean at the smallest N."""
     settings = sorted(slopes["setting"].unique())
     with plots.style():
         figure, axes = _panel_grid(len(settings), columns=3)
@@ -730,17 +848,27 @@ def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
             x = np.log(np.sort(cell["cases"].unique()))
             y0 = (cell["log_likelihood"] - cell["gold"]).groupby(cell["cases"]).mean().iloc[0]
             for column, (label, linestyle) in SLOPE_LINES.items():
-                ax.plot(x, y0 + row[column] * (x - x[0]), color="black", ls=linestyle, lw=1.2,
-                        label=f"slope {label}")
-            ax.set_title(f"{setting}: ds/2 = {row['ds_half']:g}, de/2 = {row['de_half']:g}\n"
-                         f"fitted slope {row['slope']:.2f} ± {row['slope_se']:.2f}",
-                         fontsize="small")
+                if pd.notna(row.get(column)):  # Rusakov-Geiger's only where it applies
+                    ax.plot(x, y0 + row[column] * (x - x[0]), color="black", ls=linestyle,
+                            lw=1.2, label=f"slope {label}")
+            coefficient = (f", RG = {row['rusakov_geiger']:g}"
+                           if pd.notna(row.get("rusakov_geiger")) else "")
+            ax.set_title(f"{setting}: ds/2 = {row['ds_half']:g}, de/2 = {row['de_half']:g}"
+                         f"{coefficient}\nfitted slope {row['slope']:.2f} ± "
+                         f"{row['slope_se']:.2f}", fontsize="small")
             ax.set_xlabel("log N")
         for ax in axes[::3]:
             ax.set_ylabel("log p(D|θ_ML) − log p(D) (nats)")
-        axes[-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small")
+        # every panel's lines once: Rusakov-Geiger's is not in every panel
+        legend = {}
+        for ax in axes:
+            for handle, label in zip(*ax.get_legend_handles_labels()):
+                legend.setdefault(label, handle)
+        axes[-1].legend(legend.values(), legend.keys(), loc="upper left",
+                        bbox_to_anchor=(1.02, 1.0), fontsize="small")
         figure.suptitle("The penalty log p(D|θ_ML) − log p(D) against log N, beside slopes "
-                        "ds/2 and de/2 (paper 000 Sec. 4)")
+                        "ds/2 and de/2 (paper 000 Sec. 4)"
+                        + (" and Rusakov-Geiger's (RG)" if "rusakov_geiger" in table else ""))
         figure.tight_layout(rect=(0, 0, 1, 1 - 0.35 / figure.get_figheight()))
         plots.save_figure(figure, path)
 
@@ -1126,10 +1254,12 @@ def _mled_entropy_lines(paper: pd.DataFrame) -> list[str]:
 
 
 def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
-             large_c=(), doubled: pd.DataFrame | None = None) -> str:
+             large_c=(), doubled: pd.DataFrame | None = None,
+             rusakov_geiger: dict | None = None) -> str:
     """``findings.md``: what the gold standard says, in plain words and numbers, with a section
     for each figure; ``large_c``: the experiments of ``gold_standard.paper003.large_c``;
-    ``doubled``: :func:`doubled_particles`'s table, if any."""
+    ``doubled``: :func:`doubled_particles`'s table, if any; ``rusakov_geiger``: the slope
+    settings' :func:`rusakov_geiger_coefficients`, if known."""
     lines = ["# Gold standard for the marginal likelihood: findings", "",
              "Generated by `hiddenbn.experiments.gold_standard.findings` from the tables in "
              "`tables/`. The gold standard is the SMC estimate of log p(D|S) "
@@ -1203,7 +1333,7 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                      if "gold_few_runs" in selection else ""), ""]
         lines += _errors_figure_lines(paper) + _shapes_figure_lines(paper)
     if not slopes.empty:
-        table = fitted_slopes(slopes)
+        table = fitted_slopes(slopes, rusakov_geiger)
         sizes = slopes.groupby("setting")["cases"].unique()
         lines += ["## 3. The penalty: slope of log p(D|theta_ML) - log p(D) against log N", "",
                   "Sample sizes: " + "; ".join(f"{setting} {', '.join(map(str, sorted(n)))}"
@@ -1217,6 +1347,8 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                          f"; for N >= {row.upper_from_N} {row.slope_upper:.2f} ± "
                          f"{row.slope_upper_se:.2f}, "
                          f"{slope_verdict(row.slope_upper, row.slope_upper_se, row.ds_half, row.de_half)}.")
+        if rusakov_geiger is not None:
+            lines += _rusakov_geiger_lines(table, rusakov_geiger)
         lines += _control_lines(table)
         lines += [""] + _slopes_figure_lines(table)
         lines += ["## 4. CS+ against CS (paper 002)", "",
@@ -1231,6 +1363,25 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
             lines.append(f"  * {setting}: CS+ closer in {int(group.sum())} of {len(group)}.")
     lines += _score_choice_lines(exact, paper, large_c)
     return "\n".join(lines) + "\n"
+
+
+def _rusakov_geiger_lines(table: pd.DataFrame, rusakov_geiger: dict) -> list[str]:
+    """Each setting's slopes against Rusakov & Geiger's coefficient where it applies, and why it
+    does not elsewhere."""
+    lines = ["", "Rusakov & Geiger (2005, JMLR 6) give the coefficient of log N exactly for naive "
+             "Bayes with a binary hidden root and 3 or more binary features, by the truth's type "
+             "(`rusakov_geiger_coefficient`: values checked by exact evidence and tempered "
+             "sampling, not copied):"]
+    for row in table.itertuples():
+        coefficient, note = rusakov_geiger.get(row.setting, (None, "no settings known"))
+        if coefficient is None:
+            lines.append(f"  * {row.setting}: does not apply ({note}).")
+            continue
+        lines.append(f"  * {row.setting} ({note}): {coefficient:g}; over all N "
+                     f"{rusakov_geiger_verdict(row.slope, row.slope_se, coefficient)}, for N >= "
+                     f"{row.upper_from_N} "
+                     f"{rusakov_geiger_verdict(row.slope_upper, row.slope_upper_se, coefficient)}.")
+    return lines
 
 
 def _slopes_figure_lines(table: pd.DataFrame) -> list[str]:
@@ -1406,10 +1557,11 @@ def _read_all(files) -> pd.DataFrame:
 
 
 def write_report(exact_files, paper_files, slope_files, out_dir, large_c=(),
-                 doubled_files=()) -> None:
+                 doubled_files=(), rusakov_geiger: dict | None = None) -> None:
     """Tables (CSV), figures (PNG + PDF) and ``findings.md`` under ``out_dir``; ``large_c``
     names the experiments of ``gold_standard.paper003.large_c``, ``doubled_files`` the
-    estimates of some of their data sets made again with twice the particles."""
+    estimates of some of their data sets made again with twice the particles,
+    ``rusakov_geiger`` the slope settings' :func:`rusakov_geiger_coefficients`."""
     out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(parents=True, exist_ok=True)
@@ -1448,8 +1600,9 @@ def write_report(exact_files, paper_files, slope_files, out_dir, large_c=(),
         figure_paper_curves(paper, out / "figures" / "paper003_errors")
         figure_paper_curves(paper, out / "figures" / "paper003_shapes", shapes=True)
     if not slopes.empty:
-        table = fitted_slopes(slopes)
+        table = fitted_slopes(slopes, rusakov_geiger)
         save(table, "slope_fits.csv")
         save(cs_plus_comparison(slopes), "cs_plus.csv")
         figure_slopes(slopes, table, out / "figures" / "slopes")
-    atomic_write_text(out / "findings.md", findings(exact, paper, slopes, large_c, doubled))
+    atomic_write_text(out / "findings.md",
+                      findings(exact, paper, slopes, large_c, doubled, rusakov_geiger))

@@ -2,11 +2,12 @@
 
 from pathlib import Path
 
-from hiddenbn.experiments.gold_standard import write_report
+from hiddenbn.experiments.gold_standard import rusakov_geiger_coefficients, write_report
 from hiddenbn.util.joblog import job_log
 
 with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
-    inputs = snakemake.input  # noqa: F821
+    inputs, params = snakemake.input, snakemake.params  # noqa: F821
     write_report(inputs.exact, inputs.paper, inputs.slopes,
                  Path(snakemake.output.findings).parent,  # noqa: F821
-                 snakemake.params.large_c, inputs.doubled)  # noqa: F821
+                 params.large_c, inputs.doubled,
+                 rusakov_geiger_coefficients(params.slope_settings, params.prior_alpha))
