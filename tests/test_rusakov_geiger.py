@@ -79,6 +79,9 @@ def test_the_verdict_passes_on_a_matching_slope_and_fails_on_a_counterfactual():
     assert "regular (a regular point): 4.5; over all N below Rusakov-Geiger's 4.5 by more " \
            "than 2 SE" in text
     assert "autoclass: does not apply (3 states)." in text
+    # a singular truth is no regular control, though de = ds, and is judged by its coefficient
+    assert "Regular controls (autoclass, regular, de = ds)" in text
+    assert "consistent with it in 1 of 1 (no_effect)" in text
 
 
 def test_the_coefficients_against_exact_evidence_and_tempered_sampling():
