@@ -259,3 +259,30 @@ def test_grouped_rows_with_counts_give_the_estimates_of_one_row_per_case():
         other = three_step.covariate_step(sample.design[first], grouped, method)
         np.testing.assert_allclose(other.coefficients, one.coefficients, atol=1e-7)
         np.testing.assert_allclose(other.covariance, one.covariance, rtol=1e-6)
+
+
+def test_fit_three_step_from_the_command_line_and_python(tmp_path, capsys):
+    import json
+
+    import hiddenbn
+    from hiddenbn.cli import main
+
+    model = bakk_tekle_vermunt_model(0.9)
+    sample = model.sample(800, np.random.default_rng(13))
+    path = tmp_path / "data.csv"
+    sample.frame.to_csv(path, index=False)
+    result = hiddenbn.fit(path, classes=3, covariates="Z", three_step="ml", seed=2)
+    rows = sample.frame[list(model.item_names)].to_numpy(dtype=np.int32)
+    library = three_step.three_step(rows, model.item_names, [2] * 6, sample.design, 3, "ml",
+                                    seed=2)
+    np.testing.assert_allclose(result.fit.coefficients, library.coefficients, atol=1e-6)
+    assert result.to_dict()["model"]["estimator"] == "three-step ML"
+    estimate = result.coefficients.loc[("2", "Z")]
+    assert estimate["standard_error"] == pytest.approx(library.standard_errors[1, 1], rel=1e-5)
+    assert main(["fit", str(path), "--classes", "3", "--covariates", "Z", "--three-step", "ml",
+                 "--seed", "2", "--json"]) in (None, 0)
+    assert json.loads(capsys.readouterr().out) == result.to_dict()
+    with pytest.raises(HiddenbnError, match="give covariates too"):
+        hiddenbn.fit(path, classes=3, three_step="bch")
+    with pytest.raises(HiddenbnError, match="choose one of bch, ml"):
+        hiddenbn.fit(path, classes=3, covariates="Z", three_step="em")

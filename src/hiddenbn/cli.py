@@ -227,7 +227,8 @@ _IDLE_BESIDE = (
      "it out"),
     (("fit",), ("--restarts", "--schedule", "--seed"), lambda args: not args.init,
      "with --init, from whose parameters EM starts once; leave it out"),
-    (("fit",), ("--categorical", "--predict-at", "--plot-covariate", "--prior-sd"),
+    (("fit",), ("--categorical", "--predict-at", "--plot-covariate", "--prior-sd",
+                "--three-step"),
      lambda args: args.covariates is not None,
      "without --covariates, the latent class regression it belongs to; give --covariates, or "
      "leave it out"),
@@ -235,6 +236,9 @@ _IDLE_BESIDE = (
      lambda args: args.covariates is None,
      "with --covariates: a latent class regression starts from the measurement model's search, "
      "has no parameter file, no WBIC and no effective dimension; leave it out"),
+    (("fit",), ("--prior-sd",), lambda args: args.three_step is None,
+     "with --three-step, whose scores are the measurement model's, with no coefficient to put "
+     "a prior on; leave it out"),
     (("fit",), ("--plot-covariate",), lambda args: args.plot is not None,
      "without --plot, the figure it chooses the covariate of; give --plot FILE, or leave it "
      "out"),
@@ -553,7 +557,7 @@ def command_fit(args) -> None:
         regression = {"covariates": covariates, "prior_sd": args.prior_sd,
                       "categorical": () if args.categorical is None
                       else _names_option("--categorical", args.categorical),
-                      "predict_at": args.predict_at or ()}
+                      "predict_at": args.predict_at or (), "three_step": args.three_step}
     result = commands.fit(table, args.model, classes=args.classes, columns=columns,
                           init=args.init, **_search_options(args), **regression)
     with _outputs(args.posteriors, args.plot, args.save_params) as (
@@ -821,6 +825,12 @@ def build_parser() -> argparse.ArgumentParser:
                      "draw the predicted class probabilities against this numeric covariate "
                      "(the others at their means or reference levels) instead of the class "
                      "profile")
+    fit.add_argument("--three-step", choices=defaults.THREE_STEP_CORRECTIONS,
+                     help="with --covariates: estimate the coefficients in three steps "
+                     "(Vermunt 2010): the latent class model of the items alone, modal "
+                     "assignment with its classification error, then the covariates' logit of "
+                     "the assigned classes corrected by BCH (robust to a wrong covariate model) "
+                     "or ML (more efficient); the classes stay those the items define")
     fit.add_argument("--prior-sd", type=_prior_sd, default=defaults.EBNC_PRIOR_SD,
                      help="with --covariates: s.d. of the normal prior on every logit "
                      "coefficient, for the Laplace score (default "

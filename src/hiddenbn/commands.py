@@ -45,7 +45,7 @@ from hiddenbn.reports.results import (DimensionResult, EbncFitResult, EbncSelect
 from hiddenbn.util import limits, seeding
 from hiddenbn.util.defaults import (ACCELERATION, ANNEALING_SWEEPS, DEFAULT_MISSING_VALUES,
                                     EBNC_PRIOR_SD, OPTIMUM, PRIOR_ALPHA, RESTARTS, SCHEDULE,
-                                    WBIC_DRAWS)
+                                    THREE_STEP_CORRECTIONS, WBIC_DRAWS)
 
 #: How messages name each family of models (the command line's families,
 #: ``hiddenbn.cli.FAMILIES``, name them the same way).
@@ -292,7 +292,8 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
         run_all_iterations: bool = OPTIMUM["run_all_iterations"], skip_de: bool = False,
         wbic: bool = False, wbic_draws: int = WBIC_DRAWS, dictionary=None,
         missing_values=DEFAULT_MISSING_VALUES, missing: str = "model", covariates=None,
-        categorical=(), predict_at=(), prior_sd: float = EBNC_PRIOR_SD):
+        categorical=(), predict_at=(), prior_sd: float = EBNC_PRIOR_SD,
+        three_step: str | None = None):
     """Fit a model to data by EM and score it: ``hiddenbn fit``.
 
     The MAP parameters under a symmetric Dirichlet(``prior_alpha``) prior (the ML parameters
@@ -370,6 +371,12 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
     prior_sd : float
         The standard deviation of the normal prior on every logit coefficient, which the
         Laplace score of a regression needs (``--prior-sd``).
+    three_step : {"bch", "ml"}, optional
+        Estimate the covariates' coefficients in three steps instead of one
+        (``--three-step``; :func:`hiddenbn.regression.three_step.fit_three_step`): the
+        measurement model of the items alone, modal assignment with its classification error,
+        then the logit of the assigned classes corrected by BCH or ML (Vermunt 2010; Bakk,
+        Tekle & Vermunt 2013). The scores are then the measurement model's.
 
     Returns
     -------
@@ -397,13 +404,16 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
     ('H1', 'H2', 'H3', 'X1', 'X2', 'X3', 'X4')
     """
     chosen = model_of(model, classes)
+    if three_step is not None and covariates is None:
+        raise HiddenbnError("three_step estimates the coefficients of covariates; give "
+                            "covariates too, or leave three_step out")
     if covariates is not None:
         if init is not None or wbic:
             raise HiddenbnError(f"{'init' if init is not None else 'wbic'} does not act on a "
                                 "latent class regression (covariates); leave it out")
         return _regression(chosen, data_table(data, dictionary, missing_values, missing),
                            columns, covariates, categorical, predict_at, prior_sd, prior_alpha,
-                           restarts, seed, missing,
+                           restarts, seed, missing, three_step,
                            {"schedule": schedule, "tolerance": tolerance,
                             "convergence": convergence, "max_iterations": max_iterations,
                             "acceleration": acceleration,
@@ -460,9 +470,10 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
 
 
 def _regression(chosen: Model, table, columns, covariates, categorical, predict_at, prior_sd,
-                alpha, restarts, seed, missing, options) -> RegressionResult:
-    """:func:`fit` given covariates: one-step latent class regression of the items (``columns``,
-    by default every column but the covariates) on ``covariates``."""
+                alpha, restarts, seed, missing, three_step, options) -> RegressionResult:
+    """:func:`fit` given covariates: one-step (or, given ``three_step``, three-step) latent
+    class regression of the items (``columns``, by default every column but the covariates) on
+    ``covariates``."""
     from hiddenbn.data import MISSING
     from hiddenbn.regression.covariates import covariate_design
     from hiddenbn.regression.multinomial_logit import fit_multinomial_logit
@@ -477,6 +488,9 @@ def _regression(chosen: Model, table, columns, covariates, categorical, predict_
         raise HiddenbnError("covariates are read from the cells of a data file or DataFrame, "
                             "and a Dataset has only coded states; give the file or DataFrame")
     _check_prior_sd(prior_sd)
+    if three_step is not None and three_step not in THREE_STEP_CORRECTIONS:
+        raise HiddenbnError(f"unknown three-step correction {excerpt(str(three_step))}; "
+                            f"choose one of {', '.join(THREE_STEP_CORRECTIONS)}")
     names = column_names(covariates)
     categorical = column_names(categorical)
     items = (column_names(columns) if columns is not None else
@@ -502,6 +516,17 @@ def _regression(chosen: Model, table, columns, covariates, categorical, predict_
                     options["schedule"] == "annealing")
     predictions = [(_values_shown(design, row), row) for row in
                    (design.rows(_covariate_values(given)) for given in predict_at)]
+    if three_step is not None:
+        from hiddenbn.regression.three_step import fit_three_step
+        from hiddenbn.reports.regression import three_step_report
+
+        result = fit_three_step(network, cases.patterns, cases.design, cases.counts, three_step,
+                                design.names, seed=seed, alpha=alpha, restarts=restarts,
+                                **options)
+        report = three_step_report(result, design, data_file.dataset.states(), predictions,
+                                   data_file.notes)
+        return RegressionResult(report, result, design,
+                                (rows[kept], design_rows, kept, reasons.astype(str)))
     result = fit_one_step(network, cases, design.names, seed=seed, alpha=alpha,
                           restarts=restarts, **options)
     # a coefficient running to infinity: the logit of the final posteriors has no maximum

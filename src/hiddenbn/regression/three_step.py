@@ -42,18 +42,18 @@ from scipy.special import logsumexp
 
 from hiddenbn.data import Dataset
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.inference.latent_class import class_posteriors, modal_class
+from hiddenbn.inference.latent_class import class_log_joint, class_posteriors, modal_class
 from hiddenbn.learning import selection
 from hiddenbn.regression.multinomial_logit import (SEPARATION_PROBABILITY, SeparationError,
                                                    class_probabilities, coefficients_from_free,
                                                    fit_multinomial_logit,
                                                    log_likelihood_gradient,
                                                    log_likelihood_hessian)
-from hiddenbn.util.defaults import PRIOR_ALPHA
+from hiddenbn.util.defaults import PRIOR_ALPHA, THREE_STEP_CORRECTIONS
 
 #: The corrections of step 3 (``--three-step``); ``"naive"``, the uncorrected estimate, is the
 #: library's only, for comparison.
-CORRECTIONS = ("bch", "ml")
+CORRECTIONS = THREE_STEP_CORRECTIONS
 METHODS = CORRECTIONS + ("naive",)
 #: The ML step 3 stops when a Newton step's predicted increase of the log-likelihood (half the
 #: Newton decrement) is below this.
@@ -127,6 +127,128 @@ class ThreeStepEstimate:
     log_likelihood: float | None
     iterations: int
     classification: Classification
+
+
+@dataclasses.dataclass(frozen=True)
+class ThreeStepFit:
+    """A three-step latent class regression of grouped cases (:func:`fit_three_step`): step 1's
+    measurement model and step 3's estimate, answering as
+    :class:`hiddenbn.regression.one_step.OneStepFit` does where a report reads them.
+
+    Attributes
+    ----------
+    measurement : hiddenbn.learning.em.Fit
+        Step 1: the latent class model of the items (its ``network``, ``cpts``, search).
+    estimate : ThreeStepEstimate
+        Steps 2 and 3.
+    covariate_names : tuple of str
+        The design's column names, the first ``"(intercept)"``.
+    patterns, design, counts : ndarray
+        The fitted rows: items, covariate rows, how many cases each stands for.
+    """
+
+    measurement: object
+    estimate: ThreeStepEstimate
+    covariate_names: tuple
+    patterns: np.ndarray
+    design: np.ndarray
+    counts: np.ndarray
+
+    @property
+    def method(self) -> str:
+        return self.estimate.method
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        return self.estimate.coefficients
+
+    @property
+    def network(self):
+        return self.measurement.network
+
+    @property
+    def cpts(self) -> list:
+        return self.measurement.cpts
+
+    @property
+    def n_cases(self) -> int:
+        return int(round(float(self.counts.sum())))
+
+    @property
+    def log_likelihood(self) -> float:
+        """Step 1's: the log-likelihood of the items under the measurement model."""
+        return self.measurement.log_likelihood
+
+    @property
+    def log_posterior(self) -> float:
+        return self.measurement.log_posterior
+
+    @property
+    def converged(self) -> bool:
+        """Whether step 1's EM converged (step 3 refuses to end unconverged)."""
+        return self.measurement.converged
+
+    @property
+    def replicated(self) -> bool:
+        """Whether more than one of step 1's searches reached its best fit."""
+        return self.measurement.replicated
+
+    def class_probabilities(self, design) -> np.ndarray:
+        """``pi_s(z)`` of each covariate row of ``design``, shape ``(rows, K)``: step 3's
+        predicted class probabilities."""
+        return class_probabilities(np.atleast_2d(np.asarray(design, dtype=float)),
+                                   self.coefficients)
+
+    def posterior(self, patterns=None, design=None) -> np.ndarray:
+        """``p(s | y, z)`` of each row of ``patterns`` with its covariate row ``design``
+        (default: the fitted rows), shape ``(m, K)``: ``pi_s(z) prod_j p(y_j | s)`` (step 3's
+        class probabilities, step 1's item tables) normalised."""
+        patterns = self.patterns if patterns is None else np.asarray(patterns)
+        design = self.design if design is None else np.asarray(design, dtype=float)
+        with np.errstate(divide="ignore"):
+            log_joint = (class_log_joint(self.cpts, patterns) - np.log(self.cpts[0][0])
+                         + np.log(self.class_probabilities(design)))
+        return np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))
+
+
+def fit_three_step(network, patterns, design, counts, method: str = "bch",
+                   covariate_names=None, *, seed: int = 0, alpha: float = PRIOR_ALPHA,
+                   restarts: int | None = None, **em_options) -> ThreeStepFit:
+    """Three-step latent class regression of grouped cases: ``hiddenbn fit --covariates ...
+    --three-step bch|ml``.
+
+    Parameters
+    ----------
+    network : Network
+        The latent class model of the items (:func:`hiddenbn.models.network.latent_class`).
+    patterns : int array, shape (m, J)
+        The items of each row, in the network's order (``MISSING`` where missing).
+    design : ndarray, shape (m, p)
+        The covariate row of each row, the first entry 1.
+    counts : ndarray, shape (m,)
+        How many cases each row stands for.
+    method : {"bch", "ml", "naive"}
+        Step 3's correction (:func:`covariate_step`).
+    covariate_names : sequence of str, optional
+        The design's column names (default ``(intercept)``, ``z1``, ...).
+    seed, alpha, restarts, em_options
+        Step 1's search, as ``hiddenbn fit`` runs it
+        (:func:`hiddenbn.learning.selection.search`).
+
+    Returns
+    -------
+    ThreeStepFit
+    """
+    design = np.asarray(design, dtype=float)
+    counts = np.asarray(counts, dtype=float)
+    names = (("(intercept)",) + tuple(f"z{c}" for c in range(1, design.shape[1]))
+             if covariate_names is None else tuple(covariate_names))
+    items = Dataset.from_rows(network.observed_names, np.asarray(patterns),
+                              network.cardinalities[1:], counts)
+    measurement = selection.search(network, items, seed, alpha, restarts, **em_options)
+    posteriors, _ = class_posteriors(measurement.network, measurement.cpts, patterns)
+    estimate = covariate_step(design, classify(posteriors, counts), method)
+    return ThreeStepFit(measurement, estimate, names, np.asarray(patterns), design, counts)
 
 
 def measurement_model(rows, names, cardinalities, n_classes: int, seed: int = 0,

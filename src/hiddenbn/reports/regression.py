@@ -16,6 +16,7 @@ Classes are numbered from 1 as in every output of the latent class analysis
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import norm
 
 from hiddenbn.errors import HiddenbnError, excerpt
 from hiddenbn.learning.selection import (SCORES_ORIENTATION, replication, replication_note,
@@ -30,6 +31,14 @@ from hiddenbn.util.files import atomic_output
 #: What the standard errors of the coefficients are, as every report says.
 STANDARD_ERRORS = ("observed information of the full model (the coefficients and the item "
                    "probabilities together), inverted")
+#: What the standard errors of a three-step estimate are, per correction.
+THREE_STEP_STANDARD_ERRORS = {
+    "bch": "sandwich (robust) estimator of the BCH-weighted logit, the measurement model and "
+           "the classification error fixed",
+    "ml": "observed information of step 3's likelihood, inverted, the measurement model and "
+          "the classification error fixed",
+    "naive": "observed information of the logit of the assigned classes, inverted, as if they "
+             "were the true ones"}
 #: Points along the covariate of the plot of the predicted class probabilities.
 CURVE_POINTS = 200
 #: The scores of a regression fit, in display order.
@@ -70,15 +79,7 @@ def regression_report(fit, design, categories, prior_sd: float, predictions=(),
     table = coefficient_table(fit, information)
     scores, statistics, classification, score_notes = one_step_scores(fit, information, prior_sd)
     k = fit.coefficients.shape[1]
-    posterior = fit.posterior()
-    modal = np.bincount(modal_class(posterior), weights=fit.cases.counts, minlength=k)
-    coefficients = [
-        {"class": c + 2, "covariate": name,
-         "estimate": float(table.estimate[j, c]),
-         "standard_error": finite_or_none(float(table.standard_error[j, c])),
-         "z": finite_or_none(float(table.z[j, c])), "p": finite_or_none(float(table.p[j, c])),
-         "odds_ratio": finite_or_none(float(table.odds_ratio[j, c]))}
-        for c in range(k - 1) for j, name in enumerate(fit.covariate_names)]
+    modal = np.bincount(modal_class(fit.posterior()), weights=fit.cases.counts, minlength=k)
     all_notes = list(notes) + list(design.notes)
     if information.fixed_rows:
         items = fit.network.observed_names
@@ -90,30 +91,123 @@ def regression_report(fit, design, categories, prior_sd: float, predictions=(),
     if not table.positive_definite:
         all_notes.append("no standard errors: the observed information is not positive "
                          "definite (a direction the data do not identify)")
+    em = _em_section(fit, fit.engine.name, all_notes)
+    all_notes += score_notes
+    model = {"estimator": "one-step ML", "alpha": fit.alpha,
+             "estimate": "ML" if fit.alpha == 1.0 else "MAP items, ML coefficients",
+             "n_parameters": fit.n_parameters, "prior_sd": prior_sd}
+    return _report(fit, design, categories, predictions, model, em,
+                   (table.estimate, table.standard_error), STANDARD_ERRORS,
+                   fit.cpts[0][0], modal, (scores, statistics, classification), all_notes)
+
+
+def three_step_report(fit, design, categories, predictions=(), notes=()) -> dict:
+    """Everything an analyst reads from a three-step latent class regression
+    (:func:`hiddenbn.regression.three_step.fit_three_step`), as strict JSON: the keys of
+    :func:`regression_report`, ``model.estimator`` naming the correction, ``em`` step 1's
+    search, and ``step3`` (the correction, its iterations and log-likelihood, and the
+    classification error matrix ``D[s][t] = P(assigned t | class s)``). The scores are the
+    measurement model's (step 1), whose ``d`` counts the item probabilities and class sizes:
+    the coefficients are fitted afterwards, with the items fixed.
+
+    Parameters
+    ----------
+    fit : hiddenbn.regression.three_step.ThreeStepFit
+    design, categories, predictions, notes
+        As for :func:`regression_report`.
+
+    Returns
+    -------
+    dict
+    """
+    from hiddenbn.data import Dataset
+    from hiddenbn.learning.selection import scored
+    from hiddenbn.scores.lca_statistics import (classification_entropy, entropy_r2,
+                                                information_criteria)
+
+    measurement, estimate = fit.measurement, fit.estimate
+    classification = estimate.classification
+    k = fit.coefficients.shape[1]
+    items = Dataset.from_rows(fit.network.observed_names, fit.patterns,
+                              fit.network.cardinalities[1:], fit.counts)
+    outcome = scored(measurement, items, with_effective_dimension=False)
+    scores = {name: finite_or_none(outcome["scores"].get(name))
+              for name in REGRESSION_SCORE_NAMES}
+    d = fit.network.standard_dimension
+    statistics = {"log_likelihood": measurement.log_likelihood, "n_parameters": d,
+                  **information_criteria(measurement.log_likelihood, d, fit.n_cases)}
+    entropy = classification_entropy(classification.posteriors, fit.counts)
+    all_notes = list(notes) + list(design.notes)
+    em = _em_section(measurement, measurement.engine, all_notes)
+    all_notes.append("the scores are the measurement model's (step 1, d counts its item "
+                     "probabilities and class sizes); the one-step fit (without --three-step) "
+                     "gives those of the model with the covariates")
+    if scores["laplace"] is None:  # why, without the effective dimension this skips
+        all_notes += [part for part in (outcome["note"] or "").split("; ")
+                      if part and not part.startswith("effective dimension skipped")]
+    method = estimate.method.upper()
+    model = {"estimator": f"three-step {method}", "alpha": measurement.alpha,
+             "estimate": "ML" if measurement.alpha == 1.0 else "MAP items, ML coefficients",
+             "n_parameters": d + estimate.covariance.shape[0], "prior_sd": None}
+    report = _report(fit, design, categories, predictions, model, em,
+                     (fit.coefficients[:, 1:], estimate.standard_errors[:, 1:]),
+                     THREE_STEP_STANDARD_ERRORS[estimate.method],
+                     (fit.counts @ fit.class_probabilities(fit.design)) / fit.counts.sum(),
+                     np.bincount(classification.assigned, weights=fit.counts, minlength=k),
+                     (scores, statistics, {"entropy": entropy,
+                                           "entropy_r2": entropy_r2(entropy, fit.n_cases, k)}),
+                     all_notes)
+    report["step3"] = {"method": estimate.method, "iterations": estimate.iterations,
+                       "log_likelihood": estimate.log_likelihood,
+                       "classification_error": _numbers(classification.error_matrix)}
+    return report
+
+
+def _em_section(fit, engine: str, notes: list) -> dict:
+    """The ``em`` entry of a report: ``fit``'s search (a one-step fit's, or a three-step
+    fit's step 1), and the notes of a capped or unreplicated search added to ``notes``."""
     if not fit.converged:
-        all_notes.append(stopped_by_cap(fit))
+        notes.append(stopped_by_cap(fit))
     replicated = replication(fit)
     if replicated["searches"] > 1 and replication_note(fit):
-        all_notes.append(replication_note(fit))
-    all_notes += score_notes
+        notes.append(replication_note(fit))
+    return {"engine": engine, "restarts": fit.restarts, "schedule": fit.schedule,
+            "acceleration": fit.acceleration, "iterations": fit.iterations,
+            "converged": fit.converged, "log_likelihood": fit.log_likelihood,
+            "log_prior": fit.log_prior, "log_posterior": fit.log_posterior,
+            **replicated, "final_log_posteriors": list(fit.final_log_posteriors)}
+
+
+def _report(fit, design, categories, predictions, model, em, coefficients, standard_errors,
+            sizes, modal, scored, notes) -> dict:
+    """The report's dict from its parts, shared by the one-step and three-step reports:
+    ``coefficients`` is ``(estimate, standard error)``, each ``(p, k - 1)``; ``sizes`` the
+    class sizes, ``modal`` the cases each class has modally; ``scored`` ``(scores, fit
+    statistics, classification)``."""
+    estimate, error = coefficients
+    k = fit.coefficients.shape[1]
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        z = estimate / error
+        odds = np.exp(estimate)
+    p_values = 2 * norm.sf(np.abs(z))
+    rows = [{"class": c + 2, "covariate": name, "estimate": float(estimate[j, c]),
+             "standard_error": finite_or_none(float(error[j, c])),
+             "z": finite_or_none(float(z[j, c])), "p": finite_or_none(float(p_values[j, c])),
+             "odds_ratio": finite_or_none(float(odds[j, c]))}
+            for c in range(k - 1) for j, name in enumerate(fit.covariate_names)]
+    scores, statistics, classification = scored
     return {
         "model": {"family": "latent class regression", "classes": int(k),
                   "items": list(fit.network.observed_names),
                   "covariates": list(design.covariates), "design": list(fit.covariate_names),
-                  "alpha": fit.alpha, "estimate": "ML" if fit.alpha == 1.0 else
-                  "MAP items, ML coefficients", "n_parameters": fit.n_parameters,
-                  "prior_sd": prior_sd},
+                  **model},
         "n_cases": fit.n_cases, "dropped_rows": int(design.dropped),
-        "em": {"engine": fit.engine.name, "restarts": fit.restarts, "schedule": fit.schedule,
-               "acceleration": fit.acceleration, "iterations": fit.iterations,
-               "converged": fit.converged, "log_likelihood": fit.log_likelihood,
-               "log_prior": fit.log_prior, "log_posterior": fit.log_posterior,
-               **replicated, "final_log_posteriors": list(fit.final_log_posteriors)},
-        "coefficients": coefficients,
+        "em": em,
+        "coefficients": rows,
         "references": {name: design.references[name] for name in design.covariates
                        if name in design.references},
-        "standard_errors": STANDARD_ERRORS,
-        "classes": [{"class": h + 1, "size": float(fit.cpts[0][0, h]),
+        "standard_errors": standard_errors,
+        "classes": [{"class": h + 1, "size": float(sizes[h]),
                      "modal_cases": int(round(modal[h]))} for h in range(k)],
         "items": {name: {"categories": list(categories[name]),
                          "probabilities": _numbers(fit.cpts[j + 1])}
@@ -123,7 +217,7 @@ def regression_report(fit, design, categories, prior_sd: float, predictions=(),
                         for values, row in predictions],
         "scores": scores, "scores_orientation": SCORES_ORIENTATION,
         "fit_statistics": statistics, "classification": classification,
-        "notes": all_notes,
+        "notes": notes,
     }
 
 
@@ -131,8 +225,34 @@ def _shown(value, form: str) -> str:
     return "-" if value is None else format(value, form)
 
 
+def _estimation_lines(report: dict) -> list:
+    """How the fit was found: one-step EM, or three-step's step 1 and step 3."""
+    em = report["em"]
+    starts = f"{em['restarts']} start{'s' if em['restarts'] != 1 else ''}"
+    stopped = (("converged" if em["converged"] else "NOT converged")
+               + f" after {em['iterations']} final iterations")
+    acceleration = describe_acceleration(em["acceleration"])
+    if "step3" not in report:
+        return [f"EM: {starts} (the measurement model's best fit by {em['schedule']}, then "
+                f"random; {acceleration}), {stopped}",
+                f"log-likelihood {em['log_likelihood']:.6f}"]
+    step3 = report["step3"]
+    error = "; ".join(f"class {s + 1}: " + " ".join(f"{p:.4f}" for p in row)
+                      for s, row in enumerate(step3["classification_error"]))
+    likelihood = ("" if step3["log_likelihood"] is None
+                  else f", log-likelihood {step3['log_likelihood']:.6f}")
+    return [f"step 1, the measurement model (the items alone): EM, {starts} by "
+            f"{em['schedule']} ({acceleration}), {stopped}; log-likelihood "
+            f"{em['log_likelihood']:.6f}",
+            f"step 2, modal assignment: P(assigned class | class) {error}",
+            f"step 3, the covariates' logit of the assigned classes, corrected by "
+            f"{step3['method'].upper()}" + (f" in {step3['iterations']} iterations"
+                                            if step3["iterations"] else "") + likelihood]
+
+
 def format_regression_text(report: dict) -> str:
-    """The text ``hiddenbn fit --covariates`` prints of :func:`regression_report`."""
+    """The text ``hiddenbn fit --covariates`` prints of :func:`regression_report` or
+    :func:`three_step_report`."""
     model, em = report["model"], report["em"]
     lines = [f"latent class regression: {model['classes']} classes, items "
              f"{', '.join(model['items'])}; covariates {', '.join(model['covariates'])}",
@@ -140,15 +260,9 @@ def format_regression_text(report: dict) -> str:
              + (f" ({report['dropped_rows']} row{'s' if report['dropped_rows'] > 1 else ''} "
                 "dropped for a missing covariate)" if report["dropped_rows"] else "")
              + f"; {model['n_parameters']} free parameters ({model['estimate']})",
-             f"EM: {em['restarts']} start{'s' if em['restarts'] != 1 else ''} (the measurement "
-             f"model's best fit by {em['schedule']}, then random; "
-             f"{describe_acceleration(em['acceleration'])}), "
-             + ("converged" if em["converged"] else "NOT converged")
-             + f" after {em['iterations']} final iterations",
-             f"log-likelihood {em['log_likelihood']:.6f}",
-             replication_line(em), ""]
-    lines.append(f"class membership: multinomial logit, class 1 the reference; standard errors "
-                 f"from the {report['standard_errors']}")
+             *_estimation_lines(report), replication_line(em), ""]
+    lines.append(f"class membership: multinomial logit, class 1 the reference, estimated "
+                 f"{model['estimator']}; standard errors from the {report['standard_errors']}")
     references = report["references"]
     if references:
         lines.append("reference levels: " + ", ".join(f"{name} = {level}"

@@ -54,6 +54,10 @@ EBNC_SCORES = ("laplace", "bic_log_evidence")
 #: Standard deviation of the normal prior on every EBNC parameter
 #: (``ebnc.fitting.DEFAULT_PRIOR_SD``).
 EBNC_PRIOR_SD = 2.0
+#: The corrections of three-step latent class regression (``--three-step``,
+#: ``regression.three_step.CORRECTIONS``): BCH's weights or ML's likelihood of the assigned
+#: classes (Vermunt 2010; Bakk, Tekle & Vermunt 2013).
+THREE_STEP_CORRECTIONS = ("bch", "ml")
 #: The path that names standard input where a file is read and standard output where one is
 #: written, as for most Unix tools (``textfiles.STANDARD_STREAM``, ``files.STANDARD_STREAM``).
 STANDARD_STREAM = "-"
