@@ -140,3 +140,16 @@ def test_a_covariate_study_selects_the_classes_by_every_score(tmp_path):
     assert "multinomial logit of the covariates age (normal), dose (uniform integer), arm " \
            "(categorical)" in text
     assert "The true model, 2:2,2,2,2,2, is in the family." in text
+
+
+def test_the_same_seeds_give_the_same_covariate_study():
+    study = checked({**STUDY, "family": {"type": "latent_class",
+                                         "hidden_states": {"min": 2, "max": 2}},
+                     "em": {"restarts": 1, "max_iterations": 100, "tolerance": 1e-5}})
+    first, chosen = studies.run_job(study, "g", 150, [(7, 70)])
+    again, chosen_again = studies.run_job(study, "g", 150, [(7, 70)])
+    pd.testing.assert_frame_equal(first.drop(columns="fit_seconds"),
+                                  again.drop(columns="fit_seconds"))
+    pd.testing.assert_frame_equal(chosen, chosen_again)
+    other, _ = studies.run_job(study, "g", 150, [(7, 71)])
+    assert other.loglik.item() != first.loglik.item()
