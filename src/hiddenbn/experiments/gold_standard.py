@@ -1373,7 +1373,7 @@ def _rusakov_geiger_lines(table: pd.DataFrame, rusakov_geiger: dict) -> list[str
              "(`rusakov_geiger_coefficient`: values checked by exact evidence and tempered "
              "sampling, not copied):"]
     for row in table.itertuples():
-        coefficient, note = rusakov_geiger.get(row.setting, (None, "no settings known"))
+        coefficient, note = rusakov_geiger.get(row.setting, (None, "its specs were not given"))
         if coefficient is None:
             lines.append(f"  * {row.setting}: does not apply ({note}).")
             continue
