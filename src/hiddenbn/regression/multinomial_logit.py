@@ -99,8 +99,21 @@ class MultinomialLogitFit:
 
 
 def class_probabilities(matrix, coefficients) -> np.ndarray:
-    """``pi_k(x_i)``, shape (n, K): the softmax of ``matrix @ coefficients`` per row, computed
-    after subtracting each row's largest linear predictor (no overflow)."""
+    """``pi_k(x_i)``: the softmax of ``matrix @ coefficients`` per row, computed after
+    subtracting each row's largest linear predictor (no overflow).
+
+    Parameters
+    ----------
+    matrix : array_like, shape (n, p)
+        The design matrix (first column ones).
+    coefficients : array_like, shape (p, K)
+        ``B``, column 0 zeros.
+
+    Returns
+    -------
+    ndarray, shape (n, K)
+        Each row sums to 1.
+    """
     return np.exp(log_class_probabilities(matrix, coefficients))
 
 
@@ -124,7 +137,21 @@ def coefficients_from_free(free, n_columns: int) -> np.ndarray:
 
 
 def weighted_log_likelihood(matrix, weights, coefficients) -> float:
-    """``l(B) = sum_i sum_k w_ik log pi_k(x_i)``."""
+    """``l(B) = sum_i sum_k w_ik log pi_k(x_i)``.
+
+    Parameters
+    ----------
+    matrix : array_like, shape (n, p)
+        The design matrix (first column ones).
+    weights : array_like, shape (n, K)
+        ``w_ik`` (:func:`fit_multinomial_logit`).
+    coefficients : array_like, shape (p, K)
+        ``B``, column 0 zeros.
+
+    Returns
+    -------
+    float
+    """
     return float(np.sum(np.asarray(weights, dtype=float)
                         * log_class_probabilities(matrix, coefficients)))
 
@@ -132,7 +159,17 @@ def weighted_log_likelihood(matrix, weights, coefficients) -> float:
 def log_likelihood_gradient(matrix, weights, coefficients) -> np.ndarray:
     """The gradient of :func:`weighted_log_likelihood` in the free coefficients:
     ``sum_i x_i (w_ik - W_i pi_ik)`` for classes ``k = 2..K``, as one vector in the order of
-    :func:`free_coefficients`."""
+    :func:`free_coefficients`.
+
+    Parameters
+    ----------
+    matrix, weights, coefficients
+        As :func:`weighted_log_likelihood`.
+
+    Returns
+    -------
+    ndarray, shape (p (K - 1),)
+    """
     matrix, weights = np.asarray(matrix, dtype=float), np.asarray(weights, dtype=float)
     residual = weights - weights.sum(axis=1, keepdims=True) * class_probabilities(
         matrix, coefficients)
@@ -142,7 +179,14 @@ def log_likelihood_gradient(matrix, weights, coefficients) -> np.ndarray:
 def log_likelihood_hessian(matrix, weights, coefficients) -> np.ndarray:
     """The Hessian of :func:`weighted_log_likelihood` in the free coefficients,
     ``-sum_i W_i (diag pi_i - pi_i pi_i') (x) x_i x_i'`` over classes ``2..K``, in the order of
-    :func:`free_coefficients` (block ``(k, m)``: classes ``k + 2`` and ``m + 2``)."""
+    :func:`free_coefficients` (block ``(k, m)``: classes ``k + 2`` and ``m + 2``). Its negative
+    is the observed information of ``B`` where the weights are known classes. The parameters
+    are those of :func:`weighted_log_likelihood`.
+
+    Returns
+    -------
+    ndarray, shape (p (K - 1), p (K - 1))
+    """
     matrix, weights = np.asarray(matrix, dtype=float), np.asarray(weights, dtype=float)
     probabilities = class_probabilities(matrix, coefficients)[:, 1:]
     total = weights.sum(axis=1)
