@@ -22,7 +22,7 @@ from hiddenbn.errors import HiddenbnError, ParameterError
 from hiddenbn.inference.latent_class import class_posteriors
 from hiddenbn.regression import three_step
 from hiddenbn.regression.covariates import covariate_design
-from hiddenbn.regression.multinomial_logit import free_coefficients
+from hiddenbn.regression.multinomial_logit import coefficients_from_free, free_coefficients
 
 
 def mixed_model():
@@ -143,20 +143,23 @@ def ml_log_likelihood(design, classification, coefficients):
     return logsumexp(log_pi + log_d, axis=1).sum()
 
 
+def noisy_classification(n_cases: int, seed: int, sharpness: float):
+    """A sample of :func:`mixed_model` and step 2 from posteriors that favour each case's true
+    class by ``sharpness`` on the log scale, blurred by standard normal noise."""
+    sample = mixed_model().sample(n_cases, np.random.default_rng(seed))
+    noise = np.random.default_rng(seed + 1).normal(size=(n_cases, 3))
+    posteriors = softmax(sharpness * np.eye(3)[sample.classes] + noise, axis=1)
+    return sample, three_step.classify(posteriors)
+
+
 def test_the_ml_step_maximises_its_likelihood_with_the_observed_information():
-    model = mixed_model()
-    sample = model.sample(1500, np.random.default_rng(2))
-    # posteriors of a noisy classification, from the true classes
-    noise = np.random.default_rng(3).normal(size=(1500, 3))
-    classification = three_step.classify(softmax(2.0 * np.eye(3)[sample.classes] + noise,
-                                                 axis=1))
+    sample, classification = noisy_classification(1500, 2, 2.0)
     estimate = three_step.covariate_step(sample.design, classification, "ml")
     free = free_coefficients(estimate.coefficients)
     p = sample.design.shape[1]
 
     def value(vector):
-        matrix = np.column_stack([np.zeros(p), vector.reshape(-1, p).T])
-        return ml_log_likelihood(sample.design, classification, matrix)
+        return ml_log_likelihood(sample.design, classification, coefficients_from_free(vector, p))
 
     assert value(free) == pytest.approx(estimate.log_likelihood, rel=1e-12)
     h = 1e-4
@@ -172,10 +175,7 @@ def test_the_ml_step_maximises_its_likelihood_with_the_observed_information():
 def test_the_naive_step_is_statsmodels_multinomial_logit_of_the_assigned_classes():
     import statsmodels.api as sm
 
-    model = mixed_model()
-    sample = model.sample(2000, np.random.default_rng(4))
-    noise = np.random.default_rng(6).normal(size=(2000, 3))
-    classification = three_step.classify(softmax(np.eye(3)[sample.classes] + noise, axis=1))
+    sample, classification = noisy_classification(2000, 4, 1.0)
     estimate = three_step.covariate_step(sample.design, classification, "naive")
     peer = sm.MNLogit(classification.assigned, sample.design).fit(disp=0, method="newton",
                                                                  tol=1e-12)
@@ -185,11 +185,7 @@ def test_the_naive_step_is_statsmodels_multinomial_logit_of_the_assigned_classes
 
 
 def test_the_bch_sandwich_from_finite_difference_scores():
-    model = mixed_model()
-    sample = model.sample(300, np.random.default_rng(7))
-    noise = np.random.default_rng(8).normal(size=(300, 3))
-    classification = three_step.classify(softmax(3.0 * np.eye(3)[sample.classes] + noise,
-                                                 axis=1))
+    sample, classification = noisy_classification(300, 7, 3.0)
     estimate = three_step.covariate_step(sample.design, classification, "bch")
     weights = three_step.bch_weights(classification)
     assert (weights < 0).any()  # BCH's weights: some negative
@@ -197,7 +193,7 @@ def test_the_bch_sandwich_from_finite_difference_scores():
     free = free_coefficients(estimate.coefficients)
 
     def case_values(vector):
-        matrix = np.column_stack([np.zeros(p), vector.reshape(-1, p).T])
+        matrix = coefficients_from_free(vector, p)
         return (weights * np.log(softmax(sample.design @ matrix, axis=1))).sum(axis=1)
 
     h = 1e-5
