@@ -18,10 +18,11 @@ Both must agree where they overlap; the tempered slopes level off at Watanabe's 
 coefficient, which :func:`hiddenbn.experiments.gold_standard.rusakov_geiger_coefficient` gives
 for each type of truth. The table prints, per ``n`` and type, the coefficient, the exact and
 tempered slopes at small N and the tempered slope at ``N = 10^4 .. 10^6`` (a few CPU-minutes).
-Measured (2026-11-28, a prototype of this module with 4 replicas): at ``N >= 10^4`` the tempered
-slope was 2.0, 2.5 and 3.5 for n = 3 (no effect, two features, every feature) and 2.5, 3.5,
-4.5 and 4.5 for n = 4 (no effect, two, three, every feature), each within 0.05; between 32 and
-160 cases (n = 3) the exact and the tempered slopes agreed within 0.05.
+Measured (2026-11-28, 8 replicas, a loaded 2-core machine): at ``N >= 10^4`` the tempered
+slope was 1.994, 2.496 and 3.497 for n = 3 (no effect, two features, every feature; coefficients
+2, 2.5, 3.5) and 2.518, 3.501, 4.506 and 4.503 for n = 4 (no effect, two, three, every feature;
+2.5, 3.5, 4.5, 4.5), each ± 0.005 or less; between 32 and 96 cases (n = 3) the exact and the
+tempered slopes agreed within 0.06 (1.758 and 1.767, 2.624 and 2.680, 2.296 and 2.273, ...).
 """
 
 import itertools
