@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import norm
 
+from hiddenbn.data import MISSING
 from hiddenbn.errors import HiddenbnError, excerpt
 from hiddenbn.learning.selection import (SCORES_ORIENTATION, replication, replication_note,
                                          stopped_by_cap)
@@ -70,7 +71,8 @@ def regression_report(fit, design, categories, prior_sd: float, predictions=(),
     Returns
     -------
     dict
-        ``model``, ``n_cases``, ``dropped_rows``, ``em``, ``coefficients`` (one entry per
+        ``model``, ``n_cases``, ``dropped_rows``, ``missing_cells`` (each counted as often
+        as its case occurs), ``em``, ``coefficients`` (one entry per
         class 2..k and design column), ``references``, ``classes`` (the mean predicted
         probability of each class), ``items``, ``predictions``, ``scores``,
         ``fit_statistics``, ``classification``, ``notes``.
@@ -96,9 +98,12 @@ def regression_report(fit, design, categories, prior_sd: float, predictions=(),
     model = {"estimator": "one-step ML", "alpha": fit.alpha,
              "estimate": "ML" if fit.alpha == 1.0 else "MAP items, ML coefficients",
              "n_parameters": fit.n_parameters, "prior_sd": prior_sd}
-    return _report(fit, design, categories, predictions, model, em,
-                   (table.estimate, table.standard_error), STANDARD_ERRORS,
-                   fit.cpts[0][0], modal, (scores, statistics, classification), all_notes)
+    report = _report(fit, design, categories, predictions, model, em,
+                     (table.estimate, table.standard_error), STANDARD_ERRORS,
+                     fit.cpts[0][0], modal, (scores, statistics, classification), all_notes)
+    report["missing_cells"] = int(((fit.cases.patterns == MISSING)
+                                   * fit.cases.counts[:, None]).sum())
+    return report
 
 
 def three_step_report(fit, design, categories, predictions=(), notes=()) -> dict:
@@ -259,6 +264,8 @@ def format_regression_text(report: dict) -> str:
              f"data: {report['n_cases']} cases"
              + (f" ({report['dropped_rows']} row{'s' if report['dropped_rows'] > 1 else ''} "
                 "dropped for a missing covariate)" if report["dropped_rows"] else "")
+             + (f", {report['missing_cells']} missing item cells (summed out)"
+                if report.get("missing_cells") else "")
              + f"; {model['n_parameters']} free parameters ({model['estimate']})",
              *_estimation_lines(report), replication_line(em), ""]
     lines.append(f"class membership: multinomial logit, class 1 the reference, estimated "
