@@ -153,6 +153,11 @@ FIT_OPTIONS = {
     "--save-params": [["FILE"]], "--init": [["PARAMETERS"]],
     # a flag given beside another option: None; a short run, and its draws alone are idle
     "--wbic": [[None, "--wbic-draws", "4"]], "--wbic-draws": [["4"]],
+    # a latent class regression on the last column (an item of every family's model)
+    "--covariates": [["X4"]], "--categorical": [["X4", "--covariates", "X4"]],
+    "--predict-at": [["X4=1", "--covariates", "X4"]], "--prior-sd": [["1", "--covariates", "X4"]],
+    "--plot-covariate": [["X4", "--covariates", "X4", "--plot", "FILE.png"]],
+    "--three-step": [["bch", "--covariates", "X4"]],
 }
 SELECT_BASELINE = {"--classes": "1..2", **FIT_BASELINE}
 SAMPLE_BASELINE = {"--n": "20"}

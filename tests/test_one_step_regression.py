@@ -282,3 +282,20 @@ def test_a_covariate_that_separates_the_classes_gets_one_line(capsys, tmp_path):
     code, _, err = run(capsys, "fit", tmp_path / "data.csv", "--classes", "2", "--covariates",
                        "group", "--categorical", "group")
     assert code == 2 and "separate the classes" in err and err.count("\n") == 1
+
+
+def test_select_fits_a_regression_per_number_of_classes(capsys, covariate_file):
+    argv = ["select", covariate_file, "--classes", "1..2", "--covariates", "age", "--columns",
+            "a,b,c,d", "--restarts", "2"]
+    code, as_json, _ = run(capsys, *argv, "--json")
+    result = hiddenbn.select(covariate_file, classes=[1, 2], covariates="age", columns="a,b,c,d",
+                             restarts=2)
+    assert code == 0 and as_json == result.to_json() + "\n"
+    frame = result.to_frame()
+    assert frame["n_parameters"].tolist() == [4, 4 * 2 + 2]
+    assert result.selected["bic_log_evidence"] == result.selected["bic"] == 2
+    single = hiddenbn.fit(covariate_file, classes=2, covariates="age", columns="a,b,c,d",
+                          restarts=2)
+    assert frame.loc[2, "loglik"] == single.log_likelihood
+    code, _, err = run(capsys, *argv, "--blrt", "19")
+    assert code == 2 and "--blrt does not act with --covariates" in err

@@ -227,15 +227,17 @@ _IDLE_BESIDE = (
      "it out"),
     (("fit",), ("--restarts", "--schedule", "--seed"), lambda args: not args.init,
      "with --init, from whose parameters EM starts once; leave it out"),
-    (("fit",), ("--categorical", "--predict-at", "--plot-covariate", "--prior-sd",
-                "--three-step"),
+    (("fit", "select"), ("--categorical", "--predict-at", "--plot-covariate", "--prior-sd",
+                          "--three-step"),
      lambda args: args.covariates is not None,
      "without --covariates, the latent class regression it belongs to; give --covariates, or "
      "leave it out"),
-    (("fit",), ("--init", "--save-params", "--wbic", "--wbic-draws", "--skip-de"),
+    (("fit", "select"), ("--init", "--save-params", "--wbic", "--wbic-draws", "--skip-de",
+                         "--sbic-phi", "--blrt", "--cores"),
      lambda args: args.covariates is None,
      "with --covariates: a latent class regression starts from the measurement model's search, "
-     "has no parameter file, no WBIC and no effective dimension; leave it out"),
+     "and has no parameter file, WBIC, effective dimension, sBIC or bootstrap test; leave it "
+     "out"),
     (("fit",), ("--prior-sd",), lambda args: args.three_step is None,
      "with --three-step, whose scores are the measurement model's, with no coefficient to put "
      "a prior on; leave it out"),
@@ -588,10 +590,16 @@ def command_select(args) -> None:
     _refuse_what_does_not_act("select", args)  # its family is the latent class model
     table = _data_table(args)
     classes = selection.parse_classes(args.classes)
-    result = commands.select(table, classes, columns=_columns(args, table.names),
-                             sbic_phi=args.sbic_phi, blrt=args.blrt, cores=args.cores,
+    regression = {} if args.covariates is None else {
+        "covariates": _names_option("--covariates", args.covariates),
+        "prior_sd": args.prior_sd, "categorical": () if args.categorical is None
+        else _names_option("--categorical", args.categorical)}
+    columns = (None if args.covariates is not None and args.columns is None
+               else _columns(args, table.names))
+    result = commands.select(table, classes, columns=columns, sbic_phi=args.sbic_phi,
+                             blrt=args.blrt, cores=args.cores,
                              progress=_progress_lines("bootstrap replicates refitted"),
-                             **_search_options(args))
+                             **_search_options(args), **regression)
     _print_result(result, args.json)
 
 
@@ -705,6 +713,23 @@ def _add_em_options(parser):
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
+def _add_covariate_options(parser):
+    """The options of a latent class regression that fit and select share."""
+    parser.add_argument("--covariates", metavar="A,B,...", help="one-step latent class "
+                        "regression: these columns predict the class by a multinomial logit, "
+                        "class 1 the reference, fitted with the items by EM; the items are "
+                        "--columns, by default every other column; a row with a missing "
+                        "covariate is dropped (a note counts them)")
+    parser.add_argument("--categorical", metavar="A,B,...", help="covariates coded as whole "
+                        "numbers that are categories (dummy-coded; the first level, in the data "
+                        "dictionary's order or sorted, is the reference); a covariate with "
+                        "labels is categorical anyway")
+    parser.add_argument("--prior-sd", type=_prior_sd, default=defaults.EBNC_PRIOR_SD,
+                        help="with --covariates: s.d. of the normal prior on every logit "
+                        "coefficient, for the Laplace score (default "
+                        f"{defaults.EBNC_PRIOR_SD})")
+
+
 def _subcommand(commands, name: str, help: str, **settings):
     """A subcommand that shows the command-line examples under its own --help."""
     return commands.add_parser(name, help=help, epilog=EXAMPLES,
@@ -809,15 +834,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "as written by 'hiddenbn params' or 'sample --save-params') instead of the "
                      "restart schedule: from the generating parameters it shows whether a "
                      "search found the mode near the truth")
-    fit.add_argument("--covariates", metavar="A,B,...", help="one-step latent class "
-                     "regression: these columns predict the class by a multinomial logit, "
-                     "class 1 the reference, fitted with the items by EM; the items are "
-                     "--columns, by default every other column; a row with a missing covariate "
-                     "is dropped (a note counts them)")
-    fit.add_argument("--categorical", metavar="A,B,...", help="covariates coded as whole "
-                     "numbers that are categories (dummy-coded; the first level, in the data "
-                     "dictionary's order or sorted, is the reference); a covariate with labels "
-                     "is categorical anyway")
+    _add_covariate_options(fit)
     fit.add_argument("--predict-at", metavar="NAME=VALUE,...", action="append",
                      help="report the predicted class probabilities at these covariate values, "
                      "e.g. age=30,sex=M (every covariate; repeatable)")
@@ -831,10 +848,6 @@ def build_parser() -> argparse.ArgumentParser:
                      "assignment with its classification error, then the covariates' logit of "
                      "the assigned classes corrected by BCH (robust to a wrong covariate model) "
                      "or ML (more efficient); the classes stay those the items define")
-    fit.add_argument("--prior-sd", type=_prior_sd, default=defaults.EBNC_PRIOR_SD,
-                     help="with --covariates: s.d. of the normal prior on every logit "
-                     "coefficient, for the Laplace score (default "
-                     f"{defaults.EBNC_PRIOR_SD})")
     fit.set_defaults(run=command_fit)
 
     select = _subcommand(
@@ -865,6 +878,7 @@ def build_parser() -> argparse.ArgumentParser:
     select.add_argument("--cores", type=_count(limits.MAX_PROCESSES), metavar="N",
                         help="processes that refit the bootstrap replicates (default: every "
                         "core this process may use); the p-values are the same for any N")
+    _add_covariate_options(select)
     select.set_defaults(run=command_select)
 
     evidence = _subcommand(

@@ -38,10 +38,13 @@ from hiddenbn.models.interaction import InteractionModel, interaction_spec
 from hiddenbn.models.network import (Network, check_parameters, load_labelled_parameters,
                                      random_parameters)
 from hiddenbn.models.spec import bind_columns, is_spec_file, parse_spec
+from hiddenbn.regression.multinomial_logit import SeparationError
 from hiddenbn.reports import fit as fit_reports
+from hiddenbn.reports.regression import regression_selection
 from hiddenbn.reports.results import (DimensionResult, EbncFitResult, EbncSelectionResult,
                                       EvidenceResult, FitResult, ParametersResult,
-                                      RegressionResult, Result, SelectionResult)
+                                      RegressionResult, RegressionSelectionResult, Result,
+                                      SelectionResult)
 from hiddenbn.util import limits, seeding
 from hiddenbn.util.defaults import (ACCELERATION, ANNEALING_SWEEPS, DEFAULT_MISSING_VALUES,
                                     EBNC_PRIOR_SD, OPTIMUM, PRIOR_ALPHA, RESTARTS, SCHEDULE,
@@ -529,9 +532,10 @@ def _regression(chosen: Model, table, columns, covariates, categorical, predict_
                                 (rows[kept], design_rows, kept, reasons.astype(str)))
     result = fit_one_step(network, cases, design.names, seed=seed, alpha=alpha,
                           restarts=restarts, **options)
-    # a coefficient running to infinity: the logit of the final posteriors has no maximum
-    fit_multinomial_logit(cases.design, cases.counts[:, None] * result.posterior(),
-                          start=result.coefficients, names=design.names)
+    if network.cardinalities[0] > 1:
+        # a coefficient running to infinity: the logit of the final posteriors has no maximum
+        fit_multinomial_logit(cases.design, cases.counts[:, None] * result.posterior(),
+                              start=result.coefficients, names=design.names)
     report = regression_report(result, design, data_file.dataset.states(), prior_sd,
                                predictions, data_file.notes)
     return RegressionResult(report, result, design,
@@ -576,7 +580,7 @@ def select(data, classes="1..8", *, columns=None, prior_alpha: float = PRIOR_ALP
            dictionary=None,
            missing_values=DEFAULT_MISSING_VALUES, missing: str = "model",
            blrt: int | None = None, cores: int | None = None,
-           progress=None) -> SelectionResult:
+           progress=None, covariates=None, categorical=(), prior_sd: float = EBNC_PRIOR_SD):
     """Choose the number of classes of a latent class model by every score: ``hiddenbn
     select``.
 
@@ -611,10 +615,15 @@ missing_values, missing
         use); the results are the same for any number.
     progress : callable, optional
         Called with the number of replicates refitted so far.
+    covariates, categorical, prior_sd
+        As for :func:`fit`: with ``covariates``, each model is a one-step latent class
+        regression, and every score counts its coefficients (no sBIC, WBIC, effective
+        dimension or bootstrap test).
 
     Returns
     -------
     SelectionResult
+        A :class:`~hiddenbn.reports.results.RegressionSelectionResult` with ``covariates``.
 
     Examples
     --------
@@ -626,6 +635,17 @@ missing_values, missing
     >>> result.to_frame()["bic"].idxmin()
     3
     """
+    if covariates is not None:
+        return _regression_selection(data, classes, columns, covariates, categorical, prior_sd,
+                                     prior_alpha, restarts, seed, dictionary, missing_values,
+                                     missing, (sbic_phi, wbic, blrt),
+                                     {"schedule": schedule, "tolerance": tolerance,
+                                      "convergence": convergence,
+                                      "max_iterations": max_iterations,
+                                      "acceleration": acceleration,
+                                      "run_all_iterations": run_all_iterations,
+                                      **({"sweeps": sweeps} if schedule == "annealing"
+                                         else {})})
     counts, data_file, dataset, searches = _latent_class_data(
         data, classes, columns, dictionary, missing_values, missing, schedule, restarts)
     if blrt is not None:  # refused before any fit
@@ -699,6 +719,30 @@ missing
     options = em_options(schedule, sweeps, tolerance, convergence, max_iterations, acceleration,
                          run_all_iterations)
     return plan_tests(dataset, counts, seed, replicates, prior_alpha, searches, **options)
+
+
+def _regression_selection(data, classes, columns, covariates, categorical, prior_sd, alpha,
+                          restarts, seed, dictionary, missing_values, missing, refused,
+                          options) -> RegressionSelectionResult:
+    """:func:`select` given covariates: a one-step latent class regression per number of
+    classes (``refused``: sBIC's phi, WBIC and the bootstrap test, which do not act here)."""
+    given = [name for name, value in zip(("sbic_phi", "wbic", "blrt"), refused)
+             if value is not None and value is not False]
+    if given:
+        raise HiddenbnError(f"{given[0]} does not act on latent class regressions "
+                            "(covariates); leave it out")
+    counts = _class_counts(classes)
+    table = data_table(data, dictionary, missing_values, missing)
+    fits = {}
+    for k in counts:
+        try:
+            fits[k] = _regression(Model("latent class", None, k), table, columns, covariates,
+                                  categorical, (), prior_sd, alpha, restarts, seed, missing,
+                                  None, options)
+        except SeparationError as error:
+            raise SeparationError(f"{k} classes: {error}") from None
+    return RegressionSelectionResult(regression_selection(
+        {k: result.to_dict() for k, result in fits.items()}))
 
 
 def _class_counts(classes) -> list:

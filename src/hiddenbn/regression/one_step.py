@@ -268,6 +268,8 @@ class OneStepEngine:
         ``coefficients``, halved until ``Q`` does not fall (else ``coefficients`` as they
         are): the logit part of the generalised M step."""
         design = self.cases.design
+        if self.classes == 1:  # one class: no coefficient to fit
+            return coefficients
         with one_blas_thread():
             before = weighted_log_likelihood(design, weighted, coefficients)
             score = log_likelihood_gradient(design, weighted, coefficients)
@@ -578,7 +580,7 @@ def observed_information(engine: OneStepEngine, state) -> Information:
     chunk = max(1, INFORMATION_CHUNK_CELLS // max(1, classes * d))
     with one_blas_thread():
         # the logit's own Hessian, the same for every class (sum_h w_ih = 1)
-        matrix[:n_beta, :n_beta] = -log_likelihood_hessian(design, counts[:, None] * prior,
+        matrix[:n_beta, :n_beta] = 0.0 if n_beta == 0 else -log_likelihood_hessian(design, counts[:, None] * prior,
                                                             coefficients)
         for start in range(0, design.shape[0], chunk):
             rows = slice(start, start + chunk)

@@ -7,7 +7,10 @@ coefficients together), z, p and odds ratios, each categorical covariate's refer
 the item-response probabilities and the class sizes the fit implies; every score with ``d``
 counting the coefficients; predicted class probabilities at chosen covariate values; and the
 notes (the rows dropped for a missing covariate). :func:`format_regression_text` is its text,
-:func:`write_regression_posteriors` the posterior of every data row as CSV.
+:func:`write_regression_posteriors` the posterior of every data row as CSV, and
+:func:`probability_curve` what the plot of the class probabilities draws.
+:func:`regression_selection` and :func:`format_regression_selection` are ``hiddenbn select
+--covariates``'s report and text: every score per number of classes.
 
 Classes are numbered from 1 as in every output of the latent class analysis
 (:mod:`hiddenbn.reports.lca`); class 1 is the reference of the logit.
@@ -20,8 +23,8 @@ from scipy.stats import norm
 
 from hiddenbn.data import MISSING
 from hiddenbn.errors import HiddenbnError, excerpt
-from hiddenbn.learning.selection import (SCORES_ORIENTATION, replication, replication_note,
-                                         stopped_by_cap)
+from hiddenbn.learning.selection import (CRITERIA, SCORES_ORIENTATION, replication,
+                                         replication_note, stopped_by_cap)
 from hiddenbn.inference.latent_class import modal_class
 from hiddenbn.regression.one_step import (coefficient_table, observed_information,
                                           one_step_scores)
@@ -259,7 +262,8 @@ def format_regression_text(report: dict) -> str:
     """The text ``hiddenbn fit --covariates`` prints of :func:`regression_report` or
     :func:`three_step_report`."""
     model, em = report["model"], report["em"]
-    lines = [f"latent class regression: {model['classes']} classes, items "
+    classes = f"{model['classes']} class{'es' if model['classes'] > 1 else ''}"
+    lines = [f"latent class regression: {classes}, items "
              f"{', '.join(model['items'])}; covariates {', '.join(model['covariates'])}",
              f"data: {report['n_cases']} cases"
              + (f" ({report['dropped_rows']} row{'s' if report['dropped_rows'] > 1 else ''} "
@@ -274,7 +278,9 @@ def format_regression_text(report: dict) -> str:
     if references:
         lines.append("reference levels: " + ", ".join(f"{name} = {level}"
                                                       for name, level in references.items()))
-    width = max(len(c["covariate"]) for c in report["coefficients"])
+    if not report["coefficients"]:
+        lines.append("  no coefficients: with one class the covariates predict nothing")
+    width = max((len(c["covariate"]) for c in report["coefficients"]), default=0)
     header = (f"  {'covariate':<{width}} {'estimate':>10} {'s.e.':>9} {'z':>8} {'p':>9} "
               f"{'odds ratio':>11}")
     for c in sorted({row["class"] for row in report["coefficients"]}):
@@ -360,3 +366,65 @@ def probability_curve(fit, design, covariate: str) -> dict:
     rows[:, column] = values
     return {"covariate": covariate, "values": values.tolist(),
             "probabilities": fit.class_probabilities(rows).tolist(), "held": held}
+
+
+def regression_selection(reports: dict) -> dict:
+    """The report of ``hiddenbn select --covariates``: of the :func:`regression_report` of
+    each number of classes (``{k: report}``), one row per model with its scores and
+    information criteria, and the number of classes each selects (the largest score, the
+    smallest criterion; a score that is None for some model selects among the others)."""
+    models = []
+    for k, report in reports.items():
+        em = report["em"]
+        models.append({"states": int(k), "n_parameters": report["model"]["n_parameters"],
+                       "converged": em["converged"], "iterations": em["iterations"],
+                       "replicated": em["replicated"], "best_found": em["best_found"],
+                       "searches": em["searches"], **report["scores"],
+                       "fit_statistics": report["fit_statistics"],
+                       "classification": report["classification"]})
+    selected = {}
+    for name in REGRESSION_SCORE_NAMES:
+        candidates = [m for m in models if m[name] is not None]
+        if candidates:
+            selected[name] = max(candidates, key=lambda m: m[name])["states"]
+    for name in CRITERIA:
+        selected[name] = min(models, key=lambda m: m["fit_statistics"][name])["states"]
+    first = next(iter(reports.values()))
+    notes, per_model = [], {}
+    for k, report in reports.items():
+        for note in report["notes"]:
+            per_model.setdefault(note, []).append(k)
+    notes = [note if len(ks) == len(models) else f"k = {', '.join(map(str, ks))}: {note}"
+             for note, ks in per_model.items()]
+    return {"covariates": first["model"]["covariates"], "design": first["model"]["design"],
+            "n_cases": first["n_cases"], "dropped_rows": first["dropped_rows"],
+            "models": models, "selected": selected,
+            "scores_orientation": SCORES_ORIENTATION,
+            "fit_statistics_orientation": FIT_STATISTICS_ORIENTATION, "notes": notes}
+
+
+def format_regression_selection(report: dict) -> str:
+    """The text ``hiddenbn select --covariates`` prints of :func:`regression_selection`."""
+    lines = [f"latent class regressions on {', '.join(report['covariates'])} (design "
+             f"columns {', '.join(report['design'])}): {report['n_cases']} cases"
+             + (f" ({report['dropped_rows']} rows dropped for a missing covariate)"
+                if report["dropped_rows"] else ""),
+             f"fit statistics: {report['fit_statistics_orientation']}",
+             f"{'k':>3} {'d':>5} {'log-lik':>12} "
+             + " ".join(f"{name.upper():>12}" for name in CRITERIA) + f" {'entropy R^2':>11}"]
+    for m in report["models"]:
+        statistics = m["fit_statistics"]
+        lines.append(f"{m['states']:>3} {m['n_parameters']:>5} {m['loglik']:>12.3f} "
+                     + " ".join(f"{statistics[name]:>12.3f}" for name in CRITERIA)
+                     + f" {_shown(m['classification']['entropy_r2'], '.3f'):>11}")
+    names = REGRESSION_SCORE_NAMES
+    lines += [f"scores: {report['scores_orientation']}",
+              f"{'k':>3} {'conv':>5} {'found':>7} " + " ".join(f"{n:>16}" for n in names)]
+    for m in report["models"]:
+        found = f"{m['best_found']}/{m['searches']}"
+        lines.append(f"{m['states']:>3} {'yes' if m['converged'] else 'no':>5} {found:>7} "
+                     + " ".join(f"{_shown(m[n], '.3f'):>16}" for n in names))
+    lines.append("found: how many of EM's starts reached the model's best log-likelihood")
+    lines.append("selected k: " + ", ".join(f"{n} {k}" for n, k in report["selected"].items()))
+    lines += [f"note: {note}" for note in report["notes"]]
+    return "\n".join(lines)

@@ -6,7 +6,8 @@ results: :class:`FitResult` (``hiddenbn fit``), :class:`SelectionResult` (``sele
 :class:`EvidenceResult` (``evidence``), :class:`DimensionResult` (``dim``),
 :class:`ParametersResult` (``params``), :class:`EbncFitResult` (``ebnc fit``),
 :class:`EbncSelectionResult` (``ebnc select``) and :class:`ConfigCheckResult`
-(``check-config``); ``hiddenbn fit --covariates`` returns a :class:`RegressionResult`. A result
+(``check-config``); ``hiddenbn fit --covariates`` returns a :class:`RegressionResult`, ``select
+--covariates`` a :class:`RegressionSelectionResult`. A result
 holds the command's report, and shows it three ways:
 
 * :meth:`Result.to_dict` is the JSON that the command prints with ``--json`` (``params`` and
@@ -624,6 +625,37 @@ class SelectionResult(Result):
         from hiddenbn.reports.blrt import format_blrt
 
         return "\n".join([format_selection(self._report), format_blrt(self._report["blrt"])])
+
+
+class RegressionSelectionResult(SelectionResult):
+    """Latent class regressions fitted for each number of classes, and the number each score
+    and criterion selects: what ``hiddenbn select --covariates`` prints.
+
+    Returned by :func:`hiddenbn.select` given ``covariates``. :attr:`selected` gives the
+    choices, :meth:`to_frame` one row per model.
+    """
+
+    def to_frame(self):
+        """One row per number of classes (index ``k``): ``n_parameters``, ``converged``,
+        ``best_found``, ``searches``, every score and criterion and ``entropy_r2``.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        import pandas as pd
+
+        rows = [{key: value for key, value in m.items()
+                 if key not in ("fit_statistics", "classification")}
+                | {name: m["fit_statistics"][name] for name in ("aic", "bic", "sabic", "caic")}
+                | {"entropy_r2": m["classification"]["entropy_r2"]}
+                for m in self.to_dict()["models"]]
+        return pd.DataFrame(rows).set_index("states").rename_axis("k")
+
+    def _text(self) -> str:
+        from hiddenbn.reports.regression import format_regression_selection
+
+        return format_regression_selection(self._report)
 
 
 class EvidenceResult(Result):
