@@ -345,7 +345,7 @@ def write_regression_posteriors(path, posterior, kept, reasons) -> None:
 
 def probability_curve(fit, design, covariate: str) -> dict:
     """The predicted class probabilities along the numeric ``covariate``, from its smallest to
-    its largest value in the rows used (:data:`CURVE_POINTS` points), the other covariates at
+    its largest value in the rows used (``CURVE_POINTS`` points), the other covariates at
     their means (numeric) or reference levels (categorical): what
     :func:`hiddenbn.reports.plots.class_probability_figure` draws."""
     if covariate not in design.covariates:
