@@ -116,9 +116,11 @@ def test_snakemake_runs_the_rules_to_the_command_s_report(data_file, command_rep
                              str(tmp_path / "config.yaml"), "--quiet"],
                             capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 0, result.stderr[-3000:]
-    report = json.loads((tmp_path / "out" / "blrt" / "small" / "blrt.json").read_text())
+    folder = tmp_path / "out" / "blrt" / "small"
+    assert sorted(path.name for path in (folder / "chunks").iterdir()) == ["0.json", "1.json"]
+    report = json.loads((folder / "blrt.json").read_text())
     assert report == command_report
-    text = (tmp_path / "out" / "blrt" / "small" / "blrt.txt").read_text()
+    text = (folder / "blrt.txt").read_text()
     assert f"{report['tests'][0]['p_value']:.4f}" in text
 
 
