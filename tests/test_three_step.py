@@ -282,3 +282,5 @@ def test_fit_three_step_from_the_command_line_and_python(tmp_path, capsys):
         hiddenbn.fit(path, classes=3, three_step="bch")
     with pytest.raises(HiddenbnError, match="choose one of bch, ml"):
         hiddenbn.fit(path, classes=3, covariates="Z", three_step="em")
+    with pytest.raises(HiddenbnError, match="has one class; give 2 classes or more"):
+        hiddenbn.fit(path, classes=1, covariates="Z", three_step="ml")

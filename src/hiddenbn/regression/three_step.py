@@ -372,6 +372,9 @@ def covariate_step(design, classification: Classification, method: str = "bch", 
     if method not in METHODS:
         raise HiddenbnError(f"unknown three-step correction {method!r}; choose one of "
                             f"{', '.join(CORRECTIONS)}")
+    if classification.n_classes < 2:
+        raise HiddenbnError("the covariates predict which of the classes a case is in, and "
+                            "the model has one class; give 2 classes or more")
     design = np.asarray(design, dtype=float)
     if design.ndim != 2 or design.shape[0] != classification.assigned.size:
         raise HiddenbnError(f"the design matrix has {design.shape[0]} rows and the "
