@@ -198,6 +198,7 @@ def covariate_file(tmp_path_factory):
     items = (rng.random((n, 4)) < np.where(member, 0.85, 0.15)[:, None]).astype(int)
     frame = pd.DataFrame(items, columns=list("abcd")).assign(age=age, sex=sex)
     frame.loc[3, "age"] = None
+    frame.loc[5, "a"] = None
     path = tmp_path_factory.mktemp("regression") / "data.csv"
     frame.to_csv(path, index=False)
     return path
@@ -299,3 +300,14 @@ def test_select_fits_a_regression_per_number_of_classes(capsys, covariate_file):
     assert frame.loc[2, "loglik"] == single.log_likelihood
     code, _, err = run(capsys, *argv, "--blrt", "19")
     assert code == 2 and "--blrt does not act with --covariates" in err
+
+
+def test_missing_drop_drops_the_cases_with_a_missing_item_too(capsys, covariate_file, tmp_path):
+    code, as_json, _ = run(capsys, "fit", covariate_file, "--classes", "2", "--covariates",
+                           "age", "--columns", "a,b,c,d", "--missing", "drop", "--restarts", "2",
+                           "--json", "--posteriors", tmp_path / "posteriors.csv")
+    report = json.loads(as_json)
+    assert code == 0 and report["n_cases"] == 298 and report["missing_cells"] == 0
+    posteriors = pd.read_csv(tmp_path / "posteriors.csv", keep_default_na=False)
+    assert posteriors["dropped"].tolist()[3:6] == ["missing covariate", "",
+                                                   "missing item (--missing drop)"]

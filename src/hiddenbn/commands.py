@@ -416,7 +416,7 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
                                 "latent class regression (covariates); leave it out")
         return _regression(chosen, data_table(data, dictionary, missing_values, missing),
                            columns, covariates, categorical, predict_at, prior_sd, prior_alpha,
-                           restarts, seed, missing, three_step,
+                           restarts, seed, three_step,
                            {"schedule": schedule, "tolerance": tolerance,
                             "convergence": convergence, "max_iterations": max_iterations,
                             "acceleration": acceleration,
@@ -473,7 +473,7 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
 
 
 def _regression(chosen: Model, table, columns, covariates, categorical, predict_at, prior_sd,
-                alpha, restarts, seed, missing, three_step, options) -> RegressionResult:
+                alpha, restarts, seed, three_step, options) -> RegressionResult:
     """:func:`fit` given covariates: one-step (or, given ``three_step``, three-step) latent
     class regression of the items (``columns``, by default every column but the covariates) on
     ``covariates``."""
@@ -505,7 +505,7 @@ def _regression(chosen: Model, table, columns, covariates, categorical, predict_
     counts = (np.ones(rows.shape[0]) if table.counts is None
               else np.asarray(table.counts, dtype=float))
     reasons = np.where(design.kept, "", "missing covariate").astype(object)
-    if missing == "drop":
+    if table.missing == "drop":  # the table's: a command line's is read already
         reasons[(reasons == "") & (rows == MISSING).any(axis=1)] = "missing item (--missing drop)"
     reasons[(reasons == "") & (counts <= 0)] = "count 0"
     kept = reasons == ""
@@ -737,8 +737,8 @@ def _regression_selection(data, classes, columns, covariates, categorical, prior
     for k in counts:
         try:
             fits[k] = _regression(Model("latent class", None, k), table, columns, covariates,
-                                  categorical, (), prior_sd, alpha, restarts, seed, missing,
-                                  None, options)
+                                  categorical, (), prior_sd, alpha, restarts, seed, None,
+                                  options)
         except SeparationError as error:
             raise SeparationError(f"{k} classes: {error}") from None
     return RegressionSelectionResult(regression_selection(
