@@ -75,6 +75,21 @@ def test_em_reaches_the_maximum_that_scipy_finds_from_the_generating_parameters(
     assert independent_log_likelihood(fitted_vector(fit), items, z) == pytest.approx(
         fit.log_likelihood, rel=1e-12)
     np.testing.assert_allclose(fitted_vector(fit)[:2], optimum.x[:2], atol=1e-4)
+    # the coefficients' standard errors do not depend on how the item probabilities are
+    # parametrised: here logits, in the package free probabilities
+    point, step, d = fitted_vector(fit), 1e-4, 10
+    hessian = np.empty((d, d))
+    for a in range(d):
+        for b in range(d):
+            shift = np.zeros((2, d))
+            shift[0, a] = shift[1, b] = step
+            hessian[a, b] = sum(sign * independent_log_likelihood(point + s0 * shift[0]
+                                                                  + s1 * shift[1], items, z)
+                                for sign, s0, s1 in ((1, 1, 1), (-1, 1, -1), (-1, -1, 1),
+                                                     (1, -1, -1))) / (4 * step ** 2)
+    errors = np.sqrt(np.diag(np.linalg.inv(-hessian)))[:2]
+    table = coefficient_table(fit, observed_information(fit.engine, fit.state))
+    np.testing.assert_allclose(table.standard_error[:, 0], errors, rtol=1e-3)
 
 
 def test_a_design_of_the_constant_alone_is_todays_latent_class_fit():
