@@ -7,6 +7,7 @@ parameters (the oracle), and the observed information against finite differences
 log-likelihood. Bad inputs each give one line and exit 2.
 """
 
+import doctest
 import json
 
 import numpy as np
@@ -20,6 +21,7 @@ from threadpoolctl import threadpool_limits
 import hiddenbn
 from hiddenbn.cli import main
 from hiddenbn.models.network import latent_class
+from hiddenbn.regression import one_step as one_step_module
 from hiddenbn.regression.one_step import (RegressionCases, coefficient_table, fit_one_step,
                                           observed_information, one_step_scores)
 
@@ -326,3 +328,8 @@ def test_missing_drop_drops_the_cases_with_a_missing_item_too(capsys, covariate_
     posteriors = pd.read_csv(tmp_path / "posteriors.csv", keep_default_na=False)
     assert posteriors["dropped"].tolist()[3:6] == ["missing covariate", "",
                                                    "missing item (--missing drop)"]
+
+
+def test_the_examples_of_the_estimator_run():
+    failed, attempted = doctest.testmod(one_step_module, optionflags=doctest.ELLIPSIS)
+    assert attempted and not failed

@@ -348,10 +348,12 @@ class OneStepFit:
 
     @property
     def n_cases(self) -> int:
+        """The number of cases fitted (rows dropped for a missing covariate left out)."""
         return self.cases.n_cases
 
     @property
     def state(self) -> tuple:
+        """The fit as its engine's state, ``(coefficients, stacked item tables)``."""
         return self.engine.from_parameters(self.coefficients, self.cpts)
 
     @property
@@ -363,10 +365,13 @@ class OneStepFit:
 
     @property
     def best_found(self) -> int:
+        """How many starts ended within
+        :data:`~hiddenbn.learning.em.REPLICATION_TOLERANCE` of the best g."""
         return em.best_found(self.final_log_posteriors)
 
     @property
     def replicated(self) -> bool:
+        """Whether more than one start reached the best g."""
         return self.best_found > 1
 
     def posterior(self, patterns=None, design=None) -> np.ndarray:
@@ -636,8 +641,9 @@ def coefficient_table(fit: OneStepFit, information: Information) -> Coefficients
     p = fit.coefficients.shape[0]
     n_beta = information.n_coefficients
     try:
-        np.linalg.cholesky(information.matrix)
-        variance = np.diag(np.linalg.inv(information.matrix))[:n_beta]
+        with one_blas_thread():  # the same bits on any number of cores
+            np.linalg.cholesky(information.matrix)
+            variance = np.diag(np.linalg.inv(information.matrix))[:n_beta]
         positive_definite = bool(np.all(variance > 0))
     except np.linalg.LinAlgError:
         variance, positive_definite = np.full(n_beta, np.nan), False
@@ -695,7 +701,8 @@ def one_step_scores(fit: OneStepFit, information: Information, prior_sd: float) 
                      "keeps the fit inside")
     else:
         negative_hessian = _with_prior_curvature(fit, information, prior_sd)
-        result = laplace(log_likelihood, log_prior_density(fit, prior_sd), negative_hessian)
+        with one_blas_thread():
+            result = laplace(log_likelihood, log_prior_density(fit, prior_sd), negative_hessian)
         if result.positive_definite:
             scores["laplace"] = result.value
         else:
