@@ -513,6 +513,8 @@ def _regression(chosen: Model, table, columns, covariates, categorical, predict_
         raise HiddenbnError(f"{table.source}: no row has every covariate and a positive count; "
                             "fill in the covariates")
     design_rows = design.matrix[(np.cumsum(design.kept) - 1)[kept]]
+    # the rows' counts: a row of a count column may stand for many cases
+    dropped_cases = int(counts[~design.kept].sum())
     cases = RegressionCases.grouped(rows[kept], design_rows, network.cardinalities[1:],
                                     counts[kept])
     limits.check_em(network, cases.n_cases, starts(options["schedule"], restarts),
@@ -528,6 +530,7 @@ def _regression(chosen: Model, table, columns, covariates, categorical, predict_
                                 **options)
         report = three_step_report(result, design, data_file.dataset.states(), predictions,
                                    data_file.notes)
+        report["dropped_cases"] = dropped_cases
         return RegressionResult(report, result, design,
                                 (rows[kept], design_rows, kept, reasons.astype(str)))
     result = fit_one_step(network, cases, design.names, seed=seed, alpha=alpha,
@@ -538,6 +541,7 @@ def _regression(chosen: Model, table, columns, covariates, categorical, predict_
                               start=result.coefficients, names=design.names)
     report = regression_report(result, design, data_file.dataset.states(), prior_sd,
                                predictions, data_file.notes)
+    report["dropped_cases"] = dropped_cases
     return RegressionResult(report, result, design,
                             (rows[kept], design_rows, kept, reasons.astype(str)))
 

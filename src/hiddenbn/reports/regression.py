@@ -75,7 +75,7 @@ def regression_report(fit, design, categories, prior_sd: float, predictions=(),
     -------
     dict
         ``model``, ``n_cases``, ``dropped_rows``, ``missing_cells`` (each counted as often
-        as its case occurs), ``em``, ``coefficients`` (one entry per
+        as its case occurs; the command adds ``dropped_cases``, the dropped rows' counts), ``em``, ``coefficients`` (one entry per
         class 2..k and design column), ``references``, ``classes`` (the mean predicted
         probability of each class), ``items``, ``predictions``, ``scores``,
         ``fit_statistics``, ``classification``, ``notes``.
@@ -258,6 +258,17 @@ def _estimation_lines(report: dict) -> list:
                                             if step3["iterations"] else "") + likelihood]
 
 
+def _dropped(report: dict) -> str:
+    """The data line's account of the rows dropped for a missing covariate (and of their
+    cases, where a count column makes them more)."""
+    rows, cases = report["dropped_rows"], report.get("dropped_cases", report["dropped_rows"])
+    if not rows:
+        return ""
+    counted = f", {cases} cases," if cases != rows else ""
+    return (f" ({rows} row{'s' if rows > 1 else ''}{counted} dropped for a missing "
+            "covariate)")
+
+
 def format_regression_text(report: dict) -> str:
     """The text ``hiddenbn fit --covariates`` prints of :func:`regression_report` or
     :func:`three_step_report`."""
@@ -266,8 +277,7 @@ def format_regression_text(report: dict) -> str:
     lines = [f"latent class regression: {classes}, items "
              f"{', '.join(model['items'])}; covariates {', '.join(model['covariates'])}",
              f"data: {report['n_cases']} cases"
-             + (f" ({report['dropped_rows']} row{'s' if report['dropped_rows'] > 1 else ''} "
-                "dropped for a missing covariate)" if report["dropped_rows"] else "")
+             + _dropped(report)
              + (f", {report['missing_cells']} missing item cells (summed out)"
                 if report.get("missing_cells") else "")
              + f"; {model['n_parameters']} free parameters ({model['estimate']})",
@@ -398,6 +408,7 @@ def regression_selection(reports: dict) -> dict:
              for note, ks in per_model.items()]
     return {"covariates": first["model"]["covariates"], "design": first["model"]["design"],
             "n_cases": first["n_cases"], "dropped_rows": first["dropped_rows"],
+            "dropped_cases": first["dropped_cases"],
             "models": models, "selected": selected,
             "scores_orientation": SCORES_ORIENTATION,
             "fit_statistics_orientation": FIT_STATISTICS_ORIENTATION, "notes": notes}
@@ -407,8 +418,7 @@ def format_regression_selection(report: dict) -> str:
     """The text ``hiddenbn select --covariates`` prints of :func:`regression_selection`."""
     lines = [f"latent class regressions on {', '.join(report['covariates'])} (design "
              f"columns {', '.join(report['design'])}): {report['n_cases']} cases"
-             + (f" ({report['dropped_rows']} rows dropped for a missing covariate)"
-                if report["dropped_rows"] else ""),
+             + _dropped(report),
              f"fit statistics: {report['fit_statistics_orientation']}",
              f"{'k':>3} {'d':>5} {'log-lik':>12} "
              + " ".join(f"{name.upper():>12}" for name in CRITERIA) + f" {'entropy R^2':>11}"]
