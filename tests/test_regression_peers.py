@@ -112,7 +112,8 @@ def simulated():
     cases = 1000
     score = rng.integers(1, 6, cases)
     treated = rng.integers(0, 2, cases)
-    # log odds against class 1 of (intercept, score, treated); classes 2 and 3 grow with score
+    # log odds against class 1 of (intercept, score, treated): with a higher score, class 2
+    # grows less likely and class 3 more
     coefficients = np.array([[0, 0, 0], [1.5, -0.5, -0.8], [-1.5, 0.5, 0.9]])
     membership = softmax(np.column_stack([np.ones(cases), score, treated]) @ coefficients.T,
                          axis=1)
@@ -277,6 +278,7 @@ class FlexmixRun:
                    posteriors=np.column_stack([values("posterior", k) for k in classes]))
 
     def stop(self):
+        """End the process if it still runs (a test failed before waiting for it)."""
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
