@@ -4,17 +4,14 @@
 # cluster, one SLURM job each: a large B spreads over as many as `chunks`), and a combine job
 # applies the sequential stopping rule to all of them in order, writing the report `select
 # --blrt B --json` gives as its `blrt` for the same data, options and seed, to the bit
-# (hiddenbn.experiments.blrt says what stopping early does across jobs).
+# (hiddenbn.experiments.blrt says what stopping early does across jobs). With chunks_per_wave
+# below chunks, the chunks run in waves: a checkpoint after each lists the tests still
+# undecided, the next wave runs only those, and no wave runs once all are decided.
 from hiddenbn.experiments import blrt as bootstrap_tests
 
 BLRT_DIR = f"{RESULTS}/blrt"
 # the tests normalised (common.smk has checked the section, data files included)
 BLRT_TESTS = bootstrap_tests.tests(config.get("blrt", {}), STUDIES_BASE)
-# each test's chunk files (values, not functions: snakemake --lint)
-BLRT_CHUNKS = {
-    name: [f"{BLRT_DIR}/{name}/chunks/{chunk}.json" for chunk in range(test["chunks"])]
-    for name, test in BLRT_TESTS.items()
-}
 FINAL_OUTPUTS.extend(
     path
     for name in BLRT_TESTS
@@ -47,7 +44,13 @@ rule blrt_plan:
 
 rule blrt_replicates:
     input:
-        f"{BLRT_DIR}/{{test}}/plan.json",
+        plan=f"{BLRT_DIR}/{{test}}/plan.json",
+        # after the first wave: which tests the waves before left undecided
+        wave=lambda w: [
+            f"{BLRT_DIR}/{w.test}/waves/{wave - 1}.json"
+            for wave in [bootstrap_tests.wave_of(BLRT_TESTS[w.test], int(w.chunk))]
+            if wave > 0
+        ],
     output:
         f"{BLRT_DIR}/{{test}}/chunks/{{chunk}}.json",
     log:
@@ -66,10 +69,44 @@ rule blrt_replicates:
         "../scripts/blrt/replicates.py"
 
 
+checkpoint blrt_wave:
+    input:
+        plan=f"{BLRT_DIR}/{{test}}/plan.json",
+        # every chunk up to the wave's last
+        chunks=lambda w: [
+            f"{BLRT_DIR}/{w.test}/chunks/{chunk}.json"
+            for chunk in range(
+                min(
+                    BLRT_TESTS[w.test]["chunks"],
+                    (int(w.wave) + 1) * BLRT_TESTS[w.test]["chunks_per_wave"],
+                )
+            )
+        ],
+    output:
+        f"{BLRT_DIR}/{{test}}/waves/{{wave}}.json",
+    log:
+        f"{LOGS}/blrt/{{test}}/wave{{wave}}.log",
+    benchmark:
+        f"{LOGS}/benchmarks/blrt_wave/{{test}}/{{wave}}.tsv"
+    wildcard_constraints:
+        test=r"[A-Za-z0-9_]+",
+        wave=r"\d+",
+    conda:
+        "../envs/hiddenbn.yaml"
+    threads: 1
+    script:
+        "../scripts/blrt/wave.py"
+
+
 rule blrt_combine:
     input:
         plan=f"{BLRT_DIR}/{{test}}/plan.json",
-        chunks=lambda w: BLRT_CHUNKS[w.test],
+        # wave by wave, up to the first that leaves no test undecided
+        chunks=lambda w: bootstrap_tests.chunks_to_combine(
+            BLRT_TESTS[w.test],
+            f"{BLRT_DIR}/{w.test}",
+            lambda wave: checkpoints.blrt_wave.get(test=w.test, wave=wave).output[0],
+        ),
     output:
         json=f"{BLRT_DIR}/{{test}}/blrt.json",
         text=f"{BLRT_DIR}/{{test}}/blrt.txt",

@@ -20,9 +20,12 @@ early.** Besag & Clifford's sequential rule reads the replicates in the order of
 combination applies it to all of them, so the p-value and the replicates it counts are the
 command's. A chunk stops by itself once its own replicates hold ``h`` exceedances (the rule's
 limit, :func:`hiddenbn.learning.blrt.exceedance_limit`): the rule has then stopped at or before
-that replicate, whatever the chunks before hold. Chunks past the rule's stopping point still
-run, since the jobs run at once and none knows what the others found: their work is wasted, never
-read. With fewer, larger chunks less is wasted and less runs in parallel.
+that replicate, whatever the chunks before hold. Chunks that run at once know nothing of each
+other, so those past the rule's stopping point do work that is never read. ``chunks_per_wave``
+bounds that: the chunks run in waves of that many, and after each wave a job
+(:func:`write_wave`, a Snakemake checkpoint) lists the tests the rule has not decided; the
+next wave runs only those, and none runs once every test is decided (:func:`chunks_to_combine`).
+By default all chunks form one wave: the most parallel, the most waste.
 
 The section is checked before any job, its data files read (:func:`check_config`: one line
 naming the key).
@@ -44,7 +47,7 @@ from hiddenbn.util.files import atomic_write_text
 #: The command line's default of every optional key of a test but ``em``
 #: (:func:`hiddenbn.commands.select`'s keywords).
 DEFAULTS = {"columns": None, "dictionary": None, "missing_values": list(DEFAULT_MISSING_VALUES),
-            "missing": "model", "seed": 0, "chunks": 1, "em": {}}
+            "missing": "model", "seed": 0, "chunks": 1, "chunks_per_wave": None, "em": {}}
 
 
 def check_config(section: dict, base_dir) -> dict:
@@ -93,7 +96,11 @@ def _test(name: str, test: dict, base_dir: Path) -> dict:
         raise HiddenbnError(f"{where}.chunks: {test['chunks']} chunks of {test['replicates']} "
                             "replicates would leave some empty; give at most as many chunks as "
                             "replicates")
-    return {**test, "classes": classes, "em": dict(test["em"])}
+    per_wave = test["chunks_per_wave"] or test["chunks"]
+    if per_wave > test["chunks"]:
+        raise HiddenbnError(f"{where}.chunks_per_wave: {per_wave} is more than the "
+                            f"{test['chunks']} chunks; give at most chunks")
+    return {**test, "classes": classes, "chunks_per_wave": per_wave, "em": dict(test["em"])}
 
 
 def _classes_text(classes) -> str:
@@ -123,14 +130,37 @@ def write_plan(test: dict, path) -> None:
     blrt.write_plan(path, plan(test))
 
 
-def run_chunk(plan_: blrt.Plan, chunks: int, chunk: int) -> list:
-    """The replicates of chunk ``chunk`` of every test of ``plan_``
-    (:func:`hiddenbn.learning.blrt.run_replicate`'s results), each test's stopped once they
-    hold the sequential rule's ``h`` exceedances (see the module docstring)."""
+def wave_of(test: dict, chunk: int) -> int:
+    """The wave of chunk ``chunk`` of a test of :func:`tests`."""
+    return chunk // test["chunks_per_wave"]
+
+
+def chunks_to_combine(test: dict, folder: str, wave_file) -> list:
+    """The chunk files ``<folder>/chunks/<chunk>.json`` the combination of a test of
+    :func:`tests` reads: wave by wave, up to the first after which no test is undecided.
+    ``wave_file(wave)`` is the file :func:`write_wave` wrote after that wave (the workflow's
+    checkpoint; the last wave needs none: every test is decided after all ``B``)."""
+    paths = []
+    for chunk in range(test["chunks"]):
+        paths.append(f"{folder}/chunks/{chunk}.json")
+        wave = wave_of(test, chunk)
+        if chunk + 1 < test["chunks"] and wave_of(test, chunk + 1) > wave \
+                and not undecided(wave_file(wave)):
+            break
+    return paths
+
+
+def run_chunk(plan_: blrt.Plan, chunks: int, chunk: int, states=None) -> list:
+    """The replicates of chunk ``chunk`` of the tests of ``states`` classes (default: every
+    test of ``plan_``; :func:`hiddenbn.learning.blrt.run_replicate`'s results), each test's
+    stopped once they hold the sequential rule's ``h`` exceedances (see the module
+    docstring)."""
     start, stop = chunk_range(plan_.replicates, chunks, chunk)
     limit = blrt.exceedance_limit(plan_.replicates, plan_.level)
     results = []
     for test in plan_.tests:
+        if states is not None and test.states not in states:
+            continue
         exceedances = 0
         for replicate in range(start, stop):
             result = blrt.run_replicate(plan_, test.states, replicate)
@@ -141,20 +171,45 @@ def run_chunk(plan_: blrt.Plan, chunks: int, chunk: int) -> list:
     return results
 
 
-def write_chunk(plan_path, chunks: int, chunk: int, path) -> None:
+def write_chunk(plan_path, chunks: int, chunk: int, path, wave_path=None) -> None:
     """A chunk's job: its replicates (:func:`run_chunk`) of the plan in ``plan_path``, as a
-    JSON list in ``path`` (floats written exactly)."""
-    atomic_write_text(path, json.dumps(run_chunk(blrt.read_plan(plan_path), chunks, chunk)))
+    JSON list in ``path`` (floats written exactly); of the tests the wave before left
+    undecided (its file ``wave_path``, :func:`write_wave`) if given, else of every test."""
+    states = None if wave_path is None else undecided(wave_path)
+    atomic_write_text(path, json.dumps(run_chunk(blrt.read_plan(plan_path), chunks, chunk,
+                                                 states)))
+
+
+def read_chunks(chunk_paths) -> list:
+    """The replicates of the chunk files ``chunk_paths``, together."""
+    results = []
+    for path in chunk_paths:
+        with open(path, encoding="utf-8") as handle:
+            results += json.load(handle)
+    return results
+
+
+def write_wave(plan_path, chunk_paths, path) -> None:
+    """The job after a wave: ``{"undecided": [k, ...]}``, the tests (by their ``k``) the
+    sequential rule has not decided from the replicates of ``chunk_paths`` (every chunk so
+    far; :func:`hiddenbn.learning.blrt.is_decided`), into ``path``."""
+    plan_ = blrt.read_plan(plan_path)
+    results = read_chunks(chunk_paths)
+    atomic_write_text(path, json.dumps({"undecided": [
+        test.states for test in plan_.tests if not blrt.is_decided(plan_, test.states,
+                                                                    results)]}))
+
+
+def undecided(wave_path) -> list:
+    """The tests a wave's file (:func:`write_wave`) lists as undecided."""
+    with open(wave_path, encoding="utf-8") as handle:
+        return json.load(handle)["undecided"]
 
 
 def combine(plan_path, chunk_paths) -> dict:
     """The report of the tests (:func:`hiddenbn.learning.blrt.combine_all`) from the plan and
     every chunk's replicates: ``select --blrt``'s ``blrt``."""
-    results = []
-    for path in chunk_paths:
-        with open(path, encoding="utf-8") as handle:
-            results += json.load(handle)
-    return strict_json(blrt.combine_all(blrt.read_plan(plan_path), results))
+    return strict_json(blrt.combine_all(blrt.read_plan(plan_path), read_chunks(chunk_paths)))
 
 
 def write_report(plan_path, chunk_paths, json_path, text_path) -> None:

@@ -325,13 +325,9 @@ def combine(plan: Plan, states: int, replicates) -> dict:
     nests: a search that missed) and ``not_converged`` (refits the iteration cap stopped).
     """
     test = plan.test(states)
-    ordered = sorted(replicates, key=lambda result: result["replicate"])
-    numbers = [result["replicate"] for result in ordered]
-    # the rule reads the replicates from 0 up to the first gap: a job that stopped its range
-    # early (hiddenbn.experiments.blrt) leaves one past the rule's stopping point
-    gap = next((b for b, number in enumerate(numbers) if number != b), None)
+    ordered, gap = _up_to_a_gap(replicates)
     limit = exceedance_limit(plan.replicates, plan.level)
-    used, exceedances = _stopping_point(plan, test, ordered[:gap])
+    used, exceedances = _stopping_point(plan, test, ordered)
     n = len(used)
     if exceedances == limit:
         p_value = limit / n
@@ -452,6 +448,24 @@ def _stopping_point(plan: Plan, test: ClassesTest, ordered: list) -> tuple:
         if exceedances == limit:
             return ordered[:n], exceedances
     return ordered[:plan.replicates], exceedances
+
+
+def _up_to_a_gap(replicates) -> tuple:
+    """The replicates of one test in the order of ``b`` from 0 up to the first gap, and the
+    gap (None without one). The rule reads no further: a job that stopped its range early
+    (:mod:`hiddenbn.experiments.blrt`) leaves a gap past the rule's stopping point."""
+    ordered = sorted(replicates, key=lambda result: result["replicate"])
+    gap = next((b for b, result in enumerate(ordered) if result["replicate"] != b), None)
+    return ordered[:gap], gap
+
+
+def is_decided(plan: Plan, states: int, replicates) -> bool:
+    """Whether the test of ``states`` classes has its p-value from ``replicates``
+    (:func:`run_replicate`'s results of any tests, in any order): the sequential rule stops
+    within those from 0 up to the first gap, or they are all ``B`` (:func:`combine` then
+    reports it)."""
+    ordered, _ = _up_to_a_gap(result for result in replicates if result["states"] == states)
+    return len(ordered) >= plan.replicates or _decided(plan, plan.test(states), ordered)
 
 
 def _decided(plan: Plan, test: ClassesTest, collected: list) -> bool:
