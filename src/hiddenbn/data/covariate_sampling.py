@@ -155,7 +155,8 @@ class LatentClassRegressionModel:
 
     @property
     def design_names(self) -> tuple:
-        """``("(intercept)", numeric name, ..., "name=level", ...)`` in design order."""
+        """The design's column names in order: ``(intercept)``, then a numeric covariate's
+        name, or ``name=level`` for each level of a categorical one but the first."""
         names = ["(intercept)"]
         for covariate in self.covariates:
             if isinstance(covariate, CategoricalCovariate):

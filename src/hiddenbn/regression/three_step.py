@@ -214,8 +214,8 @@ class ThreeStepFit:
 def fit_three_step(network, patterns, design, counts, method: str = "bch",
                    covariate_names=None, *, seed: int = 0, alpha: float = PRIOR_ALPHA,
                    restarts: int | None = None, **em_options) -> ThreeStepFit:
-    """Three-step latent class regression of grouped cases: ``hiddenbn fit --covariates ...
-    --three-step bch|ml``.
+    """Three-step latent class regression of grouped cases, as ``hiddenbn fit --covariates
+    A,B --three-step bch|ml`` runs it.
 
     Parameters
     ----------
