@@ -808,7 +808,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "BIC less the entropy of the hidden classes, BIC+, Draper, MLED, CS, CS+ "
                     "and Laplace; sBIC, a fixed point over the models of 1..K classes, is "
                     "'select''s); for a latent class model also AIC, BIC, SABIC and "
-                    "CAIC (-2 log L + penalty, smaller is better), entropy and G^2.")
+                    "CAIC (-2 log L + penalty, smaller is better), entropy and G^2. With "
+                    "--covariates, a latent class regression: the covariates predict the class "
+                    "by a multinomial logit (docs/latent-class-regression.md).")
     _add_em_options(fit)
     fit.add_argument("--model", metavar="SPEC", help="model: k:r1,...,rn or a tree such as "
                      "'3(2,2,2)', whose observed leaves are bound to the columns in order (or "
@@ -858,7 +860,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "is better; entropy R^2 and G^2) and every score (approximations of log "
                     "p(D | model), larger is better; with --classes 1..K also sBIC, the "
                     "singular BIC of Drton & Plummer 2017), then the number of classes each "
-                    "criterion and score selects.")
+                    "criterion and score selects. With --covariates, a latent class "
+                    "regression for each number of classes, every score counting its "
+                    "coefficients.")
     _add_em_options(select)
     select.add_argument("--family", choices=["lc"], default="lc", help="model family: lc, the "
                         "latent class model (default)")
