@@ -333,3 +333,9 @@ def test_missing_drop_drops_the_cases_with_a_missing_item_too(capsys, covariate_
 def test_the_examples_of_the_estimator_run():
     failed, attempted = doctest.testmod(one_step_module, optionflags=doctest.ELLIPSIS)
     assert attempted and not failed
+
+
+def test_one_point_to_predict_at_may_be_given_alone(covariate_file):
+    result = hiddenbn.fit(covariate_file, classes=2, covariates="age", columns="a,b,c,d",
+                          restarts=2, predict_at="age=30")
+    assert [p["at"] for p in result.predictions] == [{"age": 30.0}]

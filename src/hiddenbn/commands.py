@@ -367,7 +367,7 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
         Covariates read as categorical although their cells are whole numbers
         (``--categorical``); a covariate with a label or a data dictionary entry is anyway.
         Its first level (the dictionary's order, else sorted) is the reference.
-    predict_at : sequence of str or dict
+    predict_at : str, dict or a sequence of them
         Covariate values at which to report the predicted class probabilities
         (``--predict-at``): ``"age=30,sex=M"`` or ``{"age": 30, "sex": "M"}``, each giving
         every covariate.
@@ -519,6 +519,8 @@ def _regression(chosen: Model, table, columns, covariates, categorical, predict_
                                     counts[kept])
     limits.check_em(network, cases.n_cases, starts(options["schedule"], restarts),
                     options["schedule"] == "annealing")
+    if isinstance(predict_at, (str, dict)):  # one point, not a sequence of its characters
+        predict_at = [predict_at]
     predictions = [(_values_shown(design, row), row) for row in
                    (design.rows(_covariate_values(given)) for given in predict_at)]
     if three_step is not None:
