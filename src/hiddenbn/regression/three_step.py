@@ -247,7 +247,7 @@ def fit_three_step(network, patterns, design, counts, method: str = "bch",
                               network.cardinalities[1:], counts)
     measurement = selection.search(network, items, seed, alpha, restarts, **em_options)
     posteriors, _ = class_posteriors(measurement.network, measurement.cpts, patterns)
-    estimate = covariate_step(design, classify(posteriors, counts), method)
+    estimate = covariate_step(design, classify(posteriors, counts), method, names=names)
     return ThreeStepFit(measurement, estimate, names, np.asarray(patterns), design, counts)
 
 
@@ -332,7 +332,7 @@ def bch_weights(classification: Classification) -> np.ndarray:
 
 
 def covariate_step(design, classification: Classification, method: str = "bch", *,
-                   start=None) -> ThreeStepEstimate:
+                   start=None, names=None) -> ThreeStepEstimate:
     """Step 3: the multinomial logit of the class on the covariates, corrected for the
     classification error of step 2.
 
@@ -364,6 +364,8 @@ def covariate_step(design, classification: Classification, method: str = "bch", 
     method : {"bch", "ml", "naive"}
     start : ndarray, shape (p, K), optional
         Where the ML maximisation starts (default: the naive estimate).
+    names : sequence of str, optional
+        The design's column names, for the message of a separation.
 
     Returns
     -------
@@ -383,9 +385,10 @@ def covariate_step(design, classification: Classification, method: str = "bch", 
     counts = classification.counts[:, None]
     assigned_indicator = np.eye(classification.n_classes)[classification.assigned]
     if method == "naive":
-        return _weighted_estimate(design, assigned_indicator, classification, method)
+        return _weighted_estimate(design, assigned_indicator, classification, method, names)
     if method == "bch":
-        return _weighted_estimate(design, bch_weights(classification), classification, method)
+        return _weighted_estimate(design, bch_weights(classification), classification, method,
+                                  names)
     if start is None:
         try:
             start = fit_multinomial_logit(design, counts * assigned_indicator).coefficients
@@ -405,10 +408,10 @@ def three_step(rows, names, cardinalities, design, n_classes: int, method: str =
 
 
 # --- the pieces ------------------------------------------------------------------------------
-def _weighted_estimate(design, weights, classification, method) -> ThreeStepEstimate:
+def _weighted_estimate(design, weights, classification, method, names) -> ThreeStepEstimate:
     """The naive or BCH estimate: one weighted logit fit, with its standard errors."""
     counts = classification.counts
-    fit = fit_multinomial_logit(design, counts[:, None] * weights)
+    fit = fit_multinomial_logit(design, counts[:, None] * weights, names=names)
     if method == "naive":
         return _estimate(method, fit.coefficients, fit.covariance, fit.log_likelihood, 0,
                          classification)
