@@ -216,8 +216,8 @@ def fit_multinomial_logit(matrix, weights, *, start=None, tolerance: float = 1e-
     Parameters
     ----------
     matrix : array_like, shape (n, p)
-        The design matrix (full column rank: :func:`~hiddenbn.regression.covariates.
-        covariate_design` checks it).
+        The design matrix (full column rank:
+        :func:`~hiddenbn.regression.covariates.covariate_design` checks it).
     weights : array_like, shape (n, K)
         ``w_ik``: posteriors, hard assignments (0/1, or counts), or BCH weights (which may be
         negative; each row's sum should be at least 0).
