@@ -44,6 +44,9 @@ NOT_RUN = {
                                                           "runs a small BLRT; "
                                                           "tests/test_blrt.py tests it)",
     "make test-cluster": "sets up a SLURM cluster as root with apt-get",
+    "hiddenbn check-config blrt.yaml": "checks the config the reader saves from the block above "
+                                       "it, beside their own survey (tests/test_blrt_workflow.py "
+                                       "checks the section)",
     "snakemake": "runs workflow jobs (tests/test_workflow.py runs the workflow)",
     "pip install": "changes the installed packages",
     "source .venv/bin/activate": "the test puts its own interpreter's hiddenbn first on PATH",
