@@ -79,6 +79,11 @@ def test_missing_values_of_a_file_are_read_as_the_items_are(tmp_path):
     (FRAME, ["item"], {"items": ["item"]}, "column 'item' is both an item and a covariate"),
     (FRAME.assign(age=[30, "old", 1, 2, 3, 4, 5, 6]), ["age"], {},
      r"row 2, column 'age': 'old' is text where a number is expected .*categorical"),
+    (FRAME.assign(sex=["F", "M", "M", "F", "3", "F", "M", "F"]), ["sex"], {},
+     r"row 5, column 'sex': '3' is a number among text labels; correct the cell, or name the "
+     r"covariate categorical \(--categorical, or categorical= in Python\) to keep 3 as a level"),
+    (FRAME.assign(sex=[f"p{row}" for row in range(8)]), ["sex"], {},
+     "covariate 'sex' has 8 levels in 8 rows used, .* an identifier, not a covariate; leave it"),
     (FRAME.assign(age=7), ["age"], {}, "covariate 'age' is 7 in every row used, a constant"),
     (FRAME.assign(sex="F"), ["sex"], {}, "covariate 'sex' is 'F' in every row used"),
     (FRAME.assign(age=None), ["age"], {}, "covariate 'age' has only missing cells"),
@@ -103,3 +108,26 @@ def test_rows_missing_some_covariate_each_can_leave_none():
     frame = pd.DataFrame({"age": [30, None, 40], "sex": [None, "F", None]})
     with pytest.raises(DataError, match="no row has every covariate"):
         covariate_design(frame, ["age", "sex"])
+
+
+def test_a_number_among_text_labels_is_a_level_of_a_categorical_covariate():
+    frame = FRAME.assign(sex=["F", "M", "M", "F", "3", "F", "M", "F"])
+    assert covariate_design(frame, ["sex"], categorical=["sex"]).levels == \
+        {"sex": ("3", "F", "M")}
+
+
+def test_messages_name_at_most_five_columns_or_levels():
+    rows = 20
+    wide = pd.DataFrame({f"column{i}": np.arange(rows) for i in range(40)})
+    wide["a"] = [f"a{row % 15}" for row in range(rows)]
+    wide["b"] = [f"b{row % 14}" for row in range(rows)]
+    with pytest.raises(DataError) as error:
+        covariate_design(wide, ["height"])
+    assert str(error.value).endswith("its columns are column0, column1, column2, column3, "
+                                     "column4, and 37 more")
+    with pytest.raises(DataError, match="not more than the 28 coefficients") as error:
+        covariate_design(wide, ["a", "b"])
+    assert "(intercept), a=a1, a=a10, a=a11, a=a12, and 23 more)" in str(error.value)
+    design = covariate_design(wide.head(19), ["a"])
+    with pytest.raises(DataError, match="its levels are a0, a1, a10, a11, a12, and 10 more$"):
+        design.rows({"a": "z"})

@@ -48,3 +48,11 @@ def excerpt(text: str, limit: int = 40) -> str:
     if len(text) <= limit:
         return repr(text)
     return f"{text[:limit]!r}... ({len(text)} characters)"
+
+
+def first_named(names, limit: int = 5, separator: str = ", ") -> str:
+    """At most ``limit`` of ``names`` joined by ``separator``, then how many more: a message
+    stays one line however many columns, levels or entries it is about."""
+    names = [str(name) for name in names]
+    more = len(names) - limit
+    return separator.join(names[:limit]) + (f"{separator}and {more} more" if more > 0 else "")

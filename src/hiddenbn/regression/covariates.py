@@ -27,7 +27,7 @@ import numpy as np
 
 from hiddenbn.data.dataset import (DataTable, decimal_number, label_order, read_table,
                                    state_label)
-from hiddenbn.errors import DataError, excerpt
+from hiddenbn.errors import DataError, excerpt, first_named
 from hiddenbn.util.defaults import DEFAULT_MISSING_VALUES
 
 #: The name of the matrix's column of ones.
@@ -36,6 +36,11 @@ INTERCEPT = "(intercept)"
 #: largest, below which its columns are read as collinear: past it, standard errors are more
 #: than 10^8 times those of unrelated covariates, and the coefficients a matter of rounding.
 COLLINEARITY_TOLERANCE = 1e-8
+#: A categorical covariate with at least this share of the rows used as levels has a
+#: different level in (nearly) every row: an identifier, whose dummies would fit each row alone.
+IDENTIFIER_SHARE = 0.9
+#: How a fix names the argument that makes a covariate categorical, in the CLI and in Python.
+CATEGORICAL_OPTION = "--categorical, or categorical= in Python"
 
 
 @dataclass(frozen=True)
@@ -104,17 +109,17 @@ class CovariateDesign:
             unknown = [name for name in given if name not in self.covariates]
             if unknown:
                 raise DataError(f"{unknown[0]!r} is not a covariate of the model; the "
-                                f"covariates are {', '.join(self.covariates)}")
+                                f"covariates are {first_named(self.covariates)}")
             absent = [name for name in self.covariates if name not in given]
             if absent:
                 raise DataError(f"no value of covariate {absent[0]!r}; give a value of every "
-                                f"covariate ({', '.join(self.covariates)})")
+                                f"covariate ({first_named(self.covariates)})")
             for name, value in given.items():
                 if name in self.levels:
                     level = state_label(str(value).strip())
                     if level not in self.levels[name]:
                         raise DataError(f"covariate {name!r} has no level {excerpt(level)}; "
-                                        f"its levels are {', '.join(self.levels[name])}")
+                                        f"its levels are {first_named(self.levels[name])}")
                     if level != self.references[name]:
                         rows[i, self.names.index(f"{name}={level}")] = 1.0
                 else:
@@ -167,7 +172,7 @@ def covariate_design(frame, covariates, *, categorical=(), levels=None, items=()
     dropped = int((~kept).sum())
     if not kept.any():
         raise DataError(f"{table.source}: no row has every covariate "
-                        f"({', '.join(covariates)}); fill in the missing cells or leave a "
+                        f"({first_named(covariates)}); fill in the missing cells or leave a "
                         "covariate out")
     names, blocks, chosen, references, notes = [INTERCEPT], [np.ones(int(kept.sum()))], {}, {}, []
     for name, (values, given_levels) in zip(covariates, columns):
@@ -185,10 +190,14 @@ def covariate_design(frame, covariates, *, categorical=(), levels=None, items=()
             raise DataError(f"{table.source}: covariate {name!r} is {excerpt(present[0])} in "
                             "every row used, a constant, which the intercept already is; leave "
                             "it out of the covariates")
+        if len(present) > 2 and len(present) >= IDENTIFIER_SHARE * values.size:
+            raise DataError(f"{table.source}: covariate {name!r} has {len(present)} levels in "
+                            f"{values.size} rows used, a different one in (nearly) every row: "
+                            "an identifier, not a covariate; leave it out of the covariates")
         unused = [level for level in given_levels if level not in present]
         if unused:
             notes.append(f"covariate {name!r} has no row at level"
-                         f"{'s' if len(unused) > 1 else ''} {', '.join(map(repr, unused))}, "
+                         f"{'s' if len(unused) > 1 else ''} {first_named(map(repr, unused))}, "
                          f"which get no coefficient; its reference level is {present[0]!r}")
         chosen[name], references[name] = tuple(present), present[0]
         for level in present[1:]:
@@ -199,7 +208,7 @@ def covariate_design(frame, covariates, *, categorical=(), levels=None, items=()
         raise DataError(f"{table.source}: {matrix.shape[0]} row"
                         f"{'s have' if matrix.shape[0] > 1 else ' has'} every covariate, not "
                         f"more than the {matrix.shape[1]} coefficients per class of the model "
-                        f"({', '.join(names)}); give more rows or fewer covariates")
+                        f"({first_named(names)}); give more rows or fewer covariates")
     _check_rank(table.source, matrix, names)
     if dropped:
         notes.insert(0, f"{dropped} of {kept.size} rows have a missing covariate and were "
@@ -226,7 +235,7 @@ def _check_names(table: DataTable, covariates, categorical, items) -> None:
     for name in covariates:
         if name not in table.names:
             raise DataError(f"{table.source} has no column {name!r}, named as a covariate; its "
-                            f"columns are {', '.join(table.names)}")
+                            f"columns are {first_named(table.names)}")
         if name in items:
             raise DataError(f"column {name!r} is both an item and a covariate; a covariate "
                             "predicts class membership and is not measured by the classes: "
@@ -253,17 +262,26 @@ def _read_column(table: DataTable, name: str, declared, categorical: bool):
         raise DataError(f"{table.source}: covariate {name!r} has only missing cells; fill it "
                         "in or leave it out of the covariates")
     numbers = {text: decimal_number(text) for text in set(cells[present])}
-    if declared is None and not categorical and any(n is not None for n in numbers.values()):
-        text_rows = np.flatnonzero([present[i] and numbers[cells[i]] is None
-                                    for i in range(cells.size)])
-        if text_rows.size:
-            row = int(text_rows[0])
-            raise DataError(f"{table.source}, row {row + 1}, column {name!r}: "
-                            f"{excerpt(cells[row])} is text where a number is expected (the "
-                            "column's other cells are numbers); write a number or an empty "
-                            "cell for a missing one, or name the covariate categorical")
-        return np.array([numbers[text] if ok else np.nan for text, ok in zip(cells, present)],
-                        dtype=float), None
+    if declared is None and not categorical:
+        is_number = np.array([ok and numbers[text] is not None
+                              for text, ok in zip(cells, present)])
+        is_text = present & ~is_number
+        if not is_text.any():
+            return np.array([numbers[text] if ok else np.nan
+                             for text, ok in zip(cells, present)], dtype=float), None
+        if is_number.any():
+            # a mixed column is read as what most of its cells are, and the odd cell named
+            row = int(np.flatnonzero(is_text if is_number.sum() > is_text.sum()
+                                     else is_number)[0])
+            where = f"{table.source}, row {row + 1}, column {name!r}: {excerpt(cells[row])}"
+            if is_number.sum() > is_text.sum():
+                raise DataError(f"{where} is text where a number is expected (most of the "
+                                "column's cells are numbers); write a number or an empty cell "
+                                "for a missing one, or name the covariate categorical "
+                                f"({CATEGORICAL_OPTION}) to keep its labels as levels")
+            raise DataError(f"{where} is a number among text labels; correct the cell, or "
+                            f"name the covariate categorical ({CATEGORICAL_OPTION}) to keep "
+                            f"{cells[row]} as a level")
     labels = np.array([state_label(text) if ok else None for text, ok in zip(cells, present)],
                       dtype=object)
     if declared is None:
@@ -272,7 +290,7 @@ def _read_column(table: DataTable, name: str, declared, categorical: bool):
     outside = [label for label in labels[present] if label not in declared]
     if outside:
         raise DataError(f"{table.source}: covariate {name!r} has {excerpt(outside[0])}, which "
-                        f"is not one of its levels ({', '.join(declared)}); add it to the "
+                        f"is not one of its levels ({first_named(declared)}); add it to the "
                         "levels or write it as missing")
     return labels, declared
 
@@ -287,6 +305,6 @@ def _check_rank(source: str, matrix: np.ndarray, names) -> None:
         return
     null = right[-1]
     involved = [name for name, weight in zip(names, null) if abs(weight) > 1e-6]
-    raise DataError(f"{source}: the covariate columns {', '.join(involved)} are collinear (one "
+    raise DataError(f"{source}: the covariate columns {first_named(involved)} are collinear (one "
                     "is a linear combination of the others in the rows used), so their "
                     "coefficients are not identified; leave one of them out")

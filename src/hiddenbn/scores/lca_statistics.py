@@ -33,6 +33,7 @@ from scipy.special import logsumexp, xlogy
 from scipy.stats import chi2
 
 from hiddenbn.data import MISSING, Dataset
+from hiddenbn.errors import first_named
 from hiddenbn.inference.latent_class import class_log_joint, class_posteriors, require_latent_class
 from hiddenbn.models.network import Network, check_parameters
 from hiddenbn.util.limits import shown
@@ -326,15 +327,7 @@ def _entry_names(network: Network, cpts, categories, entries) -> str:
     names = [f"size of class {x + 1}" if i == 0 else
              f"class {h + 1}: {network.names[i]} = {categories[i - 1][x]}"
              for i, h, x in zip(node, row, state)]
-    return _first_named(names, "; ")
-
-
-def _first_named(names, separator: str) -> str:
-    """At most :data:`NAMED_IN_NOTE` of ``names`` and how many more (a note stays one line
-    however many classes or entries it is about)."""
-    more = len(names) - NAMED_IN_NOTE
-    return separator.join(names[:NAMED_IN_NOTE]) + (f"{separator}and {more} more"
-                                                      if more > 0 else "")
+    return first_named(names, NAMED_IN_NOTE, "; ")
 
 
 def _covariance_method(alpha: float) -> str:
@@ -433,7 +426,7 @@ def standard_errors(network: Network, cpts, patterns, counts, alpha: float,
     empty = np.flatnonzero(cpts[0][0] < BOUNDARY_PROBABILITY)
     if empty.size:
         notes.append(f"empty class{'es' if empty.size > 1 else ''} "
-                     f"{_first_named([str(h + 1) for h in empty], ', ')} (size below "
+                     f"{first_named([h + 1 for h in empty], NAMED_IN_NOTE)} (size below "
                      f"{BOUNDARY_PROBABILITY:g}): the data say nothing about "
                      f"{'their' if empty.size > 1 else 'its'} item-response probabilities; no "
                      "standard errors for them")
