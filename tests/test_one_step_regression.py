@@ -280,7 +280,11 @@ def test_a_covariate_on_a_model_that_is_not_latent_class_gets_one_line(capsys, c
 
 @pytest.mark.parametrize("column, message", [
     (["5"] * 40, "a constant"), ([""] * 40, "only missing cells"),
-    (["1", "x"] * 20, "is text where a number is expected"),
+    (["1", "2", "x", "3"] * 10, "row 3, column 'w': 'x' is text where a number is expected"),
+    (["F", "M"] * 19 + ["3", "F"], "row 39, column 'w': '3' is a number among text labels; "
+     "correct the cell, or name the covariate categorical (--categorical"),
+    ([f"p{row:03d}" for row in range(40)], "covariate 'w' has 40 levels in 40 rows used, a "
+     "different one in (nearly) every row: an identifier, not a covariate; leave it out"),
 ])
 def test_a_bad_covariate_gets_one_line_naming_it(capsys, tmp_path, column, message):
     rng = np.random.default_rng(1)
@@ -289,17 +293,20 @@ def test_a_bad_covariate_gets_one_line_naming_it(capsys, tmp_path, column, messa
     code, _, err = run(capsys, "fit", tmp_path / "data.csv", "--classes", "2", "--covariates",
                        "w")
     assert code == 2 and message in err and "'w'" in err and err.count("\n") == 1
+    assert len(err) < 300 + len(str(tmp_path))
 
 
-def test_a_covariate_that_separates_the_classes_gets_one_line(capsys, tmp_path):
+@pytest.mark.parametrize("estimator", [[], ["--three-step", "bch"], ["--three-step", "ml"]])
+def test_a_covariate_that_separates_the_classes_gets_one_line(capsys, tmp_path, estimator):
     rng = np.random.default_rng(1)
     group = rng.integers(0, 2, 120)
     items = np.where(group[:, None] == 1, 1, 0) * np.ones((1, 4), dtype=int)
     pd.DataFrame(items, columns=list("abcd")).assign(group=group).to_csv(
         tmp_path / "data.csv", index=False)
     code, _, err = run(capsys, "fit", tmp_path / "data.csv", "--classes", "2", "--covariates",
-                       "group", "--categorical", "group")
-    assert code == 2 and "separate the classes" in err and err.count("\n") == 1
+                       "group", "--categorical", "group", *estimator)
+    assert code == 2 and err.count("\n") == 1
+    assert "the covariates separate the classes: the coefficient of 'group=1' for class" in err
 
 
 def test_select_fits_a_regression_per_number_of_classes(capsys, covariate_file):

@@ -229,10 +229,12 @@ def test_bad_input_is_refused_in_one_line(medium_separation):
         three_step.covariate_step(sample.design[:10], classification, "bch")
     assigned = np.arange(300) % 2
     separated = np.column_stack([np.ones(300), assigned + np.linspace(0, 0.01, 300)])
-    with pytest.raises(HiddenbnError, match="coefficient of 'z' for class 2 runs to infinity"):
-        three_step.covariate_step(separated, three_step.classify(np.eye(2)[assigned] * 0.98
-                                                                 + 0.01),
-                                  "naive", names=["(intercept)", "z"])
+    for method in ("naive", "ml"):
+        with pytest.raises(HiddenbnError,
+                           match="coefficient of 'z' for class 2 runs to infinity"):
+            three_step.covariate_step(separated, three_step.classify(np.eye(2)[assigned] * 0.98
+                                                                     + 0.01),
+                                      method, names=["(intercept)", "z"])
     uninformative = three_step.classify(np.full((50, 3), 1 / 3) + [0.01, 0, 0])
     with pytest.raises(HiddenbnError, match="singular.*use the ML correction"):
         three_step.bch_weights(uninformative)

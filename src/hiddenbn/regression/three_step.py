@@ -394,7 +394,7 @@ def covariate_step(design, classification: Classification, method: str = "bch", 
             start = fit_multinomial_logit(design, counts * assigned_indicator).coefficients
         except SeparationError:  # the assigned classes separated, the true ones perhaps not
             start = np.zeros((design.shape[1], classification.n_classes))
-    return _ml_estimate(design, classification, np.asarray(start, dtype=float))
+    return _ml_estimate(design, classification, np.asarray(start, dtype=float), names)
 
 
 def three_step(rows, names, cardinalities, design, n_classes: int, method: str = "bch", *,
@@ -421,7 +421,7 @@ def _weighted_estimate(design, weights, classification, method, names) -> ThreeS
     return _estimate(method, fit.coefficients, covariance, None, 0, classification)
 
 
-def _ml_estimate(design, classification, coefficients) -> ThreeStepEstimate:
+def _ml_estimate(design, classification, coefficients, names) -> ThreeStepEstimate:
     """The ML estimate from ``coefficients``; see :func:`covariate_step`."""
     log_error = np.log(np.maximum(classification.error_matrix, np.finfo(float).tiny))
     log_emission = log_error[:, classification.assigned].T  # (n, K): log D[s, w_i]
@@ -452,6 +452,10 @@ def _ml_estimate(design, classification, coefficients) -> ThreeStepEstimate:
         raise HiddenbnError(f"the ML step 3 did not converge in {ML_MAX_ITERATIONS} "
                             "iterations; try the BCH correction")
     if class_probabilities(design, coefficients).min() < SEPARATION_PROBABILITY:
+        # the posteriors of the diverging classes have fallen to 0 in the separated rows, so
+        # the logit weighted by them names the covariate and the class as the others do
+        fit_multinomial_logit(design, counts[:, None] * posteriors, start=coefficients,
+                              names=names)
         raise SeparationError("the ML step 3's coefficients run to infinity (the covariates "
                               "separate the classes); use fewer covariates or merge levels")
     information = _ml_information(design, posteriors, counts, coefficients)
