@@ -587,6 +587,14 @@ def test_yaml_aliases_within_the_limit_are_read_as_written():
     (["ebnc", "select", "DATA", "--target", "X1", "--inputs", ""], "--inputs '' has an empty name"),
     (["ebnc", "select", "DATA", "--target", "X1", "--inputs", "X2,X2"],
      "--inputs names a column twice"),
+    (["fit", "DATA", "--classes", "2", "--covariates", ""], "--covariates '' has an empty name; "
+     "give column names separated by commas, or leave the option out for a model without "
+     "covariates"),
+    (["select", "DATA", "--classes", "1..2", "--covariates", "X1,"],
+     "or leave the option out for a model without covariates"),
+    (["fit", "DATA", "--classes", "2", "--covariates", "X1", "--categorical", ""],
+     "--categorical '' has an empty name; give column names separated by commas, or leave the "
+     "option out to read each covariate as its cells say"),
 ])
 def test_column_lists_are_taken_as_given_or_refused(tmp_path, data, capsys, argv, message):
     spec = write(tmp_path, "model.yaml", "nodes:\n  H: {states: 2, hidden: true}\n"

@@ -508,12 +508,19 @@ def _columns(args, names) -> tuple:
     return columns
 
 
+#: What leaving out each option that takes column names means, for its messages.
+_WITHOUT_NAMES = {"--columns": "for every column", "--inputs": "for every other column",
+                  "--covariates": "for a model without covariates",
+                  "--categorical": "to read each covariate as its cells say"}
+
+
 def _names_option(option: str, text: str) -> tuple:
     """A comma-separated list of column names, each given once and none empty."""
     names = tuple(name.strip() for name in text.split(","))
     if not all(names):
         raise HiddenbnError(f"{option} {excerpt(text)} has an empty name; give column names "
-                            "separated by commas, or leave the option out for every column")
+                            "separated by commas, or leave the option out "
+                            f"{_WITHOUT_NAMES[option]}")
     if len(set(names)) != len(names):
         raise HiddenbnError(f"{option} names a column twice; give each once")
     return names
