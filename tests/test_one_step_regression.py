@@ -309,6 +309,33 @@ def test_a_covariate_that_separates_the_classes_gets_one_line(capsys, tmp_path, 
     assert "the covariates separate the classes: the coefficient of 'group=1' for class" in err
 
 
+def test_select_lists_a_separated_number_of_classes_and_selects_among_the_others(capsys,
+                                                                                 tmp_path):
+    rng = np.random.default_rng(1)
+    group = rng.integers(0, 2, 120)
+    items = np.where(group[:, None] == 1, 1, 0) * np.ones((1, 4), dtype=int)
+    pd.DataFrame(items, columns=list("abcd")).assign(group=group).to_csv(
+        tmp_path / "data.csv", index=False)
+    argv = ["select", tmp_path / "data.csv", "--covariates", "group", "--categorical", "group",
+            "--restarts", "2"]
+    code, text, err = run(capsys, *argv, "--classes", "1..2")
+    assert code == 0 and err == ""
+    assert "\n  2 separated: no maximum likelihood estimate (see note)\n" in text
+    assert "note: k = 2: the covariates separate the classes: the coefficient of 'group=1' for " \
+           "class 2 runs to infinity" in text
+    code, as_json, _ = run(capsys, *argv, "--classes", "1..2", "--json")
+    report = json.loads(as_json, parse_constant=pytest.fail)  # strict: no NaN or Infinity
+    assert [m["separated"] for m in report["models"]] == [False, True]
+    assert report["models"][1]["bic_log_evidence"] is None
+    assert set(report["selected"].values()) == {1}
+    result = hiddenbn.select(tmp_path / "data.csv", classes=[1, 2], covariates="group",
+                             categorical=["group"], restarts=2)
+    assert result.to_frame()["bic"].isna().tolist() == [False, True]
+    code, out, err = run(capsys, *argv, "--classes", "2")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("hiddenbn: error: 2 classes: the covariates separate the classes")
+
+
 def test_select_fits_a_regression_per_number_of_classes(capsys, covariate_file):
     argv = ["select", covariate_file, "--classes", "1..2", "--covariates", "age", "--columns",
             "a,b,c,d", "--restarts", "2"]

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hiddenbn.data import DataFile, Dataset, DataTable, read_table, rows_frame
-from hiddenbn.errors import HiddenbnError, excerpt
+from hiddenbn.errors import HiddenbnError, excerpt, first_named
 from hiddenbn.inference.enumeration import is_latent_class
 from hiddenbn.learning import selection
 from hiddenbn.learning.annealing import can_anneal
@@ -624,7 +624,10 @@ missing_values, missing
     covariates, categorical, prior_sd
         As for :func:`fit`: with ``covariates``, each model is a one-step latent class
         regression, and every score counts its coefficients (no sBIC, WBIC, effective
-        dimension or bootstrap test).
+        dimension or bootstrap test). A number of classes whose covariates separate the
+        classes is listed as separated, without scores, and not selected; a
+        :class:`~hiddenbn.regression.multinomial_logit.SeparationError` only when every
+        number of classes separates.
 
     Returns
     -------
@@ -739,16 +742,21 @@ def _regression_selection(data, classes, columns, covariates, categorical, prior
                             "(covariates); leave it out")
     counts = _class_counts(classes)
     table = data_table(data, dictionary, missing_values, missing)
-    fits = {}
+    fits, separated = {}, {}
     for k in counts:
         try:
             fits[k] = _regression(Model("latent class", None, k), table, columns, covariates,
                                   categorical, (), prior_sd, alpha, restarts, seed, None,
                                   options)
-        except SeparationError as error:
-            raise SeparationError(f"{k} classes: {error}") from None
+        except SeparationError as error:  # the other numbers of classes are still compared
+            separated[k] = str(error)
+    if not fits:
+        k, message = next(iter(separated.items()))
+        raise SeparationError(f"{k} classes: {message}" if len(separated) == 1 else
+                              f"every number of classes ({first_named(separated)}) separates; "
+                              f"at {k} classes, {message}")
     return RegressionSelectionResult(regression_selection(
-        {k: result.to_dict() for k, result in fits.items()}))
+        {k: result.to_dict() for k, result in fits.items()}, separated))
 
 
 def _class_counts(classes) -> list:

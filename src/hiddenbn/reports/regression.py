@@ -378,34 +378,47 @@ def probability_curve(fit, design, covariate: str) -> dict:
             "probabilities": fit.class_probabilities(rows).tolist(), "held": held}
 
 
-def regression_selection(reports: dict) -> dict:
+def regression_selection(reports: dict, separated=None) -> dict:
     """The report of ``hiddenbn select --covariates``: of the :func:`regression_report` of
     each number of classes (``{k: report}``), one row per model with its scores and
     information criteria, and the number of classes each selects (the largest score, the
-    smallest criterion; a score that is None for some model selects among the others)."""
-    models = []
+    smallest criterion; a score that is None for some model selects among the others).
+
+    ``separated`` (``{k: message}``) names the numbers of classes whose covariates separate the
+    classes: they have no maximum likelihood estimate, so their rows have ``separated`` true and
+    no scores, a note gives the message, and no score selects them."""
+    separated = separated or {}
+    rows = {}
     for k, report in reports.items():
         em = report["em"]
-        models.append({"states": int(k), "n_parameters": report["model"]["n_parameters"],
-                       "converged": em["converged"], "iterations": em["iterations"],
-                       "replicated": em["replicated"], "best_found": em["best_found"],
-                       "searches": em["searches"], **report["scores"],
-                       "fit_statistics": report["fit_statistics"],
-                       "classification": report["classification"]})
+        rows[int(k)] = {"states": int(k), "separated": False,
+                        "n_parameters": report["model"]["n_parameters"],
+                        "converged": em["converged"], "iterations": em["iterations"],
+                        "replicated": em["replicated"], "best_found": em["best_found"],
+                        "searches": em["searches"], **report["scores"],
+                        "fit_statistics": report["fit_statistics"],
+                        "classification": report["classification"]}
+    fitted = list(rows.values())
+    blank = {key: None for key in fitted[0] if key not in ("states", "separated")}
+    for k in separated:
+        rows[int(k)] = {"states": int(k), "separated": True, **blank}
+    models = [rows[k] for k in sorted(rows)]
     selected = {}
     for name in REGRESSION_SCORE_NAMES:
-        candidates = [m for m in models if m[name] is not None]
+        candidates = [m for m in fitted if m[name] is not None]
         if candidates:
             selected[name] = max(candidates, key=lambda m: m[name])["states"]
     for name in CRITERIA:
-        selected[name] = min(models, key=lambda m: m["fit_statistics"][name])["states"]
+        selected[name] = min(fitted, key=lambda m: m["fit_statistics"][name])["states"]
     first = next(iter(reports.values()))
-    notes, per_model = [], {}
+    per_model = {}
     for k, report in reports.items():
         for note in report["notes"]:
             per_model.setdefault(note, []).append(k)
     notes = [note if len(ks) == len(models) else f"k = {', '.join(map(str, ks))}: {note}"
              for note, ks in per_model.items()]
+    notes += [f"k = {k}: {message} (no scores; not selected)"
+              for k, message in sorted(separated.items())]
     return {"covariates": first["model"]["covariates"], "design": first["model"]["design"],
             "n_cases": first["n_cases"], "dropped_rows": first["dropped_rows"],
             "dropped_cases": first["dropped_cases"],
@@ -423,6 +436,9 @@ def format_regression_selection(report: dict) -> str:
              f"{'k':>3} {'d':>5} {'log-lik':>12} "
              + " ".join(f"{name.upper():>12}" for name in CRITERIA) + f" {'entropy R^2':>11}"]
     for m in report["models"]:
+        if m["separated"]:
+            lines.append(f"{m['states']:>3} separated: no maximum likelihood estimate (see note)")
+            continue
         statistics = m["fit_statistics"]
         lines.append(f"{m['states']:>3} {m['n_parameters']:>5} {m['loglik']:>12.3f} "
                      + " ".join(f"{statistics[name]:>12.3f}" for name in CRITERIA)
@@ -431,6 +447,9 @@ def format_regression_selection(report: dict) -> str:
     lines += [f"scores: {report['scores_orientation']}",
               f"{'k':>3} {'conv':>5} {'found':>7} " + " ".join(f"{n:>16}" for n in names)]
     for m in report["models"]:
+        if m["separated"]:
+            lines.append(f"{m['states']:>3} separated: no scores")
+            continue
         found = f"{m['best_found']}/{m['searches']}"
         lines.append(f"{m['states']:>3} {'yes' if m['converged'] else 'no':>5} {found:>7} "
                      + " ".join(f"{_shown(m[n], '.3f'):>16}" for n in names))

@@ -645,10 +645,12 @@ class RegressionSelectionResult(SelectionResult):
         """
         import pandas as pd
 
+        # a separated model has no fit statistics and no classification: its cells are None
         rows = [{key: value for key, value in m.items()
                  if key not in ("fit_statistics", "classification")}
-                | {name: m["fit_statistics"][name] for name in ("aic", "bic", "sabic", "caic")}
-                | {"entropy_r2": m["classification"]["entropy_r2"]}
+                | {name: (m["fit_statistics"] or {}).get(name)
+                   for name in ("aic", "bic", "sabic", "caic")}
+                | {"entropy_r2": (m["classification"] or {}).get("entropy_r2")}
                 for m in self.to_dict()["models"]]
         return pd.DataFrame(rows).set_index("states").rename_axis("k")
 
