@@ -304,8 +304,9 @@ def test_a_covariate_that_separates_the_classes_gets_one_line(capsys, tmp_path, 
     pd.DataFrame(items, columns=list("abcd")).assign(group=group).to_csv(
         tmp_path / "data.csv", index=False)
     code, _, err = run(capsys, "fit", tmp_path / "data.csv", "--classes", "2", "--covariates",
-                       "group", "--categorical", "group", *estimator)
-    assert code == 2 and err.count("\n") == 1
+                       "group", "--categorical", "group", *estimator, "--posteriors",
+                       tmp_path / "new" / "posteriors.csv")
+    assert code == 2 and err.count("\n") == 1 and not (tmp_path / "new").exists()
     assert "the covariates separate the classes: the coefficient of 'group=1' for class" in err
 
 
@@ -356,10 +357,11 @@ def test_select_fits_a_regression_per_number_of_classes(capsys, covariate_file):
 def test_missing_drop_drops_the_cases_with_a_missing_item_too(capsys, covariate_file, tmp_path):
     code, as_json, _ = run(capsys, "fit", covariate_file, "--classes", "2", "--covariates",
                            "age", "--columns", "a,b,c,d", "--missing", "drop", "--restarts", "2",
-                           "--json", "--posteriors", tmp_path / "posteriors.csv")
+                           "--json", "--posteriors", tmp_path / "new" / "posteriors.csv")
     report = json.loads(as_json)
     assert code == 0 and report["n_cases"] == 298 and report["missing_cells"] == 0
-    posteriors = pd.read_csv(tmp_path / "posteriors.csv", keep_default_na=False)
+    # a folder that does not exist yet is made, as for every output (atomic_output)
+    posteriors = pd.read_csv(tmp_path / "new" / "posteriors.csv", keep_default_na=False)
     assert posteriors["dropped"].tolist()[3:6] == ["missing covariate", "",
                                                    "missing item (--missing drop)"]
 

@@ -22,7 +22,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
 import hiddenbn
-from hiddenbn.errors import HiddenbnError, excerpt
+from hiddenbn.errors import HiddenbnError, excerpt, first_named
 from hiddenbn.util import defaults, limits
 from hiddenbn.util.defaults import STANDARD_STREAM
 
@@ -562,7 +562,7 @@ def command_fit(args) -> None:
         covariates = _names_option("--covariates", args.covariates)
         if args.plot_covariate is not None and args.plot_covariate not in covariates:
             raise HiddenbnError(f"--plot-covariate {excerpt(args.plot_covariate)} is not one of "
-                                f"--covariates ({', '.join(covariates)}); name one of them")
+                                f"--covariates ({first_named(covariates)}); name one of them")
         regression = {"covariates": covariates, "prior_sd": args.prior_sd,
                       "categorical": () if args.categorical is None
                       else _names_option("--categorical", args.categorical),

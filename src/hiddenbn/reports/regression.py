@@ -22,7 +22,7 @@ import numpy as np
 from scipy.stats import norm
 
 from hiddenbn.data import MISSING
-from hiddenbn.errors import HiddenbnError, excerpt
+from hiddenbn.errors import HiddenbnError, excerpt, first_named
 from hiddenbn.learning.selection import (CRITERIA, SCORES_ORIENTATION, replication,
                                          replication_note, stopped_by_cap)
 from hiddenbn.inference.latent_class import modal_class
@@ -360,7 +360,7 @@ def probability_curve(fit, design, covariate: str) -> dict:
     :func:`hiddenbn.reports.plots.class_probability_figure` draws."""
     if covariate not in design.covariates:
         raise HiddenbnError(f"--plot-covariate {excerpt(covariate)} is not a covariate of the "
-                            f"model; name one of {', '.join(design.covariates)}")
+                            f"model; name one of {first_named(design.covariates)}")
     if covariate in design.levels:
         raise HiddenbnError(f"--plot-covariate {covariate!r} is categorical, and the plot draws "
                             "the class probabilities along a numeric covariate; name a numeric "
