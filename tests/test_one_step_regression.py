@@ -296,13 +296,16 @@ def test_a_bad_covariate_gets_one_line_naming_it(capsys, tmp_path, column, messa
     assert len(err) < 300 + len(str(tmp_path))
 
 
+def write_separated_file(path):
+    """Four items that copy a binary group: the group separates two classes."""
+    group = np.random.default_rng(1).integers(0, 2, 120)
+    items = np.where(group[:, None] == 1, 1, 0) * np.ones((1, 4), dtype=int)
+    pd.DataFrame(items, columns=list("abcd")).assign(group=group).to_csv(path, index=False)
+
+
 @pytest.mark.parametrize("estimator", [[], ["--three-step", "bch"], ["--three-step", "ml"]])
 def test_a_covariate_that_separates_the_classes_gets_one_line(capsys, tmp_path, estimator):
-    rng = np.random.default_rng(1)
-    group = rng.integers(0, 2, 120)
-    items = np.where(group[:, None] == 1, 1, 0) * np.ones((1, 4), dtype=int)
-    pd.DataFrame(items, columns=list("abcd")).assign(group=group).to_csv(
-        tmp_path / "data.csv", index=False)
+    write_separated_file(tmp_path / "data.csv")
     code, _, err = run(capsys, "fit", tmp_path / "data.csv", "--classes", "2", "--covariates",
                        "group", "--categorical", "group", *estimator, "--posteriors",
                        tmp_path / "new" / "posteriors.csv")
@@ -312,11 +315,7 @@ def test_a_covariate_that_separates_the_classes_gets_one_line(capsys, tmp_path, 
 
 def test_select_lists_a_separated_number_of_classes_and_selects_among_the_others(capsys,
                                                                                  tmp_path):
-    rng = np.random.default_rng(1)
-    group = rng.integers(0, 2, 120)
-    items = np.where(group[:, None] == 1, 1, 0) * np.ones((1, 4), dtype=int)
-    pd.DataFrame(items, columns=list("abcd")).assign(group=group).to_csv(
-        tmp_path / "data.csv", index=False)
+    write_separated_file(tmp_path / "data.csv")
     argv = ["select", tmp_path / "data.csv", "--covariates", "group", "--categorical", "group",
             "--restarts", "2"]
     code, text, err = run(capsys, *argv, "--classes", "1..2")

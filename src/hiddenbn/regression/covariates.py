@@ -13,9 +13,12 @@ A covariate is a column of the data file (or DataFrame) read as the items are re
 
 The matrix starts with a column of ones, ``(intercept)``. A row with a missing covariate is
 dropped (:attr:`CovariateDesign.kept`, :attr:`CovariateDesign.dropped`). A column mixing
-numbers and text, a covariate that is constant or has only missing cells, covariates that are
-collinear, too few rows, or a covariate that is also an item are each refused in one line
-naming the column and the fix (:class:`~hiddenbn.errors.DataError`).
+numbers and text (the odd cell named as text among numbers or a number among labels, by what
+most cells are), a covariate that is constant or has only missing cells, a categorical one
+with a different level in (nearly) every row (an identifier), covariates that are collinear,
+too few rows, or a covariate that is also an item are each refused in one line naming the
+column and the fix (:class:`~hiddenbn.errors.DataError`); a message names at most five
+columns or levels.
 """
 
 from __future__ import annotations
