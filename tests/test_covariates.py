@@ -1,6 +1,8 @@
 """The covariate design matrix: numeric and dummy-coded covariates, reference levels, dropped
 rows, design rows at chosen values, and one line naming the column for each bad covariate."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -131,3 +133,35 @@ def test_messages_name_at_most_five_columns_or_levels():
     design = covariate_design(wide.head(19), ["a"])
     with pytest.raises(DataError, match="its levels are a0, a1, a10, a11, a12, and 10 more$"):
         design.rows({"a": "z"})
+
+
+def test_a_far_outlier_is_refused_naming_its_row_without_a_warning():
+    frame = FRAME.assign(age=[30, 41, 38, 52, 1e200, 35, 60, 44])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DataError, match=r"row 5, column 'age': 1e\+200 is .* robust "
+                                            r"standard deviations") as error:
+            covariate_design(frame, "age,sex")
+    assert "\n" not in str(error.value)
+    # a large value short of the limit is kept
+    assert covariate_design(FRAME.assign(age=[30, 41, 38, 52, 1e6, 35, 60, 44]),
+                            "age,sex").matrix[4, 1] == 1e6
+
+
+def test_nearly_collinear_covariates_get_a_note_naming_them():
+    rng = np.random.default_rng(0)
+    age = rng.normal(45, 12, 200)
+    frame = pd.DataFrame({"age": age, "age2": age + rng.normal(0, 1e-3, 200),
+                          "sex": rng.choice(["F", "M"], 200)})
+    design = covariate_design(frame, "age,age2,sex")
+    note, = [note for note in design.notes if "nearly collinear" in note]
+    assert note.startswith("the covariate columns age, age2 are nearly collinear")
+    # statsmodels' variance inflation factor agrees with the note's
+    from statsmodels.stats.outliers_influence import variance_inflation_factor
+    stated = float(note.split("factors ")[1].split(",")[0])  # to 3 digits
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # statsmodels warns of the conditioning it measures
+        expected = variance_inflation_factor(design.matrix, 1)
+    assert stated == pytest.approx(expected, rel=1e-2)
+    assert not any("collinear" in note
+                   for note in covariate_design(frame, "age,sex").notes)

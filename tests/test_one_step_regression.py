@@ -374,3 +374,59 @@ def test_one_point_to_predict_at_may_be_given_alone(covariate_file):
     result = hiddenbn.fit(covariate_file, classes=2, covariates="age", columns="a,b,c,d",
                           restarts=2, predict_at="age=30")
     assert [p["at"] for p in result.predictions] == [{"age": 30.0}]
+
+
+def numeric_covariate_fit(scale=1.0, shift=0.0, n=300):
+    """A fit of two classes with one numeric covariate, ``scale * x + shift``, by EM from
+    the generating parameters mapped into those units."""
+    items, z, _ = binary_covariate_data(n=n)
+    x = z + np.random.default_rng(7).normal(0, 0.5, n)
+    beta = np.array([[0.0, BETA[0] - shift * BETA[1] / scale], [0.0, BETA[1] / scale]])
+    cpts = [np.full((1, 2), 0.5)] + [np.column_stack([1 - p, p]) for p in ITEMS]
+    return one_step(items, np.column_stack([np.ones(n), scale * x + shift]),
+                    initial=(beta, cpts)), items, x
+
+
+def laplace_score(fit):
+    information = observed_information(fit.engine, fit.state)
+    return one_step_scores(fit, information, 2.0)[0]["laplace"]
+
+
+def test_the_laplace_score_does_not_depend_on_a_covariates_units_or_origin():
+    base = laplace_score(numeric_covariate_fit()[0])
+    for scale, shift in [(12.0, 0.0), (1e-6, 0.0), (1.0, -45.0), (3e4, 1e5)]:
+        assert laplace_score(numeric_covariate_fit(scale, shift)[0]) == pytest.approx(
+            base, rel=1e-8), (scale, shift)
+
+
+def test_the_laplace_score_is_a_brute_force_laplace_in_the_standardised_coefficients():
+    """Laplace's approximation written here: the log-likelihood of the standardised design
+    (centred at the lower median, divided by the sample standard deviation), a N(0, 2^2) prior on
+    its coefficients and a uniform one on the item probabilities, the Hessian by finite
+    differences."""
+    fit, items, x = numeric_covariate_fit()
+    median = np.sort(x)[(x.size - 1) // 2]
+    standard = (x - median) / x.std(ddof=1)
+
+    def log_joint(vector):
+        eta = vector[0] + vector[1] * standard
+        log_prior = np.column_stack([-np.logaddexp(0, eta), eta - np.logaddexp(0, eta)])
+        p = vector[2:].reshape(4, 2)  # p(item = 1 | class), item x class
+        log_items = items @ np.log(p) + (1 - items) @ np.log(1 - p)
+        return (float(logsumexp(log_prior + log_items, axis=1).sum())
+                + float(np.sum(-0.5 * (vector[:2] / 2.0) ** 2 - np.log(2 * np.sqrt(2 * np.pi)))))
+
+    beta = fit.coefficients[:, 1]
+    point = np.concatenate([[beta[0] + median * beta[1], beta[1] * x.std(ddof=1)],
+                            np.array([fit.cpts[j + 1][:, 1] for j in range(4)]).ravel()])
+    d, step = point.size, 1e-4
+    hessian = np.empty((d, d))
+    for a in range(d):
+        for b in range(a, d):
+            e_a, e_b = np.eye(d)[a] * step, np.eye(d)[b] * step
+            hessian[a, b] = hessian[b, a] = (
+                log_joint(point + e_a + e_b) - log_joint(point + e_a - e_b)
+                - log_joint(point - e_a + e_b) + log_joint(point - e_a - e_b)) / (4 * step ** 2)
+    brute = (log_joint(point) + d / 2 * np.log(2 * np.pi)
+             - np.linalg.slogdet(-hessian)[1] / 2)
+    assert laplace_score(fit) == pytest.approx(brute, rel=1e-7)

@@ -44,6 +44,16 @@ COLLINEARITY_TOLERANCE = 1e-8
 IDENTIFIER_SHARE = 0.9
 #: How a fix names the argument that makes a covariate categorical, in the CLI and in Python.
 CATEGORICAL_OPTION = "--categorical, or categorical= in Python"
+#: The variance inflation factor above which covariate columns are noted as nearly collinear:
+#: a covariate's standard error is sqrt(VIF) times what it would be were it uncorrelated with
+#: the others, so past 10^4 it is 100 times larger and its odds ratio an extrapolation along a
+#: direction the data barely span (the rule of thumb of 10 flags ordinary designs too often).
+VARIANCE_INFLATION_LIMIT = 1e4
+#: How far a numeric covariate's value may lie from the column's median, in robust standard
+#: deviations (1.4826 median absolute deviations): past it, the other rows' standardised values
+#: are below 1e-8 of the outlier's and their differences below the tolerances of the fit and of
+#: the separation check, so the one value would decide the fit on its own.
+OUTLIER_LIMIT = 1e8
 
 
 @dataclass(frozen=True)
@@ -185,6 +195,7 @@ def covariate_design(frame, covariates, *, categorical=(), levels=None, items=()
                 raise DataError(f"{table.source}: covariate {name!r} is {values[0]:g} in every "
                                 "row used, a constant, which the intercept already is; leave "
                                 "it out of the covariates")
+            _check_outlier(table.source, name, values, np.flatnonzero(kept))
             names.append(name)
             blocks.append(values.astype(float))
             continue
@@ -213,6 +224,7 @@ def covariate_design(frame, covariates, *, categorical=(), levels=None, items=()
                         f"more than the {matrix.shape[1]} coefficients per class of the model "
                         f"({first_named(names)}); give more rows or fewer covariates")
     _check_rank(table.source, matrix, names)
+    notes += _near_collinearity(matrix, names)
     if dropped:
         notes.insert(0, f"{dropped} of {kept.size} rows have a missing covariate and were "
                         "dropped")
@@ -302,7 +314,8 @@ def _check_rank(source: str, matrix: np.ndarray, names) -> None:
     """Refuse collinear columns, naming them: the columns with weight in a right singular
     vector of a singular value below :data:`COLLINEARITY_TOLERANCE` (columns scaled to unit
     length, so their units do not matter) are a linear combination that is (nearly) zero."""
-    scaled = matrix / np.linalg.norm(matrix, axis=0)
+    scaled = matrix / np.abs(matrix).max(axis=0)  # first: a far outlier's square overflows
+    scaled /= np.linalg.norm(scaled, axis=0)
     _, singular, right = np.linalg.svd(scaled, full_matrices=False)
     if singular[-1] >= COLLINEARITY_TOLERANCE * singular[0]:
         return
@@ -311,3 +324,41 @@ def _check_rank(source: str, matrix: np.ndarray, names) -> None:
     raise DataError(f"{source}: the covariate columns {first_named(involved)} are collinear (one "
                     "is a linear combination of the others in the rows used), so their "
                     "coefficients are not identified; leave one of them out")
+
+
+def _near_collinearity(matrix: np.ndarray, names) -> list[str]:
+    """A note naming the columns whose variance inflation factor (the diagonal of the inverse
+    correlation matrix of the columns but the intercept) is above
+    :data:`VARIANCE_INFLATION_LIMIT`, if any."""
+    if matrix.shape[1] < 3:
+        return []
+    centred = matrix[:, 1:] - np.median(matrix[:, 1:], axis=0)
+    centred /= np.abs(centred).max(axis=0)  # no overflow from a far outlier
+    centred -= centred.mean(axis=0)
+    unit = centred / np.linalg.norm(centred, axis=0)
+    inflation = np.diag(np.linalg.inv(unit.T @ unit))
+    high = [(name, value) for name, value in zip(names[1:], inflation)
+            if value > VARIANCE_INFLATION_LIMIT]
+    if not high:
+        return []
+    return [f"the covariate columns {first_named([name for name, _ in high])} are nearly "
+            f"collinear (variance inflation factors "
+            f"{', '.join(f'{value:.3g}' for _, value in high)}, above "
+            f"{VARIANCE_INFLATION_LIMIT:g}: their standard errors are over "
+            f"{VARIANCE_INFLATION_LIMIT ** 0.5:g} times those of uncorrelated covariates, and "
+            "their odds ratios extrapolate); leave one of them out or combine them"]
+
+
+def _check_outlier(source: str, name: str, values: np.ndarray, rows: np.ndarray) -> None:
+    """Refuse a value more than :data:`OUTLIER_LIMIT` robust standard deviations from the
+    median of a numeric covariate (``values`` of the data rows ``rows``), naming its row."""
+    distance = np.abs(values - np.median(values))
+    spread = np.median(distance)
+    spread = 1.4826 * spread if spread > 0 else distance.mean()  # most rows at the median
+    far = int(np.argmax(distance))
+    if distance[far] > OUTLIER_LIMIT * spread:
+        raise DataError(f"{source}, row {rows[far] + 1}, column {name!r}: {values[far]:g} is "
+                        f"{distance[far] / spread:.3g} robust standard deviations from the "
+                        f"column's median, past the {OUTLIER_LIMIT:g} at which the other "
+                        "rows' values are lost to rounding beside it; correct the value, "
+                        "write it as missing, or transform the covariate (its logarithm)")

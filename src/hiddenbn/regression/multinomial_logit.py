@@ -98,6 +98,86 @@ class MultinomialLogitFit:
                                       self.coefficients.shape[0])[:, 1:]
 
 
+@dataclass(frozen=True)
+class Standardisation:
+    """The standardised design: every column but the first (the intercept) centred at its
+    median (the lower one of an even count) and divided by its sample standard deviation
+    (n - 1), over the rows counted by ``counts``. Every column, a dummy too: the design alone
+    defines it, and a dummy's coefficient is then per standard deviation of the level's share.
+    The median, not the mean, because a far outlier would move the mean so far that the other
+    rows' differences are lost to rounding once it is subtracted.
+
+    ``X = X* M`` with ``X*`` the standardised design and ``M`` upper triangular (``M[0, 0] =
+    1``, ``M[0, j] = c_j``, ``M[j, j] = s_j``), so ``X B = X* B*`` for ``B* = M B``: the same
+    model in other coordinates. Fitting in them makes Newton's method and the information
+    independent of a covariate's units and origin, keeps a far outlier from overflowing, and
+    is where the normal prior of the Laplace score sits (Gelman, Jakulin, Pittau & Su 2008,
+    Sec. 2; rstanarm's ``autoscale``). A constant column (there is none in a checked design)
+    is left as it is.
+
+    Attributes
+    ----------
+    centres, scales : ndarray, shape (p,)
+        ``c_j`` and ``s_j`` (0 and 1 for the intercept).
+    """
+
+    centres: np.ndarray
+    scales: np.ndarray
+
+    @classmethod
+    def of(cls, matrix, counts=None) -> "Standardisation":
+        """The standardisation of ``matrix`` (n x p, first column ones), its rows counted
+        ``counts`` times (default once)."""
+        matrix = np.asarray(matrix, dtype=float)
+        counts = np.ones(matrix.shape[0]) if counts is None else np.asarray(counts, float)
+        total = counts.sum()
+        order = np.argsort(matrix, axis=0, kind="stable")
+        below = np.cumsum(counts[order], axis=0) >= total / 2
+        centres = np.take_along_axis(matrix, order, axis=0)[below.argmax(axis=0),
+                                                            np.arange(matrix.shape[1])]
+        spread = matrix - centres
+        # scaled by the largest deviation first: a far outlier's square would overflow
+        largest = np.abs(spread).max(axis=0)
+        ratio = np.divide(spread, largest, out=np.zeros_like(spread), where=largest > 0)
+        ratio -= counts @ ratio / total  # deviations from the mean
+        scales = largest * np.sqrt(counts @ ratio ** 2 / max(total - 1.0, 1.0))
+        constant = ~(scales > 0)
+        constant[0] = True
+        return cls(np.where(constant, 0.0, centres), np.where(constant, 1.0, scales))
+
+    def design(self, matrix) -> np.ndarray:
+        """``X*``: the rows of ``matrix`` standardised."""
+        return (np.asarray(matrix, dtype=float) - self.centres) / self.scales
+
+    def to_standard(self, coefficients) -> np.ndarray:
+        """``B* = M B`` (p x K)."""
+        coefficients = np.asarray(coefficients, dtype=float)
+        standard = coefficients * self.scales[:, None]
+        standard[0] = coefficients[0] + self.centres @ coefficients
+        return standard
+
+    def from_standard(self, standard) -> np.ndarray:
+        """``B = M^-1 B*`` (p x K)."""
+        coefficients = np.asarray(standard, dtype=float) / self.scales[:, None]
+        coefficients[0] = standard[0] - self.centres[1:] @ coefficients[1:]
+        return coefficients
+
+    def free_jacobian(self, n_classes: int) -> np.ndarray:
+        """``d free(B) / d free(B*)``: ``M^-1`` once per free class, block diagonal in the
+        order of :func:`free_coefficients`. A covariance in the standardised coordinates
+        ``C*`` is ``J C* J'`` in the design's."""
+        inverse = np.diag(1.0 / self.scales)
+        inverse[0, 1:] = -self.centres[1:] / self.scales[1:]
+        return np.kron(np.eye(n_classes - 1), inverse)
+
+    def free_map(self, n_classes: int) -> np.ndarray:
+        """``d free(B*) / d free(B)``: ``M`` once per free class, block diagonal. A Hessian in
+        the standardised coordinates ``H*`` is ``A' H* A`` in the design's."""
+        forward = np.diag(self.scales)
+        forward[0, 1:] = self.centres[1:]
+        return np.kron(np.eye(n_classes - 1), forward)
+
+
 def class_probabilities(matrix, coefficients) -> np.ndarray:
     """``pi_k(x_i)``: the softmax of ``matrix @ coefficients`` per row, computed after
     subtracting each row's largest linear predictor (no overflow).
@@ -262,14 +342,19 @@ def fit_multinomial_logit(matrix, weights, *, start=None, tolerance: float = 1e-
         raise DataError("the design matrix or the weights have a value that is not finite; "
                         "give finite numbers")
     n_columns, n_classes = matrix.shape[1], weights.shape[1]
+    # Newton runs on the standardised design (its conditioning independent of the covariates'
+    # units and origin); the estimate and its derivatives are mapped back exactly
+    standardisation = Standardisation.of(matrix)
+    standard = standardisation.design(matrix)
     coefficients = np.zeros((n_columns, n_classes))
     if start is not None:
-        coefficients[:, 1:] = np.asarray(start, dtype=float)[:, 1:]
-    log_likelihood = weighted_log_likelihood(matrix, weights, coefficients)
+        coefficients[:, 1:] = standardisation.to_standard(np.asarray(start, dtype=float))[:, 1:]
+    log_likelihood = weighted_log_likelihood(standard, weights, coefficients)
     converged, iterations = False, 0
     while iterations < max_iterations:
-        gradient = log_likelihood_gradient(matrix, weights, coefficients)
-        step = _ascent_direction(log_likelihood_hessian(matrix, weights, coefficients), gradient)
+        gradient = log_likelihood_gradient(standard, weights, coefficients)
+        step = _ascent_direction(log_likelihood_hessian(standard, weights, coefficients),
+                                 gradient)
         if gradient @ step / 2 <= tolerance * max(1.0, abs(log_likelihood)):
             converged = True
             break
@@ -277,25 +362,30 @@ def fit_multinomial_logit(matrix, weights, *, start=None, tolerance: float = 1e-
         step = coefficients_from_free(step, n_columns)
         for _ in range(MAX_HALVINGS):
             candidate = coefficients + step
-            value = weighted_log_likelihood(matrix, weights, candidate)
+            value = weighted_log_likelihood(standard, weights, candidate)
             if value >= log_likelihood:
                 break
             step = step / 2
         else:  # no step uphill: at a maximum up to rounding, or stuck
             break
         coefficients, log_likelihood = candidate, value
-    probabilities = class_probabilities(matrix, coefficients)
+    probabilities = class_probabilities(standard, coefficients)
     if not converged or probabilities.min() < SEPARATION_PROBABILITY:
-        _refuse_separation(matrix, weights, names)
-    hessian = log_likelihood_hessian(matrix, weights, coefficients)
+        _refuse_separation(standard, weights, names)
+    hessian = log_likelihood_hessian(standard, weights, coefficients)
     try:
         np.linalg.cholesky(-hessian)
         covariance = np.linalg.inv(-hessian)
     except np.linalg.LinAlgError:
         covariance = np.full_like(hessian, np.nan)
-    return MultinomialLogitFit(coefficients, log_likelihood,
-                               log_likelihood_gradient(matrix, weights, coefficients), hessian,
-                               covariance, iterations, converged)
+    forward, backward = (standardisation.free_map(n_classes),
+                         standardisation.free_jacobian(n_classes))
+    with np.errstate(over="ignore", invalid="ignore"):  # a far outlier's curvature: inf
+        return MultinomialLogitFit(
+            standardisation.from_standard(coefficients), log_likelihood,
+            forward.T @ log_likelihood_gradient(standard, weights, coefficients),
+            forward.T @ hessian @ forward, backward @ covariance @ backward.T, iterations,
+            converged)
 
 
 def _ascent_direction(hessian: np.ndarray, gradient: np.ndarray) -> np.ndarray:

@@ -52,7 +52,8 @@ from hiddenbn.learning import em, selection
 from hiddenbn.learning.engine import Statistics
 from hiddenbn.models.network import Network, check_parameters, random_parameters
 from hiddenbn.models.priors import check_alpha, map_update
-from hiddenbn.regression.multinomial_logit import (class_probabilities, coefficients_from_free,
+from hiddenbn.regression.multinomial_logit import (Standardisation, class_probabilities,
+                                                    coefficients_from_free,
                                                     log_class_probabilities,
                                                     log_likelihood_gradient,
                                                     log_likelihood_hessian,
@@ -146,7 +147,10 @@ class OneStepEngine:
     """E and M steps of one-step latent class regression (the module docstring).
 
     The state is ``(coefficients, table)``: ``coefficients`` of shape ``(p, k)``, column 0
-    zeros (class 1 the reference), and the items' tables stacked as the latent class engine
+    zeros (class 1 the reference), of the standardised design (:attr:`design`,
+    :class:`~hiddenbn.regression.multinomial_logit.Standardisation`: the Newton steps and the
+    information do not depend on a covariate's units or origin, and a far outlier does not
+    overflow), and the items' tables stacked as the latent class engine
     stacks them, ``table[offsets[j] + x, h] = p(X_j = x | H = h)``, shape ``(sum r_j, k)``.
     The E step's statistics are ``(w, table_counts)``: each row's counts times its posterior
     ``(m, k)``, and ``E(N_{j,x,h})`` with the missing cells completed from their classes.
@@ -159,13 +163,20 @@ class OneStepEngine:
     cases : RegressionCases
     alpha : float
         Dirichlet(alpha) prior of every item row (1: ML).
+    standardisation : Standardisation, optional
+        Of the design (default: that of ``cases``, their counts weighing the rows); a fit's,
+        to evaluate it on other rows.
     """
 
     name = "latent class regression"
 
-    def __init__(self, network: Network, cases: RegressionCases, alpha: float = PRIOR_ALPHA):
+    def __init__(self, network: Network, cases: RegressionCases, alpha: float = PRIOR_ALPHA,
+                 standardisation: Standardisation | None = None):
         check_alpha(alpha)
         self.network, self.cases, self.alpha = network, cases, float(alpha)
+        self.standardisation = (Standardisation.of(cases.design, cases.counts)
+                                if standardisation is None else standardisation)
+        self.design = self.standardisation.design(cases.design)
         self.classes = network.cardinalities[0]
         self.cards = np.asarray(cases.cards, dtype=np.int64)
         self.offsets = state_offsets(self.cards)
@@ -179,11 +190,11 @@ class OneStepEngine:
 
     # --- states ---------------------------------------------------------------------------
     def from_parameters(self, coefficients, cpts) -> tuple:
-        """The state of ``coefficients`` (``(p, k)``, column 0 zeros) and the items' tables
-        (``cpts`` of the network; its class weights are ignored)."""
+        """The state of ``coefficients`` (``(p, k)`` of the design's columns, column 0 zeros)
+        and the items' tables (``cpts`` of the network; its class weights are ignored)."""
         table = np.ascontiguousarray(np.vstack([np.asarray(t, dtype=float).T
                                                 for t in cpts[1:]]))
-        return np.array(coefficients, dtype=float), table
+        return self.standardisation.to_standard(coefficients), table
 
     def from_class_weights(self, cpts) -> tuple:
         """The state of the latent class parameters ``cpts``: intercepts ``log(p(h) /
@@ -202,7 +213,7 @@ class OneStepEngine:
         """The items' tables in network order, after a ``(1, k)`` table of the class sizes
         the fit implies (the mean of ``pi(z_i)`` over the cases)."""
         coefficients, table = state
-        prior = np.exp(_log_class_prior(self.cases.design, coefficients))
+        prior = np.exp(_log_class_prior(self.design, coefficients))
         sizes = (self.cases.counts @ prior) / self.cases.counts.sum()
         return [sizes[None, :]] + [table[o:o + r].T.copy()
                                    for o, r in zip(self.offsets, self.cards)]
@@ -225,7 +236,7 @@ class OneStepEngine:
         coefficients, table = state
         with np.errstate(divide="ignore"):  # an ML zero: log -inf, weight 0
             log_table = np.vstack([np.log(table), np.zeros((self.cards.size, self.classes))])
-        joint = _log_class_prior(self.cases.design, coefficients)
+        joint = _log_class_prior(self.design, coefficients)
         for start in range(0, joint.shape[0], CHUNK_PATTERNS):
             stop = start + CHUNK_PATTERNS
             joint[start:stop] += log_table[self.cell_rows[start:stop]].sum(axis=1)
@@ -267,7 +278,7 @@ class OneStepEngine:
         """One Newton step of ``Q(beta) = sum_i sum_h w_ih log pi_h(z_i)`` from
         ``coefficients``, halved until ``Q`` does not fall (else ``coefficients`` as they
         are): the logit part of the generalised M step."""
-        design = self.cases.design
+        design = self.design
         if self.classes == 1:  # one class: no coefficient to fit
             return coefficients
         with one_blas_thread():
@@ -382,7 +393,8 @@ class OneStepFit:
         cases = RegressionCases(np.asarray(patterns, dtype=np.int64),
                                 np.asarray(design, dtype=float),
                                 np.ones(len(patterns)), self.cases.cards)
-        return OneStepEngine(self.network, cases, self.alpha).posterior(self.state)[0]
+        return OneStepEngine(self.network, cases, self.alpha,
+                             self.engine.standardisation).posterior(self.state)[0]
 
     def class_probabilities(self, design) -> np.ndarray:
         """``pi_h(z)`` of each covariate row of ``design`` (its first entry 1), shape
@@ -490,7 +502,8 @@ def fit_one_step(network: Network, cases: RegressionCases, covariate_names=None,
                                convergence=convergence, run_all_iterations=run_all_iterations,
                                acceleration=acceleration)
     run = result.run
-    return OneStepFit(network=network, covariate_names=names, coefficients=run.state[0],
+    return OneStepFit(network=network, covariate_names=names,
+                      coefficients=engine.standardisation.from_standard(run.state[0]),
                       cpts=engine.to_cpts(run.state), cases=cases, alpha=engine.alpha,
                       log_likelihood=run.statistics.log_likelihood,
                       log_prior=engine.log_prior(run.state), iterations=result.iterations,
@@ -514,8 +527,9 @@ def _checked_coefficients(coefficients, p: int, network: Network) -> np.ndarray:
 @dataclass(frozen=True)
 class Information:
     """The negative Hessian of the observed-data log-likelihood at a fit, in the free
-    parameters: the coefficients ``beta[:, c]`` of classes ``c = 2..k`` (class-major, then the
-    design's columns), then the free entries of every item row (item, class, state without the
+    parameters: the coefficients ``beta*[:, c]`` of the standardised design
+    (:attr:`OneStepEngine.design`) of classes ``c = 2..k`` (class-major, then the design's
+    columns), then the free entries of every item row (item, class, state without the
     last) that is off the boundary.
 
     Attributes
@@ -523,6 +537,10 @@ class Information:
     matrix : ndarray, shape (d, d)
     n_coefficients : int
         The first ``n_coefficients`` coordinates are the coefficients.
+    jacobian : ndarray, shape (n_coefficients, n_coefficients)
+        ``d beta / d beta*`` (:meth:`~hiddenbn.regression.multinomial_logit.Standardisation.
+        free_jacobian`): a covariance ``C*`` of the standardised coefficients is ``J C* J'``
+        of the design's.
     fixed_rows : list of (item, class)
         Item rows with a probability at 0 (within
         :data:`~hiddenbn.scores.approximations.BOUNDARY_PROBABILITY`): held fixed, their
@@ -532,6 +550,7 @@ class Information:
     matrix: np.ndarray
     n_coefficients: int
     fixed_rows: list
+    jacobian: np.ndarray
 
 
 def _item_blocks(table, offsets, cards, classes):
@@ -575,7 +594,7 @@ def observed_information(engine: OneStepEngine, state) -> Information:
     """
     coefficients, table = state
     cases, classes = engine.cases, engine.classes
-    design, counts = cases.design, cases.counts
+    design, counts = engine.design, cases.counts
     n_beta = design.shape[1] * (classes - 1)
     blocks, fixed, n_items = _item_blocks(table, engine.offsets, engine.cards, classes)
     d = n_beta + n_items
@@ -585,8 +604,9 @@ def observed_information(engine: OneStepEngine, state) -> Information:
     chunk = max(1, INFORMATION_CHUNK_CELLS // max(1, classes * d))
     with one_blas_thread():
         # the logit's own Hessian, the same for every class (sum_h w_ih = 1)
-        matrix[:n_beta, :n_beta] = 0.0 if n_beta == 0 else -log_likelihood_hessian(design, counts[:, None] * prior,
-                                                            coefficients)
+        if n_beta:
+            matrix[:n_beta, :n_beta] = -log_likelihood_hessian(design, counts[:, None] * prior,
+                                                               coefficients)
         for start in range(0, design.shape[0], chunk):
             rows = slice(start, start + chunk)
             z, pi, w, c = design[rows], prior[rows], posterior[rows], counts[rows]
@@ -612,7 +632,7 @@ def observed_information(engine: OneStepEngine, state) -> Information:
             matrix += root.T @ root
     _add_item_curvature(matrix, engine, table, n_beta,
                         _observed_counts(engine, counts[:, None] * posterior))
-    return Information(matrix, n_beta, fixed)
+    return Information(matrix, n_beta, fixed, engine.standardisation.free_jacobian(classes))
 
 
 # --- what analysts read ---------------------------------------------------------------------
@@ -643,7 +663,10 @@ def coefficient_table(fit: OneStepFit, information: Information) -> Coefficients
     try:
         with one_blas_thread():  # the same bits on any number of cores
             np.linalg.cholesky(information.matrix)
-            variance = np.diag(np.linalg.inv(information.matrix))[:n_beta]
+            standard = np.linalg.inv(information.matrix)[:n_beta, :n_beta]
+            with np.errstate(over="ignore", invalid="ignore"):  # a far outlier's 1/s^2
+                variance = np.einsum("ij,jk,ik->i", information.jacobian, standard,
+                                     information.jacobian)
         positive_definite = bool(np.all(variance > 0))
     except np.linalg.LinAlgError:
         variance, positive_definite = np.full(n_beta, np.nan), False
@@ -656,15 +679,18 @@ def coefficient_table(fit: OneStepFit, information: Information) -> Coefficients
 
 
 def log_prior_density(fit: OneStepFit, prior_sd: float) -> float:
-    """``log p(theta, beta)`` at the fit for the prior of its Laplace score: a symmetric
+    """``log p(theta, beta*)`` at the fit for the prior of its Laplace score: a symmetric
     Dirichlet(alpha) density on every item row (in its free entries; alpha = 1 is the uniform
     density, ``log (r - 1)!``) and an independent normal ``N(0, prior_sd^2)`` on every free
-    coefficient."""
+    coefficient of the standardised design (each covariate column centred at its mean and
+    divided by its standard deviation:
+    :class:`~hiddenbn.regression.multinomial_logit.Standardisation`), so that the prior, and
+    the score, do not depend on a covariate's units or origin (Gelman et al. 2008)."""
     alpha, k = fit.alpha, fit.coefficients.shape[1]
     cards = np.asarray(fit.cases.cards, dtype=float)
     dirichlet = k * float(np.sum(gammaln(cards * alpha) - cards * gammaln(alpha)))
     dirichlet += sum(float(xlogy(alpha - 1.0, table).sum()) for table in fit.cpts[1:])
-    beta = fit.coefficients[:, 1:]
+    beta = fit.state[0][:, 1:]
     normal = float(np.sum(norm.logpdf(beta, scale=prior_sd)))
     return dirichlet + normal
 
@@ -676,8 +702,10 @@ def one_step_scores(fit: OneStepFit, information: Information, prior_sd: float) 
     Returns ``(scores, fit_statistics, classification, notes)``: ``scores`` on the scale of
     ``log p(D | model)``, larger is better (``loglik``, ``bic_log_evidence`` = -BIC/2,
     ``icl_log_evidence`` = -BIC/2 less the classification entropy, ``laplace``: paper 003 Eq. 8
-    at the fit under the prior of :func:`log_prior_density`, with the negative Hessian of the
-    log-likelihood plus log prior over every free parameter; None where an item probability is
+    at the ML fit (not the posterior mode) under the prior of :func:`log_prior_density`, with
+    the negative Hessian of the log-likelihood plus log prior over every free parameter, the
+    coefficients those of the standardised design (where the prior sits, so the score does not
+    depend on a covariate's units or origin); None where an item probability is
     at 0, where the log-likelihood has no second derivative); ``fit_statistics``: AIC, BIC,
     SABIC and CAIC as ``-2 log L + penalty``, smaller is better
     (:func:`hiddenbn.scores.lca_statistics.information_criteria`); ``classification``: the
