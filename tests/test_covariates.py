@@ -83,7 +83,7 @@ def test_missing_values_of_a_file_are_read_as_the_items_are(tmp_path):
      r"row 2, column 'age': 'old' is text where a number is expected .*categorical"),
     (FRAME.assign(sex=["F", "M", "M", "F", "3", "F", "M", "F"]), ["sex"], {},
      r"row 5, column 'sex': '3' is a number among text labels; correct the cell, or name the "
-     r"covariate categorical \(--categorical, or categorical= in Python\) to keep 3 as a level"),
+     r"covariate categorical \(--categorical, or categorical= in Python\) to keep '3' as a level"),
     (FRAME.assign(sex=[f"p{row}" for row in range(8)]), ["sex"], {},
      "covariate 'sex' has 8 levels in 8 rows used, .* an identifier, not a covariate; leave it"),
     (FRAME.assign(age=7), ["age"], {}, "covariate 'age' is 7 in every row used, a constant"),

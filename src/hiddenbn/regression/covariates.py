@@ -296,7 +296,7 @@ def _read_column(table: DataTable, name: str, declared, categorical: bool):
                                 f"({CATEGORICAL_OPTION}) to keep its labels as levels")
             raise DataError(f"{where} is a number among text labels; correct the cell, or "
                             f"name the covariate categorical ({CATEGORICAL_OPTION}) to keep "
-                            f"{cells[row]} as a level")
+                            f"{excerpt(cells[row])} as a level")
     labels = np.array([state_label(text) if ok else None for text, ok in zip(cells, present)],
                       dtype=object)
     if declared is None:
