@@ -343,7 +343,7 @@ def _near_collinearity(matrix: np.ndarray, names) -> list[str]:
         return []
     return [f"the covariate columns {first_named([name for name, _ in high])} are nearly "
             f"collinear (variance inflation factors "
-            f"{', '.join(f'{value:.3g}' for _, value in high)}, above "
+            f"{first_named(f'{value:.3g}' for _, value in high)}, above "
             f"{VARIANCE_INFLATION_LIMIT:g}: their standard errors are over "
             f"{VARIANCE_INFLATION_LIMIT ** 0.5:g} times those of uncorrelated covariates, and "
             "their odds ratios extrapolate); leave one of them out or combine them"]
