@@ -430,3 +430,24 @@ def test_the_laplace_score_is_a_brute_force_laplace_in_the_standardised_coeffici
     brute = (log_joint(point) + d / 2 * np.log(2 * np.pi)
              - np.linalg.slogdet(-hessian)[1] / 2)
     assert laplace_score(fit) == pytest.approx(brute, rel=1e-7)
+
+
+def test_each_report_counts_the_parameters_of_the_model_its_scores_are_for(covariate_file):
+    """One-step's d counts the coefficients and the item probabilities; three-step's scores are
+    the measurement model's, and so is its d (the intercept is not counted beside the class
+    sizes). The scores' header names only the scores printed."""
+    reports = {}
+    for name, three_step in [("one-step", None), ("three-step", "bch")]:
+        result = hiddenbn.fit(covariate_file, classes=2, covariates="age,sex", seed=1,
+                              restarts=1, three_step=three_step)
+        assert "WBIC" not in str(result)
+        reports[name] = json.loads(result.to_json())
+    items = 2 * 4  # two classes, four binary items
+    one, three = reports["one-step"], reports["three-step"]
+    assert one["model"]["n_parameters"] == one["fit_statistics"]["n_parameters"] == 3 + items
+    assert three["model"]["n_parameters"] == three["fit_statistics"]["n_parameters"] == 1 + items
+    assert three["fit_statistics"]["bic"] == pytest.approx(
+        -2 * three["scores"]["loglik"] + (1 + items) * np.log(three["n_cases"]))
+    text = str(hiddenbn.select(covariate_file, classes="1..2", covariates="age,sex",
+                               restarts=1))
+    assert "WBIC" not in text and "laplace" in text

@@ -23,7 +23,7 @@ from scipy.stats import norm
 
 from hiddenbn.data import MISSING
 from hiddenbn.errors import HiddenbnError, excerpt, first_named
-from hiddenbn.learning.selection import (CRITERIA, SCORES_ORIENTATION, replication,
+from hiddenbn.learning.selection import (CRITERIA, replication,
                                          replication_note, stopped_by_cap)
 from hiddenbn.inference.latent_class import modal_class
 from hiddenbn.regression.one_step import (coefficient_table, observed_information,
@@ -47,6 +47,16 @@ THREE_STEP_STANDARD_ERRORS = {
 CURVE_POINTS = 200
 #: The scores of a regression fit, in display order.
 REGRESSION_SCORE_NAMES = ("loglik", "bic_log_evidence", "icl_log_evidence", "laplace")
+#: The sign convention of :data:`REGRESSION_SCORE_NAMES`, as every regression report states it
+#: (naming only the scores it prints).
+REGRESSION_SCORES_ORIENTATION = (
+    "approximations of the log marginal likelihood log p(D | model) (loglik: the "
+    "log-likelihood): larger is better; bic_log_evidence is -BIC/2, icl_log_evidence -ICL/2 "
+    "(BIC less the entropy of the hidden classes), laplace Laplace's approximation")
+#: What the ``d`` of a one-step and of a three-step report counts.
+ONE_STEP_PARAMETERS = "the coefficients and the item probabilities"
+THREE_STEP_PARAMETERS = ("the measurement model's class sizes and item probabilities, whose "
+                         "scores these are (the coefficients are fitted after it, with it fixed)")
 
 
 def _numbers(array) -> list:
@@ -100,7 +110,8 @@ def regression_report(fit, design, categories, prior_sd: float, predictions=(),
     all_notes += score_notes
     model = {"estimator": "one-step ML", "alpha": fit.alpha,
              "estimate": "ML" if fit.alpha == 1.0 else "MAP items, ML coefficients",
-             "n_parameters": fit.n_parameters, "prior_sd": prior_sd}
+             "n_parameters": fit.n_parameters, "n_parameters_count": ONE_STEP_PARAMETERS,
+             "prior_sd": prior_sd}
     report = _report(fit, design, categories, predictions, model, em,
                      (table.estimate, table.standard_error), STANDARD_ERRORS,
                      fit.cpts[0][0], modal, (scores, statistics, classification), all_notes)
@@ -156,7 +167,8 @@ def three_step_report(fit, design, categories, predictions=(), notes=()) -> dict
     method = estimate.method.upper()
     model = {"estimator": f"three-step {method}", "alpha": measurement.alpha,
              "estimate": "ML" if measurement.alpha == 1.0 else "MAP items, ML coefficients",
-             "n_parameters": d + estimate.covariance.shape[0], "prior_sd": None}
+             "n_parameters": d, "n_parameters_count": THREE_STEP_PARAMETERS,
+             "prior_sd": None}
     report = _report(fit, design, categories, predictions, model, em,
                      (fit.coefficients[:, 1:], estimate.standard_errors[:, 1:]),
                      THREE_STEP_STANDARD_ERRORS[estimate.method],
@@ -223,7 +235,7 @@ def _report(fit, design, categories, predictions, model, em, coefficients, stand
         "predictions": [{"at": dict(values),
                          "probabilities": [float(v) for v in fit.class_probabilities(row)[0]]}
                         for values, row in predictions],
-        "scores": scores, "scores_orientation": SCORES_ORIENTATION,
+        "scores": scores, "scores_orientation": REGRESSION_SCORES_ORIENTATION,
         "fit_statistics": statistics, "classification": classification,
         "notes": notes,
     }
@@ -280,7 +292,8 @@ def format_regression_text(report: dict) -> str:
              + _dropped(report)
              + (f", {report['missing_cells']} missing item cells (summed out)"
                 if report.get("missing_cells") else "")
-             + f"; {model['n_parameters']} free parameters ({model['estimate']})",
+             + f"; {model['n_parameters']} free parameters, {model['n_parameters_count']} "
+               f"({model['estimate']})",
              *_estimation_lines(report), replication_line(em), ""]
     lines.append(f"class membership: multinomial logit, class 1 the reference, estimated "
                  f"{model['estimator']}; standard errors from the {report['standard_errors']}")
@@ -423,7 +436,7 @@ def regression_selection(reports: dict, separated=None) -> dict:
             "n_cases": first["n_cases"], "dropped_rows": first["dropped_rows"],
             "dropped_cases": first["dropped_cases"],
             "models": models, "selected": selected,
-            "scores_orientation": SCORES_ORIENTATION,
+            "scores_orientation": REGRESSION_SCORES_ORIENTATION,
             "fit_statistics_orientation": FIT_STATISTICS_ORIENTATION, "notes": notes}
 
 
