@@ -55,8 +55,9 @@ def entropy_r2(posteriors) -> float:
     return 1.0 - entropy / (posteriors.shape[0] * np.log(posteriors.shape[1]))
 
 
-def replicate(model, n_cases: int, rng, seed: int):
-    """``({estimator: coefficients (p, K) or None}, entropy R^2)`` of one data set."""
+def classified(model, n_cases: int, rng, seed: int):
+    """Steps 1 and 2 on one data set drawn from ``model``: ``(sample, rows, cards, measurement
+    fit, its item tables in the generating order, posteriors, classification)``."""
     sample = model.sample(n_cases, rng)
     rows = sample.frame[list(model.item_names)].to_numpy(dtype=np.int32)
     cards = [table.shape[1] for table in model.item_tables]
@@ -64,14 +65,27 @@ def replicate(model, n_cases: int, rng, seed: int):
     order = model.class_order(fit.cpts[1:])
     cpts = [fit.cpts[0][:, order]] + [table[order] for table in fit.cpts[1:]]
     posteriors, _ = class_posteriors(fit.network, cpts, rows)
-    classification = three_step.classify(posteriors)
+    return sample, rows, cards, fit, cpts, posteriors, three_step.classify(posteriors)
+
+
+def three_step_estimates(design, classification) -> dict:
+    """``{method: coefficients (p, K) or None}`` of step 3 by every method of
+    :data:`hiddenbn.regression.three_step.METHODS` (None where it fails)."""
     estimates = {}
     for method in three_step.METHODS:
         try:
-            estimates[method] = three_step.covariate_step(sample.design, classification,
+            estimates[method] = three_step.covariate_step(design, classification,
                                                           method).coefficients
         except HiddenbnError:
             estimates[method] = None
+    return estimates
+
+
+def replicate(model, n_cases: int, rng, seed: int):
+    """``({estimator: coefficients (p, K) or None}, entropy R^2)`` of one data set."""
+    sample, rows, cards, fit, cpts, posteriors, classification = classified(model, n_cases,
+                                                                           rng, seed)
+    estimates = three_step_estimates(sample.design, classification)
     start = estimates["ml"] if estimates["ml"] is not None else estimates["naive"]
     try:
         one_step = fit_one_step(fit.network, RegressionCases.grouped(rows, sample.design, cards),
