@@ -7,6 +7,7 @@ parameters (the oracle), and the observed information against finite differences
 log-likelihood. Bad inputs each give one line and exit 2.
 """
 
+import dataclasses
 import doctest
 import json
 
@@ -451,3 +452,38 @@ def test_each_report_counts_the_parameters_of_the_model_its_scores_are_for(covar
     text = str(hiddenbn.select(covariate_file, classes="1..2", covariates="age,sex",
                                restarts=1))
     assert "WBIC" not in text and "laplace" in text
+
+
+def test_the_laplace_score_does_not_depend_on_which_class_is_the_reference():
+    """Relabelling three classes (class 3 first, so the reference changes) is the same fit; its
+    prior, and so its Laplace score, are the same."""
+    network, cases, coefficients, cpts = two_covariate_data(n=300)
+    fit = fit_one_step(network, cases, initial=(coefficients, cpts))
+    order = [2, 0, 1]
+    beta = fit.coefficients[:, order]
+    relabelled = dataclasses.replace(
+        fit, coefficients=beta - beta[:, :1],
+        cpts=[fit.cpts[0][:, order]] + [table[order] for table in fit.cpts[1:]])
+    assert relabelled.log_likelihood == pytest.approx(
+        relabelled.engine.e_step(relabelled.state).log_likelihood, rel=1e-12)
+    assert laplace_score(relabelled) == pytest.approx(laplace_score(fit), rel=1e-10)
+
+
+def test_a_far_outlier_reaches_the_maximum_a_large_value_does_or_gets_one_line(capsys, tmp_path,
+                                                                              covariate_file):
+    """Far out, one row's class is decided by the covariate alone, and the maximum is that of
+    any large value; past the outlier limit the row is refused, with no numpy warning."""
+    frame = pd.read_csv(covariate_file)
+    values = {}
+    for age in (1e3, 1e6):
+        frame.loc[0, "age"] = age
+        frame.to_csv(tmp_path / "data.csv", index=False)
+        values[age] = hiddenbn.fit(tmp_path / "data.csv", classes=2, covariates="age,sex",
+                                   seed=1, restarts=1).log_likelihood
+    assert values[1e6] == pytest.approx(values[1e3], rel=1e-9)
+    frame.loc[0, "age"] = 1e100
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    code, _, err = run(capsys, "fit", tmp_path / "data.csv", "--classes", "2", "--covariates",
+                       "age,sex")
+    assert code == 2 and err.count("\n") == 1 and "warning" not in err
+    assert "row 1, column 'age': 1e+100 is" in err

@@ -733,7 +733,8 @@ def _add_covariate_options(parser):
                         "labels is categorical anyway")
     parser.add_argument("--prior-sd", type=_prior_sd, default=defaults.EBNC_PRIOR_SD,
                         help="with --covariates: s.d. of the normal prior on every logit "
-                        "coefficient, for the Laplace score (default "
+                        "coefficient of the standardised covariates (a class against any "
+                        "other), for the Laplace score (default "
                         f"{defaults.EBNC_PRIOR_SD})")
 
 

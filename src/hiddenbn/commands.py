@@ -372,8 +372,10 @@ def fit(data, model=None, *, classes: int | None = None, columns=None, init=None
         (``--predict-at``): ``"age=30,sex=M"`` or ``{"age": 30, "sex": "M"}``, each giving
         every covariate.
     prior_sd : float
-        The standard deviation of the normal prior on every logit coefficient, which the
-        Laplace score of a regression needs (``--prior-sd``).
+        The standard deviation of the normal prior on every logit coefficient of the
+        standardised covariates (a class against any other), which the Laplace score of a
+        regression needs (``--prior-sd``;
+        :func:`hiddenbn.regression.one_step.log_prior_density`).
     three_step : {"bch", "ml"}, optional
         Estimate the covariates' coefficients in three steps instead of one
         (``--three-step``; :func:`hiddenbn.regression.three_step.fit_three_step`): the

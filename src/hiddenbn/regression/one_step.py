@@ -681,17 +681,28 @@ def coefficient_table(fit: OneStepFit, information: Information) -> Coefficients
 def log_prior_density(fit: OneStepFit, prior_sd: float) -> float:
     """``log p(theta, beta*)`` at the fit for the prior of its Laplace score: a symmetric
     Dirichlet(alpha) density on every item row (in its free entries; alpha = 1 is the uniform
-    density, ``log (r - 1)!``) and an independent normal ``N(0, prior_sd^2)`` on every free
-    coefficient of the standardised design (each covariate column centred at its mean and
-    divided by its standard deviation:
+    density, ``log (r - 1)!``) and a normal prior on the coefficients of the standardised
+    design (each covariate column centred at its median and divided by its standard deviation:
     :class:`~hiddenbn.regression.multinomial_logit.Standardisation`), so that the prior, and
-    the score, do not depend on a covariate's units or origin (Gelman et al. 2008)."""
+    the score, do not depend on a covariate's units or origin (Gelman et al. 2008).
+
+    The normal prior treats the classes alike: per design column ``j``, the contrasts against
+    class 1, ``delta_j = (beta*_j2, ..., beta*_jk)``, are normal with mean 0 and covariance
+    ``prior_sd^2 (I + 11') / 2`` (the contrasts of ``k`` independent ``N(0, prior_sd^2 / 2)``
+    class coefficients), independently over ``j``. Every contrast of two classes then has the
+    standard deviation ``prior_sd``, and the density is the same whichever class is the
+    reference, so the score does not depend on the classes' labels; for two classes it is
+    ``N(0, prior_sd^2)`` on each coefficient."""
     alpha, k = fit.alpha, fit.coefficients.shape[1]
     cards = np.asarray(fit.cases.cards, dtype=float)
     dirichlet = k * float(np.sum(gammaln(cards * alpha) - cards * gammaln(alpha)))
     dirichlet += sum(float(xlogy(alpha - 1.0, table).sum()) for table in fit.cpts[1:])
-    beta = fit.state[0][:, 1:]
-    normal = float(np.sum(norm.logpdf(beta, scale=prior_sd)))
+    contrasts = fit.state[0][:, 1:]  # (p, k - 1)
+    p = contrasts.shape[0]
+    # (I + 11')^-1 = I - 11' / k, det(I + 11') = k
+    quadratic = float(np.sum(contrasts ** 2) - np.sum(contrasts.sum(axis=1) ** 2) / k)
+    normal = (-quadratic / prior_sd ** 2
+              - 0.5 * ((k - 1) * p * np.log(np.pi * prior_sd ** 2) + p * np.log(k)))
     return dirichlet + normal
 
 
@@ -745,11 +756,14 @@ def one_step_scores(fit: OneStepFit, information: Information, prior_sd: float) 
 
 def _with_prior_curvature(fit: OneStepFit, information: Information, prior_sd: float):
     """The negative Hessian of log-likelihood + log prior (:func:`log_prior_density`): the
-    information plus ``1 / prior_sd^2`` on every coefficient and, for ``alpha > 1``, the
-    Dirichlet's ``(alpha - 1) / theta^2`` terms of every item row."""
+    information plus the normal prior's precision ``2 (I - 11' / k) (x) I_p / prior_sd^2`` on
+    the coefficients (class-major, as the information orders them) and, for ``alpha > 1``,
+    the Dirichlet's ``(alpha - 1) / theta^2`` terms of every item row."""
     matrix = information.matrix.copy()
     n_beta = information.n_coefficients
-    matrix[np.arange(n_beta), np.arange(n_beta)] += 1.0 / prior_sd ** 2
+    p, k = fit.coefficients.shape
+    precision = 2.0 * (np.eye(k - 1) - 1.0 / k) / prior_sd ** 2
+    matrix[:n_beta, :n_beta] += np.kron(precision, np.eye(p))
     if fit.alpha != 1.0:
         table = fit.state[1]
         _add_item_curvature(matrix, fit.engine, table, n_beta,
