@@ -19,6 +19,12 @@ order. Row ``i``'s share of the Hessian is ``-W_i x_i x_i' (x) (diag pi - pi pi'
 ``W_i = sum_k w_ik``: concave where every ``W_i >= 0`` (BCH weights sum to 1 per row), however
 the single weights' signs.
 
+**Coordinates.** :func:`fit_multinomial_logit` runs Newton's method on the standardised design
+(:class:`Standardisation`: each column but the intercept centred at its median and divided by
+its standard deviation) and maps the estimate, the gradient, the Hessian and the covariance
+back exactly, so that a covariate's units and origin change only its own coefficients, and
+not the conditioning of the steps.
+
 **Separation.** When the classes are (quasi-)completely separated in the sense of Albert &
 Anderson (1984), the likelihood increases without bound or to a supremum it never attains, as
 some coefficient runs to infinity; no maximum likelihood estimate exists. It is checked exactly
