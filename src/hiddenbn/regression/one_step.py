@@ -538,9 +538,9 @@ class Information:
     n_coefficients : int
         The first ``n_coefficients`` coordinates are the coefficients.
     jacobian : ndarray, shape (n_coefficients, n_coefficients)
-        ``d beta / d beta*`` (:meth:`~hiddenbn.regression.multinomial_logit.Standardisation.
-        free_jacobian`): a covariance ``C*`` of the standardised coefficients is ``J C* J'``
-        of the design's.
+        ``d beta / d beta*``, by the engine's standardisation's
+        :meth:`~hiddenbn.regression.multinomial_logit.Standardisation.free_jacobian`: a
+        covariance ``C*`` of the standardised coefficients is ``J C* J'`` of the design's.
     fixed_rows : list of (item, class)
         Item rows with a probability at 0 (within
         :data:`~hiddenbn.scores.approximations.BOUNDARY_PROBABILITY`): held fixed, their
