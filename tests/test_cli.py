@@ -355,16 +355,44 @@ def test_ctrl_c_during_fit_is_one_line_and_exit_130(tmp_path):
 def test_sigterm_while_writing_outputs_leaves_no_temporary_file(tmp_path):
     """Found by an input audit: SIGTERM left three hidden temporary files (one a temporary of
     a temporary, which a rerun did not clean up). The signal is sent once the outputs'
-    temporary files exist; the cases are many enough (seconds of writing) that it still finds
-    them there when a loaded machine delivers it late (with a million, it once arrived after
-    both files were in place)."""
+    temporary files exist. It leaves no output, or, where its handler runs only as the
+    outputs are renamed into place (a loaded machine; a signal that arrives while C code
+    writes the data waits for it), every output and nothing else: once data.csv was left
+    without params.json."""
     process, _ = _started(["sample", "3:2,2,2,2,2,2", "--n", "5000000", "--save-params",
                            "params.json", "-o", "data.csv"], tmp_path)
     _wait_for(lambda: any(tmp_path.iterdir()), process)
     process.send_signal(signal.SIGTERM)
     _, err = process.communicate(timeout=60)
     assert (process.returncode, err) == (143, "hiddenbn: interrupted by SIGTERM\n")
-    assert list(tmp_path.iterdir()) == []
+    left = sorted(path.name for path in tmp_path.iterdir())
+    assert left in ([], ["data.csv", "params.json"]), left
+    if left:
+        json.loads((tmp_path / "params.json").read_text())
+        assert len((tmp_path / "data.csv").read_text().splitlines()) == 5000001
+
+
+def test_a_signal_while_outputs_are_renamed_waits_until_all_are_in_place(tmp_path, monkeypatch):
+    """The signal's handler runs between the renames of two outputs (as when it arrived
+    during a long write in C): the command ends as interrupted with both outputs in place."""
+    from hiddenbn.util import files
+
+    replace = os.replace
+    renamed = []
+
+    def replace_then_signal(source, target):
+        replace(source, target)
+        if Path(target).parent == tmp_path:  # not a compiled kernel's cache file
+            renamed.append(Path(target).name)
+            if len(renamed) == 1:
+                os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(files.os, "replace", replace_then_signal)
+    monkeypatch.chdir(tmp_path)
+    status = main(["sample", "2:2,2,2", "--n", "10", "--save-params", "params.json", "-o",
+                   "data.csv"])
+    assert status == 143 and len(renamed) == 2
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["data.csv", "params.json"]
 
 
 def test_a_signal_ignored_by_the_caller_stays_ignored():

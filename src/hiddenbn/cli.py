@@ -305,6 +305,16 @@ def _outputs(*paths):
 
     with ExitStack() as stack:
         yield [path and stack.enter_context(atomic_output(path)) for path in paths]
+        # The outputs are renamed into place one after another. A stopping signal whose handler
+        # ran between two renames would leave the first outputs without the others (a signal
+        # that arrives during a long write in C runs its handler only when the write returns),
+        # so while they are renamed the handler only notes the signal, and the command ends as
+        # interrupted with every output in place.
+        _COMMITTING_OUTPUTS.set()
+        try:
+            stack.close()
+        finally:
+            _COMMITTING_OUTPUTS.clear()
 
 
 def _check_outputs(outputs: dict, inputs=()) -> None:
@@ -987,6 +997,10 @@ _STOPPING_SIGNALS = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: 
                      signal.SIGHUP: signal.SIG_DFL}
 
 
+#: Set while a command's outputs are renamed into place (see :func:`_outputs`).
+_COMMITTING_OUTPUTS = threading.Event()
+
+
 @dataclass
 class _ArrivedSignal:
     """The signal that arrived while a command ran, if any."""
@@ -1035,6 +1049,8 @@ def _signals_stop_the_command(arrived: _ArrivedSignal):
 
     def stop(signal_number, frame):
         arrived.signal = signal.Signals(signal_number)
+        if _COMMITTING_OUTPUTS.is_set():
+            return
         raise KeyboardInterrupt if signal_number == signal.SIGINT else _Stopped(signal_number)
 
     def print_unless_interrupt(unraisable):
