@@ -50,10 +50,12 @@ CATEGORICAL_OPTION = "--categorical, or categorical= in Python"
 #: direction the data barely span (the rule of thumb of 10 flags ordinary designs too often).
 VARIANCE_INFLATION_LIMIT = 1e4
 #: How far a numeric covariate's value may lie from the column's median, in robust standard
-#: deviations (1.4826 median absolute deviations): past it, the other rows' standardised values
-#: are below 1e-8 of the outlier's and their differences below the tolerances of the fit and of
-#: the separation check, so the one value would decide the fit on its own.
-OUTLIER_LIMIT = 1e8
+#: deviations (1.4826 median absolute deviations). The standard deviation then grows with the
+#: outlier, and the other rows' standardised values shrink to about 1 / (its distance): past
+#: 10^6 they near the 1e-7 tolerance of the separation check's linear program, which takes the
+#: outlier's row for separated (a value 10^9 from ages of 20-70 did), and the one value would
+#: decide the fit on its own.
+OUTLIER_LIMIT = 1e6
 
 
 @dataclass(frozen=True)
@@ -359,6 +361,6 @@ def _check_outlier(source: str, name: str, values: np.ndarray, rows: np.ndarray)
     if distance[far] > OUTLIER_LIMIT * spread:
         raise DataError(f"{source}, row {rows[far] + 1}, column {name!r}: {values[far]:g} is "
                         f"{distance[far] / spread:.3g} robust standard deviations from the "
-                        f"column's median, past the {OUTLIER_LIMIT:g} at which the other "
-                        "rows' values are lost to rounding beside it; correct the value, "
+                        f"column's median, past the {OUTLIER_LIMIT:g} beyond which the fit "
+                        "cannot tell the other rows apart beside it; correct the value, "
                         "write it as missing, or transform the covariate (its logarithm)")
