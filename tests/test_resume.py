@@ -56,7 +56,7 @@ def interrupted_run(workdir, finished_fits):
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     process = subprocess.Popen(
         [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE), TARGET,
-         "--cores", "1", "--directory", str(workdir), "--configfile", str(QUICK)],
+         "--cores", "2", "--directory", str(workdir), "--configfile", str(QUICK)],
         cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
     fits = workdir / "results/quick/chickering_heckerman1996/fits"
     deadline = time.monotonic() + 600
@@ -85,7 +85,7 @@ def test_a_killed_run_resumes_without_redoing_finished_jobs(tmp_path, quick_runs
     unlock = snakemake(TARGET, "--unlock", "--directory", str(interrupted), "--configfile",
                        str(QUICK))
     assert unlock.returncode == 0, unlock.stderr[-3000:]
-    rerun = snakemake(TARGET, "--cores", "1", "--directory", str(interrupted), "--configfile",
+    rerun = snakemake(TARGET, "--cores", "2", "--directory", str(interrupted), "--configfile",
                       str(QUICK))
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     after = outputs(interrupted)
