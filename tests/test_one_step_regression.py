@@ -487,3 +487,23 @@ def test_a_far_outlier_reaches_the_maximum_a_large_value_does_or_gets_one_line(c
                        "age,sex")
     assert code == 2 and err.count("\n") == 1 and "warning" not in err
     assert "row 1, column 'age': 1e+100 is" in err
+
+
+def test_a_coefficient_without_a_standard_error_keeps_the_table_aligned(tmp_path):
+    """An overfit third class with item probabilities at 0 and 1 has no standard errors: its
+    "-" cells fill their columns, as the header's are wide."""
+    from hiddenbn.data.covariate_sampling import (CategoricalCovariate,
+                                                  LatentClassRegressionModel, NormalCovariate)
+
+    model = LatentClassRegressionModel(
+        (NormalCovariate("age", 45, 12), CategoricalCovariate("sex", ("F", "M"))),
+        np.array([[0.0, 3.0], [0.0, -0.08], [0.0, 0.6]]),
+        (np.array([[0.85, 0.15], [0.2, 0.8]]),) * 5, ("q1", "q2", "q3", "q4", "q5"))
+    data = tmp_path / "survey.csv"
+    model.sample(800, np.random.default_rng(1)).frame.round(1).to_csv(data, index=False)
+    text = str(hiddenbn.fit(data, classes=3, covariates="age,sex", seed=0))
+    lines = text.splitlines()
+    header = next(line for line in lines if line.strip().startswith("covariate"))
+    rows = [line for line in lines if line.startswith("  (intercept)")]
+    assert rows and any(" - " in row for row in rows), text
+    assert all(len(row) == len(header) for row in rows), text

@@ -242,7 +242,12 @@ def _report(fit, design, categories, predictions, model, em, coefficients, stand
 
 
 def _shown(value, form: str) -> str:
-    return "-" if value is None else format(value, form)
+    """``value`` in ``form``, or "-" where it is missing, right-aligned in the form's width
+    so that a table's columns stay aligned."""
+    if value is not None:
+        return format(value, form)
+    width = form.split(".")[0]
+    return format("-", f">{width}")
 
 
 def _estimation_lines(report: dict) -> list:
