@@ -127,19 +127,28 @@ def test_an_entry_is_read_under_every_placement_of_the_lost_overbars():
     symbols = gh.figure1_jacobian()[0]
     x1h, x2h, _, _, th = symbols
     readings = gh.overbar_readings("th * x1h - x1h * x2h", symbols)
-    assert len(readings) == 8 and readings[0] == ((), th * x1h - x1h * x2h)
+    # four occurrences, theta_h's among them, each as printed or barred
+    assert len(readings) == 16 and readings[0] == ((), th * x1h - x1h * x2h)
     assert (("x1h",), th * (1 - x1h) - x1h * x2h) in readings  # one occurrence barred alone
+    assert (("th",), (1 - th) * x1h - x1h * x2h) in readings
 
 
-def test_figure1_entries_match_but_the_misprinted_one_and_fail_where_an_entry_is_changed():
+def test_figure1_entries_match_with_a_bar_on_h_and_fail_where_an_entry_is_changed():
     symbols, matrix, _ = gh.figure1_jacobian()
     printed = PAPER["figure1_entries"]
     entries = gh.figure1_entries(matrix, symbols, printed)
     row = gh.figure1_entries_row(entries)
     # the paper's (3, 1) reads (1 - theta_h) theta_{x2|h}; its own w equations give
-    # theta_h (1 - theta_{x2|h}): no overbar turns one into the other
-    assert row["verdict"] == "partly reproduced" and "row 3, column 1" in row["ours"]
-    assert row["ours"].startswith("14 of 15 equal ours")
+    # theta_h (1 - theta_{x2|h}): only a bar moved from x2 onto h turns one into the other
+    assert row["verdict"] == "reproduced" and row["ours"].startswith("15 of 15 equal ours")
+    assert "only with a bar on h: row 3, column 1" in row["ours"]
+    assert "in the paper or in its text conversion" in row["explanation"]
+    # an entry no placement reaches, bars on h included
+    wrong = [list(r) for r in printed]
+    wrong[2][0] = "(1 - th) * x1h"
+    missing = gh.figure1_entries_row(gh.figure1_entries(matrix, symbols, wrong))
+    assert missing["verdict"] == "partly reproduced" and "row 3, column 1" in missing["ours"]
+    assert "a misprint in the paper or in its text conversion" in missing["explanation"]
     corrected = [list(r) for r in printed]
     corrected[2][0] = "th * x2h"  # theta_h theta_{~x2|h} with its overbar lost
     assert gh.figure1_entries_row(gh.figure1_entries(matrix, symbols, corrected))[

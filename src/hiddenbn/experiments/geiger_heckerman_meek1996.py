@@ -424,9 +424,12 @@ def draw_figure1(path) -> tuple[sympy.Matrix, int]:
 #: The names of Figure 1's printed entries (``figure1_entries`` of the printed file), in the
 #: order of :func:`figure1_jacobian`'s symbols.
 FIGURE1_NAMES = ("x1h", "x2h", "x1hb", "x2hb", "th")
-#: The names whose overbar the text conversion may have lost: theta_{~x_i|.} = 1 - theta_{x_i|.}
-#: (Sec. 5); the bars over h are printed.
-OVERBARRED = ("x1h", "x2h", "x1hb", "x2hb")
+#: The names whose overbar the text conversion may have lost or misplaced: theta_{~x_i|.} =
+#: 1 - theta_{x_i|.} (Sec. 5), and theta_{~h} = 1 - theta_h, which the conversion writes as
+#: (1 - theta_h), so a bar on h read into a printed (1 - theta_h) gives theta_h.
+OVERBARRED = ("x1h", "x2h", "x1hb", "x2hb", "th")
+#: The misprint's two possible sources, which a text conversion cannot tell apart.
+MISPRINT = "a misprint in the paper or in its text conversion"
 #: How the printed names read.
 FIGURE1_READABLE = {"x1h": "theta_{x1|h}", "x2h": "theta_{x2|h}", "x1hb": "theta_{x1|~h}",
                     "x2hb": "theta_{x2|~h}", "th": "theta_h"}
@@ -485,17 +488,24 @@ def figure1_entries_row(entries: pd.DataFrame) -> dict:
     matched = len(entries) - len(missing)
     cells = "; ".join(f"row {r.row}, column {r.column}: printed {r.printed}, ours {r.ours}"
                       for r in missing.itertuples())
+    on_h = entries[entries.match.str.contains(FIGURE1_READABLE["th"], regex=False)]
+    moved = "; ".join(f"row {r.row}, column {r.column}: printed {r.printed}, ours {r.ours}, "
+                      f"{r.match}" for r in on_h.itertuples())
     return verdict_row(
         "Figure 1", f"the {len(entries)} entries of the 3x5 Jacobian, under every placement of "
         "the overbars the text conversion lost", len(entries),
         f"{matched} of {len(entries)} equal ours ({(entries.match == 'as printed').sum()} as "
-        "printed)" + (f"; under no placement: {cells}" if cells else ""),
+        "printed)" + (f"; only with a bar on h: {moved}" if moved else "")
+        + (f"; under no placement: {cells}" if cells else ""),
         "reproduced" if missing.empty else "not reproduced" if matched == 0
         else "partly reproduced",
-        "" if missing.empty else "computed: no placement of the lost overbars (theta_{~x_i|.} "
-        "= 1 - theta_{x_i|.}, Sec. 5) turns the printed entry into the derivative of the "
-        "paper's own w equations (Sec. 5), which is ours: a misprint in the paper; the rank "
-        "and every other entry agree")
+        "computed: no placement of the lost overbars (theta_{~x_i|.} = 1 - theta_{x_i|.}, "
+        "Sec. 5, and theta_{~h} = 1 - theta_h) turns the printed entry into the derivative of "
+        f"the paper's own w equations (Sec. 5), which is ours: {MISPRINT}; the rank and every "
+        "other entry agree" if not missing.empty else
+        "computed: the entries printed with (1 - theta_h) equal ours only when that factor is "
+        "read as theta_h with a bar (theta_{~h} = 1 - theta_h), i.e. with a bar moved between "
+        f"h and an x: {MISPRINT}, which the text cannot tell apart" if moved else "")
 
 
 # --- Secs. 5 and 7: the ranks at every random point, the tetrads ------------------------------
@@ -691,7 +701,8 @@ def figure_sections(matrix, rank: int, difference: float, paper: dict,
                            else "not reproduced") + "** for the shape, the order and the rank; "
         f"**{figure1_entries_row(entries)['verdict']}** for the entries: "
         f"{figure1_entries_row(entries)['ours']}. The text conversion lost the overbars "
-        "(theta_{~x_i|.} = 1 - theta_{x_i|.}), so each printed entry is compared with ours "
+        "(theta_{~x_i|.} = 1 - theta_{x_i|.}) and may have misplaced the one over h "
+        "(theta_{~h} = 1 - theta_h), so each printed entry is compared with ours "
         "under every placement of them (the table under 'Figure 1 (the 3x5 Jacobian), "
         "entries').", "",
         "### The networks of Secs. 5-8 (`figures/structures.png`)", "",
