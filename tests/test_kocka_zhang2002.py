@@ -509,6 +509,37 @@ def test_figure4_claims_hold_on_the_paper_s_picture_and_fail_on_the_reverse():
     assert kz._plus_scores_agree(same_kl, "k8")[1] == "supported"
 
 
+def test_holm_adjustment_is_the_step_down_procedure():
+    p_values = [0.047, 0.32, 0.18, 0.011, 0.34]
+    adjusted = kz.holm_adjusted(p_values)
+    # step-down by hand: sorted 0.011, 0.047, 0.18, 0.32, 0.34 times 5, 4, 3, 2, 1, running max
+    assert np.allclose(adjusted, [0.188, 0.64, 0.54, 0.055, 0.64])
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    assert np.allclose(adjusted, multitest.multipletests(p_values, method="holm")[1])
+
+
+def test_plus_scores_agree_unless_a_difference_survives_holm_over_the_sample_sizes():
+    sizes = (1000, 3000, 9000, 27000, 81000)
+    base = synthetic_selections({s: _pick(5, 1.0) for s in kz.SCORE_KEYS}, sizes=sizes,
+                                sets=10)
+    base["kl_bits"] = base.groupby(["parametrisation", "cases"]).kl_bits.transform("first")
+    # at one N, CS+ fits better by a shift whose unadjusted paired p is 0.02: below 5%, but
+    # not after Holm's adjustment over the five N (0.1)
+    shift = np.array([1, -0.2, 0.8, 0.5, 0.1, 0.9, -0.3, 0.6, 0.4, 0.2]) * 1e-4
+    one = base.copy()
+    rows = one.index[(one.score == "CS+") & (one.cases == 1000)]
+    one.loc[rows, "kl_bits"] -= shift
+    claim = kz._plus_scores_agree(one, "k8")
+    assert claim[1] == "supported" and "1000: 0.02 (0.099)" in claim[2]
+    assert "Holm-adjusted over the 5 N" in claim[2]
+    apart = base.assign(kl_bits=np.where(base.score == "CS+", base.kl_bits * 0.5,
+                                         base.kl_bits))
+    assert kz._plus_scores_agree(apart, "k8")[1] == "not supported"
+    strong = one.copy()
+    strong.loc[rows, "kl_bits"] -= 5e-4  # the same N, now far beyond the adjustment
+    assert kz._plus_scores_agree(strong, "k8")[1] == "not supported"
+
+
 def lc_ties(counts: dict, generator="k4", cases=9000, spread=0.01):
     """LC results and BIC+ selections where BIC+ picks each tied model ``counts[k]`` times."""
     models, selections = [], []
