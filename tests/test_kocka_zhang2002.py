@@ -509,6 +509,31 @@ def test_figure4_claims_hold_on_the_paper_s_picture_and_fail_on_the_reverse():
     assert kz._plus_scores_agree(same_kl, "k8")[1] == "supported"
 
 
+def test_state_order_judges_its_two_halves_by_paired_signed_rank_tests():
+    picks = {"BIC": _pick(3, 2.0), "CS": _pick(3, 2.0), "BIC+": _pick(6, 1.0),
+             "CS+": _pick(5, 1.0)}
+    paper = synthetic_selections(picks, sets=10)
+    claim = kz.state_order_claim(paper, "k8")
+    assert claim[1] == "supported" and "(a) BIC+ vs CS+ p = " in claim[2]
+    assert "BIC+ selects more: holds" in claim[2]
+    # the run's shape: CS+ selects the most, still more than BIC and CS: one half holds
+    ours = synthetic_selections({**picks, "CS+": _pick(8, 1.0)}, sets=10)
+    claim = kz.state_order_claim(ours, "k8")
+    assert claim[1] == "partly supported" and "CS+ selects more: does not hold" in claim[2]
+    assert "CS+ vs BIC p = " in claim[2] and "; (b) " in claim[2]
+    # BIC+ and CS+ part on a few data sets, in both directions: no significant difference
+    mixed = paper.assign(states=np.where(paper.score == "BIC+", 5, paper.states))
+    bic_plus = mixed.index[mixed.score == "BIC+"]
+    mixed.loc[bic_plus[:3], "states"] = 6
+    mixed.loc[bic_plus[3:5], "states"] = 4
+    claim = kz.state_order_claim(mixed, "k8")
+    assert claim[1] == "partly supported" and "no significant difference" in claim[2]
+    # CS+ no longer above BIC and CS either: neither half holds
+    low = ours.assign(states=np.where(ours.score == "CS+", 3, ours.states))
+    low.loc[low.score == "BIC+", "states"] = 3
+    assert kz.state_order_claim(low, "k8")[1] == "not supported"
+
+
 def test_holm_adjustment_is_the_step_down_procedure():
     p_values = [0.047, 0.32, 0.18, 0.011, 0.34]
     adjusted = kz.holm_adjusted(p_values)
