@@ -785,14 +785,28 @@ def test_em_shortfall_note_flags_the_n_where_em_error_exceeds_one_parameter_s_pe
     assert len(kz.hlc_claim_sizes(kz.TABLE2_CLAIMS[2][0], table)) == 6
 
 
-def test_plus_fit_claim_says_when_always_picking_the_largest_model_passes_too():
+def test_plus_fit_claim_is_not_checked_when_always_picking_the_largest_model_does_as_well():
     paper = synthetic_selections({"BIC": _pick(3, 2.0), "CS": _pick(3, 2.0),
                                   "BIC+": _pick(6, 1.0), "CS+": _pick(5, 1.0)})
     largest = paper[paper.score == "BIC"].assign(states=8)
     good = kz.plus_fit_claim(paper, "k8", largest.assign(kl_bits=largest.kl_bits * 0.4))
-    assert good[1] == "supported" and "this check does not tell the plus scores" in good[2]
+    assert good[1] == "not checked" and "cannot tell them from it" in good[2]
+    # the baseline beats BIC and CS, but both plus scores beat the baseline: informative
+    between = kz.plus_fit_claim(paper, "k8", largest.assign(kl_bits=largest.kl_bits * 0.75))
+    assert between[1] == "supported" and "which beats BIC and CS too" in between[2]
     poor = kz.plus_fit_claim(paper, "k8", largest.assign(kl_bits=largest.kl_bits * 3))
     assert poor[1] == "supported" and "which does not beat BIC and CS" in poor[2]
+    # the plus scores worse than the plain ones: refuted whatever the baseline does
+    reverse = paper.assign(kl_bits=np.where(paper.score.str.endswith("+"),
+                                            paper.kl_bits * 3, paper.kl_bits))
+    assert kz.plus_fit_claim(reverse, "k8", largest.assign(
+        kl_bits=largest.kl_bits * 0.4))[1] == "not supported"
+    checked = ("c", "supported", "k5 ok")
+    unchecked = ("c", "not checked", "k8 baseline")
+    assert kz.across_generators([checked, unchecked])[1] == "supported"
+    assert "not checked on 1" in kz.across_generators([checked, unchecked])[2]
+    assert kz.across_generators([unchecked, unchecked])[1] == "not checked"
+    assert kz.figure_verdict([unchecked, ("c", "not supported", "")]) == "not reproduced"
 
 
 def test_figure4_claims_are_judged_on_every_generator_the_paper_calls_similar():
