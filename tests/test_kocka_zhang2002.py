@@ -962,9 +962,11 @@ def test_sec6_claims_set_aside_the_sample_sizes_where_em_s_error_swamps_the_diff
     # the counterfactual: EM's excess (1e-3 bits) larger than the differences judged at 81k
     # and 243k (the paper's plus-vs-plain gaps there are 0.25 and 0.05)
     swamped = with_floors(paper, {81000: 0.4, 243000: 0.4})
-    verdict, evidence = kz.claim_plus_better_at_large_n(swamped)
+    verdict, evidence, why = kz.claim_plus_better_at_large_n(swamped)
     assert verdict == "partly supported"
     assert "not judged at N = 81000" in evidence and "EM's excess 0.4 exceeds" in evidence
+    assert why.startswith("reproduced where judged (N = 27000); not judged at N = 81000, "
+                          "243000 (EM's tolerance")
     verdict, evidence = kz.claim_scores_differ_at_largest_n(swamped)
     assert verdict == "not checked" and "not judged at N = 243000" in evidence
     assert kz.claim_cs_plus_score_of_choice(swamped)[0] == "partly supported"
@@ -974,6 +976,7 @@ def test_sec6_claims_set_aside_the_sample_sizes_where_em_s_error_swamps_the_diff
     # an ordering against the claim stays "not supported" where some N are judged
     plain_wins = with_floors(paper.assign(**{"CS mean": paper["CS mean"] * 0.5}), {243000: 1.0})
     assert kz.claim_plus_better_at_large_n(plain_wins)[0] == "not supported"
+    assert len(kz.claim_plus_better_at_large_n(plain_wins)) == 2  # no "reproduced where judged"
 
 
 def test_recovery_is_judged_only_where_em_resolves_the_fit_of_the_generating_structure():
@@ -992,4 +995,11 @@ def test_recovery_is_judged_only_where_em_resolves_the_fit_of_the_generating_str
     partly = found({243000: 5.0})
     assert partly[1] == "partly supported" and "10 runs per score (N = 1000)" in partly[2]
     assert "not judged at N = 243000" in partly[2]
+    assert partly[3].startswith("reproduced where judged (N = 1000); not judged at N = 243000")
     assert found({1000: 50.0, 243000: 5.0})[1] == "not checked"
+    # recovered where judged: not supported, and no "reproduced where judged"
+    recovering = runs.assign(cardinalities=kz._cards_text(kz.hidden_cardinalities(network)))
+    claims = kz.hlc_claims(recovering, with_floors(table, {243000: 5.0}), paper, network, SEC,
+                           {1000: 1.0}, explain=False)
+    claim = next(c for c in claims if "never found" in c[0])
+    assert claim[1] == "not supported" and len(claim) == 3

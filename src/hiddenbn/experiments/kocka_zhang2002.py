@@ -1265,25 +1265,34 @@ def em_unresolved(table: pd.DataFrame, differences: dict) -> dict:
     return out
 
 
-def with_unresolved(verdict: str, judged: int, unresolved: dict) -> tuple[str, str]:
-    """A Sec. 6 verdict reached on ``judged`` sample sizes after :func:`em_unresolved` set
-    ``unresolved`` aside: *not checked* when none was judged; *partly supported* instead of
-    *supported* when some were set aside (the claim holds only where EM can resolve it); and
-    the text naming the sample sizes set aside, with their numbers."""
+def with_unresolved(verdict: str, judged, unresolved: dict) -> tuple[str, str, str]:
+    """A Sec. 6 verdict reached on the sample sizes ``judged`` after :func:`em_unresolved`
+    set ``unresolved`` aside: *not checked* when none was judged; *partly supported* instead
+    of *supported* when some were set aside (the claim holds only where EM can resolve it).
+    Returns the verdict, the text naming the sample sizes set aside with their numbers, and
+    the explanation of a *partly supported* that holds wherever judged (else empty)."""
+    judged = sorted(int(n) for n in judged)
     if not unresolved:
-        return verdict, ""
+        return verdict, "", ""
     note = ("; not judged at N = " + ", ".join(unresolved.values())
             + ": there the ordering may be EM's error, not the scores'")
     if not judged:
-        return "not checked", note
-    return ("partly supported" if verdict == "supported" else verdict), note
+        return "not checked", note, ""
+    if verdict != "supported":
+        return verdict, note, ""
+    return "partly supported", note, (
+        f"reproduced where judged (N = {_cases_text(judged)}); not judged at N = "
+        f"{_cases_text(sorted(unresolved))} (EM's tolerance, config em.tolerance: there the "
+        "EM fit of the generating structure exceeds its ML fit by more than the difference "
+        "judged, the evidence's numbers)")
 
 
-def claim_plus_better_at_large_n(table: pd.DataFrame) -> tuple[str, str]:
+def claim_plus_better_at_large_n(table: pd.DataFrame) -> tuple:
     """Sec. 6: the plus scores fit better, at the larger sample sizes: in every row of the
     larger half, the lowest mean KL is BIC+'s or CS+'s. The difference judged at N is the best
     plain score's mean minus the best plus score's; N where EM's error exceeds it are set
-    aside (:func:`em_unresolved`, :func:`with_unresolved`)."""
+    aside (:func:`em_unresolved`, :func:`with_unresolved`, whose explanation follows the
+    verdict and evidence where it gives one)."""
     large = _large_rows(table)
     best = {int(r["cases"]): min(SCORE_KEYS, key=lambda s: r[f"{s} mean"])
             for _, r in large.iterrows()}
@@ -1294,9 +1303,10 @@ def claim_plus_better_at_large_n(table: pd.DataFrame) -> tuple[str, str]:
     plus = [s.endswith("+") for n, s in best.items() if n not in unresolved]
     verdict = ("supported" if all(plus) else "partly supported" if any(plus)
                else "not supported")
-    verdict, note = with_unresolved(verdict, len(plus), unresolved)
-    return verdict, ("lowest mean KL, rows N >= " + str(int(large.cases.min())) + ": "
-                     + ", ".join(f"{n}: {s}" for n, s in best.items()) + note)
+    verdict, note, why = with_unresolved(verdict, set(best) - set(unresolved), unresolved)
+    evidence = ("lowest mean KL, rows N >= " + str(int(large.cases.min())) + ": "
+                + ", ".join(f"{n}: {s}" for n, s in best.items()) + note)
+    return (verdict, evidence, why) if why else (verdict, evidence)
 
 
 def claim_bic_plus_worst_at_smallest_n(table: pd.DataFrame) -> tuple[str, str]:
@@ -1314,7 +1324,8 @@ def claim_bic_plus_worst_at_smallest_n(table: pd.DataFrame) -> tuple[str, str]:
                else "partly supported")
     unresolved = em_unresolved(table, {int(row.cases): abs(
         row["BIC+ mean"] - row[f"{row['best']} mean"])})
-    verdict, note = with_unresolved(verdict, 1 - len(unresolved), unresolved)
+    verdict, note, _ = with_unresolved(verdict, {int(row.cases)} - set(unresolved),
+                                       unresolved)
     return (verdict, f"N = {int(row.cases)}: mean KL " + ", ".join(
                 f"{s} {_significant(row[f'{s} mean'])}" for s in SCORE_KEYS)
             + f"; BIC+ against the row's best ({row['best']}), paired, p = "
@@ -1385,8 +1396,8 @@ def claim_scores_differ_at_largest_n(table: pd.DataFrame) -> tuple[str, str]:
     worse = [s for s in SCORE_KEYS if not row[f"{s} bold"]]
     unresolved = em_unresolved(table, {int(row.cases): max(
         row[f"{s} mean"] - row[f"{row['best']} mean"] for s in SCORE_KEYS)})
-    verdict, note = with_unresolved("supported" if worse else "not supported",
-                                    1 - len(unresolved), unresolved)
+    verdict, note, _ = with_unresolved("supported" if worse else "not supported",
+                                       {int(row.cases)} - set(unresolved), unresolved)
     return (verdict,
             f"N = {int(row.cases)}: mean KL " + ", ".join(
                 f"{s} {_significant(row[f'{s} mean'])}" for s in SCORE_KEYS)
@@ -1530,16 +1541,16 @@ def hlc_claims(results: pd.DataFrame, table: pd.DataFrame, paper: pd.DataFrame,
         abs(int(x) - t) for x, t in zip(c.split(","), truth)) == 1)
     closest = near.groupby(judged.score).sum()
     found = sec6["closest_found"]
-    verdict, note = with_unresolved(
+    verdict, note, why = with_unresolved(
         "supported" if recovered.max() <= ALMOST_NEVER * runs else "not supported",
-        judged.cases.nunique(), unresolved)
+        judged.cases.unique(), unresolved)
     out.append((f"HLC: the generating cardinalities {true_cards} are (almost) never found",
                 verdict, f"recovered in {runs} runs per score (N = "
                 f"{_cases_text(sorted(int(n) for n in judged.cases.unique()))}): " +
                 ", ".join(f"{s} {int(v)}" for s, v in recovered.items()) +
                 "; one state away: " + ", ".join(f"{s} {int(v)}" for s, v in closest.items()) +
                 f" (paper: never found; {found['cardinalities']} {found['runs']} time(s), by "
-                f"{found['score']}){note}"))
+                f"{found['score']}){note}", *([why] if why else [])))
     smallest = results[results.cases == results.cases.min()]
     frequent = smallest[smallest.score == "BIC+"].cardinalities.value_counts()
     named = tuple(sec6["bic_plus_most_frequent"])
