@@ -806,6 +806,9 @@ def test_plus_fit_claim_is_not_checked_when_always_picking_the_largest_model_doe
     assert kz.across_generators([checked, unchecked])[1] == "supported"
     assert "not checked on 1" in kz.across_generators([checked, unchecked])[2]
     assert kz.across_generators([unchecked, unchecked])[1] == "not checked"
+    partly = kz.across_generators([("c", "partly supported", "k5 half")] * 2)
+    assert partly[1] == "partly supported" and "(holds on 0 of 2 generators; partly on 2)" \
+        in partly[2]
     assert kz.figure_verdict([unchecked, ("c", "not supported", "")]) == "not reproduced"
 
 

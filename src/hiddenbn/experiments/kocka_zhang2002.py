@@ -666,10 +666,11 @@ def across_generators(claims: list) -> tuple:
     verdict = ("not checked" if not judged else "supported"
                if all(v == "supported" for v in judged) else "not supported"
                if all(v == "not supported" for v in judged) else "partly supported")
-    unjudged = len(verdicts) - len(judged)
+    partly, unjudged = verdicts.count("partly supported"), verdicts.count("not checked")
     return (claims[-1][0], verdict, "; ".join(evidence for _, _, evidence, *_ in claims)
-            + (f" (holds on {sum(v == 'supported' for v in verdicts)} of {len(claims)} "
-               "generators" + (f"; not checked on {unjudged}" if unjudged else "") + ")"
+            + (f" (holds on {verdicts.count('supported')} of {len(claims)} generators"
+               + (f"; partly on {partly}" if partly else "")
+               + (f"; not checked on {unjudged}" if unjudged else "") + ")"
                if len(claims) > 1 else ""), *claims[-1][3:])
 
 
