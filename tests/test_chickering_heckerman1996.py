@@ -326,8 +326,14 @@ def test_table2_verdicts_on_the_paper_s_own_times():
     # the printed CS, Draper and BIC times take 2 values (2 and 3 s), MLED's 3: no exponent
     quantised = {f"{ch96.LABELS[s]}: time grows as d^b"
                  for s in ("cs", "mled", "draper", "bic_log_evidence")}
-    assert {i for i, r in rows.items() if r["verdict"] == "not checked"} == quantised
-    assert {r["verdict"] for i, r in rows.items() if i not in quantised} == {"reproduced"}
+    # the ratios of the columns are the implementation's, not claims of the text
+    ratios = {"Laplace costs several times EM (median ratio over d)",
+              "MLED is far cheaper than CS (median ratio CS / MLED over d)"}
+    assert {i for i, r in rows.items() if r["verdict"] == "not checked"} == quantised | ratios
+    assert all(rows[i]["explanation"].startswith("not checked: implementation-specific")
+               for i in ratios)
+    assert {r["verdict"] for i, r in rows.items() if i not in quantised | ratios} == \
+        {"reproduced"}
     assert "2 distinct values (2, 3 s)" in rows["CS: time grows as d^b"]["explanation"]
     # times printed finely enough to show growth are checked
     assert ch96.quantised(printed.cs) and not ch96.quantised(printed.em)
@@ -337,7 +343,7 @@ def test_table2_verdicts_on_the_paper_s_own_times():
         faster_laplace, cases=400, em={"restarts": 64, "max_iterations": 200})}
     assert verdicts["Laplace: time grows as d^b"]["verdict"] == "not reproduced"
     row = verdicts["Laplace costs several times EM (median ratio over d)"]
-    assert row["verdict"] == "not reproduced"
+    assert row["verdict"] == "not checked"
     assert "our ratio Laplace / EM goes from 0.10 to 0.10 (not rising), the paper's from 5.6 " \
         "to 7.7 (rising)" in row["explanation"]
     # counted: 6 x 64 iterations of the schedule and 200 final ones; (400 d^2 + d^3/3) /
@@ -351,7 +357,7 @@ def test_table2_verdicts_on_the_paper_s_own_times():
     cheap_cs = timing.assign(cs_seconds=1.5 * timing.mled_seconds)
     row = {r["item"]: r for r in ch96.table2_rows(cheap_cs)}[
         "MLED is far cheaper than CS (median ratio CS / MLED over d)"]
-    assert row["verdict"] == "not reproduced" and "the paper's 25" in row["explanation"]
+    assert row["verdict"] == "not checked" and "the paper's 25" in row["explanation"]
     assert "26.0 times MLED" in row["explanation"]  # (0.08 + 2) / 0.08, the median row
     # Laplace no longer the slowest at one d
     slow_bic = timing.assign(bic_log_evidence_seconds=timing.bic_log_evidence_seconds.where(
@@ -366,6 +372,17 @@ def test_table2_verdicts_on_the_paper_s_own_times():
     row = {r["item"]: r for r in ch96.table2_rows(wider)}["Laplace: time grows as d^b"]
     assert "11 test models" in row["ours"] and "over all 13 (d = 800..2339)" in row["ours"]
     assert row["verdict"] == "reproduced"
+    # an agreement over the paper's range only, where our time does not grow over all test
+    # models, is scatter: not reproduced (the EM row above grows over all 13, so it holds)
+    assert {r["item"]: r for r in ch96.table2_rows(wider)}["EM: time grows as d^b"][
+        "verdict"] == "reproduced"
+    small = pd.DataFrame({"d": np.arange(200, 1600, 100), **{
+        f"{s}_seconds": timing[f"{s}_seconds"].median() for s in ch96.TIMED}})
+    flat = {r["item"]: r for r in ch96.table2_rows(pd.concat([small, timing],
+                                                             ignore_index=True))}
+    row = flat["EM: time grows as d^b"]
+    assert row["verdict"] == "not reproduced" and "11 test models" in row["ours"]
+    assert "our time does not grow with d" in row["explanation"]
     # times that scatter (a millisecond step timed once on a busy machine): no exponent to judge
     scatter = np.random.default_rng(1).lognormal(0.0, 1.0, len(timing))
     noisy = timing.assign(em_seconds=1e-3 * scatter)
@@ -402,8 +419,9 @@ SECTION3 = pd.read_csv(PRINTED_TABLE1.with_name("paper_section3.csv")).iloc[0]
 
 def test_convergence_and_reality_check_claims():
     fits = pd.DataFrame({"converged": [True] * 549 + [False]})
-    verdict, evidence = ch96.claim_convergence(fits, SECTION3)
+    verdict, evidence, why = ch96.claim_convergence(fits, SECTION3)
     assert verdict == "supported" and "the paper: 549 of 550" in evidence
+    assert why.startswith("weak check: the criterion is met")
     assert ch96.claim_convergence(pd.DataFrame({"converged": [True] * 95 + [False] * 5}),
                                   SECTION3)[0] == "partly supported"
     assert ch96.claim_convergence(pd.DataFrame({"converged": [True, False, False]}),
@@ -413,13 +431,17 @@ def test_convergence_and_reality_check_claims():
     changes = np.array([1e-9] * 90 + [3e-6] * 9 + [5e-5])
     fits = pd.DataFrame({"converged": changes <= 1e-5, "last_relative_change": changes,
                          "log_posterior": -2e4})
-    verdict, evidence = ch96.claim_convergence(fits, SECTION3, em)
+    verdict, evidence, why = ch96.claim_convergence(fits, SECTION3, em)
     assert verdict == "supported" and "99 of 100 fits" in evidence
+    # the oracle says how good the modes are, which the criterion does not
+    oracle = fits.assign(oracle_log_posterior=[-2e4 + 300.0] * 10 + [None] * 90)
+    assert "ranges from -300.0 to -300.0 nats (10 fits" in ch96.claim_convergence(
+        oracle, SECTION3, em)[2]
     assert "after all 200 final iterations" in evidence and "largest" in evidence
     assert "90 would meet a tolerance 10 times smaller" in evidence and "0.20 nats" in evidence
     # fits that stopped at the cap still moving beyond the tolerance are not converged
     moving = fits.assign(last_relative_change=1e-4, converged=False)
-    assert ch96.claim_convergence(moving, SECTION3, em)[0] == "not supported"
+    assert ch96.claim_convergence(moving, SECTION3, em)[::2] == ("not supported", "")
     assert ch96.last_relative_change([-100.0, -99.0]) == pytest.approx(0.01)
     assert np.isnan(ch96.last_relative_change([-100.0]))
     reality = pd.DataFrame({"repetition": [1, 2], "hidden_states": [3, 3],

@@ -514,15 +514,16 @@ def scaling_exponent(d, seconds) -> tuple[float, float]:
     return float(b), float(np.sqrt(covariance[0, 0]))
 
 
-#: "Laplace costs several times EM": at least twice EM's time (median over d).
-SEVERAL_TIMES = 2.0
 #: A printed column of Table 2 with at most this many distinct values over its rows is
 #: quantised by its rounding (CS, Draper and BIC: 2 and 3 s; MLED: 0.06-0.08 s): a log-log
 #: slope through three levels is set by where the rounding steps fall, not by d.
 QUANTISED_LEVELS = 3
-#: "MLED is far cheaper than CS": CS at least five times MLED (median over d), the geometric
-#: midpoint between equal cost and the paper's 25.
-FAR_CHEAPER = 5.0
+#: Why the ratios of Table 2's columns are not judged: the text states none of them as a claim
+#: (it says only that Laplace is the least efficient, judged on its own), and a ratio of wall
+#: times measures one implementation against another, not the method.
+IMPLEMENTATION_SPECIFIC = ("not checked: implementation-specific: the paper's text states no such "
+                           "ratio, and a ratio of wall times compares one implementation's "
+                           "steps, not the methods")
 
 
 def em_iterations(restarts: int, max_iterations: int) -> int:
@@ -557,11 +558,15 @@ def table2_rows(timing: pd.DataFrame, where: str = "Table 2", cases: int | None 
     every test model we timed and the paper's over its rows: not checked when the paper's
     printed times are quantised (:func:`quantised`); reproduced when ours is within
     :data:`NOISE_Z` combined standard errors of the paper's and beyond :data:`NOISE_Z` of its
-    own standard errors from 0 (a growth with d is shown); not checked when it is within reach
-    of both the paper's b and 0; not reproduced when it is beyond reach of the paper's b. Then
-    the paper's relations between the columns (:data:`SEVERAL_TIMES`, :data:`FAR_CHEAPER`), on
-    the test models both timed. ``cases`` (the data set's N) and ``em`` (the config's EM
-    protocol) let the explanations count operations.
+    own standard errors from 0 (a growth with d is shown), over the paper's range of d and, when
+    we timed more test models, over all of them too (an agreement over the narrow range where
+    our time does not grow with d over all test models is scatter); not checked when it is
+    within reach of both the paper's b and 0; not reproduced when it is beyond reach of the
+    paper's b, or agrees only over the paper's range. Then the ratios of the columns (Laplace /
+    EM, CS / MLED), on the test models both timed: not checked
+    (:data:`IMPLEMENTATION_SPECIFIC`), with the operations they count; and Sec. 2's "the Laplace
+    approximation is the least efficient". ``cases`` (the data set's N) and ``em`` (the
+    config's EM protocol) let the explanations count operations.
     """
     rows = []
     both = timing.dropna(subset=[f"paper_{step}" for step in TIMED])
@@ -580,10 +585,17 @@ def table2_rows(timing: pd.DataFrame, where: str = "Table 2", cases: int | None 
         printed = f"b = {paper:.2f} ± {paper_se:.2f} (d = {both.d.min()}..{both.d.max()})"
         found = (f"b = {ours:.2f} ± {ours_se:.2f} (d = {window.d.min()}..{window.d.max()}, "
                  f"{len(window)} test models)")
+        flat = ""  # why an agreement over the paper's range is scatter, when it is
         if len(window) < len(timing):
             every, every_se = scaling_exponent(timing.d, timing[f"{step}_seconds"])
             found += (f"; over all {len(timing)} (d = {timing.d.min()}..{timing.d.max()}): "
                       f"b = {every:.2f} ± {every_se:.2f}")
+            if not every > NOISE_Z * every_se:
+                flat = (f"computed: over all {len(timing)} test models our time does not grow "
+                        f"with d (b = {every:.2f} ± {every_se:.2f}, within {NOISE_Z:g} standard "
+                        f"errors of 0), so the agreement over the paper's range of d (b = "
+                        f"{ours:.2f} ± {ours_se:.2f}) is scatter over a narrow range, not "
+                        "growth; conjecture, not measured: fixed costs, not d, set our time")
         rounding = quantised(both[f"paper_{step}"])
         if rounding:
             rows.append(verdict_row(where, claim, printed, found, "not checked", rounding))
@@ -597,50 +609,46 @@ def table2_rows(timing: pd.DataFrame, where: str = "Table 2", cases: int | None 
                 "times scatter too much over these test models to tell the two apart"))
             continue
         rows.append(verdict_row(where, claim, printed, found,
-                                "reproduced" if agree else "not reproduced",
-                                "" if agree else _table2_explanation(step, window, both, ours,
-                                                                     paper, cases, em)))
+                                "reproduced" if agree and not flat else "not reproduced",
+                                flat if agree else _table2_explanation(step, window, both, ours,
+                                                                       paper, cases, em)))
     ratio = lambda frame, a, b: float(np.median(frame[a] / frame[b]))  # noqa: E731
     laplace_em = (ratio(both, "paper_laplace", "paper_em"),
                   ratio(both, "laplace_seconds", "em_seconds"))
-    several = laplace_em[1] >= SEVERAL_TIMES
     ends = lambda frame, a, b: (frame[a] / frame[b]).iloc[[0, -1]].tolist()  # noqa: E731
     (ours_low, ours_high), (paper_low, paper_high) = (
         ends(both, "laplace_seconds", "em_seconds"), ends(both, "paper_laplace", "paper_em"))
-    why = ""
-    if not several:
-        trend = lambda low, high: "rising" if high > low else "not rising"  # noqa: E731
-        why = (f"computed: over the paper's rows (d = {both.d.iloc[0]}..{both.d.iloc[-1]}) our "
-               f"ratio Laplace / EM goes from {ours_low:.2f} to {ours_high:.2f} "
-               f"({trend(ours_low, ours_high)}), the paper's from {paper_low:.1f} to "
-               f"{paper_high:.1f} ({trend(paper_low, paper_high)}); the ratio of the operations "
-               "rises with d (the Hessian's N d² + d³/3 against EM's N d per iteration)")
-        if em is not None and cases is not None:
-            iterations = em_iterations(em["restarts"], em["max_iterations"])
-            counted = lambda d: (cases * d ** 2 + d ** 3 / 3) / (iterations * cases * d)  # noqa
-            predicted = counted(both.d.to_numpy(float))
-            theirs = float(np.median(predicted / (both.paper_laplace / both.paper_em)))
-            speed = float(np.median(predicted / (both.laplace_seconds / both.em_seconds)))
-            why += (f". Counted, with EM's {iterations} iterations per fit (Sec. 3's schedule "
-                    f"over all {em['restarts']} starts, then all {em['max_iterations']} final "
-                    f"ones; N = {cases}): the ratio of operations is {predicted[0]:.1f} at d = "
-                    f"{both.d.iloc[0]} to {predicted[-1]:.1f} at d = {both.d.iloc[-1]}. Per "
-                    f"operation, the paper's Hessian ran {theirs:.1f} times as fast as its EM, "
-                    f"ours {speed:.1f} times (medians over the paper's d): the level of the "
-                    "ratio is the two implementations' relative speed. Conjecture, not "
-                    "measured: ours does the Hessian in dense matrix products (BLAS) and EM in "
-                    "loops over the data's patterns")
+    trend = lambda low, high: "rising" if high > low else "not rising"  # noqa: E731
+    why = (f"{IMPLEMENTATION_SPECIFIC}. Over the paper's rows (d = {both.d.iloc[0]}.."
+           f"{both.d.iloc[-1]}) our ratio Laplace / EM goes from {ours_low:.2f} to "
+           f"{ours_high:.2f} ({trend(ours_low, ours_high)}), the paper's from {paper_low:.1f} to "
+           f"{paper_high:.1f} ({trend(paper_low, paper_high)}); the ratio of the operations "
+           "rises with d (the Hessian's N d² + d³/3 against EM's N d per iteration)")
+    if em is not None and cases is not None:
+        iterations = em_iterations(em["restarts"], em["max_iterations"])
+        counted = lambda d: (cases * d ** 2 + d ** 3 / 3) / (iterations * cases * d)  # noqa
+        predicted = counted(both.d.to_numpy(float))
+        theirs = float(np.median(predicted / (both.paper_laplace / both.paper_em)))
+        speed = float(np.median(predicted / (both.laplace_seconds / both.em_seconds)))
+        why += (f". Counted, with EM's {iterations} iterations per fit (Sec. 3's schedule "
+                f"over all {em['restarts']} starts, then all {em['max_iterations']} final "
+                f"ones; N = {cases}): the ratio of operations is {predicted[0]:.1f} at d = "
+                f"{both.d.iloc[0]} to {predicted[-1]:.1f} at d = {both.d.iloc[-1]}. Per "
+                f"operation, the paper's Hessian ran {theirs:.1f} times as fast as its EM, "
+                f"ours {speed:.1f} times (medians over the paper's d): the level of the "
+                "ratio is the two implementations' relative speed. Conjecture, not "
+                "measured: ours does the Hessian in dense matrix products (BLAS) and EM in "
+                "loops over the data's patterns")
     rows.append(verdict_row(
         where, "Laplace costs several times EM (median ratio over d)", f"{laplace_em[0]:.1f}",
-        f"{laplace_em[1]:.2f}", "reproduced" if several else "not reproduced", why))
+        f"{laplace_em[1]:.2f}", "not checked", why))
     cs_mled = (ratio(both, "paper_cs", "paper_mled"), ratio(both, "cs_seconds", "mled_seconds"))
-    far = cs_mled[1] >= FAR_CHEAPER
     afresh = float(np.median((both.mled_seconds + both.bic_log_evidence_seconds)
                              / both.mled_seconds))
     rows.append(verdict_row(
         where, "MLED is far cheaper than CS (median ratio CS / MLED over d)",
-        f"{cs_mled[0]:.0f}", f"{cs_mled[1]:.1f}", "reproduced" if far else "not reproduced",
-        "" if far else f"the paper's CS takes as long as its BIC and Draper "
+        f"{cs_mled[0]:.0f}", f"{cs_mled[1]:.1f}", "not checked",
+        f"{IMPLEMENTATION_SPECIFIC}. The paper's CS takes as long as its BIC and Draper "
         f"({both.paper_cs.min():g}-{both.paper_cs.max():g} s against MLED's "
         f"{both.paper_mled.min():g}-{both.paper_mled.max():g} s), as if it evaluated "
         "log p(D | θ) afresh; ours takes it from EM's last E step, so CS costs MLED plus one "
@@ -1189,7 +1197,7 @@ def table1_claims(table: pd.DataFrame) -> list[tuple[str, str, str]]:
 
 
 def claim_convergence(fits: pd.DataFrame, printed: pd.Series,
-                      em: dict | None = None) -> tuple[str, str]:
+                      em: dict | None = None) -> tuple[str, str, str]:
     """Sec. 3: "The algorithm converged in all but one of the 550 runs": a fit converged when
     the relative change of g over the last of its final iterations is at most the tolerance
     (``converged``; ``printed``: ``runs``, ``converged_runs``). Supported when our share of
@@ -1197,7 +1205,10 @@ def claim_convergence(fits: pd.DataFrame, printed: pd.Series,
     failed; partly when at least :data:`CONVERGED_MOSTLY` of the fits converged. With the
     config's ``em`` and a ``last_relative_change`` column, the evidence says how far inside the
     tolerance the fits ended: how many would meet one :data:`STRICTER` times smaller, and
-    what the tolerance allows in nats per iteration."""
+    what the tolerance allows in nats per iteration. A weak check: a relative tolerance on g
+    is met by any EM run that slows down, so where the criterion is met the explanation says
+    that this implies nothing about the mode, and, with an ``oracle_log_posterior`` column, how
+    far below EM started from the generating parameters the fits at the generating c ended."""
     converged, total = int(fits.converged.astype(bool).sum()), len(fits)
     runs, paper_converged = int(printed["runs"]), int(printed["converged_runs"])
     failed = total - converged
@@ -1216,7 +1227,18 @@ def claim_convergence(fits: pd.DataFrame, printed: pd.Series,
                         "times smaller" for k in STRICTER)
             + f"; the tolerance lets g move {tolerance * fits.log_posterior.abs().median():.2f} "
             "nats per iteration at the median |g|")
-    return verdict, evidence + ". It says EM stopped moving, not that it found the best mode."
+    if verdict == "not supported":
+        return verdict, evidence + ".", ""
+    why = ("weak check: the criterion is met, which a relative tolerance on g makes nearly "
+           "automatic (EM slowing down meets it), and it implies nothing about the mode")
+    if "oracle_log_posterior" in fits and fits.oracle_log_posterior.notna().any():
+        at_truth = fits.dropna(subset=["oracle_log_posterior"])
+        gap = at_truth.log_posterior - at_truth.oracle_log_posterior
+        why += (f": at the generating c, g of these fits minus g of EM started from the "
+                f"generating parameters (the oracle) ranges from {gap.min():.1f} to "
+                f"{gap.max():.1f} nats ({len(at_truth)} fits; comparison.md, 'EM: the paper's "
+                "protocol against the annealed search')")
+    return verdict, evidence + ".", why
 
 
 #: How much stricter than Sec. 3's tolerance the convergence evidence also counts.
