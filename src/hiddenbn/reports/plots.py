@@ -131,9 +131,9 @@ def selection_figure(selections: pd.DataFrame, generators, scores, path, title: 
     generators : list
         One row of panels each, titled ``"generator " + panel_titles[generator]``.
     scores : list
-        One line per score, labelled by its name and drawn in the look of
-        :data:`SCORE_STYLES` (``style_names`` maps names that are not its keys, e.g. paper
-        002's ``BIC+``, to them).
+        One line per score, drawn in the look of :data:`SCORE_STYLES` and labelled by its
+        display name there; ``style_names`` maps names that are not its keys, e.g. paper 002's
+        ``BIC+``, to them, and such a score keeps its own name as its label.
     panels : sequence of (column, axis label)
         One panel per column: its mean against N with error bars of one standard error
         (:func:`mean_and_error`); N, and KL (:data:`KL_PANEL`), on log scales.
@@ -152,9 +152,10 @@ def selection_figure(selections: pd.DataFrame, generators, scores, path, title: 
                 for score in scores:
                     line = summary[summary.score == score]
                     look = score_style(style_names.get(score, score))
+                    if score in style_names:
+                        look["label"] = score
                     row[column].errorbar(line.cases, line["mean"], yerr=line.se,
-                                         markerfacecolor="none", capsize=2,
-                                         **{**look, "label": score})
+                                         markerfacecolor="none", capsize=2, **look)
                 row[column].set_xscale("log")
                 sizes = sorted(subset.cases.unique())  # label the sample sizes themselves
                 row[column].set_xticks(sizes, [f"{n:,}" for n in sizes])
