@@ -63,6 +63,8 @@ def test_delta_c_against_the_gold_standard_and_laplace():
     assert (row["gold_set"], row["gold_set_size"], row["gold_se"]) == ("3..4", 2, 0.5)
     assert (row["bic_log_evidence_vs_gold"], row["laplace_vs_gold"],
             row["mled_vs_gold"]) == (-1, 0, 0)
+    assert gs.gold_set([-10.0, -5.0, np.nan], [np.nan, np.nan, 0.5]).tolist() == \
+        [False, True, False]
     sharp = gs.selection_errors(frame.assign(gold_se=0.1), ["experiment", "replicate"]).iloc[0]
     assert sharp["gold_set"] == "3"
     assert (sharp["bic_log_evidence_vs_gold"], sharp["laplace_vs_gold"],

@@ -576,7 +576,9 @@ def gold_set(gold, gold_se) -> np.ndarray:
     (``hypot(se_best, se_k)``) of the largest, the largest included."""
     gold, gold_se = np.asarray(gold, float), np.asarray(gold_se, float)
     best = np.nanargmax(gold)
-    return gold[best] - gold <= GOLD_SET_SE * np.hypot(gold_se[best], gold_se)
+    chosen = gold[best] - gold <= GOLD_SET_SE * np.hypot(gold_se[best], gold_se)
+    chosen[best] = True  # even without a standard error (NaN) the maximum is chosen
+    return chosen
 
 
 def delta_to_set(chosen: int, members) -> int:
