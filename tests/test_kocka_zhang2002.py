@@ -594,6 +594,41 @@ def test_bic_plus_ties_claim_tests_that_the_choice_among_tied_models_is_random()
     assert kz.ties_claim(models, selections, "k4", section)[1] == "not supported"
 
 
+def test_ties_explanation_gives_the_ordered_likelihoods_only_where_computed():
+    section = {"em": {"tolerance": 1e-6}}
+    models, selections = lc_ties({4: 30})  # EM highest on the fewest states: no order to cite
+    claim = kz.ties_claim(models, selections, "k4", section)
+    assert claim[1] == "not supported" and claim[3] == ""
+    # the log-likelihood rises by half a nat per state among the tied models
+    rising = models.assign(loglik=models.loglik + 0.5 * models.states)
+    claim = kz.ties_claim(rising, selections, "k4", section)
+    assert claim[1] == "not supported"
+    assert claim[3].startswith("computed: the choice among the tied models is ordered")
+    assert "4 states 2, 5 states 1.5, 6 states 1, 7 states 0.5, 8 states 0)" in claim[3]
+    assert len(kz.ties_claim(rising, selections, "k4", section, explain=False)) == 3
+
+
+def test_cs_versus_bic_explanation_cites_the_growth_of_cs_minus_bic_only_where_it_grows():
+    picks = {"BIC": _pick(3, 2.0), "CS": _pick(3, 2.0), "BIC+": _pick(6, 1.0),
+             "CS+": _pick(5, 1.0)}
+    parted = synthetic_selections(picks, sets=10)
+    cs = parted.index[(parted.score == "CS") & (parted.parametrisation <= 4)]
+    parted.loc[cs, "states"] = 4
+    parted.loc[cs, "kl_bits"] *= 0.5
+
+    def models(step):
+        return pd.DataFrame([{"generator": "k8", "states": k, "ds": 5 * k - 1, "de": 5 * k - 1,
+                              "BIC": -100.0, "CS": -100.0 + step * k, "BIC+": -100.0,
+                              "CS+": -100.0 + step * k} for k in range(1, 9)])
+
+    claim = kz.same_behaviour_claim(parted, "k8", models(2.0))
+    assert claim[1] == "partly supported"
+    assert claim[3].startswith("computed: CS - BIC rises with the number of classes")
+    assert "|X| = 3: 6, |X| = 4: 8)" in claim[3] and "mean 4.00 against 3.00" in claim[3]
+    falling = kz.same_behaviour_claim(parted, "k8", models(-2.0))
+    assert falling[1] == "partly supported" and falling[3] == ""
+
+
 def test_bic_plus_more_states_claim_is_a_paired_test_against_each_score():
     more = synthetic_selections({"BIC": _pick(4, 1.0), "CS": _pick(4, 1.0),
                                  "BIC+": lambda rng, n: (int(rng.integers(5, 9)), 1e-3),

@@ -637,14 +637,16 @@ def lc_claims(selections: pd.DataFrame, lc_models: pd.DataFrame, section: dict,
         or [main]
     largest = lc_models[lc_models.states == lc_models.states.max()]
     checks = (lambda s, g: plus_fit_claim(s, g, largest[largest.generator == g]),
-              same_behaviour_claim, lambda s, g: state_order_claim(s, g, explain),
+              lambda s, g: same_behaviour_claim(s, g, lc_models, explain),
+              lambda s, g: state_order_claim(s, g, explain),
               _plus_scores_agree)
     out = {"figure4": [across_generators([check(selections[selections.generator == g], g)
                                           for g in similar]) for check in checks],
            "figure4_supplementary": [], "figure5": []}
     if tie is not None:
         out["figure4_supplementary"] += [more_states_claim(selections, tie, explain),
-                                         ties_claim(lc_models, selections, tie, section),
+                                         ties_claim(lc_models, selections, tie, section,
+                                                    explain),
                                          similar_fit_claim(selections, tie, explain)]
     if "k2" in present:
         out["figure4_supplementary"].append(same_results_claim(selections, "k2", explain))
@@ -715,13 +717,16 @@ def plus_fit_claim(subset: pd.DataFrame, generator: str,
             ", ".join(f"{s} {_format(v)}" for s, v in kl.items()) + baseline)
 
 
-def same_behaviour_claim(subset: pd.DataFrame, generator: str) -> tuple:
+def same_behaviour_claim(subset: pd.DataFrame, generator: str,
+                         models: pd.DataFrame | None = None, explain: bool = True) -> tuple:
     """Sec. 5 (Figure 4): "The CS and BIC exhibit the same behaviour", pooled over every data
     set of the generator (all N; a test per N of ten data sets has little power): where the two
     select different ``|X|``, a Wilcoxon signed-rank test of KL(CS) against KL(BIC) (paired, the
     paper's 95%). Supported when it finds no difference; partly when one fits significantly
     better where they differ but they select the same ``|X|`` on at least
-    :data:`SAME_RESULTS_PARTLY` of the data sets; not supported otherwise."""
+    :data:`SAME_RESULTS_PARTLY` of the data sets; not supported otherwise. ``models``: the
+    generator's test model fits (``lc_models`` rows, CS under the alpha of ``subset``), for
+    the explanation of a verdict other than supported (:func:`cs_more_states_explanation`)."""
     kl = subset.pivot_table(index=["parametrisation", "cases"], columns="score",
                             values="kl_bits")
     states = subset.pivot_table(index=["parametrisation", "cases"], columns="score",
@@ -738,7 +743,33 @@ def same_behaviour_claim(subset: pd.DataFrame, generator: str) -> tuple:
             f"{int((gap < 0).sum())} of {int(differ.sum())} (mean |X| CS "
             f"{states['CS'][differ].mean() if differ.any() else float('nan'):.2f}, BIC "
             f"{states['BIC'][differ].mean() if differ.any() else float('nan'):.2f}; Wilcoxon "
-            f"signed-rank on the KLs p = {p_value:.2g})")
+            f"signed-rank on the KLs p = {p_value:.2g})",
+            *([cs_more_states_explanation(models, generator, states.loc[differ, ["BIC", "CS"]])]
+              if explain and models is not None and verdict != "supported" else []))
+
+
+def cs_more_states_explanation(models: pd.DataFrame, generator: str,
+                               states: pd.DataFrame) -> str:
+    """Why CS selects other ``|X|`` than BIC, where computed: ``CS - BIC`` (:func:`cs_minus_bic`
+    on ``models``) rises with the number of classes over the ``|X|`` the two select where
+    they differ (``states``: their selections there), so CS charges an extra class less than
+    BIC and selects more states. Empty when either does not hold."""
+    if states.empty or states["CS"].mean() <= states["BIC"].mean():
+        return ""
+    gaps = cs_minus_bic(models, generator).set_index("states")["CS - BIC"]
+    span = gaps.loc[int(states.to_numpy().min()):int(states.to_numpy().max())]
+    if len(span) < 2 or not (np.diff(span.to_numpy()) > 0).all():
+        return ""
+    true_states = _generator_states(generator)[0]
+    return ("computed: CS - BIC rises with the number of classes of the test model over the "
+            f"|X| where the two differ (mean over the data sets of "
+            f"{_generator_title(generator)}, " + ", ".join(
+                f"|X| = {int(k)}: {v:.2g}" for k, v in span.items()) + "), so CS charges an "
+            "extra class less than BIC: where they differ CS selects more states (mean "
+            f"{states['CS'].mean():.2f} against {states['BIC'].mean():.2f}"
+            + (f", nearer the generating {true_states}"
+               if states["CS"].mean() <= true_states else "")
+            + "). Why CS - BIC grows: comparison.md, 'Why CS+ picks the most states'.")
 
 
 def _signed_rank_p(a, b) -> float:
@@ -808,7 +839,7 @@ def more_states_claim(selections: pd.DataFrame, generator: str, explain: bool = 
 
 
 def ties_claim(lc_models: pd.DataFrame, selections: pd.DataFrame, generator: str,
-               section: dict) -> tuple:
+               section: dict, explain: bool = True) -> tuple:
     """Sec. 5: "the likelihood of all the models with cardinality of the hidden variable higher
     than 4 is the same (in practice, thanks to random fluctuations of the ML estimate, there are
     some small random differences) and the penalty is the same as well. Thus the BIC+ selects
@@ -823,7 +854,8 @@ def ties_claim(lc_models: pd.DataFrame, selections: pd.DataFrame, generator: str
     ordered systematically, not by random fluctuations, which is what the claim says). The
     evidence adds BIC+'s own picks, the log-likelihood ranges
     among the tied models, EM's stopping threshold (relative ``em.tolerance`` of the
-    log-likelihood) and one effective parameter's penalty ``log N / 2``.
+    log-likelihood) and one effective parameter's penalty ``log N / 2``. Where it is not
+    supported, the explanation is :func:`ordered_ties_explanation`'s.
     """
     models = lc_models[lc_models.generator == generator]
     top_de = models.de.max()
@@ -856,7 +888,30 @@ def ties_claim(lc_models: pd.DataFrame, selections: pd.DataFrame, generator: str
             f"{threshold.median():.2g} nats, a gain per iteration, not the distance to the ML "
             "optimum, which the LC runs do not measure; one effective parameter's penalty "
             "log N / 2: "
-            f"{penalty.min():.2g}-{penalty.max():.2g} nats)")
+            f"{penalty.min():.2g}-{penalty.max():.2g} nats)",
+            *([ordered_ties_explanation(models[models.de == top_de])]
+              if explain and verdict != "supported" else []))
+
+
+def ordered_ties_explanation(tied: pd.DataFrame) -> str:
+    """Why BIC+'s choice among the test models of equal de (``tied``: their ``lc_models``
+    rows) is not random, where computed: their EM log-likelihoods rise from the fewest states
+    to the most (the mean distance below each data set's best of them is largest for the
+    fewest states and smallest for the most). Empty when they do not."""
+    below = tied.groupby(["parametrisation", "cases"]).loglik.transform("max") - tied.loglik
+    shortfall = below.groupby(tied.states).mean()
+    if not (shortfall.idxmax() == shortfall.index.min()
+            and shortfall.idxmin() == shortfall.index.max()):
+        return ""
+    return ("computed: the choice among the tied models is ordered, not random: their EM "
+            "log-likelihoods rise from the fewest states to the most (mean nats below each "
+            "data set's best of them: " + ", ".join(
+                f"{int(k)} states {v:.2g}" for k, v in shortfall.items()) + "). A model with "
+            "fewer states is nested in one with more, so their ML log-likelihoods cannot "
+            "decrease with |X|; the paper's 'random' needs them equal up to fluctuations "
+            "('the likelihood of all the models ... is the same'). Whether our differences "
+            "are the ML optima's or EM's shortfall is not computed: the LC runs do not "
+            "measure the distance to the ML optimum.")
 
 
 #: "The same results" of Sec. 5 on 2:2,2,2,2: the four scores select the same model on at
