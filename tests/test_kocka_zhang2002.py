@@ -144,6 +144,19 @@ def test_quick_content(quick_results):
         assert is_regular_hlc(network)
 
 
+def test_quick_bic_plus_ties_at_the_smallest_n_are_continued_to_ml(quick_results):
+    hlc = quick_results[1]
+    smallest = (hlc.cases == min(QUICK["hierarchical"]["sample_sizes"])) & (hlc.score == "BIC+")
+    assert hlc.path_ml_loglik[~smallest].isna().all()
+    for row in hlc[smallest].itertuples():
+        em = [float(x) for x in row.path_loglik.split(" > ")]
+        ml = [float(x) for x in row.path_ml_loglik.split(" > ")]
+        dims = row.path_de.split(" > ")
+        # the leading models of the start's de, each no lower than its EM fit (EM ascends)
+        assert len(ml) == next((i for i, d in enumerate(dims) if d != dims[0]), len(dims))
+        assert all(m >= e - 1e-6 for m, e in zip(ml, em))
+
+
 def test_quick_lc_has_icl_and_sbic_beside_the_paper_scores(quick_results):
     lc, _ = quick_results
     assert QUICK["latent_class"]["test_states"]["min"] == 1  # the chain 1..K: sBIC everywhere
@@ -655,16 +668,19 @@ def test_similar_fit_and_same_results_claims_fail_when_the_scores_part():
 
 
 # --- Sec. 6's other claims -----------------------------------------------------------------------
-def hlc_runs(final: dict, cases=1000, path_gain=0.5):
+def hlc_runs(final: dict, cases=1000, path_gain=0.5, ml_gain=None, em_error=0.0):
     """Hill-climb results: ``final[score]`` lists each run's final cardinalities; BIC+'s path
-    goes from 2,2,2 to its final model with ``path_gain`` nats."""
+    goes from 2,2,2 to its final model with ``path_gain`` nats; with ``ml_gain``, its
+    ``path_ml_loglik`` has the two fits continued to ML, 2,2,2's ``em_error`` nats above its
+    EM fit and ``ml_gain`` nats apart."""
     rows = []
     for score, cards in final.items():
         for p, c in enumerate(cards, start=1):
             rows.append({"parametrisation": p, "cases": cases, "score": score,
                          "cardinalities": c, "kl_bits": 1e-3, "path": f"2,2,2 > {c}",
                          "path_loglik": f"-5000.0 > {-5000.0 + path_gain}",
-                         "path_de": "15 > 15"})
+                         "path_de": "15 > 15", "path_ml_loglik": np.nan if ml_gain is None
+                         else f"{-5000.0 + em_error} > {-5000.0 + em_error + ml_gain}"})
     return pd.DataFrame(rows)
 
 
@@ -674,7 +690,7 @@ def test_hlc_claims_on_the_paper_s_story_and_against_it():
     story = hlc_runs({"BIC": ["2,2,2"] * 10, "CS": ["2,2,2"] * 10,
                       "BIC+": ["2,2,2"] * 5 + ["2,3,2"] * 4 + ["4,3,3"],
                       "CS+": ["3,2,2"] * 9 + ["4,3,3"]})
-    claims = {c[0]: c for c in kz.hlc_claims(story, paper, paper, network, SEC, {1000: 1.0})}
+    claims = {c[0]: c for c in kz.hlc_claims(story, paper, paper, network, SEC)}
     found = next(c for k, c in claims.items() if "never found" in k)
     assert found[1] == "supported" and "one state away: BIC 0, BIC+ 1, CS 0, CS+ 1" in found[2]
     frequent = next(c for k, c in claims.items() if "most frequent" in k)
@@ -683,23 +699,46 @@ def test_hlc_claims_on_the_paper_s_story_and_against_it():
     assert "the paper's own table by the same rule" in choice[2]
     against = hlc_runs({"BIC": ["5,3,3"] * 10, "CS": ["2,2,2"] * 10,
                         "BIC+": ["3,3,3"] * 6 + ["2,2,2"] * 4, "CS+": ["3,2,2"] * 10})
-    claims = {c[0]: c for c in kz.hlc_claims(against, paper, paper, network, SEC,
-                                             {1000: 1.0})}
+    claims = {c[0]: c for c in kz.hlc_claims(against, paper, paper, network, SEC)}
     assert next(c for k, c in claims.items() if "never found" in k)[1] == "not supported"
     frequent = next(c for k, c in claims.items() if "most frequent" in k)
     assert frequent[1] == "not supported" and "differ in de" in frequent[3]
 
 
-def test_frequent_models_explanation_measures_the_gain_that_carried_bic_plus_on():
+def test_frequent_models_explanation_states_the_cause_only_where_ml_gains_beat_em_error():
     network = all_binary(parse_spec(DEFAULT["hierarchical"]["spec"]))
     named = tuple(SEC["hierarchical"]["bic_plus_most_frequent"])
-    runs = hlc_runs({"BIC+": ["2,3,2"] * 6 + ["3,2,2"] * 4}, path_gain=2.0)
-    why = kz.frequent_models_explanation(runs, network, named, 0.5)
-    assert "10 left the start for a model of the same de" in why
-    assert "median 2 nats" in why and "against 0.5 nats" in why
+    finals = {"BIC+": ["2,3,2"] * 6 + ["3,2,2"] * 4}
+    # at ML the larger models still gain 1.5 nats, more than the 0.5 EM left on 2,2,2
+    runs = hlc_runs(finals, path_gain=2.0, ml_gain=1.5, em_error=0.5)
+    why = kz.frequent_models_explanation(runs, network, named)
+    assert "10 left the start for a model of the same de" in why and "median 2 nats" in why
+    assert "ML gains of median 1.5 nats" in why and "EM's error of median 0.5 nats" in why
+    assert "the gain larger in 10 of 10" in why
     assert "higher by more than EM's error" in why and "conjecture" in why
-    why = kz.frequent_models_explanation(runs, network, named, 3.0)
-    assert "within EM's own error, so EM's fluctuations decide" in why and "conjecture" in why
+    # counterfactual: the 2-nat gain the climb saw is mostly 2,2,2's EM error (1.8 nats)
+    runs = hlc_runs(finals, path_gain=2.0, ml_gain=0.2, em_error=1.8)
+    why = kz.frequent_models_explanation(runs, network, named)
+    assert "the gain larger in 0 of 10" in why and "not established by this run" in why
+    assert "higher by more than EM's error" not in why
+    # no ML continuation recorded: no cause
+    why = kz.frequent_models_explanation(hlc_runs(finals, path_gain=2.0), network, named)
+    assert "not measured" in why and "higher by more than" not in why
+
+
+def test_tie_steps_judge_each_step_of_equal_de_at_the_ml_optimum():
+    runs = pd.DataFrame([{"parametrisation": 1, "cases": 1000, "score": "BIC+",
+                          "path_loglik": "-10.0 > -8.0 > -7.5 > -7.0",
+                          "path_de": "15 > 15 > 15 > 16",
+                          "path_ml_loglik": "-9.0 > -7.9 > -7.4"},
+                         {"parametrisation": 1, "cases": 3000, "score": "BIC+",
+                          "path_loglik": "-1.0 > 0.0", "path_de": "15 > 15",
+                          "path_ml_loglik": np.nan}])
+    steps = kz.tie_steps(runs)  # the step to de 16 and the larger N are not ties judged here
+    assert steps["first"].tolist() == [True, False]
+    np.testing.assert_allclose(steps.em_gain, [2.0, 0.5])
+    np.testing.assert_allclose(steps.ml_gain, [1.1, 0.5])
+    np.testing.assert_allclose(steps.em_error, [1.0, 0.1])
 
 
 def test_figure_verdicts_combine_their_claims():
@@ -786,7 +825,7 @@ def test_hlc_score_order_claim_both_ways():
         ordered.score != "CS+", "4,3,3"))
     for runs, answer in ((ordered, "holds"), (reverse, "does not hold")):
         assert kz.hlc_state_order(runs, explain=False)[1] == answer
-        claims = kz.hlc_claims(runs, paper, paper, network, SEC, {1000: 1.0}, explain=False)
+        claims = kz.hlc_claims(runs, paper, paper, network, SEC, explain=False)
         assert not any("picks more hidden states" in c[0] for c in claims)  # not the paper's
 
 
@@ -1025,8 +1064,7 @@ def test_recovery_is_judged_only_where_em_resolves_the_fit_of_the_generating_str
     table = paper[paper.cases.isin([1000, 243000])]
 
     def found(excess):
-        claims = kz.hlc_claims(runs, with_floors(table, excess), paper, network, SEC,
-                               {1000: 1.0}, explain=False)
+        claims = kz.hlc_claims(runs, with_floors(table, excess), paper, network, SEC, explain=False)
         return next(c for c in claims if "never found" in c[0])
 
     assert found({})[1] == "supported" and "20 runs per score" in found({})[2]
@@ -1037,7 +1075,6 @@ def test_recovery_is_judged_only_where_em_resolves_the_fit_of_the_generating_str
     assert found({1000: 50.0, 243000: 5.0})[1] == "not checked"
     # recovered where judged: not supported, and no "reproduced where judged"
     recovering = runs.assign(cardinalities=kz._cards_text(kz.hidden_cardinalities(network)))
-    claims = kz.hlc_claims(recovering, with_floors(table, {243000: 5.0}), paper, network, SEC,
-                           {1000: 1.0}, explain=False)
+    claims = kz.hlc_claims(recovering, with_floors(table, {243000: 5.0}), paper, network, SEC, explain=False)
     claim = next(c for c in claims if "never found" in c[0])
     assert claim[1] == "not supported" and len(claim) == 3
