@@ -157,3 +157,24 @@ def test_a_missing_input_or_unknown_paper_is_named(sections, tmp_path):
         rp.reproduction_markdown(sections, tmp_path)
     with pytest.raises(HiddenbnError, match="unknown paper '007'"):
         rp.reproduction_markdown([{"paper": "007", "documents": [], "verdicts": []}], tmp_path)
+
+
+def test_the_studies_follow_the_papers_with_their_figures_and_summaries(sections, tmp_path):
+    folder = tmp_path / "studies" / "demo"
+    (folder / "figures").mkdir(parents=True)
+    (folder / "figures" / "selection.png").write_bytes(b"png")
+    (folder / "summary.md").write_text("# Study demo\n\n## Figure: `figures/selection.png`\n\n"
+                                       "* g: the mean KL falls for every score.\n")
+    study = {"name": "demo", "summary": str(folder / "summary.md"),
+             "figures": [str(folder / "figures" / "selection.png")]}
+    text = rp.reproduction_markdown(sections, tmp_path, studies=[study])
+    studies = text[text.index("## Studies (beyond the papers)"):]
+    assert text.index("## Gold standard") < text.index("## Studies (beyond the papers)")
+    assert "### Study demo\n\n*From [`studies/demo/summary.md`]" in studies
+    assert "Figures: [`studies/demo/figures/selection.png`](studies/demo/figures/selection.png)" \
+        in studies
+    assert "#### Figure: `figures/selection.png`" in studies and "falls for every score" in studies
+    assert "## Studies" not in rp.reproduction_markdown(sections, tmp_path)
+    (folder / "figures" / "selection.png").unlink()
+    with pytest.raises(HiddenbnError, match="selection.png: missing"):
+        rp.reproduction_markdown(sections, tmp_path, studies=[study])

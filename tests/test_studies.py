@@ -369,6 +369,24 @@ def test_the_figure_section_names_the_scores_whose_lines_coincide():
     assert studies.coinciding_scores(selections, "g") == []
 
 
+def test_the_figure_trends_are_read_from_the_means_and_change_with_them():
+    summary = pd.DataFrame({
+        "generator": "g", "cases": [500, 500, 4000, 4000], "score": ["cs", "laplace"] * 2,
+        "kl_bits_mean": [0.03, 0.02, 0.01, 0.004], "hidden_states_mean": [2.0, 2.5, 2.75, 3.0]})
+    panels = [studies.PANELS["kl"], studies.PANELS["selected"]]
+    assert studies.figure_trends(summary, "g", panels) == (
+        "the mean KL(true ‖ selected) [bits] falls for every score from N = 500 to 4,000 (over "
+        "the scores 0.02–0.03 at 500, 0.004–0.01 at 4,000; lowest at N = 4,000: Laplace); the "
+        "mean selected hidden states rises for every score from N = 500 to 4,000 (over the "
+        "scores 2–2.5 at 500, 2.75–3 at 4,000; highest at N = 4,000: Laplace)")
+    summary.loc[2, "kl_bits_mean"] = 0.05  # CS's KL grows
+    assert "falls for 1 and rises for 1 of the 2 scores" in studies.figure_trends(
+        summary, "g", panels[:1])
+    one_size = summary[summary.cases == 4000]
+    assert studies.figure_trends(one_size, "g", panels[1:]) == (
+        "the mean selected hidden states 2.75–3 over the scores (highest at N = 4,000: Laplace)")
+
+
 def test_the_lowest_mean_kl_names_every_tied_score():
     summary = pd.DataFrame({"cases": [500, 500, 500, 4000, 4000],
                             "score": ["cs", "bic_log_evidence", "laplace", "cs",

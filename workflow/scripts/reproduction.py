@@ -8,4 +8,5 @@ with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
         snakemake.params.sections,  # noqa: F821
         snakemake.output[0],  # noqa: F821
         snakemake.params.quick_sizes,  # noqa: F821
+        snakemake.params.studies,  # noqa: F821
     )

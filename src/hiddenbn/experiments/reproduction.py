@@ -12,7 +12,8 @@ paper's verdicts but not counted.
 config runs and assembles one Markdown document: a summary table, the known disagreements with
 their explanations (or what is and is not known, :data:`UNEXPLAINED`), the verdicts that rest on
 reconstruction choices with where their variants are shown, then each paper's verdicts and its
-comparison in full. A run of the quick config (``quick_sizes: true``) says at its top that its
+comparison in full, and last the config's studies (their summaries, which say what their
+figures show). A run of the quick config (``quick_sizes: true``) says at its top that its
 sizes are too small to judge, and its disagreements read :data:`QUICK_VERDICT`. Nothing here
 computes a result: every number in the document comes from the files it reads.
 """
@@ -168,13 +169,31 @@ def _check_derived(key: str, rows: pd.DataFrame) -> None:
                             "that paper's verdicts; name the item of the row it repeats")
 
 
-def _check_sections(sections) -> None:
+def _check_sections(sections, studies) -> None:
     for section in sections:
         paper(section["paper"])
-        for path in [*section["documents"], *section["verdicts"]]:
-            if not Path(path).is_file():
-                raise HiddenbnError(f"{path}: missing; run the rule that makes it before "
-                                    "assembling REPRODUCTION.md")
+    paths = [path for section in sections for path in [*section["documents"],
+                                                        *section["verdicts"]]]
+    for path in paths + [path for study in studies for path in [study["summary"],
+                                                               *study["figures"]]]:
+        if not Path(path).is_file():
+            raise HiddenbnError(f"{path}: missing; run the rule that makes it before "
+                                "assembling REPRODUCTION.md")
+
+
+def _study_lines(studies, base: Path) -> list[str]:
+    """The config's studies, after the papers: per study its figures and its summary.md (which
+    says what each figure shows, computed from the study's tables) in full."""
+    lines = ["## Studies (beyond the papers)", "",
+             "The config's own studies (its `studies:` section) check no printed number and "
+             "have no verdicts. Each study's summary is reproduced in full below; its figure "
+             "section says what the figure shows, from the study's own means.", ""]
+    for study in studies:
+        embedded = _embedded(study["summary"], base, 2)
+        figures = ("Figures: " + ", ".join(_link(f, base) for f in study["figures"]) + "."
+                   if study["figures"] else "No figure: the study's metrics draw none.")
+        lines += [*embedded[:3], "", figures, *embedded[3:], ""]
+    return lines
 
 
 #: The top of a report of the quick config, before anything else.
@@ -217,7 +236,8 @@ def _reconstruction_lines(sections, verdicts) -> list[str]:
     return lines
 
 
-def reproduction_markdown(sections: list[dict], base, quick_sizes: bool = False) -> str:
+def reproduction_markdown(sections: list[dict], base, quick_sizes: bool = False,
+                          studies: list[dict] = ()) -> str:
     """The text of ``REPRODUCTION.md``.
 
     Parameters
@@ -232,14 +252,17 @@ def reproduction_markdown(sections: list[dict], base, quick_sizes: bool = False)
         The config's ``quick_sizes``: the run's sizes are too small to judge, which the
         document says at its top (:data:`QUICK_BANNER`), and every disagreement reads
         :data:`QUICK_VERDICT`.
+    studies : list of dict
+        The config's studies, after the papers: ``name``, ``summary`` (its summary.md,
+        embedded in full) and ``figures`` (its PNG figures, linked).
 
     Returns
     -------
     str
         Markdown: summary table, known disagreements, the verdicts that rest on reconstruction
-        choices, then each paper's verdicts and comparisons.
+        choices, each paper's verdicts and comparisons, then the studies.
     """
-    _check_sections(sections)
+    _check_sections(sections, studies)
     base = Path(base)
     verdicts = {s["paper"]: reported_verdicts(pd.concat(
         [read_verdicts(p) for p in s["verdicts"]], ignore_index=True), quick_sizes)
@@ -270,7 +293,9 @@ def reproduction_markdown(sections: list[dict], base, quick_sizes: bool = False)
               "choices it rests on) and its comparison, which is reproduced in full below. "
               "Verdicts: " + ", ".join(f"*{v}*" for v in shown) + ". Structures and settings the "
               "papers do not give are reconstructed as docs/RECONSTRUCTIONS.md describes and "
-              "flagged in the comparisons.", "", "## Summary", "",
+              "flagged in the comparisons."
+              + (" The config's studies follow the papers: beyond them, with no verdicts."
+                 if studies else ""), "", "## Summary", "",
               "Counts of distinct checks. *" + CONSTRUCTED + "* marks a check that cannot fail: "
               "our side was reconstructed from the printed value, so its agreement is no "
               "evidence. A row derived from another (the same printed number checked again, or "
@@ -312,11 +337,14 @@ def reproduction_markdown(sections: list[dict], base, quick_sizes: bool = False)
                        "beyond the paper.", ""]
         for document in section["documents"]:
             lines += [*_embedded(document, base, 2), ""]
+    if studies:
+        lines += _study_lines(studies, base)
     return "\n".join(lines)
 
 
-def write_reproduction(sections: list[dict], path, quick_sizes: bool = False) -> None:
+def write_reproduction(sections: list[dict], path, quick_sizes: bool = False,
+                       studies: list[dict] = ()) -> None:
     """Write ``REPRODUCTION.md`` at ``path`` (see :func:`reproduction_markdown`)."""
     path = Path(path)
-    text = reproduction_markdown(sections, path.parent, quick_sizes)
+    text = reproduction_markdown(sections, path.parent, quick_sizes, studies)
     atomic_write_text(path, text)

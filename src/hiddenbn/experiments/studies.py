@@ -788,20 +788,64 @@ def coinciding_scores(selections: pd.DataFrame, generator: str) -> list[list[str
     return [group for group in groups.values() if len(group) > 1]
 
 
-def _figure_section(study: dict, selections: pd.DataFrame) -> list[str]:
-    """The lines of summary.md about figures/selection.png: what it draws, and which scores'
-    lines hide each other."""
-    panels = " and ".join(label for _, label in _panels(study))
+def _display(score: str) -> str:
+    """A score's name in the figures' legend (:data:`hiddenbn.reports.plots.SCORE_STYLES`)."""
+    return plots.score_style(score)["label"]
+
+
+def _span(values: pd.Series) -> str:
+    """The range of ``values`` to 3 significant digits, one number when they round alike."""
+    low, high = f"{values.min():.3g}", f"{values.max():.3g}"
+    return low if low == high else f"{low}–{high}"
+
+
+def figure_trends(summary: pd.DataFrame, generator: str, panels) -> str:
+    """What figures/selection.png shows for ``generator``, from the means of ``summary`` (one row
+    per generator, N and score, with ``<column>_mean`` per panel column): per panel, the range
+    over the scores at the smallest and the largest N, how many scores' means fall or rise
+    between them, and the scores lowest (KL) or highest (hidden states) at the largest N."""
+    subset = summary[summary.generator == generator]
+    sizes = sorted(subset.cases.unique())
+    first, last = (subset[subset.cases == n].set_index("score") for n in (sizes[0], sizes[-1]))
+    parts = []
+    for column, label in panels:
+        start, end = first[f"{column}_mean"], last[f"{column}_mean"]
+        lowest = column == plots.KL_PANEL[0]
+        best = end.min() if lowest else end.max()
+        leaders = (f"{'lowest' if lowest else 'highest'} at N = {sizes[-1]:,}: "
+                   + ", ".join(_display(s) for s in sorted(end.index[end == best])))
+        if len(sizes) == 1:
+            parts.append(f"the mean {label} {_span(end)} over the scores ({leaders})")
+            continue
+        change = end - start.reindex(end.index)
+        falls, rises = int((change < 0).sum()), int((change > 0).sum())
+        direction = ("falls for every score" if falls == len(change) else
+                     "rises for every score" if rises == len(change) else
+                     f"falls for {falls} and rises for {rises} of the {len(change)} scores")
+        parts.append(f"the mean {label} {direction} from N = {sizes[0]:,} to {sizes[-1]:,} (over the "
+                     f"scores {_span(start)} at {sizes[0]:,}, {_span(end)} at {sizes[-1]:,}; "
+                     f"{leaders})")
+    return "; ".join(parts)
+
+
+def _figure_section(study: dict, summary: pd.DataFrame, selections: pd.DataFrame) -> list[str]:
+    """The lines of summary.md about figures/selection.png: what it draws, what it shows per
+    generator (:func:`figure_trends`), and which scores' lines hide each other."""
+    panels = _panels(study)
     lines = ["## Figure: `figures/selection.png`", "",
-             f"One row of panels per generator: the {panels} of the model each score selected, "
-             "against N (log scale), mean ± one standard error over the replicates, one colour "
-             "and marker per score (the same across the project)."]
+             f"One row of panels per generator: the {' and '.join(l for _, l in panels)} of the "
+             "model each score selected, against N (log scale), mean ± one standard error over "
+             "the replicates, one colour and marker per score (the same across the project); "
+             "the legend names the scores " + ", ".join(
+                 f"{_display(s)} ({s})" for s in study["scores"]) + "."]
     for generator in study["generators"]:
         groups = coinciding_scores(selections, generator)
-        lines.append(f"* {generator}: " + ("; ".join(
-            ", ".join(group) + " selected the same model on every data set, so their lines "
-            "coincide and only their markers tell them apart" for group in groups)
-            if groups else "every score's line is its own") + ".")
+        trends = figure_trends(summary, generator, panels)
+        lines.append(f"* {generator}: {trends[0].upper() + trends[1:]}. " + (
+            "; ".join(", ".join(_display(s) for s in group) + " selected the same model on "
+                      "every data set, so their lines coincide and only their markers tell "
+                      "them apart" for group in groups)
+            if groups else "Every score's line is its own") + ".")
     return lines + [""]
 
 
@@ -834,7 +878,7 @@ def summary_markdown(name: str, study: dict, summary: pd.DataFrame, frequency, t
         lines += _generator_section(generator, study, summary,
                                     frequency if frequency is not None else pd.DataFrame())
     if _panels(study) and selections is not None:
-        lines += _figure_section(study, selections)
+        lines += _figure_section(study, summary, selections)
     if times is not None:
         shown = times.assign(fit_seconds=[_mean_se(m, s) for m, s in
                                           zip(times.mean_fit_seconds, times.se_fit_seconds)])
