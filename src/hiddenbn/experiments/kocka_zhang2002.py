@@ -1561,7 +1561,8 @@ def _beyond_error_text(steps: pd.DataFrame, which: str) -> tuple[bool, str]:
     beyond = int((steps.ml_gain > steps.em_error).sum())
     return 2 * beyond > len(steps), (
         f"{which}: ML gains of median {steps.ml_gain.median():.2g} nats (range "
-        f"{steps.ml_gain.min():.2g} to {steps.ml_gain.max():.2g}) against EM's error of "
+        f"{steps.ml_gain.min():.2g} to {steps.ml_gain.max():.2g}, positive in "
+        f"{int((steps.ml_gain > 0).sum())}) against EM's error of "
         f"median {steps.em_error.median():.2g} nats, the gain larger in {beyond} of "
         f"{len(steps)}")
 
