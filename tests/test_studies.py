@@ -382,7 +382,12 @@ def test_the_figure_trends_are_read_from_the_means_and_change_with_them():
     summary.loc[2, "kl_bits_mean"] = 0.05  # CS's KL grows
     assert "falls for 1 and rises for 1 of the 2 scores" in studies.figure_trends(
         summary, "g", panels[:1])
-    one_size = summary[summary.cases == 4000]
+    summary.loc[summary.score == "cs", "hidden_states_mean"] = np.nan  # CS drew no points
+    assert "rises for every score" in studies.figure_trends(summary, "g", panels[1:])
+    summary.loc[3, "hidden_states_mean"] = np.nan
+    assert studies.figure_trends(summary, "g", panels[1:]) == (
+        "no mean selected hidden states at N = 4,000")
+    one_size = summary[summary.cases == 4000].assign(hidden_states_mean=[2.75, 3.0])
     assert studies.figure_trends(one_size, "g", panels[1:]) == (
         "the mean selected hidden states 2.75–3 over the scores (highest at N = 4,000: Laplace)")
 

@@ -809,7 +809,11 @@ def figure_trends(summary: pd.DataFrame, generator: str, panels) -> str:
     first, last = (subset[subset.cases == n].set_index("score") for n in (sizes[0], sizes[-1]))
     parts = []
     for column, label in panels:
-        start, end = first[f"{column}_mean"], last[f"{column}_mean"]
+        # a score with no value (e.g. no KL where no fit scored) draws no point: left out
+        start, end = first[f"{column}_mean"].dropna(), last[f"{column}_mean"].dropna()
+        if end.empty:
+            parts.append(f"no mean {label} at N = {sizes[-1]:,}")
+            continue
         lowest = column == plots.KL_PANEL[0]
         best = end.min() if lowest else end.max()
         leaders = (f"{'lowest' if lowest else 'highest'} at N = {sizes[-1]:,}: "
@@ -817,13 +821,13 @@ def figure_trends(summary: pd.DataFrame, generator: str, panels) -> str:
         if len(sizes) == 1:
             parts.append(f"the mean {label} {_span(end)} over the scores ({leaders})")
             continue
-        change = end - start.reindex(end.index)
+        change = (end - start.reindex(end.index)).dropna()
         falls, rises = int((change < 0).sum()), int((change > 0).sum())
         direction = ("falls for every score" if falls == len(change) else
                      "rises for every score" if rises == len(change) else
                      f"falls for {falls} and rises for {rises} of the {len(change)} scores")
-        parts.append(f"the mean {label} {direction} from N = {sizes[0]:,} to {sizes[-1]:,} (over the "
-                     f"scores {_span(start)} at {sizes[0]:,}, {_span(end)} at {sizes[-1]:,}; "
+        parts.append(f"the mean {label} {direction} from N = {sizes[0]:,} to {sizes[-1]:,} "
+                     f"(over the scores {_span(start)} at {sizes[0]:,}, {_span(end)} at {sizes[-1]:,}; "
                      f"{leaders})")
     return "; ".join(parts)
 
