@@ -827,8 +827,8 @@ def figure_trends(summary: pd.DataFrame, generator: str, panels) -> str:
                      "rises for every score" if rises == len(change) else
                      f"falls for {falls} and rises for {rises} of the {len(change)} scores")
         parts.append(f"the mean {label} {direction} from N = {sizes[0]:,} to {sizes[-1]:,} "
-                     f"(over the scores {_span(start)} at {sizes[0]:,}, {_span(end)} at {sizes[-1]:,}; "
-                     f"{leaders})")
+                     f"(over the scores {_span(start)} at {sizes[0]:,}, {_span(end)} at "
+                     f"{sizes[-1]:,}; {leaders})")
     return "; ".join(parts)
 
 
