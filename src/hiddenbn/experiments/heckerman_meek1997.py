@@ -36,7 +36,7 @@ from hiddenbn.dimension.rank import numerical_rank
 from hiddenbn.ebnc import fitting as ebnc_fit, model as ebnc
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.comparison import formula_value, markdown, read_printed
-from hiddenbn.experiments.reproduction import CONSTRUCTED, compared, verdict_row, write_verdicts
+from hiddenbn.experiments.reproduction import compared, verdict_row, write_verdicts
 from hiddenbn.models import independence
 from hiddenbn.models.network import Network, random_parameters
 from hiddenbn.models.spec import parse_spec
