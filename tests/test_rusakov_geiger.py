@@ -81,7 +81,8 @@ def test_the_verdict_passes_on_a_matching_slope_and_fails_on_a_counterfactual():
     assert "autoclass: does not apply (3 states)." in text
     # a singular truth is no regular control, though de = ds, and is judged by its coefficient
     assert "Regular controls (autoclass, regular, de = ds)" in text
-    assert "consistent with it in 1 of 1 (no_effect)" in text
+    assert "agrees with it in 1 of 1 (no_effect): no_effect consistent with Rusakov-Geiger's " \
+           "2.5" in text
 
 
 def test_the_coefficients_against_exact_evidence_and_tempered_sampling():

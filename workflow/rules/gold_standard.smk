@@ -181,6 +181,7 @@ rule gold_standard_slope:
         sizes=lambda w: GOLD_STANDARD["slope"]["sample_sizes"],
         prior_alpha=lambda w: GOLD_STANDARD["prior_alpha"],
         em=lambda w: GOLD_STANDARD["slope"]["em"],
+        ml_em=lambda w: GOLD_STANDARD["slope"]["ml_em"],
         smc=GOLD_STANDARD.get("smc"),
         points=lambda w: GOLD_STANDARD["slope"]["jacobian_points"],
         seed=lambda w: job_seed("gold_standard", "slope", w.setting, int(w.replicate)),

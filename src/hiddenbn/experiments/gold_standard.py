@@ -22,8 +22,11 @@ Slopes (paper 000 Sec. 4, paper 002 Sec. 2.3)
     (the learning coefficient) below ``de / 2``. For naive Bayes with a binary hidden root and
     three or more binary features, Rusakov & Geiger (2005) give that coefficient exactly, by
     the truth's type (:func:`rusakov_geiger_coefficient`): a third prediction where it
-    applies. The same fits answer whether CS+ is closer to the gold standard than CS
-    (paper 002).
+    applies; for a latent class model with more classes than the truth, Drton & Plummer's
+    upper bound (:func:`latent_class_bound`, sBIC's). ``log p(D | theta_ML)`` is the ML fit
+    (:func:`ml_fit`), beside paper 003's EM protocol whose shortfall grows with N
+    (:func:`em_shortfall`). The same fits answer whether CS+ is closer to the gold standard
+    than CS (paper 002).
 """
 
 from __future__ import annotations
@@ -41,15 +44,15 @@ from hiddenbn.dimension.effective import effective_dimension, effective_dimensio
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import chickering_heckerman1996
 from hiddenbn.experiments.reproduction import CLAIM_VERDICTS, verdict_row, write_verdicts
-from hiddenbn.inference.enumeration import posterior_chunks
-from hiddenbn.learning.em import fit
+from hiddenbn.inference.enumeration import is_latent_class, posterior_chunks
+from hiddenbn.learning.em import fit, run_em
 from hiddenbn.models.network import Network, load_parameters, random_parameters
 from hiddenbn.models.spec import parse_spec
 from hiddenbn.reports import plots
 from hiddenbn.scores.approximations import bic_log_evidence, score_fit
 from hiddenbn.scores.exact import exact_log_evidence
 from hiddenbn.scores.integrated_completed_likelihood import hidden_entropy, icl_log_evidence
-from hiddenbn.scores.singular_bic import chain_sbic
+from hiddenbn.scores.singular_bic import chain_sbic, latent_class_learning_coefficients
 from hiddenbn.scores.smc import (FEW_RUNS, nested_smc_log_evidence, pooled, smc_log_evidence,
                                  tempered_smc_log_evidence)
 from hiddenbn.scores.wbic import wbic_of_fit
@@ -369,8 +372,8 @@ def class_entropy(data: Dataset, states: int, features: int, model_file) -> floa
 
 
 # --- slopes ----------------------------------------------------------------------------------
-def slope_cell(setting: dict, sizes, prior_alpha: float, em: dict, smc: dict, points: int,
-               seed: int) -> pd.DataFrame:
+def slope_cell(setting: dict, sizes, prior_alpha: float, em: dict, ml_em: dict, smc: dict,
+               points: int, seed: int) -> pd.DataFrame:
     """One replicate of a slope setting: for each N, the ML fit, BIC/CS (+) and the gold standard.
 
     ``setting`` has ``truth`` and ``model`` specs and optionally its own ``sample_sizes`` (which
@@ -378,6 +381,14 @@ def slope_cell(setting: dict, sizes, prior_alpha: float, em: dict, smc: dict, po
     per case); the truth's parameters are drawn from the uniform Dirichlet (generic) and one
     sample of ``max(sizes)`` cases is cut into prefixes, whose gold standards come from one SMC
     pass over the whole sample (:func:`nested_gold_standard`).
+
+    The slope needs ``log p(D | theta_ML)`` itself: EM stopped by a relative tolerance stops
+    short by more nats the larger N (``|g|`` grows with N), which would flatten the slope. So
+    the fit at ``em`` (paper 003's halving schedule; column ``em_log_likelihood``) is set
+    beside the ML fit (``log_likelihood``, scored): the best of every one of ``em``'s restarts
+    run to ``ml_em``'s tolerance and, where the model is the truth's structure, EM from the
+    true parameters (column ``ml_start``: ``restarts`` or ``truth``); ``ml_gain`` is what the
+    ML fit gained over the fit at ``em``.
     """
     sizes = setting.get("sample_sizes", sizes)
     truth, model = parse_spec(setting["truth"]), parse_spec(setting["model"])
@@ -392,17 +403,40 @@ def slope_cell(setting: dict, sizes, prior_alpha: float, em: dict, smc: dict, po
     golds = nested_gold_standard(model, prefixes, seeding.job_seed(seed, "smc"), prior_alpha, smc)
     rows = []
     for n, data, gold in zip(sizes, prefixes, golds):
-        result = fit(model, data, seeding.rng(seed, "em", n), prior_alpha,
-                     em["restarts"], em["max_iterations"], em["tolerance"], "halving",
-                     convergence="relative", acceleration="none")
+        loose = fit(model, data, seeding.rng(seed, "em", n), prior_alpha,
+                    em["restarts"], em["max_iterations"], em["tolerance"], "halving",
+                    convergence="relative", acceleration="none")
+        result, start = ml_fit(model, data, seeding.rng(seed, "em", n), prior_alpha,
+                               em["restarts"], ml_em,
+                               cpts if truth == model else None)
         scores = score_fit(result, data, de, with_laplace=False)
         rows.append({"cases": n, "ds": model.standard_dimension, "de": de,
                      "log_likelihood": result.log_likelihood, "converged": result.converged,
+                     "em_log_likelihood": loose.log_likelihood,
+                     "ml_gain": result.log_likelihood - loose.log_likelihood, "ml_start": start,
                      **gold,
                      **{name: scores[name] for name in ("bic_log_evidence",
                                                        "bic_plus_log_evidence", "cs", "cs_plus",
                                                        "mled", "draper")}})
     return pd.DataFrame(rows)
+
+
+def ml_fit(model: Network, data: Dataset, rng, prior_alpha: float, restarts: int, ml_em: dict,
+           truth_cpts=None):
+    """The ML fit the slope experiment scores, and which start gave it: ``restarts`` random
+    starts each run to ``ml_em``'s relative ``tolerance`` (or its ``max_iterations``) and the
+    best kept, and, given ``truth_cpts`` (the true parameters, in ``model``'s layout), EM from
+    them to the same tolerance, where the mode near the truth may lie outside the restarts'
+    reach. Returns ``(fit, "restarts" or "truth")``."""
+    best = fit(model, data, rng, prior_alpha, restarts, ml_em["max_iterations"],
+               ml_em["tolerance"], "best-of-n", convergence="relative")
+    if truth_cpts is None:
+        return best, "restarts"
+    from_truth = run_em(model, data, truth_cpts, prior_alpha, ml_em["max_iterations"],
+                        ml_em["tolerance"], convergence="relative")
+    if from_truth.log_likelihood > best.log_likelihood:
+        return from_truth, "truth"
+    return best, "restarts"
 
 
 def _slope(group: pd.DataFrame) -> float:
@@ -411,12 +445,15 @@ def _slope(group: pd.DataFrame) -> float:
     return float(np.polyfit(x, y, 1)[0])
 
 
-def fitted_slopes(slopes: pd.DataFrame, rusakov_geiger: dict | None = None) -> pd.DataFrame:
+def fitted_slopes(slopes: pd.DataFrame, rusakov_geiger: dict | None = None,
+                  bounds: dict | None = None) -> pd.DataFrame:
     """Least-squares slope of ``log p(D | theta_ML) - log p(D)`` on ``log N`` per replicate,
     over all sizes and over the larger half of them (the asymptotic end), with mean and
     standard error over replicates per setting, beside ``ds / 2`` and ``de / 2``, and, when
     ``rusakov_geiger`` maps settings to :func:`rusakov_geiger_coefficients`' pairs, beside
-    Rusakov & Geiger's coefficient (column ``rusakov_geiger``, empty where it does not apply)."""
+    Rusakov & Geiger's coefficient (column ``rusakov_geiger``, empty where it does not apply),
+    and when ``bounds`` maps them to :func:`latent_class_bounds`' pairs, beside Drton &
+    Plummer's upper bound (column ``latent_class_bound``)."""
     upper = {}
     for setting, group in slopes.groupby("setting"):
         sizes = np.sort(group["cases"].unique())
@@ -438,9 +475,11 @@ def fitted_slopes(slopes: pd.DataFrame, rusakov_geiger: dict | None = None) -> p
                                    else np.nan)
         row.update({"upper_from_N": int(upper[setting][0]), "ds_half": first["ds"] / 2,
                     "de_half": first["de"] / 2})
-        if rusakov_geiger is not None:
-            coefficient, _ = rusakov_geiger.get(setting, (None, ""))
-            row["rusakov_geiger"] = np.nan if coefficient is None else coefficient
+        for column, values in (("rusakov_geiger", rusakov_geiger),
+                               ("latent_class_bound", bounds)):
+            if values is not None:
+                value, _ = values.get(setting, (None, ""))
+                row[column] = np.nan if value is None else value
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -560,6 +599,57 @@ def rusakov_geiger_coefficients(settings: dict, prior_alpha: float) -> dict:
     return {name: rusakov_geiger_coefficient(parse_spec(setting["truth"]),
                                              parse_spec(setting["model"]), prior_alpha)
             for name, setting in settings.items()}
+
+
+def latent_class_bound(truth: Network, model: Network,
+                       prior_alpha: float) -> tuple[float | None, str]:
+    """Drton & Plummer's (2017, Sec. 6.3) upper bound on the coefficient of ``log N`` in
+    ``log p(D | theta_ML) - log p(D)`` (the learning coefficient) for data from a latent class
+    model of ``j`` classes fitted by one of ``i > j`` classes over the same items, or None and
+    why it does not apply.
+
+    The bound is :func:`hiddenbn.scores.singular_bic.latent_class_learning_coefficients`'
+    ``lambda_ij`` (the one sBIC uses) at ``phi = prior_alpha``: the symmetric Dirichlet prior
+    of every CPT row is ``Dirichlet(phi)`` on the class weights, the prior the bound is stated
+    for. Each of the ``i - j`` surplus classes costs at most ``min(phi, d_1) / 2`` beside the
+    truth's ``j d_1 + j - 1`` parameters, so the bound lies below ``ds / 2``; where Rusakov &
+    Geiger's exact value is known too (one class fitted by two, binary items) the two agree
+    (``(n + 1) / 2`` at ``phi = 1``). ``j`` is the truth's number of classes: its parameters
+    are generic (uniform Dirichlet), so no fewer classes give the same distribution.
+
+    Returns
+    -------
+    tuple
+        ``(bound, what it bounds)`` or ``(None, why it does not apply)``.
+    """
+    if not (is_latent_class(truth) and is_latent_class(model)):
+        return None, "the truth or the model is not a latent class model"
+    if (truth.observed_names, truth.observed_cardinalities) != \
+            (model.observed_names, model.observed_cardinalities):
+        return None, "the truth's items are not the model's"
+    classes, true_classes = model.cardinalities[0], truth.cardinalities[0]
+    if true_classes >= classes:
+        return None, f"the truth has {true_classes} classes, not fewer than the model's {classes}"
+    bounds = latent_class_learning_coefficients(classes, model.observed_cardinalities,
+                                                prior_alpha)
+    return (float(bounds[classes - 1, true_classes - 1]),
+            f"{classes} classes fitted to a truth of {true_classes}: an upper bound")
+
+
+def latent_class_bounds(settings: dict, prior_alpha: float) -> dict:
+    """:func:`latent_class_bound` of each slope setting (``gold_standard.slope.settings``), by
+    name."""
+    return {name: latent_class_bound(parse_spec(setting["truth"]),
+                                     parse_spec(setting["model"]), prior_alpha)
+            for name, setting in settings.items()}
+
+
+def bound_verdict(slope: float, se: float, bound: float) -> str:
+    """Whether a measured slope respects an upper bound on its coefficient: at or below it, or
+    above it by more than :data:`VERDICT_SE` standard errors (the bound fails)."""
+    if slope <= bound + VERDICT_SE * se:
+        return f"at or below Drton-Plummer's bound {bound:g} ({VERDICT_SE:g} SE)"
+    return f"above Drton-Plummer's bound {bound:g} by more than {VERDICT_SE:g} SE"
 
 
 # --- selection and accuracy ------------------------------------------------------------------
@@ -945,7 +1035,8 @@ def shape_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
 
 #: Looks of the reference lines of :func:`figure_slopes` (black: no score's colour).
 SLOPE_LINES = {"ds_half": ("ds/2", "--"), "de_half": ("de/2", ":"),
-               "rusakov_geiger": ("Rusakov-Geiger", "-.")}
+               "rusakov_geiger": ("Rusakov-Geiger", "-."),
+               "latent_class_bound": ("Drton-Plummer bound", (0, (6, 2, 1, 2, 1, 2)))}
 #: Shades and markers of a slope setting's replicates (grey: no score's colour).
 REPLICATE_LOOKS = (("#444444", "o"), ("#777777", "s"), ("#aaaaaa", "^"))
 
@@ -972,11 +1063,12 @@ def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
             x = np.log(np.sort(cell["cases"].unique()))
             y0 = (cell["log_likelihood"] - cell["gold"]).groupby(cell["cases"]).mean().iloc[0]
             for column, (label, linestyle) in SLOPE_LINES.items():
-                if pd.notna(row.get(column)):  # Rusakov-Geiger's only where it applies
+                if pd.notna(row.get(column)):  # RG's and DP's only where they apply
                     ax.plot(x, y0 + row[column] * (x - x[0]), color="black", ls=linestyle,
                             lw=1.2, label=f"slope {label}")
-            coefficient = (f", RG = {row['rusakov_geiger']:g}"
-                           if pd.notna(row.get("rusakov_geiger")) else "")
+            coefficient = "".join(f", {short} = {row[column]:g}" for column, short in
+                                  (("rusakov_geiger", "RG"), ("latent_class_bound", "DP"))
+                                  if pd.notna(row.get(column)))
             ax.set_title(f"{setting}: ds/2 = {row['ds_half']:g}, de/2 = {row['de_half']:g}"
                          f"{coefficient}\nfitted slope {row['slope']:.2f} ± "
                          f"{row['slope_se']:.2f}", fontsize="small")
@@ -992,7 +1084,9 @@ def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
                         bbox_to_anchor=(1.02, 1.0), fontsize="small")
         figure.suptitle("The penalty log p(D|θ_ML) − log p(D) against log N, beside slopes "
                         "ds/2 and de/2 (paper 000 Sec. 4)"
-                        + (" and Rusakov-Geiger's (RG)" if "rusakov_geiger" in table else ""))
+                        + (" and Rusakov-Geiger's (RG)" if "rusakov_geiger" in table else "")
+                        + (" or Drton-Plummer's bound (DP)" if "latent_class_bound" in table
+                           else ""))
         figure.tight_layout(rect=(0, 0, 1, 1 - 0.35 / figure.get_figheight()))
         plots.save_figure(figure, path)
 
@@ -1176,27 +1270,100 @@ def _selection_summary(selection: pd.DataFrame, suffix: str,
     return pd.DataFrame(rows).fillna("")
 
 
+def regular_controls(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`fitted_slopes`' table that are regular controls: ``de = ds`` and no
+    singular truth (:func:`singular_truths`)."""
+    return table[(table["ds_half"] == table["de_half"]) & ~singular_truths(table)]
+
+
+def control_scale(table: pd.DataFrame) -> tuple[float, float]:
+    """The regular controls' (:func:`regular_controls`) mean ``slope / (d/2)`` and its standard
+    error from their slopes' standard errors."""
+    controls = regular_controls(table)
+    ratios_se = controls["slope_se"] / controls["ds_half"]
+    return (float((controls["slope"] / controls["ds_half"]).mean()),
+            float(np.sqrt((ratios_se ** 2).sum()) / len(controls)))
+
+
+def scaled_comparison(table: pd.DataFrame) -> pd.DataFrame:
+    """Each setting with ``de < ds`` (and no singular truth) against de/2 and ds/2 scaled by
+    how far the regular controls fall short of their own d/2 over the same sizes, with the
+    controls' uncertainty carried into the comparison.
+
+    The scale is the mean of the controls' ``slope / (d/2)``, its standard error from their
+    slopes' (``scale_se``). The slope is closer to the scaled de/2 than to the scaled ds/2
+    exactly where it lies below their midpoint ``scale (de + ds) / 4``; ``closer`` says so
+    (or ds/2) only where the slope's distance from the midpoint exceeds :data:`VERDICT_SE`
+    combined standard errors (the slope's and the midpoint's, through the scale), and "cannot
+    tell" otherwise; ``consistent_with_closer`` whether the slope is also within
+    :data:`VERDICT_SE` combined SE of that scaled prediction (of de/2 where it cannot tell).
+    Empty without a control."""
+    if regular_controls(table).empty:
+        return pd.DataFrame()
+    scale, scale_se = control_scale(table)
+    rows = []
+    for row in table[(table["de_half"] < table["ds_half"]) & ~singular_truths(table)].itertuples():
+        midpoint = (row.de_half + row.ds_half) / 2
+        difference = row.slope - scale * midpoint
+        combined = float(np.hypot(row.slope_se, scale_se * midpoint))
+        closer = ("de/2" if difference < -VERDICT_SE * combined else
+                  "ds/2" if difference > VERDICT_SE * combined else "cannot tell")
+        nearer = scale * (row.de_half if closer != "ds/2" else row.ds_half)
+        nearer_se = float(np.hypot(row.slope_se, scale_se * nearer / scale))
+        rows.append({"setting": row.setting, "slope": row.slope, "slope_se": row.slope_se,
+                     "scale": scale, "scale_se": scale_se,
+                     "scaled_de_half": scale * row.de_half,
+                     "scaled_de_half_se": scale_se * row.de_half,
+                     "scaled_ds_half": scale * row.ds_half,
+                     "scaled_ds_half_se": scale_se * row.ds_half,
+                     "midpoint_difference": difference, "combined_se": combined,
+                     "closer": closer,
+                     "consistent_with_closer": abs(row.slope - nearer) <= VERDICT_SE * nearer_se})
+    return pd.DataFrame(rows)
+
+
 def _control_lines(table: pd.DataFrame) -> list[str]:
     """Compare the slopes with de/2 and ds/2 after scaling both by how far a regular model
-    (de = ds, the control) falls short of its own d/2 over the same sizes."""
-    controls = table[(table["ds_half"] == table["de_half"]) & ~singular_truths(table)]
+    (de = ds, the control) falls short of its own d/2 over the same sizes
+    (:func:`scaled_comparison`)."""
+    controls = regular_controls(table)
     if controls.empty:
         return []
-    ratio = float((controls["slope"] / controls["ds_half"]).mean())
+    scale, scale_se = control_scale(table)
+    comparison = scaled_comparison(table)
     lines = ["", f"* Regular control{'s' if len(controls) > 1 else ''} "
              f"({', '.join(controls['setting'])}, de = ds): the fitted slope is "
-             f"{ratio:.2f} of d/2 over these N, so the asymptotic (d/2) log N has not been "
-             "reached at these sample sizes even without hidden-variable singularities (true "
-             "parameters drawn from the uniform Dirichlet are often close to 0 or 1, and a "
-             "direction contributes its 1/2 log N only once N times its probability is large). "
-             "Scaling both predictions by the same factor (a heuristic: it assumes the shortfall "
-             "carries over between models):"]
-    for row in table[table["ds_half"] != table["de_half"]].itertuples():
-        de_scaled, ds_scaled = ratio * row.de_half, ratio * row.ds_half
-        closer = "de/2" if abs(row.slope - de_scaled) < abs(row.slope - ds_scaled) else "ds/2"
+             f"{scale:.2f} ± {scale_se:.2f} of d/2 over these N, so the asymptotic "
+             "(d/2) log N has not been reached at these sample sizes even without "
+             "hidden-variable singularities (true parameters drawn from the uniform Dirichlet "
+             "are often close to 0 or 1, and a direction contributes its 1/2 log N only once N "
+             "times its probability is large)."]
+    if comparison.empty:
+        return lines
+    lines[-1] += (" Scaling both predictions by the same factor (a heuristic: it assumes the "
+                  "shortfall carries over between models), with the factor's standard error "
+                  "carried into the comparison; \"closer\" only where the slope is more than "
+                  f"{VERDICT_SE:g} combined SE from the midpoint of the scaled predictions:")
+    for row in comparison.itertuples():
+        verdict = (f"closer to {row.closer}" if row.closer != "cannot tell" else
+                   "cannot tell de/2 from ds/2")
+        if row.closer != "cannot tell":
+            nearer = row.scaled_de_half if row.closer == "de/2" else row.scaled_ds_half
+            side = "below" if row.slope < nearer else "above"
+            verdict += (", and consistent with it" if row.consistent_with_closer else
+                        f", though {side} it by more than {VERDICT_SE:g} combined SE")
         lines.append(f"  * {row.setting}: slope {row.slope:.2f} ± {row.slope_se:.2f} against "
-                     f"scaled de/2 = {de_scaled:.2f} and ds/2 = {ds_scaled:.2f}: closer to "
-                     f"{closer}.")
+                     f"scaled de/2 = {row.scaled_de_half:.2f} ± {row.scaled_de_half_se:.2f} and "
+                     f"ds/2 = {row.scaled_ds_half:.2f} ± {row.scaled_ds_half_se:.2f}; "
+                     f"{row.midpoint_difference:+.2f} from their midpoint (combined SE "
+                     f"{row.combined_se:.2f}): {verdict}.")
+    told = comparison[comparison["closer"] != "cannot tell"]
+    consistent = told[told["consistent_with_closer"]]
+    lines.append(f"  * The scaled comparison tells de/2 from ds/2 in {len(told)} of "
+                 f"{len(comparison)} settings"
+                 + (f" ({', '.join(told['setting'])}); the slope is also consistent with the "
+                    f"closer scaled prediction in {len(consistent)} of them"
+                    f" ({', '.join(consistent['setting']) or 'none'})." if len(told) else "."))
     return lines
 
 
@@ -1462,11 +1629,12 @@ def _mled_entropy_lines(paper: pd.DataFrame) -> list[str]:
 
 def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
              large_c=(), doubled: pd.DataFrame | None = None,
-             rusakov_geiger: dict | None = None) -> str:
+             rusakov_geiger: dict | None = None, bounds: dict | None = None) -> str:
     """``findings.md``: what the gold standard says, in plain words and numbers, with a section
     for each figure; ``large_c``: the experiments of ``gold_standard.paper003.large_c``;
-    ``doubled``: :func:`doubled_particles`'s table, if any; ``rusakov_geiger``: the slope
-    settings' :func:`rusakov_geiger_coefficients`, if known."""
+    ``doubled``: :func:`doubled_particles`'s table, if any; ``rusakov_geiger`` and ``bounds``:
+    the slope settings' :func:`rusakov_geiger_coefficients` and :func:`latent_class_bounds`,
+    if known."""
     lines = ["# Gold standard for the marginal likelihood: findings", "",
              "Generated by `hiddenbn.experiments.gold_standard.findings` from the tables in "
              "`tables/`. The gold standard is the SMC estimate of log p(D|S) "
@@ -1529,7 +1697,8 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
         lines += _delta_c_lines(selection_errors(paper, ["experiment", "replicate"]), scores)
         lines += _errors_figure_lines(paper) + _shapes_figure_lines(paper)
     if not slopes.empty:
-        table = fitted_slopes(slopes, rusakov_geiger)
+        table = fitted_slopes(slopes, rusakov_geiger, bounds)
+        singular = set(table.loc[singular_truths(table), "setting"])
         sizes = slopes.groupby("setting")["cases"].unique()
         lines += ["## 3. The penalty: slope of log p(D|theta_ML) - log p(D) against log N", "",
                   "Sample sizes: " + "; ".join(f"{setting} {', '.join(map(str, sorted(n)))}"
@@ -1537,14 +1706,21 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                   + ". Nested data sets per replicate; slope fitted per replicate, mean ± SE "
                   "over replicates.", "", _markdown(table), ""]
         for row in table.itertuples():
+            halves = row.ds_half, row.de_half
             lines.append(f"* {row.setting} (ds/2 = {row.ds_half:g}, de/2 = {row.de_half:g}): "
                          f"slope over all N {row.slope:.2f} ± {row.slope_se:.2f}, "
-                         f"{slope_verdict(row.slope, row.slope_se, row.ds_half, row.de_half)}"
+                         f"{slope_verdict(row.slope, row.slope_se, *halves)}"
                          f"; for N >= {row.upper_from_N} {row.slope_upper:.2f} ± "
                          f"{row.slope_upper_se:.2f}, "
-                         f"{slope_verdict(row.slope_upper, row.slope_upper_se, row.ds_half, row.de_half)}.")
+                         f"{slope_verdict(row.slope_upper, row.slope_upper_se, *halves)}"
+                         + (" (a singular truth: judged against its learning coefficient below, "
+                            "not counted between de/2 and ds/2)." if row.setting in singular
+                            else "."))
+        lines += _em_shortfall_lines(slopes)
         if rusakov_geiger is not None:
             lines += _rusakov_geiger_lines(table, rusakov_geiger)
+        if bounds is not None:
+            lines += _latent_class_bound_lines(table, bounds)
         lines += _control_lines(table)
         lines += [""] + _slopes_figure_lines(table)
         lines += ["## 4. CS+ against CS (paper 002)", "",
@@ -1581,6 +1757,79 @@ def cs_plus_lines(slopes: pd.DataFrame) -> list[str]:
     return lines + [""]
 
 
+def em_shortfall(slopes: pd.DataFrame) -> pd.DataFrame:
+    """How much of the slope EM at the slope experiment's ``em`` tolerance would have lost: per
+    setting, the slope from the fits at ``em`` (``em_log_likelihood``) and from the ML fits
+    (``log_likelihood``; :func:`slope_cell`), the difference per replicate (mean ± SE over
+    replicates, paired on the same data), and the median and largest ``ml_gain`` at each
+    setting's largest N. Empty where the slopes have no ``em_log_likelihood``."""
+    if "em_log_likelihood" not in slopes:
+        return pd.DataFrame()
+    loose = fitted_slopes(slopes.assign(log_likelihood=slopes["em_log_likelihood"]))
+    rows = []
+    for setting, group in slopes.groupby("setting"):
+        change = [_slope(replicate) - _slope(replicate.assign(
+            log_likelihood=replicate["em_log_likelihood"]))
+            for _, replicate in group.groupby("replicate")]
+        largest = group[group["cases"] == group["cases"].max()]
+        rows.append({"setting": setting,
+                     "em_slope": float(loose.loc[loose["setting"] == setting, "slope"].iloc[0]),
+                     "slope_change": float(np.mean(change)),
+                     "slope_change_se": (float(np.std(change, ddof=1) / np.sqrt(len(change)))
+                                         if len(change) > 1 else np.nan),
+                     "largest_N": int(largest["cases"].iloc[0]),
+                     "ml_gain_median": float(largest["ml_gain"].median()),
+                     "ml_gain_max": float(largest["ml_gain"].max())})
+    return pd.DataFrame(rows)
+
+
+def _em_shortfall_lines(slopes: pd.DataFrame) -> list[str]:
+    """The section on EM's shortfall: the ML fit's gain per N and what it does to the slope."""
+    shortfall = em_shortfall(slopes)
+    if shortfall.empty:
+        return []
+    gains = (slopes.groupby(["setting", "cases"])["ml_gain"].agg(["median", "max"])
+             .unstack("cases"))
+    per_n = pd.DataFrame({"setting": gains.index} | {
+        f"N={n}": [f"{median:.2f} ({largest:.2f})" if pd.notna(median) else ""
+                   for median, largest in
+                   zip(gains[("median", n)], gains[("max", n)])]
+        for n in sorted(slopes["cases"].unique())})
+    flattened = [row.setting for row in shortfall.itertuples()
+                 if row.slope_change > VERDICT_SE * row.slope_change_se]
+    lines = ["", "EM's shortfall: `log p(D|theta_ML)` is the ML fit (each of `em`'s restarts "
+             "run to `ml_em`'s tolerance, and EM from the true parameters where the model is "
+             "the truth's structure). What it gained over the fit at `em`'s tolerance, median "
+             "(largest) over replicates, nats:", "", pipe_table(per_n), "",
+             _markdown(shortfall), "",
+             "* The slope from the ML fits against the slope from the fits at `em` (paired per "
+             "data set): raised by more than 2 SE in "
+             f"{len(flattened)} of {len(shortfall)} settings"
+             + (f" ({', '.join(flattened)}): there EM's shortfall, growing with N, flattened "
+                "the slope, and the ML slope above is the one judged." if flattened else
+                ": EM's shortfall is not what puts the slopes below de/2 and ds/2.")]
+    return lines
+
+
+def _latent_class_bound_lines(table: pd.DataFrame, bounds: dict) -> list[str]:
+    """Each setting's slopes against Drton & Plummer's upper bound where it applies."""
+    applies = [row for row in table.itertuples()
+               if bounds.get(row.setting, (None, ""))[0] is not None]
+    if not applies:
+        return []
+    lines = ["", "Drton & Plummer (2017, Sec. 6.3) bound the learning coefficient of a latent "
+             "class model with more classes than the truth (`latent_class_bound`, the bound "
+             "sBIC uses, at phi = the prior's Dirichlet parameter); an upper bound, so a slope "
+             "below it does not contradict it:"]
+    for row in applies:
+        bound, note = bounds[row.setting]
+        lines.append(f"  * {row.setting} ({note}): {bound:g}; over all N "
+                     f"{bound_verdict(row.slope, row.slope_se, bound)}, for N >= "
+                     f"{row.upper_from_N} "
+                     f"{bound_verdict(row.slope_upper, row.slope_upper_se, bound)}.")
+    return lines
+
+
 def _rusakov_geiger_lines(table: pd.DataFrame, rusakov_geiger: dict) -> list[str]:
     """Each setting's slopes against Rusakov & Geiger's coefficient where it applies, and why it
     does not elsewhere."""
@@ -1602,17 +1851,32 @@ def _rusakov_geiger_lines(table: pd.DataFrame, rusakov_geiger: dict) -> list[str
 
 def singular_truths(table: pd.DataFrame) -> pd.Series:
     """The settings (rows of :func:`fitted_slopes`' table) whose truth is a singular point of
-    the model by Rusakov & Geiger (their coefficient below ``ds / 2``): no regular control even
-    where ``de = ds``, and expected below both ds/2 and de/2."""
-    if "rusakov_geiger" not in table:
-        return pd.Series(False, index=table.index)
-    return table["rusakov_geiger"] < table["ds_half"]
+    the model by Rusakov & Geiger (their coefficient below ``ds / 2``) or by Drton & Plummer's
+    bound (a model with more classes than the truth, its bound below ``ds / 2``): no regular
+    control even where ``de = ds``, and expected below both ds/2 and de/2."""
+    singular = pd.Series(False, index=table.index)
+    for column in ("rusakov_geiger", "latent_class_bound"):
+        if column in table:
+            singular |= table[column] < table["ds_half"]
+    return singular
+
+
+def singular_verdict(row) -> tuple[bool, str]:
+    """A singular truth's slope for the larger half of N (a row of :func:`fitted_slopes`'
+    table) against Rusakov & Geiger's exact coefficient where it applies, else against Drton &
+    Plummer's upper bound: whether it agrees (consistent with the coefficient, or not above the
+    bound by more than :data:`VERDICT_SE` SE) and the verdict's words."""
+    if pd.notna(getattr(row, "rusakov_geiger", np.nan)):
+        verdict = rusakov_geiger_verdict(row.slope_upper, row.slope_upper_se, row.rusakov_geiger)
+        return verdict.startswith("consistent"), verdict
+    verdict = bound_verdict(row.slope_upper, row.slope_upper_se, row.latent_class_bound)
+    return verdict.startswith("at or below"), verdict
 
 
 def _slopes_figure_lines(table: pd.DataFrame) -> list[str]:
     """The section of ``figures/slopes.png``: which predicted slope each setting's fitted one
     is consistent with, counted (singular truths against Rusakov & Geiger's coefficient)."""
-    singular = table[singular_truths(table)]
+    full, singular = table, table[singular_truths(table)]
     table = table[~singular_truths(table)]
     verdicts = {row.setting: slope_verdict(row.slope, row.slope_se, row.ds_half, row.de_half)
                 for row in table.itertuples()}
@@ -1620,6 +1884,10 @@ def _slopes_figure_lines(table: pd.DataFrame) -> list[str]:
     agree = [f"{setting} ({verdict.removeprefix('consistent with ')})"
              for setting, verdict in verdicts.items() if verdict.startswith("consistent")]
     mostly_below = len(below) > len(verdicts) / 2
+    comparison = scaled_comparison(full)
+    told = (comparison["closer"] != "cannot tell").sum() if not comparison.empty else 0
+    scaled = ("nor can the scaled comparison above, within its uncertainty" if not told else
+              f"the scaled comparison above does in {told} of {len(comparison)} settings")
     lines = ["### Figure `figures/slopes.png`", "",
              "log p(D|θ_ML) − log p(D) against log N per setting, one grey line per data set "
              "(± 2 gold standard errors), with black lines of slope ds/2 (dashed) and de/2 "
@@ -1629,18 +1897,21 @@ def _slopes_figure_lines(table: pd.DataFrame) -> list[str]:
              f"both: {', '.join(agree) or 'none'}.",
              "* Verdict: " + ("over these sample sizes the penalty grows more slowly than "
                               "either asymptotic slope in most settings, so the figure cannot "
-                              "tell de/2 from ds/2 directly (the scaled comparison above does)."
+                              f"tell de/2 from ds/2 directly ({scaled})."
                               if mostly_below else "the fitted slopes follow the asymptotic "
                               "predictions named above."), ""]
     if not singular.empty:
-        lines[2] = lines[2].removesuffix(".") + " and, where it applies, of Rusakov & Geiger's " \
-            "coefficient (dash-dotted; RG in the title)."
-        agree = [row.setting for row in singular.itertuples()
-                 if consistent_slope(row.slope_upper, row.slope_upper_se, row.rusakov_geiger)]
-        lines.insert(-1, f"* Singular truths (Rusakov & Geiger's coefficient below ds/2, not "
-                         f"counted above): the slope for the larger half of N is consistent "
-                         f"with it in {len(agree)} of {len(singular)} "
-                         f"({', '.join(agree) or 'none'}).")
+        lines[2] = lines[2].removesuffix(".") + " and, where they apply, of Rusakov & " \
+            "Geiger's coefficient (dash-dotted; RG in the title) or Drton & Plummer's upper " \
+            "bound (DP in the title)."
+        verdicts = {row.setting: singular_verdict(row) for row in singular.itertuples()}
+        agree = [setting for setting, (agrees, _) in verdicts.items() if agrees]
+        lines.insert(-1, "* Singular truths (Rusakov & Geiger's coefficient or Drton & "
+                         "Plummer's bound below ds/2, not counted above): the slope for the "
+                         f"larger half of N agrees with it in {len(agree)} of {len(singular)} "
+                         f"({', '.join(agree) or 'none'}): "
+                         + "; ".join(f"{setting} {words}"
+                                     for setting, (_, words) in verdicts.items()) + ".")
     return lines
 
 
@@ -1797,11 +2068,13 @@ def _read_all(files) -> pd.DataFrame:
 
 
 def write_report(exact_files, paper_files, slope_files, out_dir, large_c=(),
-                 doubled_files=(), rusakov_geiger: dict | None = None) -> None:
+                 doubled_files=(), rusakov_geiger: dict | None = None,
+                 bounds: dict | None = None) -> None:
     """Tables (CSV), figures (PNG + PDF) and ``findings.md`` under ``out_dir``; ``large_c``
     names the experiments of ``gold_standard.paper003.large_c``, ``doubled_files`` the
     estimates of some of their data sets made again with twice the particles,
-    ``rusakov_geiger`` the slope settings' :func:`rusakov_geiger_coefficients`."""
+    ``rusakov_geiger`` and ``bounds`` the slope settings' :func:`rusakov_geiger_coefficients`
+    and :func:`latent_class_bounds`."""
     out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(parents=True, exist_ok=True)
@@ -1840,9 +2113,9 @@ def write_report(exact_files, paper_files, slope_files, out_dir, large_c=(),
         figure_paper_curves(paper, out / "figures" / "paper003_errors")
         figure_paper_curves(paper, out / "figures" / "paper003_shapes", shapes=True)
     if not slopes.empty:
-        table = fitted_slopes(slopes, rusakov_geiger)
+        table = fitted_slopes(slopes, rusakov_geiger, bounds)
         save(table, "slope_fits.csv")
         save(cs_plus_comparison(slopes), "cs_plus.csv")
         figure_slopes(slopes, table, out / "figures" / "slopes")
     atomic_write_text(out / "findings.md",
-                      findings(exact, paper, slopes, large_c, doubled, rusakov_geiger))
+                      findings(exact, paper, slopes, large_c, doubled, rusakov_geiger, bounds))

@@ -9,8 +9,8 @@ from hiddenbn.util.threads import use_threads
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
 with job_log(snakemake.log[0]):  # noqa: F821
     params = snakemake.params  # noqa: F821
-    table = slope_cell(params.setting, params.sizes, params.prior_alpha, params.em, params.smc,
-                       params.points, params.seed)
+    table = slope_cell(params.setting, params.sizes, params.prior_alpha, params.em,
+                       params.ml_em, params.smc, params.points, params.seed)
     table.insert(0, "setting", snakemake.wildcards.setting)  # noqa: F821
     table.insert(1, "replicate", int(snakemake.wildcards.replicate))  # noqa: F821
     with atomic_output(snakemake.output[0]) as temporary:  # noqa: F821
