@@ -16,6 +16,8 @@ from hiddenbn.models.network import random_parameters
 from hiddenbn.models.spec import parse_spec
 from hiddenbn.util import seeding
 
+from test_gold_standard import synthetic_slopes
+
 #: A data set on which paper 003's EM (halving, relative tolerance 1e-6) stops over 3 nats
 #: short of the ML optimum: the regular control's second replicate at N = 3200.
 SEED, CASES = seeding.job_seed(20261125, "gold_standard", "slope", "regular", 2), 3200
@@ -79,20 +81,13 @@ def test_ml_fit_starts_from_the_truth_where_it_does_better():
     assert with_truth.log_likelihood == from_truth.log_likelihood > alone.log_likelihood
 
 
-def shortfall_slopes(gain_per_log_n, replicates=4, sizes=(100, 400, 1600, 6400)):
-    """ML fits whose penalty grows as 4 log N (replicate noise 0.1), and fits at ``em`` that
-    stop ``gain_per_log_n * log(N / 100)`` nats short of them (0.3 nats when 0)."""
-    rng = np.random.default_rng(1)
-    rows = []
-    for replicate in range(1, replicates + 1):
-        slope = 4.0 + rng.normal(0, 0.1)
-        for n in sizes:
-            gain = gain_per_log_n * np.log(n / 100) + 0.3 + rng.normal(0, 0.02)
-            rows.append({"setting": "hlc", "replicate": replicate, "cases": n, "ds": 14,
-                         "de": 12, "log_likelihood": -float(n),
-                         "em_log_likelihood": -n - gain, "ml_gain": gain,
-                         "gold": -n - slope * np.log(n), "gold_se": 0.1})
-    return pd.DataFrame(rows)
+def shortfall_slopes(gain_per_log_n):
+    """ML fits whose penalty grows as 4 log N, and fits at ``em`` that stop
+    ``gain_per_log_n * log(N / 100)`` nats short of them (0.3 nats when 0)."""
+    slopes = synthetic_slopes(4.0, setting="hlc", sizes=(100, 400, 1600, 6400))
+    noise = np.random.default_rng(1).normal(0, 0.02, len(slopes))
+    gain = gain_per_log_n * np.log(slopes["cases"] / 100) + 0.3 + noise
+    return slopes.assign(em_log_likelihood=slopes["log_likelihood"] - gain, ml_gain=gain)
 
 
 def test_em_shortfall_that_grows_with_n_is_found_and_a_constant_one_is_not():
