@@ -297,7 +297,7 @@ def test_the_separator_an_excel_first_line_names_is_used(tmp_path, separator):
     plain = read_csv(write(tmp_path, "A,B\n0,1\n1,0\n", "plain.csv"))
     text = f"sep={separator}\nA{separator}B\n0{separator}1\n1{separator}0\n"
     assert same(read_csv(write(tmp_path, text)), plain)
-    with pytest.raises(DataError, match=f"line 4: 1 cells, but the header has 2"):
+    with pytest.raises(DataError, match="line 4: 1 cells, but the header has 2"):
         read_csv(write(tmp_path, f"sep={separator}\nA{separator}B\n0{separator}1\n1\n",
                        "short.csv"))
 

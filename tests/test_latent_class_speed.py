@@ -6,7 +6,7 @@ import numba
 import numpy as np
 import pytest
 
-from hiddenbn.data import MISSING, Dataset
+from hiddenbn.data import MISSING
 from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.inference import enumeration as inference
 from hiddenbn.learning.em import make_engine

@@ -29,7 +29,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 
 from hiddenbn.data import Dataset, read_csv, write_csv
 from hiddenbn.data.sampling import sample_dataset

@@ -1692,8 +1692,6 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                   _markdown(shapes[["experiment", *scores]].rename(columns=scores)), "",
                   "* Closest in shape per experiment: " + ", ".join(
                       f"{e} {scores[s]}" for e, s in closest.items()) + ".", ""]
-        selection = selection_errors(paper, ["experiment", "replicate"])
-        uncertain = int((selection.get("gold_margin_se", pd.Series(dtype=float)) < 2).sum())
         lines += _delta_c_lines(selection_errors(paper, ["experiment", "replicate"]), scores)
         lines += _errors_figure_lines(paper) + _shapes_figure_lines(paper)
     if not slopes.empty:

@@ -1952,7 +1952,7 @@ def sensitivity_markdown(verdicts: pd.DataFrame, tables: pd.DataFrame, printed: 
         "significance-based verdict that weakens under them may reflect less power rather "
         "than a different behaviour.",
         "",
-        f"Marks: yes = supported, partly, no = not supported. Generating distributions: "
+        "Marks: yes = supported, partly, no = not supported. Generating distributions: "
         + "; ".join(f"{name}: Dirichlet({d['generating_alpha']:g}) rows" + (
             f", rows of a child at least {d['min_distance']:g} (total variation) from uniform"
             if d["min_distance"] > 0 else "")
