@@ -35,8 +35,10 @@ reproduce: $(STAMP)
 quick:
 	$(MAKE) reproduce CONFIG=config/quick.yaml
 
+# One pytest-xdist worker per core, each file whole on one worker (its module fixtures computed
+# once), the files in the order collected: tests/conftest.py puts the quick runs first.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
 
 $(DOCS_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,docs]'

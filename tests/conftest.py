@@ -1,10 +1,6 @@
 """Shared fixtures: small networks with hidden and deterministic nodes."""
 
 import os
-import subprocess
-import sys
-from pathlib import Path
-from typing import NamedTuple
 
 # Before numpy loads BLAS: the suite's matrices are small, where threads only cost time (and
 # on a shared machine a great deal of it); subprocesses inherit the setting.
@@ -36,38 +32,13 @@ def rng():
     return np.random.default_rng(12345)
 
 
-class QuickRun(NamedTuple):
-    """A finished run of config/quick.yaml: its working directory and its outputs by path."""
+def pytest_collection_modifyitems(items):
+    """Run tests/test_quick_run.py first: the quick config's runs and the tests that read them.
 
-    workdir: Path
-    outputs: dict
-
-
-@pytest.fixture(scope="session")
-def quick_runs(tmp_path_factory):
-    """The quick config run on one core and on two, both at once: {cores: QuickRun}.
-
-    Shared by the determinism, report and resume tests. The two runs overlap because the
-    one-core run leaves a core idle; their results do not depend on the load, which is what
-    the comparison of the two holds to.
+    They are the longest chain of work in the suite. ``make test`` sends each file whole to one
+    pytest-xdist worker, in the order collected (``--dist loadfile --no-loadscope-reorder``):
+    started first, that chain runs while the other workers take the rest, instead of holding
+    one worker alone at the end.
     """
-    from run_outputs import result_files
-    from test_workflow import QUICK, SNAKEFILE
-
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    runs = {}
-    for cores in (1, 2):
-        workdir = tmp_path_factory.mktemp(f"quick_cores{cores}")
-        log = (workdir.parent / f"{workdir.name}.log").open("w")
-        process = subprocess.Popen(
-            [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE), "--cores",
-             str(cores), "--directory", str(workdir), "--configfile", str(QUICK)],
-            cwd=SNAKEFILE.parents[1], env=env, stdout=log, stderr=subprocess.STDOUT)
-        runs[cores] = (workdir, process, log)
-    finished = {}
-    for cores, (workdir, process, log) in runs.items():
-        returncode = process.wait()
-        log.close()
-        assert returncode == 0, Path(log.name).read_text()[-3000:]
-        finished[cores] = QuickRun(workdir, result_files(workdir / "results" / "quick"))
-    return finished
+    # a stable sort: every other test keeps its place
+    items.sort(key=lambda item: item.path.name != "test_quick_run.py")

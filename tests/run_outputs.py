@@ -1,6 +1,6 @@
 """The outputs of two workflow runs, compared file by file: identical but for measured run times.
 
-Shared by tests/test_workflow.py (one core against two) and tools/slurm/test-cluster.py (a local
+Shared by tests/test_quick_run.py (one core against two) and tools/slurm/test-cluster.py (a local
 run against a SLURM run). Measured run times are the only thing allowed to differ; they live in
 columns whose name ends in ``_seconds``, in CSV files and in Markdown tables alike. PDF files
 also carry the moment they were written (``/CreationDate``); PNG files carry no date and are

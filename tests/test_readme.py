@@ -36,8 +36,8 @@ DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 SHELL_TAGS = ("sh", "bash")
 
 NOT_RUN = {
-    "make reproduce": "runs the whole pipeline, hours (tests/test_workflow.py runs the quick "
-                      "config)",
+    "make reproduce": "runs the whole pipeline, hours (tests/test_quick_run.py runs the "
+                      "quick config)",
     "make test": "runs this suite, this test included",
     "hiddenbn select data.csv --classes 1..5 --blrt 100": "refits up to 400 bootstrap "
                                                           "replicates, minutes (the document "
@@ -47,7 +47,7 @@ NOT_RUN = {
     "hiddenbn check-config blrt.yaml": "checks the config the reader saves from the block above "
                                        "it, beside their own survey (tests/test_blrt_workflow.py "
                                        "checks the section)",
-    "snakemake": "runs workflow jobs (tests/test_workflow.py runs the workflow)",
+    "snakemake": "runs workflow jobs (tests/test_quick_run.py runs the workflow)",
     "pip install": "changes the installed packages",
     "source .venv/bin/activate": "the test puts its own interpreter's hiddenbn first on PATH",
     "export NUMBA_CACHE_DIR=/cluster/scratch/hiddenbn-numba": "points numba's cache at a "
