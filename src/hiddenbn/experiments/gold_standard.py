@@ -428,12 +428,13 @@ def ml_fit(model: Network, data: Dataset, rng, prior_alpha: float, restarts: int
     best kept, and, given ``truth_cpts`` (the true parameters, in ``model``'s layout), EM from
     them to the same tolerance, where the mode near the truth may lie outside the restarts'
     reach. Returns ``(fit, "restarts" or "truth")``."""
+    # no paper's protocol but the mode itself, which SQUAREM reaches in fewer iterations
     best = fit(model, data, rng, prior_alpha, restarts, ml_em["max_iterations"],
-               ml_em["tolerance"], "best-of-n", convergence="relative")
+               ml_em["tolerance"], "best-of-n", convergence="relative", acceleration="squarem")
     if truth_cpts is None:
         return best, "restarts"
     from_truth = run_em(model, data, truth_cpts, prior_alpha, ml_em["max_iterations"],
-                        ml_em["tolerance"], convergence="relative")
+                        ml_em["tolerance"], convergence="relative", acceleration="squarem")
     if from_truth.log_likelihood > best.log_likelihood:
         return from_truth, "truth"
     return best, "restarts"
