@@ -187,7 +187,7 @@ def command_options(command: str) -> set:
             for action in parser.subcommands[0][command].options} - ONLY_THE_DEFAULT
 
 
-SELECT_OPTIONS = {**{option: FIT_OPTIONS[option] for option in command_options("select")
+SELECT_OPTIONS = {**{option: FIT_OPTIONS[option] for option in sorted(command_options("select"))
                      if option in FIT_OPTIONS},
                   "--classes": [["1..3"]], "--sbic-phi": [["1"]], "--blrt": [["19"]],
                   # the p-values are the same on any number of cores: alone, it is refused
