@@ -167,6 +167,49 @@ def test_sample_gives_the_command_line_s_cases(options, tmp_path, capsys):
     assert (tmp_path / "api.csv").read_text() == cases
 
 
+#: A parameter file that labels the states of one observed node of ``2:2,3`` (X2 keeps numbers).
+LABELLED_PARAMETERS = {
+    "network": {"nodes": {"H1": {"states": 2, "hidden": True},
+                          "X1": {"states": 2, "parents": ["H1"]},
+                          "X2": {"states": 3, "parents": ["H1"]}}},
+    "states": {"X1": ["no", "yes"]},
+    "cpts": {"H1": [[0.4, 0.6]], "X1": [[0.9, 0.1], [0.2, 0.8]],
+             "X2": [[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]]}}
+
+
+@pytest.mark.parametrize("options", [
+    ["--seed", "3", "--generating-alpha", "0.5"], ["--counts", "--missing-rate", "0.3"],
+    ["--params", "LABELLED", "--missing-rate", "0.2"], ["--params", "LABELLED", "--counts"]])
+def test_the_sample_command_writes_what_draw_sample_writes(options, tmp_path, capsys):
+    # hiddenbn sample and hiddenbn.sample go through one function, draw_sample: its files are
+    # the command's, byte for byte, and its frame is the command's cases
+    from hiddenbn.commands import draw_sample
+
+    labelled = tmp_path / "labelled.json"
+    labelled.write_text(json.dumps(LABELLED_PARAMETERS))
+    options = [str(labelled) if option == "LABELLED" else option for option in options]
+    command_line(["sample", "2:2,3", "--n", "60", *options, "--save-params",
+                  str(tmp_path / "cli.json"), "-o", str(tmp_path / "cli.csv")], capsys)
+    keywords = {"seed": 0, "generating_alpha": 1.0, "missing_rate": 0.0}
+    for option, value in zip(options, options[1:]):
+        if option in ("--seed", "--generating-alpha", "--missing-rate"):
+            keyword = option.removeprefix("--").replace("-", "_")
+            keywords[keyword] = type(keywords[keyword])(value)
+    parameters = labelled if "--params" in options else None
+    drawn = draw_sample("2:2,3", 60, parameters=parameters, counts="--counts" in options,
+                        **keywords)
+    drawn.write_csv(tmp_path / "api.csv")
+    drawn.save_parameters(tmp_path / "api.json")
+    written = (tmp_path / "cli.csv").read_text()
+    assert (tmp_path / "api.csv").read_text() == written
+    assert (tmp_path / "api.json").read_text() == (tmp_path / "cli.json").read_text()
+    if "--counts" not in options:
+        frame = hiddenbn.sample("2:2,3", 60, parameters=parameters, **keywords)
+        assert frame.to_csv(index=False, lineterminator="\n") == written
+    if parameters is not None:  # the labels of the file are written, not its codes
+        assert {"no", "yes"} <= set(written.replace("\n", ",").split(","))
+
+
 @pytest.mark.parametrize("options", [[], ["--seed", "4", "--generating-alpha", "0.3"]])
 def test_parameters_print_the_command_line_s_file(options, tmp_path, capsys):
     spec = "3(2(2,2),3)"

@@ -24,7 +24,7 @@ import pytest
 
 from hiddenbn import cli
 from hiddenbn.cli import main
-from hiddenbn.data import Dataset, read_csv
+from hiddenbn.data import Dataset, read_csv, sampling
 from hiddenbn.errors import DataError, HiddenbnError, ParameterError, SpecError
 from hiddenbn.models.network import (latent_class, load_parameters, random_parameters,
                                      save_parameters)
@@ -201,11 +201,13 @@ def test_huge_integers_in_files_are_one_line(tmp_path, capsys, data):
         load_parameters(truth, parse_spec("2:2,2"))
 
 
-def test_running_out_of_memory_anyway_is_one_line(data, capsys, monkeypatch):
+@pytest.mark.parametrize("counts", [[], ["--counts"]])
+def test_running_out_of_memory_anyway_is_one_line(data, capsys, monkeypatch, counts):
     def exhausted(*args, **kwargs):
         raise MemoryError
-    monkeypatch.setattr(cli, "forward_sample", exhausted)
-    assert_refused(run(capsys, "sample", "2:2,2", "--n", "5"), "out of memory; use a smaller")
+    monkeypatch.setattr(sampling, "forward_sample", exhausted)
+    assert_refused(run(capsys, "sample", "2:2,2", "--n", "5", *counts),
+                   "out of memory; use a smaller")
 
 
 def test_an_interaction_model_too_large_is_one_line(tmp_path, capsys):
@@ -292,13 +294,14 @@ def test_a_failed_sample_leaves_neither_output(tmp_path, capsys):
     assert sorted(tmp_path.iterdir()) == [blocker]
 
 
+@pytest.mark.parametrize("counts", [[], ["--counts"]])
 def test_a_sample_that_fails_while_sampling_leaves_neither_output(tmp_path, capsys,
-                                                                  monkeypatch):
+                                                                  monkeypatch, counts):
     def exhausted(*args, **kwargs):
         raise MemoryError
-    monkeypatch.setattr(cli, "forward_sample", exhausted)
+    monkeypatch.setattr(sampling, "forward_sample", exhausted)
     assert run(capsys, "sample", "2:2,2", "--n", "5", "--save-params", tmp_path / "p.json",
-               "-o", tmp_path / "out.csv")[0] == 2
+               "-o", tmp_path / "out.csv", *counts)[0] == 2
     assert list(tmp_path.iterdir()) == []
 
 

@@ -354,32 +354,12 @@ def _check_outputs(outputs: dict, inputs=()) -> None:
         named[target.path] = option
 
 
-def _parameters(args, network):
-    """The parameters given by --params, or drawn from Dirichlet(--generating-alpha), and the
-    labels of the observed nodes' states that the parameter file gives (``{}`` if none)."""
-    from hiddenbn.models.network import load_labelled_parameters, random_parameters
-    from hiddenbn.util import seeding
-
-    if args.params:
-        return load_labelled_parameters(args.params, network)
-    return random_parameters(network, seeding.rng(args.seed, "parameters"),
-                             args.generating_alpha), {}
-
-
 def _add_parameter_options(parser):
     parser.add_argument("spec", metavar="SPEC", help="model: k:r1,...,rn, a tree such as "
                         "'3(2,2,2)', or a YAML/JSON file")
     parser.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     parser.add_argument("--generating-alpha", type=_dirichlet_alpha, default=1.0,
                         help="Dirichlet parameter of the random CPT rows (default 1: uniform)")
-
-
-def forward_sample(*args, **kwargs):
-    """:func:`hiddenbn.data.sampling.forward_sample`, imported when called (a name of this module,
-    so that a test can make sampling fail)."""
-    from hiddenbn.data import sampling
-
-    return sampling.forward_sample(*args, **kwargs)
 
 
 def _model_of(spec, classes: int | None = None) -> tuple:
@@ -407,34 +387,18 @@ def _network_of(command: str, args, spec):
 
 
 def command_sample(args) -> None:
-    from dataclasses import replace
-
-    from hiddenbn.data import NumberedStates, write_csv, write_rows_csv
-    from hiddenbn.data.sampling import blank_cells, sample_dataset
-    from hiddenbn.models.network import save_parameters
-    from hiddenbn.util import seeding
+    from hiddenbn import commands
 
     _check_outputs({"--save-params": args.save_params, "--output": args.output},
                    [args.spec, args.params])
-    network = _network_of("sample", args, args.spec)
-    limits.check_network(network)
-    limits.check_sample(args.n, len(network.observed_indices), args.counts)
-    cpts, labels = _parameters(args, network)
-    # states labelled by the parameter file (a fit of labelled data) are written as labels
-    categories = tuple(labels.get(name, NumberedStates(0, network.cardinalities[i]))
-                       for i, name in zip(network.observed_indices, network.observed_names)) \
-        if labels else None
-    data_rng = seeding.rng(args.seed, "data")
+    drawn = commands.draw_sample(_network_of("sample", args, args.spec), args.n,
+                                 seed=args.seed, parameters=args.params,
+                                 generating_alpha=args.generating_alpha,
+                                 missing_rate=args.missing_rate, counts=args.counts)
     with _outputs(args.save_params, args.output) as (params_file, data_file):
         if params_file:
-            save_parameters(params_file, network, cpts, labels)
-        if args.counts:
-            sample = sample_dataset(network, cpts, args.n, data_rng, args.missing_rate)
-            write_csv(data_file, replace(sample, categories=categories) if categories else sample)
-        else:
-            write_rows_csv(data_file, network.observed_names, blank_cells(
-                forward_sample(network, cpts, args.n, data_rng), args.missing_rate, data_rng),
-                categories)
+            drawn.save_parameters(params_file)
+        drawn.write_csv(data_file)
 
 
 def command_params(args) -> None:

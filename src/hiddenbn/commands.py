@@ -4,7 +4,8 @@
 :func:`parameters`, :func:`ebnc_fit` and :func:`ebnc_select` do what ``hiddenbn fit``,
 ``select``, ``evidence``, ``dim``, ``sample``, ``params``, ``ebnc fit`` and ``ebnc select`` do,
 and return what they print as objects (:mod:`hiddenbn.reports.results`; ``sample`` a
-DataFrame); :func:`blrt_plan` is the plan of ``select --blrt``'s tests, which the workflow
+DataFrame; :func:`draw_sample` the cases with their parameters, as the command writes them);
+:func:`blrt_plan` is the plan of ``select --blrt``'s tests, which the workflow
 runs as jobs (workflow/rules/blrt.smk). ``check-config``'s is
 :func:`hiddenbn.experiments.workflow_config.check_config_file`, beside the workflow's config
 that it checks (the experiments are a layer above this module). A keyword argument
@@ -914,7 +915,8 @@ def sample(model, n: int, *, seed: int = 0, parameters=None, generating_alpha: f
 
     Forward-samples ``n`` cases of the observed variables. Without ``parameters`` the CPTs
     are drawn from Dirichlet(``generating_alpha``); parameters and data use separate random
-    streams derived from ``seed``, as on the command line.
+    streams derived from ``seed``, as on the command line (:func:`draw_sample`, which the
+    command line calls, gives the parameters too).
 
     Parameters
     ----------
@@ -948,10 +950,38 @@ def sample(model, n: int, *, seed: int = 0, parameters=None, generating_alpha: f
     >>> bool(frame["X2"].between(0, 2).all())
     True
     """
-    from hiddenbn.data.sampling import blank_cells, forward_sample
+    return draw_sample(model, n, seed=seed, parameters=parameters,
+                       generating_alpha=generating_alpha, missing_rate=missing_rate).frame()
+
+
+def draw_sample(model, n: int, *, seed: int = 0, parameters=None,
+                generating_alpha: float = 1.0, missing_rate: float = 0.0,
+                counts: bool = False):
+    """Cases drawn from a model, with the parameters they were drawn from: what ``hiddenbn
+    sample`` writes (its data and ``--save-params``), and what :func:`sample` returns.
+
+    Parameters
+    ----------
+    model, n, seed, parameters, generating_alpha, missing_rate
+        As for :func:`sample`.
+    counts : bool
+        Whether the cases are to be written as pattern counts (``--counts``); their memory is
+        checked before any case is drawn.
+
+    Returns
+    -------
+    hiddenbn.data.sampling.DrawnSample
+
+    Examples
+    --------
+    >>> drawn = draw_sample("2:2,2", n=6, seed=1, counts=True)
+    >>> drawn.rows.shape, [table.shape for table in drawn.cpts]
+    ((6, 2), [(1, 2), (2, 2), (2, 2)])
+    """
+    from hiddenbn.data.sampling import DrawnSample, blank_cells, forward_sample
 
     network = discrete_network(model, "sampled")
-    limits.check_sample(n, len(network.observed_indices), False)
+    limits.check_sample(n, len(network.observed_indices), counts)
     labels = {}
     if parameters is None:
         cpts = random_parameters(network, seeding.rng(seed, "parameters"), generating_alpha)
@@ -961,8 +991,7 @@ def sample(model, n: int, *, seed: int = 0, parameters=None, generating_alpha: f
         cpts = check_parameters(network, parameters)
     data_rng = seeding.rng(seed, "data")
     rows = blank_cells(forward_sample(network, cpts, n, data_rng), missing_rate, data_rng)
-    return rows_frame(network.observed_names, rows,
-                      [labels.get(name) for name in network.observed_names])
+    return DrawnSample(network, cpts, labels, rows, counts)
 
 
 def discrete_network(model, done: str):

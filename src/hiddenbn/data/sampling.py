@@ -3,17 +3,20 @@
 Cases are drawn as paper 003 Sec. 3 describes: each node in topological order given its
 parents' sampled values, hidden values then discarded. The uniforms come from a seeded
 ``numpy.random.Generator`` outside the numba kernel, in fixed-size chunks, so a seed fixes the
-data whatever the thread count.
+data whatever the thread count. A :class:`DrawnSample` holds the cases with the parameters they
+were drawn from, and writes both as ``hiddenbn sample`` does.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 import numba
 import numpy as np
 
-from hiddenbn.data import MISSING, Dataset
+from hiddenbn.data import MISSING, Dataset, NumberedStates, rows_frame, write_csv, write_rows_csv
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.models.network import Network, check_parameters
+from hiddenbn.models.network import Network, check_parameters, save_parameters
 from hiddenbn.util import limits
 
 #: Rows drawn per call of the kernel; part of the definition of the random stream.
@@ -136,3 +139,60 @@ def sample_dataset(network: Network, cpts, n_cases: int, rng: np.random.Generato
     blanked at ``missing_rate`` (:func:`blank_cells`)."""
     rows = blank_cells(forward_sample(network, cpts, n_cases, rng), missing_rate, rng)
     return Dataset.from_rows(network.observed_names, rows, network.observed_cardinalities)
+
+
+@dataclass(frozen=True)
+class DrawnSample:
+    """Cases drawn from a network, with the parameters they were drawn from: what ``hiddenbn
+    sample`` writes and :func:`hiddenbn.sample` returns, in one place.
+
+    Attributes
+    ----------
+    network : Network
+        The network sampled.
+    cpts : list of ndarray
+        Its parameters, one table per node.
+    labels : dict
+        The labels of observed nodes' states that a parameter file gave (``{}`` if none); such
+        states are written and returned as their labels.
+    rows : ndarray
+        The cases (int32), one column per observed node, :data:`~hiddenbn.data.MISSING` where
+        a cell was blanked.
+    counts : bool
+        Whether :meth:`write_csv` writes pattern counts rather than one line per case.
+    """
+
+    network: Network
+    cpts: list
+    labels: dict
+    rows: np.ndarray
+    counts: bool = False
+
+    @property
+    def categories(self) -> tuple | None:
+        """Per observed column, its labels (numbers where the parameter file gives none), or
+        None when no column is labelled."""
+        if not self.labels:
+            return None
+        network = self.network
+        return tuple(self.labels.get(name, NumberedStates(0, network.cardinalities[i]))
+                     for i, name in zip(network.observed_indices, network.observed_names))
+
+    def frame(self):
+        """The cases as a pandas DataFrame (:func:`~hiddenbn.data.rows_frame`)."""
+        return rows_frame(self.network.observed_names, self.rows, self.categories)
+
+    def write_csv(self, path) -> None:
+        """Write the cases as CSV (``path`` may be a stream): one line per case, or with
+        :attr:`counts` one line per pattern with its count."""
+        if self.counts:
+            dataset = Dataset.from_rows(self.network.observed_names, self.rows,
+                                        self.network.observed_cardinalities)
+            write_csv(path, replace(dataset, categories=self.categories) if self.labels
+                      else dataset)
+        else:
+            write_rows_csv(path, self.network.observed_names, self.rows, self.categories)
+
+    def save_parameters(self, path) -> None:
+        """Write the parameters, with the labels of the states, as JSON (``--save-params``)."""
+        save_parameters(path, self.network, self.cpts, self.labels)
