@@ -134,7 +134,8 @@ def exact_section():
         start = time.perf_counter()
         try:
             peer = exact_log_marginal_likelihood(network, data, 1.0)
-            peer_text = f"{time.perf_counter() - start:.2f} s, |diff| {abs(peer - result.log_evidence):.1e}"
+            peer_text = (f"{time.perf_counter() - start:.2f} s, "
+                         f"|diff| {abs(peer - result.log_evidence):.1e}")
         except HiddenbnError:
             peer_text = "refused (too many completions)"
         lines.append(f"  {k}:2x{n} N={cases_n}: {data.n_patterns} patterns, "

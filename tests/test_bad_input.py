@@ -230,7 +230,8 @@ def test_an_interaction_model_too_large_is_one_line(tmp_path, capsys):
     (["select", "DATA", "--classes", "1..1000000000"],
      "--classes '1..1000000000': the number of models to fit is 1000000000, above the limit of "
      "1024"),
-    (["dim", "2:2,2,2", "--jacobian-points", "1000000000"], "argument --jacobian-points: 1000000000 is above"),
+    (["dim", "2:2,2,2", "--jacobian-points", "1000000000"],
+     "argument --jacobian-points: 1000000000 is above"),
     (["evidence", "DATA", "--model", "2:2,2", "--runs", "1000000000"],
      "argument --runs: 1000000000 is above the limit of 4096"),
     (["evidence", "DATA", "--model", "2:2,2", "--particles", "1000000000000"],
@@ -608,7 +609,8 @@ def test_column_lists_are_taken_as_given_or_refused(tmp_path, data, capsys, argv
 
 def test_an_ebnc_target_with_one_class_is_refused(tmp_path, capsys):
     path = write(tmp_path, "one.csv", "Y,A\n1,0\n1,1\n1,0\n1,1\n")
-    embedded = write(tmp_path, "e.yaml", "nodes:\n  Y: {states: 2}\n  A: {states: 2, parents: [Y]}\n")
+    embedded = write(tmp_path, "e.yaml",
+                     "nodes:\n  Y: {states: 2}\n  A: {states: 2, parents: [Y]}\n")
     message = "--target 'Y' has one class in the data (1); a classifier needs cases of at least two"
     assert_refused(run(capsys, "ebnc", "fit", path, "--target", "Y", "--embedded", embedded),
                    message)

@@ -76,12 +76,16 @@ def test_params_prints_json_to_stdout():
     (["sample", "3:2,2", "--n", "5", "--params", "missing.json"], "parameter file missing.json "
                                                                   "does not exist"),
     (["sample", "3:2,2", "--n", "0"], "argument --n: expected a positive whole number, got 0"),
-    (["sample", "3:2,2", "--n", "5", "--seed", "-1"], "expected a non-negative whole number as seed"),
-    (["sample", "3:2,2", "--n", "5", "--generating-alpha", "0"], "expected a positive number, got 0.0"),
-    (["sample", "3:2,2", "--n", "5", "--generating-alpha", "nan"], "expected a positive number, got nan"),
+    (["sample", "3:2,2", "--n", "5", "--seed", "-1"],
+     "expected a non-negative whole number as seed"),
+    (["sample", "3:2,2", "--n", "5", "--generating-alpha", "0"],
+     "expected a positive number, got 0.0"),
+    (["sample", "3:2,2", "--n", "5", "--generating-alpha", "nan"],
+     "expected a positive number, got nan"),
     (["dim", "-1:2,2"], "'-1:2,2' starts with '-' and was read as an option (a state count is a "
                         "positive whole number)"),
-    (["sample", "3:2,2", "--n", "5", "-o", "/etc/hostname/x.csv"], "hiddenbn: error: --output /etc/hostname/x.csv: /etc/hostname is a file, not a folder"),
+    (["sample", "3:2,2", "--n", "5", "-o", "/etc/hostname/x.csv"],
+     "hiddenbn: error: --output /etc/hostname/x.csv: /etc/hostname is a file, not a folder"),
 ])
 def test_bad_arguments_exit_2_with_one_line(args, message):
     result = run(*args)

@@ -327,7 +327,8 @@ def test_alpha_is_checked_once_for_every_fit(call, rng):
     lambda rng: em.fit_engine(BernoulliMixture(toy_data(rng)), rng, 0, 10, 1e-6),
 ])
 def test_starts_are_checked_once_for_every_fit(call, rng):
-    with pytest.raises(ParameterError, match="the number of EM starts must be a whole number of at least 1"):
+    with pytest.raises(ParameterError,
+                       match="the number of EM starts must be a whole number of at least 1"):
         call(rng)
 
 

@@ -1,4 +1,5 @@
-"""``hiddenbn evidence``: exact and Monte-Carlo values as the library gives them; one-line errors."""
+"""``hiddenbn evidence``: exact and Monte-Carlo values as the library gives them; one-line
+errors."""
 
 import json
 

@@ -54,9 +54,11 @@ def test_conjecture_holds_on_the_paper_ranks_and_fails_where_one_differs():
 
 
 def test_theorem2_bounds_hold_on_the_paper_ranks_and_fail_below_2n():
-    assert gh.theorem2_row(naive_bayes_table(), PAPER["theorem2"], CONJECTURE)["verdict"] == "reproduced"
+    assert (gh.theorem2_row(naive_bayes_table(), PAPER["theorem2"], CONJECTURE)["verdict"]
+            == "reproduced")
     # 2n + 0 is still inside; 2n - 1 is not
-    assert gh.theorem2_row(naive_bayes_table(n5=10), PAPER["theorem2"], CONJECTURE)["verdict"] == "reproduced"
+    assert (gh.theorem2_row(naive_bayes_table(n5=10), PAPER["theorem2"], CONJECTURE)["verdict"]
+            == "reproduced")
     row = gh.theorem2_row(naive_bayes_table(n5=9), PAPER["theorem2"], CONJECTURE)
     assert row["verdict"] == "not reproduced" and "n = 5" in row["ours"]
     # a range below the theorem's covers nothing
@@ -68,10 +70,12 @@ def test_theorem2_bounds_hold_on_the_paper_ranks_and_fail_below_2n():
 def test_no_redundancy_holds_on_the_paper_ranks_and_fails_with_a_redundant_parameter():
     span = PAPER["no_redundant_parameters"]
     assert gh.no_redundancy_row(naive_bayes_table(), span, CONJECTURE)["verdict"] == "reproduced"
-    assert gh.no_redundancy_row(naive_bayes_table(n4=8), span, CONJECTURE)["verdict"] == "not reproduced"
+    assert (gh.no_redundancy_row(naive_bayes_table(n4=8), span, CONJECTURE)["verdict"]
+            == "not reproduced")
     # a range that leaves out part of the paper's is only partly a check
     short = naive_bayes_table()
-    assert gh.no_redundancy_row(short[short.n <= 5], span, CONJECTURE)["verdict"] == "partly reproduced"
+    assert (gh.no_redundancy_row(short[short.n <= 5], span, CONJECTURE)["verdict"]
+            == "partly reproduced")
 
 
 def test_w_bound_holds_on_the_paper_dimensions_and_fails_above_it():

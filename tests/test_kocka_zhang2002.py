@@ -1076,6 +1076,7 @@ def test_recovery_is_judged_only_where_em_resolves_the_fit_of_the_generating_str
     assert found({1000: 50.0, 243000: 5.0})[1] == "not checked"
     # recovered where judged: not supported, and no "reproduced where judged"
     recovering = runs.assign(cardinalities=kz._cards_text(kz.hidden_cardinalities(network)))
-    claims = kz.hlc_claims(recovering, with_floors(table, {243000: 5.0}), paper, network, SEC, explain=False)
+    claims = kz.hlc_claims(recovering, with_floors(table, {243000: 5.0}), paper, network, SEC,
+                           explain=False)
     claim = next(c for c in claims if "never found" in c[0])
     assert claim[1] == "not supported" and len(claim) == 3

@@ -67,8 +67,8 @@ def test_the_model_binds_to_the_columns_in_order_or_as_named(survey, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--model", "2:2,3,3"], "the model 2:2,3,3 has 3 observed variables but there are 4 "
                              "columns (smoker, drinks, exercise, diet)"),
-    (["--model", "2:2,2,3,2"], "column 'drinks' has 3 states ('never', 'often', 'sometimes') but the "
-                               "model gives it 2"),
+    (["--model", "2:2,2,3,2"], "column 'drinks' has 3 states ('never', 'often', 'sometimes') "
+                               "but the model gives it 2"),
     (["--classes", "2", "--columns", "smoker,age"], "--columns names 'age', which is not a "
                                                     "column"),
     (["--classes", "2", "--model", "2"], "give --model or --classes, not both"),

@@ -37,7 +37,8 @@ def test_environment_yml_matches_pyproject():
     have = {**conda, **pip}
     for name, spec in wanted.items():
         assert name in have, f"environment.yml lacks {name}"
-        assert have[name] == spec, f"{name}: pyproject says {spec!r}, environment.yml {have[name]!r}"
+        assert have[name] == spec, (f"{name}: pyproject says {spec!r}, "
+                                    f"environment.yml {have[name]!r}")
     assert conda["python"] == project["requires-python"]
 
 

@@ -18,7 +18,8 @@ def test_latent_class_shorthand_tree_and_yaml_agree(tmp_path):
         "  X2: {states: 4, parents: [H1]}\n"
         "  X3: {states: 2, parents: [H1]}\n")
     shorthand = parse_spec("3:2,4,2")
-    assert shorthand == parse_spec("3(2,4,2)") == parse_spec(yaml_file) == latent_class(3, [2, 4, 2])
+    assert (shorthand == parse_spec("3(2,4,2)") == parse_spec(yaml_file)
+            == latent_class(3, [2, 4, 2]))
     assert shorthand.observed_names == ("X1", "X2", "X3")
     assert shorthand.standard_dimension == 2 + 3 * (1 + 3 + 1)
 

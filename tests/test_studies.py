@@ -217,9 +217,9 @@ def test_models_study_needs_no_kl_and_selects_among_the_named_candidates(tmp_pat
                      "X1": {"states": 2, "parents": ["A"]}, "X2": {"states": 2, "parents": ["A"]},
                      "X3": {"states": 2, "parents": ["A", "B"]},
                      "X4": {"states": 2, "parents": ["B"]}}}
-    study = checked({"generators": {"g": {"spec": two, "generating_alpha": 0.5}}, "sample_sizes": [400],
-                     "replicates": 2, "family": {"type": "models", "models": {
-                         "lc2": "2:2,2,2,2", "two": two}},
+    study = checked({"generators": {"g": {"spec": two, "generating_alpha": 0.5}},
+                     "sample_sizes": [400], "replicates": 2,
+                     "family": {"type": "models", "models": {"lc2": "2:2,2,2,2", "two": two}},
                      "scores": ["bic_log_evidence", "mled"], "metrics": ["selected"], "em": EM})
     assert studies.true_model(study, "g") == "two"
     fits, selections = run(study)
@@ -350,7 +350,8 @@ def test_hill_climb_runs_on_a_tree_no_enumeration_could_fit():
     start = ",".join(f"H{h}=2" for h in range(1, 19))
     assert len(fits) >= 1 + len(network.hidden_indices)  # the start and all its moves
     assert np.isfinite(fits.bic_log_evidence).all()
-    assert (np.isfinite(fits.laplace) | fits.note.fillna("").str.contains("positive definite")).all()
+    assert (np.isfinite(fits.laplace)
+            | fits.note.fillna("").str.contains("positive definite")).all()
     assert not fits.note.fillna("").str.contains("enumerat").any()
     for path in selections.path:
         steps = path.split(" > ")

@@ -121,7 +121,8 @@ def problems_of(edit):
     (lambda c: c["gold_standard"].update(smc=5),
      "config gold_standard.smc: must be a mapping, got 5"),
     (lambda c: c["kocka_zhang2002"]["em"].update(schedule="fast"),
-     "config kocka_zhang2002.em.schedule: must be one of annealing, halving, best-of-n, got 'fast'"),
+     "config kocka_zhang2002.em.schedule: must be one of annealing, halving, best-of-n, "
+     "got 'fast'"),
     (lambda c: c["chickering_heckerman1996"].update(replicats=3),
      "config chickering_heckerman1996.replicats: unknown key; did you mean replicates?"),
     (lambda c: c.update(colour="blue"),
@@ -197,7 +198,8 @@ def test_check_config_names_the_line_of_a_yaml_error_that_snakemake_does_not(tmp
     result = check_config_command(path)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (f"hiddenbn: error: config file {path}, line 5, column 15: expected "
-                             "',' or ']', but got ':' (while parsing a flow sequence from line 4)\n")
+                             "',' or ']', but got ':' (while parsing a flow sequence from "
+                             "line 4)\n")
     # what the command stands in for: Snakemake's own message names neither file nor line
     ran = snakemake("-n", "--configfile", str(path))
     snakemake_message = ran.stdout + ran.stderr

@@ -615,8 +615,8 @@ def _add_data_options(parser):
     parser.add_argument("data", metavar="DATA", type=_file_name,
                         help="CSV with a header of column names, one "
                         "case per line; cells are labels or whole numbers (see "
-                        "docs/own-data.md); an optional 'count' column holds pattern counts; - reads "
-                        "standard input")
+                        "docs/own-data.md); an optional 'count' column holds pattern counts; - "
+                        "reads standard input")
     parser.add_argument("--columns", metavar="A,B,...", help="the columns the model is bound "
                         "to, in order (default: every column)")
     parser.add_argument("--dictionary", metavar="FILE", type=_file_name,
@@ -638,8 +638,8 @@ def _add_em_options(parser):
     _add_data_options(parser)
     parser.add_argument("--prior-alpha", type=_dirichlet_alpha, default=defaults.PRIOR_ALPHA,
                         help="symmetric Dirichlet prior of every CPT row, >= 1; the fit is its MAP "
-                        "estimate (default 1: the ML estimate, as poLCA and StepMix give; Chickering & "
-                        "Heckerman 1996 use 1.01, which keeps probabilities off 0)")
+                        "estimate (default 1: the ML estimate, as poLCA and StepMix give; "
+                        "Chickering & Heckerman 1996 use 1.01, which keeps probabilities off 0)")
     parser.add_argument("--restarts", type=_count(limits.MAX_RESTARTS),
                         help="EM starts (default "
                         + ", ".join(f"{n} with {name}" for name, n in defaults.RESTARTS.items())
@@ -740,7 +740,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write the parameters used as JSON "
                         "(-: standard output, when -o names a file)")
     sample.add_argument("--counts", action="store_true",
-                        help="write distinct patterns with a 'count' column instead of one row per case")
+                        help="write distinct patterns with a 'count' column instead of one row "
+                        "per case")
     sample.add_argument("--missing-rate", type=_bounded(float, 0.0, False, "a number from 0 to "
                         "below 1", 0.999999), default=0.0, metavar="RATE", help="blank each cell "
                         "with this probability (missing completely at random; a case keeps at "
@@ -776,8 +777,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "method, gap, ...; with --ebnc: node, d, method, basis_size, features, "
                      "by_method, svd_gaps, warnings)")
     dim.add_argument("--jacobian-points", type=_count(limits.MAX_POINTS), default=5,
-                     help="random parameter points at which the Jacobian is ranked; the rank is the maximum "
-                     "(default 5)")
+                     help="random parameter points at which the Jacobian is ranked; the rank is "
+                     "the maximum (default 5)")
     dim.add_argument("--seed", type=_seed, default=0, help="random seed of the points (default 0)")
     dim.set_defaults(run=command_dim)
 

@@ -15,9 +15,9 @@ call and a command line with the same data and seed give the same numbers.
 The data of a function is a CSV file, a pandas DataFrame (read as the file it writes:
 :func:`hiddenbn.data.read_data`) or a :class:`~hiddenbn.data.Dataset`. Its model is a spec
 (a shorthand such as ``"3:2,2,2"``, a tree such as ``"3(2,2,2)"``, a YAML or JSON file, or a
-dict of the spec), a :class:`~hiddenbn.models.network.Network`, or ``classes=K`` for the latent class
-model with K classes over the columns. A shorthand's observed leaves are bound to the columns
-in order (or to ``columns``); a spec file's nodes name their columns.
+dict of the spec), a :class:`~hiddenbn.models.network.Network`, or ``classes=K`` for the latent
+class model with K classes over the columns. A shorthand's observed leaves are bound to the
+columns in order (or to ``columns``); a spec file's nodes name their columns.
 """
 
 from __future__ import annotations
@@ -764,7 +764,8 @@ def _regression_selection(data, classes, columns, covariates, categorical, prior
 
 def _class_counts(classes) -> list:
     """The numbers of classes of :func:`select`: a text as the command line reads it
-    (:func:`hiddenbn.learning.selection.parse_classes`), else whole numbers of at least 1, sorted."""
+    (:func:`hiddenbn.learning.selection.parse_classes`), else whole numbers of at least 1,
+    sorted."""
     if isinstance(classes, str):
         return selection.parse_classes(classes)
     try:

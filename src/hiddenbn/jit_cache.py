@@ -7,8 +7,9 @@ workflow job calls only some kernels, so on a fresh machine each kind of job pay
 :func:`warm` calls each group of kernels once on tiny inputs, so a cache can be filled before
 the jobs start, e.g. a shared one for a cluster::
 
-    NUMBA_CACHE_DIR=/cluster/scratch/hiddenbn-numba python -m hiddenbn.jit_cache
-    NUMBA_CACHE_DIR=/cluster/scratch/hiddenbn-numba snakemake --workflow-profile workflow/profiles/slurm
+    export NUMBA_CACHE_DIR=/cluster/scratch/hiddenbn-numba
+    python -m hiddenbn.jit_cache
+    snakemake --workflow-profile workflow/profiles/slurm
 
 (the Snakefile keeps a ``NUMBA_CACHE_DIR`` that is set; hiddenbn adds a folder per version of
 its sources, see :mod:`hiddenbn`, so an update never runs a kernel compiled from the old ones).

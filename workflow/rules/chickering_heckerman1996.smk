@@ -218,7 +218,10 @@ rule chickering_heckerman1996_shared_fits:
     log:
         f"{LOGS}/chickering_heckerman1996/shared_fits/{{experiment}}_rep{{replicate}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/chickering_heckerman1996_shared_fits/{{experiment}}_rep{{replicate}}.tsv"
+        (
+            f"{LOGS}/benchmarks/chickering_heckerman1996_shared_fits/"
+            f"{{experiment}}_rep{{replicate}}.tsv"
+        )
     wildcard_constraints:
         experiment="|".join(CHICKERING_HECKERMAN1996_SHARING),
     conda:

@@ -141,7 +141,10 @@ rule gold_standard_paper003:
     log:
         f"{LOGS}/gold_standard/{{estimates}}/{{experiment}}_rep{{replicate}}_part{{part}}.log",
     benchmark:
-        f"{LOGS}/benchmarks/gold_standard_{{estimates}}/{{experiment}}_rep{{replicate}}_part{{part}}.tsv"
+        (
+            f"{LOGS}/benchmarks/gold_standard_{{estimates}}/"
+            f"{{experiment}}_rep{{replicate}}_part{{part}}.tsv"
+        )
     wildcard_constraints:
         estimates="paper003|paper003_doubled",
     conda:

@@ -25,7 +25,8 @@ Data files are CSV with a header of variable names, one case per line, and an op
   likely a measurement or an identifier than a category, to be binned or left out.
 * **A data dictionary** (YAML, ``column: [category, ...]``) fixes the states and their order for
   the columns it names; a category absent from the data still counts (a column it names may
-  even have only missing cells), and a cell that is not in the list is an error. Its entries are read as text (``yes`` stays ``yes``).
+  even have only missing cells), and a cell that is not in the list is an error. Its entries
+  are read as text (``yes`` stays ``yes``).
 * **Missing cells** are those equal to one of ``missing_values``, blanks around a cell ignored.
   The default (:data:`DEFAULT_MISSING_VALUES`) is pandas' default ``na_values`` (empty,
   ``NA``, ``NaN``, ``nan``, ``N/A``, ``n/a``, ``NULL``, ``null``, ``None``, ``#N/A``, ...,
@@ -96,7 +97,8 @@ def pattern_counts(rows, cardinalities=None, weights=None, return_inverse: bool 
     ``weights`` (one non-negative integer per row, default 1) are added up per distinct row, so
     pattern counts with repeated patterns can be merged. Rows are encoded as mixed-radix
     integers when the joint state space fits in int64 (one sort of a 1-D key array); otherwise
-    the key is built column by column and renumbered in order whenever it would overflow. A cell :data:`MISSING` stays missing (patterns keep their missingness).
+    the key is built column by column and renumbered in order whenever it would overflow. A
+    cell :data:`MISSING` stays missing (patterns keep their missingness).
     """
     rows = np.asarray(rows)
     if rows.ndim != 2:
@@ -986,7 +988,8 @@ def _code_column(source: str, name: str, cells: np.ndarray, declared, missing_va
             raise DataError(f"{source}: column {name!r} has {excerpt(absent[0])}, which "
                             f"is not one of its categories in the data dictionary "
                             f"({_listed(declared)}); add it there or write it as missing")
-        return _Column(_lookup(codes, texts, {text: position[state_label(text)] for text in present}),
+        return _Column(_lookup(codes, texts,
+                               {text: position[state_label(text)] for text in present}),
                        tuple(declared), given=True)
     numbers = {text: _integer(source, f"column {name!r}", text) for text in present}
     if all(number is not None for number in numbers.values()):

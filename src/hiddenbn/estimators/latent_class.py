@@ -4,9 +4,9 @@ A latent class model explains categorical items by one hidden variable, the clas
 class the items are independent, so ``p(x) = sum_h p(h) prod_j p(x_j | h)`` (Lazarsfeld;
 paper 002 Sec. 2.2, paper 003 Sec. 3 of the five papers this package implements).
 :class:`LatentClassModel` fits it as ``hiddenbn fit --classes K`` does, by the same search
-(:func:`hiddenbn.learning.selection.search`: annealed starts, SQUAREM, split-and-merge moves) from the
-same data, read by the same reader, so that both give the same log-likelihood for the same
-seed. It answers as scikit-learn's mixtures (``sklearn.mixture.GaussianMixture``) do:
+(:func:`hiddenbn.learning.selection.search`: annealed starts, SQUAREM, split-and-merge moves)
+from the same data, read by the same reader, so that both give the same log-likelihood for the
+same seed. It answers as scikit-learn's mixtures (``sklearn.mixture.GaussianMixture``) do:
 :meth:`~LatentClassModel.predict_proba`, :meth:`~LatentClassModel.predict`,
 :meth:`~LatentClassModel.score` (the mean log-likelihood per case),
 :meth:`~LatentClassModel.score_samples`, :meth:`~LatentClassModel.bic`,

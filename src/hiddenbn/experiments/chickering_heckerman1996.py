@@ -829,9 +829,10 @@ def claim_bias_directions(table: pd.DataFrame) -> tuple[str, str]:
         counts[score] = (int(up.sum()), int(down.sum()))
         opposite = {"cs": down, "mled": down, "draper": up}.get(score)
         if opposite is not None:
-            against += [(score, f"{LABELS[score]} at n = {r.n}, c = {r.c}, N = {r.N} ("
-                         f"{format_mean_sd(getattr(r, f'{score}_mean'), getattr(r, f'{score}_sd'))})")
-                        for r in distinct[opposite].itertuples()]
+            for r in distinct[opposite].itertuples():
+                shown = format_mean_sd(getattr(r, f"{score}_mean"), getattr(r, f"{score}_sd"))
+                against.append((score, f"{LABELS[score]} at n = {r.n}, c = {r.c}, "
+                                       f"N = {r.N} ({shown})"))
     for score in ("cs", "mled"):
         up, down = counts[score]
         parts[score] = up > down and up > 0
@@ -1216,7 +1217,8 @@ def claim_convergence(fits: pd.DataFrame, printed: pd.Series,
                else "not supported")
     evidence = (f"{converged} of {total} fits met the criterion (the paper: {paper_converged} "
                 f"of {runs})")
-    if em is not None and "last_relative_change" in fits and fits.last_relative_change.notna().any():
+    if (em is not None and "last_relative_change" in fits
+            and fits.last_relative_change.notna().any()):
         change, tolerance = fits.last_relative_change, em["tolerance"]
         evidence += (
             f" after {'all ' if em.get('run_all_iterations') else 'at most '}"

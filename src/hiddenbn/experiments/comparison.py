@@ -3,8 +3,8 @@
 A paper's printed numbers live in ``workflow/resources/<paper>/`` (never in the code) and are
 read by :func:`read_printed`; a number the paper prints as a formula in a size ``n`` ("2n",
 "2^n", or in further named sizes) is written there as an integer expression and evaluated by
-:func:`formula_value`, which accepts nothing but those names, integers and ``+ - * **``. Tables are written twice
-(:func:`write_table`): as CSV for figures and as Markdown for reading.
+:func:`formula_value`, which accepts nothing but those names, integers and ``+ - * **``.
+Tables are written twice (:func:`write_table`): as CSV for figures and as Markdown for reading.
 """
 
 from __future__ import annotations

@@ -672,7 +672,8 @@ def _network_summary(title: str, network: Network) -> dict:
     """What a panel of ``figures/structures.png`` shows, counted from the network drawn."""
     return {"panel": title, "kind": network.kind, "nodes": network.n_nodes,
             "hidden": ", ".join(network.names[i] for i in network.hidden_indices),
-            "arcs": sum(len(p) for p in network.parents), "parameters ds": network.standard_dimension}
+            "arcs": sum(len(p) for p in network.parents),
+            "parameters ds": network.standard_dimension}
 
 
 def figure_sections(matrix, rank: int, difference: float, paper: dict,

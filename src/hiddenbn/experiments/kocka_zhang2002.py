@@ -1763,8 +1763,8 @@ def paper_claims(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
     ``printed`` is the paper's Table 2 (text cells), ``sec`` the numbers of
     ``experiments.yaml``. Returns the selections (the paper's scores', on which its claims are
     judged, then today's, :data:`TODAYS_SCORE_KEYS`, where the run has them), the hill-climbs,
-    our Table 2, the paper's (bold by :func:`summary_bold` with the correlations of our KLs and the paper's fifty
-    pairs) and the verdicts: ``lc`` by figure (:func:`lc_claims`) and ``hlc``
+    our Table 2, the paper's (bold by :func:`summary_bold` with the correlations of our KLs and
+    the paper's fifty pairs) and the verdicts: ``lc`` by figure (:func:`lc_claims`) and ``hlc``
     (:func:`hlc_claims`); ``beyond``: checks of statements the paper does not make
     (:func:`hlc_state_order`), kept out of its verdicts.
     """

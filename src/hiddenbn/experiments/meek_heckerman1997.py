@@ -502,9 +502,10 @@ def f1_exception_row(summary: pd.DataFrame, scores: pd.DataFrame, table1: pd.Dat
         f"with ours (F2 {dims.loc['F2', 'dimension']}) F2 pays for its extra dimension and F1 "
         f"does ({_percent(ours[1])}): the exception follows the printed dimension of F2")
     return verdict_row(
-        "Sec. 5 (Figure 5)", F1_EXCEPTION_ITEM, "", f"F1 generating, most probable at N = {largest} (mean over the "
-        f"data sets): {ours[0]} ({_percent(ours[1])}) with our dimensions, {printed[0]} "
-        f"({_percent(printed[1])}) with the printed ones",
+        "Sec. 5 (Figure 5)", F1_EXCEPTION_ITEM, "",
+        f"F1 generating, most probable at N = {largest} (mean over the data sets): {ours[0]} "
+        f"({_percent(ours[1])}) with our dimensions, {printed[0]} ({_percent(printed[1])}) with "
+        "the printed ones",
         "reproduced" if exception else "not reproduced", explanation, choices=STUDY_CHOICES)
 
 
@@ -636,7 +637,8 @@ def unadjusted_row(scores: pd.DataFrame, summary: pd.DataFrame, table1: pd.DataF
         "F5 - F4 " + " → ".join(f"{v:.1f}" for v in gap) + f" nats at N = "
         f"{', '.join(map(str, gap.index))}; posterior of F4 unadjusted "
         f"{_trajectory(summary[summary.parameters == 'hand-chosen'], 'F4', 'F4', 'unadjusted')}, "
-        f"adjusted {_trajectory(summary[summary.parameters == 'hand-chosen'], 'F4', 'F4', 'computed')}",
+        "adjusted "
+        f"{_trajectory(summary[summary.parameters == 'hand-chosen'], 'F4', 'F4', 'computed')}",
         verdict, (f"computed: F5's fitted log-likelihood is at least F4's in {larger} of "
                   f"{len(wide)} fits (F4 is a subset of F5), and unadjusted F5 has the smaller "
                   f"penalty ({dims.loc['F5', 'unadjusted']} against {dims.loc['F4', 'unadjusted']}"
@@ -1045,9 +1047,10 @@ def figure_sections(structures: dict, table1: pd.DataFrame, scores: pd.DataFrame
              f"{summary_winners('hand-chosen', 'printed')}.",
              "- **Verdict**: the claims judged above rest on these means.", ""]
     if "random" in set(summary.parameters):
-        lines += ["### Beyond the paper: parameters chosen at random (`figures/figure5_random.png`)",
-                  "", "- **The paper's figure**: none; the text expects \u201csimilar results\u201d "
-                  "with parameters chosen at random.",
+        lines += ["### Beyond the paper: parameters chosen at random "
+                  "(`figures/figure5_random.png`)",
+                  "", "- **The paper's figure**: none; the text expects "
+                  "\u201csimilar results\u201d with parameters chosen at random.",
                   "- **Ours**: as the replicate figure, each data set with its own random "
                   f"parameters. Most probable at N = {largest}: with our dimensions "
                   f"{summary_winners('random', 'computed')}; with the printed ones "

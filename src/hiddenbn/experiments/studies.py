@@ -1,9 +1,9 @@
 """User-defined simulation studies: paper 002's protocol on any models, from the config.
 
 A study (one entry of the config's ``studies:`` section) names generating models
-(any spec :func:`hiddenbn.models.spec.parse_spec` accepts), how their parameters are drawn (a fresh
-Dirichlet(``generating_alpha``) draw per replicate, or a fixed parameter file), sample sizes, replicates,
-one family of candidate models, the scores that select from it (names from
+(any spec :func:`hiddenbn.models.spec.parse_spec` accepts), how their parameters are drawn (a
+fresh Dirichlet(``generating_alpha``) draw per replicate, or a fixed parameter file), sample
+sizes, replicates, one family of candidate models, the scores that select from it (names from
 :data:`hiddenbn.learning.selection.SELECTION_SCORE_NAMES`) and the metrics to report
 (:data:`METRICS`).
 
@@ -34,8 +34,9 @@ classes with the covariates in the model.
 Replicate ``r`` of a generator draws its parameters from ``parameter_seed(r)`` (the same for
 every N, so the curves against N are paired as in paper 002) and its data set of N cases from
 ``data_seed(N, r)``, with the streams ``hiddenbn params`` and ``hiddenbn sample`` use, so
-``hiddenbn params SPEC --seed P --generating-alpha A`` and ``hiddenbn sample SPEC --params FILE --n N
---seed D`` regenerate them (each job's log prints P and D). Candidates are fitted by EM with
+``hiddenbn params SPEC --seed P --generating-alpha A`` and
+``hiddenbn sample SPEC --params FILE --n N --seed D`` regenerate them (each job's log prints P
+and D). Candidates are fitted by EM with
 random restarts and scored by :func:`hiddenbn.learning.selection.fit_and_score`; the KL of a
 candidate to the truth is exact, in bits, over the observed states
 (:func:`hiddenbn.learning.hlc.kl_bits`).
@@ -82,8 +83,8 @@ PLUS_SCORES = ("bic_plus_log_evidence", "cs_plus")
 #: ``hiddenbn fit``.
 DEFAULT_EM = {"prior_alpha": 1.01, "restarts": 8, "schedule": SCHEDULE, "tolerance": 1e-6,
               "convergence": "relative", "max_iterations": 1000, "acceleration": "none"}
-#: Dirichlet parameter of the generating CPT rows when a generator gives neither ``generating_alpha`` nor
-#: ``parameters`` (the uniform Dirichlet of papers 002 and 003).
+#: Dirichlet parameter of the generating CPT rows when a generator gives neither
+#: ``generating_alpha`` nor ``parameters`` (the uniform Dirichlet of papers 002 and 003).
 DEFAULT_ALPHA = 1.0
 #: The kinds of covariate a generator draws (:mod:`hiddenbn.data.covariate_sampling`), each
 #: with its keys (and whether it needs them): Normal(``mean``, ``sd``), whole numbers uniform on
@@ -352,7 +353,8 @@ def _check_family_fits(where: str, family: dict, generator: str, network: Networ
     for key, spec in structures.items():
         candidate = parse_spec(spec)
         if _observed(candidate) != _observed(network):
-            raise HiddenbnError(f"{where}.{key}: its observed variables {_observed_text(candidate)} "
+            raise HiddenbnError(f"{where}.{key}: its observed variables "
+                                f"{_observed_text(candidate)} "
                                 f"differ from generator {generator}'s "
                                 f"{_observed_text(network)}; a candidate must model the same "
                                 "observed variables (names and state counts)")

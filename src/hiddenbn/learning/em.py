@@ -508,9 +508,9 @@ def run_em(network: Network, data: Dataset, cpts, alpha: float = PRIOR_ALPHA,
            run_all_iterations: bool = OPTIMUM.run_all_iterations,
            convergence: str = OPTIMUM.convergence, acceleration: str = ACCELERATION) -> Fit:
     """EM from the given parameters until convergence (one start; the final phase of
-    :func:`fit`, with its prior, stopping and ``acceleration`` keywords and their defaults). Started from the parameters
-    that generated the data, it is the oracle that shows whether a search found the mode near
-    the truth."""
+    :func:`fit`, with its prior, stopping and ``acceleration`` keywords and their defaults).
+    Started from the parameters that generated the data, it is the oracle that shows whether a
+    search found the mode near the truth."""
     check_convergence(convergence)
     check_acceleration(acceleration)
     engine = make_engine(network, data, alpha)

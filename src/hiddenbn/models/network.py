@@ -300,7 +300,8 @@ def random_parameters(network: Network, rng: np.random.Generator, alpha: float =
             cpts.append(None)
             continue
         r = network.cardinalities[i]
-        cpts.append(rng.dirichlet(np.full(r, float(alpha)), size=network.n_parent_configurations(i)))
+        cpts.append(rng.dirichlet(np.full(r, float(alpha)),
+                                  size=network.n_parent_configurations(i)))
     return cpts
 
 

@@ -81,7 +81,8 @@ def parse_spec(spec) -> Network:
     if is_spec_file(spec):
         return load_spec_file(spec)
     if not isinstance(spec, str):
-        raise SpecError(f"a model spec must be a string, a path or a dict, not {type(spec).__name__}")
+        raise SpecError("a model spec must be a string, a path or a dict, "
+                        f"not {type(spec).__name__}")
     text = spec.strip()
     if not text:
         raise SpecError("empty model spec; write e.g. '3:2,2,2,2', '5(3(2,2),3(2,2),2)' or a "
@@ -294,7 +295,8 @@ def _check_node_entry(name, entry, kind) -> dict:
                         f"{', '.join(NODE_KEYS)}")
     unknown = sorted(set(entry) - set(NODE_KEYS), key=str)
     if unknown:
-        raise SpecError(f"node {name!r}: unknown key {unknown[0]!r}; allowed: {', '.join(NODE_KEYS)}")
+        raise SpecError(f"node {name!r}: unknown key {unknown[0]!r}; "
+                        f"allowed: {', '.join(NODE_KEYS)}")
     parents = entry.get("parents", []) or []
     if isinstance(parents, str):
         parents = [parents]

@@ -85,10 +85,10 @@ def regression_report(fit, design, categories, prior_sd: float, predictions=(),
     -------
     dict
         ``model``, ``n_cases``, ``dropped_rows``, ``missing_cells`` (each counted as often
-        as its case occurs; the command adds ``dropped_cases``, the dropped rows' counts), ``em``, ``coefficients`` (one entry per
-        class 2..k and design column), ``references``, ``classes`` (the mean predicted
-        probability of each class), ``items``, ``predictions``, ``scores``,
-        ``fit_statistics``, ``classification``, ``notes``.
+        as its case occurs; the command adds ``dropped_cases``, the dropped rows' counts),
+        ``em``, ``coefficients`` (one entry per class 2..k and design column), ``references``,
+        ``classes`` (the mean predicted probability of each class), ``items``, ``predictions``,
+        ``scores``, ``fit_statistics``, ``classification``, ``notes``.
     """
     information = observed_information(fit.engine, fit.state)
     table = coefficient_table(fit, information)

@@ -49,7 +49,8 @@ MAX_BOOTSTRAP_REPLICATES = 2**16
 #: Most processes of a pool (``select --cores``): each loads the library (~100 MB), and few
 #: machines have more cores.
 MAX_PROCESSES = 2**10
-#: Most random points of a Jacobian rank (``--jacobian-points``); the default is 5, the workflow uses 3.
+#: Most random points of a Jacobian rank (``--jacobian-points``); the default is 5, the workflow
+#: uses 3.
 MAX_POINTS = 2**10
 #: Most independent Monte-Carlo runs (``--runs``); the workflow uses 8, and the standard error
 #: needs tens at most.

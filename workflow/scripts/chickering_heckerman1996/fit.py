@@ -9,8 +9,9 @@ from hiddenbn.util.threads import use_threads
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
 with job_log(snakemake.log[0]):  # noqa: F821
     params = snakemake.params  # noqa: F821
-    table = fit_test_models(snakemake.input.data, params.features, params.states, params.seed,  # noqa: F821
-                            params.prior_alpha, params.em, params.search,
+    table = fit_test_models(snakemake.input.data,  # noqa: F821
+                            params.features, params.states, params.seed, params.prior_alpha,
+                            params.em, params.search,
                             read_effective_dimensions(snakemake.input.dimensions),  # noqa: F821
                             snakemake.input.truth, params.truth_states,  # noqa: F821
                             params.timing_seconds)

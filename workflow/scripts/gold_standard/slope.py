@@ -1,4 +1,5 @@
-"""One replicate of a slope setting: ML fits, scores and gold standard for every N (thin wrapper)."""
+"""One replicate of a slope setting: ML fits, scores and gold standard for every N (thin
+wrapper)."""
 
 from hiddenbn.experiments.gold_standard import slope_cell
 from hiddenbn.util.files import atomic_output

@@ -10,7 +10,8 @@ from hiddenbn.util.threads import use_threads
 use_threads(snakemake.threads)  # noqa: F821 (provided by Snakemake)
 with job_log(snakemake.log[0]):  # noqa: F821
     params = snakemake.params  # noqa: F821
-    table = hlc_experiment(int(snakemake.wildcards.cases), params.section, params.seed,  # noqa: F821
+    table = hlc_experiment(int(snakemake.wildcards.cases),  # noqa: F821
+                           params.section, params.seed,
                            params.section["jacobian_points"],
                            snakemake.wildcards.distribution)  # noqa: F821
     with atomic_output(snakemake.output[0]) as temporary:  # noqa: F821
