@@ -114,8 +114,14 @@ def test_selection_figure_draws_one_line_per_score_and_panel(tmp_path, monkeypat
     assert [ax.get_title() for ax in axes] == ["generator G", "generator G"]
     assert axes[0].get_yscale() == "log" and axes[1].get_yscale() == "linear"
     # a score named by the code (a study's) reads as its display name, one mapped keeps its own
-    assert [t.get_text() for t in axes[0].get_legend().get_texts()] == [
+    # one legend, the figure's, beside the panels and over none of them
+    assert all(ax.get_legend() is None for ax in axes)
+    legend = saved[0].legends[0]
+    assert [t.get_text() for t in legend.get_texts()] == [
         "BIC+", plots.SCORE_STYLES["bic_log_evidence"][3]]
+    saved[0].canvas.draw()
+    box = legend.get_window_extent()
+    assert not any(box.overlaps(ax.get_window_extent()) for ax in axes)
     # BIC+'s means: the look of bic_plus_log_evidence, the paper's label
     kl = axes[0].containers[0].lines[0]
     np.testing.assert_allclose(np.asarray(kl.get_ydata(), dtype=float), [0.25, 0.06])

@@ -166,7 +166,10 @@ def selection_figure(selections: pd.DataFrame, generators, scores, path, title: 
                 row[column].set_xlabel("sample size N")
                 row[column].set_ylabel(label)
                 row[column].set_title("generator " + panel_titles[generator])
-        axes[0][0].legend()  # one legend: every row draws the same scores
+        # one legend, every row drawing the same scores, beside the panels: inside one it
+        # covers the points of a score far from the others
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        figure.legend(handles, labels, loc="outside right upper")
         figure.suptitle(title)
         save_figure(figure, path)
 
