@@ -332,3 +332,25 @@ def test_bad_input_is_one_line(call, message):
     with pytest.raises(HiddenbnError, match=message) as caught:
         call(frame)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("keywords, options, in_python, on_the_command_line", [
+    ({"classes": 2, "prior_alpha": 0.5}, ["--classes", "2", "--prior-alpha", "0.5"],
+     "give an alpha (prior_alpha=) of 1", "give an alpha (--prior-alpha) of 1"),
+    ({"classes": 2, "covariates": "X3", "predict_at": "X3"},
+     ["--classes", "2", "--covariates", "X3", "--predict-at", "X3"],
+     "predict_at='X3': write each covariate", "--predict-at 'X3': write each covariate"),
+    ({"classes": "1..x"}, ["--classes", "1..x"], "classes='1..x': write a range",
+     "--classes '1..x': write a range"),
+])
+def test_an_error_names_the_keyword_in_python_and_the_flag_on_the_command_line(
+        keywords, options, in_python, on_the_command_line, tmp_path, capsys):
+    path = tmp_path / "data.csv"
+    path.write_text("X1,X2,X3\n0,1,0\n1,0,1\n1,1,1\n0,0,0\n")
+    function = hiddenbn.select if "1..x" in options else hiddenbn.fit
+    with pytest.raises(HiddenbnError) as caught:
+        function(path, **keywords)
+    assert in_python in str(caught.value) and "--" not in str(caught.value)
+    assert on_the_command_line in caught.value.command_line_message()
+    assert main([function.__name__, str(path), *options]) == 2
+    assert f"hiddenbn: error: {caught.value.command_line_message()}\n" == capsys.readouterr().err

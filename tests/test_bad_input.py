@@ -11,6 +11,7 @@ import io
 import json
 import math
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -22,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import hiddenbn
 from hiddenbn import cli
 from hiddenbn.cli import main
 from hiddenbn.data import Dataset, read_csv, sampling
@@ -615,6 +617,9 @@ def test_an_ebnc_target_with_one_class_is_refused(tmp_path, capsys):
     assert_refused(run(capsys, "ebnc", "fit", path, "--target", "Y", "--embedded", embedded),
                    message)
     assert_refused(run(capsys, "ebnc", "select", path, "--target", "Y"), message)
+    # a Python caller reads the keyword it gave, not the command line's flag
+    with pytest.raises(DataError, match=re.escape(message.replace("--target ", "target="))):
+        hiddenbn.ebnc_select(path, "Y")
 
 
 def test_an_ebnc_search_over_too_many_inputs_is_refused_not_run_for_hours(tmp_path, capsys):

@@ -76,9 +76,12 @@ def test_a_model_with_more_states_than_a_column_extends_numbers_and_refuses_labe
     one = read_data(write(tmp_path, "X1,X2\n0,yes\n1,yes\n", "o.csv")).dataset
     with pytest.raises(DataError, match="column 'X2' has 1 state \\('yes'\\) but the model "
                                         "gives it 2; an observed variable needs at least 2: name "
-                                        "the others in a data dictionary \\(--dictionary\\), "
-                                        "or leave the column out of the model \\(--columns\\)"):
+                                        "the others in a data dictionary \\(dictionary=\\), "
+                                        "or leave the column out of the model \\(columns=\\)"
+                                        ) as caught:
         one.for_network(parse_spec("2:2,2"))
+    assert caught.value.command_line_message().endswith(
+        "data dictionary (--dictionary), or leave the column out of the model (--columns)")
 
 
 @pytest.mark.parametrize("text, message", [

@@ -108,8 +108,9 @@ def test_label_symmetry_shrinks_the_table():
 def test_budget_and_bad_input_raise_one_line_errors():
     network = latent_class(3, [2, 2, 2, 2])
     data = small_data(network, 30, 1)
-    with pytest.raises(HiddenbnError, match="--method mc"):
+    with pytest.raises(HiddenbnError, match="method='mc'") as err:
         exact_log_evidence(network, data, 1.0, max_states=100)
+    assert "use --method mc (sequential" in err.value.command_line_message()
     with pytest.raises(HiddenbnError, match="alpha"):
         exact_log_evidence(network, data, 0.0)
     with pytest.raises(DataError, match="X5"):

@@ -1059,7 +1059,7 @@ def _run(argv) -> int:
             warnings.showwarning = _warning_line
             args.run(args)
     except HiddenbnError as err:
-        return _error(str(err))
+        return _error(err.command_line_message())
     except MemoryError:  # a backstop: sizes are checked before anything is allocated
         return _error("out of memory; use a smaller model, less data, fewer --restarts or fewer "
                       "--particles")

@@ -10,7 +10,9 @@ runs as jobs (workflow/rules/blrt.smk). ``check-config``'s is
 :func:`hiddenbn.experiments.workflow_config.check_config_file`, beside the workflow's config
 that it checks (the experiments are a layer above this module). A keyword argument
 is the option of the same name (``prior_alpha`` is ``--prior-alpha``), with its default, so a
-call and a command line with the same data and seed give the same numbers.
+call and a command line with the same data and seed give the same numbers; an error names the
+option as the keyword (``prior_alpha=``), where the command line names its flag
+(:func:`hiddenbn.errors.option`).
 
 The data of a function is a CSV file, a pandas DataFrame (read as the file it writes:
 :func:`hiddenbn.data.read_data`) or a :class:`~hiddenbn.data.Dataset`. Its model is a spec
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hiddenbn.data import DataFile, Dataset, DataTable, read_table, rows_frame
-from hiddenbn.errors import HiddenbnError, excerpt, first_named
+from hiddenbn.errors import HiddenbnError, excerpt, first_named, option
 from hiddenbn.inference.enumeration import is_latent_class
 from hiddenbn.learning import selection
 from hiddenbn.learning.annealing import can_anneal
@@ -489,7 +491,8 @@ def _regression(chosen: Model, table, columns, covariates, categorical, predict_
     if chosen.family not in ("latent class", "latent class file"):
         raise HiddenbnError(f"covariates predict the class of a latent class model, and "
                             f"{chosen.shown} is {FAMILY_NAMES[chosen.family]}; give a number "
-                            "of classes (--classes K) or a latent class model")
+                            f"of classes ({option('--classes', shown='K')}) or a latent class "
+                            "model")
     if isinstance(table, _DatasetTable):
         raise HiddenbnError("covariates are read from the cells of a data file or DataFrame, "
                             "and a Dataset has only coded states; give the file or DataFrame")
@@ -573,8 +576,9 @@ def _covariate_values(given) -> dict:
     for part in str(given).split(","):
         name, equals, value = part.partition("=")
         if not equals or not name.strip() or not value.strip():
-            raise HiddenbnError(f"--predict-at {excerpt(str(given))}: write each covariate as "
-                                "name=value, separated by commas, e.g. age=30,sex=M")
+            raise HiddenbnError(f"{option('--predict-at', shown=excerpt(str(given)))}: write "
+                                "each covariate as name=value, separated by commas, e.g. "
+                                "age=30,sex=M")
         values[name.strip()] = value.strip()
     return values
 

@@ -5,7 +5,21 @@ workflow config is a :class:`HiddenbnError` whose message is one line naming the
 fix (a :class:`ConfigError`: one such line per problem). The CLI prints it and exits with status
 2, and so does the workflow for a config error; library callers can catch the subclass they care
 about.
+
+A message names an option as :func:`option` writes it, and reads as the caller wrote the
+call: ``str(error)`` names the keyword argument of the Python function (``prior_alpha=``),
+:meth:`HiddenbnError.command_line_message` the flag of the command line (``--prior-alpha``).
 """
+
+import re
+
+#: Brackets an option in a message and parts its two forms; ``repr`` escapes this invisible
+#: character, so no user text quoted in a message holds it.
+_OPTION_MARK = "\u2063"
+_OPTION = re.compile(f"{_OPTION_MARK}([^{_OPTION_MARK}]*){_OPTION_MARK}([^{_OPTION_MARK}]*)"
+                     f"{_OPTION_MARK}")
+#: The keyword arguments not named as their flag without dashes, hyphens as underscores.
+KEYWORDS = {"--params": "parameters", "--plot-covariate": "covariate"}
 
 
 class HiddenbnError(ValueError):
@@ -21,6 +35,17 @@ class HiddenbnError(ValueError):
     ...     print(type(error).__name__, "-", error)
     SpecError - ...
     """
+
+    def __str__(self) -> str:
+        return _OPTION.sub(r"\2", super().__str__())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self)!r})"
+
+    def command_line_message(self) -> str:
+        """The message with each option named as the command line's flag (``--prior-alpha``),
+        where ``str(error)`` names the keyword argument (``prior_alpha=``)."""
+        return _OPTION.sub(r"\1", super().__str__())
 
 
 class SpecError(HiddenbnError):
@@ -56,3 +81,32 @@ def first_named(names, limit: int = 5, separator: str = ", ") -> str:
     names = [str(name) for name in names]
     more = len(names) - limit
     return separator.join(names[:limit]) + (f"{separator}and {more} more" if more > 0 else "")
+
+
+def option(flag: str, value=None, shown: str | None = None) -> str:
+    """An option named in a message, shown as the caller gave it: on the command line as its
+    flag (``--missing drop``), in Python as the keyword argument (``missing='drop'``).
+
+    Parameters
+    ----------
+    flag : str
+        The flag, such as ``"--prior-alpha"``; its keyword is the flag without dashes, hyphens
+        as underscores (except for the flags of :data:`KEYWORDS`).
+    value : optional
+        The option's value to show with it (the flag alone, and ``keyword=``, without).
+    shown : str, optional
+        The value as both forms show it (a placeholder such as ``K``, or an excerpt of user
+        text), instead of ``value`` (``str`` on the command line, ``repr`` in Python).
+
+    Examples
+    --------
+    >>> error = HiddenbnError(f"give {option('--missing', 'drop')} or {option('--classes')}")
+    >>> str(error), error.command_line_message()
+    ("give missing='drop' or classes=", 'give --missing drop or --classes')
+    """
+    keyword = KEYWORDS.get(flag, flag.removeprefix("--").replace("-", "_")) + "="
+    if shown is not None:
+        flag, keyword = f"{flag} {shown}", keyword + shown
+    elif value is not None:
+        flag, keyword = f"{flag} {value}", keyword + repr(value)
+    return f"{_OPTION_MARK}{flag}{_OPTION_MARK}{keyword}{_OPTION_MARK}"

@@ -63,7 +63,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hiddenbn.errors import DataError, excerpt
+from hiddenbn.errors import DataError, excerpt, option
 from hiddenbn.util import limits
 from hiddenbn.util.defaults import DEFAULT_MISSING_VALUES, MISSING_HANDLING
 from hiddenbn.util.files import atomic_output
@@ -293,8 +293,8 @@ class Dataset:
                                 + (f"give the model {len(states)}, or name the others in a "
                                    "data dictionary" if len(states) > 1 else
                                    "an observed variable needs at least 2: name the others in a "
-                                   "data dictionary (--dictionary), or leave the column out of "
-                                   "the model (--columns)"))
+                                   f"data dictionary ({option('--dictionary')}), or leave the "
+                                   f"column out of the model ({option('--columns')})"))
             bad = np.flatnonzero(patterns[:, column] >= r)
             if bad.size:
                 raise DataError(f"column {name!r} has state {patterns[bad[0], column]}, outside "
@@ -311,10 +311,11 @@ class Dataset:
         keep = ~(self.patterns == MISSING).any(axis=1)
         return replace(self, patterns=self.patterns[keep], counts=self.counts[keep])
 
-    def require_complete(self, what: str,
-                         fix: str = "drop the cases with missing cells (--missing drop)") -> None:
-        """Refuse missing cells where ``what`` cannot sum them out (one line)."""
+    def require_complete(self, what: str, fix: str | None = None) -> None:
+        """Refuse missing cells where ``what`` cannot sum them out (one line, whose ``fix`` is
+        by default to drop the cases with missing cells)."""
         if self.has_missing:
+            fix = fix or f"drop the cases with missing cells ({option('--missing', 'drop')})"
             raise DataError(f"the data has missing cells, which {what} does not handle; {fix}")
 
 
@@ -475,7 +476,7 @@ class DataFile:
         name = names[int(np.argmax(cells[self.row_patterns[row]]))]
         raise DataError(f"{self.source}, row {row + 1}, column {name!r}: a missing cell, which "
                         f"{what} cannot sum out; fill it in, or drop the cases with missing cells "
-                        "(--missing drop)")
+                        f"({option('--missing', 'drop')})")
 
 
 
@@ -666,7 +667,8 @@ class DataTable:
                              "drop)")
                 if incomplete.sum() == keep.sum():
                     raise DataError(f"{source}: every case has a missing cell, so "
-                                    "--missing drop leaves nothing; use --missing model")
+                                    f"{option('--missing', 'drop')} leaves nothing; use "
+                                    f"{option('--missing', 'model')}")
             keep &= ~incomplete
         if not keep.any():
             raise DataError(f"{source}: every count is zero; give at least one "
@@ -973,7 +975,7 @@ def _code_column(source: str, name: str, cells: np.ndarray, declared, missing_va
     present = [text for text in texts if text not in missing_values]
     if not present and declared is None:  # a dictionary's column has its states even so
         raise DataError(f"{source}: column {name!r} has only missing cells; leave the "
-                        "column out of the file (or out of --columns)")
+                        f"column out of the file (or out of {option('--columns')})")
     if declared is not None:
         read_as_missing = [label for label in declared if label in missing_values]
         if read_as_missing:
@@ -981,7 +983,7 @@ def _code_column(source: str, name: str, cells: np.ndarray, declared, missing_va
             raise DataError(f"data dictionary: column {name!r} lists "
                             f"{excerpt(label) if label else 'an empty category'}, which is "
                             "read as a missing cell; take it out of the list, or leave it out "
-                            "of the missing values (--missing-values)")
+                            f"of the missing values ({option('--missing-values')})")
         position = {state_label(label): s for s, label in enumerate(declared)}
         absent = [text for text in present if state_label(text) not in position]
         if absent:
@@ -1011,7 +1013,8 @@ def _code_column(source: str, name: str, cells: np.ndarray, declared, missing_va
     if ordered and not all(_NUMBER.fullmatch(label) for label in states):
         raise DataError(f"{source}, column {name!r}: the model takes a max or sum of "
                         f"its states, so their order matters, and labels ({_listed(states)}) "
-                        "do not give it; give the order in a data dictionary (--dictionary, a "
+                        f"do not give it; give the order in a data dictionary "
+                        f"({option('--dictionary')}, a "
                         f"line '{name}: [first, second, ...]'), or code the states as numbers")
     not_whole = None
     if all(_NUMBER.fullmatch(text) for text in present):

@@ -42,7 +42,7 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from hiddenbn.data import Dataset
 from hiddenbn.ebnc import model as ebnc
-from hiddenbn.errors import DataError, HiddenbnError
+from hiddenbn.errors import DataError, HiddenbnError, option
 from hiddenbn.models.network import Network
 from hiddenbn.models.priors import bd_node_term
 from hiddenbn.models.spec import parse_spec
@@ -450,21 +450,22 @@ def _require_searchable(target: str, inputs, cardinalities: dict, max_parents: i
         raise HiddenbnError(
             f"the naive-Bayes EBNC of {target!r} on its {len(inputs)} inputs, where the search "
             f"starts, has {naive_bayes} parameters, above the limit of "
-            f"{limits.MAX_EBNC_PARAMETERS}; choose fewer inputs with --inputs, or inputs with "
-            "fewer states")
+            f"{limits.MAX_EBNC_PARAMETERS}; choose fewer inputs with {option('--inputs')}, or "
+            "inputs with fewer states")
     largest = _ebnc_parameters(target, widest, cardinalities)
     if largest > limits.MAX_EBNC_PARAMETERS:
         allowed = [k for k in range(1, max_parents)
                    if _ebnc_parameters(target, widest[:k], cardinalities)
                    <= limits.MAX_EBNC_PARAMETERS]
-        fix = f"give --max-parents {allowed[-1]}, or " if allowed else ""
+        fix = f"give {option('--max-parents', allowed[-1])}, or " if allowed else ""
         states = " x ".join(str(cardinalities[name]) for name in widest)
         contrasts = cardinalities[target] - 1
         raise HiddenbnError(
             f"the search may fit the EBNC of {target!r} on parents {', '.join(widest)}: "
             f"{largest} parameters ({states} parent states x {contrasts} "
             f"class{'es' if contrasts > 1 else ''} beyond the first), above the limit of "
-            f"{limits.MAX_EBNC_PARAMETERS}; {fix}leave inputs with many states out of --inputs")
+            f"{limits.MAX_EBNC_PARAMETERS}; {fix}leave inputs with many states out of "
+            f"{option('--inputs')}")
 
 
 def _neighbours(parents: dict, names, max_parents: int) -> list[dict]:
@@ -495,7 +496,7 @@ def require_two_classes(data: Dataset, target: str) -> None:
     classes = np.unique(data.patterns[data.counts > 0, data.names.index(target)])
     if classes.size < 2:
         label = data.labels(data.names.index(target))[int(classes[0])]
-        raise DataError(f"--target {target!r} has one class in the data ({label}); a classifier "
-                        "needs cases of at least two classes")
+        raise DataError(f"{option('--target', shown=repr(target))} has one class in the data "
+                        f"({label}); a classifier needs cases of at least two classes")
 
 

@@ -91,7 +91,8 @@ def _test(name: str, test: dict, base_dir: Path) -> dict:
         classes = selection.parse_classes(_classes_text(test["classes"]))
         blrt.tested_states(classes)
     except HiddenbnError as err:
-        raise HiddenbnError(f"{where}.classes: {str(err).removeprefix('--classes ')}") from None
+        shown = err.command_line_message().removeprefix("--classes ")  # the key names it
+        raise HiddenbnError(f"{where}.classes: {shown}") from None
     if test["chunks"] > test["replicates"]:
         raise HiddenbnError(f"{where}.chunks: {test['chunks']} chunks of {test['replicates']} "
                             "replicates would leave some empty; give at most as many chunks as "

@@ -48,7 +48,7 @@ from numba import types
 from numba.extending import intrinsic
 
 from hiddenbn.data import MISSING
-from hiddenbn.errors import DataError, HiddenbnError
+from hiddenbn.errors import DataError, HiddenbnError, option
 from hiddenbn.models.network import Network, node_tables
 from hiddenbn.util.limits import GROUP_TABLE_BYTES, GROUP_TABLE_ROWS, approximately
 from hiddenbn.util.threads import one_blas_thread
@@ -146,7 +146,8 @@ def completion_groups(network: Network, patterns: np.ndarray):
         raise HiddenbnError(f"the hidden nodes and the {missing.size} missing cells of a pattern "
                             f"({names}) have {approximately(size)} joint states; exact inference "
                             f"by enumeration handles at most {MAX_HIDDEN_CONFIGURATIONS}; use "
-                            "--missing drop or data with fewer missing cells per case")
+                            f"{option('--missing', 'drop')} or data with fewer missing cells per "
+                            "case")
     sizes = hidden * np.prod(np.where(absent, cards.astype(np.int64), 1), axis=1)
     values, which = np.unique(sizes, return_inverse=True)
     order = np.argsort(which.ravel(), kind="stable")

@@ -17,7 +17,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from hiddenbn.data import MISSING, Dataset
-from hiddenbn.errors import DataError, HiddenbnError
+from hiddenbn.errors import DataError, HiddenbnError, option
 from hiddenbn.inference.enumeration import is_latent_class, state_offsets
 from hiddenbn.models.network import Network, check_parameters
 
@@ -30,7 +30,8 @@ def require_latent_class(network: Network) -> None:
     """Refuse a network that is not a latent class model."""
     if not is_latent_class(network):
         raise HiddenbnError("latent class output needs a latent class model (a hidden root "
-                            "whose children are all the observed variables), e.g. --model 3:2,2,2")
+                            "whose children are all the observed variables), e.g. "
+                            f"{option('--model', '3:2,2,2')}")
 
 
 def class_posteriors(network: Network, cpts, patterns) -> tuple[np.ndarray, np.ndarray]:

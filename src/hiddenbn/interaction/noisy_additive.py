@@ -49,7 +49,7 @@ import numpy as np
 from scipy.special import gammaln, xlogy
 
 from hiddenbn.data import MISSING, DataFile
-from hiddenbn.errors import DataError, ParameterError
+from hiddenbn.errors import DataError, ParameterError, option
 from hiddenbn.learning.em import fit_engine
 from hiddenbn.learning.engine import Statistics
 from hiddenbn.models.interaction import InteractionModel, fit_cause_tables, load_interaction
@@ -92,7 +92,7 @@ def summarise(causes, effect, weights=None) -> EffectSummary:
                         f"({weights.shape}) must describe the same cases")
     if np.any(np.isnan(effect)) or np.any(causes == MISSING):
         raise DataError("noisy-additive models are fitted from complete cases only and the data "
-                        "have missing cells; use --missing drop")
+                        f"have missing cells; use {option('--missing', 'drop')}")
     if not np.all(np.isfinite(effect)):
         raise DataError("the effect has an infinite value")
     patterns, inverse = np.unique(causes, axis=0, return_inverse=True)

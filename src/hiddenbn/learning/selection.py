@@ -14,7 +14,7 @@ import math
 
 from hiddenbn.data import Dataset
 from hiddenbn.dimension.effective import effective_dimension_or_reason
-from hiddenbn.errors import DataError, HiddenbnError, excerpt
+from hiddenbn.errors import DataError, HiddenbnError, excerpt, option
 from hiddenbn.inference.enumeration import MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count
 from hiddenbn.learning.em import REPLICATION_TOLERANCE, best_found, fit, run_em
 from hiddenbn.models.network import Network, latent_class
@@ -297,15 +297,16 @@ def parse_classes(text: str) -> list:
         else:
             values = [int(part) for part in text.split(",")]
     except ValueError:
-        raise HiddenbnError(f"--classes {shown}: write a range such as 1..8 or a list such as "
-                            "2,3,5") from None
+        raise HiddenbnError(f"{option('--classes', shown=shown)}: write a range such as 1..8 "
+                            "or a list such as 2,3,5") from None
     count = max(0, values.stop - values.start) if isinstance(values, range) else len(values)
     limits.require_at_most(count, limits.MAX_MODELS,
-                           f"--classes {shown}: the number of models to fit",
+                           f"{option('--classes', shown=shown)}: the number of models to fit",
                            "give fewer numbers of classes, e.g. 1..8")
     if not values or min(values) < 1:
-        raise HiddenbnError(f"--classes {shown}: need at least one number of classes, each "
-                            ">= 1; write a range such as 1..8 or a list such as 2,3,5")
+        raise HiddenbnError(f"{option('--classes', shown=shown)}: need at least one number of "
+                            "classes, each >= 1; write a range such as 1..8 or a list such as "
+                            "2,3,5")
     return sorted(set(values))
 
 

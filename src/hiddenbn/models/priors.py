@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln, xlogy
 
-from hiddenbn.errors import ParameterError
+from hiddenbn.errors import ParameterError, option
 from hiddenbn.models.network import Network
 from hiddenbn.util import limits
 
@@ -65,7 +65,7 @@ def check_alpha(alpha: float) -> None:
     a zero count is on the boundary, and the update of paper 003 gives a negative value."""
     if not alpha >= 1.0:
         raise ParameterError(f"the MAP M step needs a Dirichlet alpha of at least 1 (1 gives ML), "
-                             f"got {alpha}; give an alpha (--prior-alpha) of 1 or more")
+                             f"got {alpha}; give an alpha ({option('--prior-alpha')}) of 1 or more")
     limits.check_dirichlet_alpha(alpha, ParameterError)
 
 

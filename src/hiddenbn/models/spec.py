@@ -34,7 +34,7 @@ from pathlib import Path
 
 import yaml
 
-from hiddenbn.errors import SpecError, excerpt
+from hiddenbn.errors import SpecError, excerpt, option
 from hiddenbn.models.network import FUNCTIONS, KINDS, Network, latent_class
 from hiddenbn.util import limits
 from hiddenbn.util.textfiles import read_text, unique_json_object, yaml_loader
@@ -429,7 +429,7 @@ def bind_columns(network: Network, columns, shown: str = "the model") -> Network
     if len(columns) != observed.size:
         raise SpecError(f"{shown} has {observed.size} observed variables but there are "
                         f"{len(columns)} columns ({', '.join(columns[:8])}"
-                        f"{', ...' if len(columns) > 8 else ''}); give --columns with "
+                        f"{', ...' if len(columns) > 8 else ''}); give {option('--columns')} with "
                         f"{observed.size} of them, or a model with {len(columns)} observed leaves")
     names = list(network.names)
     for i, column in zip(observed, columns):

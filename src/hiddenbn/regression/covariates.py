@@ -30,7 +30,7 @@ import numpy as np
 
 from hiddenbn.data.dataset import (DataTable, decimal_number, label_order, read_table,
                                    state_label)
-from hiddenbn.errors import DataError, excerpt, first_named
+from hiddenbn.errors import DataError, excerpt, first_named, option
 from hiddenbn.util.defaults import DEFAULT_MISSING_VALUES
 
 #: The name of the matrix's column of ones.
@@ -42,8 +42,6 @@ COLLINEARITY_TOLERANCE = 1e-8
 #: A categorical covariate with at least this share of the rows used as levels has a
 #: different level in (nearly) every row: an identifier, whose dummies would fit each row alone.
 IDENTIFIER_SHARE = 0.9
-#: How a fix names the argument that makes a covariate categorical, in the CLI and in Python.
-CATEGORICAL_OPTION = "--categorical, or categorical= in Python"
 #: The variance inflation factor above which covariate columns are noted as nearly collinear:
 #: a covariate's standard error is sqrt(VIF) times what it would be were it uncorrelated with
 #: the others, so past 10^4 it is 100 times larger and its odds ratio an extrapolation along a
@@ -295,9 +293,9 @@ def _read_column(table: DataTable, name: str, declared, categorical: bool):
                 raise DataError(f"{where} is text where a number is expected (most of the "
                                 "column's cells are numbers); write a number or an empty cell "
                                 "for a missing one, or name the covariate categorical "
-                                f"({CATEGORICAL_OPTION}) to keep its labels as levels")
+                                f"({option('--categorical')}) to keep its labels as levels")
             raise DataError(f"{where} is a number among text labels; correct the cell, or "
-                            f"name the covariate categorical ({CATEGORICAL_OPTION}) to keep "
+                            f"name the covariate categorical ({option('--categorical')}) to keep "
                             f"{excerpt(cells[row])} as a level")
     labels = np.array([state_label(text) if ok else None for text, ok in zip(cells, present)],
                       dtype=object)

@@ -13,7 +13,7 @@ import numpy as np
 from hiddenbn.data import Dataset
 from hiddenbn.ebnc.fitting import (DEFAULT_PRIOR_SD, SCORES_ORIENTATION, require_two_classes,
                                    score_ebnc, select_embedded_network)
-from hiddenbn.errors import DataError, HiddenbnError
+from hiddenbn.errors import DataError, HiddenbnError, option
 from hiddenbn.models.network import Network
 from hiddenbn.util import limits
 
@@ -34,8 +34,8 @@ def fit_report(network: Network, target: str, data: Dataset,
     ``phi_ml`` (feature -> values for classes 2..r_Y).
     """
     if target not in network.names:
-        raise HiddenbnError(f"--target {target!r} is not a node of the embedded network; its "
-                            f"nodes are {', '.join(network.names)}")
+        raise HiddenbnError(f"{option('--target', shown=repr(target))} is not a node of the "
+                            f"embedded network; its nodes are {', '.join(network.names)}")
     require_two_classes(data, target)
     score = score_ebnc(network, target, data, prior_sd)
     return {
@@ -63,12 +63,13 @@ def select_report(data: Dataset, target: str, inputs=None, score: str = "laplace
     ``d``, ``features``, ``steps`` and ``models_scored``.
     """
     if target not in data.names:
-        raise DataError(f"--target {target!r} is not a column of the data; columns are "
-                        f"{', '.join(data.names)}")
+        raise DataError(f"{option('--target', shown=repr(target))} is not a column of the data; "
+                        f"columns are {', '.join(data.names)}")
     inputs = [name for name in data.names if name != target] if inputs is None else inputs
     require_two_classes(data, target)
     limits.require_at_most(len(inputs), limits.MAX_EBNC_INPUTS, "the number of inputs the "
-                           "greedy search considers", "choose them with --inputs", DataError)
+                           "greedy search considers", f"choose them with {option('--inputs')}",
+                           DataError)
     selection = select_embedded_network(data, target, inputs, score, prior_sd, max_parents,
                                         progress=progress)
     return {

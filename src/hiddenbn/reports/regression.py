@@ -22,7 +22,7 @@ import numpy as np
 from scipy.stats import norm
 
 from hiddenbn.data import MISSING
-from hiddenbn.errors import HiddenbnError, excerpt, first_named
+from hiddenbn.errors import HiddenbnError, excerpt, first_named, option
 from hiddenbn.learning.selection import (CRITERIA, replication,
                                          replication_note, stopped_by_cap)
 from hiddenbn.inference.latent_class import modal_class
@@ -377,12 +377,13 @@ def probability_curve(fit, design, covariate: str) -> dict:
     their means (numeric) or reference levels (categorical): what
     :func:`hiddenbn.reports.plots.class_probability_figure` draws."""
     if covariate not in design.covariates:
-        raise HiddenbnError(f"--plot-covariate {excerpt(covariate)} is not a covariate of the "
-                            f"model; name one of {first_named(design.covariates)}")
+        raise HiddenbnError(f"{option('--plot-covariate', shown=excerpt(covariate))} is not a "
+                            f"covariate of the model; name one of {first_named(design.covariates)}")
     if covariate in design.levels:
-        raise HiddenbnError(f"--plot-covariate {covariate!r} is categorical, and the plot draws "
-                            "the class probabilities along a numeric covariate; name a numeric "
-                            "one (--predict-at gives the probabilities at each level)")
+        raise HiddenbnError(f"{option('--plot-covariate', shown=repr(covariate))} is "
+                            "categorical, and the plot draws the class probabilities along a "
+                            f"numeric covariate; name a numeric one ({option('--predict-at')} "
+                            "gives the probabilities at each level)")
     column = design.names.index(covariate)
     values = np.linspace(design.matrix[:, column].min(), design.matrix[:, column].max(),
                          CURVE_POINTS)

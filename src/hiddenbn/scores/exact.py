@@ -47,7 +47,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from hiddenbn.data import Dataset
-from hiddenbn.errors import DataError, HiddenbnError, ParameterError
+from hiddenbn.errors import DataError, HiddenbnError, ParameterError, option
 from hiddenbn.inference.enumeration import (completion_groups, completion_indices, family_indices,
                                             hidden_configurations)
 from hiddenbn.models.network import Network, deterministic_table
@@ -149,8 +149,8 @@ def _completions(network: Network, patterns: np.ndarray):
     if patterns.shape[0] * width * network.n_nodes > MAX_PADDED_CELLS:
         raise HiddenbnError(f"the patterns with most missing cells have {width} completions each; "
                             f"padding every pattern of {patterns.shape[0]} to as many exceeds "
-                            f"{MAX_PADDED_CELLS} cells; use --missing drop or data with fewer "
-                            "missing cells per case")
+                            f"{MAX_PADDED_CELLS} cells; use {option('--missing', 'drop')} or data "
+                            "with fewer missing cells per case")
     indices = [np.zeros((patterns.shape[0], width), dtype=np.int64)
                for _ in range(network.n_nodes)]
     possible = np.zeros((patterns.shape[0], width), dtype=bool)
@@ -264,8 +264,8 @@ def compositions(total: int, parts: int) -> np.ndarray:
 
 def _refuse(max_states: int):
     raise HiddenbnError(f"the exact marginal likelihood needs more than {max_states} distinct "
-                        "sufficient statistics for this data set; use --method mc (sequential "
-                        "Monte Carlo) instead")
+                        f"sufficient statistics for this data set; use {option('--method', 'mc')} "
+                        "(sequential Monte Carlo) instead")
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import math
 import numbers
 import os
 
-from hiddenbn.errors import HiddenbnError, SpecError
+from hiddenbn.errors import HiddenbnError, SpecError, option
 
 #: Most states of one variable: data states are stored as int32 (``Dataset.patterns``), so the
 #: largest state is 2**31 - 2.
@@ -207,7 +207,7 @@ def check_em(network, n_cases: int, restarts: int, annealing: bool) -> None:
     if annealing:
         n_bytes += CASE_BYTES * n_cases * (len(network.observed_indices) + 2)
     require_memory(n_bytes, f"EM with {restarts} starts on {n_cases} cases",
-                   "use fewer --restarts, a smaller model or the halving schedule")
+                   f"use fewer {option('--restarts')}, a smaller model or the halving schedule")
 
 
 def check_sample(n_cases: int, n_columns: int, counts: bool) -> None:
@@ -215,7 +215,7 @@ def check_sample(n_cases: int, n_columns: int, counts: bool) -> None:
     n_bytes = 4 * n_cases * n_columns
     if counts:
         n_bytes += 8 * n_cases * (n_columns + 4)  # int64 keys, the sort and its inverse
-    require_memory(n_bytes, f"sampling {n_cases} cases", "use a smaller --n")
+    require_memory(n_bytes, f"sampling {n_cases} cases", f"use a smaller {option('--n')}")
 
 
 def check_evidence(network, n_patterns: int, n_cases: int, runs: int, particles: int) -> None:
@@ -228,4 +228,5 @@ def check_evidence(network, n_patterns: int, n_cases: int, runs: int, particles:
         cells = table_cells(network)
         n_bytes += CASE_BYTES * runs * (particles * (n_cases + 2 * cells) + n_cases)
     require_memory(n_bytes, f"the marginal likelihood of {n_cases} cases",
-                   "use fewer --runs or --particles, or a model with fewer hidden states")
+                   f"use fewer {option('--runs')} or {option('--particles')}, or a model with "
+                   "fewer hidden states")
