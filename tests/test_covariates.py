@@ -83,7 +83,7 @@ def test_missing_values_of_a_file_are_read_as_the_items_are(tmp_path):
      r"row 2, column 'age': 'old' is text where a number is expected .*categorical"),
     (FRAME.assign(sex=["F", "M", "M", "F", "3", "F", "M", "F"]), ["sex"], {},
      r"row 5, column 'sex': '3' is a number among text labels; correct the cell, or name the "
-     r"covariate categorical \(--categorical, or categorical= in Python\) to keep '3' as a level"),
+     r"covariate categorical \(categorical=\) to keep '3' as a level"),
     (FRAME.assign(sex=[f"p{row}" for row in range(8)]), ["sex"], {},
      "covariate 'sex' has 8 levels in 8 rows used, .* an identifier, not a covariate; leave it"),
     (FRAME.assign(age=7), ["age"], {}, "covariate 'age' is 7 in every row used, a constant"),
@@ -104,6 +104,13 @@ def test_each_bad_covariate_gets_one_line_naming_it(frame, covariates, options, 
     with pytest.raises(DataError, match=message) as error:
         covariate_design(frame, covariates, **options)
     assert "\n" not in str(error.value) and "; " in str(error.value)
+
+
+def test_a_number_among_labels_names_the_categorical_option_as_its_caller_gives_it():
+    with pytest.raises(DataError) as error:
+        covariate_design(FRAME.assign(sex=["F", "M", "M", "F", "3", "F", "M", "F"]), ["sex"])
+    assert "(categorical=)" in str(error.value)
+    assert "(--categorical)" in error.value.command_line_message()
 
 
 def test_rows_missing_some_covariate_each_can_leave_none():
