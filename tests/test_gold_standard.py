@@ -537,3 +537,21 @@ def test_the_shapes_figure_counts_peaks_inside_the_gold_set():
 
     assert "Laplace 2 of 2, CS = CS+ 0 of 2" in peaks(0.1)
     assert "Laplace 2 of 2, CS = CS+ 2 of 2" in peaks(1.0)
+
+
+@pytest.mark.parametrize("settings", [2, 4])
+def test_the_slopes_figure_has_one_legend_over_no_panel(monkeypatch, tmp_path, settings):
+    """Four settings leave two slots of the 3-column grid empty: the legend takes the first;
+    two fill their row, and it goes right of the last panel. Either way it covers no panel."""
+    slopes = pd.concat([synthetic_slopes(6.5, setting=f"s{i}") for i in range(settings)])
+    saved = []
+    monkeypatch.setattr(gs.plots, "save_figure", lambda figure, path: saved.append(figure))
+    gs.figure_slopes(slopes, gs.fitted_slopes(slopes), tmp_path / "slopes")
+    figure = saved[0]
+    panels = [ax for ax in figure.axes if ax.axison and ax.get_visible()]
+    legends = [ax.get_legend() for ax in figure.axes if ax.get_legend() is not None]
+    assert len(panels) == settings and len(legends) == 1
+    assert (legends[0].axes in panels) == (settings == 2)
+    figure.canvas.draw()
+    box = legends[0].get_window_extent()
+    assert not any(box.overlaps(ax.get_window_extent()) for ax in panels)

@@ -967,6 +967,20 @@ def _panel_grid(count: int, columns: int = 4):
     return figure, axes.ravel()[:count]
 
 
+def _shared_legend(figure, axes, handles, labels) -> None:
+    """The one legend of a panel grid: in the grid's first empty slot where its last row is
+    short, else right of the last panel. Beside a panel inside the grid it would widen every
+    gap between the columns (tight layout spaces them alike)."""
+    spare = [ax for ax in figure.axes if not ax.get_visible()]
+    if spare:
+        spare[0].set_visible(True)
+        spare[0].axis("off")
+        spare[0].legend(handles, labels, loc="upper left", fontsize="small")
+    else:
+        axes[-1].legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                        fontsize="small")
+
+
 def _panel_order(paper: pd.DataFrame) -> list:
     """Experiments in the order of paper 003's figures: by generating c, then n, then N."""
     first = paper.groupby("experiment").first()
@@ -1008,7 +1022,7 @@ def figure_paper_curves(paper: pd.DataFrame, path, shapes: bool = False) -> None
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes[0].set_ylabel("curve − its maximum (nats)" if shapes
                            else "score − log p(D|S) (nats)")
-        axes[-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small")
+        _shared_legend(figure, axes, *axes[-1].get_legend_handles_labels())
         figure.suptitle("Paper 003's data sets: " + (
             "shape of each curve against the gold standard's" if shapes else
             "each approximation minus the gold standard log p(D|S)") + " (one data set each)")
@@ -1081,8 +1095,7 @@ def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
         for ax in axes:
             for handle, label in zip(*ax.get_legend_handles_labels()):
                 legend.setdefault(label, handle)
-        axes[-1].legend(legend.values(), legend.keys(), loc="upper left",
-                        bbox_to_anchor=(1.02, 1.0), fontsize="small")
+        _shared_legend(figure, axes, list(legend.values()), list(legend.keys()))
         figure.suptitle("The penalty log p(D|θ_ML) − log p(D) against log N, beside slopes "
                         "ds/2 and de/2 (paper 000 Sec. 4)"
                         + (" and Rusakov-Geiger's (RG)" if "rusakov_geiger" in table else "")
