@@ -544,6 +544,8 @@ def test_the_slopes_figure_has_one_legend_over_no_panel(monkeypatch, tmp_path, s
     """Four settings leave two slots of the 3-column grid empty: the legend takes the first;
     two fill their row, and it goes right of the last panel. Either way it covers no panel."""
     slopes = pd.concat([synthetic_slopes(6.5, setting=f"s{i}") for i in range(settings)])
+    # the first panel without data set 1: the legend still lists the data sets in order
+    slopes = slopes[(slopes["setting"] != "s0") | (slopes["replicate"] != 1)]
     saved = []
     monkeypatch.setattr(gs.plots, "save_figure", lambda figure, path: saved.append(figure))
     gs.figure_slopes(slopes, gs.fitted_slopes(slopes), tmp_path / "slopes")
@@ -552,6 +554,9 @@ def test_the_slopes_figure_has_one_legend_over_no_panel(monkeypatch, tmp_path, s
     legends = [ax.get_legend() for ax in figure.axes if ax.get_legend() is not None]
     assert len(panels) == settings and len(legends) == 1
     assert (legends[0].axes in panels) == (settings == 2)
+    labels = [text.get_text() for text in legends[0].get_texts()]
+    assert labels[:2] == ["slope ds/2", "slope de/2"]
+    assert labels[2:] == sorted(labels[2:], key=lambda label: int(label.split()[-1]))
     figure.canvas.draw()
     box = legends[0].get_window_extent()
     assert not any(box.overlaps(ax.get_window_extent()) for ax in panels)

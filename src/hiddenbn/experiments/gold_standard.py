@@ -1095,7 +1095,11 @@ def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
         for ax in axes:
             for handle, label in zip(*ax.get_legend_handles_labels()):
                 legend.setdefault(label, handle)
-        _shared_legend(figure, axes, list(legend.values()), list(legend.keys()))
+        # the predicted slopes, then the data sets in their order
+        labels = sorted(legend, key=lambda label: (
+            (1, int(label.removeprefix("data set "))) if label.startswith("data set ")
+            else (0, 0)))
+        _shared_legend(figure, axes, [legend[label] for label in labels], labels)
         figure.suptitle("The penalty log p(D|θ_ML) − log p(D) against log N, beside slopes "
                         "ds/2 and de/2 (paper 000 Sec. 4)"
                         + (" and Rusakov-Geiger's (RG)" if "rusakov_geiger" in table else "")
