@@ -560,3 +560,15 @@ def test_the_slopes_figure_has_one_legend_over_no_panel(monkeypatch, tmp_path, s
     figure.canvas.draw()
     box = legends[0].get_window_extent()
     assert not any(box.overlaps(ax.get_window_extent()) for ax in panels)
+
+
+def test_the_paper_curves_legend_names_a_score_drawn_in_any_panel(monkeypatch, tmp_path):
+    """sBIC has a curve only where the test models start at 1 (here: experiment a): the legend
+    still names it, though the last panel (b) does not draw it."""
+    paper = _curves({**PEAKS, "sbic_log_evidence": 3})
+    paper.loc[paper["experiment"] == "b", "sbic_log_evidence"] = np.nan
+    saved = []
+    monkeypatch.setattr(gs.plots, "save_figure", lambda figure, path: saved.append(figure))
+    gs.figure_paper_curves(paper, tmp_path / "errors")
+    legend, = [ax.get_legend() for ax in saved[0].axes if ax.get_legend() is not None]
+    assert "sBIC" in [text.get_text() for text in legend.get_texts()]

@@ -967,10 +967,17 @@ def _panel_grid(count: int, columns: int = 4):
     return figure, axes.ravel()[:count]
 
 
-def _shared_legend(figure, axes, handles, labels) -> None:
-    """The one legend of a panel grid: in the grid's first empty slot where its last row is
-    short, else right of the last panel. Beside a panel inside the grid it would widen every
-    gap between the columns (tight layout spaces them alike)."""
+def _shared_legend(figure, axes, order=None) -> None:
+    """The one legend of a panel grid, each label of every panel once (not every panel draws
+    every line), sorted by the key ``order`` if given: in the grid's first empty slot where its
+    last row is short, else right of the last panel. Beside a panel inside the grid it would
+    widen every gap between the columns (tight layout spaces them alike)."""
+    legend = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            legend.setdefault(label, handle)
+    labels = sorted(legend, key=order) if order else list(legend)
+    handles = [legend[label] for label in labels]
     spare = [ax for ax in figure.axes if not ax.get_visible()]
     if spare:
         spare[0].set_visible(True)
@@ -1022,7 +1029,7 @@ def figure_paper_curves(paper: pd.DataFrame, path, shapes: bool = False) -> None
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes[0].set_ylabel("curve − its maximum (nats)" if shapes
                            else "score − log p(D|S) (nats)")
-        _shared_legend(figure, axes, *axes[-1].get_legend_handles_labels())
+        _shared_legend(figure, axes)  # sBIC has no curve where the test models start above 1
         figure.suptitle("Paper 003's data sets: " + (
             "shape of each curve against the gold standard's" if shapes else
             "each approximation minus the gold standard log p(D|S)") + " (one data set each)")
@@ -1090,16 +1097,11 @@ def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
             ax.set_xlabel("log N")
         for ax in axes[::3]:
             ax.set_ylabel("log p(D|θ_ML) − log p(D) (nats)")
-        # every panel's lines once: Rusakov-Geiger's is not in every panel
-        legend = {}
-        for ax in axes:
-            for handle, label in zip(*ax.get_legend_handles_labels()):
-                legend.setdefault(label, handle)
-        # the predicted slopes, then the data sets in their order
-        labels = sorted(legend, key=lambda label: (
+        # the predicted slopes (Rusakov-Geiger's not in every panel), then the data sets in
+        # their order
+        _shared_legend(figure, axes, order=lambda label: (
             (1, int(label.removeprefix("data set "))) if label.startswith("data set ")
             else (0, 0)))
-        _shared_legend(figure, axes, [legend[label] for label in labels], labels)
         figure.suptitle("The penalty log p(D|θ_ML) − log p(D) against log N, beside slopes "
                         "ds/2 and de/2 (paper 000 Sec. 4)"
                         + (" and Rusakov-Geiger's (RG)" if "rusakov_geiger" in table else "")
