@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hiddenbn.data import DataFile, Dataset, DataTable, read_table, rows_frame
+from hiddenbn.data import DataFile, Dataset, DataTable, read_table
 from hiddenbn.errors import HiddenbnError, excerpt, first_named, option
 from hiddenbn.inference.enumeration import is_latent_class
 from hiddenbn.learning import selection
