@@ -65,12 +65,13 @@ def test_labels_and_gaussian_nodes():
 
 def test_network_panels_save_png_and_pdf(tmp_path):
     panels = [("LC", parse_spec("3:2,2,2,2")), ("noisy max", parse_spec(NOISY_MAX))]
+    open_before = plt.get_fignums()  # other tests in this worker may hold figures
     with plots.network_panels(panels, tmp_path / "structures") as (figure, axes):
         assert len(axes) == 2
         assert plt.rcParams["pdf.fonttype"] == 42  # inside the project style
     assert (tmp_path / "structures.png").stat().st_size > 0
     assert (tmp_path / "structures.pdf").read_bytes().startswith(b"%PDF")
-    assert not plt.get_fignums()
+    assert plt.get_fignums() == open_before
 
 
 def test_style_is_scoped():
