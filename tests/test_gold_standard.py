@@ -539,17 +539,27 @@ def test_the_shapes_figure_counts_peaks_inside_the_gold_set():
     assert "Laplace 2 of 2, CS = CS+ 2 of 2" in peaks(1.0)
 
 
+@pytest.fixture
+def unsaved_figures(monkeypatch):
+    """The figures the experiment would save, kept open for inspection and closed afterwards."""
+    import matplotlib.pyplot as plt
+
+    figures = []
+    monkeypatch.setattr(gs.plots, "save_figure", lambda figure, path: figures.append(figure))
+    yield figures
+    for figure in figures:
+        plt.close(figure)
+
+
 @pytest.mark.parametrize("settings", [2, 4])
-def test_the_slopes_figure_has_one_legend_over_no_panel(monkeypatch, tmp_path, settings):
+def test_the_slopes_figure_has_one_legend_over_no_panel(unsaved_figures, tmp_path, settings):
     """Four settings leave two slots of the 3-column grid empty: the legend takes the first;
     two fill their row, and it goes right of the last panel. Either way it covers no panel."""
     slopes = pd.concat([synthetic_slopes(6.5, setting=f"s{i}") for i in range(settings)])
     # the first panel without data set 1: the legend still lists the data sets in order
     slopes = slopes[(slopes["setting"] != "s0") | (slopes["replicate"] != 1)]
-    saved = []
-    monkeypatch.setattr(gs.plots, "save_figure", lambda figure, path: saved.append(figure))
     gs.figure_slopes(slopes, gs.fitted_slopes(slopes), tmp_path / "slopes")
-    figure = saved[0]
+    figure = unsaved_figures[0]
     panels = [ax for ax in figure.axes if ax.axison and ax.get_visible()]
     legends = [ax.get_legend() for ax in figure.axes if ax.get_legend() is not None]
     assert len(panels) == settings and len(legends) == 1
@@ -562,13 +572,11 @@ def test_the_slopes_figure_has_one_legend_over_no_panel(monkeypatch, tmp_path, s
     assert not any(box.overlaps(ax.get_window_extent()) for ax in panels)
 
 
-def test_the_paper_curves_legend_names_a_score_drawn_in_any_panel(monkeypatch, tmp_path):
+def test_the_paper_curves_legend_names_a_score_drawn_in_any_panel(unsaved_figures, tmp_path):
     """sBIC has a curve only where the test models start at 1 (here: experiment a): the legend
     still names it, though the last panel (b) does not draw it."""
     paper = _curves({**PEAKS, "sbic_log_evidence": 3})
     paper.loc[paper["experiment"] == "b", "sbic_log_evidence"] = np.nan
-    saved = []
-    monkeypatch.setattr(gs.plots, "save_figure", lambda figure, path: saved.append(figure))
     gs.figure_paper_curves(paper, tmp_path / "errors")
-    legend, = [ax.get_legend() for ax in saved[0].axes if ax.get_legend() is not None]
+    legend, = [ax.get_legend() for ax in unsaved_figures[0].axes if ax.get_legend() is not None]
     assert "sBIC" in [text.get_text() for text in legend.get_texts()]
