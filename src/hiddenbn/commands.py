@@ -208,18 +208,7 @@ class _DatasetTable:
         """The patterns over ``columns`` (default: every column), as a data file of one row
         per pattern."""
         data = self.dataset
-        columns = data.names if columns is None else column_names(columns)
-        absent = [name for name in columns if name not in data.names]
-        if absent:
-            raise HiddenbnError(f"the data has no column {absent[0]!r}; its columns are "
-                                f"{', '.join(data.names)}")
-        if columns != data.names:
-            order = [data.names.index(name) for name in columns]
-            categories = (None if data.categories is None
-                          else tuple(data.categories[j] for j in order))
-            data = Dataset.from_rows(columns, data.patterns[:, order],
-                                     [data.cardinalities[j] for j in order], data.counts,
-                                     categories)
+        data = data.select(data.names if columns is None else column_names(columns))
         return DataFile(data, data, np.arange(data.n_patterns), (), "the Dataset")
 
 

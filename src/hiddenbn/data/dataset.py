@@ -90,6 +90,22 @@ _NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _MAX_DIGITS = 20
 
 
+def _named_columns(columns, names, source: str) -> tuple:
+    """``columns`` as a tuple, refused unless each is one of ``names`` (the columns of
+    ``source``) and named once, and at least one is."""
+    columns = tuple(columns)
+    absent = [name for name in columns if name not in names]
+    if absent:
+        raise DataError(f"the data has no column {absent[0]!r}; columns of {source} are "
+                        f"{_listed(names)}")
+    if len(set(columns)) != len(columns):
+        raise DataError(f"column {next(c for c in columns if columns.count(c) > 1)!r} is "
+                        "named twice; name each column once")
+    if not columns:
+        raise DataError(f"no column of {source} is named; name at least one")
+    return columns
+
+
 def pattern_counts(rows, cardinalities=None, weights=None, return_inverse: bool = False):
     """Distinct rows of ``rows`` in lexicographic order, and how often each occurs (and, with
     ``return_inverse``, the pattern of each row).
@@ -266,16 +282,36 @@ class Dataset:
         """The cases as one row each (patterns repeated by their counts)."""
         return np.repeat(self.patterns, self.counts, axis=0)
 
+    def select(self, columns) -> "Dataset":
+        """The data over ``columns``, in that order. Reordering keeps the patterns' order;
+        leaving a column out merges the patterns that then agree.
+
+        Examples
+        --------
+        >>> data = Dataset.from_rows(["a", "b"], [[0, 1], [1, 1], [0, 0]])
+        >>> selected = data.select(["b"])
+        >>> selected.names, selected.patterns.tolist(), selected.counts.tolist()
+        (('b',), [[0], [1]], [1, 2])
+        """
+        columns = _named_columns(columns, self.names, "the data")
+        order = [self.names.index(name) for name in columns]
+        categories = (None if self.categories is None
+                      else tuple(self.categories[j] for j in order))
+        if len(order) == len(self.names):
+            return Dataset(columns, self.patterns[:, order], self.counts, categories)
+        cardinalities = self.cardinalities
+        return Dataset.from_rows(columns, self.patterns[:, order],
+                                 [cardinalities[j] for j in order], self.counts, categories)
+
     def for_network(self, network) -> "Dataset":
         """Columns reordered to ``network``'s observed nodes, states checked against its ranges."""
         missing = [name for name in network.observed_names if name not in self.names]
         if missing:
             raise DataError(f"the data has no column {missing[0]!r}, an observed variable of the "
                             f"model; columns are {', '.join(self.names)}")
-        order = [self.names.index(name) for name in network.observed_names]
-        patterns = self.patterns[:, order]
-        categories = (None if self.categories is None
-                      else [self.categories[j] for j in order])
+        data = self.select(network.observed_names)
+        patterns = data.patterns
+        categories = None if data.categories is None else list(data.categories)
         for column, (name, r) in enumerate(zip(network.observed_names,
                                                network.observed_cardinalities)):
             states = None if categories is None else categories[column]
@@ -300,11 +336,7 @@ class Dataset:
                 raise DataError(f"column {name!r} has state {patterns[bad[0], column]}, outside "
                                 f"the model's range 0..{r - 1}")
         categories = None if categories is None else tuple(categories)
-        if len(order) == len(self.names):
-            return Dataset(network.observed_names, patterns, self.counts, categories)
-        # dropping columns the model does not use can merge patterns
-        return Dataset.from_rows(network.observed_names, patterns, network.observed_cardinalities,
-                                 self.counts, categories)
+        return Dataset(data.names, patterns, data.counts, categories)
 
     def complete_cases(self) -> "Dataset":
         """The patterns without a missing cell (listwise deletion)."""
@@ -630,16 +662,7 @@ class DataTable:
         coded at all: its cells change no state, no case, no note and raise no error. Text
         labels in an ``ordered`` column are refused unless the data dictionary orders them."""
         source = self.source
-        columns = self.names if columns is None else tuple(columns)
-        absent = [name for name in columns if name not in self.names]
-        if absent:
-            raise DataError(f"the data has no column {absent[0]!r}; columns of {source} are "
-                            f"{_listed(self.names)}")
-        if len(set(columns)) != len(columns):
-            raise DataError(f"column {next(c for c in columns if columns.count(c) > 1)!r} is "
-                            "named twice; name each column once")
-        if not columns:
-            raise DataError(f"no column of {source} is named; name at least one")
+        columns = _named_columns(self.names if columns is None else columns, self.names, source)
         coded = [_code_numbers(source, name, self.cells[self.names.index(name)],
                                self.missing_values) if name in self.numeric else
                  _code_column(source, name, self.cells[self.names.index(name)],
