@@ -936,14 +936,42 @@ def test_table2_cells_point_to_one_summary_row_that_carries_the_explanation():
     cells = kz.table2_cell_rows(shifted, PRINTED, explanation="why: the summary")
     summary = kz.table2_summary_row(cells, "the long computed reason", "choices")
     assert summary["verdict"] == "partly reproduced"
-    assert summary["ours"].endswith("of 24 within two combined standard errors")
+    assert summary["ours"].endswith("of 24 judged within two combined standard errors")
     assert summary["explanation"] == "the long computed reason"
-    assert summary["derived_from"] == cells[0]["item"]  # not counted again
+    # the summary is the counted verdict; the cells are shown, derived from it
+    assert summary["derived_from"] == ""
+    assert {cell["derived_from"] for cell in cells} == {kz.TABLE2_SUMMARY}
     same = kz.table2_summary_row(kz.table2_cell_rows(PAPER, PRINTED), "reason", "")
     assert same["verdict"] == "reproduced" and same["explanation"] == ""
     far = PAPER.assign(**{f"{s} mean": PAPER[f"{s} mean"] + 5.0 for s in kz.SCORE_KEYS})
     assert kz.table2_summary_row(kz.table2_cell_rows(far, PRINTED), "r", "")["verdict"] \
         == "not reproduced"
+
+
+def test_a_table2_cell_above_the_paper_s_by_less_than_em_s_excess_is_not_judged():
+    """Our KL lies above the paper's by 2 at every cell: not judged where EM's fit of the
+    generating structure exceeds its ML fit by more (the paper's ML fits may close the gap),
+    not reproduced where EM's excess is smaller, and never excused below the paper's."""
+    floors = {"floor mean": PAPER["cases"].map(lambda n: 3.0 if n >= 27000 else 0.1),
+              "ml floor mean": 0.0}
+    # 2 is beyond two combined standard errors: the paper's are at most 0.8
+    above = PAPER.assign(**{f"{s} mean": PAPER[f"{s} mean"] + 2.0 for s in kz.SCORE_KEYS},
+                         **{f"{s} se": 0.01 for s in kz.SCORE_KEYS}, **floors)
+    cells = kz.table2_cell_rows(above, PRINTED)
+    large = {cell["verdict"] for cell in cells if int(cell["item"].split("= ")[1]) >= 27000}
+    small = {cell["verdict"] for cell in cells if int(cell["item"].split("= ")[1]) < 27000}
+    assert large == {"not checked"} and small == {"not reproduced"}
+    assert all(cell["explanation"].startswith("not judged: ours lies 2 above") for cell in cells
+               if cell["verdict"] == "not checked")
+    summary = kz.table2_summary_row(cells, "reason", "")
+    assert summary["verdict"] == "not reproduced"
+    unjudged = sum(cell["verdict"] == "not checked" for cell in cells)
+    assert unjudged > 0 and summary["ours"] == (
+        f"0 of {len(cells) - unjudged} judged within two combined standard errors; "
+        f"{unjudged} not judged (within EM's excess)")
+    below = above.assign(**{f"{s} mean": PAPER[f"{s} mean"] - 2.0 for s in kz.SCORE_KEYS})
+    assert {cell["verdict"] for cell in kz.table2_cell_rows(below, PRINTED)} \
+        == {"not reproduced"}
 
 
 # --- Sec. 3's tightness, Cor. 4.1 on random HLC models, Sec. 2.4's repeated ranks ------------
