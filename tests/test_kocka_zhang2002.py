@@ -931,6 +931,33 @@ def test_alpha_gap_table_compares_what_cs_adds_with_what_bic_plus_charges():
     assert table.loc[1.0, "BIC+ charge"] == f"{3 * np.log(1000):.3g}-{3 * np.log(1000):.3g}"
 
 
+def _gap_models(slope_at_main, slope_at_4):
+    """Test models on k2 data whose CS - BIC changes by the given amount per class."""
+    rows = []
+    for states, de in ((1, 4), (2, 9), (3, 13), (4, 15), (5, 15)):
+        rows.append({"generator": "k2", "states": states, "ds": de, "de": de, "BIC": -100.0,
+                     "BIC+": -100.0, "CS": -100.0 + slope_at_main * states,
+                     "CS+": -100.0 + slope_at_main * states,
+                     "CS@4": -100.0 + slope_at_4 * states, "CS+@4": -100.0 + slope_at_4 * states})
+    return pd.DataFrame(rows)
+
+
+def test_why_cs_plus_picks_the_most_states_is_qualified_by_the_alphas_where_it_holds():
+    section = {"cs_alpha": 1.0, "sensitivity": {"cs_alphas": [4.0]}}
+    claims = [("a claim", "supported", "evidence", kz.CS_PLUS_MOST, "choices"),
+              ("another", "supported", "evidence", "another reason")]
+    growth = kz.cs_gap_growth(_gap_models(5.0, -5.0), "k2", section)
+    assert growth == {1.0: True, 4.0: False}
+    qualified = kz.qualify_cs_plus_most(claims, growth, 1.0, "k2")
+    assert qualified[0][3].startswith(kz.CS_PLUS_MOST) and qualified[0][4] == "choices"
+    assert "holds at this run's alpha 1; of the sensitivity's alphas at 1, not at 4" \
+        in qualified[0][3]
+    assert qualified[1] == claims[1]
+    # where CS - BIC falls with the classes at the run's alpha, the explanation is dropped
+    falling = kz.cs_gap_growth(_gap_models(-5.0, 5.0), "k2", section)
+    assert kz.qualify_cs_plus_most(claims, falling, 1.0, "k2")[0][3] == ""
+
+
 def test_table2_cells_point_to_one_summary_row_that_carries_the_explanation():
     shifted = PAPER.assign(**{"CS mean": PAPER["CS mean"] + 1.0})
     cells = kz.table2_cell_rows(shifted, PRINTED, explanation="why: the summary")

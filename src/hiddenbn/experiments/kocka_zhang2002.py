@@ -626,15 +626,52 @@ def lc_summary(selections: pd.DataFrame) -> pd.DataFrame:
                     suffixes=("_kl_bits", "_states"))
 
 
+#: Why CS+ picks the most states, where it out-picks BIC+ (:func:`_cs_plus_most_explanation`);
+#: :func:`paper_claims` qualifies it by the alphas at which it holds (:func:`cs_gap_growth`).
+CS_PLUS_MOST = ("CS+ - BIC+ = CS - BIC (both add (ds - de)/2 log N), and CS's complete-data "
+                "term charges each class about log N_h per parameter rather than log N, so CS - "
+                "BIC grows with the number of classes: among models of equal de CS+ prefers the "
+                "most classes (comparison.md, 'Why CS+ picks the most states').")
+
+
 def _cs_plus_most_explanation(states: pd.Series) -> tuple:
     """Why CS+ out-picks BIC+ when it does (an empty tuple otherwise): the explanation of the
     claims that order the scores by the states they select."""
     if states["CS+"] <= states["BIC+"]:
         return ()
-    return ("CS+ - BIC+ = CS - BIC (both add (ds - de)/2 log N), and CS's complete-data term "
-            "charges each class about log N_h per parameter rather than log N, so CS - BIC grows "
-            "with the number of classes: among models of equal de CS+ prefers the most classes "
-            "(comparison.md, 'Why CS+ picks the most states').",)
+    return (CS_PLUS_MOST,)
+
+
+def cs_gap_growth(lc_models: pd.DataFrame, generator: str, section: dict) -> dict:
+    """Per alpha of :func:`cs_alphas`: whether the mean ``CS - BIC`` on ``generator``'s data
+    sets (:func:`cs_minus_bic`) grows with every class added over the test models of the
+    largest de, the models among which :data:`CS_PLUS_MOST` says CS+ prefers the most
+    classes. ``lc_models`` carries every alpha's columns (:func:`alpha_column`)."""
+    growth = {}
+    for alpha in sorted(cs_alphas(section)):
+        gaps = cs_minus_bic(lc_at_alpha(lc_models, alpha, section), generator)
+        equal = gaps[gaps.de == gaps.de.max()].sort_values("states")["CS - BIC"].to_numpy()
+        growth[alpha] = equal.size > 1 and bool((np.diff(equal) > 0).all())
+    return growth
+
+
+def qualify_cs_plus_most(claims: list, growth: dict, alpha: float, generator: str) -> list:
+    """``claims`` (tuples of claim, verdict, evidence[, explanation, ...]) with
+    :data:`CS_PLUS_MOST` qualified by where it holds (``growth``: :func:`cs_gap_growth` on
+    ``generator``'s data), or dropped where it does not hold at the run's ``alpha``."""
+    holds = [f"{a:g}" for a, grows in growth.items() if grows]
+    fails = [f"{a:g}" for a, grows in growth.items() if not grows]
+    qualified = (f"{CS_PLUS_MOST} On {_generator_title(generator)} data that growth over the "
+                 f"models of the largest de holds at this run's alpha {alpha:g}; of the "
+                 f"sensitivity's alphas at {', '.join(holds)}"
+                 + (f", not at {', '.join(fails)}" if fails else "")
+                 + " (comparison.md, 'How that depends on CS's alpha').")
+    out = []
+    for claim in claims:
+        if len(claim) > 3 and claim[3] == CS_PLUS_MOST:
+            claim = (*claim[:3], qualified if growth.get(alpha) else "", *claim[4:])
+        out.append(claim)
+    return out
 
 
 def lc_claims(selections: pd.DataFrame, lc_models: pd.DataFrame, section: dict,
@@ -1799,10 +1836,18 @@ def paper_claims(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
                          correlation_lookup(kl_correlations(climbs, SCORE_KEYS)),
                          sec["hierarchical"]["parametrisations"])
     network = parse_spec(section["hierarchical"]["spec"])
+    main = max(set(selections.generator) - {g for g in selections.generator if g.endswith("det")},
+               key=lambda g: _generator_states(g)[0])
+    growth = cs_gap_growth(lc_models, main, section)
+
+    def qualified(claims):
+        return qualify_cs_plus_most(claims, growth, alpha, main)
+
     return {"selections": shown, "climbs": climbs, "table": table, "paper": paper,
-            "lc": lc_claims(selections, lc, section, explain),
-            "hlc": hlc_claims(climbs, table, paper, network, sec, explain),
-            "beyond": [hlc_state_order(climbs, explain)]}
+            "lc": {figure: qualified(claims) for figure, claims
+                   in lc_claims(selections, lc, section, explain).items()},
+            "hlc": qualified(hlc_claims(climbs, table, paper, network, sec, explain)),
+            "beyond": qualified([hlc_state_order(climbs, explain)])}
 
 
 def _flat(lc_verdicts: dict) -> list:
