@@ -125,6 +125,23 @@ def quick_results():
     return lc, hlc
 
 
+def test_figure5_s_generator_is_also_sampled_between_the_grid_s_sizes():
+    section = copy.deepcopy(QUICK)
+    section["latent_class"].update(parametrisations=1, sample_sizes=[400],
+                                   test_states={"min": 1, "max": 2})
+    without = kz.lc_experiment("k3det", section, 7, points=2)
+    section["latent_class"]["deterministic_extra_sizes"] = [200, 400]
+    assert kz.lc_sample_sizes(section, "k3det") == [200, 400]
+    assert kz.lc_sample_sizes(section, "k3") == [400]
+    det = kz.lc_experiment("k3det", section, 7, points=2)
+    assert sorted(det.cases.unique()) == [200, 400]
+    # each N has its own seed: the grid's data sets and fits are those of a run without extras
+    pd.testing.assert_frame_equal(det[det.cases == 400].reset_index(drop=True), without)
+    assert kz.lc_fits(section) == 2 * sum(
+        len(kz.lc_sample_sizes(section, g)) for d in section["generating_distributions"]
+        for g in kz.lc_generators(section, d))
+
+
 def test_quick_content(quick_results):
     lc, hlc = quick_results
     tests = QUICK["latent_class"]["test_states"]

@@ -305,7 +305,7 @@ def lc_experiment(generator: str, section: dict, seed: int, points: int = 5,
         if deterministic:
             cpts = deterministic_parameters(true_network, cpts, lc["deterministic_children"])
         truth = observed_distribution(true_network, cpts)
-        for cases in lc["sample_sizes"]:
+        for cases in lc_sample_sizes(section, generator):
             data = sample_dataset(true_network, cpts, cases, seeding.rng(seed, "data", p, cases))
             data_set = []
             for k, network in test_networks.items():
@@ -325,6 +325,14 @@ def lc_experiment(generator: str, section: dict, seed: int, points: int = 5,
                 row["sBIC"] = float(value)
             rows += data_set
     return pd.DataFrame(rows)
+
+
+def lc_sample_sizes(section: dict, generator: str) -> list[int]:
+    """The sample sizes of an LC generator: ``latent_class.sample_sizes``, and for Figure 5's
+    deterministic generator also ``deterministic_extra_sizes``, in increasing order."""
+    lc = section["latent_class"]
+    extra = lc.get("deterministic_extra_sizes", []) if _generator_states(generator)[1] else []
+    return sorted({*lc["sample_sizes"], *extra})
 
 
 def lc_at_alpha(models: pd.DataFrame, alpha: float, section: dict) -> pd.DataFrame:
@@ -2158,10 +2166,10 @@ def lc_fits(section: dict) -> int:
     """How many test models the LC experiment fits in a run of ``section``: every test model
     on every data set of every generator, under every generating distribution."""
     lc = section["latent_class"]
-    per_generator = (lc["parametrisations"] * len(lc["sample_sizes"])
-                     * (lc["test_states"]["max"] - lc["test_states"]["min"] + 1))
-    return per_generator * sum(len(lc_generators(section, d))
-                               for d in section["generating_distributions"])
+    per_data_set = lc["test_states"]["max"] - lc["test_states"]["min"] + 1
+    return per_data_set * lc["parametrisations"] * sum(
+        len(lc_sample_sizes(section, generator)) for d in section["generating_distributions"]
+        for generator in lc_generators(section, d))
 
 
 def todays_scores_lines(selections: pd.DataFrame, section: dict) -> list[str]:
@@ -2263,7 +2271,10 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
     hlc_verdicts = [(*c[:3], " ".join([*c[3:4], robustness(sensitivity, c[0])]))
                     if c[0] == TABLE2_CLAIMS[2][0] else c for c in run["hlc"]]
     levels = levels_explanation(table2_sensitivity, sensitivity, printed, section)
-    sizes = "the LC sample sizes (reconstructed, docs/RECONSTRUCTIONS.md; not varied); "
+    extra = lc.get("deterministic_extra_sizes", [])
+    sizes = ("the LC sample sizes (reconstructed, docs/RECONSTRUCTIONS.md; not varied"
+             + (f"; Figure 5's generator also at N = {_cases_text(sorted(extra))}, between "
+                "them" if extra else "") + "); ")
     level_choices = with_choices([(TABLE2_LEVELS, "", "")], sensitivity, section,
                                  "EM's relative tolerance (config em.tolerance; Table 2's EM "
                                  "and ML floors); ")[0][4]
