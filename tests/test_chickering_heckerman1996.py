@@ -100,6 +100,43 @@ def test_check_config_names_bad_references():
     with pytest.raises(HiddenbnError, match="prior_sensitivity.experiments: unknown experiment "
                                             "'f'; use names under"):
         ch96.check_config(section)
+    del section["prior_sensitivity"]
+    section["range_variants"] = {"e": {"min": 1, "max": 3}}
+    with pytest.raises(HiddenbnError, match=r"range_variants.e: 1..3 must lie within the "
+                                            r"experiment's test_states, 1..2"):
+        ch96.check_config(section)
+    section["range_variants"] = {"f": {"min": 1, "max": 2}}
+    with pytest.raises(HiddenbnError, match="range_variants.f: unknown experiment 'f'"):
+        ch96.check_config(section)
+
+
+def test_a_range_variant_chooses_again_among_the_fits_of_its_range():
+    """Laplace peaks at 4 states and BIC at 2 in both data sets: from 4 up, BIC's choice is the
+    lowest model of the variant, 4, so its Δc moves from -2 to 0 while CS's (at 5) stays +1;
+    both are judged against the printed cell."""
+    rows = []
+    for replicate in (1, 2):
+        for states in range(2, 7):
+            rows.append({"experiment": "e", "replicate": replicate, "protocol": "paper",
+                         "hidden_states": states, "laplace": -abs(states - 4),
+                         "cs": -abs(states - 5), "mled": -abs(states - 5),
+                         "draper": -abs(states - 4), "bic_log_evidence": -states,
+                         "cs_de": -abs(states - 5)})
+    section = {"experiments": {"e": {"model": "m", "cases": 400,
+                                     "test_states": {"min": 2, "max": 6}}},
+               "models": {"m": {"hidden_states": 4, "features": 64}},
+               "range_variants": {"e": {"min": 4, "max": 6}}}
+    printed = pd.DataFrame([{"n": "64", "c": "4", "N": "400", "cs": "1", "mled": "1",
+                             "draper": "0", "bic_log_evidence": "-2"}])
+    table = ch96.range_variant_table(pd.DataFrame(rows), section, printed).set_index("score")
+    assert table.loc["CS", "ours 2..6"] == table.loc["CS", "ours 4..6"]
+    assert table.loc["CS", "agrees 4..6"] == "yes"
+    bic = table.loc[ch96.LABELS["bic_log_evidence"]]
+    assert (bic["ours 2..6"], bic["agrees 2..6"]) == (ch96.format_mean_sd(-2, 0), "yes")
+    assert (bic["ours 4..6"], bic["agrees 4..6"]) == (ch96.format_mean_sd(0, 0), "no")
+    lines = ch96.range_variant_lines(pd.DataFrame(table.reset_index()))
+    assert lines[0] == f"## {ch96.RANGE_VARIANTS_TITLE}"
+    assert ch96.range_variant_lines(pd.DataFrame()) == []
 
 
 def test_experiments_on_the_same_data_sets_share_their_fits(tmp_path):

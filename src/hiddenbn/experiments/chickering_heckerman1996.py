@@ -81,6 +81,16 @@ def check_config(section: dict) -> None:
             raise HiddenbnError(f"config chickering_heckerman1996.prior_sensitivity.experiments: "
                                 f"unknown experiment {name!r}; use names under "
                                 "chickering_heckerman1996.experiments")
+    for name, states in section.get("range_variants", {}).items():
+        where = f"chickering_heckerman1996.range_variants.{name}"
+        if name not in section["experiments"]:
+            raise HiddenbnError(f"config {where}: unknown experiment {name!r}; use names under "
+                                "chickering_heckerman1996.experiments")
+        fitted = section["experiments"][name]["test_states"]
+        if not fitted["min"] <= states["min"] <= states["max"] <= fitted["max"]:
+            raise HiddenbnError(f"config {where}: {states['min']}..{states['max']} must lie "
+                                f"within the experiment's test_states, {fitted['min']}.."
+                                f"{fitted['max']} (a variant chooses among the fitted models)")
     timing = section["timing"]
     if timing["experiment"] not in section["experiments"]:
         raise HiddenbnError("config chickering_heckerman1996.timing.experiment: unknown "
@@ -1008,7 +1018,11 @@ def choices_text(section: dict, paper_figures: pd.DataFrame | None, names, proto
     ``protocol``: the reconstructed test-model ranges among them (:func:`range_origin`), the
     generating parameters, the EM protocol, and ``thresholds`` (each naming where its variants
     are shown)."""
-    ranges = [f"{name} {s['min']}..{s['max']}" for name in dict.fromkeys(names)
+    variants = section.get("range_variants", {})
+    ranges = [f"{name} {s['min']}..{s['max']}"
+              + (f" (variant {variants[name]['min']}..{variants[name]['max']}: comparison.md, "
+                 f"'{RANGE_VARIANTS_TITLE}')" if name in variants else "")
+              for name in dict.fromkeys(names)
               if name in section["experiments"]
               and range_origin(section, paper_figures, name) == "reconstructed"
               for s in [section["experiments"][name]["test_states"]]]
@@ -1017,6 +1031,62 @@ def choices_text(section: dict, paper_figures: pd.DataFrame | None, names, proto
     parts += [GENERATING_CHOICE] if generating else []
     parts += [EM_CHOICE[protocol], *thresholds]
     return "; ".join(parts)
+
+
+#: comparison.md's section on the test-model ranges varied (:func:`range_variant_table`).
+RANGE_VARIANTS_TITLE = "Reconstructed test-model ranges, varied"
+
+
+def range_variant_table(fits: pd.DataFrame, section: dict,
+                        printed_table1: pd.DataFrame) -> pd.DataFrame:
+    """Table 1's cells of each experiment of the config's ``range_variants`` with the choices
+    made among the fitted test models of the variant's range only, beside the full range's and
+    the paper's, each judged by :func:`cell_agrees`: one row per EM protocol, experiment and
+    score. The variant needs no fit of its own: its models are a subset of the fitted ones."""
+    paper = {(int(r.n), int(r.c), int(r.N)): r
+             for r in parse_printed_table1(printed_table1).itertuples()}
+    experiments, models = section["experiments"], section["models"]
+    rows = []
+    for name, variant in section.get("range_variants", {}).items():
+        model = models[experiments[name]["model"]]
+        printed = paper.get((model["features"], model["hidden_states"],
+                             experiments[name]["cases"]))
+        cell = fits[fits.experiment == name]
+        for protocol in dict.fromkeys(cell.protocol):
+            ranges = {"full": cell[cell.protocol == protocol]}
+            ranges["variant"] = ranges["full"][ranges["full"].hidden_states.between(
+                variant["min"], variant["max"])]
+            tables = {key: table1(selection_errors(frame), {name: experiments[name]}, models)
+                      .iloc[0] for key, frame in ranges.items()}
+            for score in TABLE1_SCORES:
+                row = {"protocol": PROTOCOLS[protocol], "experiment": name, "score": LABELS[score],
+                       "paper": "—" if printed is None else format_mean_sd(
+                           getattr(printed, f"{score}_mean"), getattr(printed, f"{score}_sd"))}
+                for key, table in tables.items():
+                    states = experiments[name]["test_states"] if key == "full" else variant
+                    mean, sd = table[f"{score}_mean"], table[f"{score}_sd"]
+                    sd = 0.0 if np.isnan(sd) else sd
+                    label = f"{states['min']}..{states['max']}"
+                    row[f"ours {label}"] = format_mean_sd(mean, sd)
+                    row[f"agrees {label}"] = "—" if printed is None else (
+                        "yes" if cell_agrees(mean, sd, int(table.data_sets),
+                                             getattr(printed, f"{score}_mean"),
+                                             getattr(printed, f"{score}_sd"),
+                                             printed.data_sets)[0] else "no")
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def range_variant_lines(variants: pd.DataFrame) -> list[str]:
+    """comparison.md's section on :func:`range_variant_table` (nothing without variants)."""
+    if variants.empty:
+        return []
+    return [f"## {RANGE_VARIANTS_TITLE}", "",
+            "Figure 2's test-model ranges are reconstructed (the paper says only that they "
+            "straddle c). Under each range below, every score chooses among the fitted test "
+            "models of that range alone (Laplace too, so Δc changes on both sides); "
+            f"'agrees' is Table 1's rule ({NOISE_Z:g} combined standard errors).", "",
+            pipe_table(variants), ""]
 
 
 def table1_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str,
@@ -2412,6 +2482,7 @@ def comparison_markdown(fits, tables: dict, printed: dict, timing, claim_lists: 
         lines += [f"## Table 1 ({PROTOCOLS[protocol]}): Δc (states selected by the score − "
                   "states selected by Laplace), mean ± s.d. over the data sets", "",
                   _table1_markdown(table, printed["table1"]), ""]
+    lines += range_variant_lines(range_variant_table(fits, section, printed["table1"]))
     lines += [dimensions_note, ""]
     for protocol in tables:
         subset = fits[fits.protocol == protocol]
