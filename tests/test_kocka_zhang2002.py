@@ -232,6 +232,7 @@ def test_quick_report_writes_every_output(quick_results, tmp_path):
     assert (table["ml gain"] >= -1e-6).all()  # EM continued never loses likelihood
     assert "| N | EM floor | ML floor | de/2N |" in text
     assert "## Today's scores beside the paper's" in text and "WBIC" in text
+    assert f"### {kz.PRIOR_SECTION}" in text and "| BDeu 10 |" in text  # the LC fits' BDeu
     assert "ICL" in text.split("## Figure 4 (")[1].split("**Verdict:")[0]  # in the figure text
     main = verdicts[(verdicts.distribution == QUICK["generating"])
                     & (verdicts.cs_alpha == QUICK["cs_alpha"]) & (verdicts["where"] != "Table 2")]
@@ -383,6 +384,17 @@ def test_cs_under_each_alpha_is_eq_13_with_that_dirichlet():
         assert scores[f"CS+@{alpha:g}"] - scores[f"CS@{alpha:g}"] == pytest.approx(
             (network.standard_dimension - 13) / 2 * np.log(2000))
     assert kz.cs_alphas(section) == [1.0, 0.5, 4.0] and "CS@1" not in scores
+    # BDeu: Eq. 5 with alpha_ijk = ESS / (q_i r_i), written out per node
+    section["sensitivity"]["cs_equivalent_sample_sizes"] = [10.0]
+    scores = kz.fit_scores(result, 13, section)
+    mled = 0.0
+    for n in map(np.asarray, result.expected_counts):
+        rows, states = n.shape
+        row_alpha = 10.0 / rows  # alpha_ij = r_i * ESS / (q_i r_i)
+        mled += float((gammaln(row_alpha) - gammaln(row_alpha + n.sum(axis=1))).sum()
+                      + (gammaln(row_alpha / states + n) - gammaln(row_alpha / states)).sum())
+    assert scores["CS@BDeu10"] == pytest.approx(mled - complete + result.log_likelihood,
+                                                rel=1e-10)
 
 
 def test_check_config_names_the_generating_keys():
@@ -941,11 +953,19 @@ def test_alpha_gap_table_compares_what_cs_adds_with_what_bic_plus_charges():
                      "ds": de, "de": de, "kl_bits": 1e-3, "BIC": bic, "BIC+": bic,
                      "CS": bic + 5.0 * states, "CS+": bic + 5.0 * states,
                      "CS@4": bic - 5.0 * states, "CS+@4": bic - 5.0 * states})
-    table = kz.alpha_gap_table(pd.DataFrame(rows), "k2", section).set_index("alpha")
-    assert table.loc[1.0, "gain"] == pytest.approx(15.0)  # 5 per state, from 2 to 5 states
-    assert table.loc[4.0, "gain"] == pytest.approx(-15.0)
-    assert table.loc[1.0, "CS+ mean |X|"] == 5 and table.loc[4.0, "CS+ mean |X|"] == 1
-    assert table.loc[1.0, "BIC+ charge"] == f"{3 * np.log(1000):.3g}-{3 * np.log(1000):.3g}"
+    table = kz.alpha_gap_table(pd.DataFrame(rows), "k2", section).set_index("prior")
+    assert list(table.index) == ["alpha 1", "alpha 4"]
+    assert table.loc["alpha 1", "gain"] == pytest.approx(15.0)  # 5 per state, from 2 to 5
+    assert table.loc["alpha 4", "gain"] == pytest.approx(-15.0)
+    assert table.loc["alpha 1", "CS+ mean |X|"] == 5 and table.loc["alpha 4", "CS+ mean |X|"] == 1
+    assert table.loc["alpha 1", "BIC+ charge"] == \
+        f"{3 * np.log(1000):.3g}-{3 * np.log(1000):.3g}"
+    # a BDeu prior is one more row, from its own columns
+    section["sensitivity"]["cs_equivalent_sample_sizes"] = [10.0]
+    bdeu = pd.DataFrame(rows).assign(**{"CS@BDeu10": lambda f: f.BIC + 2.0 * f.states,
+                                        "CS+@BDeu10": lambda f: f.BIC + 2.0 * f.states})
+    table = kz.alpha_gap_table(bdeu, "k2", section).set_index("prior")
+    assert table.loc["BDeu 10", "gain"] == pytest.approx(6.0)
 
 
 def _gap_models(slope_at_main, slope_at_4):
@@ -967,8 +987,8 @@ def test_why_cs_plus_picks_the_most_states_is_qualified_by_the_alphas_where_it_h
     assert growth == {1.0: True, 4.0: False}
     qualified = kz.qualify_cs_plus_most(claims, growth, 1.0, "k2")
     assert qualified[0][3].startswith(kz.CS_PLUS_MOST) and qualified[0][4] == "choices"
-    assert "holds at this run's alpha 1; of the sensitivity's alphas at 1, not at 4" \
-        in qualified[0][3]
+    assert ("holds at this run's alpha 1; of the sensitivity's priors under alpha 1, not under "
+            "alpha 4") in qualified[0][3]
     assert qualified[1] == claims[1]
     # where CS - BIC falls with the classes at the run's alpha, the explanation is dropped
     falling = kz.cs_gap_growth(_gap_models(-5.0, 5.0), "k2", section)

@@ -12,7 +12,7 @@ from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.learning import em
 from hiddenbn.models.network import (free_parameters, latent_class, observed_distribution,
                                      parameters_from_free, random_parameters)
-from hiddenbn.models.priors import bd_log_marginal, dirichlet_log_density
+from hiddenbn.models.priors import bd_log_marginal, bdeu_log_marginal, dirichlet_log_density
 from hiddenbn.models.spec import parse_spec
 from hiddenbn.scores import approximations as scores
 from hiddenbn.scores.exact import complete_data_counts
@@ -87,6 +87,36 @@ def test_bd_equals_the_sequential_polya_predictive(rng):
             counts[row[i]] += 1
     bd = bd_log_marginal(network, complete_data_counts(network, data), alpha)
     assert bd == pytest.approx(sequential, rel=1e-12)
+
+
+def test_bdeu_is_the_sequential_predictive_with_ess_over_q_r_and_score_equivalent(rng):
+    """BDeu against the product of one-step predictive probabilities with alpha_ijk =
+    ess / (q_i r_i), and Markov-equivalent complete DAGs (every order of three nodes) scoring
+    alike, which a symmetric alpha_ijk does not give."""
+    ess = 6.0
+    chain = parse_spec({"nodes": {"A": {"states": 2}, "B": {"states": 3, "parents": ["A"]},
+                                  "C": {"states": 2, "parents": ["A", "B"]}}})
+    data = sample_dataset(chain, random_parameters(chain, rng), 60, rng)
+    sequential, seen = 0.0, {}
+    for row in rng.permutation(data.rows()):
+        for i in range(chain.n_nodes):
+            key = (i, tuple(row[list(chain.parents[i])]))
+            counts = seen.setdefault(key, np.zeros(chain.cardinalities[i]))
+            alpha = ess / (chain.cardinalities[i] * int(np.prod(
+                [chain.cardinalities[p] for p in chain.parents[i]])))
+            sequential += np.log((counts[row[i]] + alpha) / (counts.sum() + alpha * counts.size))
+            counts[row[i]] += 1
+    bdeu = bdeu_log_marginal(chain, complete_data_counts(chain, data), ess)
+    assert bdeu == pytest.approx(sequential, rel=1e-12)
+    # the reversed complete DAG C -> B -> A (with C -> A) over the same cases
+    reverse = parse_spec({"nodes": {"C": {"states": 2}, "B": {"states": 3, "parents": ["C"]},
+                                    "A": {"states": 2, "parents": ["C", "B"]}}})
+    order = [data.names.index(name) for name in reverse.observed_names]
+    reversed_data = Dataset(reverse.observed_names, data.patterns[:, order], data.counts)
+    assert bdeu_log_marginal(reverse, complete_data_counts(reverse, reversed_data), ess) \
+        == pytest.approx(bdeu, rel=1e-12)
+    assert bd_log_marginal(reverse, complete_data_counts(reverse, reversed_data), 1.0) \
+        != pytest.approx(bd_log_marginal(chain, complete_data_counts(chain, data), 1.0))
 
 
 def test_without_hidden_nodes_mled_and_cs_are_exact_and_laplace_error_shrinks_like_1_over_n(rng):

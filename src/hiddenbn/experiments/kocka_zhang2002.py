@@ -49,7 +49,7 @@ from hiddenbn.learning.em import fit, run_em
 from hiddenbn.learning.hlc import (all_binary, hidden_cardinalities, hill_climb, kl_bits,
                                    with_hidden_cardinalities)
 from hiddenbn.models.network import Network, latent_class, observed_distribution, random_parameters
-from hiddenbn.models.priors import bd_log_marginal, complete_log_likelihood
+from hiddenbn.models.priors import bd_log_marginal, bdeu_log_marginal, complete_log_likelihood
 from hiddenbn.models.spec import parse_spec
 from hiddenbn.reports import plots
 from hiddenbn.scores.approximations import bic_log_evidence, cheeseman_stutz
@@ -172,10 +172,25 @@ def cs_alphas(section: dict) -> list[float]:
     return [main, *sorted({float(a) for a in section["sensitivity"]["cs_alphas"]} - {main})]
 
 
-def alpha_column(score: str, alpha: float, section: dict) -> str:
+def bdeu_priors(section: dict) -> list[str]:
+    """The BDeu priors (:func:`~hiddenbn.models.priors.bdeu_log_marginal`) under which CS and
+    CS+ of the LC fits are also computed, by label (``"BDeu 10"``): the sensitivity's
+    ``cs_equivalent_sample_sizes``. The HLC hill-climbs do not run under them."""
+    return [f"BDeu {ess:g}" for ess in section["sensitivity"].get("cs_equivalent_sample_sizes",
+                                                                   [])]
+
+
+def alpha_column(score: str, alpha, section: dict) -> str:
     """The column of CS or CS+ under ``alpha`` in the LC results (``"CS"`` for the main run's
-    alpha, ``"CS@0.1"`` for the others)."""
+    alpha, ``"CS@0.1"`` for the others, ``"CS@BDeu10"`` for a label of :func:`bdeu_priors`)."""
+    if isinstance(alpha, str):
+        return f"{score}@{alpha.replace(' ', '')}"
     return score if alpha == float(section["cs_alpha"]) else f"{score}@{alpha:g}"
+
+
+def prior_label(prior) -> str:
+    """A CS prior as the reports name it: ``"alpha 0.5"``, or a BDeu label as it is."""
+    return prior if isinstance(prior, str) else f"alpha {prior:g}"
 
 
 def lc_generators(section: dict, distribution: str | None = None) -> list[str]:
@@ -263,17 +278,22 @@ def fit_scores(result, de: int, section: dict) -> dict:
     """The four scores of Sec. 2.3 for an ML fit (and ``loglik``): BIC and BIC+ (paper 003 Eq.
     9 with ds, de), CS and CS+ (Eq. 13 with ``d' = ds`` and ``d = ds``, ``de``) whose
     complete-data term ``log p(D'|S)`` (Eq. 5 at the expected counts) takes the Dirichlet
-    alpha of each of :func:`cs_alphas`, named by :func:`alpha_column`. The paper does not
-    state that alpha; the ML fit does not depend on it."""
+    alpha of each of :func:`cs_alphas` and the BDeu prior of each of :func:`bdeu_priors`, named
+    by :func:`alpha_column`. The paper does not state that prior; the ML fit does not depend on
+    it."""
     network, n, loglik = result.network, result.n_cases, result.log_likelihood
     ds = network.standard_dimension
     complete = complete_log_likelihood(result.cpts, result.expected_counts)
     out = {"loglik": loglik, "BIC": bic_log_evidence(loglik, ds, n),
            "BIC+": bic_log_evidence(loglik, de, n)}
-    for alpha in cs_alphas(section):
-        mled = bd_log_marginal(network, result.expected_counts, alpha)
+    marginals = {alpha: bd_log_marginal(network, result.expected_counts, alpha)
+                 for alpha in cs_alphas(section)}
+    marginals.update({label: bdeu_log_marginal(network, result.expected_counts,
+                                               float(label.split()[1]))
+                      for label in bdeu_priors(section)})
+    for prior, mled in marginals.items():
         for score, d in (("CS", ds), ("CS+", de)):
-            out[alpha_column(score, alpha, section)] = cheeseman_stutz(mled, complete, loglik,
+            out[alpha_column(score, prior, section)] = cheeseman_stutz(mled, complete, loglik,
                                                                        n, ds, d)
     return out
 
@@ -634,6 +654,8 @@ def lc_summary(selections: pd.DataFrame) -> pd.DataFrame:
                     suffixes=("_kl_bits", "_states"))
 
 
+#: comparison.md's section on CS's prior (:func:`alpha_gap_table`).
+PRIOR_SECTION = "How that depends on CS's prior (not monotonically)"
 #: Why CS+ picks the most states, where it out-picks BIC+ (:func:`_cs_plus_most_explanation`);
 #: :func:`paper_claims` qualifies it by the alphas at which it holds (:func:`cs_gap_growth`).
 CS_PLUS_MOST = ("CS+ - BIC+ = CS - BIC (both add (ds - de)/2 log N), and CS's complete-data "
@@ -651,12 +673,13 @@ def _cs_plus_most_explanation(states: pd.Series) -> tuple:
 
 
 def cs_gap_growth(lc_models: pd.DataFrame, generator: str, section: dict) -> dict:
-    """Per alpha of :func:`cs_alphas`: whether the mean ``CS - BIC`` on ``generator``'s data
+    """Per alpha of :func:`cs_alphas` and BDeu label of :func:`bdeu_priors`: whether the mean
+    ``CS - BIC`` on ``generator``'s data
     sets (:func:`cs_minus_bic`) grows with every class added over the test models of the
     largest de, the models among which :data:`CS_PLUS_MOST` says CS+ prefers the most
     classes. ``lc_models`` carries every alpha's columns (:func:`alpha_column`)."""
     growth = {}
-    for alpha in sorted(cs_alphas(section)):
+    for alpha in [*sorted(cs_alphas(section)), *bdeu_priors(section)]:
         gaps = cs_minus_bic(lc_at_alpha(lc_models, alpha, section), generator)
         equal = gaps[gaps.de == gaps.de.max()].sort_values("states")["CS - BIC"].to_numpy()
         growth[alpha] = equal.size > 1 and bool((np.diff(equal) > 0).all())
@@ -667,13 +690,13 @@ def qualify_cs_plus_most(claims: list, growth: dict, alpha: float, generator: st
     """``claims`` (tuples of claim, verdict, evidence[, explanation, ...]) with
     :data:`CS_PLUS_MOST` qualified by where it holds (``growth``: :func:`cs_gap_growth` on
     ``generator``'s data), or dropped where it does not hold at the run's ``alpha``."""
-    holds = [f"{a:g}" for a, grows in growth.items() if grows]
-    fails = [f"{a:g}" for a, grows in growth.items() if not grows]
+    holds = [prior_label(a) for a, grows in growth.items() if grows]
+    fails = [prior_label(a) for a, grows in growth.items() if not grows]
     qualified = (f"{CS_PLUS_MOST} On {_generator_title(generator)} data that growth over the "
                  f"models of the largest de holds at this run's alpha {alpha:g}; of the "
-                 f"sensitivity's alphas at {', '.join(holds)}"
-                 + (f", not at {', '.join(fails)}" if fails else "")
-                 + " (comparison.md, 'How that depends on CS's alpha').")
+                 f"sensitivity's priors under {', '.join(holds)}"
+                 + (f", not under {', '.join(fails)}" if fails else "")
+                 + f" (comparison.md, '{PRIOR_SECTION}').")
     out = []
     for claim in claims:
         if len(claim) > 3 and claim[3] == CS_PLUS_MOST:
@@ -1262,9 +1285,10 @@ def cs_minus_bic(lc_models: pd.DataFrame, generator: str) -> pd.DataFrame:
 
 
 def alpha_gap_table(lc_models: pd.DataFrame, generator: str, section: dict) -> pd.DataFrame:
-    """Why CS+'s selections move with CS's Dirichlet alpha, and not monotonically: per alpha of
-    :func:`cs_alphas`, the mean ``CS - BIC`` (= ``CS+ - BIC+``) per test model on
-    ``generator``'s data sets (:func:`cs_minus_bic`), CS+'s mean selected ``|X|``, and what CS+
+    """Why CS+'s selections move with CS's Dirichlet prior, and not monotonically: per alpha of
+    :func:`cs_alphas` and BDeu prior of :func:`bdeu_priors`, the mean ``CS - BIC``
+    (= ``CS+ - BIC+``) per test model on ``generator``'s data sets (:func:`cs_minus_bic`),
+    CS+'s mean selected ``|X|``, and what CS+
     adds to BIC+ for the largest test model over a reference (``gain``) beside what BIC+
     charges it more (``(de_max - de_ref) / 2 log N``, over the config's sample sizes): CS+
     moves to the largest model where the gain covers that charge. The reference is the
@@ -1272,7 +1296,7 @@ def alpha_gap_table(lc_models: pd.DataFrame, generator: str, section: dict) -> p
     true_states = _generator_states(generator)[0]
     sizes = lc_models[lc_models.generator == generator].cases.unique().astype(float)
     rows = []
-    for alpha in sorted(cs_alphas(section)):
+    for alpha in [*sorted(cs_alphas(section)), *bdeu_priors(section)]:
         at_alpha = lc_at_alpha(lc_models, alpha, section)
         gaps = cs_minus_bic(at_alpha, generator).set_index("states")
         chosen = lc_selections(at_alpha[at_alpha.generator == generator], ["CS+"])
@@ -1280,7 +1304,7 @@ def alpha_gap_table(lc_models: pd.DataFrame, generator: str, section: dict) -> p
         reference = (true_states if true_states < largest
                      else int(gaps.index[gaps.de == gaps.de[largest]].min()))
         charge = 0.5 * (gaps.de[largest] - gaps.de[reference]) * np.log(sizes)
-        rows.append({"alpha": alpha, **{f"|X| = {int(k)}": v for k, v in
+        rows.append({"prior": prior_label(alpha), **{f"|X| = {int(k)}": v for k, v in
                                          gaps["CS - BIC"].items()},
                      "CS+ mean |X|": chosen.states.mean(), "against |X|": reference,
                      "gain": gaps["CS - BIC"][largest] - gaps["CS - BIC"][reference],
@@ -2341,14 +2365,17 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         "",
         _markdown(cs_minus_bic(lc_at_alpha(lc_models, alpha, section), main)),
         "",
-        "### How that depends on CS's alpha (not monotonically)",
+        f"### {PRIOR_SECTION}",
         "",
-        "Per alpha: mean CS - BIC (= CS+ - BIC+) per number of hidden states of the test "
-        "model, CS+'s mean selected |X|, and the gain: what CS - BIC adds for the largest test "
-        "model over a reference (the generating model, or the fewest states of the largest de "
-        "when that is the largest), beside the BIC+ charge (de_max - de_ref) / 2 log N over "
-        "our sample sizes. CS+ moves to the largest model where the gain covers that "
-        "charge; the gain does not grow monotonically with alpha.",
+        "Per Dirichlet prior of CS's complete-data term: mean CS - BIC (= CS+ - BIC+) per "
+        "number of hidden states of the test model, CS+'s mean selected |X|, and the gain: what "
+        "CS - BIC adds for the largest test model over a reference (the generating model, or "
+        "the fewest states of the largest de when that is the largest), beside the BIC+ charge "
+        "(de_max - de_ref) / 2 log N over our sample sizes. CS+ moves to the largest model "
+        "where the gain covers that charge; the gain does not grow monotonically with alpha. "
+        "The priors: a symmetric alpha_ijk, and BDeu, whose alpha_ijk = ESS / (q_i r_i) shrinks "
+        "as classes are added (the other common choice; the LC fits only: the HLC hill-climbs "
+        "and the verdicts of the sensitivity section run under the alphas).",
         "",
         *[line for g in dict.fromkeys(
             g for g in ("k2", main) if g in set(lc_models.generator))
