@@ -108,6 +108,9 @@ def test_check_config_names_bad_references():
     section["range_variants"] = {"f": {"min": 1, "max": 2}}
     with pytest.raises(HiddenbnError, match="range_variants.f: unknown experiment 'f'"):
         ch96.check_config(section)
+    section["range_variants"] = {"e": {"min": 1, "max": 2}}
+    with pytest.raises(HiddenbnError, match="range_variants.e: 1..2 .* and be narrower"):
+        ch96.check_config(section)
 
 
 def test_a_range_variant_chooses_again_among_the_fits_of_its_range():
@@ -129,11 +132,12 @@ def test_a_range_variant_chooses_again_among_the_fits_of_its_range():
     printed = pd.DataFrame([{"n": "64", "c": "4", "N": "400", "cs": "1", "mled": "1",
                              "draper": "0", "bic_log_evidence": "-2"}])
     table = ch96.range_variant_table(pd.DataFrame(rows), section, printed).set_index("score")
-    assert table.loc["CS", "ours 2..6"] == table.loc["CS", "ours 4..6"]
-    assert table.loc["CS", "agrees 4..6"] == "yes"
+    assert (table["full range"] == "2..6").all() and (table["variant range"] == "4..6").all()
+    assert table.loc["CS", "ours (full)"] == table.loc["CS", "ours (variant)"]
+    assert table.loc["CS", "agrees (variant)"] == "yes"
     bic = table.loc[ch96.LABELS["bic_log_evidence"]]
-    assert (bic["ours 2..6"], bic["agrees 2..6"]) == (ch96.format_mean_sd(-2, 0), "yes")
-    assert (bic["ours 4..6"], bic["agrees 4..6"]) == (ch96.format_mean_sd(0, 0), "no")
+    assert (bic["ours (full)"], bic["agrees (full)"]) == (ch96.format_mean_sd(-2, 0), "yes")
+    assert (bic["ours (variant)"], bic["agrees (variant)"]) == (ch96.format_mean_sd(0, 0), "no")
     lines = ch96.range_variant_lines(pd.DataFrame(table.reset_index()))
     assert lines[0] == f"## {ch96.RANGE_VARIANTS_TITLE}"
     assert ch96.range_variant_lines(pd.DataFrame()) == []

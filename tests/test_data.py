@@ -78,6 +78,13 @@ def test_select_reorders_in_place_and_merges_what_it_drops():
         dataset.select(["d"])
     with pytest.raises(DataError, match="no column of the data is named"):
         dataset.select([])
+    # a code beyond its column's categories (a Dataset built by hand) stays itself when a
+    # column is dropped, so that binding it to a model refuses it
+    labelled = Dataset(("a", "b"), np.array([[3, 0], [0, 1]]), np.array([1, 1]),
+                       categories=(("x", "y"), ("p", "q")))
+    assert labelled.select(["a"]).patterns.tolist() == [[0], [3]]
+    with pytest.raises(DataError, match="column 'a' has state 3, outside the model's range"):
+        labelled.for_network(parse_spec({"nodes": {"a": {"states": 2}}}))
 
 
 def test_a_model_with_more_states_than_a_column_extends_numbers_and_refuses_labels(tmp_path):

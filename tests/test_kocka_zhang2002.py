@@ -278,6 +278,13 @@ def test_deterministic_claim_compares_where_the_plus_scores_start_to_win():
                                       bic_plus=("k8det", 1000, 1.45))
     verdict, evidence = kz.deterministic_claim(pooled_only, "k8", "k8det")[1:]
     assert verdict == "partly supported" and "every pair 3000 vs 3000" in evidence
+    # an extra size of the deterministic generator alone (2000, between the grid's) does not
+    # count as its earlier win: k8 was never sampled there, and on the shared grid both first
+    # win at 3000
+    extra = _figure5_selections({"k8": 3000, "k8det": 2000}, sizes=(1000, 2000, 3000))
+    extra = extra[(extra.generator == "k8det") | (extra.cases != 2000)]
+    verdict, evidence = kz.deterministic_claim(extra, "k8", "k8det")[1:]
+    assert verdict == "not supported" and "pooled 3000 vs 3000" in evidence
 
 
 def test_tie_generator_is_the_first_generator_whose_test_model_saturates_de():
@@ -813,8 +820,9 @@ def test_levels_explanation_names_where_em_stops_short_and_where_the_paper_is_lo
     verdicts = pd.DataFrame([{"distribution": "uniform_dirichlet", "cs_alpha": 1.0,
                               "claim": kz.TABLE2_LEVELS, "verdict": "0 of 24"}])
     text = kz.levels_explanation(table, verdicts, PRINTED, section)
-    assert text.startswith("cells within two combined standard errors of the paper's under "
-                           "each generating distribution: uniform_dirichlet 0 of 24. ")
+    assert text.startswith("cells within two combined standard errors of the paper's, of those "
+                           "judged, under each generating distribution: uniform_dirichlet 0 of "
+                           "24. ")
     assert "at N = 81000, 243000 (81000: 0.77 against 0.21, de/2N 0.2, EM 40 nats short; " in text
     assert "best mean and our ML floor at N = 1000: 6 against 12; 3000: 2.2 against 4.4; " in text
     assert "81000" not in text.split("ML floor at N = ")[1]
@@ -823,8 +831,8 @@ def test_levels_explanation_names_where_em_stops_short_and_where_the_paper_is_lo
     fine = table.assign(**{"floor mean": table["ml floor mean"]},
                         **{f"{s} mean": PAPER[f"{s} mean"].to_numpy() for s in kz.SCORE_KEYS})
     assert kz.levels_explanation(fine, verdicts, PRINTED, section) == (
-        "cells within two combined standard errors of the paper's under each generating "
-        "distribution: uniform_dirichlet 0 of 24")
+        "cells within two combined standard errors of the paper's, of those judged, under each "
+        "generating distribution: uniform_dirichlet 0 of 24")
 
 
 def test_dimension_checks_fail_when_a_printed_number_is_changed():
@@ -987,12 +995,16 @@ def test_why_cs_plus_picks_the_most_states_is_qualified_by_the_alphas_where_it_h
     assert growth == {1.0: True, 4.0: False}
     qualified = kz.qualify_cs_plus_most(claims, growth, 1.0, "k2")
     assert qualified[0][3].startswith(kz.CS_PLUS_MOST) and qualified[0][4] == "choices"
-    assert ("holds at this run's alpha 1; of the sensitivity's priors under alpha 1, not under "
-            "alpha 4") in qualified[0][3]
+    assert ("holds under alpha 1, not under alpha 4; this run's CS takes alpha 1"
+            in qualified[0][3])
     assert qualified[1] == claims[1]
-    # where CS - BIC falls with the classes at the run's alpha, the explanation is dropped
+    # where CS - BIC falls with the classes at the run's alpha, the qualification says so
     falling = kz.cs_gap_growth(_gap_models(-5.0, 5.0), "k2", section)
-    assert kz.qualify_cs_plus_most(claims, falling, 1.0, "k2")[0][3] == ""
+    assert "holds under alpha 4, not under alpha 1;" in kz.qualify_cs_plus_most(
+        claims, falling, 1.0, "k2")[0][3]
+    assert kz.qualify_cs_plus_most(claims, {}, 1.0, "k2") == claims  # no main generator
+    assert kz.main_generator(["k2", "k8det", "k8", "k3"]) == "k8"
+    assert kz.main_generator(["k8det"]) is None
 
 
 def test_table2_cells_point_to_one_summary_row_that_carries_the_explanation():
@@ -1033,6 +1045,12 @@ def test_a_table2_cell_above_the_paper_s_by_less_than_em_s_excess_is_not_judged(
     assert unjudged > 0 and summary["ours"] == (
         f"0 of {len(cells) - unjudged} judged within two combined standard errors; "
         f"{unjudged} not judged (within EM's excess)")
+    # every judged cell agreeing with some set aside is reproduced only in part
+    close = above.assign(**{f"{s} mean": PAPER[f"{s} mean"] + PAPER["cases"].map(
+        lambda n: 2.0 if n >= 27000 else 0.0) for s in kz.SCORE_KEYS})
+    partly = kz.table2_summary_row(kz.table2_cell_rows(close, PRINTED), "reason", "")
+    assert partly["verdict"] == "partly reproduced"
+    assert partly["explanation"].startswith("reproduced where judged; ")
     below = above.assign(**{f"{s} mean": PAPER[f"{s} mean"] - 2.0 for s in kz.SCORE_KEYS})
     assert {cell["verdict"] for cell in kz.table2_cell_rows(below, PRINTED)} \
         == {"not reproduced"}

@@ -91,8 +91,8 @@ def test_bd_equals_the_sequential_polya_predictive(rng):
 
 def test_bdeu_is_the_sequential_predictive_with_ess_over_q_r_and_score_equivalent(rng):
     """BDeu against the product of one-step predictive probabilities with alpha_ijk =
-    ess / (q_i r_i), and Markov-equivalent complete DAGs (every order of three nodes) scoring
-    alike, which a symmetric alpha_ijk does not give."""
+    ess / (q_i r_i), and two Markov-equivalent complete DAGs over three nodes (A -> B -> C and
+    the reverse order) scoring alike, which a symmetric alpha_ijk does not give."""
     ess = 6.0
     chain = parse_spec({"nodes": {"A": {"states": 2}, "B": {"states": 3, "parents": ["A"]},
                                   "C": {"states": 2, "parents": ["A", "B"]}}})

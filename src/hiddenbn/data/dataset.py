@@ -299,9 +299,10 @@ class Dataset:
                       else tuple(self.categories[j] for j in order))
         if len(order) == len(self.names):
             return Dataset(columns, self.patterns[:, order], self.counts, categories)
-        cardinalities = self.cardinalities
-        return Dataset.from_rows(columns, self.patterns[:, order],
-                                 [cardinalities[j] for j in order], self.counts, categories)
+        # the codes' own range, not the categories': a code beyond them must stay itself, for
+        # for_network to refuse it, not wrap around in the pattern keys
+        return Dataset.from_rows(columns, self.patterns[:, order], None, self.counts,
+                                 categories)
 
     def for_network(self, network) -> "Dataset":
         """Columns reordered to ``network``'s observed nodes, states checked against its ranges."""

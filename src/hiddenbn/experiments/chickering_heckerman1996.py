@@ -87,10 +87,12 @@ def check_config(section: dict) -> None:
             raise HiddenbnError(f"config {where}: unknown experiment {name!r}; use names under "
                                 "chickering_heckerman1996.experiments")
         fitted = section["experiments"][name]["test_states"]
-        if not fitted["min"] <= states["min"] <= states["max"] <= fitted["max"]:
+        if (not fitted["min"] <= states["min"] <= states["max"] <= fitted["max"]
+                or (states["min"], states["max"]) == (fitted["min"], fitted["max"])):
             raise HiddenbnError(f"config {where}: {states['min']}..{states['max']} must lie "
                                 f"within the experiment's test_states, {fitted['min']}.."
-                                f"{fitted['max']} (a variant chooses among the fitted models)")
+                                f"{fitted['max']}, and be narrower (a variant chooses among "
+                                "the fitted models)")
     timing = section["timing"]
     if timing["experiment"] not in section["experiments"]:
         raise HiddenbnError("config chickering_heckerman1996.timing.experiment: unknown "
@@ -1066,9 +1068,9 @@ def range_variant_table(fits: pd.DataFrame, section: dict,
                     states = experiments[name]["test_states"] if key == "full" else variant
                     mean, sd = table[f"{score}_mean"], table[f"{score}_sd"]
                     sd = 0.0 if np.isnan(sd) else sd
-                    label = f"{states['min']}..{states['max']}"
-                    row[f"ours {label}"] = format_mean_sd(mean, sd)
-                    row[f"agrees {label}"] = "—" if printed is None else (
+                    row[f"{key} range"] = f"{states['min']}..{states['max']}"
+                    row[f"ours ({key})"] = format_mean_sd(mean, sd)
+                    row[f"agrees ({key})"] = "—" if printed is None else (
                         "yes" if cell_agrees(mean, sd, int(table.data_sets),
                                              getattr(printed, f"{score}_mean"),
                                              getattr(printed, f"{score}_sd"),
@@ -1082,10 +1084,11 @@ def range_variant_lines(variants: pd.DataFrame) -> list[str]:
     if variants.empty:
         return []
     return [f"## {RANGE_VARIANTS_TITLE}", "",
-            "Figure 2's test-model ranges are reconstructed (the paper says only that they "
-            "straddle c). Under each range below, every score chooses among the fitted test "
-            "models of that range alone (Laplace too, so Δc changes on both sides); "
-            f"'agrees' is Table 1's rule ({NOISE_Z:g} combined standard errors).", "",
+            "The test-model ranges varied here are reconstructed (for Figure 2 the paper says "
+            "only that they straddle c). Under each range, the full one fitted and the "
+            "narrower variant, every score chooses among the fitted test models of that range "
+            "alone (Laplace too, so Δc changes on both sides); 'agrees' is Table 1's rule "
+            f"({NOISE_Z:g} combined standard errors).", "",
             pipe_table(variants), ""]
 
 

@@ -172,12 +172,13 @@ def cs_alphas(section: dict) -> list[float]:
     return [main, *sorted({float(a) for a in section["sensitivity"]["cs_alphas"]} - {main})]
 
 
-def bdeu_priors(section: dict) -> list[str]:
+def bdeu_priors(section: dict) -> dict[str, float]:
     """The BDeu priors (:func:`~hiddenbn.models.priors.bdeu_log_marginal`) under which CS and
-    CS+ of the LC fits are also computed, by label (``"BDeu 10"``): the sensitivity's
-    ``cs_equivalent_sample_sizes``. The HLC hill-climbs do not run under them."""
-    return [f"BDeu {ess:g}" for ess in section["sensitivity"].get("cs_equivalent_sample_sizes",
-                                                                   [])]
+    CS+ of the LC fits are also computed: label (``"BDeu 10"``) -> equivalent sample size, from
+    the sensitivity's ``cs_equivalent_sample_sizes``. The HLC hill-climbs do not run under
+    them."""
+    return {f"BDeu {ess:g}": float(ess)
+            for ess in section["sensitivity"].get("cs_equivalent_sample_sizes", [])}
 
 
 def alpha_column(score: str, alpha, section: dict) -> str:
@@ -209,6 +210,13 @@ def lc_generators(section: dict, distribution: str | None = None) -> list[str]:
 def _generator_states(name: str) -> tuple[int, bool]:
     deterministic = name.endswith("det")
     return int(name[1:-3] if deterministic else name[1:]), deterministic
+
+
+def main_generator(generators) -> str | None:
+    """The LC generator Figure 4 is about, among ``generators``: the most hidden states without
+    deterministic children (None: there is none)."""
+    regular = [g for g in generators if not _generator_states(g)[1]]
+    return max(regular, key=lambda g: _generator_states(g)[0]) if regular else None
 
 
 # --- generating parameters ------------------------------------------------------------------
@@ -288,9 +296,8 @@ def fit_scores(result, de: int, section: dict) -> dict:
            "BIC+": bic_log_evidence(loglik, de, n)}
     marginals = {alpha: bd_log_marginal(network, result.expected_counts, alpha)
                  for alpha in cs_alphas(section)}
-    marginals.update({label: bdeu_log_marginal(network, result.expected_counts,
-                                               float(label.split()[1]))
-                      for label in bdeu_priors(section)})
+    marginals.update({label: bdeu_log_marginal(network, result.expected_counts, ess)
+                      for label, ess in bdeu_priors(section).items()})
     for prior, mled in marginals.items():
         for score, d in (("CS", ds), ("CS+", de)):
             out[alpha_column(score, prior, section)] = cheeseman_stutz(mled, complete, loglik,
@@ -355,9 +362,9 @@ def lc_sample_sizes(section: dict, generator: str) -> list[int]:
     return sorted({*lc["sample_sizes"], *extra})
 
 
-def lc_at_alpha(models: pd.DataFrame, alpha: float, section: dict) -> pd.DataFrame:
-    """The LC results with CS and CS+ under ``alpha`` (one of :func:`cs_alphas`) in the columns
-    ``CS`` and ``CS+``."""
+def lc_at_alpha(models: pd.DataFrame, alpha, section: dict) -> pd.DataFrame:
+    """The LC results with CS and CS+ under ``alpha`` (one of :func:`cs_alphas`, or a label of
+    :func:`bdeu_priors`) in the columns ``CS`` and ``CS+``."""
     if alpha == float(section["cs_alpha"]):
         return models
     return models.assign(**{s: models[alpha_column(s, alpha, section)] for s in ALPHA_SCORES})
@@ -688,21 +695,20 @@ def cs_gap_growth(lc_models: pd.DataFrame, generator: str, section: dict) -> dic
 
 def qualify_cs_plus_most(claims: list, growth: dict, alpha: float, generator: str) -> list:
     """``claims`` (tuples of claim, verdict, evidence[, explanation, ...]) with
-    :data:`CS_PLUS_MOST` qualified by where it holds (``growth``: :func:`cs_gap_growth` on
-    ``generator``'s data), or dropped where it does not hold at the run's ``alpha``."""
+    :data:`CS_PLUS_MOST` qualified by the priors under which it holds on ``generator``'s data
+    (``growth``: :func:`cs_gap_growth`; unchanged without one), the run's ``alpha`` among
+    them or not."""
+    if not growth:
+        return claims
     holds = [prior_label(a) for a, grows in growth.items() if grows]
     fails = [prior_label(a) for a, grows in growth.items() if not grows]
     qualified = (f"{CS_PLUS_MOST} On {_generator_title(generator)} data that growth over the "
-                 f"models of the largest de holds at this run's alpha {alpha:g}; of the "
-                 f"sensitivity's priors under {', '.join(holds)}"
+                 "models of the largest de holds under "
+                 + (", ".join(holds) if holds else "none of the sensitivity's priors")
                  + (f", not under {', '.join(fails)}" if fails else "")
-                 + f" (comparison.md, '{PRIOR_SECTION}').")
-    out = []
-    for claim in claims:
-        if len(claim) > 3 and claim[3] == CS_PLUS_MOST:
-            claim = (*claim[:3], qualified if growth.get(alpha) else "", *claim[4:])
-        out.append(claim)
-    return out
+                 + f"; this run's CS takes alpha {alpha:g} (comparison.md, '{PRIOR_SECTION}').")
+    return [(*claim[:3], qualified, *claim[4:]) if len(claim) > 3 and claim[3] == CS_PLUS_MOST
+            else claim for claim in claims]
 
 
 def lc_claims(selections: pd.DataFrame, lc_models: pd.DataFrame, section: dict,
@@ -715,7 +721,7 @@ def lc_claims(selections: pd.DataFrame, lc_models: pd.DataFrame, section: dict,
     those of the run (``selections``)."""
     present = set(selections.generator)
     states = sorted(_generator_states(g)[0] for g in present if not g.endswith("det"))
-    main = f"k{states[-1]}"
+    main = main_generator(present)
     tie = tie_generator(lc_models, states)
     # Figure 4's claims are about 8:2,2,2,2 and "5: ... 7: are similar": every generator with
     # more states than the one whose test model saturates de (the paper's 4:2,2,2,2)
@@ -1234,11 +1240,16 @@ def deterministic_claim(selections: pd.DataFrame, main: str, deterministic: str)
     """Sec. 5 (Figure 5): with deterministic children the plus scores beat BIC and CS from
     smaller samples than in Figure 4. Under each significant reading of :data:`WIN_READINGS`
     (:func:`first_wins`), it holds when the deterministic generator's first win comes at a
-    smaller N than the main one's (or the main one never wins); supported when it holds under
-    both, partly under one. When the plus scores already win significantly at the grid's
+    smaller N than the main one's (or the main one never wins), on the sample sizes both have;
+    supported when it holds under both, partly under one. When the plus scores already win significantly at the grid's
     smallest N without deterministic children ("pooled"), no earlier win can be seen: the
     claim is then not checked (it cannot be judged on this grid), not refuted. The means-only
     reading is shown beside them."""
+    # on the sample sizes both generators have: the deterministic one has extra sizes
+    # (lc_sample_sizes), where the main one, never sampled, cannot win first
+    shared = (set(selections.cases[selections.generator == main])
+              & set(selections.cases[selections.generator == deterministic]))
+    selections = selections[selections.cases.isin(shared)]
     normal, with_determinism = first_wins(selections, main), first_wins(selections, deterministic)
     smallest = int(selections.cases.min())
     censored = normal["pooled"] == smallest
@@ -1364,7 +1375,7 @@ def table2_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str = "T
                 verdict, why = "reproduced", ""
             elif 0 < above <= excess + tolerance:
                 verdict, why = "not checked", (
-                    f"not judged: ours lies {_significant(above)} above the paper's, within "
+                    f"{NOT_JUDGED}: ours lies {_significant(above)} above the paper's, within "
                     f"EM's excess at this N ({_significant(excess)}: the generating "
                     "structure's EM fit against its ML fit, config em.tolerance) and two "
                     "combined standard errors; ML fits, as the paper's, may close the gap")
@@ -1381,6 +1392,8 @@ def table2_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str = "T
 
 #: The item of the row that judges Table 2's cells together (:func:`table2_summary_row`).
 TABLE2_SUMMARY = "Table 2: the KL levels of its cells together"
+#: How the explanation of a Table 2 cell within EM's excess starts (:func:`table2_cell_rows`).
+NOT_JUDGED = "not judged"
 
 
 def table2_summary_row(cells: list[dict], explanation: str, choices: str) -> dict:
@@ -1389,14 +1402,19 @@ def table2_summary_row(cells: list[dict], explanation: str, choices: str) -> dic
     of why the levels differ (:func:`levels_explanation`), which the cells point to instead of
     repeating it."""
     checked = [r for r in cells if r["verdict"] != "not checked"]
-    unjudged = sum(r["explanation"].startswith("not judged") for r in cells)
+    unjudged = sum(r["explanation"].startswith(NOT_JUDGED) for r in cells)
     agree = sum(r["verdict"] == "reproduced" for r in checked)
-    verdict = ("not checked" if not checked else "reproduced" if agree == len(checked)
-               else "not reproduced" if agree == 0 else "partly reproduced")
+    # cells set aside leave the levels reproduced in part at best
+    verdict = ("not checked" if not checked else "not reproduced" if agree == 0
+               else "reproduced" if agree == len(checked) and not unjudged
+               else "partly reproduced")
+    why = (explanation if agree < len(checked) else
+           f"reproduced where judged; {unjudged} cells within EM's excess not judged"
+           if unjudged else "")
     return verdict_row("Table 2", TABLE2_SUMMARY, f"{len(cells)} cells",
                        f"{agree} of {len(checked)} judged within two combined standard errors"
                        + (f"; {unjudged} not judged (within EM's excess)" if unjudged else ""),
-                       verdict, explanation if agree < len(checked) else "", choices=choices)
+                       verdict, why, choices=choices)
 
 
 def _large_rows(table: pd.DataFrame) -> pd.DataFrame:
@@ -1868,9 +1886,8 @@ def paper_claims(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
                          correlation_lookup(kl_correlations(climbs, SCORE_KEYS)),
                          sec["hierarchical"]["parametrisations"])
     network = parse_spec(section["hierarchical"]["spec"])
-    main = max(set(selections.generator) - {g for g in selections.generator if g.endswith("det")},
-               key=lambda g: _generator_states(g)[0])
-    growth = cs_gap_growth(lc_models, main, section)
+    main = main_generator(set(selections.generator))
+    growth = {} if main is None else cs_gap_growth(lc_models, main, section)
 
     def qualified(claims):
         return qualify_cs_plus_most(claims, growth, alpha, main)
@@ -1888,7 +1905,7 @@ def _flat(lc_verdicts: dict) -> list:
 
 # --- sensitivity: the verdicts under every reconstruction choice -----------------------------
 #: The sensitivity table's row for the level of Table 2's cells.
-TABLE2_LEVELS = "Table 2: cells within two combined standard errors of the paper's"
+TABLE2_LEVELS = "Table 2: cells judged within two combined standard errors of the paper's"
 
 
 def sensitivity_tables(lc_all: pd.DataFrame, hlc_all: pd.DataFrame, printed: pd.DataFrame,
@@ -1984,8 +2001,8 @@ def levels_explanation(tables: pd.DataFrame, verdicts: pd.DataFrame, printed: pd
     table = tables[np.isclose(tables.cs_alpha, alpha)
                    & (tables.distribution == main)].set_index("cases")
     paper = parse_printed_table2(printed).set_index("cases")
-    sentences = ["cells within two combined standard errors of the paper's under each "
-                 "generating distribution: " + ", ".join(
+    sentences = ["cells within two combined standard errors of the paper's, of those judged, "
+                 "under each generating distribution: " + ", ".join(
                      f"{d} {c}" for d, c in zip(levels.distribution, levels.verdict))]
     shared = table.index.intersection(paper.index)
     short = [n for n in shared
@@ -2233,7 +2250,7 @@ def figure_generators(section: dict) -> dict:
     """The generators each figure draws: Figure 4 the largest, its supplement the others,
     Figure 5 the deterministic one (when the config has it)."""
     generators = lc_generators(section)
-    main = f"k{max(section['latent_class']['hidden_states'])}"
+    main = main_generator(generators)
     out = {"figure4": [main],
            "figure4_supplementary": [g for g in generators
                                      if g != main and not g.endswith("det")],
@@ -2276,7 +2293,7 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
     alpha = float(section["cs_alpha"])
     run = paper_claims(lc_models, hlc_results, printed, sec, section, alpha)
     selections, table, paper = run["selections"], run["table"], run["paper"]
-    main = f"k{max(lc['hidden_states'])}"
+    main = main_generator(lc_generators(section))
     summary = lc_summary(selections)
     frequent = frequent_models(run["climbs"])
     floor = kl_floor(hlc_results)

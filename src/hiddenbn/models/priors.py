@@ -12,6 +12,7 @@ from the counts ``N_ijk`` in closed form:
 * :func:`bd_log_marginal` -- paper 003 Eq. 5 (Cooper-Herskovits), the marginal likelihood of
   complete data, node by node (:func:`bd_node_term`); MLED (Eq. 12) is Eq. 5 at the expected
   counts;
+* :func:`bdeu_log_marginal` -- Eq. 5 under the BDeu prior, ``alpha_ijk = ESS / (q_i r_i)``;
 * :func:`complete_log_likelihood` -- ``log p(D' | theta)`` of (expected) complete data ``D'``.
 
 The counts of a complete data set are :func:`hiddenbn.scores.exact.complete_data_counts`.
