@@ -1241,10 +1241,10 @@ def deterministic_claim(selections: pd.DataFrame, main: str, deterministic: str)
     smaller samples than in Figure 4. Under each significant reading of :data:`WIN_READINGS`
     (:func:`first_wins`), it holds when the deterministic generator's first win comes at a
     smaller N than the main one's (or the main one never wins), on the sample sizes both have;
-    supported when it holds under both, partly under one. When the plus scores already win significantly at the grid's
-    smallest N without deterministic children ("pooled"), no earlier win can be seen: the
-    claim is then not checked (it cannot be judged on this grid), not refuted. The means-only
-    reading is shown beside them."""
+    supported when it holds under both, partly under one. When the plus scores already win
+    significantly at the grid's smallest N without deterministic children ("pooled"), no
+    earlier win can be seen: the claim is then not checked (it cannot be judged on this grid),
+    not refuted. The means-only reading is shown beside them."""
     # on the sample sizes both generators have: the deterministic one has extra sizes
     # (lc_sample_sizes), where the main one, never sampled, cannot win first
     shared = (set(selections.cases[selections.generator == main])
