@@ -142,6 +142,28 @@ def test_figure5_s_generator_is_also_sampled_between_the_grid_s_sizes():
         for g in kz.lc_generators(section, d))
 
 
+def test_each_experiment_s_fits_take_only_the_config_they_read():
+    """The LC and HLC jobs run on their own part of the section (their params): the same rows
+    as from the whole section, and a change to the other experiment's keys leaves it equal."""
+    section = copy.deepcopy(QUICK)
+    section["latent_class"].update(parametrisations=1, sample_sizes=[300],
+                                   test_states={"min": 1, "max": 2})
+    lc_part = kz.experiment_section(section, "lc")
+    pd.testing.assert_frame_equal(kz.lc_experiment("k2", lc_part, 3, points=2),
+                                  kz.lc_experiment("k2", section, 3, points=2))
+    changed = copy.deepcopy(section)
+    changed["hierarchical"]["parametrisations"] += 1
+    changed["sensitivity"]["hlc_parametrisations"] += 1
+    assert kz.experiment_section(changed, "lc") == lc_part
+    assert kz.experiment_section(changed, "hlc") != kz.experiment_section(section, "hlc")
+    changed = copy.deepcopy(section)
+    changed["latent_class"]["sample_sizes"] = [400]
+    changed["sensitivity"]["cs_equivalent_sample_sizes"] = [3.0]
+    assert kz.experiment_section(changed, "hlc") == kz.experiment_section(section, "hlc")
+    assert kz.experiment_section(changed, "lc") != lc_part
+    assert "cs_equivalent_sample_sizes" not in kz.experiment_section(section, "hlc")["sensitivity"]
+
+
 def test_quick_content(quick_results):
     lc, hlc = quick_results
     tests = QUICK["latent_class"]["test_states"]

@@ -114,7 +114,7 @@ rule kocka_zhang2002_lc:
         "../envs/hiddenbn.yaml"
     threads: 1
     params:
-        section=KOCKA_ZHANG2002,
+        section=kocka_zhang2002.experiment_section(KOCKA_ZHANG2002, "lc"),
         seed=lambda w: KOCKA_ZHANG2002_SEEDS["lc", w.distribution],
     script:
         "../scripts/kocka_zhang2002/lc.py"
@@ -134,7 +134,7 @@ rule kocka_zhang2002_hlc:
         "../envs/hiddenbn.yaml"
     threads: 1
     params:
-        section=KOCKA_ZHANG2002,
+        section=kocka_zhang2002.experiment_section(KOCKA_ZHANG2002, "hlc"),
         seed=lambda w: KOCKA_ZHANG2002_SEEDS["hlc", w.distribution],
     script:
         "../scripts/kocka_zhang2002/hlc.py"

@@ -157,6 +157,26 @@ def seed_key(section: dict, stage: str, distribution: str) -> tuple:
     return base if distribution == main_distribution(section) else (*base, distribution)
 
 
+#: What the fits of each experiment do not read: the other experiment's keys (section and
+#: ``sensitivity`` keys). Snakemake reruns a job whose params change, so a job that took the whole
+#: section would refit the HLC models for a change to the LC experiment's config.
+OTHER_EXPERIMENT_KEYS = {"lc": ({"hierarchical"}, {"hlc_parametrisations"}),
+                         "hlc": ({"latent_class"}, {"hidden_states",
+                                                    "cs_equivalent_sample_sizes"})}
+
+
+def experiment_section(section: dict, experiment: str) -> dict:
+    """The part of the config ``section`` that the fits of ``experiment`` (``"lc"``:
+    :func:`lc_experiment`, ``"hlc"``: :func:`hlc_experiment`) read: the section without
+    :data:`OTHER_EXPERIMENT_KEYS`. Without ``cs_equivalent_sample_sizes`` the HLC fits are
+    scored under the alphas alone, as the hill-climbs run."""
+    drop, drop_sensitivity = OTHER_EXPERIMENT_KEYS[experiment]
+    out = {key: value for key, value in section.items() if key not in drop}
+    out["sensitivity"] = {key: value for key, value in section["sensitivity"].items()
+                          if key not in drop_sensitivity}
+    return out
+
+
 def hlc_parametrisations(section: dict, distribution: str) -> int:
     """Parametrisations of an HLC job: the config's ``hierarchical.parametrisations`` for the
     main run, ``sensitivity.hlc_parametrisations`` for the other distributions."""
