@@ -342,7 +342,9 @@ def test_ctrl_c_during_fit_is_one_line_and_exit_130(tmp_path):
     """Found by an input audit: Ctrl-C printed a KeyboardInterrupt traceback, or numba's 56
     lines of chained SystemError with exit 1. Here it arrives while the fit loads its
     libraries, compiles or runs EM (whichever a machine is at after half a second)."""
-    main(["sample", "3:2,2,2,2,2,2", "--n", "2000", "-o", str(tmp_path / "data.csv")])
+    # twelve items: ~1500 patterns keep the fit busy for seconds even on an idle machine, so the
+    # interrupt never lands after it, while its outputs are put in place (they then stay, whole)
+    main(["sample", "3:2,2,2,2,2,2,2,2,2,2,2,2", "--n", "2000", "-o", str(tmp_path / "data.csv")])
     # halving's starts: should a library drop the interrupt (see cli._signals_stop_the_command),
     # the fit still ends well within the timeout, as interrupted
     process, working = _started(["fit", "data.csv", "--classes", "3", "--restarts", "4096",
