@@ -86,6 +86,29 @@ def test_fit_and_score_test_model_invariants():
     assert row["iterations"] <= 100 and row["converged"]
 
 
+def test_em_is_timed_by_cpu_time_so_other_jobs_on_the_cores_do_not_count(monkeypatch):
+    """A fit that waits half a second (as one preempted by other jobs would) adds no EM time."""
+    import time
+
+    generator = latent_class(2, [2] * 3)
+    data = sample_dataset(generator, random_parameters(generator, np.random.default_rng(0)), 100,
+                          np.random.default_rng(1))
+
+    def waiting_fit(*args, **kwargs):
+        time.sleep(0.5)
+        return fit(*args, **kwargs)
+
+    # compiled first (a cold numba cache costs CPU seconds), then timed
+    ch96.fit_and_score_test_model(latent_class(2, [2] * 3), data, np.random.default_rng(2), 1.01,
+                                  {"restarts": 2, "max_iterations": 20, "tolerance": 1e-6,
+                                   "run_all_iterations": False}, timing_seconds=0.01)
+    monkeypatch.setattr(ch96, "fit", waiting_fit)
+    em = {"restarts": 2, "max_iterations": 20, "tolerance": 1e-6, "run_all_iterations": False}
+    row = ch96.fit_and_score_test_model(latent_class(2, [2] * 3), data, np.random.default_rng(2),
+                                        1.01, em, timing_seconds=0.01)
+    assert 0 <= row["em_seconds"] < 0.25
+
+
 def test_check_config_names_bad_references():
     section = {"models": {"m": {}}, "replicates": 2, "figures": {"figure1": ["e"]},
                "timing": {"experiment": "e", "replicate": 3},
