@@ -201,6 +201,12 @@ def bdeu_priors(section: dict) -> dict[str, float]:
             for ess in section["sensitivity"].get("cs_equivalent_sample_sizes", [])}
 
 
+def cs_priors(section: dict) -> list:
+    """Every prior of CS's complete-data term on the LC fits: the alphas of :func:`cs_alphas`
+    in increasing order, then the labels of :func:`bdeu_priors`."""
+    return [*sorted(cs_alphas(section)), *bdeu_priors(section)]
+
+
 def alpha_column(score: str, alpha, section: dict) -> str:
     """The column of CS or CS+ under ``alpha`` in the LC results (``"CS"`` for the main run's
     alpha, ``"CS@0.1"`` for the others, ``"CS@BDeu10"`` for a label of :func:`bdeu_priors`)."""
@@ -706,7 +712,7 @@ def cs_gap_growth(lc_models: pd.DataFrame, generator: str, section: dict) -> dic
     largest de, the models among which :data:`CS_PLUS_MOST` says CS+ prefers the most
     classes. ``lc_models`` carries every alpha's columns (:func:`alpha_column`)."""
     growth = {}
-    for alpha in [*sorted(cs_alphas(section)), *bdeu_priors(section)]:
+    for alpha in cs_priors(section):
         gaps = cs_minus_bic(lc_at_alpha(lc_models, alpha, section), generator)
         equal = gaps[gaps.de == gaps.de.max()].sort_values("states")["CS - BIC"].to_numpy()
         growth[alpha] = equal.size > 1 and bool((np.diff(equal) > 0).all())
@@ -1327,7 +1333,7 @@ def alpha_gap_table(lc_models: pd.DataFrame, generator: str, section: dict) -> p
     true_states = _generator_states(generator)[0]
     sizes = lc_models[lc_models.generator == generator].cases.unique().astype(float)
     rows = []
-    for alpha in [*sorted(cs_alphas(section)), *bdeu_priors(section)]:
+    for alpha in cs_priors(section):
         at_alpha = lc_at_alpha(lc_models, alpha, section)
         gaps = cs_minus_bic(at_alpha, generator).set_index("states")
         chosen = lc_selections(at_alpha[at_alpha.generator == generator], ["CS+"])
