@@ -374,12 +374,16 @@ def test_the_figure_trends_are_read_from_the_means_and_change_with_them():
     summary = pd.DataFrame({
         "generator": "g", "cases": [500, 500, 4000, 4000], "score": ["cs", "laplace"] * 2,
         "kl_bits_mean": [0.03, 0.02, 0.01, 0.004], "hidden_states_mean": [2.0, 2.5, 2.75, 3.0]})
+    with_errors = summary.assign(hidden_states_se=[0.0, 0.5, 0.0, 0.629])
     panels = [studies.PANELS["kl"], studies.PANELS["selected"]]
     assert studies.figure_trends(summary, "g", panels) == (
         "the mean KL(true ‖ selected) [bits] falls for every score from N = 500 to 4,000 (over "
         "the scores 0.02–0.03 at 500, 0.004–0.01 at 4,000; lowest at N = 4,000: Laplace); the "
         "mean selected hidden states rises for every score from N = 500 to 4,000 (over the "
         "scores 2–2.5 at 500, 2.75–3 at 4,000; highest at N = 4,000: Laplace)")
+    # Laplace's mean is higher than CS's by less than its standard error: both are named
+    assert studies.figure_trends(with_errors, "g", panels[1:]).endswith(
+        "; highest at N = 4,000: Laplace, level within one combined standard error with CS)")
     summary.loc[2, "kl_bits_mean"] = 0.05  # CS's KL grows
     assert "falls for 1 and rises for 1 of the 2 scores" in studies.figure_trends(
         summary, "g", panels[:1])
@@ -393,10 +397,43 @@ def test_the_figure_trends_are_read_from_the_means_and_change_with_them():
         "the mean selected hidden states 2.75–3 over the scores (highest at N = 4,000: Laplace)")
 
 
-def test_the_lowest_mean_kl_names_every_tied_score():
+def test_the_lowest_mean_kl_names_every_score_level_with_it():
     summary = pd.DataFrame({"cases": [500, 500, 500, 4000, 4000],
                             "score": ["cs", "bic_log_evidence", "laplace", "cs",
                                       "bic_log_evidence"],
                             "kl_bits_mean": [0.02, 0.02, 0.03, 0.01, 0.005]})
-    lowest = dict((n, list(group.score)) for n, group in studies.lowest_kl(summary))
+    lowest = {n: scores for n, scores, _ in studies.lowest_kl(summary)}
     assert lowest == {500: ["bic_log_evidence", "cs"], 4000: ["bic_log_evidence"]}
+    # a difference smaller than the replicates' spread singles out no score ...
+    spread = summary.assign(kl_bits_se=[0.001, 0.001, 0.001, 0.005, 0.002])
+    lowest = {n: (scores, value) for n, scores, value in studies.lowest_kl(spread)}
+    assert lowest[4000] == (["bic_log_evidence", "cs"], 0.005)
+    # ... and one larger than it does
+    assert lowest[500] == (["bic_log_evidence", "cs"], 0.02)
+    spread.loc[3, "kl_bits_se"] = 0.002
+    assert {n: s for n, s, _ in studies.lowest_kl(spread)}[4000] == ["bic_log_evidence"]
+
+
+def test_level_with_best_uses_the_combined_standard_error():
+    means = pd.Series({"a": 3.25, "b": 3.0, "c": 2.0})
+    assert studies.level_with_best(means, None, lowest=False) == ["a"]
+    errors = pd.Series({"a": 0.629, "b": 0.0, "c": 0.0})
+    assert studies.level_with_best(means, errors, lowest=False) == ["a", "b"]
+    assert studies.level_with_best(means, errors, lowest=True) == ["c"]
+
+
+def test_wbic_close_calls_count_the_choices_within_monte_carlo_error():
+    fits = pd.DataFrame({
+        "generator": "g", "cases": 100, "replicate": [1, 1, 1, 2, 2, 2],
+        "model": ["1:2,2", "2:2,2", "3:2,2"] * 2,
+        "wbic_log_evidence": [-60.0, -50.0, -50.02, -60.0, -50.0, -60.0],
+        "wbic_se": [0.1, 0.3, 0.3, 0.1, 0.3, 0.3]})
+    selections = pd.DataFrame({"generator": "g", "cases": 100, "replicate": [1, 2],
+                               "score": "wbic_log_evidence", "model": "2:2,2"})
+    close = studies.wbic_close_calls(fits, selections)
+    assert close.to_dict("records") == [{"generator": "g", "cases": 100, "close": 1,
+                                         "data_sets": 2}]
+    # a margin of more than two combined standard errors is decided
+    fits.loc[2, "wbic_log_evidence"] = -51.0
+    assert studies.wbic_close_calls(fits, selections).close.tolist() == [0]
+    assert studies.wbic_close_calls(fits.drop(columns="wbic_se"), selections).empty

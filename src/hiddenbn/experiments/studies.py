@@ -477,6 +477,9 @@ class _Candidates:
                "iterations": result.iterations, "fit_seconds": seconds,
                "loglik": result.log_likelihood,
                **{s: float(values.get(s, math.nan)) for s in scores if s != "loglik"}}
+        if "wbic" in outcome:  # WBIC is a Monte-Carlo estimate: its error decides its choice
+            row["wbic_se"] = outcome["wbic"]["standard_error"]
+            row["wbic_rhat"] = outcome["wbic"]["rhat"]
         if self.truth is not None:
             row["kl_bits"] = kl_bits(self.truth, _observed_in_order(
                 network, result.cpts, self.generator.observed_names))
@@ -741,15 +744,66 @@ def _mean_se(mean: float, se: float, digits: str = ".3g") -> str:
     return "" if pd.isna(mean) else f"{mean:{digits}} ± {se:{digits}}"
 
 
+def level_with_best(means: pd.Series, errors: pd.Series | None, lowest: bool) -> list:
+    """The scores (the index of ``means``) whose mean is the best (lowest or highest) or within
+    one combined standard error of it, ``|m_s - m_best| <= sqrt(se_s^2 + se_best^2)``, best
+    first: a mean over a few replicates does not single out one score when others are level
+    with it. A missing error counts as 0, so exact ties are always listed together."""
+    means = means.dropna()
+    errors = (pd.Series(0.0, index=means.index) if errors is None
+              else errors.reindex(means.index).fillna(0.0))
+    best = means.idxmin() if lowest else means.idxmax()
+    gap = (means - means[best]).abs()
+    level = gap <= np.sqrt(errors ** 2 + errors[best] ** 2)
+    order = means[level].sort_values(ascending=lowest, kind="stable")
+    return list(order.index)
+
+
 def lowest_kl(summary: pd.DataFrame) -> list:
-    """Per N, the scores whose mean KL is the lowest: all of them when they tie (scores that
-    selected the same models have the same mean), so that none is singled out by its order."""
-    return [(n, group[group.kl_bits_mean == group.kl_bits_mean.min()].sort_values("score"))
-            for n, group in summary.groupby("cases", sort=True)]
+    """Per N, ``(N, scores, lowest mean)``: the scores whose mean KL is the lowest or level with
+    it (:func:`level_with_best`), so that none is singled out by its order or by a difference
+    smaller than the replicates' spread."""
+    result = []
+    for n, group in summary.groupby("cases", sort=True):
+        indexed = group.sort_values("score").set_index("score")
+        scores = level_with_best(indexed.kl_bits_mean, indexed.get("kl_bits_se"), lowest=True)
+        result.append((n, scores, indexed.kl_bits_mean[scores[0]]))
+    return result
+
+
+#: Combined Monte-Carlo standard errors within which WBIC's choice is not decided by its draws.
+WBIC_CLOSE_SE = 2.0
+
+
+def wbic_close_calls(fits: pd.DataFrame, selections: pd.DataFrame) -> pd.DataFrame:
+    """Per generator and N, on how many data sets WBIC's chosen candidate lies within
+    :data:`WBIC_CLOSE_SE` combined Monte-Carlo standard errors of the next candidate by WBIC
+    (``close``, of ``data_sets``): there more draws could change the choice. Empty without
+    WBIC's standard errors in ``fits``."""
+    if "wbic_se" not in fits or "wbic_log_evidence" not in fits:
+        return pd.DataFrame(columns=["generator", "cases", "close", "data_sets"])
+    keys = ["generator", "cases", "replicate"]
+    chosen = selections[selections.score == "wbic_log_evidence"].set_index(keys).model
+    rows = []
+    for key, group in fits.dropna(subset=["wbic_log_evidence"]).groupby(keys, sort=True):
+        if key not in chosen.index or len(group) < 2:
+            continue
+        best = group[group.model == chosen[key]].iloc[0]
+        others = group[group.model != chosen[key]]
+        runner_up = others.loc[others.wbic_log_evidence.idxmax()]
+        margin = best.wbic_log_evidence - runner_up.wbic_log_evidence
+        rows.append({"generator": key[0], "cases": key[1],
+                     "close": bool(margin <= WBIC_CLOSE_SE * math.hypot(best.wbic_se,
+                                                                       runner_up.wbic_se))})
+    if not rows:
+        return pd.DataFrame(columns=["generator", "cases", "close", "data_sets"])
+    return (pd.DataFrame(rows).groupby(["generator", "cases"], sort=True)
+            .agg(close=("close", "sum"), data_sets=("close", "size")).reset_index())
 
 
 def _generator_section(name: str, study: dict, summary: pd.DataFrame,
-                       frequency: pd.DataFrame) -> list[str]:
+                       frequency: pd.DataFrame, wbic_close: pd.DataFrame | None = None
+                       ) -> list[str]:
     """The lines of summary.md about one generator: what each score selected at each N."""
     truth = true_model(study, name)
     metrics = study["metrics"]
@@ -771,10 +825,20 @@ def _generator_section(name: str, study: dict, summary: pd.DataFrame,
             row["KL(true ‖ selected), bits"] = _mean_se(r.kl_bits_mean, r.kl_bits_se)
         rows.append(row)
     lines += ["", pipe_table(pd.DataFrame(rows), general_cell), ""]
+    close = (wbic_close[(wbic_close.generator == name) & (wbic_close.close > 0)]
+             if wbic_close is not None else pd.DataFrame())
+    if not close.empty:
+        lines += ["WBIC is a Monte-Carlo estimate: its choice lay within "
+                  f"{WBIC_CLOSE_SE:g} combined standard errors of the next candidate's WBIC "
+                  "(`wbic_se` in `tables/fits.csv`), so that more draws could change it, on "
+                  + "; ".join(f"{r.close} of {r.data_sets} data sets at N = {r.cases}"
+                              for r in close.itertuples()) + ".", ""]
     if "kl" in metrics:
-        lines += ["Lowest mean KL: " + "; ".join(
-            f"N = {n}: {', '.join(group.score)} ({group.kl_bits_mean.iloc[0]:.3g} bits)"
-            for n, group in lowest_kl(summary[summary.generator == name])) + ".", ""]
+        lines += ["Lowest mean KL, with the scores within one combined standard error of it: "
+                  + "; ".join(f"N = {n}: {scores[0]} ({lowest:.3g} bits)"
+                              + (f", level with {', '.join(scores[1:])}" if scores[1:] else "")
+                              for n, scores, lowest in lowest_kl(summary[summary.generator
+                                                                          == name])) + ".", ""]
     return lines
 
 
@@ -817,9 +881,11 @@ def figure_trends(summary: pd.DataFrame, generator: str, panels) -> str:
             parts.append(f"no mean {label} at N = {sizes[-1]:,}")
             continue
         lowest = column == plots.KL_PANEL[0]
-        best = end.min() if lowest else end.max()
+        level = level_with_best(end, last.get(f"{column}_se"), lowest)
         leaders = (f"{'lowest' if lowest else 'highest'} at N = {sizes[-1]:,}: "
-                   + ", ".join(_display(s) for s in sorted(end.index[end == best])))
+                   + _display(level[0]) + (
+                       f", level within one combined standard error with "
+                       f"{', '.join(_display(s) for s in level[1:])}" if level[1:] else ""))
         if len(sizes) == 1:
             parts.append(f"the mean {label} {_span(end)} over the scores ({leaders})")
             continue
@@ -856,7 +922,8 @@ def _figure_section(study: dict, summary: pd.DataFrame, selections: pd.DataFrame
 
 
 def summary_markdown(name: str, study: dict, summary: pd.DataFrame, frequency, times,
-                     notes: pd.Series, selections: pd.DataFrame | None = None) -> str:
+                     notes: pd.Series, selections: pd.DataFrame | None = None,
+                     wbic_close: pd.DataFrame | None = None) -> str:
     """summary.md: the design of the study and, per generator, what each score selected."""
     em = study["em"]
     lines = [f"# Study {name}", ""]
@@ -882,7 +949,8 @@ def summary_markdown(name: str, study: dict, summary: pd.DataFrame, frequency, t
         (". Figure: `figures/selection.png`." if _panels(study) else "."), ""]
     for generator in study["generators"]:
         lines += _generator_section(generator, study, summary,
-                                    frequency if frequency is not None else pd.DataFrame())
+                                    frequency if frequency is not None else pd.DataFrame(),
+                                    wbic_close)
     if _panels(study) and selections is not None:
         lines += _figure_section(study, summary, selections)
     if times is not None:
@@ -924,5 +992,6 @@ def write_summary(name: str, study: dict, fits: pd.DataFrame, selections: pd.Dat
                                f"Study {name}: the selected model", titles, panels)
     notes = fits.note.fillna("")
     notes = notes[notes != ""].str.split("; ").explode().value_counts()
-    text = summary_markdown(name, study, summary, frequency, times, notes, selections)
+    text = summary_markdown(name, study, summary, frequency, times, notes, selections,
+                            wbic_close_calls(fits, selections))
     atomic_write_text(outdir / "summary.md", text)
