@@ -477,6 +477,16 @@ def test_todays_scores_claims_can_fail():
     exact["wbic_log_evidence"] = exact["exact"] + 1.0
     assert gs.wbic_level_claim(exact)[0]
     assert not gs.wbic_level_claim(exact.assign(wbic_log_evidence=exact["exact"] - 20))[0]
+    # judged per test model: closer on the pooled mean, farther at one class, does not hold
+    one_class_off = exact.assign(wbic_log_evidence=exact["exact"] + [8.0, 1.0, 1.0])
+    pooled = (one_class_off["wbic_log_evidence"] - one_class_off["exact"]).abs().mean()
+    assert pooled < (exact["bic_log_evidence"] - exact["exact"]).abs().mean()
+    holds, evidence = gs.wbic_level_claim(one_class_off.assign(
+        wbic_se=0.25, d=[64, 129, 194], cases=10))
+    assert not holds
+    assert "1 hidden states 8.0 against 5.0" in evidence and "closer at 2, 3 of them" in evidence
+    assert "beyond 2 of its Monte-Carlo SEs in 3 of 3 fits: a bias" in evidence
+    assert "With 10 cases and 64 to 194 parameters" in evidence
     text = "\n".join(gs._score_choice_lines(exact.assign(gold=exact["exact"]), paper))
     assert "## 5. Which score to use" in text
     assert ("Most often the yardstick's model: Laplace (100% of 4 data sets), sBIC (100% of 4 "
