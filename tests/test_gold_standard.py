@@ -41,6 +41,14 @@ def test_each_setting_has_its_own_sizes_and_asymptotic_end():
 
 
 def test_slope_verdicts():
+    # the SE of a few replicates' spread is judged with Student's t, not the normal 2
+    assert gs.slope_tolerance(3) == pytest.approx((4.303, "4.30 SE, t with 2 df"), abs=1e-3)
+    assert gs.slope_tolerance(None) == (2.0, "2 SE")
+    assert gs.slope_verdict(6.0, 0.2, 7.0, 6.5).startswith("below both")
+    assert gs.slope_verdict(6.0, 0.2, 7.0, 6.5, replicates=3) == \
+        "consistent with de/2 (4.30 SE, t with 2 df)"
+    assert gs.rusakov_geiger_verdict(2.36, 0.06, 2.5).startswith("below")
+    assert gs.rusakov_geiger_verdict(2.36, 0.06, 2.5, replicates=2).startswith("consistent")
     assert gs.slope_verdict(6.5, 0.1, 7.0, 6.5) == "consistent with de/2 (2 SE)"
     assert gs.slope_verdict(6.8, 0.2, 7.0, 6.5) == "consistent with de/2 and ds/2 (2 SE)"
     assert gs.slope_verdict(4.0, 0.3, 7.0, 6.5).startswith("below both")
@@ -94,7 +102,7 @@ def test_findings_state_each_experiment():
     slopes = synthetic_slopes(6.5)
     text = gs.findings(pd.DataFrame(), pd.DataFrame(), slopes)
     assert "## 3. The penalty" in text and "toy (ds/2 = 7, de/2 = 6.5)" in text
-    assert "consistent with de/2 (2 SE)" in text
+    assert "consistent with de/2 (3.18 SE, t with 3 df)" in text
     assert "CS+ is closer to the gold standard than CS in 24 of 24 fits" in text
 
 

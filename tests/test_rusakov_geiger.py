@@ -75,9 +75,9 @@ def test_the_verdict_passes_on_a_matching_slope_and_fails_on_a_counterfactual():
     assert gs.rusakov_geiger_verdict(5.0, 0.1, 4.5).startswith("above")
     text = gs.findings(pd.DataFrame(), pd.DataFrame(), slopes, rusakov_geiger=coefficients)
     assert "no_effect (the hidden root has no effect): 2.5; over all N consistent with " \
-           "Rusakov-Geiger's 2.5 (2 SE)" in text
+           "Rusakov-Geiger's 2.5 (3.18 SE, t with 3 df)" in text
     assert "regular (a regular point): 4.5; over all N below Rusakov-Geiger's 4.5 by more " \
-           "than 2 SE" in text
+           "than 3.18 SE, t with 3 df" in text
     assert "autoclass: does not apply (3 states)." in text
     # a singular truth is no regular control, though de = ds, and is judged by its coefficient
     assert "Regular controls (autoclass, regular, de = ds)" in text

@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from hiddenbn.data import Dataset, read_csv
 from hiddenbn.data.sampling import forward_sample
@@ -485,29 +486,46 @@ def fitted_slopes(slopes: pd.DataFrame, rusakov_geiger: dict | None = None,
     return pd.DataFrame(rows)
 
 
-def consistent_slope(slope: float, se: float, predicted: float) -> bool:
-    """Whether a measured slope is within :data:`VERDICT_SE` standard errors of a prediction."""
-    return abs(slope - predicted) <= VERDICT_SE * se
+def slope_tolerance(replicates: int | None = None) -> tuple[float, str]:
+    """Standard errors within which a slope is consistent with a prediction, and how to say
+    so: with ``replicates`` (the SE is their spread, on ``replicates - 1`` degrees of
+    freedom) Student's t quantile at 97.5%, which at two or three replicates is far wider than
+    the normal 2; without, :data:`VERDICT_SE`."""
+    if replicates is None or replicates < 2:
+        return VERDICT_SE, f"{VERDICT_SE:g} SE"
+    multiplier = float(stats.t.ppf(0.975, replicates - 1))
+    return multiplier, f"{multiplier:.2f} SE, t with {replicates - 1} df"
 
 
-def slope_verdict(slope: float, se: float, ds_half: float, de_half: float) -> str:
-    """Which predicted slope a measured one is consistent with (within 2 standard errors)."""
+def consistent_slope(slope: float, se: float, predicted: float,
+                     replicates: int | None = None) -> bool:
+    """Whether a measured slope is within :func:`slope_tolerance` standard errors of a
+    prediction."""
+    return abs(slope - predicted) <= slope_tolerance(replicates)[0] * se
+
+
+def slope_verdict(slope: float, se: float, ds_half: float, de_half: float,
+                  replicates: int | None = None) -> str:
+    """Which predicted slope a measured one is consistent with (:func:`slope_tolerance`)."""
+    words = slope_tolerance(replicates)[1]
     consistent = [name for name, value in (("de/2", de_half), ("ds/2", ds_half))
-                  if consistent_slope(slope, se, value)]
+                  if consistent_slope(slope, se, value, replicates)]
     if consistent:
-        return "consistent with " + " and ".join(consistent) + f" ({VERDICT_SE:g} SE)"
+        return "consistent with " + " and ".join(consistent) + f" ({words})"
     side = "below" if slope < min(de_half, ds_half) else (
         "above" if slope > max(de_half, ds_half) else "between")
-    return f"{side} both de/2 and ds/2 by more than {VERDICT_SE:g} SE"
+    return f"{side} both de/2 and ds/2 by more than {words}"
 
 
-def rusakov_geiger_verdict(slope: float, se: float, coefficient: float) -> str:
+def rusakov_geiger_verdict(slope: float, se: float, coefficient: float,
+                           replicates: int | None = None) -> str:
     """Whether a measured slope is consistent with Rusakov & Geiger's coefficient, by the rule
-    of :func:`slope_verdict` (within :data:`VERDICT_SE` standard errors)."""
-    if consistent_slope(slope, se, coefficient):
-        return f"consistent with Rusakov-Geiger's {coefficient:g} ({VERDICT_SE:g} SE)"
+    of :func:`slope_verdict`."""
+    words = slope_tolerance(replicates)[1]
+    if consistent_slope(slope, se, coefficient, replicates):
+        return f"consistent with Rusakov-Geiger's {coefficient:g} ({words})"
     side = "below" if slope < coefficient else "above"
-    return f"{side} Rusakov-Geiger's {coefficient:g} by more than {VERDICT_SE:g} SE"
+    return f"{side} Rusakov-Geiger's {coefficient:g} by more than {words}"
 
 
 def not_binary_naive_bayes(network: Network) -> str | None:
@@ -645,12 +663,13 @@ def latent_class_bounds(settings: dict, prior_alpha: float) -> dict:
             for name, setting in settings.items()}
 
 
-def bound_verdict(slope: float, se: float, bound: float) -> str:
+def bound_verdict(slope: float, se: float, bound: float, replicates: int | None = None) -> str:
     """Whether a measured slope respects an upper bound on its coefficient: at or below it, or
-    above it by more than :data:`VERDICT_SE` standard errors (the bound fails)."""
-    if slope <= bound + VERDICT_SE * se:
-        return f"at or below Drton-Plummer's bound {bound:g} ({VERDICT_SE:g} SE)"
-    return f"above Drton-Plummer's bound {bound:g} by more than {VERDICT_SE:g} SE"
+    above it by more than :func:`slope_tolerance` standard errors (the bound fails)."""
+    tolerance, words = slope_tolerance(replicates)
+    if slope <= bound + tolerance * se:
+        return f"at or below Drton-Plummer's bound {bound:g} ({words})"
+    return f"above Drton-Plummer's bound {bound:g} by more than {words}"
 
 
 # --- selection and accuracy ------------------------------------------------------------------
@@ -1722,9 +1741,11 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                   "Sample sizes: " + "; ".join(f"{setting} {', '.join(map(str, sorted(n)))}"
                                                for setting, n in sizes.items())
                   + ". Nested data sets per replicate; slope fitted per replicate, mean ± SE "
-                  "over replicates.", "", _markdown(table), ""]
+                  "over replicates; a slope is consistent with a prediction within Student's t "
+                  "quantile (97.5%, replicates - 1 df) of its SE, since the SE of a few "
+                  "replicates' spread is itself uncertain.", "", _markdown(table), ""]
         for row in table.itertuples():
-            halves = row.ds_half, row.de_half
+            halves = row.ds_half, row.de_half, getattr(row, "replicates", None)
             lines.append(f"* {row.setting} (ds/2 = {row.ds_half:g}, de/2 = {row.de_half:g}): "
                          f"slope over all N {row.slope:.2f} ± {row.slope_se:.2f}, "
                          f"{slope_verdict(row.slope, row.slope_se, *halves)}"
@@ -1841,10 +1862,11 @@ def _latent_class_bound_lines(table: pd.DataFrame, bounds: dict) -> list[str]:
              "below it does not contradict it:"]
     for row in applies:
         bound, note = bounds[row.setting]
-        lines.append(f"  * {row.setting} ({note}): {bound:g}; over all N "
-                     f"{bound_verdict(row.slope, row.slope_se, bound)}, for N >= "
-                     f"{row.upper_from_N} "
-                     f"{bound_verdict(row.slope_upper, row.slope_upper_se, bound)}.")
+        replicates = getattr(row, "replicates", None)
+        whole = bound_verdict(row.slope, row.slope_se, bound, replicates)
+        upper = bound_verdict(row.slope_upper, row.slope_upper_se, bound, replicates)
+        lines.append(f"  * {row.setting} ({note}): {bound:g}; over all N {whole}, for N >= "
+                     f"{row.upper_from_N} {upper}.")
     return lines
 
 
@@ -1860,10 +1882,12 @@ def _rusakov_geiger_lines(table: pd.DataFrame, rusakov_geiger: dict) -> list[str
         if coefficient is None:
             lines.append(f"  * {row.setting}: does not apply ({note}).")
             continue
-        lines.append(f"  * {row.setting} ({note}): {coefficient:g}; over all N "
-                     f"{rusakov_geiger_verdict(row.slope, row.slope_se, coefficient)}, for N >= "
-                     f"{row.upper_from_N} "
-                     f"{rusakov_geiger_verdict(row.slope_upper, row.slope_upper_se, coefficient)}.")
+        replicates = getattr(row, "replicates", None)
+        whole = rusakov_geiger_verdict(row.slope, row.slope_se, coefficient, replicates)
+        upper = rusakov_geiger_verdict(row.slope_upper, row.slope_upper_se, coefficient,
+                                       replicates)
+        lines.append(f"  * {row.setting} ({note}): {coefficient:g}; over all N {whole}, for N >= "
+                     f"{row.upper_from_N} {upper}.")
     return lines
 
 
@@ -1885,9 +1909,11 @@ def singular_verdict(row) -> tuple[bool, str]:
     Plummer's upper bound: whether it agrees (consistent with the coefficient, or not above the
     bound by more than :data:`VERDICT_SE` SE) and the verdict's words."""
     if pd.notna(getattr(row, "rusakov_geiger", np.nan)):
-        verdict = rusakov_geiger_verdict(row.slope_upper, row.slope_upper_se, row.rusakov_geiger)
+        verdict = rusakov_geiger_verdict(row.slope_upper, row.slope_upper_se, row.rusakov_geiger,
+                                         getattr(row, "replicates", None))
         return verdict.startswith("consistent"), verdict
-    verdict = bound_verdict(row.slope_upper, row.slope_upper_se, row.latent_class_bound)
+    verdict = bound_verdict(row.slope_upper, row.slope_upper_se, row.latent_class_bound,
+                                getattr(row, "replicates", None))
     return verdict.startswith("at or below"), verdict
 
 
@@ -1896,7 +1922,8 @@ def _slopes_figure_lines(table: pd.DataFrame) -> list[str]:
     is consistent with, counted (singular truths against Rusakov & Geiger's coefficient)."""
     full, singular = table, table[singular_truths(table)]
     table = table[~singular_truths(table)]
-    verdicts = {row.setting: slope_verdict(row.slope, row.slope_se, row.ds_half, row.de_half)
+    verdicts = {row.setting: slope_verdict(row.slope, row.slope_se, row.ds_half, row.de_half,
+                                           getattr(row, "replicates", None))
                 for row in table.itertuples()}
     below = [setting for setting, verdict in verdicts.items() if verdict.startswith("below")]
     agree = [f"{setting} ({verdict.removeprefix('consistent with ')})"
