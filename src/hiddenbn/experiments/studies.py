@@ -848,10 +848,7 @@ def coinciding_scores(selections: pd.DataFrame, generator: str) -> list[list[str
     subset = selections[selections.generator == generator]
     choices = subset.pivot_table(index=["cases", "replicate"], columns="score", values="model",
                                  aggfunc="first")
-    groups = {}
-    for score in choices.columns:
-        groups.setdefault(tuple(choices[score]), []).append(score)
-    return [group for group in groups.values() if len(group) > 1]
+    return plots.coinciding_lines({score: choices[score] for score in choices.columns})
 
 
 def _display(score: str) -> str:
@@ -915,8 +912,8 @@ def _figure_section(study: dict, summary: pd.DataFrame, selections: pd.DataFrame
         trends = figure_trends(summary, generator, panels)
         lines.append(f"* {generator}: {trends[0].upper() + trends[1:]}. " + (
             "; ".join(", ".join(_display(s) for s in group) + " selected the same model on "
-                      "every data set, so their lines coincide and only their markers tell "
-                      "them apart" for group in groups)
+                      "every data set, so their lines coincide (an entry of the legend says so) "
+                      "and only their markers tell them apart" for group in groups)
             if groups else "Every score's line is its own") + ".")
     return lines + [""]
 
