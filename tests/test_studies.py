@@ -487,3 +487,19 @@ def test_a_study_with_covariates_says_which_scores_and_metrics_it_lacks_and_why(
     assert "There is no KL metric" in text
     assert studies._covariate_text(checked(LC_STUDY)) == []
 
+
+def test_each_job_warms_its_kernels_on_an_untimed_replicate_first(monkeypatch):
+    calls = []
+
+    def replicate(study, generator, cases, parameter_seed, data_seed):
+        calls.append((cases, study["em"]["restarts"], parameter_seed))
+        return [{"model": "1:2,2", "fit_seconds": 0.1}], [{"score": "laplace"}]
+
+    monkeypatch.setattr(studies, "run_replicate", replicate)
+    study = checked(LC_STUDY)
+    fits, selections = studies.run_job(study, "g", 300, [(7, 70), (8, 80)])
+    assert calls == [(studies.WARM_UP_CASES, 1, 7), (300, 2, 7), (300, 2, 8)]
+    assert fits.replicate.tolist() == [1, 2] and selections.replicate.tolist() == [1, 2]
+    calls.clear()
+    studies.run_job(study, "g", 40, [(7, 70)])
+    assert calls[0] == (40, 1, 7)  # never more cases than the timed replicates

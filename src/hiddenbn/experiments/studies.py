@@ -116,6 +116,9 @@ COVARIATE_MISSING = {
 #: true logit coefficients from (intercepts and slopes, classes 2..K against class 1), when it
 #: gives none: odds ratios of e^-1..e per standard deviation of a normal covariate are common.
 DEFAULT_COEFFICIENT_SD = 1.0
+#: Cases of the untimed replicate a job runs first (:func:`run_job`): it compiles or loads
+#: numba's kernels, which otherwise add seconds to the first timed fit.
+WARM_UP_CASES = 100
 #: Replicates below which summary.md gives a mean without its standard error (the ``n`` column
 #: beside it says how many there are): two values give no estimate of the spread.
 MIN_SE_REPLICATES = 3
@@ -665,7 +668,15 @@ def _fit_regression(study: dict, label: str, candidate: Network, data, names, da
 def run_job(study: dict, generator: str, cases: int, seeds) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every replicate of one (generator, N): ``seeds`` holds ``(parameter_seed, data_seed)``
     per replicate. Returns the tables of candidates and of selections, both keyed by
-    generator, cases and replicate."""
+    generator, cases and replicate.
+
+    A replicate on :data:`WARM_UP_CASES` cases (or ``cases``, if fewer) with one EM restart
+    runs first, untimed and discarded: the first fit of a process compiles or loads numba's
+    kernels, seconds that belong to no method (8 s of a 1-class fit that took 0.1 s later)."""
+    warm_up = {**study, "em": {**study["em"], "restarts": 1}}
+    print(f"warm-up (untimed, discarded): {min(cases, WARM_UP_CASES)} cases", file=sys.stderr,
+          flush=True)
+    run_replicate(warm_up, generator, min(cases, WARM_UP_CASES), *seeds[0])
     fits, selections = [], []
     for replicate, (parameter_seed, data_seed) in enumerate(seeds, start=1):
         print(f"replicate {replicate}: parameter seed {parameter_seed}, data seed {data_seed}",
@@ -1044,7 +1055,9 @@ def summary_markdown(name: str, study: dict, summary: pd.DataFrame, frequency, t
         lines += ["## Time", "",
                   "Seconds of EM and scoring per replicate (every candidate fitted; effective "
                   f"dimensions excluded), mean ± standard error over the n replicates (the mean "
-                  f"alone where n < {MIN_SE_REPLICATES}):", "",
+                  f"alone where n < {MIN_SE_REPLICATES}). Each job first fits an untimed "
+                  f"replicate of {WARM_UP_CASES} cases, so that no time counts the compiling or "
+                  "loading of numba's kernels.", "",
                   pipe_table(shown[["generator", "cases", "n", "fit_seconds", "models_fitted"]],
                              general_cell), ""]
     unscored_lines = _unscored_text(unscored) if unscored is not None else []
