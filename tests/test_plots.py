@@ -219,3 +219,22 @@ def test_every_score_of_fit_and_select_has_its_look():
     from hiddenbn.learning.selection import SELECTION_SCORE_NAMES
 
     assert set(SELECTION_SCORE_NAMES) <= set(plots.SCORE_STYLES)
+
+
+def test_lines_that_coincide_in_one_row_are_named_with_its_panels(tmp_path, monkeypatch):
+    import pandas as pd
+
+    states = {("g1", "bic_log_evidence"): 2, ("g1", "cs"): 2, ("g2", "bic_log_evidence"): 2,
+              ("g2", "cs"): 3}
+    selections = pd.DataFrame([{"generator": g, "cases": n, "score": score, "states": k}
+                               for (g, score), k in states.items() for n in (100, 1000)])
+    saved = []
+    monkeypatch.setattr(plots, "save_figure", lambda figure, path: saved.append(figure))
+    plots.selection_figure(selections, ["g1", "g2"], ["bic_log_evidence", "cs"], tmp_path / "f",
+                           "t", {"g1": "G1", "g2": "G2"}, [("states", "states")])
+    assert [ax.get_title() for ax in saved[0].axes] == ["(a) states\ngenerator G1",
+                                                        "(b) states\ngenerator G2"]
+    # in row (a) the two lines are one; in row (b) they are apart
+    assert [t.get_text() for t in saved[0].legends[0].get_texts()] == [
+        "BIC", "CS", "(a): BIC, CS coincide"]
+    plt.close(saved[0])

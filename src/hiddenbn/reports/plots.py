@@ -137,6 +137,11 @@ def coinciding_lines(curves: dict) -> list[list]:
 LEGEND_NOTE_WIDTH = 24
 
 
+def _panel_letter(index: int) -> str:
+    """The letter of panel ``index`` (row by row) of :func:`selection_figure`."""
+    return chr(ord("a") + index)
+
+
 def selection_figure(selections: pd.DataFrame, generators, scores, path, title: str,
                      panel_titles: dict, panels, style_names: dict | None = None) -> None:
     """What each score selects against the sample size N (paper 002 Figures 4-5), saved as
@@ -161,8 +166,9 @@ def selection_figure(selections: pd.DataFrame, generators, scores, path, title: 
     Notes
     -----
     The legend, beside the panels, ends with an entry per group of scores whose means are equal
-    at every N in every panel of a row (:func:`coinciding_lines`; prefixed by the generator
-    when there are several), since only the top line of such a group can be seen.
+    at every N in every panel of a row (:func:`coinciding_lines`; prefixed by the row's panel
+    letters when there are several rows), since only the top line of such a group can be
+    seen.
     """
     style_names = style_names or {}
 
@@ -197,12 +203,14 @@ def selection_figure(selections: pd.DataFrame, generators, scores, path, title: 
                     label_log_axis(row[column])
                 row[column].set_xlabel("sample size N")
                 row[column].set_ylabel(label)
-                letter = chr(ord("a") + index * len(panels) + column)
+                letter = _panel_letter(index * len(panels) + column)
                 # the panel's letter and metric first: a row's panels share its generator
                 row[column].set_title(f"({letter}) {label.split(' [')[0]}\n"
                                       f"generator {panel_titles[generator]}")
             groups = coinciding_lines(curves)
-            prefix = f"{generator}: " if len(generators) > 1 else ""
+            prefix = ("(" + ", ".join(_panel_letter(index * len(panels) + column)
+                                      for column in range(len(panels))) + "): "
+                      if len(generators) > 1 else "")
             notes += [textwrap.fill(prefix + ", ".join(map(label_of, group)) + " coincide",
                                     LEGEND_NOTE_WIDTH) for group in groups]
         # one legend, every row drawing the same scores, beside the panels: inside one it
