@@ -824,7 +824,7 @@ def test_a_choice_at_the_edge_of_the_range_is_named_as_censored():
     assert edges.low.all() and not edges.high.any() and (edges.selected == 12).all()
     note = ch96.edge_note(fits, RANGES_SECTION, FIGURES)
     assert note.startswith("range edges, where a choice is censored")
-    assert "fig2_c32 (test models 12..40, reconstructed): BIC/MDL selects the lowest test " \
+    assert "fig2_c32 (test models 12..40, reconstructed): BIC selects the lowest test " \
         "model (12) in 5 of 5 data sets" in note and "Laplace" not in note
     # a range wide enough: nothing to name
     wide = curves({"fig2_c32": (range(4, 41), {s: peaked(p, 10) for s, p in (
@@ -840,7 +840,7 @@ def test_a_choice_at_the_edge_of_the_range_is_named_as_censored():
                                         "max_iterations": 200, "run_all_iterations": True}}
     rows = ch96.claims(fits.assign(converged=True), table, None, printed, section)
     bic = next(r for r in rows if r[0].startswith("BIC/MDL is the least accurate"))
-    assert "BIC/MDL selects the lowest test model (12)" in bic[2] + bic[3]
+    assert "BIC selects the lowest test model (12)" in bic[2] + bic[3]
     assert bic[4].startswith("test-model ranges fig2_c32 12..40")
 
 

@@ -112,14 +112,17 @@ def test_selection_figure_draws_one_line_per_score_and_panel(tmp_path, monkeypat
                            {"g": "G"}, (plots.KL_PANEL, ("states", "states")),
                            {"BIC+": "bic_plus_log_evidence"})
     axes = saved[0].axes
-    assert [ax.get_title() for ax in axes] == ["generator G", "generator G"]
+    # a letter and the metric per panel, the unit left to the axis; the row's generator below
+    assert [ax.get_title() for ax in axes] == ["(a) KL(true ‖ selected)\ngenerator G",
+                                               "(b) states\ngenerator G"]
     assert axes[0].get_yscale() == "log" and axes[1].get_yscale() == "linear"
     # a score named by the code (a study's) reads as its display name, one mapped keeps its own
     # one legend, the figure's, beside the panels and over none of them
     assert all(ax.get_legend() is None for ax in axes)
     legend = saved[0].legends[0]
+    # the two scores' means are equal everywhere: only one line shows, and the legend says so
     assert [t.get_text() for t in legend.get_texts()] == [
-        "BIC+", plots.SCORE_STYLES["bic_log_evidence"][3]]
+        "BIC+", plots.SCORE_STYLES["bic_log_evidence"][3], "BIC+, BIC coincide"]
     saved[0].canvas.draw()
     box = legend.get_window_extent()
     assert not any(box.overlaps(ax.get_window_extent()) for ax in axes)
@@ -128,6 +131,72 @@ def test_selection_figure_draws_one_line_per_score_and_panel(tmp_path, monkeypat
     np.testing.assert_allclose(np.asarray(kl.get_ydata(), dtype=float), [0.25, 0.06])
     assert kl.get_color() == plots.SCORE_STYLES["bic_plus_log_evidence"][0]
     plt.close(saved[0])
+
+
+def _selection_legend_and_title(tmp_path, monkeypatch, scores, title):
+    import pandas as pd
+
+    selections = pd.DataFrame([{"generator": "g", "cases": n, "score": score,
+                                "states": k + n / 1000} for k, score in enumerate(scores)
+                               for n in (500, 2000)])
+    saved = []
+    monkeypatch.setattr(plots, "save_figure", lambda figure, path: saved.append(figure))
+    plots.selection_figure(selections, ["g"], scores, tmp_path / "f", title,
+                           {"g": "lc3_covariates (3:2,2,2,2,2,2)"}, [("states", "states")])
+    saved[0].canvas.draw()
+    return saved[0]
+
+
+def test_one_panel_keeps_its_legend_clear_of_a_long_title(tmp_path, monkeypatch):
+    """One panel is narrower than a study's title: a legend at the upper right ran into it."""
+    title = "Study latent_class_regression_demo: the selected model"
+    scores = ["bic_log_evidence", "icl_log_evidence", "laplace"]
+    figure = _selection_legend_and_title(tmp_path, monkeypatch, scores, title)
+    renderer = figure.canvas.get_renderer()
+    suptitle = figure._suptitle.get_window_extent(renderer)
+    legend = figure.legends[0].get_window_extent(renderer)
+    assert suptitle.x1 > legend.x0  # the title reaches over the legend's column ...
+    assert not legend.overlaps(suptitle)  # ... and stays above it
+    assert not any(legend.overlaps(ax.get_window_extent()) for ax in figure.axes)
+    # the legend the figure had before: in the right margin, at the top of the figure
+    figure.legends[0].set_loc("outside right upper")
+    figure.canvas.draw()
+    assert figure.legends[0].get_window_extent(renderer).overlaps(suptitle)
+    plt.close(figure)
+
+
+def _like_colours(colours: dict) -> list:
+    """Pairs of chromatic colours within 15 degrees of hue and 20 of lightness (CIE L*)."""
+    import colorsys
+    import itertools
+
+    import matplotlib.colors
+
+    def lightness(colour):
+        rgb = np.array(matplotlib.colors.to_rgb(colour))
+        linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+        y = linear @ [0.2126, 0.7152, 0.0722]
+        return 116 * np.cbrt(y) - 16 if y > (6 / 29) ** 3 else y * (29 / 3) ** 3
+
+    hsv = {k: colorsys.rgb_to_hsv(*matplotlib.colors.to_rgb(c)) for k, c in colours.items()}
+    like = []
+    for a, b in itertools.combinations(colours, 2):
+        if min(hsv[a][1], hsv[b][1]) < 0.2:  # greys: told apart by lightness and hue alone
+            continue
+        hue = abs(hsv[a][0] - hsv[b][0]) * 360
+        if min(hue, 360 - hue) < 15 and abs(lightness(colours[a]) - lightness(colours[b])) < 20:
+            like.append((a, b))
+    return like
+
+
+def test_score_colours_of_like_hue_differ_in_lightness():
+    """WBIC and BIC were two dark purples, ICL and BIC+ two teals: one line looked like the
+    other."""
+    colours = {score: look[0] for score, look in plots.SCORE_STYLES.items()}
+    assert _like_colours(colours) == []
+    before = {**colours, "wbic_log_evidence": "#3a0ca3", "icl_log_evidence": "#20a39e"}
+    assert _like_colours(before) == [("bic_log_evidence", "wbic_log_evidence"),
+                                     ("bic_plus_log_evidence", "icl_log_evidence")]
 
 
 def test_no_series_colour_is_a_score_colour():
@@ -150,3 +219,22 @@ def test_every_score_of_fit_and_select_has_its_look():
     from hiddenbn.learning.selection import SELECTION_SCORE_NAMES
 
     assert set(SELECTION_SCORE_NAMES) <= set(plots.SCORE_STYLES)
+
+
+def test_lines_that_coincide_in_one_row_are_named_with_its_panels(tmp_path, monkeypatch):
+    import pandas as pd
+
+    states = {("g1", "bic_log_evidence"): 2, ("g1", "cs"): 2, ("g2", "bic_log_evidence"): 2,
+              ("g2", "cs"): 3}
+    selections = pd.DataFrame([{"generator": g, "cases": n, "score": score, "states": k}
+                               for (g, score), k in states.items() for n in (100, 1000)])
+    saved = []
+    monkeypatch.setattr(plots, "save_figure", lambda figure, path: saved.append(figure))
+    plots.selection_figure(selections, ["g1", "g2"], ["bic_log_evidence", "cs"], tmp_path / "f",
+                           "t", {"g1": "G1", "g2": "G2"}, [("states", "states")])
+    assert [ax.get_title() for ax in saved[0].axes] == ["(a) states\ngenerator G1",
+                                                        "(b) states\ngenerator G2"]
+    # in row (a) the two lines are one; in row (b) they are apart
+    assert [t.get_text() for t in saved[0].legends[0].get_texts()] == [
+        "BIC", "CS", "(a): BIC, CS coincide"]
+    plt.close(saved[0])

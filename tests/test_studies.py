@@ -437,3 +437,69 @@ def test_wbic_close_calls_count_the_choices_within_monte_carlo_error():
     fits.loc[2, "wbic_log_evidence"] = -51.0
     assert studies.wbic_close_calls(fits, selections).close.tolist() == [0]
     assert studies.wbic_close_calls(fits.drop(columns="wbic_se"), selections).empty
+
+
+def test_the_most_frequent_model_names_every_model_tied_for_it():
+    frequency = pd.DataFrame({"model": ["1:2,2", "2:2,2"], "count": [1, 1], "share": [0.5, 0.5]})
+    assert studies.most_often(frequency) == "1:2,2 / 2:2,2 (50% each)"
+    frequency.loc[1, ["count", "share"]] = [3, 0.75]
+    frequency.loc[0, "share"] = 0.25
+    assert studies.most_often(frequency.sort_values("count", ascending=False)) == "2:2,2 (75%)"
+
+
+def test_a_mean_of_fewer_than_three_replicates_has_no_standard_error():
+    assert studies._mean_se(1.5, 0.5, 2) == "1.5"
+    assert studies._mean_se(2.25, 0.25, 3) == "2.25 ± 0.25"
+    assert studies._mean_se(np.nan, 0.0, 4) == ""
+
+
+def test_the_notes_name_the_candidates_a_score_chose_without():
+    fits = pd.DataFrame({
+        "generator": "g", "cases": [500] * 4 + [4000] * 6,
+        "replicate": [1, 1, 2, 2, 1, 1, 1, 2, 2, 2],
+        "model": ["1:2,2", "2:2,2"] * 2 + ["1:2,2", "2:2,2", "3:2,2"] * 2,
+        "ds": [2, 5] * 2 + [2, 5, 8] * 2,
+        "laplace": [-9.0, -8.0, -9.0, -8.0, -9.0, -8.0, np.nan, -9.0, np.nan, np.nan],
+        "bic_log_evidence": -9.0})
+    unscored = studies.unscored_candidates(fits, ["loglik", "bic_log_evidence", "laplace"])
+    assert unscored.to_dict("records") == [
+        {"score": "laplace", "generator": "g", "cases": 4000, "model": "2:2,2", "missing": 1,
+         "data_sets": 2},
+        {"score": "laplace", "generator": "g", "cases": 4000, "model": "3:2,2", "missing": 2,
+         "data_sets": 2}]
+    assert studies._unscored_text(unscored) == [
+        "- Laplace (laplace) has no value for these candidates, so it chose among the others on "
+        "those data sets: g, N = 4000: 2:2,2 (1 of 2 data sets), 3:2,2 (2 of 2 data sets)."]
+    assert studies.unscored_candidates(fits.fillna(-9.0), ["laplace"]).empty
+
+
+def test_a_study_with_covariates_says_which_scores_and_metrics_it_lacks_and_why():
+    from hiddenbn.learning.selection import SELECTION_SCORE_NAMES
+
+    absent = set(SELECTION_SCORE_NAMES) - set(studies.COVARIATE_SCORES)
+    assert set(studies.COVARIATE_MISSING) == absent
+    study = checked(edited(lambda s: (
+        s.update(scores=["bic_log_evidence", "laplace"]),
+        s["generators"]["g"].update(covariates={"age": {"type": "normal"}}))))
+    text = "\n".join(studies._covariate_text(study))
+    for score in absent:
+        assert f"{score}: {studies.COVARIATE_MISSING[score]}" in text
+    assert "There is no KL metric" in text
+    assert studies._covariate_text(checked(LC_STUDY)) == []
+
+
+def test_each_job_warms_its_kernels_on_an_untimed_replicate_first(monkeypatch):
+    calls = []
+
+    def replicate(study, generator, cases, parameter_seed, data_seed):
+        calls.append((cases, study["em"]["restarts"], parameter_seed))
+        return [{"model": "1:2,2", "fit_seconds": 0.1}], [{"score": "laplace"}]
+
+    monkeypatch.setattr(studies, "run_replicate", replicate)
+    study = checked(LC_STUDY)
+    fits, selections = studies.run_job(study, "g", 300, [(7, 70), (8, 80)])
+    assert calls == [(studies.WARM_UP_CASES, 1, 7), (300, 2, 7), (300, 2, 8)]
+    assert fits.replicate.tolist() == [1, 2] and selections.replicate.tolist() == [1, 2]
+    calls.clear()
+    studies.run_job(study, "g", 40, [(7, 70)])
+    assert calls[0] == (40, 1, 7)  # never more cases than the timed replicates

@@ -6,7 +6,8 @@ each. Every test model (the same structure with another number of hidden states)
 MAP EM with the restart schedule of Sec. 3 (prior ``alpha = 1 + epsilon``), and every score of
 Sec. 2 is evaluated at the MAP: Laplace (Eq. 8), Cheeseman-Stutz (Eq. 13, ``d' = d = ds`` as
 the paper assumes, and ``d = de`` as an extra column), MLED (Eq. 12), Draper (Eq. 10) and
-BIC/MDL (Eq. 9). Model selection is compared through ``Delta c`` = states selected by a score
+BIC/MDL (Eq. 9; labelled BIC in the tables and figures, as across the project: the claims keep
+the paper's "BIC/MDL"). Model selection is compared through ``Delta c`` = states selected by a score
 minus states selected by Laplace (Table 1); run times against the test model's dimension give
 Table 2; Sec. 5's reality check compares the best hidden-variable model with the best DAG
 without hidden variables found by greedy BD search. Sec. 3's prior checks refit some
@@ -46,8 +47,10 @@ from hiddenbn.util.markdown import pipe_table
 
 #: The five scores of the paper, in the order of its figures' legends.
 SCORES = ("laplace", "cs", "mled", "draper", "bic_log_evidence")
+#: Their labels in tables and texts, those of the figures' legends
+#: (:data:`hiddenbn.reports.plots.SCORE_STYLES`): the paper's BIC/MDL is BIC.
 LABELS = {"laplace": "Laplace", "cs": "CS", "mled": "MLED", "draper": "Draper",
-          "bic_log_evidence": "BIC/MDL", "cs_de": "CS (d = de)"}
+          "bic_log_evidence": "BIC", "cs_de": "CS (d = de)"}
 
 
 def naive_bayes_spec(hidden_states: int, features: int) -> str:
@@ -437,7 +440,7 @@ def figure_score_curves(fits: pd.DataFrame, panels: list, experiments: dict, mod
                         path, replicate: int | None = 1, title: str = ""):
     """Approximate log marginal likelihood against the test model's hidden states.
 
-    One panel per experiment, one line per score (Laplace, CS, MLED, Draper, BIC/MDL) in the
+    One panel per experiment, one line per score (Laplace, CS, MLED, Draper, BIC) in the
     project's score styles, the generating model's c marked by a dotted line. With
     ``replicate`` set, that data set's raw values, as the paper shows; with ``replicate=None``
     the mean ± s.d. over every data set of each curve shifted to a maximum of 0, so that only
@@ -767,7 +770,7 @@ def claim_bic_least_accurate(table: pd.DataFrame) -> tuple[str, str]:
     verdict = ("supported" if least and simple else "partly supported" if least or simple
                else "not supported")
     return verdict, (f"median |Δc| over the distinct experiments: {_medians_text(medians)}; "
-                     f"BIC/MDL's mean Δc is below zero in {below}, zero in {zero} and above "
+                     f"BIC's mean Δc is below zero in {below}, zero in {zero} and above "
                      f"zero in {above} of them.")
 
 

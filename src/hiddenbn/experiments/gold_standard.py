@@ -785,7 +785,7 @@ def cs_plus_comparison(slopes: pd.DataFrame) -> pd.DataFrame:
 def table1_against_gold(paper: pd.DataFrame) -> pd.DataFrame:
     """Paper 003's Table 1 with the gold standard in Laplace's place: per experiment, mean and
     s.d. over data sets of Δc = states a score selects against the gold standard's set of
-    models (:func:`selection_errors`), for CS, MLED, Draper, BIC/MDL, Laplace itself and CS+,
+    models (:func:`selection_errors`), for CS, MLED, Draper, BIC, Laplace itself and CS+,
     BIC+ (the form of :func:`hiddenbn.experiments.chickering_heckerman1996.table1`, so its
     claim checks apply)."""
     selection = selection_errors(paper, ["experiment", "replicate"])

@@ -95,10 +95,33 @@ COVARIATE_KINDS = {"normal": {"mean": False, "sd": False},
 #: The scores of a latent class regression (:func:`hiddenbn.regression.one_step.one_step_scores`,
 #: with ``d`` counting the logit coefficients): what a study with covariates selects by.
 COVARIATE_SCORES = ("loglik", "bic_log_evidence", "icl_log_evidence", "laplace")
+#: Why each other score of :data:`~hiddenbn.learning.selection.SELECTION_SCORE_NAMES` does not
+#: apply to a latent class regression (summary.md of a study with covariates says so).
+COVARIATE_MISSING = {
+    "sbic_log_evidence": "it weighs each model against its submodels by their learning "
+                         "coefficients, known for latent class models without covariates only",
+    "bic_plus_log_evidence": "it needs the effective dimension, which has no computation for "
+                             "the logit part",
+    "cs_plus": "it needs the effective dimension, which has no computation for the logit part",
+    "mled": "it is the complete-data marginal likelihood under Dirichlet priors (paper 003 "
+            "Eq. 5), which has no closed form once the class is a logit of the covariates",
+    "cs": "it is built on MLED's complete-data marginal likelihood, which has no closed form "
+          "once the class is a logit of the covariates",
+    "draper": "it is not implemented for a latent class regression (it would add d/2 log 2π "
+              "to BIC)",
+    "wbic_log_evidence": "its sampler draws the parameters of a latent class model without "
+                         "covariates",
+}
 #: The standard deviation of the normal distribution a generator with covariates draws its
 #: true logit coefficients from (intercepts and slopes, classes 2..K against class 1), when it
 #: gives none: odds ratios of e^-1..e per standard deviation of a normal covariate are common.
 DEFAULT_COEFFICIENT_SD = 1.0
+#: Cases of the untimed replicate a job runs first (:func:`run_job`): it compiles or loads
+#: numba's kernels, which otherwise add seconds to the first timed fit.
+WARM_UP_CASES = 100
+#: Replicates below which summary.md gives a mean without its standard error (the ``n`` column
+#: beside it says how many there are): two values give no estimate of the spread.
+MIN_SE_REPLICATES = 3
 #: Characters of a generator's spec in a figure's panel title.
 TITLE_WIDTH = 40
 #: The figure panels: column of the selections and axis label, by metric.
@@ -645,7 +668,15 @@ def _fit_regression(study: dict, label: str, candidate: Network, data, names, da
 def run_job(study: dict, generator: str, cases: int, seeds) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every replicate of one (generator, N): ``seeds`` holds ``(parameter_seed, data_seed)``
     per replicate. Returns the tables of candidates and of selections, both keyed by
-    generator, cases and replicate."""
+    generator, cases and replicate.
+
+    A replicate on :data:`WARM_UP_CASES` cases (or ``cases``, if fewer) with one EM restart
+    runs first, untimed and discarded: the first fit of a process compiles or loads numba's
+    kernels, seconds that belong to no method (8 s of a 1-class fit that took 0.1 s later)."""
+    warm_up = {**study, "em": {**study["em"], "restarts": 1}}
+    print(f"warm-up (untimed, discarded): {min(cases, WARM_UP_CASES)} cases", file=sys.stderr,
+          flush=True)
+    run_replicate(warm_up, generator, min(cases, WARM_UP_CASES), *seeds[0])
     fits, selections = [], []
     for replicate, (parameter_seed, data_seed) in enumerate(seeds, start=1):
         print(f"replicate {replicate}: parameter seed {parameter_seed}, data seed {data_seed}",
@@ -740,8 +771,66 @@ def _family_text(family: dict) -> str:
     return "the models " + ", ".join(family["models"])
 
 
-def _mean_se(mean: float, se: float, digits: str = ".3g") -> str:
-    return "" if pd.isna(mean) else f"{mean:{digits}} ± {se:{digits}}"
+def _mean_se(mean: float, se: float, n: int, digits: str = ".3g") -> str:
+    """``mean ± se``, the mean alone from fewer than :data:`MIN_SE_REPLICATES` values."""
+    if pd.isna(mean):
+        return ""
+    return f"{mean:{digits}}" + (f" ± {se:{digits}}" if n >= MIN_SE_REPLICATES else "")
+
+
+def most_often(frequency: pd.DataFrame) -> str:
+    """The model selected most often in ``frequency`` (the rows of one generator, N and score
+    of :func:`frequency_table`) and its share; every model tied for the top share, so that a
+    tie is not broken by the order of the rows."""
+    top = frequency[frequency["count"] == frequency["count"].max()]
+    return (" / ".join(top.model) + f" ({top.share.iloc[0]:.0%}"
+            + (" each)" if len(top) > 1 else ")"))
+
+
+def unscored_candidates(fits: pd.DataFrame, scores) -> pd.DataFrame:
+    """Per score, generator, N and candidate without a value of the score on some data sets:
+    on how many (``missing``, of ``data_sets``). The score chose without that candidate there
+    (a missing score is never selected)."""
+    columns = ["score", "generator", "cases", "model", "missing", "data_sets"]
+    data_sets = fits.groupby(["generator", "cases"]).replicate.nunique()
+    rows = []
+    for score in scores:
+        if score == "loglik" or score not in fits:
+            continue
+        missing = fits[fits[score].isna()].sort_values(["generator", "cases", "ds", "model"])
+        for (generator, cases, model), group in missing.groupby(
+                ["generator", "cases", "model"], sort=False):
+            rows.append([score, generator, cases, model, group.replicate.nunique(),
+                         data_sets[(generator, cases)]])
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _unscored_text(unscored: pd.DataFrame) -> list[str]:
+    """The lines of summary.md's notes that name, per score, the candidates it chose without."""
+    lines = []
+    for score, group in unscored.groupby("score", sort=False):
+        places = [f"{g}, N = {n}: " + ", ".join(
+            f"{r.model} ({r.missing} of {r.data_sets} data sets)" for r in part.itertuples())
+            for (g, n), part in group.groupby(["generator", "cases"], sort=False)]
+        lines.append(f"- {_display(score)} ({score}) has no value for these candidates, so it "
+                     "chose among the others on those data sets: " + "; ".join(places) + ".")
+    return lines
+
+
+def _covariate_text(study: dict) -> list[str]:
+    """The paragraph of summary.md on what a study with covariates cannot show: the scores
+    that do not apply to a latent class regression, and the KL."""
+    if not any("covariates" in entry for entry in study["generators"].values()):
+        return []
+    missing = [s for s in SELECTION_SCORE_NAMES if s not in COVARIATE_SCORES]
+    return ["With covariates every candidate is a latent class regression, fitted in one step, "
+            f"and only {', '.join(COVARIATE_SCORES)} are defined for it (`d` counting the logit "
+            "coefficients). The others do not apply: " + "; ".join(
+                f"{score}: {COVARIATE_MISSING[score]}" for score in missing) + ". There is no "
+            "KL metric either: with covariates the items' distribution differs from case to "
+            "case, so there is no one true distribution to compare the selected model with; "
+            "the study reports which number of classes each score selects and how often it is "
+            "the true one, not how far the selected model is from the truth.", ""]
 
 
 def level_with_best(means: pd.Series, errors: pd.Series | None, lowest: bool) -> list:
@@ -813,18 +902,21 @@ def _generator_section(name: str, study: dict, summary: pd.DataFrame,
               "closest to it.")]
     rows = []
     for r in summary[summary.generator == name].itertuples(index=False):
-        row = {"N": r.cases, "score": r.score}
+        row = {"N": r.cases, "score": r.score, "n": r.replicates}
         if "selected" in metrics:
-            top = frequency[(frequency.generator == name) & (frequency.cases == r.cases)
-                            & (frequency.score == r.score)].iloc[0]
-            row["selected most often (share)"] = f"{top.model} ({top.share:.0%})"
-            row["selected hidden states"] = _mean_se(r.hidden_states_mean, r.hidden_states_se)
+            row["selected most often (share)"] = most_often(frequency[
+                (frequency.generator == name) & (frequency.cases == r.cases)
+                & (frequency.score == r.score)])
+            row["selected hidden states"] = _mean_se(r.hidden_states_mean, r.hidden_states_se,
+                                                     r.replicates)
             if truth is not None:
                 row["true model selected"] = f"{r.recovered:.0%}"
         if "kl" in metrics:
-            row["KL(true ‖ selected), bits"] = _mean_se(r.kl_bits_mean, r.kl_bits_se)
+            row["KL(true ‖ selected), bits"] = _mean_se(r.kl_bits_mean, r.kl_bits_se,
+                                                        r.replicates)
         rows.append(row)
-    lines += ["", pipe_table(pd.DataFrame(rows), general_cell), ""]
+    lines += ["", f"n: data sets; means ± standard error over them (the mean alone where n < "
+              f"{MIN_SE_REPLICATES}).", "", pipe_table(pd.DataFrame(rows), general_cell), ""]
     close = (wbic_close[(wbic_close.generator == name) & (wbic_close.close > 0)]
              if wbic_close is not None else pd.DataFrame())
     if not close.empty:
@@ -848,10 +940,7 @@ def coinciding_scores(selections: pd.DataFrame, generator: str) -> list[list[str
     subset = selections[selections.generator == generator]
     choices = subset.pivot_table(index=["cases", "replicate"], columns="score", values="model",
                                  aggfunc="first")
-    groups = {}
-    for score in choices.columns:
-        groups.setdefault(tuple(choices[score]), []).append(score)
-    return [group for group in groups.values() if len(group) > 1]
+    return plots.coinciding_lines({score: choices[score] for score in choices.columns})
 
 
 def _display(score: str) -> str:
@@ -907,7 +996,10 @@ def _figure_section(study: dict, summary: pd.DataFrame, selections: pd.DataFrame
     lines = ["## Figure: `figures/selection.png`", "",
              f"One row of panels per generator: the {' and '.join(l for _, l in panels)} of the "
              "model each score selected, against N (log scale), mean ± one standard error over "
-             "the replicates, one colour and marker per score (the same across the project); "
+             "the replicates" + (
+                 f" (with {study['replicates']} per point, a bar is no estimate of the spread)"
+                 if study["replicates"] < MIN_SE_REPLICATES else "") +
+             ", one colour and marker per score (the same across the project); "
              "the legend names the scores " + ", ".join(
                  f"{_display(s)} ({s})" for s in study["scores"]) + "."]
     for generator in study["generators"]:
@@ -915,16 +1007,18 @@ def _figure_section(study: dict, summary: pd.DataFrame, selections: pd.DataFrame
         trends = figure_trends(summary, generator, panels)
         lines.append(f"* {generator}: {trends[0].upper() + trends[1:]}. " + (
             "; ".join(", ".join(_display(s) for s in group) + " selected the same model on "
-                      "every data set, so their lines coincide and only their markers tell "
-                      "them apart" for group in groups)
+                      "every data set, so their lines coincide (an entry of the legend says so) "
+                      "and only their markers tell them apart" for group in groups)
             if groups else "Every score's line is its own") + ".")
     return lines + [""]
 
 
 def summary_markdown(name: str, study: dict, summary: pd.DataFrame, frequency, times,
                      notes: pd.Series, selections: pd.DataFrame | None = None,
-                     wbic_close: pd.DataFrame | None = None) -> str:
-    """summary.md: the design of the study and, per generator, what each score selected."""
+                     wbic_close: pd.DataFrame | None = None,
+                     unscored: pd.DataFrame | None = None) -> str:
+    """summary.md: the design of the study and, per generator, what each score selected;
+    ``unscored`` (:func:`unscored_candidates`) names the candidates a score chose without."""
     em = study["em"]
     lines = [f"# Study {name}", ""]
     if study["description"]:
@@ -947,6 +1041,7 @@ def summary_markdown(name: str, study: dict, summary: pd.DataFrame, frequency, t
         (", selection frequencies: `tables/frequency.csv`" if frequency is not None else "") +
         (", run times: `tables/time.csv`" if times is not None else "") +
         (". Figure: `figures/selection.png`." if _panels(study) else "."), ""]
+    lines += _covariate_text(study)
     for generator in study["generators"]:
         lines += _generator_section(generator, study, summary,
                                     frequency if frequency is not None else pd.DataFrame(),
@@ -954,16 +1049,21 @@ def summary_markdown(name: str, study: dict, summary: pd.DataFrame, frequency, t
     if _panels(study) and selections is not None:
         lines += _figure_section(study, summary, selections)
     if times is not None:
-        shown = times.assign(fit_seconds=[_mean_se(m, s) for m, s in
-                                          zip(times.mean_fit_seconds, times.se_fit_seconds)])
+        shown = times.assign(fit_seconds=[
+            _mean_se(m, s, n) for m, s, n in zip(times.mean_fit_seconds, times.se_fit_seconds,
+                                                 times.replicates)], n=times.replicates)
         lines += ["## Time", "",
                   "Seconds of EM and scoring per replicate (every candidate fitted; effective "
-                  "dimensions excluded), mean ± standard error:", "",
-                  pipe_table(shown[["generator", "cases", "fit_seconds", "models_fitted"]],
+                  f"dimensions excluded), mean ± standard error over the n replicates (the mean "
+                  f"alone where n < {MIN_SE_REPLICATES}). Each job first fits an untimed "
+                  f"replicate of {WARM_UP_CASES} cases, so that no time counts the compiling or "
+                  "loading of numba's kernels.", "",
+                  pipe_table(shown[["generator", "cases", "n", "fit_seconds", "models_fitted"]],
                              general_cell), ""]
-    if len(notes):
+    unscored_lines = _unscored_text(unscored) if unscored is not None else []
+    if len(notes) or unscored_lines:
         lines += ["## Notes", "", *[f"- {note} ({count} fits)" for note, count in notes.items()],
-                  ""]
+                  *unscored_lines, ""]
     return "\n".join(lines)
 
 
@@ -993,5 +1093,6 @@ def write_summary(name: str, study: dict, fits: pd.DataFrame, selections: pd.Dat
     notes = fits.note.fillna("")
     notes = notes[notes != ""].str.split("; ").explode().value_counts()
     text = summary_markdown(name, study, summary, frequency, times, notes, selections,
-                            wbic_close_calls(fits, selections))
+                            wbic_close_calls(fits, selections),
+                            unscored_candidates(fits, study["scores"]))
     atomic_write_text(outdir / "summary.md", text)

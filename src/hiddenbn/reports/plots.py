@@ -13,6 +13,7 @@ top-down by depth, arcs as arrows.
 from __future__ import annotations
 
 import contextlib
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -20,6 +21,7 @@ import matplotlib
 matplotlib.use("Agg")  # the pipeline and tests run headless; set before pyplot is imported
 
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.lines  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
@@ -34,18 +36,21 @@ from hiddenbn.models.network import Network  # noqa: E402
 #: across every figure of the project.
 PALETTE = ("#56b4e9", "#f26419", "#9a8c1f", "#2e4057", "#e78ac3", "#b3d463")
 #: One look per score, the same in every figure of the project: colour, marker, line style and
-#: legend label. Markers and line styles keep curves apart where they coincide (CS and MLED
-#: often do).
+#: legend label (one name per score: BIC is also the MDL score, paper 003's "BIC/MDL", and its
+#: texts say so). Markers and line styles keep curves apart where they coincide (CS and MLED
+#: often do); two colours of like hue (within 15 degrees) differ in lightness by 20 (CIE L*),
+#: so that lines a pixel wide are told apart (WBIC is near-black olive and ICL lime, apart from
+#: BIC's purple and BIC+'s teal, beside which they are drawn).
 SCORE_STYLES = {
     "laplace": ("#1b6ca8", "o", "-", "Laplace"),
     "cs": ("#d1495b", "s", "--", "CS"),
     "mled": ("#3b8b5a", "^", ":", "MLED"),
     "draper": ("#edae49", "D", "-", "Draper"),
-    "bic_log_evidence": ("#6a4c93", "v", "-", "BIC/MDL"),
+    "bic_log_evidence": ("#6a4c93", "v", "-", "BIC"),
     "bic_plus_log_evidence": ("#00798c", "P", "--", "BIC+"),
     "sbic_log_evidence": ("#7b2d26", "<", "--", "sBIC"),
-    "icl_log_evidence": ("#20a39e", ">", ":", "ICL"),
-    "wbic_log_evidence": ("#3a0ca3", "h", "-.", "WBIC"),
+    "icl_log_evidence": ("#77aa00", ">", ":", "ICL"),
+    "wbic_log_evidence": ("#4d4d00", "h", "-.", "WBIC"),
     "cs_plus": ("#8d6a50", "X", "-.", "CS+"),
     "cs_de": ("#c05299", "x", "-.", "CS (d = de)"),
     "gold": ("#222222", "*", "-", "gold standard"),
@@ -118,6 +123,25 @@ def mean_and_error(frame: pd.DataFrame, by, value: str) -> pd.DataFrame:
                          "n": grouped.size()}).reset_index()
 
 
+def coinciding_lines(curves: dict) -> list[list]:
+    """Groups of two or more keys of ``curves`` (a score -> its points, any hashable sequence)
+    whose points are equal, in the order of ``curves``: their lines lie on top of each other,
+    and only the top one shows."""
+    groups = {}
+    for score, points in curves.items():
+        groups.setdefault(tuple(points), []).append(score)
+    return [group for group in groups.values() if len(group) > 1]
+
+
+#: Characters per line of a legend entry that names lines which coincide.
+LEGEND_NOTE_WIDTH = 24
+
+
+def _panel_letter(index: int) -> str:
+    """The letter of panel ``index`` (row by row) of :func:`selection_figure`."""
+    return chr(ord("a") + index)
+
+
 def selection_figure(selections: pd.DataFrame, generators, scores, path, title: str,
                      panel_titles: dict, panels, style_names: dict | None = None) -> None:
     """What each score selects against the sample size N (paper 002 Figures 4-5), saved as
@@ -129,7 +153,8 @@ def selection_figure(selections: pd.DataFrame, generators, scores, path, title: 
         One row per (data set, score) with columns ``generator``, ``cases`` (N), ``score`` and
         the panels' columns.
     generators : list
-        One row of panels each, titled ``"generator " + panel_titles[generator]``.
+        One row of panels each; a panel is titled by its letter and axis label, "(a) ...",
+        over ``"generator " + panel_titles[generator]``.
     scores : list
         One line per score, drawn in the look of :data:`SCORE_STYLES` and labelled by its
         display name there; ``style_names`` maps names that are not its keys, e.g. paper 002's
@@ -137,25 +162,38 @@ def selection_figure(selections: pd.DataFrame, generators, scores, path, title: 
     panels : sequence of (column, axis label)
         One panel per column: its mean against N with error bars of one standard error
         (:func:`mean_and_error`); N, and KL (:data:`KL_PANEL`), on log scales.
+
+    Notes
+    -----
+    The legend, beside the panels, ends with an entry per group of scores whose means are equal
+    at every N in every panel of a row (:func:`coinciding_lines`; prefixed by the row's panel
+    letters when there are several rows), since only the top line of such a group can be
+    seen.
     """
     style_names = style_names or {}
+
+    def label_of(score):
+        return score if score in style_names else score_style(score)["label"]
+
     with style():
         # constrained layout places the suptitle right above the panels' titles, no gap
         figure, axes = plt.subplots(len(generators), len(panels),
                                     figsize=(4 * len(panels), 3 * len(generators)),
                                     squeeze=False, layout="constrained")
-        for row, generator in zip(axes, generators):
+        notes = []
+        for index, (row, generator) in enumerate(zip(axes, generators)):
             subset = selections[selections.generator == generator]
+            curves = {}  # score -> its means in every panel of the row
             for column, (value, label) in enumerate(panels):
                 summary = mean_and_error(subset, ["score", "cases"], value)
                 # scores that select alike draw one line: their markers tell them apart
                 for score in scores:
                     line = summary[summary.score == score]
                     look = score_style(style_names.get(score, score))
-                    if score in style_names:
-                        look["label"] = score
+                    look["label"] = label_of(score)
                     row[column].errorbar(line.cases, line["mean"], yerr=line.se,
                                          markerfacecolor="none", capsize=2, **look)
+                    curves.setdefault(score, []).extend(zip(line.cases, line["mean"]))
                 row[column].set_xscale("log")
                 sizes = sorted(subset.cases.unique())  # label the sample sizes themselves
                 row[column].set_xticks(sizes, [f"{n:,}" for n in sizes])
@@ -165,11 +203,22 @@ def selection_figure(selections: pd.DataFrame, generators, scores, path, title: 
                     label_log_axis(row[column])
                 row[column].set_xlabel("sample size N")
                 row[column].set_ylabel(label)
-                row[column].set_title("generator " + panel_titles[generator])
+                letter = _panel_letter(index * len(panels) + column)
+                # the panel's letter and metric first: a row's panels share its generator
+                row[column].set_title(f"({letter}) {label.split(' [')[0]}\n"
+                                      f"generator {panel_titles[generator]}")
+            groups = coinciding_lines(curves)
+            prefix = ("(" + ", ".join(_panel_letter(index * len(panels) + column)
+                                      for column in range(len(panels))) + "): "
+                      if len(generators) > 1 else "")
+            notes += [textwrap.fill(prefix + ", ".join(map(label_of, group)) + " coincide",
+                                    LEGEND_NOTE_WIDTH) for group in groups]
         # one legend, every row drawing the same scores, beside the panels: inside one it
-        # covers the points of a score far from the others
+        # covers the points of a score far from the others; centred on the right, so that it
+        # stays clear of the suptitle however wide that is
         handles, labels = axes[0][0].get_legend_handles_labels()
-        figure.legend(handles, labels, loc="outside right upper")
+        blank = matplotlib.lines.Line2D([], [], linestyle="none")
+        figure.legend(handles + [blank] * len(notes), labels + notes, loc="outside right center")
         figure.suptitle(title)
         save_figure(figure, path)
 
