@@ -637,6 +637,45 @@ def test_plus_scores_agree_unless_a_difference_survives_holm_over_the_sample_siz
     assert kz._plus_scores_agree(strong, "k8")[1] == "not supported"
 
 
+def similar_generators(cs_plus_shift, generators=("k5", "k6", "k7", "k8"),
+                       sizes=(1000, 3000, 9000, 27000, 81000), sets=10):
+    """Selections shaped like the run's on the generators Sec. 5 calls similar: the plus scores
+    a gap below the plain scores' KL, and CS+ ``cs_plus_shift[p - 1]`` times that gap below
+    BIC+ on parametrisation ``p``."""
+    rng = np.random.default_rng(2)
+    rows = []
+    for generator in generators:
+        for p in range(1, sets + 1):
+            for n in sizes:
+                gap = 1.0 / n * np.exp(rng.normal(0, 0.3))
+                kl = {"BIC": 6 * gap, "CS": 6 * gap, "BIC+": 5 * gap,
+                      "CS+": gap * (5 - cs_plus_shift[p - 1])}
+                rows += [{"generator": generator, "parametrisation": p, "cases": n,
+                          "score": score, "states": 4, "kl_bits": v} for score, v in kl.items()]
+    return pd.DataFrame(rows)
+
+
+def test_plus_scores_agree_pools_the_similar_generators_and_weighs_the_interval():
+    similar = ["k5", "k6", "k7", "k8"]
+    # CS+ within a hundredth of the gap of BIC+: shown at every N
+    close = similar_generators(np.linspace(-0.01, 0.01, 10))
+    claim = kz.plus_scores_agree(close, similar)
+    assert claim[1] == "supported" and "pooled over the 4 generators (40 parametrisations" \
+        in claim[2]
+    assert "[95% interval of KL(BIC+) - KL(CS+), bits]" in claim[2]
+    # CS+ better by a tenth of the gap: no generator's ten parametrisations reject after Holm,
+    # the forty pooled do at every N
+    shift = np.array([1, -0.2, 0.8, 0.5, 0.1, 0.9, -0.3, 0.6, 0.4, 0.2]) * 0.1
+    better = kz.plus_scores_agree(similar_generators(shift), similar)
+    assert "(holds on 4 of 4 generators)" in better[2]
+    assert better[1] == "not supported"
+    assert "pooled, CS+ fits significantly better at N = 1000, 3000, 9000, 27000, 81000" \
+        in better[2]
+    # differences either way as large as the gap: no test rejects, yet nothing is shown
+    wide = kz.plus_scores_agree(similar_generators(np.tile([4.0, -4.0], 5)), similar)
+    assert wide[1] == "not checked" and "low power, not evidence of none" in wide[2]
+
+
 def lc_ties(counts: dict, generator="k4", cases=9000, spread=0.01):
     """LC results and BIC+ selections where BIC+ picks each tied model ``counts[k]`` times."""
     models, selections = [], []
