@@ -606,6 +606,46 @@ def test_state_order_judges_its_two_halves_by_paired_signed_rank_tests():
     assert kz.state_order_claim(low, "k8")[1] == "not supported"
 
 
+def test_state_tests_pair_parametrisations_not_the_data_sets_they_share():
+    sizes = (1000, 3000, 9000, 27000, 81000)
+    picks = {"BIC": _pick(3, 2.0), "CS": _pick(3, 2.0), "BIC+": _pick(6, 1.0),
+             "CS+": _pick(5, 1.0)}
+    # the run's shape: ten parametrisations at five N, every one in the paper's order
+    paper = synthetic_selections(picks, sizes=sizes, sets=10)
+    claim = kz.state_order_claim(paper, "k8")
+    assert claim[1] == "supported" and "over the n = 10 parametrisations, each its mean " \
+        "over the 5 N: (a) BIC+ vs CS+ p = 0.002" in claim[2]
+    four = paper.assign(generator="k4")
+    assert kz.more_states_claim(four, "k4")[1] == "supported"
+    assert "paired over the n = 10 parametrisations (each its mean over the 5 N)" \
+        in kz.more_states_claim(four, "k4")[2]
+    # the counterfactual: BIC+ above CS+ and the others on two parametrisations only, at every
+    # N. Ten data sets, but two independent pairs: not significant (signed-rank p = 0.5)
+    two = paper.assign(states=np.where(paper.score.isin(["BIC+", "CS+", "BIC", "CS"]), 4,
+                                       paper.states))
+    two.loc[(two.score == "BIC+") & (two.parametrisation <= 2), "states"] = 6
+    claim = kz.state_order_claim(two, "k8")
+    assert claim[1] == "not supported" and "BIC+ vs CS+ p = 0.5" in claim[2]
+    assert kz.more_states_claim(two.assign(generator="k4"), "k4")[1] == "not supported"
+    # CS and BIC part on two parametrisations, at every N, CS always better: ten data sets,
+    # two pairs, no significant difference; on six parametrisations, at two N each, it is
+    same = paper.copy()
+    same.loc[same.score == "CS", "kl_bits"] = same.loc[same.score == "BIC", "kl_bits"].values
+
+    def parted(count, at=sizes):
+        frame = same.copy()
+        cs = frame.index[(frame.score == "CS") & (frame.parametrisation <= count)
+                         & frame.cases.isin(at)]
+        frame.loc[cs, "states"] = 4
+        frame.loc[cs, "kl_bits"] *= 0.5
+        return kz.same_behaviour_claim(frame, "k8")
+
+    claim = parted(2)
+    assert claim[1] == "supported" and "over the n = 2 parametrisations where they differ" \
+        in claim[2] and "CS fits better on 10 of 10" in claim[2]
+    assert parted(6, sizes[:2])[1] == "partly supported"
+
+
 def test_holm_adjustment_is_the_step_down_procedure():
     p_values = [0.047, 0.32, 0.18, 0.011, 0.34]
     adjusted = kz.holm_adjusted(p_values)
@@ -1020,13 +1060,15 @@ def test_same_behaviour_is_a_pooled_paired_test_where_cs_and_bic_select_differen
     same = synthetic_selections(picks, sets=10)
     same.loc[same.score == "CS", "kl_bits"] = same.loc[same.score == "BIC", "kl_bits"].values
     assert kz.same_behaviour_claim(same, "k8")[1] == "supported"
-    # CS picks 4 states on 8 of the 20 data sets and fits better on every one of them
+    # CS picks 4 states on 6 of the 20 data sets, one per parametrisation, and fits better on
+    # every one of them
     parted = same.copy()
-    cs = parted.index[(parted.score == "CS") & (parted.parametrisation <= 4)]
+    cs = parted.index[(parted.score == "CS") & (parted.parametrisation <= 6)
+                      & (parted.cases == 1000)]
     parted.loc[cs, "states"] = 4
     parted.loc[cs, "kl_bits"] *= 0.5
     claim = kz.same_behaviour_claim(parted, "k8")
-    assert claim[1] == "partly supported" and "CS fits better on 8 of 8" in claim[2]
+    assert claim[1] == "partly supported" and "CS fits better on 6 of 6" in claim[2]
     # random differences in both directions: no significant difference
     mixed = parted.copy()
     mixed.loc[cs[::2], "kl_bits"] *= 4.0

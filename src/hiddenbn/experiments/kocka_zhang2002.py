@@ -779,7 +779,8 @@ def across_generators(claims: list) -> tuple:
     the same check, the main generator last): on the generators where it is checked (verdict
     other than *not checked*), supported when it holds on every one, not supported when on
     none, partly otherwise; *not checked* when it is checked on none. The evidence of each,
-    the explanation of the main one."""
+    the explanation of the main one, or, where it gives none, of the last that does (each
+    explanation names its generator)."""
     verdicts = [verdict for _, verdict, *_ in claims]
     judged = [v for v in verdicts if v != "not checked"]
     verdict = ("not checked" if not judged else "supported"
@@ -790,7 +791,8 @@ def across_generators(claims: list) -> tuple:
             + (f" (holds on {verdicts.count('supported')} of {len(claims)} generators"
                + (f"; partly on {partly}" if partly else "")
                + (f"; not checked on {unjudged}" if unjudged else "") + ")"
-               if len(claims) > 1 else ""), *claims[-1][3:])
+               if len(claims) > 1 else ""),
+            *next((claim[3:] for claim in reversed(claims) if any(claim[3:4])), claims[-1][3:]))
 
 
 def plus_fit_claim(subset: pd.DataFrame, generator: str,
@@ -852,10 +854,12 @@ def _largest_model_note(per_set: pd.DataFrame, models: pd.DataFrame, cases: int)
 
 def same_behaviour_claim(subset: pd.DataFrame, generator: str,
                          models: pd.DataFrame | None = None, explain: bool = True) -> tuple:
-    """Sec. 5 (Figure 4): "The CS and BIC exhibit the same behaviour", pooled over every data
-    set of the generator (all N; a test per N of ten data sets has little power): where the two
-    select different ``|X|``, a Wilcoxon signed-rank test of KL(CS) against KL(BIC) (paired, the
-    paper's 95%). Supported when it finds no difference; partly when one fits significantly
+    """Sec. 5 (Figure 4): "The CS and BIC exhibit the same behaviour", over every data set of
+    the generator (all N; a test per N of ten data sets has little power): where the two select
+    different ``|X|``, a Wilcoxon signed-rank test of KL(CS) against KL(BIC), paired over the
+    parametrisations (the data sets of one share its distribution, so the parametrisation is
+    the independent unit: each gives its mean over the N where the two differ; the paper's
+    95%). Supported when it finds no difference; partly when one fits significantly
     better where they differ but they select the same ``|X|`` on at least
     :data:`SAME_RESULTS_PARTLY` of the data sets; not supported otherwise. ``models``: the
     generator's test model fits (``lc_models`` rows, CS under the alpha of ``subset``), for
@@ -867,7 +871,9 @@ def same_behaviour_claim(subset: pd.DataFrame, generator: str,
     differ = states["CS"] != states["BIC"]
     same = 1.0 - differ.mean()
     gap = (kl["CS"] - kl["BIC"])[differ]
-    p_value = _signed_rank_p(kl["CS"][differ], kl["BIC"][differ])
+    # one pair per parametrisation: its mean KLs over the data sets where the two differ
+    pairs = kl[differ].groupby(level="parametrisation")[["CS", "BIC"]].mean()
+    p_value = _signed_rank_p(pairs["CS"], pairs["BIC"])
     verdict = ("supported" if p_value >= SIGNIFICANCE else "partly supported"
                if same >= SAME_RESULTS_PARTLY else "not supported")
     return ("LC: CS and BIC exhibit the same behaviour (fit and selected |X|)", verdict,
@@ -876,7 +882,8 @@ def same_behaviour_claim(subset: pd.DataFrame, generator: str,
             f"{int((gap < 0).sum())} of {int(differ.sum())} (mean |X| CS "
             f"{states['CS'][differ].mean() if differ.any() else float('nan'):.2f}, BIC "
             f"{states['BIC'][differ].mean() if differ.any() else float('nan'):.2f}; Wilcoxon "
-            f"signed-rank on the KLs p = {p_value:.2g})",
+            f"signed-rank on the KLs over the n = {len(pairs)} parametrisations where they "
+            f"differ, each its mean over those data sets, p = {p_value:.2g})",
             *([cs_more_states_explanation(models, generator, states.loc[differ, ["BIC", "CS"]])]
               if explain and models is not None and verdict != "supported" else []))
 
@@ -914,8 +921,8 @@ def _signed_rank_p(a, b) -> float:
 
 
 def _more_states_text(chosen: pd.DataFrame, more: str, fewer: str) -> tuple[bool, str]:
-    """Whether ``more`` selects significantly more states than ``fewer`` over the data sets
-    (:func:`_signed_rank_p`, the paper's 5%), and the text: which selects more, or no
+    """Whether ``more`` selects significantly more states than ``fewer`` over the rows of
+    ``chosen`` (:func:`_signed_rank_p`, the paper's 5%), and the text: which selects more, or no
     significant difference."""
     p_value = _signed_rank_p(chosen[more], chosen[fewer])
     higher = chosen[more].mean() > chosen[fewer].mean()
@@ -928,12 +935,12 @@ def _more_states_text(chosen: pd.DataFrame, more: str, fewer: str) -> tuple[bool
 def state_order_claim(subset: pd.DataFrame, generator: str, explain: bool = True) -> tuple:
     """Sec. 5 (Figure 4): "The BIC+ selects higher cardinalities of X than CS+ and CS+ selects
     higher cardinalities than BIC and CS": two claims, each judged by a Wilcoxon signed-rank
-    test of the selected states paired over the data sets (all N, the paper's 5%,
-    :func:`_more_states_text`): (a) BIC+ more than CS+, (b) CS+ more than BIC and more than CS
-    (both tests). Supported when both hold, partly when one does, not supported when
-    neither."""
-    chosen = subset.pivot_table(index=["parametrisation", "cases"], columns="score",
-                                values="states")
+    test of the selected states paired over the parametrisations, each its mean over the N
+    (the data sets of one parametrisation share its distribution, so it is the independent
+    unit; the paper's 5%, :func:`_more_states_text`): (a) BIC+ more than CS+, (b) CS+ more
+    than BIC and more than CS (both tests). Supported when both hold, partly when one does, not
+    supported when neither."""
+    chosen = subset.pivot_table(index="parametrisation", columns="score", values="states")
     states = chosen.mean()
     first = _more_states_text(chosen, "BIC+", "CS+")
     second = [_more_states_text(chosen, "CS+", s) for s in ("BIC", "CS")]
@@ -943,7 +950,8 @@ def state_order_claim(subset: pd.DataFrame, generator: str, explain: bool = True
             else "not supported",
             f"{_generator_title(generator)}, mean selected number of hidden states over all "
             "N: " + ", ".join(f"{s} {v:.2f}" for s, v in states.items())
-            + f"; Wilcoxon signed-rank over the {len(chosen)} data sets: (a) {first[1]}: "
+            + f"; Wilcoxon signed-rank over the n = {len(chosen)} parametrisations, each its "
+            f"mean over the {subset.cases.nunique()} N: (a) {first[1]}: "
             + ("holds" if held[0] else "does not hold") + "; (b) "
             + ", ".join(text for _, text in second) + ": "
             + ("holds" if held[1] else "does not hold"),
@@ -953,10 +961,11 @@ def state_order_claim(subset: pd.DataFrame, generator: str, explain: bool = True
 def more_states_claim(selections: pd.DataFrame, generator: str, explain: bool = True) -> tuple:
     """Sec. 5: for data from 4:2,2,2,2 "the BIC+ gives significantly higher cardinalities of
     the hidden variable than the other scores": against each other score, a paired t-test of
-    the selected states over every data set (all N), BIC+'s mean higher and p below the paper's
-    5%; partly when that holds against some of them."""
-    chosen = selections[selections.generator == generator].pivot_table(
-        index=["parametrisation", "cases"], columns="score", values="states")
+    the selected states over the parametrisations, each its mean over the N (the data sets of
+    one share its distribution, so it is the independent unit), BIC+'s mean higher and p below
+    the paper's 5%; partly when that holds against some of them."""
+    subset = selections[selections.generator == generator]
+    chosen = subset.pivot_table(index="parametrisation", columns="score", values="states")
     tests = {s: (chosen["BIC+"].mean() - chosen[s].mean(), _paired_p(chosen["BIC+"], chosen[s]))
              for s in SCORE_KEYS if s != "BIC+"}
     higher = [s for s, (d, p) in tests.items() if d > 0 and p < SIGNIFICANCE]
@@ -966,7 +975,8 @@ def more_states_claim(selections: pd.DataFrame, generator: str, explain: bool = 
             "supported" if len(higher) == len(tests) else "partly supported" if higher
             else "not supported",
             "mean selected states " + ", ".join(f"{s} {means[s]:.2f}" for s in SCORE_KEYS)
-            + "; BIC+ minus each, paired over the data sets: " + ", ".join(
+            + f"; BIC+ minus each, paired over the n = {len(chosen)} parametrisations (each "
+            f"its mean over the {subset.cases.nunique()} N): " + ", ".join(
                 f"{s} {d:+.2f} (p = {p:.2g})" for s, (d, p) in tests.items()),
             *(_cs_plus_most_explanation(means) if explain else ()))
 
