@@ -295,18 +295,27 @@ def test_deterministic_claim_compares_where_the_plus_scores_start_to_win():
     assert verdict == "not checked" and "cannot be judged on this grid" in evidence
     never = _figure5_selections({"k8": 3000, "k8det": None})
     assert kz.deterministic_claim(never, "k8", "k8det")[1] == "not supported"
-    # BIC+ barely below the plain scores, noisily: the pooled test wins, BIC+ vs BIC does not
+    # BIC+ barely below the plain scores, noisily: the pooled test wins, BIC+ vs BIC does not;
+    # the pooled reading decides, the other is sensitivity
     pooled_only = _figure5_selections({"k8": 3000, "k8det": 1000},
                                       bic_plus=("k8det", 1000, 1.45))
     verdict, evidence = kz.deterministic_claim(pooled_only, "k8", "k8det")[1:]
-    assert verdict == "partly supported" and "every pair 3000 vs 3000" in evidence
-    # an extra size of the deterministic generator alone (2000, between the grid's) does not
-    # count as its earlier win: k8 was never sampled there, and on the shared grid both first
-    # win at 3000
-    extra = _figure5_selections({"k8": 3000, "k8det": 2000}, sizes=(1000, 2000, 3000))
-    extra = extra[(extra.generator == "k8det") | (extra.cases != 2000)]
+    assert verdict == "supported" and "every pair 3000 vs 3000 (not shown earlier)" in evidence
+    assert "sensitivity, the other readings: means" in evidence
+    # the run's shape: the deterministic generator first wins at an extra size (6000), below a
+    # size of the main grid (9000) where the main generator does not win yet
+    sizes = (1000, 3000, 6000, 9000, 27000)
+    extra = _figure5_selections({"k8": 27000, "k8det": 6000}, sizes=sizes)
+    extra = extra[(extra.generator == "k8det") | (extra.cases != 6000)]
     verdict, evidence = kz.deterministic_claim(extra, "k8", "k8det")[1:]
-    assert verdict == "not supported" and "pooled 3000 vs 3000" in evidence
+    assert verdict == "supported" and "pooled 27000 vs 6000 (earlier: 8:2,2,2,2 does not win " \
+        "yet at N = 9000)" in evidence
+    # the counterfactual: the extra size (6000) lies between the main generator's last size
+    # without a win (3000) and its first win (9000), where it was never sampled: not earlier
+    between = _figure5_selections({"k8": 9000, "k8det": 6000}, sizes=sizes)
+    between = between[(between.generator == "k8det") | (between.cases != 6000)]
+    verdict, evidence = kz.deterministic_claim(between, "k8", "k8det")[1:]
+    assert verdict == "not supported" and "pooled 9000 vs 6000 (not shown earlier)" in evidence
 
 
 def test_tie_generator_is_the_first_generator_whose_test_model_saturates_de():
