@@ -1108,30 +1108,49 @@ def test_alpha_gap_table_compares_what_cs_adds_with_what_bic_plus_charges():
     assert table.loc["BDeu 10", "gain"] == pytest.approx(6.0)
 
 
-def _gap_models(slope_at_main, slope_at_4):
-    """Test models on k2 data whose CS - BIC changes by the given amount per class."""
+def _gap_models(slope_at_main, slope_at_4, generator="k2"):
+    """Test models 1..5:2,2,2,2 on ``generator``'s data at N = 1000 whose CS - BIC changes by
+    the given amount per class (de saturating at 4 classes)."""
     rows = []
     for states, de in ((1, 4), (2, 9), (3, 13), (4, 15), (5, 15)):
-        rows.append({"generator": "k2", "states": states, "ds": de, "de": de, "BIC": -100.0,
-                     "BIC+": -100.0, "CS": -100.0 + slope_at_main * states,
+        rows.append({"generator": generator, "cases": 1000, "states": states, "ds": de,
+                     "de": de, "BIC": -100.0, "BIC+": -100.0,
+                     "CS": -100.0 + slope_at_main * states,
                      "CS+": -100.0 + slope_at_main * states,
                      "CS@4": -100.0 + slope_at_4 * states, "CS+@4": -100.0 + slope_at_4 * states})
     return pd.DataFrame(rows)
 
 
-def test_why_cs_plus_picks_the_most_states_is_qualified_by_the_alphas_where_it_holds():
+def test_why_cs_plus_picks_the_most_states_is_qualified_on_each_claim_s_own_generator():
     section = {"cs_alpha": 1.0, "sensitivity": {"cs_alphas": [4.0]}}
     claims = [("a claim", "supported", "evidence", kz.CS_PLUS_MOST, "choices"),
               ("another", "supported", "evidence", "another reason")]
-    growth = kz.cs_gap_growth(_gap_models(5.0, -5.0), "k2", section)
+    # on 2:2,2,2,2 data CS - BIC must also cover BIC+'s charge for the 5-class model over the
+    # generating 2, (15 - 9) / 2 log 1000 = 20.7 nats: 10 per class gains 30 over 2 classes
+    models = _gap_models(10.0, -10.0)
+    growth = kz.cs_gap_growth(models, "k2", section)
     assert growth == {1.0: True, 4.0: False}
-    qualified = kz.qualify_cs_plus_most(claims, growth, 1.0, "k2")
+    charge = kz.bic_plus_charge(models, "k2")
+    assert charge[:2] == (2, 5) and charge[2] == pytest.approx(3 * np.log(1000))
+    qualified = kz.qualify_cs_plus_most(claims, growth, 1.0, "k2", charge)
     assert qualified[0][3].startswith(kz.CS_PLUS_MOST) and qualified[0][4] == "choices"
-    assert ("holds under alpha 1, not under alpha 4; this run's CS takes alpha 1"
-            in qualified[0][3])
+    assert ("On 2:2,2,2,2 data that growth over the models of the largest de, with what CS adds "
+            "for the 5-class model over the generating 2 covering BIC+'s extra charge (20.7 "
+            "nats at the smallest N), holds under alpha 1, not under alpha 4; this run's CS "
+            "takes alpha 1" in qualified[0][3])
     assert qualified[1] == claims[1]
+    # the counterfactual: 5 per class still grows over the models of equal de, but gains
+    # 15 nats over 2 classes, short of the charge: it does not hold on 2-class data, while
+    # on 5-class data, whose test models all reach its de, there is no charge and it holds
+    assert kz.cs_gap_growth(_gap_models(5.0, -5.0), "k2", section)[1.0] is False
+    own = _gap_models(5.0, -5.0, generator="k5")
+    assert kz.cs_gap_growth(own, "k5", section) == {1.0: True, 4.0: False}
+    assert kz.bic_plus_charge(own, "k5") == (4, 5, 0.0)
+    text = kz.qualify_cs_plus_most(claims, kz.cs_gap_growth(own, "k5", section), 1.0, "k5",
+                                   kz.bic_plus_charge(own, "k5"))[0][3]
+    assert "On 5:2,2,2,2 data that growth over the models of the largest de holds" in text
     # where CS - BIC falls with the classes at the run's alpha, the qualification says so
-    falling = kz.cs_gap_growth(_gap_models(-5.0, 5.0), "k2", section)
+    falling = kz.cs_gap_growth(_gap_models(-10.0, 10.0), "k2", section)
     assert "holds under alpha 4, not under alpha 1;" in kz.qualify_cs_plus_most(
         claims, falling, 1.0, "k2")[0][3]
     assert kz.qualify_cs_plus_most(claims, {}, 1.0, "k2") == claims  # no main generator

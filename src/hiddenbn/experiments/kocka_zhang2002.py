@@ -690,7 +690,8 @@ def lc_summary(selections: pd.DataFrame) -> pd.DataFrame:
 #: comparison.md's section on CS's prior (:func:`alpha_gap_table`).
 PRIOR_SECTION = "How that depends on CS's prior (not monotonically)"
 #: Why CS+ picks the most states, where it out-picks BIC+ (:func:`_cs_plus_most_explanation`);
-#: :func:`paper_claims` qualifies it by the alphas at which it holds (:func:`cs_gap_growth`).
+#: :func:`paper_claims` qualifies it by the alphas at which it holds on the data of the claim's
+#: own generator (:func:`cs_gap_growth`, :func:`bic_plus_charge`).
 CS_PLUS_MOST = ("CS+ - BIC+ = CS - BIC (both add (ds - de)/2 log N), and CS's complete-data "
                 "term charges each class about log N_h per parameter rather than log N, so CS - "
                 "BIC grows with the number of classes: among models of equal de CS+ prefers the "
@@ -706,30 +707,52 @@ def _cs_plus_most_explanation(states: pd.Series) -> tuple:
 
 
 def cs_gap_growth(lc_models: pd.DataFrame, generator: str, section: dict) -> dict:
-    """Per alpha of :func:`cs_alphas` and BDeu label of :func:`bdeu_priors`: whether the mean
-    ``CS - BIC`` on ``generator``'s data
-    sets (:func:`cs_minus_bic`) grows with every class added over the test models of the
-    largest de, the models among which :data:`CS_PLUS_MOST` says CS+ prefers the most
-    classes. ``lc_models`` carries every alpha's columns (:func:`alpha_column`)."""
+    """Per alpha of :func:`cs_alphas` and BDeu label of :func:`bdeu_priors`: whether
+    :data:`CS_PLUS_MOST` holds on ``generator``'s data sets: the mean ``CS - BIC``
+    (:func:`cs_minus_bic`) grows with every class added over the test models of the largest
+    de, the models among which CS+ then prefers the most classes, and, where the generating
+    model has a smaller de than the largest test model, what CS adds to BIC+ for the largest
+    over the generating one (the gain, :func:`_gain_and_charge`) covers BIC+'s extra charge
+    at the smallest N, so that CS+ leaves the generating model for them. ``lc_models`` carries
+    every alpha's columns (:func:`alpha_column`)."""
+    sizes = lc_models[lc_models.generator == generator].cases.unique()
     growth = {}
     for alpha in cs_priors(section):
         gaps = cs_minus_bic(lc_at_alpha(lc_models, alpha, section), generator)
         equal = gaps[gaps.de == gaps.de.max()].sort_values("states")["CS - BIC"].to_numpy()
-        growth[alpha] = equal.size > 1 and bool((np.diff(equal) > 0).all())
+        _, gain, charge = _gain_and_charge(gaps.set_index("states"), generator, sizes)
+        growth[alpha] = bool(equal.size > 1 and (np.diff(equal) > 0).all()
+                             and gain >= charge.min())
     return growth
 
 
-def qualify_cs_plus_most(claims: list, growth: dict, alpha: float, generator: str) -> list:
+def bic_plus_charge(lc_models: pd.DataFrame, generator: str) -> tuple[int, int, float]:
+    """The generating model's number of classes on ``generator``'s data (or the fewest of the
+    largest de, :func:`_gain_and_charge`), the largest test model's, and BIC+'s extra charge
+    for the largest at the smallest N (nats; 0 where the two share their de)."""
+    gaps = cs_minus_bic(lc_models, generator).set_index("states")
+    reference, _, charge = _gain_and_charge(
+        gaps, generator, lc_models[lc_models.generator == generator].cases.unique())
+    return reference, int(gaps.index.max()), float(charge.min())
+
+
+def qualify_cs_plus_most(claims: list, growth: dict, alpha: float, generator: str,
+                         charge: tuple | None = None) -> list:
     """``claims`` (tuples of claim, verdict, evidence[, explanation, ...]) with
     :data:`CS_PLUS_MOST` qualified by the priors under which it holds on ``generator``'s data
     (``growth``: :func:`cs_gap_growth`; unchanged without one), the run's ``alpha`` among
-    them or not."""
+    them or not; ``charge``: :func:`bic_plus_charge` on the same data, named where BIC+
+    charges the largest test model more than the generating one."""
     if not growth:
         return claims
     holds = [prior_label(a) for a, grows in growth.items() if grows]
     fails = [prior_label(a) for a, grows in growth.items() if not grows]
+    reference, largest, extra = charge or (0, 0, 0.0)
     qualified = (f"{CS_PLUS_MOST} On {_generator_title(generator)} data that growth over the "
-                 "models of the largest de holds under "
+                 "models of the largest de" + (
+                     f", with what CS adds for the {largest}-class model over the generating "
+                     f"{reference} covering BIC+'s extra charge ({extra:.3g} nats at the "
+                     "smallest N)," if extra > 0 else "") + " holds under "
                  + (", ".join(holds) if holds else "none of the sensitivity's priors")
                  + (f", not under {', '.join(fails)}" if fails else "")
                  + f"; this run's CS takes alpha {alpha:g} (comparison.md, '{PRIOR_SECTION}').")
@@ -738,13 +761,18 @@ def qualify_cs_plus_most(claims: list, growth: dict, alpha: float, generator: st
 
 
 def lc_claims(selections: pd.DataFrame, lc_models: pd.DataFrame, section: dict,
-              explain: bool = True) -> dict:
+              explain: bool = True, qualify=None) -> dict:
     """Verdicts on Sec. 5's claims, by the figure they are about: ``figure4`` (the largest
     generator, 8:2,2,2,2), ``figure4_supplementary`` (BIC+'s ties on the first generator whose
     test model saturates de, the paper's 4:2,2,2,2, and 2:2,2,2,2) and ``figure5`` (the
     deterministic children). ``lc_models``: every test model's fit, for the ties; without
     ``explain`` the claims carry no explanation (the sensitivity analysis). The generators are
-    those of the run (``selections``)."""
+    those of the run (``selections``). ``qualify(claim, generator)``: a claim about the
+    states the scores select, judged on ``generator``'s data, with its explanation qualified
+    on that generator's data (:func:`qualify_cs_plus_most`); the claim itself without it."""
+    def mark(claim, generator):
+        return claim if qualify is None else qualify(claim, generator)
+
     present = set(selections.generator)
     states = sorted(_generator_states(g)[0] for g in present if not g.endswith("det"))
     main = main_generator(present)
@@ -756,17 +784,18 @@ def lc_claims(selections: pd.DataFrame, lc_models: pd.DataFrame, section: dict,
     checks = (lambda s, g: plus_fit_claim(s, g, lc_models[lc_models.generator == g]),
               lambda s, g: same_behaviour_claim(s, g, lc_models, explain),
               lambda s, g: state_order_claim(s, g, explain))
-    out = {"figure4": [across_generators([check(selections[selections.generator == g], g)
-                                          for g in similar]) for check in checks]
+    out = {"figure4": [across_generators([mark(check(selections[selections.generator == g], g),
+                                               g) for g in similar]) for check in checks]
            + [plus_scores_agree(selections, similar)],
            "figure4_supplementary": [], "figure5": []}
     if tie is not None:
-        out["figure4_supplementary"] += [more_states_claim(selections, tie, explain),
+        out["figure4_supplementary"] += [mark(more_states_claim(selections, tie, explain), tie),
                                          ties_claim(lc_models, selections, tie, section,
                                                     explain),
                                          similar_fit_claim(selections, tie, explain)]
     if "k2" in present:
-        out["figure4_supplementary"].append(same_results_claim(selections, "k2", explain))
+        out["figure4_supplementary"].append(
+            mark(same_results_claim(selections, "k2", explain), "k2"))
     deterministic = sorted(g for g in present if g.endswith("det"))
     if deterministic:
         out["figure5"] += [deterministic_claim(selections, main, deterministic[0]),
@@ -1432,23 +1461,32 @@ def alpha_gap_table(lc_models: pd.DataFrame, generator: str, section: dict) -> p
     charges it more (``(de_max - de_ref) / 2 log N``, over the config's sample sizes): CS+
     moves to the largest model where the gain covers that charge. The reference is the
     generating model, or, when that is the largest, the fewest states of the same de."""
-    true_states = _generator_states(generator)[0]
-    sizes = lc_models[lc_models.generator == generator].cases.unique().astype(float)
+    sizes = lc_models[lc_models.generator == generator].cases.unique()
     rows = []
     for alpha in cs_priors(section):
         at_alpha = lc_at_alpha(lc_models, alpha, section)
         gaps = cs_minus_bic(at_alpha, generator).set_index("states")
         chosen = lc_selections(at_alpha[at_alpha.generator == generator], ["CS+"])
-        largest = int(gaps.index.max())
-        reference = (true_states if true_states < largest
-                     else int(gaps.index[gaps.de == gaps.de[largest]].min()))
-        charge = 0.5 * (gaps.de[largest] - gaps.de[reference]) * np.log(sizes)
+        reference, gain, charge = _gain_and_charge(gaps, generator, sizes)
         rows.append({"prior": prior_label(alpha), **{f"|X| = {int(k)}": v for k, v in
                                          gaps["CS - BIC"].items()},
                      "CS+ mean |X|": chosen.states.mean(), "against |X|": reference,
-                     "gain": gaps["CS - BIC"][largest] - gaps["CS - BIC"][reference],
-                     "BIC+ charge": f"{charge.min():.3g}-{charge.max():.3g}"})
+                     "gain": gain, "BIC+ charge": f"{charge.min():.3g}-{charge.max():.3g}"})
     return pd.DataFrame(rows)
+
+
+def _gain_and_charge(gaps: pd.DataFrame, generator: str, sizes) -> tuple[int, float, np.ndarray]:
+    """From the mean ``CS - BIC`` and de per test model (``gaps``, :func:`cs_minus_bic`
+    indexed by the states) on ``generator``'s data: the reference (the generating model, or,
+    when that is the largest, the fewest states of the same de), the gain, what CS - BIC adds
+    for the largest test model over it, and BIC+'s extra charge for the largest,
+    ``(de_max - de_ref) / 2 log N``, at each of ``sizes``."""
+    true_states = _generator_states(generator)[0]
+    largest = int(gaps.index.max())
+    reference = (true_states if true_states < largest
+                 else int(gaps.index[gaps.de == gaps.de[largest]].min()))
+    charge = 0.5 * (gaps.de[largest] - gaps.de[reference]) * np.log(np.asarray(sizes, float))
+    return reference, float(gaps["CS - BIC"][largest] - gaps["CS - BIC"][reference]), charge
 
 
 def parse_printed_table2(printed: pd.DataFrame) -> pd.DataFrame:
@@ -2015,7 +2053,10 @@ def paper_claims(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
     our Table 2, the paper's (bold by :func:`summary_bold` with the correlations of our KLs and
     the paper's fifty pairs) and the verdicts: ``lc`` by figure (:func:`lc_claims`) and ``hlc``
     (:func:`hlc_claims`); ``beyond``: checks of statements the paper does not make
-    (:func:`hlc_state_order`), kept out of its verdicts.
+    (:func:`hlc_state_order`), kept out of its verdicts. The explanation of the claims about
+    the states the scores select is qualified on the data of each claim's own generator
+    (:func:`qualify_cs_plus_most`; the HLC one on the main generator's, the HLC climbs having
+    no test model fits to compare).
     """
     lc = lc_at_alpha(lc_models, alpha, section)
     shown = lc_selections(lc, [s for s in LC_SCORE_KEYS if s in lc])
@@ -2028,16 +2069,18 @@ def paper_claims(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
                          sec["hierarchical"]["parametrisations"])
     network = parse_spec(section["hierarchical"]["spec"])
     main = main_generator(set(selections.generator))
-    growth = {} if main is None else cs_gap_growth(lc_models, main, section)
 
-    def qualified(claims):
-        return qualify_cs_plus_most(claims, growth, alpha, main)
+    def qualified(claim, generator):
+        # each claim by its own generator's data (the HLC one by the main generator's)
+        if generator is None or len(claim) < 4 or claim[3] != CS_PLUS_MOST:
+            return claim
+        return qualify_cs_plus_most([claim], cs_gap_growth(lc_models, generator, section),
+                                    alpha, generator, bic_plus_charge(lc_models, generator))[0]
 
     return {"selections": shown, "climbs": climbs, "table": table, "paper": paper,
-            "lc": {figure: qualified(claims) for figure, claims
-                   in lc_claims(selections, lc, section, explain).items()},
-            "hlc": qualified(hlc_claims(climbs, table, paper, network, sec, explain)),
-            "beyond": qualified([hlc_state_order(climbs, explain)])}
+            "lc": lc_claims(selections, lc, section, explain, qualified),
+            "hlc": hlc_claims(climbs, table, paper, network, sec, explain),
+            "beyond": [qualified(hlc_state_order(climbs, explain), main)]}
 
 
 def _flat(lc_verdicts: dict) -> list:
