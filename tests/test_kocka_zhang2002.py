@@ -718,8 +718,12 @@ def test_plus_scores_agree_pools_the_similar_generators_and_weighs_the_interval(
     better = kz.plus_scores_agree(similar_generators(shift), similar)
     assert "(holds on 4 of 4 generators)" in better[2]
     assert better[1] == "not supported"
-    assert "pooled, CS+ fits significantly better at N = 1000, 3000, 9000, 27000, 81000" \
-        in better[2]
+    assert "pooled over the 4 generators: CS+ fits significantly better at N = 1000, 3000, " \
+        "9000, 27000, 81000" in better[2]
+    # one generator alone (a run of the main one only): its own test, with the interval
+    alone = kz.plus_scores_agree(close[close.generator == "k8"], ["k8"])
+    assert alone[1] == "supported" and "; the same test (10 parametrisations per N)" \
+        in alone[2]
     # differences either way as large as the gap: no test rejects, yet nothing is shown
     wide = kz.plus_scores_agree(similar_generators(np.tile([4.0, -4.0], 5)), similar)
     assert wide[1] == "not checked" and "low power, not evidence of none" in wide[2]

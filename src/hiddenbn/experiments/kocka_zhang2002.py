@@ -1343,12 +1343,14 @@ def plus_scores_agree(selections: pd.DataFrame, generators) -> tuple:
                if refuted and not shown else "not checked" if not shown and not refuted
                else "partly supported")
     better = {n: "CS+" if intervals[n][0] > 0 else "BIC+" for n in refuted}
-    evidence = (f"{own[2]}; pooled over the {len(generators)} generators ({pairs} "
+    scope = (f"pooled over the {len(generators)} generators" if len(generators) > 1
+             else "the same test")
+    evidence = (f"{own[2]}; {scope} ({pairs} "
                 "parametrisations per N), KL(BIC+) - KL(CS+) in bits, mean [95% interval] "
                 "against the plus-vs-plain gap, p (Holm-adjusted over the N): " + "; ".join(
                     f"{n}: {_interval_text(*intervals[n])} vs {_format(gaps[n])}, p = "
                     f"{p_values[n]:.2g} ({adjusted[n]:.2g})" for n in p_values) +
-                ("; pooled, " + ", ".join(f"{s} fits significantly better at N = "
+                (f"; {scope}: " + ", ".join(f"{s} fits significantly better at N = "
                                           + _cases_text([n for n in refuted if better[n] == s])
                                           for s in ("CS+", "BIC+") if s in better.values())
                  if refuted else "") +
