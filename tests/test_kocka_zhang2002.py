@@ -1331,19 +1331,21 @@ def test_recovery_is_counted_at_every_n_with_em_s_excess_as_a_qualification():
                       for n in (1000, 243000)], ignore_index=True)
     table = paper[paper.cases.isin([1000, 243000])]
 
-    def found(frame, excess):
-        claims = kz.hlc_claims(frame, with_floors(table, excess), paper, network, SEC,
-                               explain=False)
+    def found(excess):
+        claims = kz.hlc_claims(runs, with_floors(table, excess), paper, network, SEC, explain=False)
         return next(c for c in claims if "never found" in c[0])
 
     # the run's shape: never found, EM's excess at the largest N far above any KL difference
-    claim = found(runs, {243000: 5.0})
+    claim = found({243000: 5.0})
     assert claim[1] == "supported" and "20 runs per score (N = 1000, 243000)" in claim[2]
     assert "qualification: at N = 243000 (5) our EM fit of the generating structure" in claim[2]
     assert len(claim) == 3 and "not judged" not in claim[2]
-    assert "qualification" not in found(runs, {})[2]
+    assert "qualification" not in found({})[2]
     # the counterfactual: found in most runs, at the N where EM's excess is: not supported
     truth = kz._cards_text(kz.hidden_cardinalities(network))
     recovering = runs.assign(cardinalities=np.where(runs.cases == 243000, truth,
                                                     runs.cardinalities))
-    assert found(recovering, {243000: 5.0})[1] == "not supported"
+    claims = kz.hlc_claims(recovering, with_floors(table, {243000: 5.0}), paper, network, SEC,
+                           explain=False)
+    claim = next(c for c in claims if "never found" in c[0])
+    assert claim[1] == "not supported" and len(claim) == 3
