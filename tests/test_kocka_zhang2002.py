@@ -828,6 +828,41 @@ def test_selection_figure_labels_a_kl_axis_within_two_decades_below_1e_3(monkeyp
     plots.plt.close(figure)
 
 
+def _overlapping_labels(axis, figure) -> bool:
+    """Whether two of ``axis``'s x tick labels print over each other."""
+    figure.canvas.draw()
+    boxes = [t.get_window_extent() for t in axis.get_xticklabels() if t.get_text()]
+    return any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
+def test_figure5_labels_its_sizes_apart_and_its_kl_axis_at_several_ticks(monkeypatch):
+    """Figure 5's sizes 2,000 and 3,000 printed over each other, and its KL axis over three
+    decades had three labels."""
+    from hiddenbn.reports import plots
+
+    saved = []
+    monkeypatch.setattr(plots, "save_figure", lambda figure, path: saved.append(figure))
+    sizes = (1000, 2000, 3000, 6000, 9000, 18000, 27000, 81000)
+    picks = {s: _pick(7, 12.0) for s in kz.SCORE_KEYS}
+    picks["BIC"] = _pick(2, 150.0)  # 0.15 .. 1.9e-3: with 1.5e-4 over three decades
+    selections = synthetic_selections(picks, generator="k8det", sizes=sizes)
+    kz.figure_lc(selections, ["k8det"], "unused", "title")
+    figure = saved[0]
+    axis = figure.axes[0]
+    assert [t.get_text() for t in axis.get_xticklabels()] == [
+        "1k", "2k", "3k", "6k", "9k", "18k", "27k", "81k"]
+    assert not _overlapping_labels(axis, figure)
+    low, high = axis.get_ylim()
+    assert np.log10(high / low) > plots.FEW_DECADES
+    labels = [t.get_text() for t, v in zip(axis.get_yticklabels(), axis.get_yticks())
+              if low <= v <= high and t.get_text()]
+    assert len(labels) >= 5 and any("3\\times10^{-4}" in t for t in labels), labels
+    # the labels in full, as before, do print over each other
+    axis.set_xticks(sizes, [f"{n:,}" for n in sizes])
+    assert _overlapping_labels(axis, figure)
+    plots.plt.close(figure)
+
+
 def test_levels_explanation_names_where_em_stops_short_and_where_the_paper_is_lower():
     section = {"cs_alpha": 1.0, "generating": "uniform_dirichlet"}
     cases = PAPER.cases.to_numpy()
