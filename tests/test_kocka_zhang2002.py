@@ -3,6 +3,7 @@ configuration's content (KL >= 0 and falling with N, selections within the regul
 hill-climb and the KL are tested in test_hlc.py."""
 
 import copy
+import io
 import math
 from pathlib import Path
 
@@ -33,6 +34,16 @@ SEC = yaml.safe_load((RESOURCES / "experiments.yaml").read_text())
 #: The paper's own Table 2 (means and standard errors) and its fifty pairs.
 PAPER = kz.parse_printed_table2(PRINTED)
 PAIRS = SEC["hierarchical"]["parametrisations"]
+#: The first rows of a full run's tables/table2.csv.
+RUN_TABLE2 = (
+    "cases,best,BIC mean,BIC se,BIC p,BIC bold,BIC+ mean,BIC+ se,BIC+ p,BIC+ bold,CS mean,"
+    "CS se,CS p,CS bold,CS+ mean,CS+ se,CS+ p,CS+ bold,floor mean,floor se,ml floor mean,"
+    "ml floor se,parametrisations,ml gain,de/2N\n"
+    "1000,BIC,11.75,0.6598,1,True,12.53,0.6612,0.1391,True,11.75,0.6598,1,True,12.48,0.6742,"
+    "0.1716,True,17.68,0.8855,22.28,2.108,50,1.136,16.59\n"
+    "3000,BIC+,4.88,0.4043,0.006335,False,4.06,0.2091,1,True,4.845,0.4015,0.008752,False,"
+    "4.154,0.2605,0.4662,True,4.541,0.2895,6.302,0.3706,50,3.726,5.53\n"
+)
 
 
 def test_deterministic_children_encode_the_hidden_state_in_binary():
@@ -510,6 +521,25 @@ def test_cs_plus_score_of_choice_by_the_paper_s_argument_on_its_own_table_and_a_
                                 "verdict": ["supported", "not supported", "supported", "x"]})
     assert "3 combinations" in kz.robustness(sensitivity, "c")
     assert "supported 2, not supported 1" in kz.robustness(sensitivity, "c")
+
+
+def test_table2_with_its_floors_bolds_the_paper_s_columns_by_the_caption_s_rule():
+    """comparison.md said the paper's columns are bold by the caption's rule, and printed none
+    bold."""
+    run = pd.read_csv(io.StringIO(RUN_TABLE2))
+    paper = kz.summary_bold(PAPER, lambda *_: 0.8, PAIRS)
+    text = kz._floor_markdown(run, PRINTED, paper)
+    header, _, first, second = text.splitlines()
+    assert header.startswith("| N | EM floor | ML floor | de/2N | BIC (ours) |")
+    paper_cells = [row.split(" | ")[-4:] for row in (first, second)]
+    for (_, row), cells in zip(paper.head(2).iterrows(), paper_cells):
+        for score, cell in zip(kz.SCORE_KEYS, cells):
+            assert cell.strip(" |").startswith("**") == row[f"{score} bold"], (score, cell)
+    assert any(c.strip(" |").startswith("**") for cells in paper_cells for c in cells)
+    # nothing bold where the rule bolds nothing
+    plain = kz._floor_markdown(run, PRINTED, paper.assign(
+        **{f"{s} bold": False for s in kz.SCORE_KEYS}))
+    assert not any("**" in row.split(" | ", 8)[-1] for row in plain.splitlines()[2:])
 
 
 def test_the_other_table2_claims_hold_on_the_paper_s_table_and_fail_when_it_is_changed():

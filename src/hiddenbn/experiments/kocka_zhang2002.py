@@ -2064,10 +2064,11 @@ def levels_explanation(tables: pd.DataFrame, verdicts: pd.DataFrame, printed: pd
 
 
 def sensitivity_markdown(verdicts: pd.DataFrame, tables: pd.DataFrame, printed: pd.DataFrame,
-                         section: dict) -> list[str]:
+                         paper: pd.DataFrame, section: dict) -> list[str]:
     """The sensitivity section of comparison.md: the verdicts along each sweep, which choices
     change which verdict, the supported claims per choice, and Table 2 with its floor under
-    each generating distribution."""
+    each generating distribution (the paper's columns bold where ``paper``, the main run's
+    :func:`summary_bold` of them, says)."""
     main, alpha = main_distribution(section), float(section["cs_alpha"])
     # a standard error scales as 1 / sqrt(number of parametrisations)
     power_ratio = np.sqrt(section["hierarchical"]["parametrisations"]
@@ -2125,13 +2126,13 @@ def sensitivity_markdown(verdicts: pd.DataFrame, tables: pd.DataFrame, printed: 
         f"### Table 2 and its floor under each generating distribution (alpha = {alpha:g})",
         "",
         "Floors as in Table 2 above (1e-3 bits, mean ± se). Bold: the paper's rule on our "
-        "paired data.",
+        "paired data; the paper's columns as in Table 2 above.",
         "",
     ]
     for distribution, table in tables[np.isclose(tables.cs_alpha, alpha)].groupby(
             "distribution", sort=False):
         lines += [f"**{distribution}** ({int(table.parametrisations.iloc[0])} "
-                  "parametrisations)", "", _floor_markdown(table, printed), ""]
+                  "parametrisations)", "", _floor_markdown(table, printed, paper), ""]
     levels = levels_explanation(tables, verdicts, printed, section)
     lines += [levels[0].upper() + levels[1:] + ".", ""]
     return lines
@@ -2143,9 +2144,10 @@ FLOOR_COLUMNS = (("EM floor", "floor mean", "floor se"),
                  ("ML floor", "ml floor mean", "ml floor se"), ("de/2N", "de/2N", None))
 
 
-def _floor_markdown(table: pd.DataFrame, printed: pd.DataFrame) -> str:
-    """Table 2 (:func:`table2_markdown`) with the floors of :func:`kl_floor` after N."""
-    text = table2_markdown(table, list(SCORE_KEYS), printed).splitlines()
+def _floor_markdown(table: pd.DataFrame, printed: pd.DataFrame, paper: pd.DataFrame) -> str:
+    """Table 2 (:func:`table2_markdown`, the paper's cells bold where ``paper`` says) with the
+    floors of :func:`kl_floor` after N."""
+    text = table2_markdown(table, list(SCORE_KEYS), printed, paper).splitlines()
     heads = " | ".join(head for head, *_ in FLOOR_COLUMNS)
     lines = [text[0].replace("| N |", f"| N | {heads} |"),
              text[1] + "---|" * len(FLOOR_COLUMNS)]
@@ -2443,7 +2445,7 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         f"(relative tolerance {section['hierarchical']['floor_em']['tolerance']:g}); de/2N: "
         "the ML fit's KL expected at large N.",
         "",
-        _floor_markdown(table, printed),
+        _floor_markdown(table, printed, paper),
         "",
         "The paper's comparison rests on the ordering of the scores in each row and on each "
         "score against the row's best (the claims above); the level of each cell is judged in "
@@ -2453,7 +2455,7 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         "",
         _markdown(frequent),
         "",
-        *sensitivity_markdown(sensitivity, table2_sensitivity, printed, section),
+        *sensitivity_markdown(sensitivity, table2_sensitivity, printed, paper, section),
     ]
     atomic_write_text(outdir / "comparison.md", "\n".join(text))
 
