@@ -1277,3 +1277,31 @@ def test_recovery_is_judged_only_where_em_resolves_the_fit_of_the_generating_str
                            explain=False)
     claim = next(c for c in claims if "never found" in c[0])
     assert claim[1] == "not supported" and len(claim) == 3
+
+
+def _lc_fits(logliks: dict, cases=1000, generator="k8") -> pd.DataFrame:
+    """LC result rows shaped like a run's lc/*.csv (the columns nestedness reads): one data set
+    per parametrisation, ``logliks[p]`` the EM log-likelihoods of 1, 2, ... states."""
+    return pd.DataFrame([{"distribution": "uniform_dirichlet", "generator": generator,
+                          "parametrisation": p, "cases": cases, "states": k + 1, "loglik": ll}
+                         for p, values in logliks.items() for k, ll in enumerate(values)])
+
+
+def test_nestedness_counts_fits_below_a_smaller_model_as_em_s_shortfall():
+    # parametrisation 1: 3 states 5 nats below 2 (more than log(1000) / 2 = 3.45), 4 states
+    # 0.005 below 2 (numerical noise); parametrisation 2: 4 states 1 nat below 3
+    fits = _lc_fits({1: [-2600.0, -2580.0, -2585.0, -2580.005],
+                     2: [-2600.0, -2590.0, -2589.0, -2590.0]})
+    short = kz.nestedness_shortfalls(fits)
+    assert len(short) == 6  # every fit but each data set's fewest states
+    np.testing.assert_allclose(short.shortfall, [-20, 5, 0.005, -10, -1, 1])
+    (row,) = kz.nestedness_table(fits).to_dict("records")
+    assert row == {"generator": "8:2,2,2,2", "data sets": 2, "with a fit below": 2, "fits": 6,
+                   "fits below": 2, "below by > log N / 2": 1, "largest (nats)": 5.0,
+                   "at": "parametrisation 1, N = 1000, 3 states"}
+    note = kz.nestedness_note(kz.nestedness_table(fits))
+    assert note.startswith("EM's LC fits are not all ML: on 2 of 2 data sets")
+    assert "(2 of 6 fits, 1 by more than log N / 2, up to 5 nats on 8:2,2,2,2)" in note
+    # nested fits: nothing below, no worst fit named
+    (row,) = kz.nestedness_table(_lc_fits({1: [-2600.0, -2580.0, -2579.0]})).to_dict("records")
+    assert (row["fits below"], row["largest (nats)"], row["at"]) == (0, 0.0, "")
