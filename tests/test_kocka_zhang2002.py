@@ -1305,3 +1305,27 @@ def test_nestedness_counts_fits_below_a_smaller_model_as_em_s_shortfall():
     # nested fits: nothing below, no worst fit named
     (row,) = kz.nestedness_table(_lc_fits({1: [-2600.0, -2580.0, -2579.0]})).to_dict("records")
     assert (row["fits below"], row["largest (nats)"], row["at"]) == (0, 0.0, "")
+
+
+def test_regularity_limit_note_names_where_cs_plus_climbs_to_the_largest_regular_nodes():
+    network = parse_spec(DEFAULT["hierarchical"]["spec"])
+    assert kz.at_regularity_limit(network, (2, 4, 4)) == ["H2", "H3"]
+    assert kz.at_regularity_limit(network, (4, 2, 2)) == ["H1"]
+    assert kz.at_regularity_limit(network, (2, 2, 3)) == []
+
+    def climbs(ends):  # rows shaped like the run's hlc/*.csv: final model and path per climb
+        return pd.DataFrame([{"score": "CS+", "cases": n, "cardinalities": cards,
+                              "path_de": de} for n, runs in ends.items()
+                             for cards, de, count in runs for _ in range(count)])
+    # the run's picture: 2,4,4 most frequent at the smaller N, reached through equal de
+    run = climbs({1000: [("2,4,4", "15 > 15 > 15 > 15 > 15", 27), ("4,2,2", "15 > 15", 13)],
+                  81000: [("2,2,3", "15 > 15", 8), ("2,4,4", "15 > 17", 2)]})
+    note = kz.regularity_limit_note(run, network)
+    assert "at N = 1000 (2,4,4, 27 of 40; H2, H3 at the limit); in 27 of the 27 climbs" in note
+    assert "81000" not in note
+    # de rising along the way is counted, and no N at the limit says so
+    rising = run.assign(path_de=run.path_de.str.replace("15 > 15 > 15 > 15 > 15", "15 > 17"))
+    assert "in 0 of the 27 climbs" in kz.regularity_limit_note(rising, network)
+    below = run[run.cardinalities == "2,2,3"]
+    assert kz.regularity_limit_note(below, network) == (
+        "CS+'s most frequent final model is at the regularity limit at no N.")
