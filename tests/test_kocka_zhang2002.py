@@ -242,12 +242,16 @@ def test_quick_report_writes_every_output(quick_results, tmp_path):
     kz.write_sensitivity(lc_all, hlc_all, PRINTED, SEC, QUICK, tmp_path / "tables")
     verdicts = pd.read_csv(tmp_path / "tables" / "sensitivity.csv")
     tables = pd.read_csv(tmp_path / "tables" / "table2_sensitivity.csv")
-    alphas = kz.cs_alphas(QUICK)
-    assert set(verdicts.cs_alpha) == set(alphas) and set(tables.distribution) == {
+    alphas, bdeu = kz.cs_alphas(QUICK), list(kz.bdeu_priors(QUICK))
+    assert set(verdicts.cs_alpha.dropna()) == set(alphas) and set(tables.distribution) == {
         QUICK["generating"], other}
-    # every claim under every choice, and a relabelled copy gets the same verdicts
-    assert len(verdicts) == verdicts.claim.nunique() * len(alphas) * 2
-    pivot = verdicts.pivot_table(index=["claim", "cs_alpha"], columns="distribution",
+    assert list(dict.fromkeys(verdicts.cs_prior)) == [kz.prior_label(a) for a in alphas] + bdeu
+    # every claim under every alpha, the LC claims under every BDeu too, and a relabelled copy
+    # gets the same verdicts
+    lc_claims = verdicts[verdicts["where"] == "Sec. 5"].claim.nunique()
+    assert len(verdicts) == (verdicts.claim.nunique() * len(alphas) + lc_claims * len(bdeu)) * 2
+    assert set(verdicts[verdicts.cs_prior.isin(bdeu)]["where"]) == {"Sec. 5"}
+    pivot = verdicts.pivot_table(index=["claim", "cs_prior"], columns="distribution",
                                  values="verdict", aggfunc="first")
     assert (pivot[QUICK["generating"]] == pivot[other]).all()
     kz.write_report(lc, hlc, PRINTED, SEC, verdicts, tables, QUICK, tmp_path)
@@ -266,6 +270,8 @@ def test_quick_report_writes_every_output(quick_results, tmp_path):
     assert "| N | EM floor | ML floor | de/2N |" in text
     assert "## Today's scores beside the paper's" in text and "WBIC" in text
     assert f"### {kz.PRIOR_SECTION}" in text and "| BDeu 10 |" in text  # the LC fits' BDeu
+    assert "LC verdicts turn on CS's prior" in text and kz.NO_BDEU_CLIMBS in text
+    assert f"## {kz.NESTEDNESS_SECTION}" in text
     assert "ICL" in text.split("## Figure 4 (")[1].split("**Verdict:")[0]  # in the figure text
     main = verdicts[(verdicts.distribution == QUICK["generating"])
                     & (verdicts.cs_alpha == QUICK["cs_alpha"]) & (verdicts["where"] != "Table 2")]
@@ -1329,3 +1335,42 @@ def test_regularity_limit_note_names_where_cs_plus_climbs_to_the_largest_regular
     below = run[run.cardinalities == "2,2,3"]
     assert kz.regularity_limit_note(below, network) == (
         "CS+'s most frequent final model is at the regularity limit at no N.")
+
+
+def _sensitivity(verdicts: dict, distribution="uniform_dirichlet") -> pd.DataFrame:
+    """Rows shaped like a run's tables/sensitivity.csv: ``verdicts[prior][claim]``, the LC
+    claims (``LC: ...``) under every prior, the HLC ones under the alphas only."""
+    return pd.DataFrame([{"distribution": distribution,
+                          "cs_alpha": np.nan if prior.startswith("BDeu") else float(prior[6:]),
+                          "cs_prior": prior, "where": "Sec. 5" if claim.startswith("LC") else
+                          "Sec. 6", "claim": claim, "verdict": verdict, "evidence": ""}
+                         for prior, claims in verdicts.items()
+                         for claim, verdict in claims.items()])
+
+
+def test_the_lc_verdicts_that_turn_on_cs_s_prior_are_named_with_bdeu_beside_the_alphas():
+    section = {"cs_alpha": 1.0, "generating": "uniform_dirichlet",
+               "sensitivity": {"cs_alphas": [4.0, 1.0], "cs_equivalent_sample_sizes": [1.0]}}
+    assert kz.prior_labels(section) == ["alpha 1", "alpha 4", "BDeu 1"]
+    # the run's picture: BDeu 1 supports the order claim that every alpha leaves partly
+    hlc = {"HLC: CS+ is the score of choice (Table 2)": "partly supported"}
+    run = _sensitivity({
+        "alpha 1": {"LC: order": "partly supported", "LC: ties": "not supported", **hlc},
+        "alpha 4": {"LC: order": "partly supported", "LC: ties": "not supported", **hlc},
+        "BDeu 1": {"LC: order": "supported", "LC: ties": "not supported"}})
+    sentence, lines = kz.prior_dependence(run, section)
+    assert sentence.startswith("1 of the 2 LC verdicts turn on CS's prior")
+    assert "against this run's, BDeu 1 changes 1." in sentence and kz.NO_BDEU_CLIMBS in sentence
+    assert lines == ["- LC: order: partly under CS's prior alpha 1, alpha 4; yes under CS's "
+                     "prior BDeu 1"]
+    (order, _, choice) = [row[4] for row in kz.with_choices(
+        [("LC: order", "partly supported", ""), ("LC: ties", "not supported", ""),
+         (*hlc.popitem(), "")], run, section)]
+    assert "CS's prior (config cs_alpha; " in order
+    assert "partly under alpha 1, alpha 4; yes under BDeu 1" in order
+    assert "the same verdict under every value" in choice  # no BDeu row: not a change
+    # a prior that changes nothing: none named
+    same = run.assign(verdict=run.verdict.replace("supported", "partly supported"))
+    sentence, lines = kz.prior_dependence(same, section)
+    assert sentence.startswith("0 of the 2") and lines == ["- no verdict changes with CS's prior"]
+

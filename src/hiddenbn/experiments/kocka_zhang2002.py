@@ -2028,15 +2028,30 @@ def _flat(lc_verdicts: dict) -> list:
 TABLE2_LEVELS = "Table 2: cells judged within two combined standard errors of the paper's"
 
 
+#: Why CS's alpha 1 is the paper's own prior, as far as its text says.
+K2_PRIOR_REASON = ("the prior of the formula the paper names for CS's complete-data term "
+                   "(Sec. 2.3: p(D̂|G) 'can be evaluated by use of the formula for exact "
+                   "marginal likelihood', which Sec. 1 credits to Cooper & Herskovits (1992), "
+                   "whose formula takes a uniform prior on every parameter vector, alpha_ijk = "
+                   "1; docs/RECONSTRUCTIONS.md)")
+#: Why the HLC claims have no verdict under a BDeu prior of :func:`bdeu_priors`.
+NO_BDEU_CLIMBS = ("the HLC hill-climbs are not rerun under the BDeu priors: a climb's path "
+                  "depends on the score, so the stored fits of one climb cannot be rescored "
+                  "as another's")
+
+
 def sensitivity_tables(lc_all: pd.DataFrame, hlc_all: pd.DataFrame, printed: pd.DataFrame,
                        sec: dict, section: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every claim's verdict under every generating distribution and CS alpha (the config's
-    ``generating_distributions`` × :func:`cs_alphas`; the paper states neither), and Table 2
-    with its KL floor (:func:`kl_floor`) under each.
+    """Every claim's verdict under every generating distribution and prior of CS's
+    complete-data term (the config's ``generating_distributions`` × :func:`cs_alphas`; the
+    paper states neither), and Table 2 with its KL floor (:func:`kl_floor`) under each; the
+    LC claims also under each BDeu prior of :func:`bdeu_priors`, from the same fits (the HLC
+    claims not: :data:`NO_BDEU_CLIMBS`).
 
-    Returns ``verdicts`` (distribution, cs_alpha, where, claim, verdict, evidence; the levels
-    of Table 2's cells as one more row, :data:`TABLE2_LEVELS`) and ``tables`` (distribution,
-    cs_alpha, then :func:`table2`'s columns and the floor's).
+    Returns ``verdicts`` (distribution, cs_alpha (empty under BDeu), cs_prior
+    (:func:`prior_label`), where, claim, verdict, evidence; the levels of Table 2's cells as
+    one more row, :data:`TABLE2_LEVELS`) and ``tables`` (distribution, cs_alpha, then
+    :func:`table2`'s columns and the floor's).
     """
     verdicts, tables = [], []
     for distribution in section["generating_distributions"]:
@@ -2044,7 +2059,8 @@ def sensitivity_tables(lc_all: pd.DataFrame, hlc_all: pd.DataFrame, printed: pd.
         hlc = hlc_all[hlc_all.distribution == distribution]
         for alpha in cs_alphas(section):
             run = paper_claims(lc, hlc, printed, sec, section, alpha, explain=False)
-            choice = {"distribution": distribution, "cs_alpha": alpha}
+            choice = {"distribution": distribution, "cs_alpha": alpha,
+                      "cs_prior": prior_label(alpha)}
             for where, claims in (("Sec. 5", _flat(run["lc"])), ("Sec. 6", run["hlc"])):
                 verdicts += [{**choice, "where": where, "claim": claim, "verdict": verdict,
                               "evidence": evidence} for claim, verdict, evidence, *_ in claims]
@@ -2055,7 +2071,14 @@ def sensitivity_tables(lc_all: pd.DataFrame, hlc_all: pd.DataFrame, printed: pd.
                              "verdict": f"{agree} of {len(cells)}",
                              "evidence": "; ".join(f"{r['item']}: {r['ours']}" for r in cells
                                                    if r["verdict"] != "reproduced")})
-            tables.append(run["table"].assign(**choice))
+            tables.append(run["table"].assign(distribution=distribution, cs_alpha=alpha))
+        for label in bdeu_priors(section):
+            at_prior = lc_at_alpha(lc, label, section)
+            claims = _flat(lc_claims(lc_selections(at_prior, list(SCORE_KEYS)), at_prior,
+                                     section, explain=False))
+            verdicts += [{"distribution": distribution, "cs_alpha": np.nan, "cs_prior": label,
+                          "where": "Sec. 5", "claim": claim, "verdict": verdict,
+                          "evidence": evidence} for claim, verdict, evidence, *_ in claims]
     table = pd.concat(tables, ignore_index=True)
     first = ["distribution", "cs_alpha"]
     return pd.DataFrame(verdicts), table[first + [c for c in table if c not in first]]
@@ -2075,11 +2098,20 @@ def write_sensitivity(lc_all: pd.DataFrame, hlc_all: pd.DataFrame, printed: pd.D
 VERDICT_MARKS = {"supported": "yes", "partly supported": "partly", "not supported": "no"}
 
 
-def _sweep(verdicts: pd.DataFrame, column: str) -> pd.DataFrame:
-    """Claims × the values of ``column`` (one sweep of the sensitivity), verdicts as marks."""
+def _sweep(verdicts: pd.DataFrame, column: str, order=None) -> pd.DataFrame:
+    """Claims × the values of ``column`` (one sweep of the sensitivity, in ``order`` if given),
+    verdicts as marks; empty where a claim has no verdict under a value."""
     claims = list(dict.fromkeys(verdicts.claim))
     table = verdicts.pivot(index="claim", columns=column, values="verdict").reindex(claims)
+    if order is not None:
+        table = table[[value for value in order if value in table]]
     return table.apply(lambda c: c.map(lambda v: VERDICT_MARKS.get(v, v)))
+
+
+def prior_labels(section: dict) -> list[str]:
+    """The labels (:func:`prior_label`) of every prior of :func:`cs_priors`, in its order: the
+    values of the sensitivity's ``cs_prior`` column."""
+    return [prior_label(prior) for prior in cs_priors(section)]
 
 
 def _changes(sweep: pd.DataFrame, label: str) -> list[str]:
@@ -2088,7 +2120,7 @@ def _changes(sweep: pd.DataFrame, label: str) -> list[str]:
     for claim, row in sweep.iterrows():
         if row.nunique() > 1:
             groups = {}
-            for choice, mark in row.items():
+            for choice, mark in row.dropna().items():
                 groups.setdefault(mark, []).append(f"{choice:g}" if isinstance(choice, float)
                                                    else str(choice))
             lines.append(f"- {claim}: " + "; ".join(f"{mark} under {label} "
@@ -2167,21 +2199,25 @@ def sensitivity_markdown(verdicts: pd.DataFrame, tables: pd.DataFrame, printed: 
     # a standard error scales as 1 / sqrt(number of parametrisations)
     power_ratio = np.sqrt(section["hierarchical"]["parametrisations"]
                           / section["sensitivity"]["hlc_parametrisations"])
-    by_alpha = _sweep(verdicts[verdicts.distribution == main], "cs_alpha")
+    priors = prior_labels(section)
+    by_prior = _sweep(verdicts[verdicts.distribution == main], "cs_prior", priors)
     by_distribution = _sweep(verdicts[np.isclose(verdicts.cs_alpha, alpha)], "distribution")
-    grid = verdicts[verdicts.claim != TABLE2_LEVELS].assign(
-        yes=lambda f: f.verdict == "supported").pivot_table(
-        index="distribution", columns="cs_alpha", values="yes", aggfunc="sum", sort=False)
-    grid = grid[sorted(grid.columns)]
+    claims = verdicts[verdicts.claim != TABLE2_LEVELS]
+    grid = claims.assign(yes=lambda f: f.verdict == "supported").pivot_table(
+        index="distribution", columns="cs_prior", values="yes", aggfunc="sum", sort=False)
+    grid = grid[[prior for prior in priors if prior in grid]]
+    bdeu = [label for label in bdeu_priors(section) if label in grid]
     lines = [
         "## Sensitivity: the verdicts under other reconstruction choices",
         "",
-        "The paper states neither the Dirichlet alpha of CS's complete-data term nor how its "
+        "The paper states neither the prior of CS's complete-data term nor how its "
         f"random parameters were drawn. The main run uses alpha = {alpha:g} and {main}; here "
-        "every claim is judged again under each alpha of the config's sensitivity and each "
-        "generating distribution (`tables/sensitivity.csv` holds every combination, with the "
-        "evidence). EM is ML under every alpha, so the LC fits are shared; the HLC hill-climbs "
-        "of CS and CS+ are rerun under each alpha. The other distributions' HLC runs have "
+        "every claim is judged again under each Dirichlet alpha of the config's sensitivity, "
+        "the LC claims also under each BDeu prior of its cs_equivalent_sample_sizes, and under "
+        "each generating distribution (`tables/sensitivity.csv` holds every combination, with "
+        "the evidence). EM is ML under every prior, so the LC fits are shared; the HLC "
+        f"hill-climbs of CS and CS+ are rerun under each alpha, but {NO_BDEU_CLIMBS} (empty "
+        "cells below). The other distributions' HLC runs have "
         f"{section['sensitivity']['hlc_parametrisations']} parametrisations per N (the main "
         f"run {section['hierarchical']['parametrisations']}): the standard error of a paired "
         f"difference is about {power_ratio:.2g} times the main run's there, so a "
@@ -2194,11 +2230,11 @@ def sensitivity_markdown(verdicts: pd.DataFrame, tables: pd.DataFrame, printed: 
             if d["min_distance"] > 0 else "")
             for name, d in section["generating_distributions"].items()) + ".",
         "",
-        f"### Under CS's alpha ({main})",
+        f"### Under CS's prior ({main})",
         "",
-        _markdown(by_alpha.rename(columns=lambda c: f"alpha = {c:g}").reset_index()),
+        _markdown(by_prior.fillna("").reset_index()),
         "",
-        *_changes(by_alpha, "alpha ="),
+        *_changes(by_prior, "CS's prior"),
         "",
         f"### Under the generating distribution (alpha = {alpha:g})",
         "",
@@ -2206,16 +2242,19 @@ def sensitivity_markdown(verdicts: pd.DataFrame, tables: pd.DataFrame, printed: 
         "",
         *_changes(by_distribution, "the generating distribution"),
         "",
-        "### Supported claims (of "
-        f"{verdicts[verdicts.claim != TABLE2_LEVELS].claim.nunique()}) under each combination",
+        f"### Supported claims (of {claims.claim.nunique()}"
+        + (f"; under {', '.join(bdeu)}, of the "
+           f"{claims[claims['where'] == 'Sec. 5'].claim.nunique()} LC claims" if bdeu else "")
+        + ") under each combination",
         "",
-        _markdown(grid.rename(columns=lambda c: f"alpha = {c:g}").reset_index()),
+        _markdown(grid.reset_index()),
         "",
         "Which choices reproduce the paper: the counts above, claim by claim in the tables. "
-        "This is a finding, not a reason to tune: the main run keeps alpha = 1, the uniform "
-        "prior of the CS of paper 003 (alpha = 1.01), which paper 002 cites for CS, and the "
-        "uniform Dirichlet of paper 003's random parametrisations; switching to whichever "
-        "choice agrees best with the paper would fit the reconstruction to the verdicts.",
+        f"This is a finding, not a reason to tune: the main run keeps alpha = {alpha:g}"
+        + (f", {K2_PRIOR_REASON}, also the uniform prior of the CS of paper 003 (alpha = "
+           "1.01)," if alpha == 1 else ",")
+        + f" and {main} for the random parametrisations; switching to whichever choice agrees "
+        "best with the paper would fit the reconstruction to the verdicts.",
         "",
         f"### Table 2 and its floor under each generating distribution (alpha = {alpha:g})",
         "",
@@ -2230,6 +2269,26 @@ def sensitivity_markdown(verdicts: pd.DataFrame, tables: pd.DataFrame, printed: 
     levels = levels_explanation(tables, verdicts, printed, section)
     lines += [levels[0].upper() + levels[1:] + ".", ""]
     return lines
+
+
+def prior_dependence(sensitivity: pd.DataFrame, section: dict) -> tuple[str, list[str]]:
+    """Which LC verdicts of the main generating distribution turn on CS's prior (every prior of
+    :func:`prior_labels` in ``sensitivity``): a sentence counting them against the main run's
+    prior, and one line per claim whose verdict moves (:func:`_changes`)."""
+    lc = sensitivity[(sensitivity.distribution == main_distribution(section))
+                     & (sensitivity["where"] == "Sec. 5")]
+    sweep = _sweep(lc, "cs_prior", prior_labels(section))
+    main = prior_label(float(section["cs_alpha"]))
+    moved = [claim for claim, row in sweep.iterrows() if row.dropna().nunique() > 1]
+    bdeu = [label for label in bdeu_priors(section) if label in sweep]
+    differ = {label: int((sweep[label] != sweep[main]).sum()) for label in bdeu}
+    return ((f"{len(moved)} of the {len(sweep)} LC verdicts turn on CS's prior, which the paper "
+             f"does not state (this run: {main}; the priors of the sensitivity: "
+             f"{', '.join(sweep.columns)})" + (
+                 "; against this run's, " + ", ".join(
+                     f"{label} changes {n}" for label, n in differ.items()) if bdeu else "")
+             + f". The HLC verdicts are judged under the alphas alone, as {NO_BDEU_CLIMBS}."),
+            _changes(sweep, "CS's prior"))
 
 
 #: The floor columns :func:`_floor_markdown` adds to Table 2: heading and the columns of
@@ -2254,7 +2313,8 @@ def _floor_markdown(table: pd.DataFrame, printed: pd.DataFrame, paper: pd.DataFr
 
 
 #: The reconstruction choices the sensitivity analysis varies, by the column that holds them.
-VARIED_CHOICES = {"cs_alpha": "CS's Dirichlet alpha (config cs_alpha)",
+VARIED_CHOICES = {"cs_prior": "CS's prior (config cs_alpha; the LC claims also under the BDeu "
+                              "of sensitivity.cs_equivalent_sample_sizes)",
                   "distribution": "the generating distribution (config generating)"}
 
 
@@ -2263,19 +2323,20 @@ def with_choices(claims, sensitivity: pd.DataFrame, section: dict, fixed: str = 
     :func:`~hiddenbn.experiments.reproduction.claim_rows`: ``choices`` names ``fixed`` (choices
     not varied) and, for each varied choice of :data:`VARIED_CHOICES`, how the claim's verdict
     (its row in ``sensitivity``) moves along that sweep, the other choice at the main run's."""
-    main = {"cs_alpha": float(section["cs_alpha"]), "distribution": main_distribution(section)}
+    main = {"cs_prior": prior_label(float(section["cs_alpha"])),
+            "distribution": main_distribution(section)}
+    rank = {label: i for i, label in enumerate(prior_labels(section))}
     out = []
     for claim, verdict, evidence, *explanation in claims:
         rows = sensitivity[sensitivity.claim == claim]
         parts = []
         for column, label in VARIED_CHOICES.items():
-            other = "distribution" if column == "cs_alpha" else "cs_alpha"
-            sweep = (rows[rows[other] == main[other]] if other == "distribution" else rows[
-                np.isclose(rows[other], main[other])]).sort_values(column, kind="stable")
+            other = "distribution" if column == "cs_prior" else "cs_prior"
+            sweep = rows[rows[other] == main[other]].sort_values(
+                column, kind="stable", key=lambda c: c.map(rank) if column == "cs_prior" else c)
             marks = {}
             for value, mark in zip(sweep[column], sweep.verdict):
-                marks.setdefault(VERDICT_MARKS.get(mark, mark), []).append(
-                    f"{value:g}" if isinstance(value, float) else str(value))
+                marks.setdefault(VERDICT_MARKS.get(mark, mark), []).append(str(value))
             parts.append(label + (": " + "; ".join(f"{m} under {', '.join(v)}"
                                                    for m, v in marks.items())
                                   if len(marks) > 1 else ": the same verdict under every value"))
@@ -2458,6 +2519,7 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
                                          + level_choices)] + cells,
                    outdir / "verdicts.csv")
     pairs = sec["hierarchical"]["parametrisations"]
+    turns, moves = prior_dependence(sensitivity, section)
     paper_choice = cs_plus_bold_everywhere(paper)
     rho = correlation_lookup(kl_correlations(run["climbs"], scores))
     against_best = [rho(int(r["cases"]), "CS+", r["best"]) for _, r in paper.iterrows()
@@ -2478,7 +2540,7 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         "",
         "Explanations of the verdicts that are not *supported* are in `verdicts.csv` and "
         "REPRODUCTION.md; how the verdicts change with the unstated choices is in the "
-        "sensitivity section below.",
+        f"sensitivity section below. {turns} Which ones: '{PRIOR_SECTION}' below.",
         "",
         *figure_sections(selections, lc_models, run["lc"], sec, section),
         *todays_scores_lines(selections, section),
@@ -2531,8 +2593,11 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         "(de_max - de_ref) / 2 log N over our sample sizes. CS+ moves to the largest model "
         "where the gain covers that charge; the gain does not grow monotonically with alpha. "
         "The priors: a symmetric alpha_ijk, and BDeu, whose alpha_ijk = ESS / (q_i r_i) shrinks "
-        "as classes are added (the other common choice; the LC fits only: the HLC hill-climbs "
-        "and the verdicts of the sensitivity section run under the alphas).",
+        "as classes are added (the other common choice).",
+        "",
+        turns,
+        "",
+        *moves,
         "",
         *[line for g in dict.fromkeys(
             g for g in ("k2", main) if g in set(lc_models.generator))
