@@ -1374,3 +1374,46 @@ def test_the_lc_verdicts_that_turn_on_cs_s_prior_are_named_with_bdeu_beside_the_
     sentence, lines = kz.prior_dependence(same, section)
     assert sentence.startswith("0 of the 2") and lines == ["- no verdict changes with CS's prior"]
 
+
+def _fits_for_icl(entropy: float, gain: float, sizes=(1000, 9000), sets=3) -> pd.DataFrame:
+    """LC fits shaped like a run's (1 and 2 classes of k8): the 2-class fit gains ``gain`` nats
+    per case of log-likelihood and has ``entropy`` nats per case of classification entropy."""
+    rows = []
+    for p in range(1, sets + 1):
+        for n in sizes:
+            rows += [{"generator": "k8", "parametrisation": p, "cases": n, "states": 1,
+                      "loglik": -2.6 * n, "BIC": -2.6 * n - 10, "ICL": -2.6 * n - 10},
+                     {"generator": "k8", "parametrisation": p, "cases": n, "states": 2,
+                      "loglik": (gain - 2.6) * n, "BIC": (gain - 2.6) * n - 20,
+                      "ICL": (gain - 2.6 - entropy) * n - 20}]
+    return pd.DataFrame(rows)
+
+
+def test_figure_discussion_says_why_icl_stays_at_one_class_and_where_cs_plus_and_sbic_sit():
+    picks = {s: _pick(2, 1.0) for s in kz.SCORE_KEYS}
+    picks.update({"CS+": _pick(8, 1.0), "ICL": _pick(1, 40.0), "sBIC": _pick(2, 0.5)})
+    scores = kz.LC_SCORE_KEYS
+    rng = np.random.default_rng(1)
+    selections = pd.DataFrame([{"generator": "k8", "parametrisation": p, "cases": n,
+                                "score": s, **dict(zip(("states", "kl_bits"), picks[s](rng, n)))}
+                               for p in (1, 2, 3) for n in (1000, 9000) for s in scores])
+    # the run's picture: entropy ~0.3 nats per case against a gain of ~0.03
+    fits = _fits_for_icl(entropy=0.3, gain=0.03)
+    largest = selections[selections.score == "CS+"].assign(states=8)
+    models = pd.concat([fits, largest.drop(columns="score")], ignore_index=True)
+    text = kz.curve_discussion(selections, models, ["k8"], 1.0)
+    assert ("Under CS's alpha 1, CS+ selects the largest test model (8 states) on 6 of 6 data "
+            "sets: its mean KL is that of the rule that always takes the largest model at 2 of "
+            "2 (generator, N) points") in text
+    assert "ICL selects 1 class on 100% of these data sets (mean |X| 1 over" in text
+    assert "a mean 0.3 nats per case here, against the 0.03 nats per case" in text
+    assert "less at every N" in text
+    assert "sBIC's mean KL is the lowest of the 6 scores at 8:2,2,2,2 N = 1000; 8:2,2,2,2 N = " \
+        "9000 (2 points); it lies below BIC's at 2 and below BIC+'s at 2 of them." in text
+    # a second class that pays for itself (deterministic children): said so, no 'never'
+    paying = kz.icl_sentence(selections, _fits_for_icl(entropy=0.1, gain=0.2))
+    assert "the gain exceeds the entropy at every N" in paying and "never" not in paying
+    # no sBIC or ICL in the run: no sentence on them
+    plain = kz.curve_discussion(selections[selections.score.isin(list(kz.SCORE_KEYS))], models,
+                                ["k8"], 1.0)
+    assert "ICL" not in plain and "sBIC" not in plain

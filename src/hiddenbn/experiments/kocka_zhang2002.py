@@ -2386,6 +2386,81 @@ def curve_descriptors(selections: pd.DataFrame, lc_models: pd.DataFrame,
     return f"{_generator_title(generator)}: " + "; ".join(parts)
 
 
+def _range_text(values, digits: int = 2) -> str:
+    """``"0.25-0.33"`` (or one value when they agree at ``digits`` significant digits)."""
+    low, high = (f"{v:.{digits}g}" for v in (min(values), max(values)))
+    return low if low == high else f"{low}-{high}"
+
+
+def icl_sentence(selections: pd.DataFrame, lc_models: pd.DataFrame) -> str:
+    """What ICL's curves show on the generators of ``selections``, and why, computed: how often
+    it selects one class, and per N the classification entropy it charges the 2-class fit
+    (BIC - ICL, nats per case) against the log-likelihood the second class adds (per case)."""
+    icl = selections[selections.score == "ICL"]
+    keys = ["generator", "parametrisation", "cases"]
+    fits = lc_models[lc_models.generator.isin(set(icl.generator))].set_index(keys)
+    one, two = fits[fits.states == 1], fits[fits.states == 2]
+    cases = two.index.get_level_values("cases").to_numpy(float)
+    per_case = pd.DataFrame({"entropy": (two.BIC - two.ICL) / cases,
+                             "gain": (two.loglik - one.loglik.reindex(two.index)) / cases})
+    by_n = per_case.groupby(level="cases").mean()
+    paying = [int(n) for n in by_n.index[by_n.entropy <= by_n.gain]]
+    states = icl.groupby(["generator", "cases"]).states.mean()
+    text = (f"ICL selects 1 class on {(icl.states == 1).mean():.0%} of these data sets (mean |X| "
+            f"{_range_text(states)} over the generators and N). It charges the 2-class fit its "
+            f"classification entropy, a mean {_range_text(by_n.entropy)} nats per case here, "
+            f"against the {_range_text(by_n.gain)} nats per case a second class adds to the "
+            "log-likelihood")
+    if not paying:
+        return (text + ", less at every N: on average a second class never pays for itself. "
+                "ICL rewards well-separated classes, not the fit of the distribution, and the "
+                "classes of these parametrisations overlap.")
+    where = "every N" if len(paying) == len(by_n) else f"N = {_cases_text(paying)}"
+    return text + f"; the gain exceeds the entropy at {where}, so ICL can take more classes."
+
+
+def sbic_sentence(selections: pd.DataFrame) -> str:
+    """Where sBIC's mean KL lies among the shown scores, per generator and N of
+    ``selections``: the points where it is the lowest, and against BIC's and BIC+'s."""
+    kl = selections.groupby(["generator", "cases", "score"]).kl_bits.mean().unstack("score")
+    lowest = [f"{_generator_title(g)} N = {int(n)}" for (g, n), row in kl.iterrows()
+              if row.idxmin() == "sBIC"]
+    return (f"sBIC's mean KL is the lowest of the {kl.shape[1]} scores at "
+            + ("; ".join(lowest) if lowest else "no generator and N")
+            + f" ({len(kl)} points); it lies below BIC's at {int((kl.sBIC < kl.BIC).sum())} "
+            f"and below BIC+'s at {int((kl.sBIC < kl['BIC+']).sum())} of them.")
+
+
+def always_largest_sentence(selections: pd.DataFrame, lc_models: pd.DataFrame,
+                            alpha: float) -> str:
+    """How often CS+ selects the largest test model on the generators of ``selections``, and at
+    how many (generator, N) its mean KL is that of always taking it."""
+    top = int(lc_models.states.max())
+    chosen = selections[selections.score == "CS+"]
+    largest = lc_models[(lc_models.states == top)
+                        & lc_models.generator.isin(set(chosen.generator))]
+    keys = ["generator", "cases"]
+    ours = chosen.groupby(keys).kl_bits.mean()
+    always = largest.groupby(keys).kl_bits.mean().reindex(ours.index)
+    same = int(np.isclose(ours, always, rtol=1e-9, atol=0.0).sum())
+    return (f"Under CS's alpha {alpha:g}, CS+ selects the largest test model ({top} states) on "
+            f"{int((chosen.states == top).sum())} of {len(chosen)} data sets: its mean KL is that "
+            f"of the rule that always takes the largest model at {same} of {len(ours)} "
+            "(generator, N) points ('Why CS+ picks the most states').")
+
+
+def curve_discussion(selections: pd.DataFrame, lc_models: pd.DataFrame, generators,
+                     alpha: float) -> str:
+    """What the curves of one figure (its ``generators``) show beyond the paper's scores'
+    means: :func:`always_largest_sentence`, and where the run has them, today's scores
+    (:func:`icl_sentence`, :func:`sbic_sentence`)."""
+    shown = selections[selections.generator.isin(generators)]
+    scores = set(shown.score)
+    return " ".join([always_largest_sentence(shown, lc_models, alpha),
+                     *([icl_sentence(shown, lc_models)] if "ICL" in scores else []),
+                     *([sbic_sentence(shown)] if "sBIC" in scores else [])])
+
+
 def lc_fits(section: dict) -> int:
     """How many test models the LC experiment fits in a run of ``section``: every test model
     on every data set of every generator, under every generating distribution."""
@@ -2415,7 +2490,8 @@ def todays_scores_lines(selections: pd.DataFrame, section: dict) -> list[str]:
                       "(config latent_class.test_states.min: 1 gives it).")
     lines[-1] += (" " + " and ".join(shown) + " are drawn beside the paper's scores in every "
                   "figure and counted in `tables/lc_selections.csv` and `tables/lc_summary.csv`"
-                  "; the figure sections above give their mean KL and selected |X|. The "
+                  "; the figure sections above give their mean KL and selected |X| and what their "
+                  "curves show. The "
                   "paper's claims judge its own scores alone. WBIC (Watanabe 2013) is not "
                   f"computed here: it samples a tempered posterior per fit, about "
                   f"{WBIC_SECONDS_PER_FIT:g} CPU seconds each, and this run fits {fits:,} "
@@ -2444,7 +2520,8 @@ def figure_generators(section: dict) -> dict:
 def figure_sections(selections: pd.DataFrame, lc_models: pd.DataFrame, lc_verdicts: dict,
                     sec: dict, section: dict) -> list[str]:
     """One section per figure drawn: what the paper's figure shows (its text, in
-    ``experiments.yaml``), what ours shows (:func:`curve_descriptors`), and a verdict
+    ``experiments.yaml``), what ours shows (:func:`curve_descriptors`, then
+    :func:`curve_discussion`), and a verdict
     (:func:`figure_verdict` of the claims about it)."""
     lines = []
     for key, generators in figure_generators(section).items():
@@ -2452,7 +2529,9 @@ def figure_sections(selections: pd.DataFrame, lc_models: pd.DataFrame, lc_verdic
         lines += [f"## {FIGURE_HEADINGS[key]} (`figures/{key}.png`)", "",
                   "**Paper.** " + sec["figures"][key], "",
                   "**Ours.** " + " ".join(curve_descriptors(selections, lc_models, g) + "."
-                                          for g in generators), ""]
+                                          for g in generators), "",
+                  "**What the curves show.** " + curve_discussion(
+                      selections, lc_models, generators, float(section["cs_alpha"])), ""]
         if claims:
             lines += ["**Verdict: " + figure_verdict(claims) + "**, from its claims: " + "; ".join(
                 f"{claim} ({verdict})" for claim, verdict, *_ in claims) + ".", ""]
