@@ -3,6 +3,7 @@ configuration's content (KL >= 0 and falling with N, selections within the regul
 hill-climb and the KL are tested in test_hlc.py."""
 
 import copy
+import io
 import math
 from pathlib import Path
 
@@ -33,6 +34,16 @@ SEC = yaml.safe_load((RESOURCES / "experiments.yaml").read_text())
 #: The paper's own Table 2 (means and standard errors) and its fifty pairs.
 PAPER = kz.parse_printed_table2(PRINTED)
 PAIRS = SEC["hierarchical"]["parametrisations"]
+#: The first rows of a full run's tables/table2.csv.
+RUN_TABLE2 = (
+    "cases,best,BIC mean,BIC se,BIC p,BIC bold,BIC+ mean,BIC+ se,BIC+ p,BIC+ bold,CS mean,"
+    "CS se,CS p,CS bold,CS+ mean,CS+ se,CS+ p,CS+ bold,floor mean,floor se,ml floor mean,"
+    "ml floor se,parametrisations,ml gain,de/2N\n"
+    "1000,BIC,11.75,0.6598,1,True,12.53,0.6612,0.1391,True,11.75,0.6598,1,True,12.48,0.6742,"
+    "0.1716,True,17.68,0.8855,22.28,2.108,50,1.136,16.59\n"
+    "3000,BIC+,4.88,0.4043,0.006335,False,4.06,0.2091,1,True,4.845,0.4015,0.008752,False,"
+    "4.154,0.2605,0.4662,True,4.541,0.2895,6.302,0.3706,50,3.726,5.53\n"
+)
 
 
 def test_deterministic_children_encode_the_hidden_state_in_binary():
@@ -231,12 +242,16 @@ def test_quick_report_writes_every_output(quick_results, tmp_path):
     kz.write_sensitivity(lc_all, hlc_all, PRINTED, SEC, QUICK, tmp_path / "tables")
     verdicts = pd.read_csv(tmp_path / "tables" / "sensitivity.csv")
     tables = pd.read_csv(tmp_path / "tables" / "table2_sensitivity.csv")
-    alphas = kz.cs_alphas(QUICK)
-    assert set(verdicts.cs_alpha) == set(alphas) and set(tables.distribution) == {
+    alphas, bdeu = kz.cs_alphas(QUICK), list(kz.bdeu_priors(QUICK))
+    assert set(verdicts.cs_alpha.dropna()) == set(alphas) and set(tables.distribution) == {
         QUICK["generating"], other}
-    # every claim under every choice, and a relabelled copy gets the same verdicts
-    assert len(verdicts) == verdicts.claim.nunique() * len(alphas) * 2
-    pivot = verdicts.pivot_table(index=["claim", "cs_alpha"], columns="distribution",
+    assert list(dict.fromkeys(verdicts.cs_prior)) == [kz.prior_label(a) for a in alphas] + bdeu
+    # every claim under every alpha, the LC claims under every BDeu too, and a relabelled copy
+    # gets the same verdicts
+    lc_claims = verdicts[verdicts["where"] == "Sec. 5"].claim.nunique()
+    assert len(verdicts) == (verdicts.claim.nunique() * len(alphas) + lc_claims * len(bdeu)) * 2
+    assert set(verdicts[verdicts.cs_prior.isin(bdeu)]["where"]) == {"Sec. 5"}
+    pivot = verdicts.pivot_table(index=["claim", "cs_prior"], columns="distribution",
                                  values="verdict", aggfunc="first")
     assert (pivot[QUICK["generating"]] == pivot[other]).all()
     kz.write_report(lc, hlc, PRINTED, SEC, verdicts, tables, QUICK, tmp_path)
@@ -255,6 +270,8 @@ def test_quick_report_writes_every_output(quick_results, tmp_path):
     assert "| N | EM floor | ML floor | de/2N |" in text
     assert "## Today's scores beside the paper's" in text and "WBIC" in text
     assert f"### {kz.PRIOR_SECTION}" in text and "| BDeu 10 |" in text  # the LC fits' BDeu
+    assert "LC verdicts turn on CS's prior" in text and kz.NO_BDEU_CLIMBS in text
+    assert f"## {kz.NESTEDNESS_SECTION}" in text
     assert "ICL" in text.split("## Figure 4 (")[1].split("**Verdict:")[0]  # in the figure text
     main = verdicts[(verdicts.distribution == QUICK["generating"])
                     & (verdicts.cs_alpha == QUICK["cs_alpha"]) & (verdicts["where"] != "Table 2")]
@@ -519,6 +536,25 @@ def test_cs_plus_score_of_choice_by_the_paper_s_argument_on_its_own_table_and_a_
                                 "verdict": ["supported", "not supported", "supported", "x"]})
     assert "3 combinations" in kz.robustness(sensitivity, "c")
     assert "supported 2, not supported 1" in kz.robustness(sensitivity, "c")
+
+
+def test_table2_with_its_floors_bolds_the_paper_s_columns_by_the_caption_s_rule():
+    """comparison.md said the paper's columns are bold by the caption's rule, and printed none
+    bold."""
+    run = pd.read_csv(io.StringIO(RUN_TABLE2))
+    paper = kz.summary_bold(PAPER, lambda *_: 0.8, PAIRS)
+    text = kz._floor_markdown(run, PRINTED, paper)
+    header, _, first, second = text.splitlines()
+    assert header.startswith("| N | EM floor | ML floor | de/2N | BIC (ours) |")
+    paper_cells = [row.split(" | ")[-4:] for row in (first, second)]
+    for (_, row), cells in zip(paper.head(2).iterrows(), paper_cells):
+        for score, cell in zip(kz.SCORE_KEYS, cells):
+            assert cell.strip(" |").startswith("**") == row[f"{score} bold"], (score, cell)
+    assert any(c.strip(" |").startswith("**") for cells in paper_cells for c in cells)
+    # nothing bold where the rule bolds nothing
+    plain = kz._floor_markdown(run, PRINTED, paper.assign(
+        **{f"{s} bold": False for s in kz.SCORE_KEYS}))
+    assert not any("**" in row.split(" | ", 8)[-1] for row in plain.splitlines()[2:])
 
 
 def test_the_other_table2_claims_hold_on_the_paper_s_table_and_fail_when_it_is_changed():
@@ -920,6 +956,41 @@ def test_selection_figure_labels_a_kl_axis_within_two_decades_below_1e_3(monkeyp
               if low <= v <= high and t.get_text()]
     assert len(labels) >= 4 and any("10^{-4}" in t for t in labels), labels
     assert figure.get_layout_engine() is not None  # constrained: the title sits on the panels
+    plots.plt.close(figure)
+
+
+def _overlapping_labels(axis, figure) -> bool:
+    """Whether two of ``axis``'s x tick labels print over each other."""
+    figure.canvas.draw()
+    boxes = [t.get_window_extent() for t in axis.get_xticklabels() if t.get_text()]
+    return any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
+def test_figure5_labels_its_sizes_apart_and_its_kl_axis_at_several_ticks(monkeypatch):
+    """Figure 5's sizes 2,000 and 3,000 printed over each other, and its KL axis over three
+    decades had three labels."""
+    from hiddenbn.reports import plots
+
+    saved = []
+    monkeypatch.setattr(plots, "save_figure", lambda figure, path: saved.append(figure))
+    sizes = (1000, 2000, 3000, 6000, 9000, 18000, 27000, 81000)
+    picks = {s: _pick(7, 12.0) for s in kz.SCORE_KEYS}
+    picks["BIC"] = _pick(2, 150.0)  # 0.15 .. 1.9e-3: with 1.5e-4 over three decades
+    selections = synthetic_selections(picks, generator="k8det", sizes=sizes)
+    kz.figure_lc(selections, ["k8det"], "unused", "title")
+    figure = saved[0]
+    axis = figure.axes[0]
+    assert [t.get_text() for t in axis.get_xticklabels()] == [
+        "1k", "2k", "3k", "6k", "9k", "18k", "27k", "81k"]
+    assert not _overlapping_labels(axis, figure)
+    low, high = axis.get_ylim()
+    assert np.log10(high / low) > plots.FEW_DECADES
+    labels = [t.get_text() for t, v in zip(axis.get_yticklabels(), axis.get_yticks())
+              if low <= v <= high and t.get_text()]
+    assert len(labels) >= 5 and any("3\\times10^{-4}" in t for t in labels), labels
+    # the labels in full, as before, do print over each other
+    axis.set_xticks(sizes, [f"{n:,}" for n in sizes])
+    assert _overlapping_labels(axis, figure)
     plots.plt.close(figure)
 
 
@@ -1349,3 +1420,137 @@ def test_recovery_is_counted_at_every_n_with_em_s_excess_as_a_qualification():
                            explain=False)
     claim = next(c for c in claims if "never found" in c[0])
     assert claim[1] == "not supported" and len(claim) == 3
+
+
+def _lc_fits(logliks: dict, cases=1000, generator="k8") -> pd.DataFrame:
+    """LC result rows shaped like a run's lc/*.csv (the columns nestedness reads): one data set
+    per parametrisation, ``logliks[p]`` the EM log-likelihoods of 1, 2, ... states."""
+    return pd.DataFrame([{"distribution": "uniform_dirichlet", "generator": generator,
+                          "parametrisation": p, "cases": cases, "states": k + 1, "loglik": ll}
+                         for p, values in logliks.items() for k, ll in enumerate(values)])
+
+
+def test_nestedness_counts_fits_below_a_smaller_model_as_em_s_shortfall():
+    # parametrisation 1: 3 states 5 nats below 2 (more than log(1000) / 2 = 3.45), 4 states
+    # 0.005 below 2 (numerical noise); parametrisation 2: 4 states 1 nat below 3
+    fits = _lc_fits({1: [-2600.0, -2580.0, -2585.0, -2580.005],
+                     2: [-2600.0, -2590.0, -2589.0, -2590.0]})
+    short = kz.nestedness_shortfalls(fits)
+    assert len(short) == 6  # every fit but each data set's fewest states
+    np.testing.assert_allclose(short.shortfall, [-20, 5, 0.005, -10, -1, 1])
+    (row,) = kz.nestedness_table(fits).to_dict("records")
+    assert row == {"generator": "8:2,2,2,2", "data sets": 2, "with a fit below": 2, "fits": 6,
+                   "fits below": 2, "below by > log N / 2": 1, "largest (nats)": 5.0,
+                   "at": "parametrisation 1, N = 1000, 3 states"}
+    note = kz.nestedness_note(kz.nestedness_table(fits))
+    assert note.startswith("EM's LC fits are not all ML: on 2 of 2 data sets")
+    assert "(2 of 6 fits, 1 by more than log N / 2, up to 5 nats on 8:2,2,2,2)" in note
+    # nested fits: nothing below, no worst fit named
+    (row,) = kz.nestedness_table(_lc_fits({1: [-2600.0, -2580.0, -2579.0]})).to_dict("records")
+    assert (row["fits below"], row["largest (nats)"], row["at"]) == (0, 0.0, "")
+
+
+def test_regularity_limit_note_names_where_cs_plus_climbs_to_the_largest_regular_nodes():
+    network = parse_spec(DEFAULT["hierarchical"]["spec"])
+    assert kz.at_regularity_limit(network, (2, 4, 4)) == ["H2", "H3"]
+    assert kz.at_regularity_limit(network, (4, 2, 2)) == ["H1"]
+    assert kz.at_regularity_limit(network, (2, 2, 3)) == []
+
+    def climbs(ends):  # rows shaped like the run's hlc/*.csv: final model and path per climb
+        return pd.DataFrame([{"score": "CS+", "cases": n, "cardinalities": cards,
+                              "path_de": de} for n, runs in ends.items()
+                             for cards, de, count in runs for _ in range(count)])
+    # the run's picture: 2,4,4 most frequent at the smaller N, reached through equal de
+    run = climbs({1000: [("2,4,4", "15 > 15 > 15 > 15 > 15", 27), ("4,2,2", "15 > 15", 13)],
+                  81000: [("2,2,3", "15 > 15", 8), ("2,4,4", "15 > 17", 2)]})
+    note = kz.regularity_limit_note(run, network)
+    assert "at N = 1000 (2,4,4, 27 of 40; H2, H3 at the limit); in 27 of the 27 climbs" in note
+    assert "81000" not in note
+    # de rising along the way is counted, and no N at the limit says so
+    rising = run.assign(path_de=run.path_de.str.replace("15 > 15 > 15 > 15 > 15", "15 > 17"))
+    assert "in 0 of the 27 climbs" in kz.regularity_limit_note(rising, network)
+    below = run[run.cardinalities == "2,2,3"]
+    assert kz.regularity_limit_note(below, network) == (
+        "CS+'s most frequent final model is at the regularity limit at no N.")
+
+
+def _sensitivity(verdicts: dict, distribution="uniform_dirichlet") -> pd.DataFrame:
+    """Rows shaped like a run's tables/sensitivity.csv: ``verdicts[prior][claim]``, the LC
+    claims (``LC: ...``) under every prior, the HLC ones under the alphas only."""
+    return pd.DataFrame([{"distribution": distribution,
+                          "cs_alpha": np.nan if prior.startswith("BDeu") else float(prior[6:]),
+                          "cs_prior": prior, "where": "Sec. 5" if claim.startswith("LC") else
+                          "Sec. 6", "claim": claim, "verdict": verdict, "evidence": ""}
+                         for prior, claims in verdicts.items()
+                         for claim, verdict in claims.items()])
+
+
+def test_the_lc_verdicts_that_turn_on_cs_s_prior_are_named_with_bdeu_beside_the_alphas():
+    section = {"cs_alpha": 1.0, "generating": "uniform_dirichlet",
+               "sensitivity": {"cs_alphas": [4.0, 1.0], "cs_equivalent_sample_sizes": [1.0]}}
+    assert kz.prior_labels(section) == ["alpha 1", "alpha 4", "BDeu 1"]
+    # the run's picture: BDeu 1 supports the order claim that every alpha leaves partly
+    hlc = {"HLC: CS+ is the score of choice (Table 2)": "partly supported"}
+    run = _sensitivity({
+        "alpha 1": {"LC: order": "partly supported", "LC: ties": "not supported", **hlc},
+        "alpha 4": {"LC: order": "partly supported", "LC: ties": "not supported", **hlc},
+        "BDeu 1": {"LC: order": "supported", "LC: ties": "not supported"}})
+    sentence, lines = kz.prior_dependence(run, section)
+    assert sentence.startswith("1 of the 2 LC verdicts turn on CS's prior")
+    assert "against this run's, BDeu 1 changes 1." in sentence and kz.NO_BDEU_CLIMBS in sentence
+    assert lines == ["- LC: order: partly under CS's prior alpha 1, alpha 4; yes under CS's "
+                     "prior BDeu 1"]
+    (order, _, choice) = [row[4] for row in kz.with_choices(
+        [("LC: order", "partly supported", ""), ("LC: ties", "not supported", ""),
+         (*hlc.popitem(), "")], run, section)]
+    assert "CS's prior (config cs_alpha; " in order
+    assert "partly under alpha 1, alpha 4; yes under BDeu 1" in order
+    assert "the same verdict under every value" in choice  # no BDeu row: not a change
+    # a prior that changes nothing: none named
+    same = run.assign(verdict=run.verdict.replace("supported", "partly supported"))
+    sentence, lines = kz.prior_dependence(same, section)
+    assert sentence.startswith("0 of the 2") and lines == ["- no verdict changes with CS's prior"]
+
+
+def _fits_for_icl(entropy: float, gain: float, sizes=(1000, 9000), sets=3) -> pd.DataFrame:
+    """LC fits shaped like a run's (1 and 2 classes of k8): the 2-class fit gains ``gain`` nats
+    per case of log-likelihood and has ``entropy`` nats per case of classification entropy."""
+    rows = []
+    for p in range(1, sets + 1):
+        for n in sizes:
+            rows += [{"generator": "k8", "parametrisation": p, "cases": n, "states": 1,
+                      "loglik": -2.6 * n, "BIC": -2.6 * n - 10, "ICL": -2.6 * n - 10},
+                     {"generator": "k8", "parametrisation": p, "cases": n, "states": 2,
+                      "loglik": (gain - 2.6) * n, "BIC": (gain - 2.6) * n - 20,
+                      "ICL": (gain - 2.6 - entropy) * n - 20}]
+    return pd.DataFrame(rows)
+
+
+def test_figure_discussion_says_why_icl_stays_at_one_class_and_where_cs_plus_and_sbic_sit():
+    picks = {s: _pick(2, 1.0) for s in kz.SCORE_KEYS}
+    picks.update({"CS+": _pick(8, 1.0), "ICL": _pick(1, 40.0), "sBIC": _pick(2, 0.5)})
+    scores = kz.LC_SCORE_KEYS
+    rng = np.random.default_rng(1)
+    selections = pd.DataFrame([{"generator": "k8", "parametrisation": p, "cases": n,
+                                "score": s, **dict(zip(("states", "kl_bits"), picks[s](rng, n)))}
+                               for p in (1, 2, 3) for n in (1000, 9000) for s in scores])
+    # the run's picture: entropy ~0.3 nats per case against a gain of ~0.03
+    fits = _fits_for_icl(entropy=0.3, gain=0.03)
+    largest = selections[selections.score == "CS+"].assign(states=8)
+    models = pd.concat([fits, largest.drop(columns="score")], ignore_index=True)
+    text = kz.curve_discussion(selections, models, ["k8"], 1.0)
+    assert ("Under CS's alpha 1, CS+ selects the largest test model (8 states) on 6 of 6 data "
+            "sets: its mean KL is that of the rule that always takes the largest model at 2 of "
+            "2 (generator, N) points") in text
+    assert "ICL selects 1 class on 100% of these data sets (mean |X| 1 over" in text
+    assert "a mean 0.3 nats per case here, against the 0.03 nats per case" in text
+    assert "less at every N" in text
+    assert "sBIC's mean KL is the lowest of the 6 scores at 8:2,2,2,2 N = 1000; 8:2,2,2,2 N = " \
+        "9000 (2 points); it lies below BIC's at 2 and below BIC+'s at 2 of them." in text
+    # a second class that pays for itself (deterministic children): said so, no 'never'
+    paying = kz.icl_sentence(selections, _fits_for_icl(entropy=0.1, gain=0.2))
+    assert "the gain exceeds the entropy at every N" in paying and "never" not in paying
+    # no sBIC or ICL in the run: no sentence on them
+    plain = kz.curve_discussion(selections[selections.score.isin(list(kz.SCORE_KEYS))], models,
+                                ["k8"], 1.0)
+    assert "ICL" not in plain and "sBIC" not in plain

@@ -47,7 +47,7 @@ from hiddenbn.experiments.comparison import (RECONSTRUCTED, markdown, points_not
 from hiddenbn.experiments.reproduction import claim_rows, compared, verdict_row, write_verdicts
 from hiddenbn.learning.em import fit, run_em
 from hiddenbn.learning.hlc import (all_binary, hidden_cardinalities, hill_climb, kl_bits,
-                                   with_hidden_cardinalities)
+                                   one_state_more, with_hidden_cardinalities)
 from hiddenbn.models.network import Network, latent_class, observed_distribution, random_parameters
 from hiddenbn.models.priors import bd_log_marginal, bdeu_log_marginal, complete_log_likelihood
 from hiddenbn.models.spec import parse_spec
@@ -1058,11 +1058,69 @@ def ties_claim(lc_models: pd.DataFrame, selections: pd.DataFrame, generator: str
             + f"); the tied models' log-likelihoods differ by a median {ranges.median():.2g} "
             f"nats (EM stops when an iteration gains less than a median "
             f"{threshold.median():.2g} nats, a gain per iteration, not the distance to the ML "
-            "optimum, which the LC runs do not measure; one effective parameter's penalty "
+            "optimum, which the LC runs do not measure but bound from below where a model "
+            "with more states has the lower log-likelihood; one effective parameter's penalty "
             "log N / 2: "
             f"{penalty.min():.2g}-{penalty.max():.2g} nats)",
             *([ordered_ties_explanation(models[models.de == top_de])]
               if explain and verdict != "supported" else []))
+
+
+#: A fit's log-likelihood counts as below a smaller model's when it falls short by more than
+#: this (nats): the sums of N log-probabilities agree to about 1e-8 relative, far below it.
+NESTED_TOLERANCE = 0.01
+#: comparison.md's section on :func:`nestedness_table`.
+NESTEDNESS_SECTION = "EM's LC fits against nestedness"
+
+
+def nestedness_shortfalls(lc_models: pd.DataFrame) -> pd.DataFrame:
+    """Every LC fit (but each data set's fewest states) with ``shortfall``: how many nats its
+    EM log-likelihood lies below the best of the fewer-state test models in ``lc_models`` on the
+    same data set (negative: above it). A k-class model contains every model with fewer
+    classes, so its ML log-likelihood is at least theirs: a positive shortfall is EM stopping
+    that far, at least, from the larger model's ML optimum (a lower bound on the distance)."""
+    keys = ["generator", "parametrisation", "cases"]
+    ordered = lc_models.sort_values([*keys, "states"])
+    smaller = ordered.groupby(keys).loglik.transform(lambda s: s.cummax().shift())
+    out = ordered.assign(shortfall=smaller - ordered.loglik)
+    return out[smaller.notna()]
+
+
+def nestedness_table(lc_models: pd.DataFrame) -> pd.DataFrame:
+    """Per generator, from :func:`nestedness_shortfalls`: the data sets and those with a fit
+    below a smaller model's (by more than :data:`NESTED_TOLERANCE`), the fits compared and
+    those below, those below by more than one effective parameter's penalty ``log N / 2``, and
+    the largest shortfall (nats) with its fit."""
+    fits = nestedness_shortfalls(lc_models)
+    rows = []
+    for generator, group in fits.groupby("generator", sort=False):
+        below = group[group.shortfall > NESTED_TOLERANCE]
+        worst = group.loc[group.shortfall.idxmax()]
+        rows.append({"generator": _generator_title(generator),
+                     "data sets": group.groupby(["parametrisation", "cases"]).ngroups,
+                     "with a fit below": below.groupby(["parametrisation", "cases"]).ngroups,
+                     "fits": len(group), "fits below": len(below),
+                     "below by > log N / 2": int(
+                         (below.shortfall > 0.5 * np.log(below.cases.astype(float))).sum()),
+                     "largest (nats)": max(float(worst.shortfall), 0.0),
+                     "at": (f"parametrisation {int(worst.parametrisation)}, N = "
+                            f"{int(worst.cases)}, {int(worst.states)} states"
+                            if worst.shortfall > NESTED_TOLERANCE else "")})
+    return pd.DataFrame(rows)
+
+
+def nestedness_note(table: pd.DataFrame) -> str:
+    """EM's distance from the ML optimum on the LC fits in one sentence (no full stop), from
+    :func:`nestedness_table`'s ``table``: how often and by how much a fit lies below a smaller
+    model's."""
+    worst = table.loc[table["largest (nats)"].idxmax()]
+    return (f"EM's LC fits are not all ML: on {int(table['with a fit below'].sum())} of "
+            f"{int(table['data sets'].sum())} data sets a test model's EM log-likelihood lies "
+            f"below a smaller one's, which it contains ({int(table['fits below'].sum())} of "
+            f"{int(table['fits'].sum())} fits, {int(table['below by > log N / 2'].sum())} by "
+            f"more than log N / 2, up to {worst['largest (nats)']:.3g} nats on "
+            f"{worst.generator}); each such fall is a lower bound on EM's distance from the ML "
+            "optimum, so selections among the larger models may be EM's")
 
 
 def ordered_ties_explanation(tied: pd.DataFrame) -> str:
@@ -1082,8 +1140,9 @@ def ordered_ties_explanation(tied: pd.DataFrame) -> str:
             "fewer states is nested in one with more, so their ML log-likelihoods cannot "
             "decrease with |X|; the paper's 'random' needs them equal up to fluctuations "
             "('the likelihood of all the models ... is the same'). Whether our differences "
-            "are the ML optima's or EM's shortfall is not computed: the LC runs do not "
-            "measure the distance to the ML optimum.")
+            "are the ML optima's or EM's shortfall is not computed beyond a lower bound: "
+            "where a model with more states has the lower EM log-likelihood, EM stopped at "
+            f"least that far from its ML optimum (comparison.md, '{NESTEDNESS_SECTION}').")
 
 
 #: "The same results" of Sec. 5 on 2:2,2,2,2: the four scores select the same model on at
@@ -2036,6 +2095,41 @@ def frequent_models(results: pd.DataFrame, top: int = 3) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def at_regularity_limit(network: Network, cardinalities) -> list[str]:
+    """The hidden nodes of ``network`` at ``cardinalities`` (hidden, network order) where one
+    state more makes the model irregular (Lemma 4.1): the climb cannot raise them further."""
+    current = tuple(int(c) for c in cardinalities)
+    allowed = set(one_state_more(network, current))
+    return [network.names[i] for j, i in enumerate(network.hidden_indices)
+            if current[:j] + (current[j] + 1,) + current[j + 1:] not in allowed]
+
+
+def regularity_limit_note(climbs: pd.DataFrame, network: Network, score: str = "CS+") -> str:
+    """Where ``score``'s most frequent final HLC model (per N, from the hill-climbs
+    ``climbs``) is at the regularity limit (:func:`at_regularity_limit`), with how often, and
+    in how many of the climbs that end there de never rose from the all-binary start's: the
+    climb then went up through models of equal de to the largest regular cardinalities, as CS+
+    takes the most classes among LC models of equal de (Sec. 5)."""
+    at_limit, flat, ending = [], 0, 0
+    for cases, group in climbs[climbs.score == score].groupby("cases", sort=True):
+        cards, count = next(iter(group.cardinalities.value_counts().items()))
+        nodes = at_regularity_limit(network, [int(c) for c in cards.split(",")])
+        if nodes:
+            at_limit.append(f"{int(cases)} ({cards}, {count} of {len(group)}; "
+                            f"{', '.join(nodes)} at the limit)")
+            there = group[group.cardinalities == cards].path_de.astype(str).str.split(" > ")
+            flat += int(there.map(lambda d: len(set(d)) == 1).sum())
+            ending += len(there)
+    if not at_limit:
+        return f"{score}'s most frequent final model is at the regularity limit at no N."
+    return (f"{score}'s most frequent final model is at the regularity limit (one more state at "
+            "the nodes named would make it irregular, Lemma 4.1) at N = " + "; ".join(at_limit)
+            + f"; in {flat} of the {ending} climbs that end there de never rose from the "
+            f"all-binary start's: {score} climbs through models of equal de until those nodes "
+            "reach their largest regular cardinality, as in the LC experiment it takes the most "
+            "classes among models of equal de ('Why CS+ picks the most states').")
+
+
 def _markdown(frame: pd.DataFrame) -> str:
     """``frame`` as a Markdown table, floats to three digits; a '|' inside a cell (``|X|``) is
     escaped so that it does not split the cell."""
@@ -2094,15 +2188,30 @@ def _flat(lc_verdicts: dict) -> list:
 TABLE2_LEVELS = "Table 2: cells judged within two combined standard errors of the paper's"
 
 
+#: Why CS's alpha 1 is the paper's own prior, as far as its text says.
+K2_PRIOR_REASON = ("the prior of the formula the paper names for CS's complete-data term "
+                   "(Sec. 2.3: p(D̂|G) 'can be evaluated by use of the formula for exact "
+                   "marginal likelihood', which Sec. 1 credits to Cooper & Herskovits (1992), "
+                   "whose formula takes a uniform prior on every parameter vector, alpha_ijk = "
+                   "1; docs/RECONSTRUCTIONS.md)")
+#: Why the HLC claims have no verdict under a BDeu prior of :func:`bdeu_priors`.
+NO_BDEU_CLIMBS = ("the HLC hill-climbs are not rerun under the BDeu priors: a climb's path "
+                  "depends on the score, so the stored fits of one climb cannot be rescored "
+                  "as another's")
+
+
 def sensitivity_tables(lc_all: pd.DataFrame, hlc_all: pd.DataFrame, printed: pd.DataFrame,
                        sec: dict, section: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every claim's verdict under every generating distribution and CS alpha (the config's
-    ``generating_distributions`` × :func:`cs_alphas`; the paper states neither), and Table 2
-    with its KL floor (:func:`kl_floor`) under each.
+    """Every claim's verdict under every generating distribution and prior of CS's
+    complete-data term (the config's ``generating_distributions`` × :func:`cs_alphas`; the
+    paper states neither), and Table 2 with its KL floor (:func:`kl_floor`) under each; the
+    LC claims also under each BDeu prior of :func:`bdeu_priors`, from the same fits (the HLC
+    claims not: :data:`NO_BDEU_CLIMBS`).
 
-    Returns ``verdicts`` (distribution, cs_alpha, where, claim, verdict, evidence; the levels
-    of Table 2's cells as one more row, :data:`TABLE2_LEVELS`) and ``tables`` (distribution,
-    cs_alpha, then :func:`table2`'s columns and the floor's).
+    Returns ``verdicts`` (distribution, cs_alpha (empty under BDeu), cs_prior
+    (:func:`prior_label`), where, claim, verdict, evidence; the levels of Table 2's cells as
+    one more row, :data:`TABLE2_LEVELS`) and ``tables`` (distribution, cs_alpha, then
+    :func:`table2`'s columns and the floor's).
     """
     verdicts, tables = [], []
     for distribution in section["generating_distributions"]:
@@ -2110,7 +2219,8 @@ def sensitivity_tables(lc_all: pd.DataFrame, hlc_all: pd.DataFrame, printed: pd.
         hlc = hlc_all[hlc_all.distribution == distribution]
         for alpha in cs_alphas(section):
             run = paper_claims(lc, hlc, printed, sec, section, alpha, explain=False)
-            choice = {"distribution": distribution, "cs_alpha": alpha}
+            choice = {"distribution": distribution, "cs_alpha": alpha,
+                      "cs_prior": prior_label(alpha)}
             for where, claims in (("Sec. 5", _flat(run["lc"])), ("Sec. 6", run["hlc"])):
                 verdicts += [{**choice, "where": where, "claim": claim, "verdict": verdict,
                               "evidence": evidence} for claim, verdict, evidence, *_ in claims]
@@ -2121,7 +2231,14 @@ def sensitivity_tables(lc_all: pd.DataFrame, hlc_all: pd.DataFrame, printed: pd.
                              "verdict": f"{agree} of {len(cells)}",
                              "evidence": "; ".join(f"{r['item']}: {r['ours']}" for r in cells
                                                    if r["verdict"] != "reproduced")})
-            tables.append(run["table"].assign(**choice))
+            tables.append(run["table"].assign(distribution=distribution, cs_alpha=alpha))
+        for label in bdeu_priors(section):
+            at_prior = lc_at_alpha(lc, label, section)
+            claims = _flat(lc_claims(lc_selections(at_prior, list(SCORE_KEYS)), at_prior,
+                                     section, explain=False))
+            verdicts += [{"distribution": distribution, "cs_alpha": np.nan, "cs_prior": label,
+                          "where": "Sec. 5", "claim": claim, "verdict": verdict,
+                          "evidence": evidence} for claim, verdict, evidence, *_ in claims]
     table = pd.concat(tables, ignore_index=True)
     first = ["distribution", "cs_alpha"]
     return pd.DataFrame(verdicts), table[first + [c for c in table if c not in first]]
@@ -2141,11 +2258,20 @@ def write_sensitivity(lc_all: pd.DataFrame, hlc_all: pd.DataFrame, printed: pd.D
 VERDICT_MARKS = {"supported": "yes", "partly supported": "partly", "not supported": "no"}
 
 
-def _sweep(verdicts: pd.DataFrame, column: str) -> pd.DataFrame:
-    """Claims × the values of ``column`` (one sweep of the sensitivity), verdicts as marks."""
+def _sweep(verdicts: pd.DataFrame, column: str, order=None) -> pd.DataFrame:
+    """Claims × the values of ``column`` (one sweep of the sensitivity, in ``order`` if given),
+    verdicts as marks; empty where a claim has no verdict under a value."""
     claims = list(dict.fromkeys(verdicts.claim))
     table = verdicts.pivot(index="claim", columns=column, values="verdict").reindex(claims)
+    if order is not None:
+        table = table[[value for value in order if value in table]]
     return table.apply(lambda c: c.map(lambda v: VERDICT_MARKS.get(v, v)))
+
+
+def prior_labels(section: dict) -> list[str]:
+    """The labels (:func:`prior_label`) of every prior of :func:`cs_priors`, in its order: the
+    values of the sensitivity's ``cs_prior`` column."""
+    return [prior_label(prior) for prior in cs_priors(section)]
 
 
 def _changes(sweep: pd.DataFrame, label: str) -> list[str]:
@@ -2154,7 +2280,7 @@ def _changes(sweep: pd.DataFrame, label: str) -> list[str]:
     for claim, row in sweep.iterrows():
         if row.nunique() > 1:
             groups = {}
-            for choice, mark in row.items():
+            for choice, mark in row.dropna().items():
                 groups.setdefault(mark, []).append(f"{choice:g}" if isinstance(choice, float)
                                                    else str(choice))
             lines.append(f"- {claim}: " + "; ".join(f"{mark} under {label} "
@@ -2224,29 +2350,34 @@ def levels_explanation(tables: pd.DataFrame, verdicts: pd.DataFrame, printed: pd
 
 
 def sensitivity_markdown(verdicts: pd.DataFrame, tables: pd.DataFrame, printed: pd.DataFrame,
-                         section: dict) -> list[str]:
+                         paper: pd.DataFrame, section: dict) -> list[str]:
     """The sensitivity section of comparison.md: the verdicts along each sweep, which choices
     change which verdict, the supported claims per choice, and Table 2 with its floor under
-    each generating distribution."""
+    each generating distribution (the paper's columns bold where ``paper``, the main run's
+    :func:`summary_bold` of them, says)."""
     main, alpha = main_distribution(section), float(section["cs_alpha"])
     # a standard error scales as 1 / sqrt(number of parametrisations)
     power_ratio = np.sqrt(section["hierarchical"]["parametrisations"]
                           / section["sensitivity"]["hlc_parametrisations"])
-    by_alpha = _sweep(verdicts[verdicts.distribution == main], "cs_alpha")
+    priors = prior_labels(section)
+    by_prior = _sweep(verdicts[verdicts.distribution == main], "cs_prior", priors)
     by_distribution = _sweep(verdicts[np.isclose(verdicts.cs_alpha, alpha)], "distribution")
-    grid = verdicts[verdicts.claim != TABLE2_LEVELS].assign(
-        yes=lambda f: f.verdict == "supported").pivot_table(
-        index="distribution", columns="cs_alpha", values="yes", aggfunc="sum", sort=False)
-    grid = grid[sorted(grid.columns)]
+    claims = verdicts[verdicts.claim != TABLE2_LEVELS]
+    grid = claims.assign(yes=lambda f: f.verdict == "supported").pivot_table(
+        index="distribution", columns="cs_prior", values="yes", aggfunc="sum", sort=False)
+    grid = grid[[prior for prior in priors if prior in grid]]
+    bdeu = [label for label in bdeu_priors(section) if label in grid]
     lines = [
         "## Sensitivity: the verdicts under other reconstruction choices",
         "",
-        "The paper states neither the Dirichlet alpha of CS's complete-data term nor how its "
+        "The paper states neither the prior of CS's complete-data term nor how its "
         f"random parameters were drawn. The main run uses alpha = {alpha:g} and {main}; here "
-        "every claim is judged again under each alpha of the config's sensitivity and each "
-        "generating distribution (`tables/sensitivity.csv` holds every combination, with the "
-        "evidence). EM is ML under every alpha, so the LC fits are shared; the HLC hill-climbs "
-        "of CS and CS+ are rerun under each alpha. The other distributions' HLC runs have "
+        "every claim is judged again under each Dirichlet alpha of the config's sensitivity, "
+        "the LC claims also under each BDeu prior of its cs_equivalent_sample_sizes, and under "
+        "each generating distribution (`tables/sensitivity.csv` holds every combination, with "
+        "the evidence). EM is ML under every prior, so the LC fits are shared; the HLC "
+        f"hill-climbs of CS and CS+ are rerun under each alpha, but {NO_BDEU_CLIMBS} (empty "
+        "cells below). The other distributions' HLC runs have "
         f"{section['sensitivity']['hlc_parametrisations']} parametrisations per N (the main "
         f"run {section['hierarchical']['parametrisations']}): the standard error of a paired "
         f"difference is about {power_ratio:.2g} times the main run's there, so a "
@@ -2259,11 +2390,11 @@ def sensitivity_markdown(verdicts: pd.DataFrame, tables: pd.DataFrame, printed: 
             if d["min_distance"] > 0 else "")
             for name, d in section["generating_distributions"].items()) + ".",
         "",
-        f"### Under CS's alpha ({main})",
+        f"### Under CS's prior ({main})",
         "",
-        _markdown(by_alpha.rename(columns=lambda c: f"alpha = {c:g}").reset_index()),
+        _markdown(by_prior.fillna("").reset_index()),
         "",
-        *_changes(by_alpha, "alpha ="),
+        *_changes(by_prior, "CS's prior"),
         "",
         f"### Under the generating distribution (alpha = {alpha:g})",
         "",
@@ -2271,30 +2402,53 @@ def sensitivity_markdown(verdicts: pd.DataFrame, tables: pd.DataFrame, printed: 
         "",
         *_changes(by_distribution, "the generating distribution"),
         "",
-        "### Supported claims (of "
-        f"{verdicts[verdicts.claim != TABLE2_LEVELS].claim.nunique()}) under each combination",
+        f"### Supported claims (of {claims.claim.nunique()}"
+        + (f"; under {', '.join(bdeu)}, of the "
+           f"{claims[claims['where'] == 'Sec. 5'].claim.nunique()} LC claims" if bdeu else "")
+        + ") under each combination",
         "",
-        _markdown(grid.rename(columns=lambda c: f"alpha = {c:g}").reset_index()),
+        _markdown(grid.reset_index()),
         "",
         "Which choices reproduce the paper: the counts above, claim by claim in the tables. "
-        "This is a finding, not a reason to tune: the main run keeps alpha = 1, the uniform "
-        "prior of the CS of paper 003 (alpha = 1.01), which paper 002 cites for CS, and the "
-        "uniform Dirichlet of paper 003's random parametrisations; switching to whichever "
-        "choice agrees best with the paper would fit the reconstruction to the verdicts.",
+        f"This is a finding, not a reason to tune: the main run keeps alpha = {alpha:g}"
+        + (f", {K2_PRIOR_REASON}, also the uniform prior of the CS of paper 003 (alpha = "
+           "1.01)," if alpha == 1 else ",")
+        + f" and {main} for the random parametrisations; switching to whichever choice agrees "
+        "best with the paper would fit the reconstruction to the verdicts.",
         "",
         f"### Table 2 and its floor under each generating distribution (alpha = {alpha:g})",
         "",
         "Floors as in Table 2 above (1e-3 bits, mean ± se). Bold: the paper's rule on our "
-        "paired data.",
+        "paired data; the paper's columns as in Table 2 above.",
         "",
     ]
     for distribution, table in tables[np.isclose(tables.cs_alpha, alpha)].groupby(
             "distribution", sort=False):
         lines += [f"**{distribution}** ({int(table.parametrisations.iloc[0])} "
-                  "parametrisations)", "", _floor_markdown(table, printed), ""]
+                  "parametrisations)", "", _floor_markdown(table, printed, paper), ""]
     levels = levels_explanation(tables, verdicts, printed, section)
     lines += [levels[0].upper() + levels[1:] + ".", ""]
     return lines
+
+
+def prior_dependence(sensitivity: pd.DataFrame, section: dict) -> tuple[str, list[str]]:
+    """Which LC verdicts of the main generating distribution turn on CS's prior (every prior of
+    :func:`prior_labels` in ``sensitivity``): a sentence counting them against the main run's
+    prior, and one line per claim whose verdict moves (:func:`_changes`)."""
+    lc = sensitivity[(sensitivity.distribution == main_distribution(section))
+                     & (sensitivity["where"] == "Sec. 5")]
+    sweep = _sweep(lc, "cs_prior", prior_labels(section))
+    main = prior_label(float(section["cs_alpha"]))
+    moved = [claim for claim, row in sweep.iterrows() if row.dropna().nunique() > 1]
+    bdeu = [label for label in bdeu_priors(section) if label in sweep]
+    differ = {label: int((sweep[label] != sweep[main]).sum()) for label in bdeu}
+    return ((f"{len(moved)} of the {len(sweep)} LC verdicts turn on CS's prior, which the paper "
+             f"does not state (this run: {main}; the priors of the sensitivity: "
+             f"{', '.join(sweep.columns)})" + (
+                 "; against this run's, " + ", ".join(
+                     f"{label} changes {n}" for label, n in differ.items()) if bdeu else "")
+             + f". The HLC verdicts are judged under the alphas alone, as {NO_BDEU_CLIMBS}."),
+            _changes(sweep, "CS's prior"))
 
 
 #: The floor columns :func:`_floor_markdown` adds to Table 2: heading and the columns of
@@ -2303,9 +2457,10 @@ FLOOR_COLUMNS = (("EM floor", "floor mean", "floor se"),
                  ("ML floor", "ml floor mean", "ml floor se"), ("de/2N", "de/2N", None))
 
 
-def _floor_markdown(table: pd.DataFrame, printed: pd.DataFrame) -> str:
-    """Table 2 (:func:`table2_markdown`) with the floors of :func:`kl_floor` after N."""
-    text = table2_markdown(table, list(SCORE_KEYS), printed).splitlines()
+def _floor_markdown(table: pd.DataFrame, printed: pd.DataFrame, paper: pd.DataFrame) -> str:
+    """Table 2 (:func:`table2_markdown`, the paper's cells bold where ``paper`` says) with the
+    floors of :func:`kl_floor` after N."""
+    text = table2_markdown(table, list(SCORE_KEYS), printed, paper).splitlines()
     heads = " | ".join(head for head, *_ in FLOOR_COLUMNS)
     lines = [text[0].replace("| N |", f"| N | {heads} |"),
              text[1] + "---|" * len(FLOOR_COLUMNS)]
@@ -2318,7 +2473,8 @@ def _floor_markdown(table: pd.DataFrame, printed: pd.DataFrame) -> str:
 
 
 #: The reconstruction choices the sensitivity analysis varies, by the column that holds them.
-VARIED_CHOICES = {"cs_alpha": "CS's Dirichlet alpha (config cs_alpha)",
+VARIED_CHOICES = {"cs_prior": "CS's prior (config cs_alpha; the LC claims also under the BDeu "
+                              "of sensitivity.cs_equivalent_sample_sizes)",
                   "distribution": "the generating distribution (config generating)"}
 
 
@@ -2327,19 +2483,20 @@ def with_choices(claims, sensitivity: pd.DataFrame, section: dict, fixed: str = 
     :func:`~hiddenbn.experiments.reproduction.claim_rows`: ``choices`` names ``fixed`` (choices
     not varied) and, for each varied choice of :data:`VARIED_CHOICES`, how the claim's verdict
     (its row in ``sensitivity``) moves along that sweep, the other choice at the main run's."""
-    main = {"cs_alpha": float(section["cs_alpha"]), "distribution": main_distribution(section)}
+    main = {"cs_prior": prior_label(float(section["cs_alpha"])),
+            "distribution": main_distribution(section)}
+    rank = {label: i for i, label in enumerate(prior_labels(section))}
     out = []
     for claim, verdict, evidence, *explanation in claims:
         rows = sensitivity[sensitivity.claim == claim]
         parts = []
         for column, label in VARIED_CHOICES.items():
-            other = "distribution" if column == "cs_alpha" else "cs_alpha"
-            sweep = (rows[rows[other] == main[other]] if other == "distribution" else rows[
-                np.isclose(rows[other], main[other])]).sort_values(column, kind="stable")
+            other = "distribution" if column == "cs_prior" else "cs_prior"
+            sweep = rows[rows[other] == main[other]].sort_values(
+                column, kind="stable", key=lambda c: c.map(rank) if column == "cs_prior" else c)
             marks = {}
             for value, mark in zip(sweep[column], sweep.verdict):
-                marks.setdefault(VERDICT_MARKS.get(mark, mark), []).append(
-                    f"{value:g}" if isinstance(value, float) else str(value))
+                marks.setdefault(VERDICT_MARKS.get(mark, mark), []).append(str(value))
             parts.append(label + (": " + "; ".join(f"{m} under {', '.join(v)}"
                                                    for m, v in marks.items())
                                   if len(marks) > 1 else ": the same verdict under every value"))
@@ -2389,6 +2546,81 @@ def curve_descriptors(selections: pd.DataFrame, lc_models: pd.DataFrame,
     return f"{_generator_title(generator)}: " + "; ".join(parts)
 
 
+def _range_text(values, digits: int = 2) -> str:
+    """``"0.25-0.33"`` (or one value when they agree at ``digits`` significant digits)."""
+    low, high = (f"{v:.{digits}g}" for v in (min(values), max(values)))
+    return low if low == high else f"{low}-{high}"
+
+
+def icl_sentence(selections: pd.DataFrame, lc_models: pd.DataFrame) -> str:
+    """What ICL's curves show on the generators of ``selections``, and why, computed: how often
+    it selects one class, and per N the classification entropy it charges the 2-class fit
+    (BIC - ICL, nats per case) against the log-likelihood the second class adds (per case)."""
+    icl = selections[selections.score == "ICL"]
+    keys = ["generator", "parametrisation", "cases"]
+    fits = lc_models[lc_models.generator.isin(set(icl.generator))].set_index(keys)
+    one, two = fits[fits.states == 1], fits[fits.states == 2]
+    cases = two.index.get_level_values("cases").to_numpy(float)
+    per_case = pd.DataFrame({"entropy": (two.BIC - two.ICL) / cases,
+                             "gain": (two.loglik - one.loglik.reindex(two.index)) / cases})
+    by_n = per_case.groupby(level="cases").mean()
+    paying = [int(n) for n in by_n.index[by_n.entropy <= by_n.gain]]
+    states = icl.groupby(["generator", "cases"]).states.mean()
+    text = (f"ICL selects 1 class on {(icl.states == 1).mean():.0%} of these data sets (mean |X| "
+            f"{_range_text(states)} over the generators and N). It charges the 2-class fit its "
+            f"classification entropy, a mean {_range_text(by_n.entropy)} nats per case here, "
+            f"against the {_range_text(by_n.gain)} nats per case a second class adds to the "
+            "log-likelihood")
+    if not paying:
+        return (text + ", less at every N: on average a second class never pays for itself. "
+                "ICL rewards well-separated classes, not the fit of the distribution, and the "
+                "classes of these parametrisations overlap.")
+    where = "every N" if len(paying) == len(by_n) else f"N = {_cases_text(paying)}"
+    return text + f"; the gain exceeds the entropy at {where}, so ICL can take more classes."
+
+
+def sbic_sentence(selections: pd.DataFrame) -> str:
+    """Where sBIC's mean KL lies among the shown scores, per generator and N of
+    ``selections``: the points where it is the lowest, and against BIC's and BIC+'s."""
+    kl = selections.groupby(["generator", "cases", "score"]).kl_bits.mean().unstack("score")
+    lowest = [f"{_generator_title(g)} N = {int(n)}" for (g, n), row in kl.iterrows()
+              if row.idxmin() == "sBIC"]
+    return (f"sBIC's mean KL is the lowest of the {kl.shape[1]} scores at "
+            + ("; ".join(lowest) if lowest else "no generator and N")
+            + f" ({len(kl)} points); it lies below BIC's at {int((kl.sBIC < kl.BIC).sum())} "
+            f"and below BIC+'s at {int((kl.sBIC < kl['BIC+']).sum())} of them.")
+
+
+def always_largest_sentence(selections: pd.DataFrame, lc_models: pd.DataFrame,
+                            alpha: float) -> str:
+    """How often CS+ selects the largest test model on the generators of ``selections``, and at
+    how many (generator, N) its mean KL is that of always taking it."""
+    top = int(lc_models.states.max())
+    chosen = selections[selections.score == "CS+"]
+    largest = lc_models[(lc_models.states == top)
+                        & lc_models.generator.isin(set(chosen.generator))]
+    keys = ["generator", "cases"]
+    ours = chosen.groupby(keys).kl_bits.mean()
+    always = largest.groupby(keys).kl_bits.mean().reindex(ours.index)
+    same = int(np.isclose(ours, always, rtol=1e-9, atol=0.0).sum())
+    return (f"Under CS's alpha {alpha:g}, CS+ selects the largest test model ({top} states) on "
+            f"{int((chosen.states == top).sum())} of {len(chosen)} data sets: its mean KL is that "
+            f"of the rule that always takes the largest model at {same} of {len(ours)} "
+            "(generator, N) points ('Why CS+ picks the most states').")
+
+
+def curve_discussion(selections: pd.DataFrame, lc_models: pd.DataFrame, generators,
+                     alpha: float) -> str:
+    """What the curves of one figure (its ``generators``) show beyond the paper's scores'
+    means: :func:`always_largest_sentence`, and where the run has them, today's scores
+    (:func:`icl_sentence`, :func:`sbic_sentence`)."""
+    shown = selections[selections.generator.isin(generators)]
+    scores = set(shown.score)
+    return " ".join([always_largest_sentence(shown, lc_models, alpha),
+                     *([icl_sentence(shown, lc_models)] if "ICL" in scores else []),
+                     *([sbic_sentence(shown)] if "sBIC" in scores else [])])
+
+
 def lc_fits(section: dict) -> int:
     """How many test models the LC experiment fits in a run of ``section``: every test model
     on every data set of every generator, under every generating distribution."""
@@ -2418,7 +2650,8 @@ def todays_scores_lines(selections: pd.DataFrame, section: dict) -> list[str]:
                       "(config latent_class.test_states.min: 1 gives it).")
     lines[-1] += (" " + " and ".join(shown) + " are drawn beside the paper's scores in every "
                   "figure and counted in `tables/lc_selections.csv` and `tables/lc_summary.csv`"
-                  "; the figure sections above give their mean KL and selected |X|. The "
+                  "; the figure sections above give their mean KL and selected |X| and what their "
+                  "curves show. The "
                   "paper's claims judge its own scores alone. WBIC (Watanabe 2013) is not "
                   f"computed here: it samples a tempered posterior per fit, about "
                   f"{WBIC_SECONDS_PER_FIT:g} CPU seconds each, and this run fits {fits:,} "
@@ -2447,7 +2680,8 @@ def figure_generators(section: dict) -> dict:
 def figure_sections(selections: pd.DataFrame, lc_models: pd.DataFrame, lc_verdicts: dict,
                     sec: dict, section: dict) -> list[str]:
     """One section per figure drawn: what the paper's figure shows (its text, in
-    ``experiments.yaml``), what ours shows (:func:`curve_descriptors`), and a verdict
+    ``experiments.yaml``), what ours shows (:func:`curve_descriptors`, then
+    :func:`curve_discussion`), and a verdict
     (:func:`figure_verdict` of the claims about it)."""
     lines = []
     for key, generators in figure_generators(section).items():
@@ -2455,7 +2689,9 @@ def figure_sections(selections: pd.DataFrame, lc_models: pd.DataFrame, lc_verdic
         lines += [f"## {FIGURE_HEADINGS[key]} (`figures/{key}.png`)", "",
                   "**Paper.** " + sec["figures"][key], "",
                   "**Ours.** " + " ".join(curve_descriptors(selections, lc_models, g) + "."
-                                          for g in generators), ""]
+                                          for g in generators), "",
+                  "**What the curves show.** " + curve_discussion(
+                      selections, lc_models, generators, float(section["cs_alpha"])), ""]
         if claims:
             lines += ["**Verdict: " + figure_verdict(claims) + "**, from its claims: " + "; ".join(
                 f"{claim} ({verdict})" for claim, verdict, *_ in claims) + ".", ""]
@@ -2508,8 +2744,12 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
     cells = table2_cell_rows(table, printed, explanation=f"why: the row '{TABLE2_SUMMARY}'",
                              choices=level_choices,
                              shortfall=lambda n: em_shortfall_note(floor, [n]))
-    write_verdicts(claim_rows("Sec. 5 (Figures 4-5)",
-                              with_choices(lc_verdicts, sensitivity, section, sizes))
+    nested_fits = nestedness_table(lc_models)
+    nested = nestedness_note(nested_fits) + f" (comparison.md, '{NESTEDNESS_SECTION}')."
+    write_verdicts(claim_rows("Sec. 5 (Figures 4-5)", [
+                       (*claim[:3], " ".join(filter(None, [claim[3], nested])), claim[4])
+                       if claim[1] != "supported" else claim
+                       for claim in with_choices(lc_verdicts, sensitivity, section, sizes)])
                    + claim_rows("Sec. 6 (Table 2)", [
                        (*claim[:4], em_shortfall_note(floor, hlc_claim_sizes(claim[0], table))
                         + claim[4])
@@ -2518,6 +2758,7 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
                                          + level_choices)] + cells,
                    outdir / "verdicts.csv")
     pairs = sec["hierarchical"]["parametrisations"]
+    turns, moves = prior_dependence(sensitivity, section)
     paper_choice = cs_plus_bold_everywhere(paper)
     rho = correlation_lookup(kl_correlations(run["climbs"], scores))
     against_best = [rho(int(r["cases"]), "CS+", r["best"]) for _, r in paper.iterrows()
@@ -2538,7 +2779,7 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         "",
         "Explanations of the verdicts that are not *supported* are in `verdicts.csv` and "
         "REPRODUCTION.md; how the verdicts change with the unstated choices is in the "
-        "sensitivity section below.",
+        f"sensitivity section below. {turns} Which ones: '{PRIOR_SECTION}' below.",
         "",
         *figure_sections(selections, lc_models, run["lc"], sec, section),
         *todays_scores_lines(selections, section),
@@ -2556,6 +2797,20 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         "",
         "Every generator's rows: `tables/lc_summary.csv`; every selection: "
         "`tables/lc_selections.csv`.",
+        "",
+        f"## {NESTEDNESS_SECTION}",
+        "",
+        "A k-class LC model contains every model with fewer classes, so its ML log-likelihood "
+        "on a data set is at least theirs. Where a test model's EM log-likelihood lies below a "
+        f"smaller one's (by more than {NESTED_TOLERANCE:g} nats), EM stopped at least that far "
+        "short of the larger model's ML optimum: a lower bound on EM's distance from it, from "
+        "the stored fits (our random restarts do not start the larger models from the smaller "
+        "fits). One effective parameter's penalty, log N / 2, is the scale on which a "
+        "selection moves. Per generator:",
+        "",
+        _markdown(nested_fits),
+        "",
+        nestedness_note(nested_fits) + ".",
         "",
         f"### Why CS+ picks the most states here ({_generator_title(main)} data)",
         "",
@@ -2577,8 +2832,11 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         "(de_max - de_ref) / 2 log N over our sample sizes. CS+ moves to the largest model "
         "where the gain covers that charge; the gain does not grow monotonically with alpha. "
         "The priors: a symmetric alpha_ijk, and BDeu, whose alpha_ijk = ESS / (q_i r_i) shrinks "
-        "as classes are added (the other common choice; the LC fits only: the HLC hill-climbs "
-        "and the verdicts of the sensitivity section run under the alphas).",
+        "as classes are added (the other common choice).",
+        "",
+        turns,
+        "",
+        *moves,
         "",
         *[line for g in dict.fromkeys(
             g for g in ("k2", main) if g in set(lc_models.generator))
@@ -2603,17 +2861,20 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         f"(relative tolerance {section['hierarchical']['floor_em']['tolerance']:g}); de/2N: "
         "the ML fit's KL expected at large N.",
         "",
-        _floor_markdown(table, printed),
+        _floor_markdown(table, printed, paper),
         "",
         "The paper's comparison rests on the ordering of the scores in each row and on each "
         "score against the row's best (the claims above); the level of each cell is judged in "
         "`verdicts.csv`. Why the levels differ, computed: " + levels + ".",
         "",
+        f"Under CS's alpha {alpha:g}: "
+        + regularity_limit_note(run["climbs"], parse_spec(section["hierarchical"]["spec"])),
+        "",
         "## Most frequent final HLC cardinalities (|H1|,|H2|,|H3|)",
         "",
         _markdown(frequent),
         "",
-        *sensitivity_markdown(sensitivity, table2_sensitivity, printed, section),
+        *sensitivity_markdown(sensitivity, table2_sensitivity, printed, paper, section),
     ]
     atomic_write_text(outdir / "comparison.md", "\n".join(text))
 

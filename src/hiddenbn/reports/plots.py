@@ -196,7 +196,7 @@ def selection_figure(selections: pd.DataFrame, generators, scores, path, title: 
                     curves.setdefault(score, []).extend(zip(line.cases, line["mean"]))
                 row[column].set_xscale("log")
                 sizes = sorted(subset.cases.unique())  # label the sample sizes themselves
-                row[column].set_xticks(sizes, [f"{n:,}" for n in sizes])
+                row[column].set_xticks(sizes, [size_label(n) for n in sizes])
                 row[column].xaxis.set_minor_locator(plt.NullLocator())
                 if value == KL_PANEL[0]:
                     row[column].set_yscale("log")
@@ -223,9 +223,19 @@ def selection_figure(selections: pd.DataFrame, generators, scores, path, title: 
         save_figure(figure, path)
 
 
+def size_label(cases: int) -> str:
+    """A sample size as a short tick label: ``"2k"`` for 2,000, ``"12.8k"``, ``"500"``; in
+    full ("2,000") the neighbours 2,000 and 3,000 of a log axis print over each other."""
+    return f"{cases / 1000:g}k" if cases >= 1000 else str(cases)
+
+
 #: A log axis spanning fewer decades than this gets labels at 1, 2 and 5 times each power of
 #: ten, so that a curve within one or two decades still has labelled ticks along it.
 FEW_DECADES = 3
+#: A log axis spanning fewer decades than this (and at least :data:`FEW_DECADES`) gets labels
+#: at 1 and 3 times each power of ten: with the powers alone, a KL axis from 1.5e-4 to 0.2
+#: had three labels and none on its lowest decade.
+SOME_DECADES = 5
 
 
 def _power_of_ten_label(value: float, _position=None) -> str:
@@ -238,11 +248,13 @@ def _power_of_ten_label(value: float, _position=None) -> str:
 
 def label_log_axis(ax) -> None:
     """Label the log-scale y axis of ``ax`` at every power of ten and, when its limits span
-    fewer than :data:`FEW_DECADES` decades, at 2 and 5 times each too (matplotlib's default
-    labels only the powers of ten inside the limits, which left a KL axis from 1.7e-4 to 3e-3
-    with a single label)."""
+    fewer than :data:`FEW_DECADES` decades, at 2 and 5 times each too, fewer than
+    :data:`SOME_DECADES` at 3 times each (matplotlib's default labels only the powers of ten
+    inside the limits, which left a KL axis from 1.7e-4 to 3e-3 with a single label)."""
     low, high = ax.get_ylim()  # positive on a log axis; settles the autoscaled limits
-    subs = (1.0, 2.0, 5.0) if np.log10(high / low) < FEW_DECADES else (1.0,)
+    decades = np.log10(high / low)
+    subs = ((1.0, 2.0, 5.0) if decades < FEW_DECADES
+            else (1.0, 3.0) if decades < SOME_DECADES else (1.0,))
     ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=subs))
     ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_power_of_ten_label))
     ax.yaxis.set_minor_locator(matplotlib.ticker.LogLocator(base=10, subs=np.arange(2, 10)))
