@@ -598,3 +598,23 @@ def test_the_paper_curves_legend_names_a_score_drawn_in_any_panel(unsaved_figure
     gs.figure_paper_curves(paper, tmp_path / "errors")
     legend, = [ax.get_legend() for ax in unsaved_figures[0].axes if ax.get_legend() is not None]
     assert "sBIC" in [text.get_text() for text in legend.get_texts()]
+
+
+def test_the_recommendation_names_the_scores_level_with_the_best_and_the_biased_ones():
+    table = pd.DataFrame({"score": ["sBIC", "CS", "Laplace", "BIC"], "data_sets": 25,
+                          "chooses_gold": [1.0, 0.96, 0.92, 0.68],
+                          "chooses_fewer": [0.0, 0.04, 0.0, 0.32],
+                          "chooses_more": [0.0, 0.0, 0.08, 0.0],
+                          "mean_abs_delta_c": [0.0, 0.04, 0.5, 1.2],
+                          "shape_distance": [46.0, 48.0, 66.0, 179.0]})
+    text = "\n".join(gs._recommendation_lines(table))
+    assert "hidden states: sBIC (100% of 25 data sets, mean |Δc| 0.00), CS (96% of 25" in text
+    assert "The others by how often they choose the gold standard's model: Laplace 92%, BIC " \
+           "68%." in text
+    assert "Choose fewer hidden states than the gold standard on more than 25% of the data " \
+           "sets: BIC (32%)." in text and "Choose more" not in text
+    # counterfactual: BIC choosing the gold model as often as sBIC is recommended with it
+    even = table.assign(chooses_gold=[1.0, 0.96, 0.92, 1.0], chooses_fewer=0.0)
+    text = "\n".join(gs._recommendation_lines(even))
+    assert "hidden states: sBIC (100%" in text and "BIC (100% of 25 data sets" in text
+    assert "Choose fewer" not in text

@@ -2016,7 +2016,8 @@ def agreement_table(frame: pd.DataFrame, keys) -> pd.DataFrame:
     (``keys``) where it is defined at every test model, how often it chooses the gold
     standard's model (``chooses_gold``, a share: a model of :func:`gold_set`, Delta c = 0 in
     :func:`selection_errors`), its mean ``|Delta c|`` and its shape distance
-    (:func:`shape_errors`, mean over data sets)."""
+    (:func:`shape_errors`, mean over data sets), and the shares where it chooses fewer
+    (``chooses_fewer``) or more (``chooses_more``) hidden states than that model."""
     selection = selection_errors(frame, keys)
     shapes = shape_errors(frame, keys)
     rows = []
@@ -2026,6 +2027,8 @@ def agreement_table(frame: pd.DataFrame, keys) -> pd.DataFrame:
             continue
         rows.append({"score": label, "data_sets": len(delta),
                      "chooses_gold": float((delta == 0).mean()),
+                     "chooses_fewer": float((delta < 0).mean()),
+                     "chooses_more": float((delta > 0).mean()),
                      "mean_abs_delta_c": float(delta.abs().mean()),
                      "shape_distance": float(shapes[score].mean())})
     return pd.DataFrame(rows)
@@ -2112,12 +2115,21 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=()) ->
             continue
         most = table[table["chooses_gold"] == table["chooses_gold"].max()]
         best_shape = table.loc[table["shape_distance"].idxmin()]
-        lines += [f"### On {where}", "", _markdown(table), "",
+        lines += [f"### On {where}", ""]
+        if where.startswith("the exact"):
+            lines += [f"N = {int(exact['cases'].max())} cases against {int(exact['d'].min())} "
+                      f"to {int(exact['d'].max())} parameters: far from the large N every "
+                      "approximation here is derived for, so this ranking says how they fail "
+                      "on tiny data; the recommendation rests on paper 003's settings below.",
+                      ""] if {"cases", "d"} <= set(exact) else []
+        lines += [_markdown(table), "",
                   "* Most often the yardstick's model: " + ", ".join(
                       f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets)"
                       for row in most.itertuples())
                   + f"; closest in shape: {best_shape['score']} "
                   f"({best_shape['shape_distance']:.1f} nats).", ""]
+    if not paper.empty and not parts[-1][1].empty:
+        lines += _recommendation_lines(parts[-1][1])
     for claim, result in (("sBIC's curve is closer in shape to the gold standard's than BIC's "
                            "(Drton & Plummer 2017)", sbic_shape_claim(paper)),
                           ("WBIC is closer to the exact log p(D|S) than BIC (Watanabe 2013)",
@@ -2125,6 +2137,39 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=()) ->
         if result is not None:
             lines.append(f"* Claim: {claim}: **{'holds' if result[0] else 'does not hold'}** "
                          f"({result[1]}).")
+    return lines + [""]
+
+
+#: Share of the data sets on which a score that chooses fewer (or more) hidden states than the
+#: yardstick's model is said to do so in the recommendation.
+BIASED_SHARE = 0.25
+
+
+def _recommendation_lines(table: pd.DataFrame) -> list[str]:
+    """"Which score to use" for choosing the number of hidden states, from the
+    :func:`agreement_table` on paper 003's settings: the scores that choose the gold standard's
+    model as often as the best one, give or take one data set (ranked by how often, then by how
+    far they miss), and those that choose fewer or more hidden states on more than
+    :data:`BIASED_SHARE` of the data sets."""
+    ranked = table.sort_values(["chooses_gold", "mean_abs_delta_c"], ascending=[False, True])
+    first = ranked.iloc[0]
+    level = ranked[ranked["chooses_gold"] >= first["chooses_gold"] - 1 / first["data_sets"]]
+    lines = ["### Recommendation", "",
+             "* To choose the number of hidden states: " + ", ".join(
+                 f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets, mean "
+                 f"|Δc| {row.mean_abs_delta_c:.2f})" for row in level.itertuples())
+             + ": as often as the best, give or take one data set; closest in shape: "
+             f"{table.loc[table['shape_distance'].idxmin(), 'score']}. The others by how often "
+             "they choose the gold standard's model: " + (", ".join(
+                 f"{row.score} {row.chooses_gold:.0%}" for row in ranked.iloc[len(level):]
+                 .itertuples()) or "none") + "."]
+    for column, words in (("chooses_fewer", "fewer"), ("chooses_more", "more")):
+        biased = ranked[ranked[column] > BIASED_SHARE].sort_values(column, ascending=False)
+        if not biased.empty:
+            lines.append(f"* Choose {words} hidden states than the gold standard on more than "
+                         f"{BIASED_SHARE:.0%} of the data sets: " + ", ".join(
+                             f"{row.score} ({getattr(row, column):.0%})"
+                             for row in biased.itertuples()) + ".")
     return lines + [""]
 
 
