@@ -2,6 +2,7 @@
 domain, its verdict, and its values against two independent computations (the exact evidence
 and tempered sampling of ``benchmarks/bench_rusakov_geiger.py``, here on a short ladder)."""
 
+import re
 import sys
 from pathlib import Path
 
@@ -78,6 +79,13 @@ def test_the_verdict_passes_on_a_matching_slope_and_fails_on_a_counterfactual():
            "Rusakov-Geiger's 2.5 (3.18 SE, t with 3 df)" in text
     assert "regular (a regular point): 4.5; over all N below Rusakov-Geiger's 4.5 by more " \
            "than 3.18 SE, t with 3 df" in text
+    # the regular control's shortfall of its own d/2 is carried to each coefficient
+    assert re.search(r"the regular control's slope is 0\.\d\d ± 0\.\d\d of its own d/2, so a "
+                     r"slope still short of its asymptote by as much would lie near no_effect "
+                     r"\d\.\d\d, regular \d\.\d\d \(a heuristic", text)
+    assert "regular control's slope" not in gs.findings(
+        pd.DataFrame(), pd.DataFrame(), slopes[slopes.setting == "no_effect"],
+        rusakov_geiger=coefficients)
     assert "autoclass: does not apply (3 states)." in text
     # a singular truth is no regular control, though de = ds, and is judged by its coefficient
     assert "Regular controls (autoclass, regular, de = ds)" in text

@@ -1890,6 +1890,18 @@ def _rusakov_geiger_lines(table: pd.DataFrame, rusakov_geiger: dict) -> list[str
                                        replicates)
         lines.append(f"  * {row.setting} ({note}): {coefficient:g}; over all N {whole}, for N >= "
                      f"{row.upper_from_N} {upper}.")
+    if not regular_controls(table).empty:
+        # the coefficients are asymptotic; the control shows how far these N are from that
+        scale, scale_se = control_scale(table)
+        lines.append(f"  * At these N the regular control's slope is {scale:.2f} ± {scale_se:.2f} "
+                     "of its own d/2, so a slope still short of its asymptote by as much would "
+                     "lie near " + ", ".join(
+                         f"{row.setting} {scale * rusakov_geiger[row.setting][0]:.2f}"
+                         for row in table.itertuples()
+                         if rusakov_geiger.get(row.setting, (None, ""))[0] is not None)
+                     + " (a heuristic, as in the scaled comparison below): read a slope above "
+                     "its coefficient as noise or a slow approach from above, not as a "
+                     "coefficient above the asymptotic one.")
     return lines
 
 
