@@ -1499,6 +1499,26 @@ def test_nestedness_counts_fits_below_a_smaller_model_as_em_s_shortfall():
     assert (row["fits below"], row["largest (nats)"], row["at"]) == (0, 0.0, "")
 
 
+def test_supported_grid_counts_lc_and_hlc_claims_each_of_those_judged():
+    """Rows shaped like the run's sensitivity.csv: two LC and one HLC claim under alpha 1, the
+    LC claims alone under BDeu 10; the BDeu cell compares with the alpha cell on LC."""
+    rows = [("Sec. 5", "lc a", "supported"), ("Sec. 5", "lc b", "not supported"),
+            ("Sec. 6", "hlc a", "supported"), ("Table 2", kz.TABLE2_LEVELS, "3 of 24")]
+    verdicts = pd.DataFrame(
+        [{"distribution": d, "cs_prior": "alpha 1", "where": w, "claim": c, "verdict": v}
+         for d in ("uniform_dirichlet", "sparse_dirichlet") for w, c, v in rows]
+        + [{"distribution": d, "cs_prior": "BDeu 10", "where": w, "claim": c,
+            "verdict": "supported"} for d in ("uniform_dirichlet", "sparse_dirichlet")
+           for w, c, _ in rows[:2]])
+    grid = kz.supported_grid(verdicts, ["alpha 1", "BDeu 10"])
+    assert list(grid.index) == ["uniform_dirichlet", "sparse_dirichlet"]
+    assert grid.loc["uniform_dirichlet"].tolist() == ["LC 1 of 2, HLC 1 of 1",
+                                                      "LC 2 of 2, HLC not run"]
+    # in the other order of priors the cells follow it
+    assert list(kz.supported_grid(verdicts, ["BDeu 10", "alpha 1"]).columns) == [
+        "BDeu 10", "alpha 1"]
+
+
 def test_regularity_limit_note_names_where_cs_plus_climbs_to_the_largest_regular_nodes():
     network = parse_spec(DEFAULT["hierarchical"]["spec"])
     assert kz.at_regularity_limit(network, (2, 4, 4)) == ["H2", "H3"]
