@@ -1519,6 +1519,25 @@ def test_supported_grid_counts_lc_and_hlc_claims_each_of_those_judged():
         "BDeu 10", "alpha 1"]
 
 
+def test_nested_selections_count_per_score_the_selected_fits_below_a_smaller_model():
+    # parametrisation 1: 3 states 5 nats below 2; parametrisation 2: nested (the run's shape:
+    # CS+ selects a fit below a smaller model's on some data sets, the others never)
+    fits = _lc_fits({1: [-2600.0, -2580.0, -2585.0], 2: [-2600.0, -2590.0, -2589.0]})
+    keys = {"generator": "k8", "cases": 1000}
+    selections = pd.DataFrame([{**keys, "parametrisation": p, "score": score, "states": k}
+                               for p in (1, 2) for score, k in (("BIC", 2), ("CS+", 3))])
+    table = kz.nested_selections(fits, selections)
+    assert table.to_dict("records") == [
+        {"score": "BIC", "data sets": 2, "selects a fit below": 0},
+        {"score": "CS+", "data sets": 2, "selects a fit below": 1}]
+    assert kz.nested_selections_text(table) == ("the selected fit lies below a smaller model's "
+                                                "on 0 of 2 data sets for BIC, 1 of 2 data sets "
+                                                "for CS+")
+    # the counterfactual: CS+ selecting the nested 2 states everywhere selects none below
+    fewer = selections.assign(states=2)
+    assert kz.nested_selections(fits, fewer)["selects a fit below"].tolist() == [0, 0]
+
+
 def test_regularity_limit_note_names_where_cs_plus_climbs_to_the_largest_regular_nodes():
     network = parse_spec(DEFAULT["hierarchical"]["spec"])
     assert kz.at_regularity_limit(network, (2, 4, 4)) == ["H2", "H3"]

@@ -1137,6 +1137,28 @@ def nestedness_table(lc_models: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def nested_selections(lc_models: pd.DataFrame, selections: pd.DataFrame) -> pd.DataFrame:
+    """Per score of ``selections`` (:func:`lc_selections`): the data sets on which it selects a
+    model and those on which the fit it selects lies below a smaller model's
+    (:func:`nestedness_shortfalls`, by more than :data:`NESTED_TOLERANCE`): a selection of a
+    fit EM left short of the ML optimum, which an ML fit could change."""
+    keys = ["generator", "parametrisation", "cases", "states"]
+    below = nestedness_shortfalls(lc_models)
+    below = below.loc[below.shortfall > NESTED_TOLERANCE, keys].drop_duplicates()
+    chosen = selections.merge(below.assign(below=True), on=keys, how="left")
+    chosen["below"] = chosen["below"].fillna(False).astype(bool)
+    counts = chosen.groupby("score", sort=False).agg(
+        **{"data sets": ("below", "size"), "selects a fit below": ("below", "sum")})
+    return counts.reset_index()
+
+
+def nested_selections_text(table: pd.DataFrame) -> str:
+    """:func:`nested_selections`'s ``table`` in one sentence (no full stop)."""
+    return ("the selected fit lies below a smaller model's on " + ", ".join(
+        f"{int(r['selects a fit below'])} of {int(r['data sets'])} data sets for {r.score}"
+        for _, r in table.iterrows()))
+
+
 def nestedness_note(table: pd.DataFrame) -> str:
     """EM's distance from the ML optimum on the LC fits in one sentence (no full stop), from
     :func:`nestedness_table`'s ``table``: how often and by how much a fit lies below a smaller
@@ -2738,7 +2760,9 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
                              choices=level_choices,
                              shortfall=lambda n: em_shortfall_note(floor, [n]))
     nested_fits = nestedness_table(lc_models)
-    nested = nestedness_note(nested_fits) + f" (comparison.md, '{NESTEDNESS_SECTION}')."
+    nested_chosen = nested_selections(lc_models, selections[selections.score.isin(scores)])
+    nested = (nestedness_note(nested_fits) + "; " + nested_selections_text(nested_chosen)
+              + f" (comparison.md, '{NESTEDNESS_SECTION}').")
     write_verdicts(claim_rows("Sec. 5 (Figures 4-5)", [
                        (*claim[:3], " ".join(filter(None, [claim[3], nested])), claim[4])
                        if claim[1] != "supported" else claim
@@ -2804,6 +2828,11 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         _markdown(nested_fits),
         "",
         nestedness_note(nested_fits) + ".",
+        "",
+        "Per score, the data sets on which the fit it selects is such a fit (below a smaller "
+        "model's): the selections that an ML fit of the selected model could change.",
+        "",
+        _markdown(nested_chosen),
         "",
         f"### Why CS+ picks the most states here ({_generator_title(main)} data)",
         "",
