@@ -1642,3 +1642,28 @@ def test_figure_discussion_says_why_icl_stays_at_one_class_and_where_cs_plus_and
     plain = kz.curve_discussion(selections[selections.score.isin(list(kz.SCORE_KEYS))], models,
                                 ["k8"], 1.0)
     assert "ICL" not in plain and "sBIC" not in plain
+
+
+def test_table2_claims_name_the_em_fits_verdict_where_the_ml_refits_change_it():
+    rng = np.random.default_rng(3)
+    rows = []
+    for cases, base in ((1000, 12.0), (243000, 0.3)):
+        for parametrisation in range(1, 11):
+            for score in kz.SCORE_KEYS:
+                em = base * (1.3 if score == "BIC+" and cases == 1000 else 1.0)
+                em *= 1 + 0.01 * rng.standard_normal()
+                rows.append({"cases": cases, "parametrisation": parametrisation, "score": score,
+                             "kl_bits": em / 1e3, "ml_kl_bits": base * (
+                                 1 + 0.01 * rng.standard_normal()) / 1e3})
+    results = pd.DataFrame(rows)
+    ml_table = kz.table2(results, list(kz.SCORE_KEYS), values="ml_kl_bits")
+    em_table = kz.table2(results, list(kz.SCORE_KEYS))
+    judged = [(claim, *check(ml_table)) for claim, check in kz.TABLE2_CLAIMS]
+    worst = kz.TABLE2_CLAIMS[1][0]
+    out = dict((c[0], c) for c in kz._with_em_reading(judged, em_table))
+    assert out[worst][1] == "not supported"
+    assert out[worst][3].startswith("On the EM fits before the ML refit (the paper does not say "
+                                    "how far its EM ran): supported")
+    # the same fits judged both ways: no EM reading is added
+    same = [(claim, *check(em_table)) for claim, check in kz.TABLE2_CLAIMS]
+    assert kz._with_em_reading(same, em_table) == same
