@@ -199,6 +199,43 @@ def test_score_colours_of_like_hue_differ_in_lightness():
                                      ("bic_plus_log_evidence", "icl_log_evidence")]
 
 
+def _same_style_like_hue(styles: dict) -> list:
+    """Pairs of chromatic scores (CIELAB chroma above 10) with one line style and hues within
+    35 degrees of CIELAB hue: one hue family drawn alike."""
+    import itertools
+
+    import matplotlib.colors
+
+    def lab(colour):
+        rgb = np.array(matplotlib.colors.to_rgb(colour))
+        linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+        xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
+                        [0.0193, 0.1192, 0.9505]]) @ linear / [0.95047, 1.0, 1.08883]
+        f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz * (29 / 6) ** 2 / 3 + 4 / 29)
+        return 500 * (f[0] - f[1]), 200 * (f[1] - f[2])
+
+    chroma = {score: lab(look[0]) for score, look in styles.items()}
+    like = []
+    for a, b in itertools.combinations(styles, 2):
+        if styles[a][2] != styles[b][2] or min(np.hypot(*chroma[a]), np.hypot(*chroma[b])) < 10:
+            continue
+        hue = abs(np.degrees(np.arctan2(chroma[a][1], chroma[a][0])
+                             - np.arctan2(chroma[b][1], chroma[b][0]))) % 360
+        if min(hue, 360 - hue) < 35:
+            like.append((a, b))
+    return like
+
+
+def test_scores_of_one_hue_family_differ_in_line_style():
+    """sBIC was a dark red dashed as CS's red, ICL a lime dotted as MLED's green: at print size
+    each pair read as one score."""
+    assert _same_style_like_hue(plots.SCORE_STYLES) == []
+    before = {**plots.SCORE_STYLES, "sbic_log_evidence": ("#7b2d26", "<", "--", "sBIC"),
+              "icl_log_evidence": ("#77aa00", ">", ":", "ICL")}
+    assert _same_style_like_hue(before) == [("cs", "sbic_log_evidence"),
+                                            ("mled", "icl_log_evidence")]
+
+
 def test_no_series_colour_is_a_score_colour():
     """A colour names one score in every figure: series that are not scores never take one."""
     scores = [look[0].lower() for look in plots.SCORE_STYLES.values()]

@@ -40,7 +40,10 @@ PALETTE = ("#56b4e9", "#f26419", "#9a8c1f", "#2e4057", "#e78ac3", "#b3d463")
 #: texts say so). Markers and line styles keep curves apart where they coincide (CS and MLED
 #: often do); two colours of like hue (within 15 degrees) differ in lightness by 20 (CIE L*),
 #: so that lines a pixel wide are told apart (WBIC is near-black olive and ICL lime, apart from
-#: BIC's purple and BIC+'s teal, beside which they are drawn).
+#: BIC's purple and BIC+'s teal, beside which they are drawn), and two scores of one hue family
+#: (within 35 degrees of CIELAB hue) never share a line style: sBIC is a royal blue dash-dot,
+#: away from CS's red dashes it is compared with, and ICL's lime is dashed, not dotted as
+#: MLED's green.
 SCORE_STYLES = {
     "laplace": ("#1b6ca8", "o", "-", "Laplace"),
     "cs": ("#d1495b", "s", "--", "CS"),
@@ -48,8 +51,8 @@ SCORE_STYLES = {
     "draper": ("#edae49", "D", "-", "Draper"),
     "bic_log_evidence": ("#6a4c93", "v", "-", "BIC"),
     "bic_plus_log_evidence": ("#00798c", "P", "--", "BIC+"),
-    "sbic_log_evidence": ("#7b2d26", "<", "--", "sBIC"),
-    "icl_log_evidence": ("#77aa00", ">", ":", "ICL"),
+    "sbic_log_evidence": ("#4361ee", "<", "-.", "sBIC"),
+    "icl_log_evidence": ("#77aa00", ">", "--", "ICL"),
     "wbic_log_evidence": ("#4d4d00", "h", "-.", "WBIC"),
     "cs_plus": ("#8d6a50", "X", "-.", "CS+"),
     "cs_de": ("#c05299", "x", "-.", "CS (d = de)"),
