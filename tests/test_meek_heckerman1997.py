@@ -140,7 +140,10 @@ def test_quick_study_writes_the_report(quick_study):
         assert "Figure 5 as a whole" in verdicts.set_index("item").loc[item, "choices"]
     posterior_items = set(sensitivity.claim) - {mh.FIGURE5_JOINT_ITEM}
     for row in verdicts[verdicts["item"].isin(posterior_items)].itertuples():
-        assert "CS's Dirichlet alpha" in row.choices and "reproduced under alpha" in row.choices
+        assert "CS's Dirichlet alpha" in row.choices
+        constructed = set(sensitivity[sensitivity.claim == row.item].verdict) == {
+            "consistent by construction"}
+        assert ("reproduced under alpha" in row.choices) != constructed
     for name in ("figure5", "figure5_replicates", "figure5_random", "models"):
         assert (directory / "figures" / f"{name}.png").stat().st_size > 10_000
     data = pd.read_csv(directory / "data" / "F1.csv")
@@ -326,7 +329,10 @@ def test_unadjusted_holds_where_f5_pulls_away_and_fails_where_f4_keeps_up():
                          summary_of(unadjusted, {"F4": ("F5", (0.7, 0.9))},
                                     variant="unadjusted")])
     growing = loglik_scores("F5", "F4", "F4", cs_gaps=(3.0, 9.0))
-    assert mh.unadjusted_row(growing, summary, TABLE1)["verdict"] == "reproduced"
+    # implied by F5 containing F4 with the smaller unadjusted penalty: no evidence
+    row = mh.unadjusted_row(growing, summary, TABLE1)
+    assert row["verdict"] == "consistent by construction"
+    assert "follow from the nesting and the parameter counts" in row["explanation"]
     shrinking = loglik_scores("F5", "F4", "F4", cs_gaps=(9.0, 3.0))
     assert mh.unadjusted_row(shrinking, summary, TABLE1)["verdict"] == "partly reproduced"
     f4_ahead = pd.concat([summary_of(PAPER_FIGURE5, {"F1": ("F2", (0.5, 0.7))}),
@@ -487,6 +493,11 @@ def test_alpha_choice_says_whether_the_verdict_survives_and_which_alphas_reprodu
     assert "depends on alpha" in text and text.endswith("under alpha 1")
     none = sensitivity.assign(verdict="not reproduced")
     assert mh.alpha_choice(none, "c", 1.0).endswith("none of them")
+    # a check that cannot fail reproduces nothing under any alpha, and is not said to fail to
+    constructed = sensitivity.assign(verdict="consistent by construction")
+    assert mh.alpha_choice(constructed, "c", 1.0).endswith("the verdict survives every alpha")
+    constructed.loc[0, "verdict"] = "partly reproduced"
+    assert mh.alpha_choice(constructed, "c", 1.0).endswith("none of them")
 
 
 # --- Sec. 3.1 --------------------------------------------------------------------------------
@@ -497,7 +508,9 @@ def test_noisy_or_table_is_one_minus_the_product_of_the_misses():
 
 def test_noisy_or_needs_the_complete_tree_at_random_points_and_not_at_special_ones():
     row = mh.noisy_or_row(mh.noisy_or_points(np.random.default_rng(0), points=20))
-    assert row["verdict"] == "reproduced"
+    # random points hit a table with two equal rows with probability 0: no evidence
+    assert row["verdict"] == "consistent by construction"
+    assert row["explanation"].startswith("an implementation check")
     assert "n = 5 (5 parameters, 32 rows): 20 of 20" in row["ours"]
     # a cause that never fires (p = 0) is irrelevant: a smaller tree represents the table
     inert = mh.noisy_or_row([np.array([0.3, 0.0, 0.6]), np.array([0.3, 0.4, 0.6])])

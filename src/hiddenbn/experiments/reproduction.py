@@ -4,7 +4,8 @@ Each paper's report function writes, beside its ``comparison.md``, a ``verdicts.
 row per printed number or claim it checks (:data:`COLUMNS`), judged in the shared vocabulary
 :data:`VERDICTS` (:func:`compared`, :func:`claim_rows`, :func:`write_verdicts`). Two marks keep a
 check that is no evidence out of the counts: the verdict :data:`CONSTRUCTED` for a check that
-cannot fail because our reconstruction was made from the printed value, and the column
+cannot fail because our reconstruction was made from the printed value or the result follows
+from how the check is built (an implementation check), and the column
 ``derived_from`` for a row that repeats another row's check (the same printed number again, or a
 direct consequence of it). The summary counts distinct checks: a derived row is shown in its
 paper's verdicts but not counted.
@@ -38,7 +39,10 @@ from hiddenbn.util.markdown import pipe_table
 COLUMNS = ("where", "item", "paper", "ours", "verdict", "explanation", "choices", "derived_from")
 #: The verdict of a check that cannot fail: our side was reconstructed from the printed value
 #: (a lost network drawn so that its parameter count is the printed one, a size chosen so that
-#: a printed formula gives the printed number). It is shown, never counted as a reproduction.
+#: a printed formula gives the printed number), or the result follows from how the check is
+#: built (a nested model with the smaller penalty winning; random points missing a set of
+#: probability 0), which makes it an implementation check. It is shown, never counted as a
+#: reproduction.
 CONSTRUCTED = "consistent by construction"
 #: The verdicts, in the order of the summary table's columns.
 VERDICTS = ("reproduced", "partly reproduced", "not reproduced", CONSTRUCTED, "not checked")
@@ -297,7 +301,8 @@ def reproduction_markdown(sections: list[dict], base, quick_sizes: bool = False,
               + (" The config's studies follow the papers: beyond them, with no verdicts."
                  if studies else ""), "", "## Summary", "",
               "Counts of distinct checks. *" + CONSTRUCTED + "* marks a check that cannot fail: "
-              "our side was reconstructed from the printed value, so its agreement is no "
+              "our side was reconstructed from the printed value, or the result follows from "
+              "how the check is built (an implementation check), so its agreement is no "
               "evidence. A row derived from another (the same printed number checked again, or "
               "a direct consequence of another row's check; its `derived_from` names that row) "
               "is shown in its paper's verdicts but counted only under *derived (not counted)*.",
