@@ -222,7 +222,20 @@ def test_f1_exception_holds_where_f2_takes_the_mass_and_fails_where_f1_keeps_it(
     row = mh.f1_exception_row(ours, scores, TABLE1)
     assert row["verdict"] == "not reproduced"
     assert row["explanation"].startswith("computed: F2's fitted log-likelihood is at least F1's "
-                                         "in 4 of 4 fits")
+                                         "in 4 of 4 fits of F1's data (its 2 independent data "
+                                         "sets at each of the 2 N)")
+
+
+def test_nested_fits_count_the_data_sets_the_means_are_over():
+    """F1's fits were counted with the paper's data set (105), F4's without it (100)."""
+    scores = loglik_scores("F2", "F1", "F1")
+    paper = loglik_scores("F2", "F1", "F1", gap=-1.0).assign(replicate=0)
+    text = mh.nested_fits(pd.concat([scores, paper]), "F1", "F2", "F1")
+    assert "in 4 of 4 fits of F1's data (its 2 independent data sets" in text
+    worse = loglik_scores("F2", "F1", "F1", gap=-1.0)
+    assert "in 0 of 4 fits" in mh.nested_fits(worse, "F1", "F2", "F1")
+    assert "in 4 of 4 fits of F4's data" in mh.nested_fits(
+        loglik_scores("F5", "F4", "F4"), "F4", "F5", "F4")
 
 
 def test_figure5_as_a_whole_needs_both_statements_under_the_same_alpha():

@@ -482,6 +482,20 @@ def accumulation_row(summary: pd.DataFrame, parameters: str = "hand-chosen",
         f"at least {SETTLED:.0%}) and end as the most probable model", choices=STUDY_CHOICES)
 
 
+def nested_fits(scores: pd.DataFrame, generator: str, larger: str, smaller: str) -> str:
+    """In words, in how many fits of ``generator``'s data model ``larger``'s fitted
+    log-likelihood is at least ``smaller``'s (within :data:`LOGLIK_SLACK`), over the data sets
+    the mean posteriors are over (hand-chosen parameters, replicates >= 1:
+    :func:`replicate_summary`; the paper's data set is not among them), at every N."""
+    data = scores[(scores.generator == generator) & (scores.parameters == "hand-chosen")
+                  & (scores.replicate >= 1)]
+    loglik = data.pivot_table(index=["replicate", "N"], columns="model", values="loglik")
+    count = int((loglik[larger] >= loglik[smaller] - LOGLIK_SLACK).sum())
+    return (f"{larger}'s fitted log-likelihood is at least {smaller}'s in {count} of "
+            f"{len(loglik)} fits of {generator}'s data (its {data.replicate.nunique()} "
+            f"independent data sets at each of the {data.N.nunique()} N)")
+
+
 def f1_exception_row(summary: pd.DataFrame, scores: pd.DataFrame, table1: pd.DataFrame) -> dict:
     """Sec. 5: "the one exception is when model F1 is the generating model": with F1
     generating the posterior does not settle on F1. Judged with our dimensions (the study's
@@ -490,14 +504,11 @@ def f1_exception_row(summary: pd.DataFrame, scores: pd.DataFrame, table1: pd.Dat
     dims = table1.set_index("model")
     ours, printed = most_probable(summary)["F1"], most_probable(summary, variant="printed")["F1"]
     largest = summary.N.max()
-    f1_data = scores[(scores.generator == "F1") & (scores.parameters == "hand-chosen")]
-    loglik = f1_data.pivot_table(index=["replicate", "N"], columns="model", values="loglik")
-    larger = int((loglik["F2"] >= loglik["F1"] - LOGLIK_SLACK).sum())
     exception = ours[0] != "F1"
     explanation = "" if exception else (
-        f"computed: F2's fitted log-likelihood is at least F1's in {larger} of {len(loglik)} fits "
-        f"of F1's data (F1 is a subset of F2); with the printed dimensions (F1 "
-        f"{dims.loc['F1', 'paper dimension']}, F2 {dims.loc['F2', 'paper dimension']}) the two "
+        f"computed: {nested_fits(scores, 'F1', 'F2', 'F1')}, F1 being a subset of F2; with the "
+        f"printed dimensions (F1 {dims.loc['F1', 'paper dimension']}, F2 "
+        f"{dims.loc['F2', 'paper dimension']}) the two "
         f"have the same penalty and {printed[0]} ends most probable ({_percent(printed[1])}); "
         f"with ours (F2 {dims.loc['F2', 'dimension']}) F2 pays for its extra dimension and F1 "
         f"does ({_percent(ours[1])}): the exception follows the printed dimension of F2")
@@ -622,10 +633,8 @@ def unadjusted_row(scores: pd.DataFrame, summary: pd.DataFrame, table1: pd.DataF
     dims = table1.set_index("model")
     data = scores[(scores.generator == "F4") & (scores.parameters == "hand-chosen")
                   & (scores.replicate >= 1)]
-    wide = data.pivot_table(index=["replicate", "N"], columns="model",
-                            values=["cs_unadjusted", "loglik"])
-    gap = (wide["cs_unadjusted"]["F5"] - wide["cs_unadjusted"]["F4"]).groupby("N").mean()
-    larger = int((wide["loglik"]["F5"] >= wide["loglik"]["F4"] - LOGLIK_SLACK).sum())
+    wide = data.pivot_table(index=["replicate", "N"], columns="model", values="cs_unadjusted")
+    gap = (wide["F5"] - wide["F4"]).groupby("N").mean()
     grows = gap.iloc[-1] > gap.iloc[0]
     means = summary[(summary.parameters == "hand-chosen") & (summary.generator == "F4")
                     & (summary.N == summary.N.max())].set_index(["variant", "model"])["mean"]
@@ -641,8 +650,8 @@ def unadjusted_row(scores: pd.DataFrame, summary: pd.DataFrame, table1: pd.DataF
         f"{_trajectory(summary[summary.parameters == 'hand-chosen'], 'F4', 'F4', 'unadjusted')}, "
         "adjusted "
         f"{_trajectory(summary[summary.parameters == 'hand-chosen'], 'F4', 'F4', 'computed')}",
-        verdict, (f"F4 is a subset of F5 (F5's fitted log-likelihood is at least F4's in "
-                  f"{larger} of {len(wide)} fits) and unadjusted F5 has the smaller penalty "
+        verdict, (f"F4 is a subset of F5: {nested_fits(scores, 'F4', 'F5', 'F4')}; "
+                  "unadjusted F5 has the smaller penalty "
                   f"({dims.loc['F5', 'unadjusted']} against {dims.loc['F4', 'unadjusted']}"
                   f" parameters), so its lead grows as ({dims.loc['F4', 'unadjusted']} - "
                   f"{dims.loc['F5', 'unadjusted']})/2 log N: the growing gap and F5's lead follow "
