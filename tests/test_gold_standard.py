@@ -489,8 +489,10 @@ def test_section_5_judges_passes_on_sharp_gold_sets_and_on_common_data_sets():
     assert "On the 3 data sets whose gold set holds one model" in text
     assert "data sets where every score chooses a model" not in text
     assert "Laplace is the exception" not in text
-    # counterfactual: sBIC missing in b, Laplace undefined at 6 in a/2
+    assert "sBIC φ = x" not in text  # no further phi, none to name
+    # counterfactual: sBIC (at two phi) missing in b, Laplace undefined at 6 in a/2
     paper.loc[paper["experiment"] == "b", "sbic_log_evidence"] = np.nan
+    paper[gs.sbic_score(1.01)] = paper["sbic_log_evidence"]
     paper.loc[(paper["experiment"] == "a") & (paper["replicate"] == 2)
               & (paper["hidden_states"] == 6), "laplace"] = np.nan
     assert len(gs.common_data_sets(paper, ["experiment", "replicate"])) == 10
@@ -727,7 +729,7 @@ def test_closest_in_shape_names_every_score_within_noise_of_the_best():
     paper = _shapes_apart({"laplace": [0.0] * 8, "cs": [1.0] + [0.0] * 7, "mled": [1.0] * 8,
                            "draper": [2.0] + [1.0] * 7})
     closest, data_sets = gs.closest_in_shape(paper, ["experiment", "replicate"])
-    assert data_sets == 8 and [label for label, _, _ in closest] == ["Laplace", "CS"]
+    assert data_sets == 8 and [label for label, *_ in closest] == ["Laplace", "CS"]
     assert closest[1][2] == pytest.approx(1.0)
     text = gs._closest_text(closest, data_sets)
     assert text == ("Laplace (0.0 nats), and within noise of it (two-sided signed-rank test "
@@ -735,7 +737,7 @@ def test_closest_in_shape_names_every_score_within_noise_of_the_best():
     # counterfactual: CS off everywhere too is farther, and then no score is level with Laplace
     apart = _shapes_apart({"laplace": [0.0] * 8, "cs": [1.0] * 8, "mled": [1.0] * 8})
     closest, data_sets = gs.closest_in_shape(apart, ["experiment", "replicate"])
-    assert [label for label, _, _ in closest] == ["Laplace"]
+    assert [label for label, *_ in closest] == ["Laplace"]
     assert gs._closest_text(closest, data_sets).endswith(
         "every other score farther (two-sided signed-rank p < 0.05)")
     # four data sets: the test could not tell any two apart, and the text says so
@@ -745,6 +747,12 @@ def test_closest_in_shape_names_every_score_within_noise_of_the_best():
         "Laplace (0.0 nats); 4 data sets are too few for a signed-rank test to tell any two "
         "scores apart at 0.05 (its smallest p is 0.12)")
     assert gs.paired_p_value([0.0, 0.0, np.nan]) == 1.0
+    # a score missing from a data set is paired over the others, and the text says over how many
+    gap = _shapes_apart({"laplace": [0.0] * 8, "cs": [1.0] + [0.0] * 7})
+    gap.loc[(gap["experiment"] == "b") & (gap["replicate"] == 4), "cs"] = np.nan
+    closest, data_sets = gs.closest_in_shape(gap, ["experiment", "replicate"])
+    assert closest[1][3] == 7 and "CS (0.0, p = 1 over the 7 where both are defined)" in \
+        gs._closest_text(closest, data_sets)
 
 
 def test_the_level_verdict_gives_the_mean_and_the_panel_count():

@@ -2139,25 +2139,27 @@ def closest_in_shape(frame: pd.DataFrame, keys) -> tuple[list[tuple[str, float, 
     with the smallest mean shape distance over the data sets (``keys``; :func:`shape_errors`),
     then every score that a two-sided Wilcoxon signed-rank test paired over the data sets where
     both are defined does not tell from it at :data:`CLAIM_LEVEL` (a smaller mean alone would
-    let noise pick one). Returns ``([(label, mean distance, p-value), ...], data sets)``, the
-    best first with p NaN."""
+    let noise pick one). Returns ``([(label, mean distance, p-value, pairs), ...], data
+    sets)``, the best first with p NaN; ``pairs``: the data sets where both are defined."""
     shapes = shape_errors(frame, keys)
     scores = {score: label for score, label in distinct_scores(frame).items()
               if shapes[score].notna().any()}
     if not scores:
         return [], len(shapes)
     best = min(scores, key=lambda score: shapes[score].mean())
-    closest = [(scores[best], float(shapes[best].mean()), np.nan)]
+    closest = [(scores[best], float(shapes[best].mean()), np.nan, int(shapes[best].count()))]
     for score, label in scores.items():
-        p_value = paired_p_value(shapes[score] - shapes[best])
+        differences = shapes[score] - shapes[best]
+        p_value = paired_p_value(differences)
         if score != best and p_value >= CLAIM_LEVEL:
-            closest.append((label, float(shapes[score].mean()), p_value))
+            closest.append((label, float(shapes[score].mean()), p_value,
+                            int(differences.count())))
     return closest, len(shapes)
 
 
 def _closest_text(closest: list, data_sets: int) -> str:
     """:func:`closest_in_shape` in words: the closest score and those within noise of it."""
-    (best, distance, _), *level = closest
+    (best, distance, _, _), *level = closest
     text = f"{best} ({distance:.1f} nats)"
     smallest = smallest_p_value(data_sets)
     if smallest >= CLAIM_LEVEL:
@@ -2167,7 +2169,10 @@ def _closest_text(closest: list, data_sets: int) -> str:
     if level:
         return text + (", and within noise of it (two-sided signed-rank test paired over the "
                        f"{data_sets} data sets, p ≥ {CLAIM_LEVEL:g}): " + ", ".join(
-                           f"{label} ({value:.1f}, p = {p:.2g})" for label, value, p in level))
+                           f"{label} ({value:.1f}, p = {p:.2g}"
+                           + (f" over the {pairs} where both are defined"
+                              if pairs < data_sets else "") + ")"
+                           for label, value, p, pairs in level))
     return text + f", every other score farther (two-sided signed-rank p < {CLAIM_LEVEL:g})"
 
 
@@ -2292,10 +2297,13 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
              + (f"{', '.join(large_c)} start higher and get none; " if large_c else "")
              + "WBIC is computed on the exact small cases only (section 1 says why). sBIC is "
              "the sBIC package's, at its prior parameter φ = (d₁ + 1)/2 (d₁: the parameters of "
-             "one class); sBIC φ = x is sBIC at φ = x: "
-             + (f"at the fits' Dirichlet parameter {fits_prior_alpha:g} (the prior of the fits "
-                "and of the gold standard) and " if fits_prior_alpha is not None else "")
-             + "at `gold_standard.sbic_phi`.", ""]
+             "one class)"
+             + ("; sBIC φ = x is sBIC at φ = x: "
+                + (f"at the fits' Dirichlet parameter {fits_prior_alpha:g} (the prior of the "
+                   "fits and of the gold standard) and " if fits_prior_alpha is not None else "")
+                + "at `gold_standard.sbic_phi`" if any(
+                    SBIC_VARIANT.fullmatch(str(column)) for _, frame in parts
+                    for column in frame) else "") + ".", ""]
     recommendation = []
     for where, frame in parts:
         table = agreement_table(frame, keys)
