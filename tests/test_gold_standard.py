@@ -452,6 +452,8 @@ def test_sbic_at_further_phi_is_a_table_column_not_a_drawn_score(unsaved_figures
     assert "sBIC φ = 1.01" not in [text.get_text() for text in legend.get_texts()]
     text = gs.findings(pd.DataFrame(), paper, pd.DataFrame())
     assert "| sBIC | sBIC φ = 1.01 |" in text  # the shape and Δc tables of section 2
+    assert "sBIC φ = x is sBIC at the prior parameter φ = x" in text
+    assert "sBIC φ = x" not in gs.findings(pd.DataFrame(), _curves(PEAKS), pd.DataFrame())
     assert "Closest in shape per experiment (sBIC at the package's φ): a Laplace, b Laplace. " \
            "With at most 2 data sets an experiment is too few" in text
     table = gs.agreement_table(paper, ["experiment", "replicate"]).set_index("score")

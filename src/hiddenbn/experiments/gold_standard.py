@@ -1718,6 +1718,14 @@ def _mled_entropy_lines(paper: pd.DataFrame) -> list[str]:
                                       if peaks else "")]
 
 
+def _sbic_variants_note(frame: pd.DataFrame) -> str:
+    """What "sBIC φ = x" means, for the first table of a section that shows it."""
+    if not any(SBIC_VARIANT.fullmatch(str(column)) for column in frame):
+        return ""
+    return ("; sBIC φ = x is sBIC at the prior parameter φ = x, sBIC at the sBIC package's "
+            "φ = (d₁ + 1)/2 (section 5)")
+
+
 def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
              large_c=(), doubled: pd.DataFrame | None = None,
              rusakov_geiger: dict | None = None, bounds: dict | None = None,
@@ -1744,7 +1752,7 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                   f"{(exact['gold'] - exact['exact']).abs().max():.3f} nats, largest |error| / SE "
                   f"{np.nanmax(np.abs(z)):.1f} over {len(exact)} (data set, model) pairs.",
                   "* Mean error of each approximation against the exact log p(D|S) (nats), by "
-                  "test model:", ""]
+                  "test model" + _sbic_variants_note(exact) + ":", ""]
         against_exact = exact.assign(gold=exact["exact"], gold_se=0.0)
         table = score_errors(against_exact, ["hidden_states"])
         present = score_labels(exact)
@@ -1769,7 +1777,8 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
         lines += ["* Mean error (score - gold, nats) by the test model's hidden states, all "
                   "experiments pooled; gold SE is the mean SMC standard error. log k! is the "
                   "mass of the k! label-permuted copies of a mode, which a one-mode "
-                  "approximation misses when the modes are separated:", "",
+                  "approximation misses when the modes are separated"
+                  + _sbic_variants_note(paper) + ":", "",
                   _markdown(by_states[["hidden_states", *[f"{s}_mean" for s in scores],
                                        "gold_se_mean"]]
                             .assign(log_k_factorial=[float(np.sum(np.log(np.arange(1, k + 1))))
