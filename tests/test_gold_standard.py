@@ -426,6 +426,84 @@ def test_sbic_takes_the_chain_of_one_to_k_classes():
     assert sbic[7:].isna().all()
     assert np.isnan(gs.with_sbic(frame.drop(columns="one_class_log_likelihood"),
                                  ["replicate"])["sbic_log_evidence"][4])
+    # at further phi, each its own column; the package's default, 3.5 here, is sbic_log_evidence
+    phis = gs.with_sbic(frame, ["replicate"], [1.01, 3.5])
+    assert np.allclose(phis["sbic_phi_1.01_log_evidence"][:4],
+                       latent_class_sbic(log_likelihoods, [2] * 6, 200, 1.01))
+    assert np.allclose(phis["sbic_phi_3.5_log_evidence"], phis["sbic_log_evidence"],
+                       equal_nan=True)
+    assert not np.allclose(phis["sbic_phi_1.01_log_evidence"][:4], sbic[:4])
+    assert phis["sbic_phi_1.01_log_evidence"][7:].isna().all()
+
+
+def test_sbic_at_further_phi_is_a_table_column_not_a_drawn_score(unsaved_figures, tmp_path):
+    paper = _curves({**PEAKS, "sbic_log_evidence": 4, gs.sbic_score(1.01): 6})
+    assert gs.sbic_score(1.01) == "sbic_phi_1.01_log_evidence"
+    labels = gs.score_labels(paper)
+    assert list(labels)[-2:] == ["sbic_log_evidence", "sbic_phi_1.01_log_evidence"]
+    assert labels["sbic_phi_1.01_log_evidence"] == "sBIC φ = 1.01"
+    assert "sbic_phi_1.01_log_evidence" not in gs.distinct_scores(paper)
+    assert gs.distinct_scores(paper, variants=True)["sbic_phi_1.01_log_evidence"] == \
+        "sBIC φ = 1.01"
+    assert "sbic_phi_1.01_log_evidence" not in gs.distinct_scores(paper, gs.PAPERS_SCORES,
+                                                                  variants=True)
+    gs.figure_paper_curves(paper, tmp_path / "errors")
+    legend, = [ax.get_legend() for ax in unsaved_figures[0].axes if ax.get_legend() is not None]
+    assert "sBIC φ = 1.01" not in [text.get_text() for text in legend.get_texts()]
+    text = gs.findings(pd.DataFrame(), paper, pd.DataFrame())
+    assert "| sBIC | sBIC φ = 1.01 |" in text  # the shape and Δc tables of section 2
+    assert "sBIC φ = x is sBIC at the prior parameter φ = x" in text
+    assert "sBIC φ = x" not in gs.findings(pd.DataFrame(), _curves(PEAKS), pd.DataFrame())
+    assert "Closest in shape per experiment (sBIC at the package's φ): a Laplace, b Laplace. " \
+           "With at most 2 data sets an experiment is too few" in text
+    table = gs.agreement_table(paper, ["experiment", "replicate"]).set_index("score")
+    assert table.loc["sBIC φ = 1.01", "chooses_more"] == 1.0
+
+
+def test_sbic_by_its_phi_says_where_its_record_holds():
+    table = pd.DataFrame({"score": ["Laplace", "sBIC", "sBIC φ = 1.01", "sBIC φ = 4"],
+                          "data_sets": 24, "chooses_gold": [1.0, 1.0, 1 / 24, 4 / 24],
+                          "chooses_more": [0.0, 0.0, 23 / 24, 20 / 24],
+                          "shape_distance": [59.5, 46.8, 35.2, 28.0]})
+    paper = pd.DataFrame({"features": [8, 64]})
+    line, = gs._sbic_phi_lines(table, paper, 1.01)
+    assert "at the sBIC package's φ = (d₁ + 1)/2 (4.5 to 32.5 here;" in line
+    assert "in 100% of 24 data sets (shape distance 46.8 nats); at the fits' own prior φ = 1.01 " \
+           "(the Dirichlet parameter Drton & Plummer's bound is stated for) in 4% (more hidden " \
+           "states in 96%; shape distance 35.2 nats); at φ = 4 in 17%" in line
+    assert gs._sbic_phi_lines(table.iloc[:2], paper, 1.01) == []  # no further phi
+    # without the fits' prior known, every phi is only a number
+    line, = gs._sbic_phi_lines(table, paper, None)
+    assert "at φ = 1.01 in 4%" in line and "own prior" not in line
+
+
+def test_section_5_judges_passes_on_sharp_gold_sets_and_on_common_data_sets():
+    """A wide gold set (large SE in data set a/1) lets CS, peaking one state off, pass there
+    only; sBIC missing on experiment b (test models not from 1) gets the shares on the common
+    data sets; Laplace undefined at one test model is named in the header."""
+    paper = _curves({**PEAKS, "sbic_log_evidence": 4})
+    paper.loc[(paper["experiment"] == "a") & (paper["replicate"] == 1), "gold_se"] = 10.0
+    table = gs.agreement_table(paper, ["experiment", "replicate"]).set_index("score")
+    assert table.loc["CS = CS+", ["chooses_gold", "one_model_data_sets",
+                                  "chooses_gold_one_model"]].tolist() == [0.25, 3, 0.0]
+    assert table.loc["Laplace", "chooses_gold_one_model"] == 1.0
+    text = "\n".join(gs._score_choice_lines(pd.DataFrame(), paper))
+    assert "On the 3 data sets whose gold set holds one model" in text
+    assert "data sets where every score chooses a model" not in text
+    assert "Laplace is the exception" not in text
+    assert "sBIC φ = x" not in text  # no further phi, none to name
+    # counterfactual: sBIC (at two phi) missing in b, Laplace undefined at 6 in a/2
+    paper.loc[paper["experiment"] == "b", "sbic_log_evidence"] = np.nan
+    paper[gs.sbic_score(1.01)] = paper["sbic_log_evidence"]
+    paper.loc[(paper["experiment"] == "a") & (paper["replicate"] == 2)
+              & (paper["hidden_states"] == 6), "laplace"] = np.nan
+    assert len(gs.common_data_sets(paper, ["experiment", "replicate"])) == 10
+    text = "\n".join(gs._score_choice_lines(pd.DataFrame(), paper, fits_prior_alpha=1.01))
+    assert "* On the 2 data sets where every score chooses a model: Laplace 100%, sBIC 100%" \
+        in text
+    assert "its shape is measured over them (a data set 2 at 6)" in text
+    assert "at the fits' Dirichlet parameter 1.01 (the prior of the fits and of the gold " \
+           "standard)" in text
 
 
 def test_one_class_log_likelihood_is_the_em_fit_of_one_class():
@@ -607,18 +685,85 @@ def test_the_paper_curves_legend_names_a_score_drawn_in_any_panel(unsaved_figure
 def test_the_recommendation_names_the_scores_level_with_the_best_and_the_biased_ones():
     table = pd.DataFrame({"score": ["sBIC", "CS", "Laplace", "BIC"], "data_sets": 25,
                           "chooses_gold": [1.0, 0.96, 0.92, 0.68],
+                          "one_model_data_sets": 20,
+                          "chooses_gold_one_model": [1.0, 1.0, 0.9, 0.6],
                           "chooses_fewer": [0.0, 0.04, 0.0, 0.32],
                           "chooses_more": [0.0, 0.0, 0.08, 0.0],
                           "mean_abs_delta_c": [0.0, 0.04, 0.5, 1.2],
                           "shape_distance": [46.0, 48.0, 66.0, 179.0]})
-    text = "\n".join(gs._recommendation_lines(table))
+    text = "\n".join(gs._recommendation_lines(table, "CS (46.0 nats)"))
     assert "hidden states: sBIC (100% of 25 data sets, mean |Δc| 0.00), CS (96% of 25" in text
     assert "The others by how often they choose the gold standard's model: Laplace 92%, BIC " \
            "68%." in text
     assert "Choose fewer hidden states than the gold standard on more than 25% of the data " \
            "sets: BIC (32%)." in text and "Choose more" not in text
+    assert "* Closest in shape: CS (46.0 nats)." in text
+    # the passes on data sets whose gold set is wide are told apart
+    assert ("On the 20 data sets whose gold set holds one model, where a choice passes only on "
+            "that model (on the other 5 any choice inside a wider set passes, section 2): 100% "
+            "of 20: sBIC, CS; 90% of 20: Laplace; 60% of 20: BIC.") in text
     # counterfactual: BIC choosing the gold model as often as sBIC is recommended with it
     even = table.assign(chooses_gold=[1.0, 0.96, 0.92, 1.0], chooses_fewer=0.0)
-    text = "\n".join(gs._recommendation_lines(even))
+    text = "\n".join(gs._recommendation_lines(even, "CS (46.0 nats)"))
     assert "hidden states: sBIC (100%" in text and "BIC (100% of 25 data sets" in text
     assert "Choose fewer" not in text
+    # every gold set holds one model: nothing to tell apart
+    sharp = table.assign(one_model_data_sets=25, chooses_gold_one_model=table["chooses_gold"])
+    assert "holds one model" not in "\n".join(gs._recommendation_lines(sharp, "CS"))
+
+
+def _shapes_apart(offsets: dict, experiments=(("a", 4), ("b", 16)), replicates=(1, 2, 3, 4)):
+    """Every score on the gold standard's curve (peak at 4) but lowered at 2 hidden states by
+    ``offsets[score][i]`` nats in the i-th data set, which moves its shape distance there by a
+    fifth of that and leaves its maximum alone."""
+    paper = _curves({score: 4 for score in ("gold", *offsets)}, experiments, replicates)
+    data_set = paper.groupby(["experiment", "replicate"]).ngroup()
+    for score, offset in offsets.items():
+        lowered = np.asarray(offset, float)[data_set] * (paper["hidden_states"] == 2)
+        paper[score] = paper[score] - lowered
+    return paper
+
+
+def test_closest_in_shape_names_every_score_within_noise_of_the_best():
+    """Laplace on the gold standard's shape; CS off in one data set of eight (a signed-rank
+    test cannot tell it from Laplace); MLED off in all eight (it can, p = 2/2^8); Draper off
+    in all eight but by less in one."""
+    paper = _shapes_apart({"laplace": [0.0] * 8, "cs": [1.0] + [0.0] * 7, "mled": [1.0] * 8,
+                           "draper": [2.0] + [1.0] * 7})
+    closest, data_sets = gs.closest_in_shape(paper, ["experiment", "replicate"])
+    assert data_sets == 8 and [label for label, *_ in closest] == ["Laplace", "CS"]
+    assert closest[1][2] == pytest.approx(1.0)
+    text = gs._closest_text(closest, data_sets)
+    assert text == ("Laplace (0.0 nats), and within noise of it (two-sided signed-rank test "
+                    "paired over the 8 data sets, p ≥ 0.05): CS (0.0, p = 1)")
+    # counterfactual: CS off everywhere too is farther, and then no score is level with Laplace
+    apart = _shapes_apart({"laplace": [0.0] * 8, "cs": [1.0] * 8, "mled": [1.0] * 8})
+    closest, data_sets = gs.closest_in_shape(apart, ["experiment", "replicate"])
+    assert [label for label, *_ in closest] == ["Laplace"]
+    assert gs._closest_text(closest, data_sets).endswith(
+        "every other score farther (two-sided signed-rank p < 0.05)")
+    # four data sets: the test could not tell any two apart, and the text says so
+    few = _shapes_apart({"laplace": [0.0] * 4, "cs": [1.0] * 4}, replicates=(1, 2))
+    assert gs.smallest_p_value(4) == pytest.approx(0.125)
+    assert gs._closest_text(*gs.closest_in_shape(few, ["experiment", "replicate"])) == (
+        "Laplace (0.0 nats); 4 data sets are too few for a signed-rank test to tell any two "
+        "scores apart at 0.05 (its smallest p is 0.12)")
+    assert gs.paired_p_value([0.0, 0.0, np.nan]) == 1.0
+    # a score missing from a data set is paired over the others, and the text says over how many
+    gap = _shapes_apart({"laplace": [0.0] * 8, "cs": [1.0] + [0.0] * 7})
+    gap.loc[(gap["experiment"] == "b") & (gap["replicate"] == 4), "cs"] = np.nan
+    closest, data_sets = gs.closest_in_shape(gap, ["experiment", "replicate"])
+    assert closest[1][3] == 7 and "CS (0.0, p = 1 over the 7 where both are defined)" in \
+        gs._closest_text(closest, data_sets)
+
+
+def test_the_level_verdict_gives_the_mean_and_the_panel_count():
+    panels = pd.Series({"Draper": 4, "Laplace": 2, "CS": 2})
+    assert gs._level_verdict("CS", 58.6, panels) == \
+        "on average CS (58.6 nats), in the most panels Draper (4 of 8)"
+    assert gs._level_verdict("Draper", 50.0, panels) == \
+        "Draper, on average (50.0 nats) and in the most panels (4 of 8)"
+    assert gs._level_verdict("CS", 58.6, pd.Series({"Draper": 3, "Laplace": 3, "CS": 2})) == \
+        "on average CS (58.6 nats), in the most panels Draper and Laplace (3 of 8 each)"
+    lines = gs._errors_figure_lines(_curves(PEAKS))
+    assert "closest Laplace, on average (0.0 nats) and in the most panels (2 of 2)" in lines[-2]

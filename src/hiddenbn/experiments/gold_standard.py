@@ -32,6 +32,7 @@ Slopes (paper 000 Sec. 4, paper 002 Sec. 2.3)
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from pathlib import Path
 
@@ -53,7 +54,8 @@ from hiddenbn.reports import plots
 from hiddenbn.scores.approximations import bic_log_evidence, score_fit
 from hiddenbn.scores.exact import exact_log_evidence
 from hiddenbn.scores.integrated_completed_likelihood import hidden_entropy, icl_log_evidence
-from hiddenbn.scores.singular_bic import chain_sbic, latent_class_learning_coefficients
+from hiddenbn.scores.singular_bic import (chain_sbic, default_phi,
+                                         latent_class_learning_coefficients)
 from hiddenbn.scores.smc import (FEW_RUNS, nested_smc_log_evidence, pooled, smc_log_evidence,
                                  tempered_smc_log_evidence)
 from hiddenbn.scores.wbic import wbic_of_fit
@@ -90,14 +92,39 @@ VERDICT_SE = 2.0
 CLAIM_LEVEL = 0.05
 
 
-def distinct_scores(frame: pd.DataFrame, among=None) -> dict:
+#: The column of sBIC at a prior parameter ``phi`` other than the ``sBIC`` package's default
+#: (``sbic_log_evidence``'s): ``sbic_phi_1.01_log_evidence`` (:func:`sbic_score`).
+SBIC_VARIANT = re.compile(r"sbic_phi_(.+)_log_evidence")
+
+
+def sbic_score(phi: float) -> str:
+    """The column of sBIC at the prior parameter ``phi`` (:data:`SBIC_VARIANT`)."""
+    return f"sbic_phi_{phi:g}_log_evidence"
+
+
+def score_labels(frame: pd.DataFrame) -> dict:
+    """Every score ``frame`` has a column for, with its label: those of :data:`SCORES`, and
+    after sBIC (the package's default phi) sBIC at each further phi, "sBIC φ = 1.01"."""
+    variants = {column: f"{SCORES['sbic_log_evidence']} φ = {match[1]}" for column in frame
+                if (match := SBIC_VARIANT.fullmatch(str(column)))}
+    labels = {}
+    for score, label in SCORES.items():
+        if score in frame:
+            labels[score] = label
+        if score == "sbic_log_evidence":
+            labels |= variants
+    return labels
+
+
+def distinct_scores(frame: pd.DataFrame, among=None, variants: bool = False) -> dict:
     """The scores of :data:`SCORES` that ``frame`` tells apart, with their labels: CS+ (BIC+)
     equals CS (BIC) wherever ``de = ds`` (paper 002's correction ``(ds - de)/2 log N`` is
     zero); where it does in every row the two are one score, labelled "CS = CS+". A score
     missing from every row (WBIC outside the exact experiment) is left out; ``among`` (default
-    all of :data:`SCORES`) limits the scores."""
-    labels = {score: label for score, label in SCORES.items()
-              if (among is None or score in among) and score in frame
+    all of :data:`SCORES`) limits the scores; ``variants`` adds sBIC at the further phi of
+    :func:`score_labels` (tables show them; figures do not draw them)."""
+    labels = {score: label for score, label in score_labels(frame).items()
+              if (among is None or score in among) and (variants or score in SCORES)
               and frame[score].notna().any()}
     for plus, base in PLUS_OF.items():
         if plus in labels and base in labels and np.array_equal(
@@ -108,8 +135,8 @@ def distinct_scores(frame: pd.DataFrame, among=None) -> dict:
 
 
 def present_scores(frame: pd.DataFrame) -> list:
-    """The scores of :data:`SCORES` that ``frame`` has a column for."""
-    return [score for score in SCORES if score in frame]
+    """The scores that ``frame`` has a column for (:func:`score_labels`)."""
+    return list(score_labels(frame))
 
 
 # --- configuration ---------------------------------------------------------------------------
@@ -285,15 +312,18 @@ def one_class_log_likelihood(data: Dataset, features: int, alpha: float) -> floa
     return total
 
 
-def with_sbic(frame: pd.DataFrame, keys) -> pd.DataFrame:
+def with_sbic(frame: pd.DataFrame, keys, phis=()) -> pd.DataFrame:
     """``frame`` with ``sbic_log_evidence``, the sBIC of each group's (``keys``) test models
-    (:func:`hiddenbn.scores.singular_bic.chain_sbic`, the ``sBIC`` package's default
-    phi). sBIC needs the whole chain of latent class models ``1..K``: a group whose test models
-    start at 2 takes the one-class model's log-likelihood from ``one_class_log_likelihood``
-    (closed-form, :func:`one_class_log_likelihood`); one that starts higher, or skips a model,
-    gets none (NaN)."""
+    (:func:`hiddenbn.scores.singular_bic.chain_sbic`) at the ``sBIC`` package's default
+    phi, and at each of ``phis`` (columns :func:`sbic_score`). sBIC needs the whole chain of
+    latent class models ``1..K``: a group whose test models start at 2 takes the one-class
+    model's log-likelihood from ``one_class_log_likelihood`` (closed-form,
+    :func:`one_class_log_likelihood`); one that starts higher, or skips a model, gets none
+    (NaN)."""
     frame = frame.copy()
-    frame["sbic_log_evidence"] = np.nan
+    columns = {"sbic_log_evidence": None} | {sbic_score(phi): phi for phi in phis}
+    for column in columns:
+        frame[column] = np.nan
     for _, group in frame.groupby(keys):
         group = group.sort_values("hidden_states")
         states = list(group["hidden_states"])
@@ -302,10 +332,13 @@ def with_sbic(frame: pd.DataFrame, keys) -> pd.DataFrame:
             states.insert(0, 1)
             log_likelihoods.insert(0, group["one_class_log_likelihood"].iloc[0])
         items = [2] * int(group["features"].iloc[0])
-        values = (chain_sbic(states, log_likelihoods, items, int(group["cases"].iloc[0]))
-                  if np.all(np.isfinite(log_likelihoods)) else None)
-        if values is not None:
-            frame.loc[group.index, "sbic_log_evidence"] = values[len(values) - len(group):]
+        if not np.all(np.isfinite(log_likelihoods)):
+            continue
+        for column, phi in columns.items():
+            values = chain_sbic(states, log_likelihoods, items, int(group["cases"].iloc[0]),
+                                phi)
+            if values is not None:
+                frame.loc[group.index, column] = values[len(values) - len(group):]
     return frame
 
 
@@ -1140,14 +1173,15 @@ def _markdown(frame: pd.DataFrame, digits: int = 2) -> str:
     return pipe_table(shown)
 
 
-def _ranking(frame: pd.DataFrame, among=None) -> list[tuple[str, float]]:
-    """Distinct scores (:func:`distinct_scores`) ordered by mean absolute error against the
-    gold standard (nats), over the test models where Laplace exists (its Hessian is positive
-    definite); BIC+/CS+ are left out where ``de`` could not be computed rather than ranked on
-    a subset."""
+def _ranking(frame: pd.DataFrame, among=None,
+             variants: bool = False) -> list[tuple[str, float]]:
+    """Distinct scores (:func:`distinct_scores`, with ``among`` and ``variants``) ordered by
+    mean absolute error against the gold standard (nats), over the test models where Laplace
+    exists (its Hessian is positive definite); BIC+/CS+ are left out where ``de`` could not be
+    computed rather than ranked on a subset."""
     frame = frame[np.isfinite(frame["laplace"])]
     errors = {label: float((frame[score] - frame["gold"]).abs().mean())
-              for score, label in distinct_scores(frame, among).items()
+              for score, label in distinct_scores(frame, among, variants).items()
               if frame[score].notna().all()}
     return sorted(errors.items(), key=lambda item: item[1])
 
@@ -1585,9 +1619,25 @@ def _errors_figure_lines(paper: pd.DataFrame) -> list[str]:
                + "; ".join(left_out) if left_out else "") + ".",
             f"* |score − gold| is larger at a panel's largest test model than at its smallest "
             f"for {sum(growth)} of {len(growth)} (panel, score) pairs.",
-            f"* Verdict: no approximation follows the level of log p(D|S); {best} comes "
-            "closest" + (", and the errors grow with the hidden states." if
-                         sum(growth) > len(growth) / 2 else "."), ""]
+            "* Verdict: no approximation follows the level of log p(D|S); closest "
+            + _level_verdict(best, level[best], closest)
+            + (", and the errors grow with the hidden states." if
+               sum(growth) > len(growth) / 2 else "."), ""]
+
+
+def _level_verdict(best: str, mean: float, panels: pd.Series) -> str:
+    """Which score is closest in level, by both readings of :func:`_errors_figure_lines`:
+    ``best`` by the mean |score − gold| over the points (``mean`` nats; the largest test
+    models, where every error is in the hundreds, weigh most) and the scores closest in the
+    most panels (``panels``: per score, the panels where it is closest)."""
+    if panels.empty:
+        return f"on average {best} ({mean:.1f} nats)"
+    top = panels[panels == panels.max()]
+    counted = f"{int(panels.max())} of {int(panels.sum())}" + (" each" if len(top) > 1 else "")
+    if list(top.index) == [best]:
+        return f"{best}, on average ({mean:.1f} nats) and in the most panels ({counted})"
+    return (f"on average {best} ({mean:.1f} nats), in the most panels "
+            f"{' and '.join(top.index)} ({counted})")
 
 
 def _shapes_figure_lines(paper: pd.DataFrame) -> list[str]:
@@ -1668,14 +1718,24 @@ def _mled_entropy_lines(paper: pd.DataFrame) -> list[str]:
                                       if peaks else "")]
 
 
+def _sbic_variants_note(frame: pd.DataFrame) -> str:
+    """What "sBIC φ = x" means, for the first table of a section that shows it."""
+    if not any(SBIC_VARIANT.fullmatch(str(column)) for column in frame):
+        return ""
+    return ("; sBIC φ = x is sBIC at the prior parameter φ = x, sBIC at the sBIC package's "
+            "φ = (d₁ + 1)/2 (section 5)")
+
+
 def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
              large_c=(), doubled: pd.DataFrame | None = None,
-             rusakov_geiger: dict | None = None, bounds: dict | None = None) -> str:
+             rusakov_geiger: dict | None = None, bounds: dict | None = None,
+             fits_prior_alpha: float | None = None) -> str:
     """``findings.md``: what the gold standard says, in plain words and numbers, with a section
     for each figure; ``large_c``: the experiments of ``gold_standard.paper003.large_c``;
     ``doubled``: :func:`doubled_particles`'s table, if any; ``rusakov_geiger`` and ``bounds``:
     the slope settings' :func:`rusakov_geiger_coefficients` and :func:`latent_class_bounds`,
-    if known."""
+    if known; ``fits_prior_alpha``: the Dirichlet parameter of the exact and paper-003 fits,
+    one of the phi at which sBIC is computed (:func:`write_report`)."""
     lines = ["# Gold standard for the marginal likelihood: findings", "",
              "Generated by `hiddenbn.experiments.gold_standard.findings` from the tables in "
              "`tables/`. The gold standard is the SMC estimate of log p(D|S) "
@@ -1692,31 +1752,33 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                   f"{(exact['gold'] - exact['exact']).abs().max():.3f} nats, largest |error| / SE "
                   f"{np.nanmax(np.abs(z)):.1f} over {len(exact)} (data set, model) pairs.",
                   "* Mean error of each approximation against the exact log p(D|S) (nats), by "
-                  "test model:", ""]
+                  "test model" + _sbic_variants_note(exact) + ":", ""]
         against_exact = exact.assign(gold=exact["exact"], gold_se=0.0)
         table = score_errors(against_exact, ["hidden_states"])
-        present = present_scores(exact)
+        present = score_labels(exact)
         lines += [_markdown(table[["hidden_states", *[f"{s}_mean" for s in present]]]
-                            .rename(columns={f"{s}_mean": SCORES[s] for s in present})), ""]
-        ranking = _ranking(against_exact)
+                            .rename(columns={f"{s}_mean": label
+                                             for s, label in present.items()})), ""]
+        ranking = _ranking(against_exact, variants=True)
         lines += ["* Ranked by mean |error|: " + ", ".join(f"{label} ({value:.1f})"
                                                           for label, value in ranking) + ".",
                   ""]
         selection = selection_errors(against_exact.assign(experiment="exact"),
                                      ["experiment", "replicate"])
         lines += ["* Delta c against the exact choice (mean ± sd over data sets):", "",
-                  _markdown(_selection_summary(selection, "_vs_gold")), ""]
+                  _markdown(_selection_summary(selection, "_vs_gold", present)), ""]
         lines += _exact_wbic_sbic_lines(exact)
     if not paper.empty:
         lines += ["## 2. Paper 003's settings against the SMC gold standard", "",
                   _fits_line(paper), ""] + _sampler_lines(paper)
-        scores = distinct_scores(paper)
+        scores = distinct_scores(paper, variants=True)
         lines += _headline_lines(paper, large_c) + [""]
         by_states = score_errors(paper, ["hidden_states"])
         lines += ["* Mean error (score - gold, nats) by the test model's hidden states, all "
                   "experiments pooled; gold SE is the mean SMC standard error. log k! is the "
                   "mass of the k! label-permuted copies of a mode, which a one-mode "
-                  "approximation misses when the modes are separated:", "",
+                  "approximation misses when the modes are separated"
+                  + _sbic_variants_note(paper) + ":", "",
                   _markdown(by_states[["hidden_states", *[f"{s}_mean" for s in scores],
                                        "gold_se_mean"]]
                             .assign(log_k_factorial=[float(np.sum(np.log(np.arange(1, k + 1))))
@@ -1726,13 +1788,20 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
         lines += _run_agreement_lines(paper, large_c) + [""]
         lines += _doubled_particles_lines(doubled if doubled is not None else pd.DataFrame())
         shapes = shape_errors(paper, ["experiment"])
-        closest = shapes.set_index("experiment")[list(scores)].idxmin(axis=1)
+        # sBIC's variants are section 5's question (its phi), not scores of their own
+        closest = (shapes.set_index("experiment")[list(distinct_scores(paper))]
+                   .idxmin(axis=1))
+        data_sets = int(paper.groupby("experiment")["replicate"].nunique().max())
         lines += ["* Shape: distance of each curve minus its maximum from the gold standard's "
                   "curve minus its maximum (nats, mean over data sets and test models). Only "
                   "the shape matters for model averaging and selection (paper 003 Sec. 4):", "",
                   _markdown(shapes[["experiment", *scores]].rename(columns=scores)), "",
-                  "* Closest in shape per experiment: " + ", ".join(
-                      f"{e} {scores[s]}" for e, s in closest.items()) + ".", ""]
+                  "* Closest in shape per experiment (sBIC at the package's φ): " + ", ".join(
+                      f"{e} {scores[s]}" for e, s in closest.items()) + "."
+                  + (f" With at most {data_sets} data sets an experiment is too few for a "
+                     f"paired signed-rank test to tell two scores apart at {CLAIM_LEVEL:g}: "
+                     "the smallest mean, not a verdict; section 5 tests over all data sets."
+                     if smallest_p_value(data_sets) >= CLAIM_LEVEL else ""), ""]
         lines += _delta_c_lines(selection_errors(paper, ["experiment", "replicate"]), scores)
         lines += _errors_figure_lines(paper) + _shapes_figure_lines(paper)
     if not slopes.empty:
@@ -1767,7 +1836,7 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
         lines += ["## 4. CS+ against CS (paper 002)", "",
                   _markdown(cs_plus_comparison(slopes)), ""]
         lines += cs_plus_lines(slopes)
-    lines += _score_choice_lines(exact, paper, large_c)
+    lines += _score_choice_lines(exact, paper, large_c, fits_prior_alpha)
     return "\n".join(lines) + "\n"
 
 
@@ -2026,26 +2095,94 @@ def _exact_wbic_sbic_lines(exact: pd.DataFrame) -> list[str]:
 
 
 def agreement_table(frame: pd.DataFrame, keys) -> pd.DataFrame:
-    """Per distinct score (rows, labels of :func:`distinct_scores`): over the data sets
-    (``keys``) where it is defined at every test model, how often it chooses the gold
-    standard's model (``chooses_gold``, a share: a model of :func:`gold_set`, Delta c = 0 in
-    :func:`selection_errors`), its mean ``|Delta c|`` and its shape distance
+    """Per distinct score (rows, labels of :func:`distinct_scores` with the sBIC variants): over
+    the data sets (``keys``) where it is defined at every test model (Laplace: at one or more,
+    as :func:`selection_errors` takes it), how often it chooses the gold standard's model
+    (``chooses_gold``, a share: a model of :func:`gold_set`, Delta c = 0 in
+    :func:`selection_errors`), the same over the ``one_model_data_sets`` whose gold set holds
+    a single model (``chooses_gold_one_model``: there a choice passes only on that model, not
+    anywhere inside a wide set), its mean ``|Delta c|`` and its shape distance
     (:func:`shape_errors`, mean over data sets), and the shares where it chooses fewer
     (``chooses_fewer``) or more (``chooses_more``) hidden states than that model."""
     selection = selection_errors(frame, keys)
     shapes = shape_errors(frame, keys)
+    one_model = selection["gold_set_size"] == 1
     rows = []
-    for score, label in distinct_scores(frame).items():
+    for score, label in distinct_scores(frame, variants=True).items():
         delta = selection.get(f"{score}_vs_gold", pd.Series(dtype=float)).dropna()
         if delta.empty:
             continue
+        sharp = delta[one_model[delta.index]]
         rows.append({"score": label, "data_sets": len(delta),
                      "chooses_gold": float((delta == 0).mean()),
+                     "one_model_data_sets": len(sharp),
+                     "chooses_gold_one_model": float((sharp == 0).mean()) if len(sharp)
+                     else np.nan,
                      "chooses_fewer": float((delta < 0).mean()),
                      "chooses_more": float((delta > 0).mean()),
                      "mean_abs_delta_c": float(delta.abs().mean()),
                      "shape_distance": float(shapes[score].mean())})
     return pd.DataFrame(rows)
+
+
+def paired_p_value(differences) -> float:
+    """Two-sided Wilcoxon signed-rank p-value of paired ``differences`` (NaN pairs dropped);
+    1 where every difference is zero (nothing tells the two apart)."""
+    differences = np.asarray(differences, float)
+    differences = differences[np.isfinite(differences)]
+    if not np.any(differences != 0):
+        return 1.0
+    return float(stats.wilcoxon(differences).pvalue)
+
+
+def smallest_p_value(pairs: int) -> float:
+    """The smallest two-sided p-value an exact Wilcoxon signed-rank test of ``pairs`` nonzero
+    paired differences can give, ``2 / 2^pairs``: at or above :data:`CLAIM_LEVEL` the test
+    cannot tell two scores apart whatever the data."""
+    return 2 * 0.5 ** pairs
+
+
+def closest_in_shape(frame: pd.DataFrame, keys) -> tuple[list[tuple[str, float, float]], int]:
+    """The scores (:func:`distinct_scores`; sBIC at the package's phi, its variants are
+    :func:`_sbic_phi_lines`') whose curves lie closest in shape to the yardstick's: the one
+    with the smallest mean shape distance over the data sets (``keys``; :func:`shape_errors`),
+    then every score that a two-sided Wilcoxon signed-rank test paired over the data sets where
+    both are defined does not tell from it at :data:`CLAIM_LEVEL` (a smaller mean alone would
+    let noise pick one). Returns ``([(label, mean distance, p-value, pairs), ...], data
+    sets)``, the best first with p NaN; ``pairs``: the data sets where both are defined."""
+    shapes = shape_errors(frame, keys)
+    scores = {score: label for score, label in distinct_scores(frame).items()
+              if shapes[score].notna().any()}
+    if not scores:
+        return [], len(shapes)
+    best = min(scores, key=lambda score: shapes[score].mean())
+    closest = [(scores[best], float(shapes[best].mean()), np.nan, int(shapes[best].count()))]
+    for score, label in scores.items():
+        differences = shapes[score] - shapes[best]
+        p_value = paired_p_value(differences)
+        if score != best and p_value >= CLAIM_LEVEL:
+            closest.append((label, float(shapes[score].mean()), p_value,
+                            int(differences.count())))
+    return closest, len(shapes)
+
+
+def _closest_text(closest: list, data_sets: int) -> str:
+    """:func:`closest_in_shape` in words: the closest score and those within noise of it."""
+    (best, distance, _, _), *level = closest
+    text = f"{best} ({distance:.1f} nats)"
+    smallest = smallest_p_value(data_sets)
+    if smallest >= CLAIM_LEVEL:
+        return text + (f"; {data_sets} data sets are too few for a signed-rank test to tell "
+                       f"any two scores apart at {CLAIM_LEVEL:g} (its smallest p is "
+                       f"{smallest:.2g})")
+    if level:
+        return text + (", and within noise of it (two-sided signed-rank test paired over the "
+                       f"{data_sets} data sets, p ≥ {CLAIM_LEVEL:g}): " + ", ".join(
+                           f"{label} ({value:.1f}, p = {p:.2g}"
+                           + (f" over the {pairs} where both are defined"
+                              if pairs < data_sets else "") + ")"
+                           for label, value, p, pairs in level))
+    return text + f", every other score farther (two-sided signed-rank p < {CLAIM_LEVEL:g})"
 
 
 def sbic_shape_claim(paper: pd.DataFrame):
@@ -2107,37 +2244,82 @@ def wbic_level_claim(exact: pd.DataFrame):
     return bool(len(closer) == len(by_states)), evidence
 
 
-def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=()) -> list[str]:
+def _laplace_gaps(frame: pd.DataFrame, keys) -> list[str]:
+    """The data sets (``keys``) where Laplace is undefined (its Hessian not positive definite)
+    at some test models but not all, with those test models: there it chooses among, and its
+    shape is measured over, the others, as paper 003 skips them."""
+    if "laplace" not in frame:
+        return []
+    gaps = []
+    for key, group in frame.groupby(keys):
+        missing = group["laplace"].isna()
+        if missing.any() and not missing.all():
+            key = key if isinstance(key, tuple) else (key,)
+            where = " ".join(str(k) for k, name in zip(key, keys) if name != "replicate")
+            gaps.append(f"{where} data set {key[list(keys).index('replicate')]} at "
+                        + state_set_text(group.loc[missing, "hidden_states"]))
+    return gaps
+
+
+def common_data_sets(frame: pd.DataFrame, keys) -> pd.DataFrame:
+    """The rows of ``frame`` in the data sets (``keys``) where every score of
+    :func:`agreement_table` chooses a model (sBIC has none where the test models are no chain
+    1..K), so that shares over them compare the scores on the same data."""
+    selection = selection_errors(frame, keys)
+    columns = [f"{score}_vs_gold" for score in distinct_scores(frame, variants=True)
+               if f"{score}_vs_gold" in selection]
+    kept = selection.loc[selection[columns].notna().all(axis=1), list(keys)]
+    return frame.merge(kept, on=list(keys))
+
+
+def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
+                        fits_prior_alpha: float | None = None) -> list[str]:
     """"Which score to use", from the tables: per score how often it chooses the gold
     standard's model, its mean |Δc| and its shape distance, on the exact experiment and on
-    paper 003's settings, and the two claims from the literature
-    (:func:`sbic_shape_claim`, :func:`wbic_level_claim`) checked."""
+    paper 003's settings, the scores closest in shape (:func:`closest_in_shape`), sBIC at its
+    several phi (``fits_prior_alpha``: the fits' Dirichlet parameter, one of them), and the
+    two claims from the literature (:func:`sbic_shape_claim`, :func:`wbic_level_claim`)
+    checked."""
+    keys = ["experiment", "replicate"]
     parts = []
     if not exact.empty:
         parts.append(("the exact small cases (the yardstick: the exact log p(D|S))",
-                      agreement_table(exact.assign(gold=exact["exact"], gold_se=0.0,
-                                                   experiment="exact"),
-                                      ["experiment", "replicate"])))
+                      exact.assign(gold=exact["exact"], gold_se=0.0, experiment="exact")))
     if not paper.empty:
-        parts.append(("paper 003's settings (the yardstick: the SMC gold standard)",
-                      agreement_table(paper, ["experiment", "replicate"])))
+        parts.append(("paper 003's settings (the yardstick: the SMC gold standard)", paper))
     if not parts:
         return []
+    gaps = [gap for _, frame in parts for gap in _laplace_gaps(frame, keys)]
     lines = ["## 5. Which score to use", "",
              "Per score, over the data sets where it is defined at every test model: the share "
              "where it chooses the yardstick's model (for the SMC gold standard, a model of its "
-             f"set within {GOLD_SET_SE:g} combined SE of its maximum, section 2), its mean "
+             f"set within {GOLD_SET_SE:g} combined SE of its maximum, section 2), the same over "
+             "the data sets whose set holds one model, its mean "
              "|Δc| against that choice (hidden states) and the "
              "mean distance of its curve's shape from the yardstick's (nats; what selection "
-             "and averaging see). sBIC needs the test models 1..K: paper 003's start at 2, and "
+             "and averaging see). "
+             + (f"Laplace is the exception: where its Hessian is not positive definite it is "
+                "undefined, and, as in paper 003, it chooses among the other test models and "
+                "its shape is measured over them (" + "; ".join(gaps) + "). " if gaps else "")
+             + "sBIC needs the test models 1..K: paper 003's start at 2, and "
              "the one-class model's log-likelihood is closed-form, so they get it; "
              + (f"{', '.join(large_c)} start higher and get none; " if large_c else "")
-             + "WBIC is computed on the exact small cases only (section 1 says why).", ""]
-    for where, table in parts:
+             + "WBIC is computed on the exact small cases only (section 1 says why). sBIC is "
+             "the sBIC package's, at its prior parameter φ = (d₁ + 1)/2 (d₁: the parameters of "
+             "one class)"
+             + ("; sBIC φ = x is sBIC at φ = x: "
+                + (f"at the fits' Dirichlet parameter {fits_prior_alpha:g} (the prior of the "
+                   "fits and of the gold standard) and " if fits_prior_alpha is not None else "")
+                + "at `gold_standard.sbic_phi`" if any(
+                    SBIC_VARIANT.fullmatch(str(column)) for _, frame in parts
+                    for column in frame) else "") + ".", ""]
+    recommendation = []
+    for where, frame in parts:
+        table = agreement_table(frame, keys)
         if table.empty:
             continue
         most = table[table["chooses_gold"] == table["chooses_gold"].max()]
-        best_shape = table.loc[table["shape_distance"].idxmin()]
+        closest = _closest_text(*closest_in_shape(frame, keys))
         lines += [f"### On {where}", ""]
         if where.startswith("the exact"):
             lines += [f"N = {int(exact['cases'].max())} cases against {int(exact['d'].min())} "
@@ -2149,10 +2331,16 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=()) ->
                   "* Most often the yardstick's model: " + ", ".join(
                       f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets)"
                       for row in most.itertuples())
-                  + f"; closest in shape: {best_shape['score']} "
-                  f"({best_shape['shape_distance']:.1f} nats).", ""]
-    if not paper.empty and not parts[-1][1].empty:
-        lines += _recommendation_lines(parts[-1][1])
+                  + f"; closest in shape: {closest}.", ""]
+        if frame is paper:
+            common = common_data_sets(paper, keys)
+            same = common[keys].drop_duplicates()
+            recommendation = _recommendation_lines(
+                table, closest,
+                agreement_table(common, keys)
+                if len(same) < paper[keys].drop_duplicates().shape[0] else None)
+            recommendation[-1:-1] = _sbic_phi_lines(table, paper, fits_prior_alpha)
+    lines += recommendation
     for claim, result in (("sBIC's curve is closer in shape to the gold standard's than BIC's "
                            "(Drton & Plummer 2017)", sbic_shape_claim(paper)),
                           ("WBIC is closer to the exact log p(D|S) than BIC (Watanabe 2013)",
@@ -2170,12 +2358,16 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=()) ->
 BIASED_SHARE = 0.25
 
 
-def _recommendation_lines(table: pd.DataFrame) -> list[str]:
+def _recommendation_lines(table: pd.DataFrame, closest: str,
+                          common: pd.DataFrame | None = None) -> list[str]:
     """"Which score to use" for choosing the number of hidden states, from the
     :func:`agreement_table` on paper 003's settings: the scores that choose the gold standard's
     model as often as the best one, give or take one data set (ranked by how often, then by how
-    far they miss), and those that choose fewer or more hidden states on more than
-    :data:`BIASED_SHARE` of the data sets."""
+    far they miss), the same over the data sets whose gold set holds one model, those closest
+    in shape (``closest``, :func:`_closest_text`), those that choose fewer or more hidden
+    states on more than :data:`BIASED_SHARE` of the data sets, and, where the scores are not
+    defined on the same data sets, the shares over those where all are (``common``, its
+    :func:`agreement_table`)."""
     ranked = table.sort_values(["chooses_gold", "mean_abs_delta_c"], ascending=[False, True])
     first = ranked.iloc[0]
     level = ranked[ranked["chooses_gold"] >= first["chooses_gold"] - 1 / first["data_sets"]]
@@ -2183,11 +2375,21 @@ def _recommendation_lines(table: pd.DataFrame) -> list[str]:
              "* To choose the number of hidden states: " + ", ".join(
                  f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets, mean "
                  f"|Δc| {row.mean_abs_delta_c:.2f})" for row in level.itertuples())
-             + ": as often as the best, give or take one data set; closest in shape: "
-             f"{table.loc[table['shape_distance'].idxmin(), 'score']}. The others by how often "
+             + ": as often as the best, give or take one data set. The others by how often "
              "they choose the gold standard's model: " + (", ".join(
                  f"{row.score} {row.chooses_gold:.0%}" for row in ranked.iloc[len(level):]
                  .itertuples()) or "none") + "."]
+    if "one_model_data_sets" in table and (table["one_model_data_sets"]
+                                           < table["data_sets"]).any():
+        groups = ranked.groupby(["chooses_gold_one_model", "one_model_data_sets"],
+                                sort=False)["score"].agg(", ".join)
+        lines.append(f"* On the {int(table['one_model_data_sets'].max())} data sets whose gold "
+                     "set holds one model, where a choice passes only on that model (on the "
+                     f"other {int(table['data_sets'].max() - table['one_model_data_sets'].max())}"
+                     " any choice inside a wider set passes, section 2): " + "; ".join(
+                         f"{share:.0%} of {count}: {scores}" for (share, count), scores in
+                         groups.sort_index(ascending=False).items()) + ".")
+    lines.append(f"* Closest in shape: {closest}.")
     for column, words in (("chooses_fewer", "fewer"), ("chooses_more", "more")):
         biased = ranked[ranked[column] > BIASED_SHARE].sort_values(column, ascending=False)
         if not biased.empty:
@@ -2195,7 +2397,48 @@ def _recommendation_lines(table: pd.DataFrame) -> list[str]:
                          f"{BIASED_SHARE:.0%} of the data sets: " + ", ".join(
                              f"{row.score} ({getattr(row, column):.0%})"
                              for row in biased.itertuples()) + ".")
+    if common is not None and not common.empty:
+        lines.append(f"* On the {int(common['data_sets'].max())} data sets where every score "
+                     "chooses a model: " + ", ".join(
+                         f"{row.score} {row.chooses_gold:.0%}" for row in common.sort_values(
+                             ["chooses_gold", "mean_abs_delta_c"], ascending=[False, True])
+                         .itertuples()) + ".")
     return lines + [""]
+
+
+def _sbic_phi_lines(table: pd.DataFrame, paper: pd.DataFrame,
+                    fits_prior_alpha: float | None) -> list[str]:
+    """For which prior parameter phi sBIC's record (:func:`agreement_table`, rows "sBIC" and
+    "sBIC φ = x") holds: the ``sBIC`` package's default ``(d_1 + 1)/2``, ranging over the
+    experiments' items here, a tuning; Drton & Plummer's bound is stated for the Dirichlet(phi)
+    prior on the class weights, which for these fits is ``fits_prior_alpha``."""
+    label = SCORES["sbic_log_evidence"]
+    rows = table[table["score"].str.startswith(label)]
+    variants = rows[rows["score"] != label]
+    if variants.empty or label not in set(rows["score"]):
+        return []
+    default = rows[rows["score"] == label].iloc[0]
+    phis = sorted({default_phi([2] * int(n)) for n in paper["features"].dropna().unique()})
+    prior = f"{label} φ = {fits_prior_alpha:g}" if fits_prior_alpha is not None else None
+
+    def record(row) -> str:
+        text = (f"{row.chooses_gold:.0%} (more hidden states in {row.chooses_more:.0%}; "
+                f"shape distance {row.shape_distance:.1f} nats)")
+        if row.score == prior:
+            text = (f"at the fits' own prior φ = {fits_prior_alpha:g} (the Dirichlet parameter "
+                    "Drton & Plummer's bound is stated for) in " + text)
+        else:
+            text = f"at φ = {row.score.removeprefix(f'{label} φ = ')} in " + text
+        return text
+
+    ranges = (f"{phis[0]:g}" if len(phis) == 1 else f"{phis[0]:g} to {phis[-1]:g}")
+    return [f"* sBIC by its prior parameter φ: at the sBIC package's φ = (d₁ + 1)/2 "
+            f"({ranges} here; the package's tuning, near the φ ≈ d₁/2 that Drton & Plummer's "
+            "simulations favour) it chooses the gold standard's model in "
+            f"{default.chooses_gold:.0%} of {default.data_sets} data sets (shape distance "
+            f"{default.shape_distance:.1f} nats); "
+            + "; ".join(record(row) for row in variants.sort_values("chooses_gold")
+                        .itertuples()) + "."]
 
 
 def _read_all(files) -> pd.DataFrame:
@@ -2205,24 +2448,29 @@ def _read_all(files) -> pd.DataFrame:
 
 def write_report(exact_files, paper_files, slope_files, out_dir, large_c=(),
                  doubled_files=(), rusakov_geiger: dict | None = None,
-                 bounds: dict | None = None) -> None:
+                 bounds: dict | None = None, sbic_phi=(),
+                 fits_prior_alpha: float | None = None) -> None:
     """Tables (CSV), figures (PNG + PDF) and ``findings.md`` under ``out_dir``; ``large_c``
     names the experiments of ``gold_standard.paper003.large_c``, ``doubled_files`` the
     estimates of some of their data sets made again with twice the particles,
     ``rusakov_geiger`` and ``bounds`` the slope settings' :func:`rusakov_geiger_coefficients`
-    and :func:`latent_class_bounds`."""
+    and :func:`latent_class_bounds`. sBIC is computed at the ``sBIC`` package's default phi,
+    at ``fits_prior_alpha`` (the Dirichlet parameter of the fits, the prior Drton & Plummer's
+    bound is stated for) and at each of ``sbic_phi`` (``gold_standard.sbic_phi``)."""
     out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     exact, paper, slopes = (_read_all(exact_files), _read_all(paper_files),
                             _read_all(slope_files))
+    phis = list(dict.fromkeys(([] if fits_prior_alpha is None else [fits_prior_alpha])
+                              + list(sbic_phi)))
     if not exact.empty:
-        exact = with_sbic(exact, ["replicate"])
+        exact = with_sbic(exact, ["replicate"], phis)
     if not paper.empty:  # a data set's parts back in test-model order
         paper = paper.sort_values(["experiment", "replicate", "hidden_states"], kind="stable",
                                   ignore_index=True)
         paper = with_sbic(paper, [key for key in ("experiment", "replicate", "protocol")
-                                  if key in paper])
+                                  if key in paper], phis)
 
     def save(frame, name):
         with atomic_output(out / "tables" / name) as temporary:
@@ -2254,4 +2502,5 @@ def write_report(exact_files, paper_files, slope_files, out_dir, large_c=(),
         save(cs_plus_comparison(slopes), "cs_plus.csv")
         figure_slopes(slopes, table, out / "figures" / "slopes")
     atomic_write_text(out / "findings.md",
-                      findings(exact, paper, slopes, large_c, doubled, rusakov_geiger, bounds))
+                      findings(exact, paper, slopes, large_c, doubled, rusakov_geiger, bounds,
+                               fits_prior_alpha))

@@ -12,4 +12,5 @@ with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
                  Path(snakemake.output.findings).parent,  # noqa: F821
                  params.large_c, inputs.doubled,
                  rusakov_geiger_coefficients(params.slope_settings, params.prior_alpha),
-                 latent_class_bounds(params.slope_settings, params.prior_alpha))
+                 latent_class_bounds(params.slope_settings, params.prior_alpha),
+                 params.sbic_phi, params.fits_prior_alpha)
