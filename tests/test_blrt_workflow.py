@@ -2,7 +2,8 @@
 :mod:`hiddenbn.experiments.blrt`): the config's ``blrt:`` section.
 
 * The jobs' report is ``select --blrt B --json``'s ``blrt`` to the bit, in any number of chunks
-  (a plan, the chunks' files, their combination), and from Snakemake on two cores.
+  (a plan, the chunks' files, their combination), and from Snakemake on two cores; a note
+  naming an option names the config's key (``restarts=``) where the command names its flag.
 * A chunk stops by itself at the rule's ``h``-th exceedance of its own; replicates past a gap
   are never read. In waves, a wave runs only the tests the waves before left undecided, and
   none runs once every test is decided.
@@ -167,7 +168,10 @@ def test_later_waves_run_only_the_undecided_tests(tmp_path):
         assert main(["select", str(tmp_path / "strong.csv"), *OPTIONS[2:], "--classes", "1..3",
                      "--cores", "1", "--json"]) == 0
     report = bootstrap_tests.combine(tmp_path / "jobs" / "plan.json", paths)
-    assert report == json.loads(output.getvalue())["blrt"]
+    # a job's notes name an option as the config's key, the command's as its flag
+    assert {**report, "notes": [note.replace("(restarts=)", "(--restarts)")
+                                for note in report["notes"]]} == \
+        json.loads(output.getvalue())["blrt"]
     assert [(test["states"], test["replicates"]) for test in report["tests"]] == [(2, 39), (3, 2)]
 
 

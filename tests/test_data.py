@@ -1,10 +1,15 @@
 """Pattern counts and data files."""
 
 import collections
+import json
+import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
+import hiddenbn
+from hiddenbn.cli import main
 from hiddenbn.data.dataset import (MISSING, USUAL_MAX_STATES, Dataset, NumberedStates,
                                    pattern_counts, read_csv, read_data, write_csv, write_rows_csv)
 from hiddenbn.errors import DataError
@@ -192,7 +197,7 @@ def test_each_column_keeps_zero_based_codes_or_reads_one_based_ones_on_its_own(t
     # 2 and 3 count as states of B although no cell has them: said, as a stray 99 would be
     assert one.notes == ("whole numbers that no cell has still count as states, in column 'B' "
                          "(2 of 1..4). If a number stands for a missing answer (such as -9 or 99), "
-                         "add it to the missing values (--missing-values); a data dictionary "
+                         "add it to the missing values (missing_values=); a data dictionary "
                          "fixes a column's states",)
     assert not read_data(write(tmp_path, "A,B\n1,1\n2,2\n", "full.csv")).notes
 
@@ -227,7 +232,7 @@ def test_numbers_that_are_not_whole_are_states_with_a_note_naming_the_column_and
     assert read.dataset.categories[0] == ("1", "2", "2.5")
     assert read.notes == ("column 'a' holds numbers that are not whole ('2.5' in row 3), so "
                           "each of its 3 distinct values is a state; if it is a measurement, bin "
-                          "it into a few categories or leave it out (--columns)",)
+                          "it into a few categories or leave the column out",)
     assert not read_data(write(tmp_path, "a,b\n1,0\nx,1\n2.5,0\n", "labels.csv")).notes
 
 
@@ -239,19 +244,19 @@ def test_a_column_with_more_states_than_a_category_has_gets_a_note(tmp_path):
     assert notes(range(USUAL_MAX_STATES + 1)) == (
         f"column 'a' has {USUAL_MAX_STATES + 1} states (whole numbers 0..{USUAL_MAX_STATES}), "
         f"more than the {USUAL_MAX_STATES} a categorical variable usually has; if it is an "
-        "identifier or a measurement, leave it out (--columns) or bin it into a few categories",)
+        "identifier or a measurement, leave the column out or bin it into a few categories",)
     assert notes([1, 2, 1000]) == (  # 1000 states, as a stray code would give
         "whole numbers that no cell has still count as states, in column 'a' (997 of 1..1000). "
         "If a number stands for a missing answer (such as -9 or 99), add it to the missing values "
-        "(--missing-values); a data dictionary fixes a column's states",
+        "(missing_values=); a data dictionary fixes a column's states",
         f"column 'a' has 1000 states (whole numbers 1..1000), more than the {USUAL_MAX_STATES} a "
-        "categorical variable usually has; if it is an identifier or a measurement, leave it out "
-        "(--columns) or bin it into a few categories")
+        "categorical variable usually has; if it is an identifier or a measurement, leave the "
+        "column out or bin it into a few categories")
     labels = read_data(write(tmp_path, "a,b\n" + "".join(f"p{v},1\n" for v in range(40)),
                              "labels.csv")).notes
     assert labels == (f"column 'a' has 40 states (distinct labels), more than the "
                       f"{USUAL_MAX_STATES} a categorical variable usually has; if it is an "
-                      "identifier or a measurement, leave it out (--columns) or bin it into a "
+                      "identifier or a measurement, leave the column out or bin it into a "
                       "few categories",)
 
 
@@ -263,7 +268,7 @@ def test_a_missing_code_in_one_column_changes_no_other_column(tmp_path):
     assert read.every_case.patterns[read.row_patterns, 1].tolist() == [0, 1, 0]
     assert read.notes == ("whole numbers that no cell has still count as states, in column 'b' "
                           "(9 of -9..2). If a number stands for a missing answer (such as -9 or "
-                          "99), add it to the missing values (--missing-values); a data "
+                          "99), add it to the missing values (missing_values=); a data "
                           "dictionary fixes a column's states",)
     named = read_csv(tmp_path / "data.csv", missing_values=("", "-9"))
     assert named.categories == (("0", "1", "2"), ("1", "2"), ("1", "2"))
@@ -376,6 +381,39 @@ def test_missing_values_are_configurable_and_drop_deletes_cases(tmp_path):
     assert dropped.dataset.n_cases == 3 and not dropped.dataset.has_missing
     assert "6 of 9 cases have a missing cell" in dropped.notes[0]
     assert dropped.every_case.n_cases == 9  # per-row outputs still cover every row
+
+
+#: The notes of reading a file whose column B has the numbers 1 and 4 (2 and 3 are states no
+#: cell has) and a missing cell, dropped: each names its option as the caller wrote it.
+GAP_AND_DROP = ("whole numbers that no cell has still count as states, in column 'B' (2 of "
+                "1..4). If a number stands for a missing answer (such as -9 or 99), add it to "
+                "the missing values ({}); a data dictionary fixes a column's states",
+                "1 of 6 cases have a missing cell and were dropped (listwise deletion, {})")
+
+
+def test_the_notes_of_reading_name_options_as_the_caller_wrote_them(tmp_path, capsys):
+    """The command line's notes (its text and JSON) name the flags, the Python API's (its
+    result, its JSON, the estimator's warnings) the keywords; none keeps the invisible mark
+    that tells an option apart."""
+    path = write(tmp_path, "A,B,C\n1,1,1\n2,4,2\n1,,1\n2,1,2\n1,4,2\n2,4,1\n")
+    arguments = ["fit", str(path), "--classes", "1", "--missing", "drop", "--skip-de"]
+    flags = (GAP_AND_DROP[0].format("--missing-values"), GAP_AND_DROP[1].format("--missing drop"))
+    keywords = (GAP_AND_DROP[0].format("missing_values="),
+                GAP_AND_DROP[1].format("missing='drop'"))
+    assert main(arguments + ["--json"]) == 0
+    printed = capsys.readouterr().out
+    assert tuple(json.loads(printed)["notes"][:2]) == flags
+    assert main(arguments) == 0
+    text = capsys.readouterr().out
+    assert all(f"note: {note}\n" in text for note in flags)
+    result = hiddenbn.fit(path, classes=1, missing="drop", skip_de=True)
+    assert tuple(result.notes[:2]) == keywords
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        hiddenbn.LatentClassModel(n_classes=1, missing="drop").fit(pd.read_csv(path))
+    assert tuple(str(warning.message) for warning in caught) == keywords
+    for output in (printed, text, result.to_json(), str(result)):
+        assert "\u2063" not in output
 
 
 def test_large_files_read_as_arrays(tmp_path, rng):

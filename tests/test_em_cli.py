@@ -6,7 +6,9 @@ import json
 import numpy as np
 import pytest
 
+import hiddenbn
 from hiddenbn.cli import main
+from hiddenbn.errors import command_line
 from hiddenbn.data import read_csv
 from hiddenbn.learning.em import OPTIMUM, run_em
 from hiddenbn.models.network import load_parameters
@@ -45,6 +47,38 @@ def test_fit_is_reproducible_and_prints_text(data_file, capsys):
     assert "item-response probabilities" in first and "\nX3\n" in first and "class 2" in first
     assert main(arguments + ["--max-iterations", "1", "--tolerance", "1e-300"]) == 0
     assert "NOT converged after 1 final iterations" in capsys.readouterr().out
+
+
+def test_notes_name_options_as_the_caller_wrote_them(data_file, capsys):
+    """The note of a fit stopped by the iteration cap and that of halving name the options as
+    the command line's flags in its text and JSON, and as keywords in Python; none keeps the
+    invisible mark that tells an option apart."""
+    arguments = ["fit", str(data_file), "--model", "2:2,2,3", "--skip-de", "--schedule",
+                 "halving", "--max-iterations", "1", "--tolerance", "1e-300"]
+    capped = ("EM stopped at the cap of 1 final iterations before its stopping rule was met: "
+              "the estimates may be short of the optimum; raise the cap ({})")
+    halving = ("the halving schedule runs one start to convergence, so it cannot tell whether "
+               "other starts reach the same fit; the other schedules ({}) run every start to "
+               "convergence and count those that reach the best")
+    assert main(arguments + ["--json"]) == 0
+    printed = capsys.readouterr()
+    notes = json.loads(printed.out)["notes"]
+    assert capped.format("--max-iterations") in notes and halving.format("--schedule") in notes
+    assert main(arguments) == 0
+    text = capsys.readouterr()
+    assert f"note: {capped.format('--max-iterations')}\n" in text.out
+    result = hiddenbn.fit(data_file, "2:2,2,3", skip_de=True, schedule="halving",
+                          max_iterations=1, tolerance=1e-300)
+    assert capped.format("max_iterations=") in result.notes
+    assert halving.format("schedule=") in result.notes
+    assert f"note: {capped.format('max_iterations=')}\n" in str(result)
+    assert capped.format("max_iterations=") in json.loads(result.to_json())["notes"]
+    assert main(["select", str(data_file), "--classes", "1..2", *arguments[4:]]) == 0
+    selected = capsys.readouterr()
+    assert f"k = 2: {capped.format('--max-iterations')}" in selected.out
+    for output in (printed.out, printed.err, text.out, text.err, selected.out, selected.err,
+                   result.to_json(), str(result)):
+        assert "\u2063" not in output
 
 
 def test_select_reports_a_table_and_the_choices(data_file, capsys):
@@ -235,8 +269,11 @@ def test_a_best_fit_found_once_has_a_note_saying_what_to_do(data_file):
     report = fit_report(outcome, data)
     assert (report["em"]["replicated"], report["em"]["best_found"],
             report["em"]["searches"]) == (False, 1, 4)
-    assert ("the best fit was found by 1 of 4 starts (no other ended within 0.01 nats of its log "
-            "posterior), so a better one may exist; rerun with more --restarts (e.g. --restarts "
-            "16) and see whether the best recurs") in report["notes"]
+    note = ("the best fit was found by 1 of 4 starts (no other ended within 0.01 nats of its log "
+            "posterior), so a better one may exist; rerun with more starts (e.g. {}) and see "
+            "whether the best recurs")
+    assert note.format("restarts=16") in report["notes"]  # as Python's hiddenbn.fit names it
+    with command_line():  # as the command line, which runs each command so, names it
+        assert note.format("--restarts 16") in fit_report(outcome, data)["notes"]
     assert "reached by 1 of 4 starts (within 0.01 nats), NOT replicated" in \
         format_fit_report(report)

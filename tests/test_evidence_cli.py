@@ -66,6 +66,11 @@ def test_an_estimate_carried_by_one_run_says_so(data_file, capsys, monkeypatch):
     assert main(["evidence", str(data_file), "--model", "2:2,3,2", "--runs", "4"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[1].startswith("note: the estimate rests on 1.0 of 4 runs")
+    assert out[1].endswith("rerun with other seeds (--seed) and more particles (--particles) to "
+                           "see how far it moves")
+    text = str(hiddenbn.log_evidence(data_file, "2:2,3,2", runs=4))  # Python names keywords
+    assert text.splitlines()[1].endswith("rerun with other seeds (seed=) and more particles "
+                                         "(particles=) to see how far it moves")
     assert main(["evidence", str(data_file), "--model", "2:2,3,2", "--runs", "4", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["effective_runs"] == pytest.approx(1.0)
 

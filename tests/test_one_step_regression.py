@@ -364,6 +364,10 @@ def test_missing_drop_drops_the_cases_with_a_missing_item_too(capsys, covariate_
     posteriors = pd.read_csv(tmp_path / "new" / "posteriors.csv", keep_default_na=False)
     assert posteriors["dropped"].tolist()[3:6] == ["missing covariate", "",
                                                    "missing item (--missing drop)"]
+    result = hiddenbn.fit(covariate_file, classes=2, covariates="age", columns="a,b,c,d",
+                          missing="drop", restarts=2)  # the reason names Python's keyword
+    assert result.posteriors()["dropped"].tolist()[3:6] == ["missing covariate", "",
+                                                            "missing item (missing='drop')"]
 
 
 def test_the_examples_of_the_estimator_run():

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
+import hiddenbn
 from hiddenbn.cli import main
-from hiddenbn.learning import selection
 from hiddenbn.scores import singular_bic
 
 OPTIONS = ["--restarts", "2", "--seed", "3", "--skip-de"]
@@ -52,6 +52,10 @@ def test_select_without_every_smaller_model_gives_no_sbic_and_says_why(data_file
     assert "sbic_log_evidence" not in result["selected"] and result["sbic_phi"] is None
     assert any(note.startswith("no sBIC: it weighs each model against all its submodels")
                and note.endswith("give --classes 1..K") for note in result["notes"])
+    # the Python call's note names the keyword it was called with
+    notes = hiddenbn.select(data_file, classes="2,3", restarts=2, seed=3, skip_de=True).notes
+    assert any(note.startswith("no sBIC: it weighs each model against all its submodels")
+               and note.endswith("give classes='1..K'") for note in notes)
 
 
 @pytest.mark.parametrize("phi", ["0", "-1", "nan", "inf", "four"])
@@ -64,9 +68,15 @@ def test_a_bad_sbic_phi_is_one_line(data_file, capsys, phi):
     assert error.count("\n") == 1
 
 
-@pytest.mark.parametrize("model, note", [("2:2,2,3", selection.ONE_MODEL_SBIC_NOTE),
-                                         ("2(2(2,2),3)", singular_bic.NO_BOUND_NOTE)])
-def test_fit_gives_icl_and_a_null_sbic_with_the_reason(data_file, capsys, model, note):
+ONE_MODEL = ("no sBIC for one model: it weighs a model against all its submodels (Drton & "
+             "Plummer 2017); select, given {}, gives it for the models of 1..K classes")
+
+
+@pytest.mark.parametrize("model, note, in_python", [
+    ("2:2,2,3", ONE_MODEL.format("--classes 1..K"), ONE_MODEL.format("classes='1..K'")),
+    ("2(2(2,2),3)", singular_bic.NO_BOUND_NOTE, singular_bic.NO_BOUND_NOTE)])
+def test_fit_gives_icl_and_a_null_sbic_with_the_reason(data_file, capsys, model, note,
+                                                        in_python):
     assert main(["fit", str(data_file), "--model", model, "--json", *OPTIONS]) == 0
     report = json.loads(capsys.readouterr().out)
     scores = report["scores"]
@@ -75,5 +85,6 @@ def test_fit_gives_icl_and_a_null_sbic_with_the_reason(data_file, capsys, model,
     assert main(["fit", str(data_file), "--model", model, *OPTIONS]) == 0
     text = capsys.readouterr().out
     assert "  sbic_log_evidence -\n" in text and f"note: {note}" in text
+    assert in_python in hiddenbn.fit(data_file, model, restarts=2, seed=3, skip_de=True).notes
     (icl_line,) = [line for line in text.splitlines() if line.startswith("  icl_log_evidence")]
     assert float(icl_line.split()[1]) == pytest.approx(scores["icl_log_evidence"], abs=1e-6)

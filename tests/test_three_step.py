@@ -318,7 +318,15 @@ def test_fit_three_step_from_the_command_line_and_python(tmp_path, capsys):
     assert estimate["standard_error"] == pytest.approx(library.standard_errors[1, 1], rel=1e-5)
     assert main(["fit", str(path), "--classes", "3", "--covariates", "Z", "--three-step", "ml",
                  "--seed", "2", "--json"]) in (None, 0)
-    assert json.loads(capsys.readouterr().out) == result.to_dict()
+    printed, in_python = json.loads(capsys.readouterr().out), result.to_dict()
+    note = ("the scores are the measurement model's (step 1, d counts its item probabilities and "
+            "class sizes); the one-step fit (without {}) gives those of the model with the "
+            "covariates")  # naming the option as the caller wrote it
+    assert note.format("--three-step") in printed["notes"]
+    assert note.format("three_step=") in in_python["notes"]
+    assert printed == {**in_python, "notes": [
+        text.replace(note.format("three_step="), note.format("--three-step"))
+        for text in in_python["notes"]]}
     with pytest.raises(HiddenbnError, match="give covariates too"):
         hiddenbn.fit(path, classes=3, three_step="bch")
     with pytest.raises(HiddenbnError, match="choose one of bch, ml"):

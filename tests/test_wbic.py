@@ -274,7 +274,17 @@ def items_file(tmp_path_factory):
     return path
 
 
+def as_on_the_command_line(estimate: dict) -> dict:
+    """A WBIC estimate of the Python API with its notes naming the option as the command line's
+    flag: the draws, which the API calls ``wbic_draws``."""
+    return {**estimate, "notes": [note.replace("give more draws (wbic_draws=)",
+                                               "give more draws (--wbic-draws)")
+                                  for note in estimate["notes"]]}
+
+
 def test_fit_reports_wbic_with_its_error_in_json_and_text(items_file, capsys):
+    """Its notes name the draws as the caller gave them: ``--wbic-draws`` on the command line,
+    ``wbic_draws=`` in Python."""
     from hiddenbn.cli import main
     from hiddenbn.learning import selection
 
@@ -287,18 +297,24 @@ def test_fit_reports_wbic_with_its_error_in_json_and_text(items_file, capsys):
     assert estimate["draws"] == 60 and estimate["warmup"] == 30 and estimate["chains"] == 4
     assert estimate["standard_error"] > 0 and estimate["rhat"] > 0.9
     assert set(estimate["notes"]) <= set(report["notes"])
+    assert any(note.endswith("fewer than 100 per chain, so its standard error is itself "
+                             "uncertain; give more draws (--wbic-draws)")
+               for note in estimate["notes"])
     data = read_data(items_file).dataset
     network = selection.latent_class_network(data, 2)
     outcome = selection.fit_and_score(network, data, 3, with_effective_dimension=False,
                                       wbic_draws=60)
-    assert json.loads(json.dumps(outcome["wbic"])) == estimate  # the seed is --seed's
+    in_python = json.loads(json.dumps(outcome["wbic"]))
+    assert in_python != estimate and as_on_the_command_line(in_python) == estimate  # --seed's
     assert main(arguments) == 0
     text = capsys.readouterr().out
     assert f"wbic_log_evidence {estimate['wbic_log_evidence']:.6f}" in text
     assert f"+- {estimate['standard_error']:.3f} Monte-Carlo standard error; split-R-hat " \
         f"{estimate['rhat']:.3f}" in text
-    assert json.loads(json.dumps(hiddenbn.fit(items_file, classes=2, skip_de=True, wbic=True,
-                                              wbic_draws=60, seed=3).to_dict()["wbic"])) == estimate
+    result = hiddenbn.fit(items_file, classes=2, skip_de=True, wbic=True, wbic_draws=60, seed=3)
+    assert as_on_the_command_line(json.loads(json.dumps(result.to_dict()["wbic"]))) == estimate
+    assert any(note.endswith("give more draws (wbic_draws=)") for note in result.notes)
+    assert not any("--wbic-draws" in note for note in result.notes)
 
 
 def test_select_chooses_by_wbic_too(items_file, capsys):

@@ -22,7 +22,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
 import hiddenbn
-from hiddenbn.errors import HiddenbnError, excerpt, first_named
+from hiddenbn.errors import HiddenbnError, command_line, excerpt, first_named
 from hiddenbn.util import defaults, limits
 from hiddenbn.util.defaults import STANDARD_STREAM
 
@@ -1055,7 +1055,8 @@ def _run(argv) -> int:
     args.options_given = _given_options(list(_Parser.given))
     _pin_blas()
     try:
-        with warnings.catch_warnings():  # a library warning is one line, like the errors
+        # a library warning is one line, like the errors; notes and warnings name flags
+        with warnings.catch_warnings(), command_line():
             warnings.showwarning = _warning_line
             args.run(args)
     except HiddenbnError as err:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hiddenbn.data import DataFile, Dataset, DataTable, read_table
-from hiddenbn.errors import HiddenbnError, excerpt, first_named, option
+from hiddenbn.errors import HiddenbnError, excerpt, first_named, for_caller, option
 from hiddenbn.inference.enumeration import is_latent_class
 from hiddenbn.learning import selection
 from hiddenbn.learning.annealing import can_anneal
@@ -501,7 +501,8 @@ def _regression(chosen: Model, table, columns, covariates, categorical, predict_
               else np.asarray(table.counts, dtype=float))
     reasons = np.where(design.kept, "", "missing covariate").astype(object)
     if table.missing == "drop":  # the table's: a command line's is read already
-        reasons[(reasons == "") & (rows == MISSING).any(axis=1)] = "missing item (--missing drop)"
+        reasons[(reasons == "") & (rows == MISSING).any(axis=1)] = for_caller(
+            f"missing item ({option('--missing', 'drop')})")
     reasons[(reasons == "") & (counts <= 0)] = "count 0"
     kept = reasons == ""
     if not kept.any():

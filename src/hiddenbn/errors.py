@@ -9,9 +9,14 @@ about.
 A message names an option as :func:`option` writes it, and reads as the caller wrote the
 call: ``str(error)`` names the keyword argument of the Python function (``prior_alpha=``),
 :meth:`HiddenbnError.command_line_message` the flag of the command line (``--prior-alpha``).
+So does a note or a warning (a line of a report's ``notes``, a :func:`warnings.warn`), which
+:func:`for_caller` renders where it is made: with the flag inside :func:`command_line` (the CLI
+runs each command there), with the keyword elsewhere.
 """
 
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 #: Brackets an option in a message and parts its two forms; ``repr`` escapes this invisible
 #: character, so no user text quoted in a message holds it.
@@ -20,6 +25,8 @@ _OPTION = re.compile(f"{_OPTION_MARK}([^{_OPTION_MARK}]*){_OPTION_MARK}([^{_OPTI
                      f"{_OPTION_MARK}")
 #: The keyword arguments not named as their flag without dashes, hyphens as underscores.
 KEYWORDS = {"--params": "parameters", "--plot-covariate": "covariate"}
+#: Whether the code running was called by the command line (:func:`command_line`).
+_CALLED_BY_COMMAND_LINE = ContextVar("called_by_command_line", default=False)
 
 
 class HiddenbnError(ValueError):
@@ -37,7 +44,7 @@ class HiddenbnError(ValueError):
     """
 
     def __str__(self) -> str:
-        return _OPTION.sub(r"\2", super().__str__())
+        return _named(super().__str__(), flags=False)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({str(self)!r})"
@@ -45,7 +52,7 @@ class HiddenbnError(ValueError):
     def command_line_message(self) -> str:
         """The message with each option named as the command line's flag (``--prior-alpha``),
         where ``str(error)`` names the keyword argument (``prior_alpha=``)."""
-        return _OPTION.sub(r"\1", super().__str__())
+        return _named(super().__str__(), flags=True)
 
 
 class SpecError(HiddenbnError):
@@ -110,3 +117,50 @@ def option(flag: str, value=None, shown: str | None = None) -> str:
     elif value is not None:
         flag, keyword = f"{flag} {value}", keyword + repr(value)
     return f"{_OPTION_MARK}{flag}{_OPTION_MARK}{keyword}{_OPTION_MARK}"
+
+
+def _named(text: str, flags: bool) -> str:
+    """``text`` with each option that :func:`option` marked named as its flag or its keyword."""
+    return _OPTION.sub(r"\1" if flags else r"\2", text)
+
+
+@contextmanager
+def command_line():
+    """Inside the block, :func:`for_caller` names each option as the command line's flag: the
+    CLI runs each command in it."""
+    token = _CALLED_BY_COMMAND_LINE.set(True)
+    try:
+        yield
+    finally:
+        _CALLED_BY_COMMAND_LINE.reset(token)
+
+
+def for_caller(text: str) -> str:
+    """A note or warning with each option marked by :func:`option` named as the caller wrote
+    the call: as the flag inside :func:`command_line` (``--wbic-draws``), as the keyword
+    argument elsewhere (``wbic_draws=``).
+
+    Rendered where the note is made, so that no mark reaches a report: a note made in another
+    thread or process than the command's does not know its caller (the context does not go
+    with it).
+
+    Parameters
+    ----------
+    text : str
+        The note, its options written by :func:`option`.
+
+    Returns
+    -------
+    str
+        The note as the caller reads it.
+
+    Examples
+    --------
+    >>> note = f"give more draws ({option('--wbic-draws')}, say {option('--wbic-draws', 800)})"
+    >>> for_caller(note)
+    'give more draws (wbic_draws=, say wbic_draws=800)'
+    >>> with command_line():
+    ...     for_caller(note)
+    'give more draws (--wbic-draws, say --wbic-draws 800)'
+    """
+    return _named(text, _CALLED_BY_COMMAND_LINE.get())

@@ -63,7 +63,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hiddenbn.errors import DataError, excerpt, option
+from hiddenbn.errors import DataError, excerpt, for_caller, option
 from hiddenbn.util import limits
 from hiddenbn.util.defaults import DEFAULT_MISSING_VALUES, MISSING_HANDLING
 from hiddenbn.util.files import atomic_output
@@ -686,9 +686,10 @@ class DataTable:
         if self.missing == "drop":
             incomplete = (rows == MISSING).any(axis=1) & keep
             if incomplete.any():
-                notes.append(f"{int(counts[incomplete].sum())} of {int(counts.sum())} cases have "
-                             "a missing cell and were dropped (listwise deletion, --missing "
-                             "drop)")
+                notes.append(for_caller(f"{int(counts[incomplete].sum())} of "
+                                        f"{int(counts.sum())} cases have a missing cell and "
+                                        "were dropped (listwise deletion, "
+                                        f"{option('--missing', 'drop')})"))
                 if incomplete.sum() == keep.sum():
                     raise DataError(f"{source}: every case has a missing cell, so "
                                     f"{option('--missing', 'drop')} leaves nothing; use "
@@ -1087,18 +1088,20 @@ def _lookup(codes: np.ndarray, texts, position: dict) -> np.ndarray:
 def _notes(names, coded, missing_values, base: int | None) -> list[str]:
     """What a user should know about how the columns ``names`` (coded as ``coded``) were read:
     states no cell has, cells usually missing read as states, and columns that look like
-    measurements or identifiers rather than categories."""
+    measurements or identifiers rather than categories; each names an option as the caller
+    wrote it (:func:`~hiddenbn.errors.for_caller`)."""
     notes = []
     gaps = [f"{name!r} ({unused} of {min(column.numbers)}..{max(column.numbers)})"
             for name, column in zip(names, coded) if column.numbers is not None
             for unused in [max(column.numbers) - min(column.numbers) + 1 - len(column.numbers)]
             if unused]
     if gaps:
-        notes.append(f"whole numbers that no cell has still count as states, in column"
-                     f"{'s' if len(gaps) > 1 else ''} {', '.join(gaps[:3])}"
-                     f"{', ...' if len(gaps) > 3 else ''}. If a number stands "
-                     "for a missing answer (such as -9 or 99), add it to the missing values "
-                     "(--missing-values); a data dictionary fixes a column's states")
+        notes.append(for_caller(f"whole numbers that no cell has still count as states, in "
+                                f"column{'s' if len(gaps) > 1 else ''} {', '.join(gaps[:3])}"
+                                f"{', ...' if len(gaps) > 3 else ''}. If a number stands for "
+                                "a missing answer (such as -9 or 99), add it to the missing "
+                                f"values ({option('--missing-values')}); a data dictionary "
+                                "fixes a column's states"))
     unseen = [name for name, column in zip(names, coded)
               if column.numbers is not None and min(column.numbers) > column.states.base]
     if unseen:
@@ -1118,20 +1121,22 @@ def _notes(names, coded, missing_values, base: int | None) -> list[str]:
                      f"given leave them out: {', '.join(as_states[:3])}"
                      f"{', ...' if len(as_states) > 3 else ''}; list them with the others if "
                      "they mean a missing answer")
+    # "leave the column out" names no option: LatentClassModel, which warns with these notes,
+    # reads the columns it is given and has no ``columns``
     for name, column in zip(names, coded):
         if column.not_whole is not None:
             text, row = column.not_whole
             notes.append(f"column {name!r} holds numbers that are not whole ({excerpt(text)} in "
                          f"row {row}), so each of its {len(column.states)} distinct values is a "
                          "state; if it is a measurement, bin it into a few categories or leave "
-                         "it out (--columns)")
+                         "the column out")
         elif len(column.states) > USUAL_MAX_STATES and not column.given:
             kind = (f"whole numbers {column.states[0]}..{column.states[-1]}"
                     if column.numbers is not None else "distinct labels")
             notes.append(f"column {name!r} has {len(column.states)} states ({kind}), more than "
                          f"the {USUAL_MAX_STATES} a categorical variable usually has; if it is "
-                         "an identifier or a measurement, leave it out (--columns) or bin it "
-                         "into a few categories")
+                         "an identifier or a measurement, leave the column out or bin it into "
+                         "a few categories")
     return notes
 
 

@@ -12,7 +12,8 @@ A test of the section names a data file (read with the options of the command li
    spreads over as many SLURM jobs as there are chunks;
 3. the combination (:func:`write_report`): the report of :func:`hiddenbn.learning.blrt.report`,
    the ``blrt`` of ``select --blrt B --json`` with the same data, options and seed, to the bit,
-   and its text.
+   and its text (but for a note naming an option: a job, run from Python, names it by its
+   keyword, which is the config's key, ``restarts=``; the command by its flag).
 
 A replicate is the same wherever it runs (its own random streams,
 :mod:`hiddenbn.learning.blrt`), so the chunking changes nothing in the result. **Stopping

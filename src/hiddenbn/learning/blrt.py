@@ -78,7 +78,7 @@ import numpy as np
 
 from hiddenbn.data import MISSING, Dataset
 from hiddenbn.data.sampling import forward_sample
-from hiddenbn.errors import HiddenbnError, ParameterError
+from hiddenbn.errors import HiddenbnError, ParameterError, for_caller, option
 from hiddenbn.inference.enumeration import is_latent_class
 from hiddenbn.learning.em import REPLICATION_TOLERANCE, fit
 from hiddenbn.learning.selection import latent_class_network, search
@@ -479,7 +479,9 @@ def report(plan: Plan, tests: list) -> dict:
     """The JSON-ready report of the tests (:func:`combine`'s results): ``replicates`` (``B``),
     ``level``, ``exceedance_limit`` (``h``), ``stopping_rule``, ``missing_cells``, ``tests``,
     ``refit_check`` (over every test), ``selected`` (the number of classes the tests choose,
-    :func:`selected_states`) and ``notes``."""
+    :func:`selected_states`) and ``notes``, made here, in the process that called the tests
+    (not in a worker of :func:`run_tests`), so they name options as that caller wrote them
+    (:func:`~hiddenbn.errors.for_caller`)."""
     checked = sum(test["refit_check"]["checked"] for test in tests)
     reached = sum(test["refit_check"]["reached"] for test in tests)
     notes = []
@@ -496,23 +498,25 @@ def report(plan: Plan, tests: list) -> dict:
         notes.append(f"{checked - reached} of {checked} refits checked against the oracle ended "
                      f"more than {REPLICATION_TOLERANCE} nats below it ({'; '.join(missed)}): "
                      "the search misses modes on such data, and a p-value can be off; give "
-                     "more --restarts")
+                     f"more starts ({option('--restarts')})")
     for test in tests:
         if test["alternative_below_null"]:
             notes.append(f"test of {test['states']} classes: in {test['alternative_below_null']} "
                          f"of {test['replicates']} replicates the {test['states']} class refit "
                          f"ended below the {test['null_states']} class one, which it contains: "
-                         "the search missed its mode there; give more --restarts")
+                         "the search missed its mode there; give more starts "
+                         f"({option('--restarts')})")
         if test["not_converged"]:
             notes.append(f"test of {test['states']} classes: {test['not_converged']} refits "
-                         "stopped at the iteration cap; raise --max-iterations")
+                         f"stopped at the iteration cap; raise it ({option('--max-iterations')})")
     return {"replicates": plan.replicates, "level": plan.level,
             "exceedance_limit": exceedance_limit(plan.replicates, plan.level),
             "stopping_rule": STOPPING_RULE,
             "missing_cells": MISSING_CELLS if plan.data.has_missing else None,
             "tests": tests, "refit_check": {"checked": checked, "reached": reached,
                                             "tolerance": REPLICATION_TOLERANCE},
-            "selected": selected_states(tests, plan.level), "notes": notes}
+            "selected": selected_states(tests, plan.level),
+            "notes": [for_caller(note) for note in notes]}
 
 
 def selected_states(tests: list, level: float = LEVEL) -> int | None:

@@ -14,7 +14,7 @@ import math
 
 from hiddenbn.data import Dataset
 from hiddenbn.dimension.effective import effective_dimension_or_reason
-from hiddenbn.errors import DataError, HiddenbnError, excerpt, option
+from hiddenbn.errors import DataError, HiddenbnError, excerpt, for_caller, option
 from hiddenbn.inference.enumeration import MAX_HIDDEN_CONFIGURATIONS, hidden_configuration_count
 from hiddenbn.learning.em import REPLICATION_TOLERANCE, best_found, fit, run_em
 from hiddenbn.models.network import Network, latent_class
@@ -37,10 +37,6 @@ SCORES_ORIENTATION = ("approximations of the log marginal likelihood log p(D | m
                       "the log-likelihood): larger is better; bic_log_evidence is -BIC/2, "
                       "icl_log_evidence -ICL/2 (BIC less the entropy of the hidden classes), "
                       "wbic_log_evidence -WBIC")
-#: Why ``fit`` gives a latent class model no sBIC.
-ONE_MODEL_SBIC_NOTE = ("no sBIC for one model: it weighs a model against all its submodels "
-                       "(Drton & Plummer 2017); 'hiddenbn select --classes 1..K' gives it for "
-                       "the models of 1..K classes")
 #: The information criteria of the latent class output
 #: (:func:`hiddenbn.scores.lca_statistics.model_comparison`) that ``select`` also selects by, the
 #: smallest value winning.
@@ -217,6 +213,14 @@ def select_latent_class(data: Dataset, states, seed: int, alpha: float = PRIOR_A
             "sbic_phi": phi, "notes": notes}
 
 
+def one_model_sbic_note() -> str:
+    """Why ``fit`` gives a latent class model no sBIC, and what does (for the caller:
+    :func:`~hiddenbn.errors.for_caller`)."""
+    return for_caller("no sBIC for one model: it weighs a model against all its submodels "
+                      f"(Drton & Plummer 2017); select, given {option('--classes', '1..K')}, "
+                      "gives it for the models of 1..K classes")
+
+
 def _with_sbic(models: list, item_states, n_cases: int, phi: float | None) -> tuple:
     """Set each model's ``sbic_log_evidence`` (None unless the models are those of 1..K
     classes, in order); the prior parameter phi it took (or None) and the note that says so."""
@@ -226,9 +230,9 @@ def _with_sbic(models: list, item_states, n_cases: int, phi: float | None) -> tu
     if values is None:
         for m in models:
             m["sbic_log_evidence"] = None
-        return None, ("no sBIC: it weighs each model against all its submodels (Drton & "
-                      "Plummer 2017), so it needs the models of 1..K classes; give --classes "
-                      "1..K")
+        return None, for_caller("no sBIC: it weighs each model against all its submodels "
+                                "(Drton & Plummer 2017), so it needs the models of 1..K "
+                                f"classes; give {option('--classes', '1..K')}")
     for m, value in zip(models, values):
         m["sbic_log_evidence"] = float(value)
     return chosen, (f"sbic_log_evidence: the singular BIC of Drton & Plummer (2017) with their "
@@ -262,25 +266,29 @@ def replication(fit) -> dict:
 
 def replication_note(fit) -> str | None:
     """The note of a fit whose best g only one search reached, and what to do; ``None`` for a
-    replicated fit or one start chosen by the user (``--init``)."""
+    replicated fit or one start chosen by the user (``--init``). It names options as the
+    caller wrote them (:func:`~hiddenbn.errors.for_caller`)."""
     counted = replication(fit)
     if counted["replicated"] or fit.schedule == "single":
         return None
     if counted["searches"] == 1:
-        return ("the halving schedule runs one start to convergence, so it cannot tell whether "
-                "other starts reach the same fit; the other schedules (--schedule) run every "
-                "start to convergence and count those that reach the best")
+        return for_caller("the halving schedule runs one start to convergence, so it cannot "
+                          "tell whether other starts reach the same fit; the other schedules "
+                          f"({option('--schedule')}) run every start to convergence and count "
+                          "those that reach the best")
     starts = counted["searches"]
-    return (f"the best fit was found by 1 of {starts} starts (no other ended within "
-            f"{REPLICATION_TOLERANCE} nats of its log posterior), so a better one may exist; "
-            f"rerun with more --restarts (e.g. --restarts {4 * starts}) and see whether the best "
-            "recurs")
+    return for_caller(f"the best fit was found by 1 of {starts} starts (no other ended within "
+                      f"{REPLICATION_TOLERANCE} nats of its log posterior), so a better one may "
+                      f"exist; rerun with more starts (e.g. {option('--restarts', 4 * starts)}) "
+                      "and see whether the best recurs")
 
 
 def stopped_by_cap(fit) -> str:
-    """The note of a fit that the iteration cap stopped before the stopping rule was met."""
-    return (f"EM stopped at the cap of {fit.iterations} final iterations before its stopping "
-            "rule was met: the estimates may be short of the optimum; raise --max-iterations")
+    """The note of a fit that the iteration cap stopped before the stopping rule was met,
+    naming the option as the caller wrote it (:func:`~hiddenbn.errors.for_caller`)."""
+    return for_caller(f"EM stopped at the cap of {fit.iterations} final iterations before its "
+                      "stopping rule was met: the estimates may be short of the optimum; raise "
+                      f"the cap ({option('--max-iterations')})")
 
 
 def parse_classes(text: str) -> list:

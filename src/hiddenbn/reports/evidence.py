@@ -8,6 +8,8 @@ error, :func:`hiddenbn.scores.smc.smc_log_evidence`) with the data it is of;
 
 from __future__ import annotations
 
+from hiddenbn.errors import for_caller, option
+
 
 def evidence_report(model: str, method: str, prior_alpha: float, data, notes, result) -> dict:
     """The report (JSON-ready) of the marginal likelihood ``result`` of ``model`` (as the user
@@ -32,14 +34,16 @@ def evidence_report(model: str, method: str, prior_alpha: float, data, notes, re
 
 
 def format_evidence_report(report: dict) -> str:
-    """The text ``hiddenbn evidence`` prints of :func:`evidence_report`."""
+    """The text ``hiddenbn evidence`` prints of :func:`evidence_report`, its options named as
+    the caller wrote them (:func:`~hiddenbn.errors.for_caller`)."""
     error = "" if report["method"] == "exact" else f" +- {report['standard_error']:.3f}"
     lines = [f"log p(D | {report['model']}) = {report['log_evidence']:.4f}{error} "
              f"({report['method']}, N = {report['cases']}, {report['patterns']} patterns)"]
     lines += [f"note: {note}" for note in report["notes"]]
     if report.get("different_modes"):
-        lines.append(f"note: the estimate rests on {report['effective_runs']:.1f} of "
-                     f"{report['runs']} runs, which ended in different modes, so the +- is "
-                     "not its error; rerun with other --seed values and more --particles to "
-                     "see how far it moves")
+        lines.append(for_caller(f"note: the estimate rests on {report['effective_runs']:.1f} "
+                                f"of {report['runs']} runs, which ended in different modes, "
+                                "so the +- is not its error; rerun with other seeds "
+                                f"({option('--seed')}) and more particles "
+                                f"({option('--particles')}) to see how far it moves"))
     return "\n".join(lines)

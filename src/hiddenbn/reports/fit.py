@@ -15,8 +15,8 @@ import json
 from hiddenbn.data import MISSING, Dataset
 from hiddenbn.inference.enumeration import is_latent_class
 from hiddenbn.learning.em import REPLICATION_TOLERANCE
-from hiddenbn.learning.selection import (CRITERIA, ONE_MODEL_SBIC_NOTE, SCORES_ORIENTATION,
-                                         SELECTION_SCORE_NAMES, laplace_notes, replication,
+from hiddenbn.learning.selection import (CRITERIA, SCORES_ORIENTATION, SELECTION_SCORE_NAMES,
+                                         laplace_notes, one_model_sbic_note, replication,
                                          replication_note, stopped_by_cap)
 from hiddenbn.models.interaction import InteractionModel
 from hiddenbn.reports.lca import format_lca_text, lca_report
@@ -46,7 +46,7 @@ def fit_report(outcome: dict, data: Dataset, notes=()) -> dict:
         "scores": {**outcome["scores"], "sbic_log_evidence": None},
         "scores_orientation": SCORES_ORIENTATION,
         "notes": list(notes) + ([outcome["note"]] if outcome["note"] else [])
-        + [ONE_MODEL_SBIC_NOTE if is_latent_class(network) else singular_bic.NO_BOUND_NOTE]
+        + [one_model_sbic_note() if is_latent_class(network) else singular_bic.NO_BOUND_NOTE]
         + ([] if result.converged else [stopped_by_cap(result)])
         + list(filter(None, [replication_note(result)]))
         + laplace_notes(outcome["scores"], outcome["ds"])

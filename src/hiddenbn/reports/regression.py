@@ -22,7 +22,7 @@ import numpy as np
 from scipy.stats import norm
 
 from hiddenbn.data import MISSING
-from hiddenbn.errors import HiddenbnError, excerpt, first_named, option
+from hiddenbn.errors import HiddenbnError, excerpt, first_named, for_caller, option
 from hiddenbn.learning.selection import (CRITERIA, replication,
                                          replication_note, stopped_by_cap)
 from hiddenbn.inference.latent_class import modal_class
@@ -158,9 +158,10 @@ def three_step_report(fit, design, categories, predictions=(), notes=()) -> dict
     entropy = classification_entropy(classification.posteriors, fit.counts)
     all_notes = list(notes) + list(design.notes)
     em = _em_section(measurement, measurement.engine, all_notes)
-    all_notes.append("the scores are the measurement model's (step 1, d counts its item "
-                     "probabilities and class sizes); the one-step fit (without --three-step) "
-                     "gives those of the model with the covariates")
+    all_notes.append(for_caller("the scores are the measurement model's (step 1, d counts its "
+                                "item probabilities and class sizes); the one-step fit "
+                                f"(without {option('--three-step')}) gives those of the model "
+                                "with the covariates"))
     if scores["laplace"] is None:  # why, without the effective dimension this skips
         all_notes += [part for part in (outcome["note"] or "").split("; ")
                       if part and not part.startswith("effective dimension skipped")]

@@ -82,7 +82,7 @@ from scipy.special import ndtri
 from scipy.stats import rankdata
 
 from hiddenbn.data import Dataset
-from hiddenbn.errors import DataError, ParameterError
+from hiddenbn.errors import DataError, ParameterError, for_caller, option
 from hiddenbn.inference import exact as exact_inference
 from hiddenbn.inference.enumeration import (is_latent_class, latent_class_design,
                                             latent_class_statistics, prefers_design, state_groups,
@@ -526,21 +526,23 @@ class WBIC:
 
     @property
     def notes(self) -> list:
-        """What makes the estimate doubtful, each with what to do; empty when nothing does."""
+        """What makes the estimate doubtful, each with what to do; empty when nothing does.
+        Each names an option as the code that reads them was called
+        (:func:`~hiddenbn.errors.for_caller`)."""
         notes = []
         if not self.rhat <= RHAT_LIMIT:
             notes.append(f"WBIC's chains disagree (split-R-hat {self.rhat:.3f} > {RHAT_LIMIT}: "
                          "they sit in different modes or have not mixed), so its standard error "
-                         "understates its error; give more --wbic-draws")
+                         f"understates its error; give more draws ({option('--wbic-draws')})")
         if not self.effective_sample_size >= MIN_ESS_PER_CHAIN * self.chains:
             notes.append(f"WBIC rests on {self.effective_sample_size:.0f} effective draws, "
                          f"fewer than {MIN_ESS_PER_CHAIN} per chain, so its standard error is "
-                         "itself uncertain; give more --wbic-draws")
+                         f"itself uncertain; give more draws ({option('--wbic-draws')})")
         if self.divergences:
             notes.append(f"{self.divergences} of WBIC's {self.chains * self.draws} trajectories "
                          "diverged (the step was too long for a region of high curvature), so "
                          "the draws may miss part of the tempered posterior")
-        return notes
+        return [for_caller(note) for note in notes]
 
     def to_dict(self) -> dict:
         """JSON-ready, with the notes."""
