@@ -338,6 +338,41 @@ def test_laplace_as_the_yardstick_is_judged_by_selection_and_shape():
         tie["explanation"]
 
 
+def test_the_laplace_verdict_under_the_median_and_the_mean_delta_c():
+    """CS misses the gold standard's model in one data set of three experiments and has the
+    closer shape: the median |Δc| hides the miss (a tie: not reproduced), the mean shows it
+    (Laplace alone closest by selection: partly), and the row says both; where the two agree
+    it says one. The §2 headline gives Laplace's selection record beside its shape rank."""
+    item = "Laplace is the most accurate approximation (paper 003's assumption, Sec. 3)"
+    paper = _curves({**PEAKS, "cs": 4, "cs_plus": 4},
+                    experiments=(("a", 4), ("b", 16), ("c", 8)))
+    paper["laplace"] -= 3.0 * (paper["hidden_states"] - 4) ** 2  # Laplace loses the shape
+    agree = {r["item"]: r for r in gs.paper003_verdict_rows(paper)}[item]
+    assert agree["verdict"] == "not reproduced" and "by the mean |Δc|" not in \
+        agree["explanation"]
+    miss = (paper["experiment"] == "c") & (paper["replicate"] == 1)
+    paper.loc[miss, ["cs", "cs_plus"]] = -(paper.loc[miss, "hidden_states"] - 5.0) ** 2
+    row = {r["item"]: r for r in gs.paper003_verdict_rows(paper)}[item]
+    assert row["verdict"] == "not reproduced"
+    assert "median |Δc| against the gold standard over the distinct experiments: Laplace " \
+           "0.00, CS = CS+ 0.00" in row["ours"]
+    assert "mean |Δc| against the gold standard over the distinct experiments: Laplace 0.00" \
+           in row["ours"] and "CS = CS+ 0.17" in row["ours"]
+    assert "data sets where each chooses the gold standard's model: Laplace 6 of 6, CS = " \
+           "CS+ 5 of 6" in row["ours"]
+    assert "by the mean |Δc| instead (section 5's measure; the claim does not say which) it " \
+           "is partly reproduced;" in row["explanation"]
+    assert row["choices"].startswith("how |Δc| is summarised over the experiments")
+    headline = gs._headline_lines(paper, [])[0]
+    assert "ranks 5 of 5, by selection it chooses the gold standard's model in 6 of 6 data " \
+           "sets, the most of any score**" in headline
+    assert gs._selection_record(paper, "CS = CS+") == (
+        ", by selection it chooses the gold standard's model in 5 of 6 data sets, less often "
+        "than Laplace")
+    with_sbic = paper.assign(sbic_log_evidence=paper["gold"] - 1.0)
+    assert gs._selection_record(with_sbic, "Laplace").endswith("the most of any score, with sBIC")
+
+
 def test_the_laplace_rule_on_its_two_measures():
     """Strictly first on both: supported; another at least as good on both: not; else partly
     (the review's case: a tie on Δc and third by shape is not supported)."""
