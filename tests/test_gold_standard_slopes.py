@@ -116,13 +116,23 @@ def test_the_latent_class_bound_meets_rusakov_geigers_exact_value(features):
     truth, model = parse_spec(f"1:{items}"), parse_spec(f"2:{items}")
     bound, note = gs.latent_class_bound(truth, model, 1.0)
     assert bound == gs.rusakov_geiger_coefficient(truth, model, 1.0)[0] == (features + 1) / 2
-    assert note.endswith("an upper bound")
+    # the bound at sBIC's own phi = (d_1 + 1)/2 (the sBIC package's) beside it:
+    # (d_1 + min(phi, d_1)) / 2
+    phi = (features + 1) / 2
+    assert note.endswith(f"an upper bound; {(features + phi) / 2:g} at the sBIC package's phi "
+                         f"= {phi:g}")
 
 
 def test_the_latent_class_bound_of_the_overfit_setting_and_where_it_does_not_apply():
     # 3 classes at a 2-class truth over 4 binary items (d_1 = 4), phi = 1:
     # (2 d_1 + 2 - 1 + 1 phi) / 2 = 5, below de/2 = 6.5 and ds/2 = 7
-    assert gs.latent_class_bound(parse_spec("2:2,2,2,2"), parse_spec("3:2,2,2,2"), 1.0)[0] == 5.0
+    bound, note = gs.latent_class_bound(parse_spec("2:2,2,2,2"), parse_spec("3:2,2,2,2"), 1.0)
+    assert bound == 5.0 and note.endswith("5.75 at the sBIC package's phi = 2.5")
+    lines = "\n".join(gs._latent_class_bound_lines(
+        slope_table(0.01).assign(replicates=6), {"overfit": (bound, note)}))
+    assert "here at phi = the prior's Dirichlet parameter" in lines
+    assert "That is not the phi of sBIC in sections 1, 2 and 5" in lines
+    assert "the bound sBIC uses" not in lines
     assert gs.latent_class_bound(parse_spec("2:2,2,2,2"), parse_spec("3:2,2,2,2"), 4.0)[0] == 6.5
     for truth, model, reason in (("3:2,2,2,2", "3:2,2,2,2", "not fewer than the model's 3"),
                                  ("2(2(2,2),2(2,2))", "3:2,2,2,2", "not a latent class model"),

@@ -53,7 +53,8 @@ from hiddenbn.reports import plots
 from hiddenbn.scores.approximations import bic_log_evidence, score_fit
 from hiddenbn.scores.exact import exact_log_evidence
 from hiddenbn.scores.integrated_completed_likelihood import hidden_entropy, icl_log_evidence
-from hiddenbn.scores.singular_bic import chain_sbic, latent_class_learning_coefficients
+from hiddenbn.scores.singular_bic import (chain_sbic, default_phi,
+                                          latent_class_learning_coefficients)
 from hiddenbn.scores.smc import (FEW_RUNS, nested_smc_log_evidence, pooled, smc_log_evidence,
                                  tempered_smc_log_evidence)
 from hiddenbn.scores.wbic import wbic_of_fit
@@ -630,9 +631,11 @@ def latent_class_bound(truth: Network, model: Network,
     why it does not apply.
 
     The bound is :func:`hiddenbn.scores.singular_bic.latent_class_learning_coefficients`'
-    ``lambda_ij`` (the one sBIC uses) at ``phi = prior_alpha``: the symmetric Dirichlet prior
-    of every CPT row is ``Dirichlet(phi)`` on the class weights, the prior the bound is stated
-    for. Each of the ``i - j`` surplus classes costs at most ``min(phi, d_1) / 2`` beside the
+    ``lambda_ij`` at ``phi = prior_alpha``: the symmetric Dirichlet prior of every CPT row is
+    ``Dirichlet(phi)`` on the class weights, the prior the bound is stated for. That is not
+    the phi of sBIC in this experiment (:func:`with_sbic`: the sBIC package's
+    :func:`~hiddenbn.scores.singular_bic.default_phi`, ``(d_1 + 1) / 2``), whose bound the
+    note gives beside it. Each of the ``i - j`` surplus classes costs at most ``min(phi, d_1) / 2`` beside the
     truth's ``j d_1 + j - 1`` parameters, so the bound lies below ``ds / 2``; where Rusakov &
     Geiger's exact value is known too (one class fitted by two, binary items) the two agree
     (``(n + 1) / 2`` at ``phi = 1``). ``j`` is the truth's number of classes: its parameters
@@ -653,8 +656,12 @@ def latent_class_bound(truth: Network, model: Network,
         return None, f"the truth has {true_classes} classes, not fewer than the model's {classes}"
     bounds = latent_class_learning_coefficients(classes, model.observed_cardinalities,
                                                 prior_alpha)
+    phi = default_phi(model.observed_cardinalities)
+    at_default = latent_class_learning_coefficients(classes, model.observed_cardinalities, phi)
     return (float(bounds[classes - 1, true_classes - 1]),
-            f"{classes} classes fitted to a truth of {true_classes}: an upper bound")
+            f"{classes} classes fitted to a truth of {true_classes}: an upper bound; "
+            f"{at_default[classes - 1, true_classes - 1]:g} at the sBIC package's phi = "
+            f"{phi:g}")
 
 
 def latent_class_bounds(settings: dict, prior_alpha: float) -> dict:
@@ -1922,9 +1929,12 @@ def _latent_class_bound_lines(table: pd.DataFrame, bounds: dict) -> list[str]:
     if not applies:
         return []
     lines = ["", "Drton & Plummer (2017, Sec. 6.3) bound the learning coefficient of a latent "
-             "class model with more classes than the truth (`latent_class_bound`, the bound "
-             "sBIC uses, at phi = the prior's Dirichlet parameter); an upper bound, so a slope "
-             "below it does not contradict it:"]
+             "class model with more classes than the truth (`latent_class_bound`), here at phi "
+             "= the prior's Dirichlet parameter, the prior the bound is stated for. That is not "
+             "the phi of sBIC in sections 1, 2 and 5: there it runs at the sBIC package's phi = "
+             "(d1 + 1)/2, whose bound each setting's line gives beside this one, so these "
+             "lines check the bound, not sBIC's coefficients. An upper bound, so a slope below "
+             "it does not contradict it:"]
     for row in applies:
         bound, note = bounds[row.setting]
         replicates = getattr(row, "replicates", None)
