@@ -522,13 +522,14 @@ def slope_verdict(slope: float, se: float, ds_half: float, de_half: float,
 
 def rusakov_geiger_verdict(slope: float, se: float, coefficient: float,
                            replicates: int | None = None) -> str:
-    """Whether a measured slope is consistent with Rusakov & Geiger's coefficient, by the rule
-    of :func:`slope_verdict`."""
+    """Whether a measured slope is consistent with our coefficient after Rusakov & Geiger
+    (:func:`rusakov_geiger_coefficient`, "our R-G coefficient"), by the rule of
+    :func:`slope_verdict`."""
     words = slope_tolerance(replicates)[1]
     if consistent_slope(slope, se, coefficient, replicates):
-        return f"consistent with Rusakov-Geiger's {coefficient:g} ({words})"
+        return f"consistent with our R-G coefficient {coefficient:g} ({words})"
     side = "below" if slope < coefficient else "above"
-    return f"{side} Rusakov-Geiger's {coefficient:g} by more than {words}"
+    return f"{side} our R-G coefficient {coefficient:g} by more than {words}"
 
 
 def not_binary_naive_bayes(network: Network) -> str | None:
@@ -550,14 +551,16 @@ def not_binary_naive_bayes(network: Network) -> str | None:
 
 def rusakov_geiger_coefficient(truth: Network, model: Network,
                                prior_alpha: float) -> tuple[float | None, str]:
-    """Rusakov & Geiger's coefficient of ``log N`` in ``log p(D | theta_ML) - log p(D)`` for
-    data from ``truth`` fitted by ``model``, or None and why it does not apply.
+    """Our coefficient of ``log N`` in ``log p(D | theta_ML) - log p(D)`` for data from
+    ``truth`` fitted by ``model``, after Rusakov & Geiger, or None and why it does not apply.
 
-    Rusakov & Geiger (2005, JMLR 6, Theorem 4) give ``log p(D | M)`` to ``O(1)`` for naive Bayes
-    with a binary hidden root and ``n >= 3`` binary features, by the type of the true
-    distribution. The types a slope setting can draw (its truth's parameters come from the
-    uniform Dirichlet, so they are generic within the truth's structure), with the uniform
-    prior (``prior_alpha = 1``):
+    Rusakov & Geiger (2005, JMLR 6, Theorem 4, as we read it) give ``log p(D | M)`` to
+    ``O(1)`` for naive Bayes with a binary hidden root and ``n >= 3`` binary features, by the
+    type of the true distribution; the paper's text is not among those this project has, so
+    the values below are ours, computed as described, and not checked against its statement.
+    The types a slope setting can draw (its truth's parameters come from the uniform
+    Dirichlet, so they are generic within the truth's structure), with the uniform prior
+    (``prior_alpha = 1``):
 
     * three or more features depend on the root (a regular point): ``(2n + 1) / 2 = ds / 2``;
     * exactly two features depend on it (a singular point; the others are independent):
@@ -635,9 +638,10 @@ def latent_class_bound(truth: Network, model: Network,
     ``Dirichlet(phi)`` on the class weights, the prior the bound is stated for. That is not
     the phi of sBIC in this experiment (:func:`with_sbic`: the sBIC package's
     :func:`~hiddenbn.scores.singular_bic.default_phi`, ``(d_1 + 1) / 2``), whose bound the
-    note gives beside it. Each of the ``i - j`` surplus classes costs at most ``min(phi, d_1) / 2`` beside the
-    truth's ``j d_1 + j - 1`` parameters, so the bound lies below ``ds / 2``; where Rusakov &
-    Geiger's exact value is known too (one class fitted by two, binary items) the two agree
+    note gives beside it. Each of the ``i - j`` surplus classes costs at most
+    ``min(phi, d_1) / 2`` beside the truth's ``j d_1 + j - 1`` parameters, so the bound lies
+    below ``ds / 2``; where our coefficient after Rusakov & Geiger is known too (one class
+    fitted by two, binary items) the two agree
     (``(n + 1) / 2`` at ``phi = 1``). ``j`` is the truth's number of classes: its parameters
     are generic (uniform Dirichlet), so no fewer classes give the same distribution.
 
@@ -1118,7 +1122,7 @@ def shape_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
 
 #: Looks of the reference lines of :func:`figure_slopes` (black: no score's colour).
 SLOPE_LINES = {"ds_half": ("ds/2", "--"), "de_half": ("de/2", ":"),
-               "rusakov_geiger": ("Rusakov-Geiger", "-."),
+               "rusakov_geiger": ("R-G (ours, by tempering)", "-."),
                "latent_class_bound": ("Drton-Plummer bound", (0, (6, 2, 1, 2, 1, 2)))}
 #: Shades and markers of a slope setting's replicates (grey: no score's colour).
 REPLICATE_LOOKS = (("#444444", "o"), ("#777777", "s"), ("#aaaaaa", "^"))
@@ -1127,8 +1131,9 @@ REPLICATE_LOOKS = (("#444444", "o"), ("#777777", "s"), ("#aaaaaa", "^"))
 def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
     """``log p(D|theta_ML) - log p(D)`` against ``log N``, one panel per setting (three to a
     row), one line per data set (labelled, ± 2 gold standard errors) and black lines of slope
-    ds/2 (dashed), de/2 (dotted) and, where ``table`` has it, Rusakov & Geiger's coefficient
-    (dash-dotted) through the mean at the smallest N."""
+    ds/2 (dashed), de/2 (dotted) and, where ``table`` has it, our coefficient after Rusakov &
+    Geiger (dash-dotted; :func:`rusakov_geiger_coefficient`) through the mean at the smallest
+    N."""
     settings = sorted(slopes["setting"].unique())
     with plots.style():
         figure, axes = _panel_grid(len(settings), columns=3)
@@ -1150,7 +1155,8 @@ def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
                     ax.plot(x, y0 + row[column] * (x - x[0]), color="black", ls=linestyle,
                             lw=1.2, label=f"slope {label}")
             coefficient = "".join(f", {short} = {row[column]:g}" for column, short in
-                                  (("rusakov_geiger", "RG"), ("latent_class_bound", "DP"))
+                                  (("rusakov_geiger", "RG (ours)"),
+                                   ("latent_class_bound", "DP"))
                                   if pd.notna(row.get(column)))
             ax.set_title(f"{setting}: ds/2 = {row['ds_half']:g}, de/2 = {row['de_half']:g}"
                          f"{coefficient}\nfitted slope {row['slope']:.2f} ± "
@@ -1165,7 +1171,8 @@ def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
             else (0, 0)))
         figure.suptitle("The penalty log p(D|θ_ML) − log p(D) against log N, beside slopes "
                         "ds/2 and de/2 (paper 000 Sec. 4)"
-                        + (" and Rusakov-Geiger's (RG)" if "rusakov_geiger" in table else "")
+                        + (" and our coefficient after Rusakov-Geiger (RG)"
+                           if "rusakov_geiger" in table else "")
                         + (" or Drton-Plummer's bound (DP)" if "latent_class_bound" in table
                            else ""))
         figure.tight_layout(rect=(0, 0, 1, 1 - 0.35 / figure.get_figheight()))
@@ -1805,7 +1812,9 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                   + ". Nested data sets per replicate; slope fitted per replicate, mean ± SE "
                   "over replicates; a slope is consistent with a prediction within Student's t "
                   "quantile (97.5%, replicates - 1 df) of its SE, since the SE of a few "
-                  "replicates' spread is itself uncertain.", "", _markdown(table), ""]
+                  "replicates' spread is itself uncertain.", "",
+                  _markdown(table.rename(columns={"rusakov_geiger": "rusakov_geiger (ours)"})),
+                  ""]
         for row in table.itertuples():
             halves = row.ds_half, row.de_half, getattr(row, "replicates", None)
             lines.append(f"* {row.setting} (ds/2 = {row.ds_half:g}, de/2 = {row.de_half:g}): "
@@ -1945,36 +1954,74 @@ def _latent_class_bound_lines(table: pd.DataFrame, bounds: dict) -> list[str]:
     return lines
 
 
+def _rusakov_geiger_check(slope: float, se: float, coefficient: float, others,
+                          replicates: int | None) -> str:
+    """One slope against our coefficient (:func:`rusakov_geiger_verdict`), with the smallest
+    difference the check detects (:func:`slope_tolerance` times the SE) and, where the slope
+    is consistent with it, which of the ``others`` (the coefficients of the other types) it is
+    consistent with too: there the check cannot tell the types apart."""
+    tolerance = slope_tolerance(replicates)[0] * se
+    alike = sorted({value for value in others if value != coefficient
+                    and consistent_slope(slope, se, value, replicates)}) \
+        if consistent_slope(slope, se, coefficient, replicates) else []
+    return (f"{slope:.2f} ± {se:.2f}, {rusakov_geiger_verdict(slope, se, coefficient, replicates)}"
+            f", detecting a difference of {tolerance:.2f} or more"
+            + (f"; consistent with {' and '.join(f'{v:g}' for v in alike)} too (another type's "
+               "coefficient): it cannot tell them apart" if alike else ""))
+
+
 def _rusakov_geiger_lines(table: pd.DataFrame, rusakov_geiger: dict) -> list[str]:
-    """Each setting's slopes against Rusakov & Geiger's coefficient where it applies, and why it
-    does not elsewhere."""
-    lines = ["", "Rusakov & Geiger (2005, JMLR 6) give the coefficient of log N exactly for naive "
-             "Bayes with a binary hidden root and 3 or more binary features, by the truth's type "
-             "(`rusakov_geiger_coefficient`: values checked by exact evidence and tempered "
-             "sampling, not copied):"]
+    """Each setting's slopes against our coefficient after Rusakov & Geiger where it applies
+    (:func:`_rusakov_geiger_check`), why it does not elsewhere, and each slope over all N
+    against the coefficient scaled by the regular controls' shortfall (:func:`control_scale`),
+    by the rule of :func:`scaled_comparison`, except the controls' own."""
+    lines = ["", "The coefficient of log N for naive Bayes with a binary hidden root and 3 or more "
+             "binary features, by the truth's type: ours (`rusakov_geiger_coefficient`; column "
+             "`rusakov_geiger`), computed by tempered sampling to N = 10^6 and checked against "
+             "the exact evidence at small N, after Rusakov & Geiger (2005, JMLR 6, Thm. 4) as "
+             "we read it. That paper's text is not among those we have, so the values are not "
+             "checked against its statement. Each check detects a difference from the "
+             "coefficient of its tolerance (Student's t quantile times the SE) or more:"]
+    coefficients = [value for value, _ in rusakov_geiger.values() if value is not None]
+    applies = []
     for row in table.itertuples():
         coefficient, note = rusakov_geiger.get(row.setting, (None, "its specs were not given"))
         if coefficient is None:
             lines.append(f"  * {row.setting}: does not apply ({note}).")
             continue
+        applies.append((row, coefficient))
         replicates = getattr(row, "replicates", None)
-        whole = rusakov_geiger_verdict(row.slope, row.slope_se, coefficient, replicates)
-        upper = rusakov_geiger_verdict(row.slope_upper, row.slope_upper_se, coefficient,
-                                       replicates)
-        lines.append(f"  * {row.setting} ({note}): {coefficient:g}; over all N {whole}, for N >= "
+        whole = _rusakov_geiger_check(row.slope, row.slope_se, coefficient, coefficients,
+                                      replicates)
+        upper = _rusakov_geiger_check(row.slope_upper, row.slope_upper_se, coefficient,
+                                      coefficients, replicates)
+        lines.append(f"  * {row.setting} ({note}): {coefficient:g}; over all N {whole}; for N >= "
                      f"{row.upper_from_N} {upper}.")
-    if not regular_controls(table).empty:
+    controls = set(regular_controls(table)["setting"])
+    if controls and applies:
         # the coefficients are asymptotic; the control shows how far these N are from that
         scale, scale_se = control_scale(table)
+        checks = []
+        for row, coefficient in applies:
+            if row.setting in controls:
+                checks.append(f"{row.setting} is a control itself")
+                continue
+            scaled, scaled_se = scale * coefficient, scale_se * coefficient
+            combined = float(np.hypot(row.slope_se, scaled_se))
+            side = ("consistent with it" if abs(row.slope - scaled) <= VERDICT_SE * combined
+                    else f"{'above' if row.slope > scaled else 'below'} it by more than "
+                    f"{VERDICT_SE:g} combined SE")
+            checks.append(f"{row.setting} {scaled:.2f} ± {scaled_se:.2f}, slope "
+                          f"{row.slope:.2f} ± {row.slope_se:.2f}: {side}")
         lines.append(f"  * At these N the regular control's slope is {scale:.2f} ± {scale_se:.2f} "
-                     "of its own d/2, so a slope still short of its asymptote by as much would "
-                     "lie near " + ", ".join(
-                         f"{row.setting} {scale * rusakov_geiger[row.setting][0]:.2f}"
-                         for row in table.itertuples()
-                         if rusakov_geiger.get(row.setting, (None, ""))[0] is not None)
-                     + " (a heuristic, as in the scaled comparison below): read a slope above "
-                     "its coefficient as noise or a slow approach from above, not as a "
-                     "coefficient above the asymptotic one.")
+                     "of its own d/2 (true parameters drawn near 0 or 1, below). These settings "
+                     "draw their truths alike, so the same shortfall would apply to the "
+                     "directions they share with a regular model, but not to the singular part, "
+                     "whose own approach at finite N our tempering benchmark puts above the "
+                     "coefficient where two features depend on the root "
+                     "(`rusakov_geiger_coefficient`): a heuristic, not a prediction. Scaled by "
+                     f"it, as in the scaled comparison below (within {VERDICT_SE:g} combined "
+                     "SE): " + "; ".join(checks) + ".")
     return lines
 
 
@@ -2033,12 +2080,12 @@ def _slopes_figure_lines(table: pd.DataFrame) -> list[str]:
                               if mostly_below else "the fitted slopes follow the asymptotic "
                               "predictions named above."), ""]
     if not singular.empty:
-        lines[2] = lines[2].removesuffix(".") + " and, where they apply, of Rusakov & " \
-            "Geiger's coefficient (dash-dotted; RG in the title) or Drton & Plummer's upper " \
+        lines[2] = lines[2].removesuffix(".") + " and, where they apply, of our coefficient " \
+            "after Rusakov & Geiger (dash-dotted; RG in the title) or Drton & Plummer's upper " \
             "bound (DP in the title)."
         verdicts = {row.setting: singular_verdict(row) for row in singular.itertuples()}
         agree = [setting for setting, (agrees, _) in verdicts.items() if agrees]
-        lines.insert(-1, "* Singular truths (Rusakov & Geiger's coefficient or Drton & "
+        lines.insert(-1, "* Singular truths (our R-G coefficient or Drton & "
                          "Plummer's bound below ds/2, not counted above): the slope for the "
                          f"larger half of N agrees with it in {len(agree)} of {len(singular)} "
                          f"({', '.join(agree) or 'none'}): "
