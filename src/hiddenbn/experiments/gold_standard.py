@@ -1124,8 +1124,10 @@ def shape_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
 SLOPE_LINES = {"ds_half": ("ds/2", "--"), "de_half": ("de/2", ":"),
                "rusakov_geiger": ("R-G (ours, by tempering)", "-."),
                "latent_class_bound": ("Drton-Plummer bound", (0, (6, 2, 1, 2, 1, 2)))}
-#: Shades and markers of a slope setting's replicates (grey: no score's colour).
-REPLICATE_LOOKS = (("#444444", "o"), ("#777777", "s"), ("#aaaaaa", "^"))
+#: Shades and markers of a slope setting's replicates (grey: no score's colour), one look per
+#: data set up to six (the settings' replicates), each marker its own.
+REPLICATE_LOOKS = (("#222222", "o"), ("#555555", "s"), ("#888888", "^"), ("#222222", "D"),
+                   ("#555555", "v"), ("#888888", "P"))
 
 
 def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
@@ -1145,7 +1147,7 @@ def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
                                                            itertools.cycle(REPLICATE_LOOKS)):
                 group = group.sort_values("cases")
                 ax.errorbar(np.log(group["cases"]), group["log_likelihood"] - group["gold"],
-                            yerr=2 * group["gold_se"], marker=marker, ms=3, lw=0.9,
+                            yerr=2 * group["gold_se"], marker=marker, ms=4, lw=0.9,
                             color=shade, label=f"data set {replicate}")
             row = table[table["setting"] == setting].iloc[0]
             x = np.log(np.sort(cell["cases"].unique()))
@@ -2051,34 +2053,68 @@ def singular_verdict(row) -> tuple[bool, str]:
     return verdict.startswith("at or below"), verdict
 
 
+def _slope_tally(table: pd.DataFrame, column: str) -> tuple[list, dict, str]:
+    """One fit (``column``: ``slope`` over all N or ``slope_upper`` over the larger half) of
+    each setting against ds/2 and de/2 (:func:`slope_verdict`): the settings below both, those
+    consistent with one or both (by name, which), and the tolerance in words
+    (:func:`slope_tolerance`, from the replicates)."""
+    below, agree, words = [], {}, set()
+    for row in table.itertuples():
+        replicates = getattr(row, "replicates", None)
+        slope, se = getattr(row, column), getattr(row, f"{column}_se")
+        words.add(slope_tolerance(replicates)[1])
+        if slope_verdict(slope, se, row.ds_half, row.de_half, replicates).startswith("below"):
+            below.append(row.setting)
+        named = [name for name, value in (("de/2", row.de_half), ("ds/2", row.ds_half))
+                 if consistent_slope(slope, se, value, replicates)]
+        if named:
+            agree[row.setting] = " and ".join(named)
+    return below, agree, " or ".join(sorted(words))
+
+
 def _slopes_figure_lines(table: pd.DataFrame) -> list[str]:
     """The section of ``figures/slopes.png``: which predicted slope each setting's fitted one
-    is consistent with, counted (singular truths against Rusakov & Geiger's coefficient)."""
+    is consistent with, counted over all N and over the larger half of N (the asymptotic end;
+    :func:`_slope_tally`), singular truths against our coefficient after Rusakov & Geiger or
+    Drton & Plummer's bound."""
     full, singular = table, table[singular_truths(table)]
     table = table[~singular_truths(table)]
-    verdicts = {row.setting: slope_verdict(row.slope, row.slope_se, row.ds_half, row.de_half,
-                                           getattr(row, "replicates", None))
-                for row in table.itertuples()}
-    below = [setting for setting, verdict in verdicts.items() if verdict.startswith("below")]
-    agree = [f"{setting} ({verdict.removeprefix('consistent with ')})"
-             for setting, verdict in verdicts.items() if verdict.startswith("consistent")]
-    mostly_below = len(below) > len(verdicts) / 2
+    fits = {"over all N": _slope_tally(table, "slope"),
+            "for the larger half of N": _slope_tally(table, "slope_upper")}
     comparison = scaled_comparison(full)
     told = (comparison["closer"] != "cannot tell").sum() if not comparison.empty else 0
     scaled = ("nor can the scaled comparison above, within its uncertainty" if not told else
               f"the scaled comparison above does in {told} of {len(comparison)} settings")
     lines = ["### Figure `figures/slopes.png`", "",
              "log p(D|θ_ML) − log p(D) against log N per setting, one grey line per data set "
-             "(± 2 gold standard errors), with black lines of slope ds/2 (dashed) and de/2 "
-             "(dotted) through the mean at the smallest N.", "",
-             f"* Fitted slope below both ds/2 and de/2 by more than 2 SE: {len(below)} of "
-             f"{len(verdicts)} settings ({', '.join(below) or 'none'}); consistent with one or "
-             f"both: {', '.join(agree) or 'none'}.",
-             "* Verdict: " + ("over these sample sizes the penalty grows more slowly than "
-                              "either asymptotic slope in most settings, so the figure cannot "
-                              f"tell de/2 from ds/2 directly ({scaled})."
-                              if mostly_below else "the fitted slopes follow the asymptotic "
-                              "predictions named above."), ""]
+             "(its own shade and marker; ± 2 gold standard errors), with black lines of slope "
+             "ds/2 (dashed) and de/2 (dotted) through the mean at the smallest N.", ""]
+    for fit, (below, agree, words) in fits.items():
+        lines.append(f"* {fit[0].upper()}{fit[1:]}: fitted slope below both ds/2 and de/2 by "
+                     f"more than {words}: {len(below)} of {len(table)} settings "
+                     f"({', '.join(below) or 'none'}); consistent with one or both: "
+                     + (", ".join(f"{setting} ({names})" for setting, names in agree.items())
+                        or "none") + ".")
+    # a slope consistent with de/2 alone, where de < ds, tells the two apart by itself
+    alone = sorted({f"{setting} ({names}, {fit})" for fit, (_, agree, _) in fits.items()
+                    for setting, names in agree.items()
+                    if " and " not in names and setting in set(table.loc[
+                        table["de_half"] < table["ds_half"], "setting"])})
+    (below_all, _, _), (below_upper, agree_upper, _) = fits.values()
+    mostly = [len(below) > len(table) / 2 for below in (below_all, below_upper)]
+    lines.append(
+        "* Verdict: " + ("over all N the penalty grows more slowly than either asymptotic slope "
+                         f"in most settings ({len(below_all)} of {len(table)})" if mostly[0]
+                         else "over all N the fitted slopes follow the asymptotic predictions "
+                         "named above")
+        + "; for the larger half of N it is "
+        + (f"still below both in most ({len(below_upper)} of {len(table)})" if mostly[1]
+           else f"below both in {len(below_upper)} of {len(table)}")
+        + (f", and consistent with one or both in {len(agree_upper)} "
+           f"({', '.join(agree_upper)})" if agree_upper else "")
+        + ". The figure tells de/2 from ds/2 directly only where a slope is consistent with "
+        f"one alone: {', '.join(alone) or 'nowhere'}; {scaled}.")
+    lines.append("")
     if not singular.empty:
         lines[2] = lines[2].removesuffix(".") + " and, where they apply, of our coefficient " \
             "after Rusakov & Geiger (dash-dotted; RG in the title) or Drton & Plummer's upper " \
