@@ -116,13 +116,23 @@ def test_the_latent_class_bound_meets_rusakov_geigers_exact_value(features):
     truth, model = parse_spec(f"1:{items}"), parse_spec(f"2:{items}")
     bound, note = gs.latent_class_bound(truth, model, 1.0)
     assert bound == gs.rusakov_geiger_coefficient(truth, model, 1.0)[0] == (features + 1) / 2
-    assert note.endswith("an upper bound")
+    # the bound at sBIC's own phi = (d_1 + 1)/2 (the sBIC package's) beside it:
+    # (d_1 + min(phi, d_1)) / 2
+    phi = (features + 1) / 2
+    assert note.endswith(f"an upper bound; {(features + phi) / 2:g} at the sBIC package's phi "
+                         f"= {phi:g}")
 
 
 def test_the_latent_class_bound_of_the_overfit_setting_and_where_it_does_not_apply():
     # 3 classes at a 2-class truth over 4 binary items (d_1 = 4), phi = 1:
     # (2 d_1 + 2 - 1 + 1 phi) / 2 = 5, below de/2 = 6.5 and ds/2 = 7
-    assert gs.latent_class_bound(parse_spec("2:2,2,2,2"), parse_spec("3:2,2,2,2"), 1.0)[0] == 5.0
+    bound, note = gs.latent_class_bound(parse_spec("2:2,2,2,2"), parse_spec("3:2,2,2,2"), 1.0)
+    assert bound == 5.0 and note.endswith("5.75 at the sBIC package's phi = 2.5")
+    lines = "\n".join(gs._latent_class_bound_lines(
+        slope_table(0.01).assign(replicates=6), {"overfit": (bound, note)}))
+    assert "here at phi = the prior's Dirichlet parameter" in lines
+    assert "That is not the phi of sBIC in sections 1, 2 and 5" in lines
+    assert "the bound sBIC uses" not in lines
     assert gs.latent_class_bound(parse_spec("2:2,2,2,2"), parse_spec("3:2,2,2,2"), 4.0)[0] == 6.5
     for truth, model, reason in (("3:2,2,2,2", "3:2,2,2,2", "not fewer than the model's 3"),
                                  ("2(2(2,2),2(2,2))", "3:2,2,2,2", "not a latent class model"),
@@ -204,3 +214,51 @@ def test_the_overfit_setting_leaves_the_de_ds_tally_for_its_bound():
     unbounded = slope_table(0.01, overfit_bound=False)
     assert "overfit" in set(gs.scaled_comparison(unbounded)["setting"])
     assert "4 settings" in "\n".join(gs._slopes_figure_lines(unbounded))
+
+
+def test_the_slopes_figure_text_gives_both_fits_at_the_t_tolerance():
+    """All N and the larger half of N each get their tally, at the t quantile of the
+    replicates (2.57 SE at six), not a fixed 2 SE; a slope at de/2 alone for the larger half
+    of N is named as telling de/2 from ds/2, and the counterfactual (all below) names none."""
+    table = slope_table(0.01).assign(replicates=6)
+    text = "\n".join(gs._slopes_figure_lines(table))
+    assert "* Over all N: fitted slope below both ds/2 and de/2 by more than 2.57 SE, t with " \
+           "5 df: 3 of 3 settings (regular, autoclass, hlc); consistent with one or both: none." \
+           in text
+    assert "* For the larger half of N: fitted slope below both ds/2 and de/2 by more than " \
+           "2.57 SE, t with 5 df: 3 of 3 settings" in text
+    assert "by more than 2 SE" not in text
+    assert "for the larger half of N it is still below both in most (3 of 3)" in text
+    assert "consistent with one alone: nowhere" in text
+    closer = table.assign(slope_upper=[3.6, 6.4, 5.5, 4.0])
+    text = "\n".join(gs._slopes_figure_lines(closer))
+    assert "consistent with one or both: autoclass (de/2), hlc (de/2)." in text
+    assert "for the larger half of N it is below both in 1 of 3, and consistent with one or " \
+           "both in 2 (autoclass, hlc)" in text
+    assert "consistent with one alone: autoclass (de/2, for the larger half of N), hlc (de/2, " \
+           "for the larger half of N)" in text
+    # three replicates: the t quantile on 2 df
+    assert "by more than 4.30 SE, t with 2 df" in "\n".join(
+        gs._slopes_figure_lines(table.assign(replicates=3)))
+
+
+def test_the_slopes_figure_draws_six_data_sets_alike_in_none(monkeypatch, tmp_path):
+    """Six replicates, six looks (shade and marker); three looks would repeat (the
+    counterfactual)."""
+    import matplotlib.pyplot as plt
+
+    figures = []
+    monkeypatch.setattr(gs.plots, "save_figure", lambda figure, path: figures.append(figure))
+    slopes = synthetic_slopes(5.0, replicates=6)
+
+    def looks():
+        gs.figure_slopes(slopes, gs.fitted_slopes(slopes), tmp_path / "slopes")
+        panel = figures[-1].axes[0]
+        found = [(container.lines[0].get_color(), container.lines[0].get_marker())
+                 for container in panel.containers]
+        plt.close(figures[-1])
+        return found
+
+    assert len(set(looks())) == 6
+    monkeypatch.setattr(gs, "REPLICATE_LOOKS", gs.REPLICATE_LOOKS[:3])
+    assert len(set(looks())) == 3

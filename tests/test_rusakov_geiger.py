@@ -29,7 +29,9 @@ def test_the_coefficient_by_type_of_truth():
     assert coefficient(bench.truth_spec(4, 3))[0] == 4.5
     assert coefficient("1:2,2,2,2")[0] == 2.5
     assert coefficient(bench.truth_spec(4, 2)) == (3.5, "exactly two features depend on the "
-                                                        "hidden root")
+                                                        "hidden root; at an ideal truth the "
+                                                        "slope at finite N lies above it (our "
+                                                        "benchmark)")
     assert coefficient(bench.truth_spec(4, 1))[0] == 2.5  # one feature: still independent
     assert coefficient("1:2,2,2", parse_spec("2:2,2,2"))[0] == 2.0
 
@@ -69,28 +71,47 @@ def test_the_verdict_passes_on_a_matching_slope_and_fails_on_a_counterfactual():
     assert "rusakov_geiger" not in gs.fitted_slopes(slopes)  # unchanged without coefficients
     row = table.loc["no_effect"]
     assert gs.rusakov_geiger_verdict(row.slope, row.slope_se, 2.5) == \
-        "consistent with Rusakov-Geiger's 2.5 (2 SE)"
+        "consistent with our R-G coefficient 2.5 (2 SE)"
     # the same data against the regular point's 4.5: the counterfactual fails
     assert gs.rusakov_geiger_verdict(row.slope, row.slope_se, 4.5) == \
-        "below Rusakov-Geiger's 4.5 by more than 2 SE"
+        "below our R-G coefficient 4.5 by more than 2 SE"
     assert gs.rusakov_geiger_verdict(5.0, 0.1, 4.5).startswith("above")
     text = gs.findings(pd.DataFrame(), pd.DataFrame(), slopes, rusakov_geiger=coefficients)
-    assert "no_effect (the hidden root has no effect): 2.5; over all N consistent with " \
-           "Rusakov-Geiger's 2.5 (3.18 SE, t with 3 df)" in text
-    assert "regular (a regular point): 4.5; over all N below Rusakov-Geiger's 4.5 by more " \
-           "than 3.18 SE, t with 3 df" in text
-    # the regular control's shortfall of its own d/2 is carried to each coefficient
-    assert re.search(r"the regular control's slope is 0\.\d\d ± 0\.\d\d of its own d/2, so a "
-                     r"slope still short of its asymptote by as much would lie near no_effect "
-                     r"\d\.\d\d, regular \d\.\d\d \(a heuristic", text)
+    assert "ours (`rusakov_geiger_coefficient`; column `rusakov_geiger`), computed by tempered " \
+           "sampling" in text and "so the values are not checked against its statement" in text
+    assert "no_effect (the hidden root has no effect): 2.5; over all N 2.50 ± 0.06, consistent " \
+           "with our R-G coefficient 2.5 (3.18 SE, t with 3 df), detecting a difference of 0.21 " \
+           "or more; for N >= 1600" in text
+    assert "regular (a regular point): 4.5; over all N 2.50 ± 0.06, below our R-G coefficient " \
+           "4.5 by more than 3.18 SE, t with 3 df, detecting a difference of 0.21 or more; " \
+           "for N" in text
+    assert "cannot tell them apart" not in text
+    # a wide spread: consistent with 2.5 and with the regular point's 4.5, which it says
+    wide = gs.findings(pd.DataFrame(), pd.DataFrame(), pd.concat(
+        [synthetic(3.0, "no_effect", spread=(-1.5, -0.5, 0.5, 1.5)), synthetic(2.5, "regular")]),
+        rusakov_geiger=coefficients)
+    assert "no_effect (the hidden root has no effect): 2.5; over all N 3.00 ± 0.65, consistent " \
+           "with our R-G coefficient 2.5 (3.18 SE, t with 3 df), detecting a difference of 2.05 " \
+           "or more; consistent with 4.5 too (another type's coefficient): it cannot tell them " \
+           "apart" in wide
+    # the coefficients scaled by the regular controls' shortfall of their own d/2 (0.94 here):
+    # the slope at the coefficient fails the scaled value, a slope at the scaled value passes
+    assert re.search(r"the regular control's slope is 0\.94 ± 0\.\d\d of its own d/2", text)
+    assert "not to the singular part" in text and "a heuristic, not a prediction" in text
+    assert "no_effect 2.36 ± 0.03, slope 2.50 ± 0.06: above it by more than 2 combined SE; " \
+           "regular is a control itself." in text
+    scaled = gs.findings(pd.DataFrame(), pd.DataFrame(), pd.concat(
+        [synthetic(2.36, "no_effect"), synthetic(2.5, "regular"), synthetic(6.0, "autoclass")]),
+        rusakov_geiger=coefficients)
+    assert "no_effect 2.36 ± 0.03, slope 2.36 ± 0.06: consistent with it" in scaled
     assert "regular control's slope" not in gs.findings(
         pd.DataFrame(), pd.DataFrame(), slopes[slopes.setting == "no_effect"],
         rusakov_geiger=coefficients)
     assert "autoclass: does not apply (3 states)." in text
     # a singular truth is no regular control, though de = ds, and is judged by its coefficient
     assert "Regular controls (autoclass, regular, de = ds)" in text
-    assert "agrees with it in 1 of 1 (no_effect): no_effect consistent with Rusakov-Geiger's " \
-           "2.5" in text
+    assert "agrees with it in 1 of 1 (no_effect): no_effect consistent with our R-G " \
+           "coefficient 2.5" in text
 
 
 def test_the_coefficients_against_exact_evidence_and_tempered_sampling():

@@ -88,7 +88,7 @@ if GOLD_STANDARD_DOUBLED_FILES:
     _gold_standard_tables["doubled_particles"] = "large-c estimates with twice the particles"
 if GOLD_STANDARD_SLOPE_FILES:
     _gold_standard_tables |= {
-        "slope_fits": "fitted slopes beside ds/2, de/2, Rusakov-Geiger's and Drton-Plummer's bound",
+        "slope_fits": "fitted slopes, ds/2, de/2, our Rusakov-Geiger value, Drton-Plummer bound",
         "cs_plus": "CS+ against CS",
     }
     _gold_standard_figures["slopes"] = "log p(D|θ_ML) − log p(D) against log N"
