@@ -445,6 +445,9 @@ def test_a_disagreeing_cell_is_explained_from_the_curves():
     large[["laplace", "cs"]] = [[-(c - 28) ** 2, -(c - 32) ** 2] for c in large.hidden_states]
     why = ch96.cell_explanation(large, "cs", 32, 4.0 - 16.2, 2.0)
     assert "its Laplace near 15.8 states (c/2 = 16); ours selects 28.0 on average, CS 32.0" in why
+    # the generating draw, never varied, is named as an untested cause at large c only
+    assert ch96.GENERATING_UNTESTED in why
+    assert ch96.GENERATING_UNTESTED not in ch96.cell_explanation(fits, "cs", 4, 0.8, 0.5)
 
 
 def test_a_verdict_that_changes_with_the_protocol_names_the_fits_below_the_mode():
@@ -1009,6 +1012,9 @@ def test_edges_and_fit_counts_follow_the_experiments_a_claim_reads():
     assert converged[2].startswith(f"{5 * (29 + 7)} of {5 * (29 + 7)} fits met")
     own = ch96.distinct_fits(fits, table)
     assert set(own.experiment) == {"fig2_c32", "fig1_n64"} and len(own) == 5 * (29 + 7)
+    # the two-peaks verdict at c = 32 names the generating draw as an untested cause
+    peaks = next(r for c, r in rows.items() if c.startswith("c = 32: two peaks"))
+    assert peaks[1] != "supported" and ch96.GENERATING_UNTESTED in peaks[3]
 
 
 def test_explanations_point_to_the_gold_standard_sections_that_exist():
