@@ -1027,8 +1027,28 @@ def test_explanations_point_to_the_gold_standard_sections_that_exist():
     # the names are the gold standard's own
     source = (Path(__file__).resolve().parents[1]
               / "src/hiddenbn/experiments/gold_standard.py").read_text()
-    for name in (ch96.GOLD_FINDINGS_SECTION, ch96.GOLD_VERDICTS_WHERE, ch96.GOLD_SHAPES):
+    for name in (ch96.GOLD_FINDINGS_SECTION, ch96.GOLD_VERDICTS_WHERE, ch96.GOLD_SHAPES,
+                 ch96.GOLD_SCORES_SECTION):
         assert name in source
+    # ICL and sBIC, not in Table 1, are pointed to where the gold standard judges them
+    note = ch96.new_scores_note({**section, "gold_standard_experiments": ["fig1_n8"]})
+    assert note.startswith("ICL and sBIC") and ch96.GOLD_SCORES_SECTION in note
+    assert "no gold standard" in ch96.new_scores_note(section)
+
+
+def test_figures_label_their_axis_as_the_paper_s_captions_do(monkeypatch, tmp_path):
+    labels = []
+    monkeypatch.setattr("hiddenbn.reports.plots.save_figure",
+                        lambda figure, path: labels.append(figure.axes[0].get_ylabel()))
+    fits = hand_made_fits()
+    experiments = {"e": {"model": "m", "cases": 100}}
+    models = {"m": {"features": 8, "hidden_states": 4}}
+    for replicate in (1, None):
+        ch96.figure_score_curves(fits, ["e"], experiments, models, tmp_path / "f", replicate)
+    assert labels == ["approximate log marginal likelihood",
+                      "approximate log marginal likelihood − its maximum"]
+
+
 def test_the_em_protocol_as_run_is_stated():
     assert ch96.halving_rounds(64) == [(64, 1), (32, 2), (16, 4), (8, 8), (4, 16), (2, 32)]
     fits = pd.DataFrame({"protocol": "paper", "iterations": 200, "converged": [True, False],
