@@ -245,6 +245,7 @@ def test_every_table1_claim_holds_on_the_paper_s_own_table():
     assert "CS against MLED: lower beyond noise in 0, higher in 0 of 10" in results[most][1]
     # read by the mean |Δc|, the paper's own c = 32 cell (CS off by 16) puts CS behind BIC
     assert "by the mean |Δc|: not supported" in results[most][1]
+    assert "by the medians (no noise rule): supported" in results[most][1]  # 0, 0.2 < 0.3, 0.6
     # the same means over a hundred times the data sets: every difference is beyond noise
     many = table.assign(data_sets=500)
     assert {v for _, v, _ in ch96.table1_claims(many)} == {"supported"}
@@ -254,6 +255,8 @@ def test_table1_claims_turn_when_the_numbers_do():
     table = printed_table1()
     worse_draper = table.assign(draper_mean=table.draper_mean - 5.0)  # Draper now errs most
     verdicts = dict((c, v) for c, v, _ in ch96.table1_claims(worse_draper))
+    assert "by the medians (no noise rule): not supported" in ch96.claim_draper_cs_most_accurate(
+        worse_draper)[1]
     assert verdicts["BIC/MDL is the least accurate and biased toward simple models."] != \
         "supported"
     assert verdicts["Draper and CS are the most accurate."] == "not supported"
@@ -338,6 +341,8 @@ def test_most_accurate_experiment_by_experiment_and_by_the_mean():
     # better than BIC beyond noise in 7 of 7; against MLED, CS ties and Draper loses at c = 32
     assert "Draper against MLED: lower beyond noise in 0, higher in 1 of 7" in evidence
     assert verdict == "not supported" and "by the mean |Δc|: not supported" in evidence
+    # the medians tie at 0 and cannot tell Draper from MLED (they have no noise rule)
+    assert "by the medians (no noise rule): partly supported" in evidence
     # Draper exact at c = 32 too: CS and Draper tie MLED, beat BIC: partly
     table, errors = paired_table({**cells, "c32": (64, 32, {
         "cs": [0] * 5, "mled": [0] * 5, "bic_log_evidence": [-9] * 5})})
@@ -348,6 +353,7 @@ def test_most_accurate_experiment_by_experiment_and_by_the_mean():
         "mled": [2] * 5, "bic_log_evidence": [-9] * 5})})
     verdict, evidence = ch96.claim_draper_cs_most_accurate(table, errors)
     assert verdict == "supported" and "by the mean |Δc|: supported" in evidence
+    assert "by the medians (no noise rule): partly supported" in evidence
     # every difference within noise: not decided
     table, errors = paired_table({"e": (32, 4, {"mled": [1, 0, 0, 0, 0],
                                                 "bic_log_evidence": [-1, 0, 0, 0, 0]})})
