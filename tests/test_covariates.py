@@ -172,3 +172,16 @@ def test_nearly_collinear_covariates_get_a_note_naming_them():
     assert stated == pytest.approx(expected, rel=1e-2)
     assert not any("collinear" in note
                    for note in covariate_design(frame, "age,sex").notes)
+
+
+def test_a_row_number_read_as_a_covariate_gets_a_note():
+    frame = pd.DataFrame({"item": [1, 2] * 6, "id": np.arange(101, 113)[::-1],
+                          "age": [30, 41, 35, 52, 23, 35, 60, 44, 31, 38, 47, 29]})
+    design = covariate_design(frame, ["id", "age"], items=["item"])
+    assert [note for note in design.notes if "'id' holds the whole numbers 101..112" in note]
+    # a measurement with a repeated value, one with a gap, and too few rows get none
+    for values in ([*range(11), 3], [*range(11), 12], list(range(9))):
+        rows = len(values)
+        design = covariate_design(pd.DataFrame({"item": [1, 2] * (rows // 2) + [1] * (rows % 2),
+                                                "id": values}), ["id"], items=["item"])
+        assert not [note for note in design.notes if "row number" in note]

@@ -42,6 +42,10 @@ COLLINEARITY_TOLERANCE = 1e-8
 #: A categorical covariate with at least this share of the rows used as levels has a
 #: different level in (nearly) every row: an identifier, whose dummies would fit each row alone.
 IDENTIFIER_SHARE = 0.9
+#: The fewest rows in which a numeric covariate holding distinct consecutive whole numbers is
+#: noted as a row number or identifier: by chance a measurement (an age, a count) takes a new
+#: value one apart in every row only in a handful of rows.
+ROW_NUMBER_MIN_ROWS = 10
 #: The variance inflation factor above which covariate columns are noted as nearly collinear:
 #: a covariate's standard error is sqrt(VIF) times what it would be were it uncorrelated with
 #: the others, so past 10^4 it is 100 times larger and its odds ratio an extrapolation along a
@@ -196,6 +200,11 @@ def covariate_design(frame, covariates, *, categorical=(), levels=None, items=()
                                 "row used, a constant, which the intercept already is; leave "
                                 "it out of the covariates")
             _check_outlier(table.source, name, values, np.flatnonzero(kept))
+            if _row_numbers(values):
+                notes.append(f"covariate {name!r} holds the whole numbers {values.min():g}.."
+                             f"{values.max():g}, a different one in every row used, as a row "
+                             "number or an identifier does; if it is one, leave it out of the "
+                             "covariates (its coefficient would fit the rows' order)")
             names.append(name)
             blocks.append(values.astype(float))
             continue
@@ -308,6 +317,15 @@ def _read_column(table: DataTable, name: str, declared, categorical: bool):
                         f"is not one of its levels ({first_named(declared)}); add it to the "
                         "levels or write it as missing")
     return labels, declared
+
+
+def _row_numbers(values: np.ndarray) -> bool:
+    """Whether a numeric covariate's values are distinct consecutive whole numbers in at least
+    :data:`ROW_NUMBER_MIN_ROWS` rows, as a row number or a numeric identifier is: read as a
+    measurement, it would pass every other check."""
+    if values.size < ROW_NUMBER_MIN_ROWS or np.any(values != np.round(values)):
+        return False
+    return bool(np.all(np.diff(np.sort(values)) == 1))
 
 
 def _check_rank(source: str, matrix: np.ndarray, names) -> None:
