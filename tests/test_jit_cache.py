@@ -63,3 +63,38 @@ def test_the_cache_folder_changes_with_the_sources(tmp_path):
     second = cache_folder(first)
     assert second.parent == tmp_path / "cache" and second != first
     assert cache_folder(tmp_path / "cache") == second  # the same sources, the same folder
+
+
+def test_kernel_folders_of_other_sources_unused_for_long_are_pruned(tmp_path):
+    """Each update of the sources leaves a kernel folder behind: the first start of new sources
+    deletes the others unused for hiddenbn.UNUSED_KERNEL_FOLDER_DAYS, and a start marks its own
+    folder used, so a folder still in use (another checkout sharing the cache) is kept."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import hiddenbn
+
+    cache = tmp_path / "cache"
+    long_ago = time.time() - (hiddenbn.UNUSED_KERNEL_FOLDER_DAYS + 1) * 86400
+    stale, recent, other = (cache / "hiddenbn-kernels-0000000000000000",
+                            cache / "hiddenbn-kernels-1111111111111111", cache / "not-ours")
+    for folder in (stale, recent, other):
+        folder.mkdir(parents=True)
+        (folder / "kernel.nbi").write_text("")
+    for folder in (stale, other):
+        os.utime(folder, (long_ago, long_ago))
+
+    def start():
+        environment = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+        return Path(subprocess.run(
+            [sys.executable, "-c", "import hiddenbn, numba; print(numba.config.CACHE_DIR)"],
+            env=environment, capture_output=True, text=True, check=True).stdout.strip())
+
+    own = start()
+    assert not stale.exists() and recent.exists() and other.exists()
+    own.mkdir()  # numba makes it on its first compile
+    os.utime(own, (long_ago, long_ago))
+    assert start() == own and own.stat().st_mtime > long_ago  # marked used on every start

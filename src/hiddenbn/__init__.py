@@ -51,7 +51,9 @@ True
 
 import hashlib
 import os
+import shutil
 import sys
+import time
 
 
 def _key_numba_cache() -> None:
@@ -89,6 +91,41 @@ def _key_numba_cache() -> None:
     os.environ["NUMBA_CACHE_DIR"] = folder
     if "numba" in sys.modules:  # it read the environment when it was imported
         sys.modules["numba"].config.CACHE_DIR = folder
+    _prune_kernel_folders(parent, folder)
+
+
+#: Days after which the kernel folder of another version of the sources, unused since, is
+#: deleted: each update leaves one behind (1-2 MB), and in a shared cache another checkout
+#: still in use marks its own folder used on every start, so it is never pruned.
+UNUSED_KERNEL_FOLDER_DAYS = 30
+
+
+def _prune_kernel_folders(parent: str, folder: str) -> None:
+    """Mark ``folder`` used (its modification time) and, when it does not exist yet (the first
+    start of these sources, so at most once per update), delete the other ``hiddenbn-kernels-``
+    folders of ``parent`` unused for :data:`UNUSED_KERNEL_FOLDER_DAYS`. A process of an old
+    version still running then compiles a kernel it has not loaded yet again: slower, never
+    wrong. Best effort: a cache that cannot be written to is left as it is."""
+    try:
+        os.utime(folder)
+        return
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return
+    oldest = time.time() - UNUSED_KERNEL_FOLDER_DAYS * 86400
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if (entry.name.startswith("hiddenbn-kernels-") and entry.path != folder
+                    and entry.is_dir(follow_symlinks=False)
+                    and entry.stat(follow_symlinks=False).st_mtime < oldest):
+                shutil.rmtree(entry.path, ignore_errors=True)
+        except OSError:
+            continue
 
 
 _key_numba_cache()
