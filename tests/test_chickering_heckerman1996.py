@@ -166,6 +166,95 @@ def test_a_range_variant_chooses_again_among_the_fits_of_its_range():
     assert ch96.range_variant_lines(pd.DataFrame()) == []
 
 
+DRAWS_SECTION = {
+    "models": {"m": {"hidden_states": 4, "features": 64}},
+    "experiments": {"e": {"model": "m", "cases": 400, "test_states": {"min": 2, "max": 6}},
+                    "f": {"model": "m", "cases": 100, "test_states": {"min": 2, "max": 6}}},
+    "generating_draws": {"experiments": ["e"], "draws": 3}}
+
+
+def test_further_generating_draws_leave_draw_1_s_names_and_seeds_as_they_were():
+    experiments, models = ch96.generating_draws(DRAWS_SECTION)
+    assert list(experiments) == ["e_draw2", "e_draw3"] and list(models) == ["m_draw2", "m_draw3"]
+    assert experiments["e_draw2"] == {"model": "m_draw2", "cases": 400, "drawn_from": "e",
+                                      "draw": 2, "test_states": {"min": 2, "max": 6}}
+    assert models["m_draw3"] == {"hidden_states": 4, "features": 64, "drawn_from": "m",
+                                 "draw": 3}
+    # draw 1 is the config's entry: its name and the key of its seed are those without the key
+    assert ch96.drawn_name("e", 1) == "e" and ch96.drawn_name("e", 2) == "e_draw2"
+    key = ("chickering_heckerman1996", "data", "m", 400, 1)
+    assert ch96.draw_seed_key(*key) == ch96.draw_seed_key(*key, draw=1) == key
+    assert ch96.draw_seed_key(*key, draw=2) == (*key, 2)
+    assert len({seeding.job_seed(7, *ch96.draw_seed_key(*key, draw=d)) for d in (1, 2, 3)}) == 3
+    without = {k: v for k, v in DRAWS_SECTION.items() if k != "generating_draws"}
+    assert ch96.generating_draws(without) == ({}, {})
+
+
+def test_check_config_names_bad_generating_draws():
+    section = {**DRAWS_SECTION, "figures": {}, "replicates": 5,
+               "timing": {"experiment": "e", "replicate": 1}}
+    ch96.check_config(section)
+    with pytest.raises(HiddenbnError, match="generating_draws.experiments: unknown experiment "
+                                            "'g'"):
+        ch96.check_config({**section, "generating_draws": {"experiments": ["g"], "draws": 2}})
+    clash = {**section["experiments"], "e_draw2": section["experiments"]["f"]}
+    with pytest.raises(HiddenbnError, match=r"experiments.e_draw2: the name of a further "):
+        ch96.check_config({**section, "experiments": clash})
+
+
+def draw_fits(peaks: dict) -> pd.DataFrame:
+    """Fits of experiment e's draws (name -> the states where (Laplace, CS) peak, per data set
+    of two), under the paper's protocol; every other score peaks with Laplace."""
+    rows = []
+    for name, per_replicate in peaks.items():
+        for replicate, (laplace, cs) in enumerate(per_replicate, start=1):
+            for states in range(2, 7):
+                rows.append({"experiment": name, "replicate": replicate, "protocol": "paper",
+                             "hidden_states": states, "laplace": -abs(states - laplace),
+                             "cs": -abs(states - cs), "mled": -abs(states - laplace),
+                             "draper": -abs(states - laplace),
+                             "bic_log_evidence": -abs(states - laplace),
+                             "cs_de": -abs(states - laplace)})
+    return pd.DataFrame(rows)
+
+
+def test_further_draws_say_whether_the_draw_explains_a_discrepant_cell():
+    """The paper's CS Δc is +2 ± 0: draw 1's 0 ± 0 misses it. Where draw 3 reaches it (+2 in
+    both data sets) the draw is a possible cause; where draws 2 and 3 miss it as draw 1 does,
+    it is ruled out within the 3 draws. Cells draw 1 reproduces get no sentence."""
+    printed = pd.DataFrame([{"n": "64", "c": "4", "N": "400", "cs": "2", "mled": "0",
+                             "draper": "0", "bic_log_evidence": "0"}])
+    section = DRAWS_SECTION
+    fits = draw_fits({"e": [(4, 4), (4, 4)]})
+    reached = ch96.generating_draw_table(
+        fits, draw_fits({"e_draw2": [(4, 4), (4, 4)], "e_draw3": [(3, 5), (4, 6)]}), section,
+        printed).set_index("score")
+    cs = reached.loc["CS"]
+    assert [cs[f"agrees (draw {d})"] for d in (1, 2, 3)] == ["no", "no", "yes"]
+    assert cs["ours (draw 3)"] == ch96.format_mean_sd(2, 0) and cs["paper"] == "2"
+    assert (reached.drop("CS")[[f"agrees (draw {d})" for d in (1, 2, 3)]] == "yes").all().all()
+    findings = ch96.generating_draw_findings(reached.reset_index())
+    assert list(findings) == [(ch96.PROTOCOLS["paper"], "e", "CS")]
+    assert findings[(ch96.PROTOCOLS["paper"], "e", "CS")].startswith(
+        "the generating draw is a possible cause: draw 3 of the 3 draws reach")
+    missed = ch96.generating_draw_table(
+        fits, draw_fits({"e_draw2": [(4, 4), (4, 4)], "e_draw3": [(4, 5), (4, 4)]}), section,
+        printed)
+    [text] = ch96.generating_draw_findings(missed).values()
+    assert text.startswith("the generating draw is ruled out as the cause within these 3 "
+                           "draws: none reaches the paper's 2 within noise")
+    lines = ch96.generating_draw_lines(missed)
+    assert lines[0] == f"## {ch96.GENERATING_DRAWS_TITLE}"
+    assert f"- CS at e, {ch96.PROTOCOLS['paper']}: {text}." in lines
+    # a discrepant cell's explanation then says what the draws showed, not "untested"
+    why = ch96.cell_explanation(fits.assign(cs=fits.laplace), "cs", 32, -2.0, 0.5, text)
+    assert text in why and ch96.GENERATING_UNTESTED not in why
+    # nothing without the key or without the draws' fits
+    assert ch96.generating_draw_table(fits, None, section, printed).empty
+    assert ch96.generating_draw_lines(pd.DataFrame()) == []
+    assert ch96.generating_draw_findings(pd.DataFrame()) == {}
+
+
 def test_experiments_on_the_same_data_sets_share_their_fits(tmp_path):
     states = {"min": 2, "max": 8}
     experiments = {"a": {"model": "m64", "cases": 400, "test_states": states},
@@ -1021,6 +1110,19 @@ def test_edges_and_fit_counts_follow_the_experiments_a_claim_reads():
     # the two-peaks verdict at c = 32 names the generating draw as an untested cause
     peaks = next(r for c, r in rows.items() if c.startswith("c = 32: two peaks"))
     assert peaks[1] != "supported" and ch96.GENERATING_UNTESTED in peaks[3]
+    # with further draws of c = 32's model, it says what they showed of CS's Δc instead
+    drawn = {**section, "generating_draws": {"experiments": ["fig2_c32"], "draws": 3}}
+    found = {(ch96.PROTOCOLS["paper"], "fig2_c32", "CS"): "the generating draw is ruled out"}
+    rows = {r[0]: r for r in ch96.claims(fits, table, None, printed, drawn,
+                                         draw_findings=found)}
+    peaks = next(r for c, r in rows.items() if c.startswith("c = 32: two peaks"))
+    assert "of CS's Δc, the generating draw is ruled out" in peaks[3]
+    assert ch96.GENERATING_UNTESTED not in peaks[3]
+    title = ch96.GENERATING_DRAWS_TITLE
+    assert f"3 draws of fig2_c32's model (comparison.md, '{title}')" in peaks[4]
+    # an experiment without further draws keeps the one draw, not varied
+    assert ch96.GENERATING_CHOICE not in peaks[4]
+    assert ch96.GENERATING_CHOICE in ch96.choices_text(drawn, FIGURES, ["fig1_n64"], "paper")
 
 
 def test_explanations_point_to_the_gold_standard_sections_that_exist():

@@ -36,7 +36,31 @@ def test_dry_run_lists_the_rules(tmp_path):
     # 1's n = 64 experiment, Figure 3's N = 400 panel Figure 1's n = 32 one)
     shared = re.findall(r"chickering_heckerman1996_shared_fits\s+(\d+)", result.stdout)
     fitted = re.findall(r"chickering_heckerman1996_fit\s+(\d+)", result.stdout)
-    assert set(shared) == {"10"} and set(fitted) == {"50"}, result.stdout
+    # and the 2 further generating draws of fig2_c16's and fig2_c32's models 20 fits more
+    assert set(shared) == {"10"} and set(fitted) == {"70"}, result.stdout
+
+
+def test_further_generating_draws_leave_draw_1_s_jobs_as_they_were(tmp_path):
+    """Without the config's generating_draws, the dry run's jobs are exactly those with it
+    minus the further draws': the same outputs, and the same model seeds on the command line."""
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    assert config["chickering_heckerman1996"]["generating_draws"]["draws"] > 1
+    del config["chickering_heckerman1996"]["generating_draws"]
+    without = tmp_path / "without.yaml"
+    without.write_text(yaml.safe_dump(config))
+    runs = {}
+    for name, path in (("with", REPO / "config" / "config.yaml"), ("without", without)):
+        result = snakemake("-n", "-p", "--directory", str(tmp_path / name), "--configfile",
+                           str(path))
+        assert result.returncode == 0, result.stdout + result.stderr
+        runs[name] = result.stdout
+    outputs = {name: set(re.findall(r"output: (\S+chickering_heckerman1996/\S+)", text))
+               for name, text in runs.items()}
+    seeds = {name: set(re.findall(r"hiddenbn params .* --seed \d+ .*-o \S+", text))
+             for name, text in runs.items()}
+    assert outputs["without"] < outputs["with"] and seeds["without"] < seeds["with"]
+    assert all("_draw" in path for path in outputs["with"] - outputs["without"])
+    assert {s for s in seeds["with"] if "_draw" not in s} == seeds["without"]
 
 
 def test_the_default_config_is_found_from_another_working_directory(tmp_path):

@@ -8,23 +8,46 @@ CHICKERING_HECKERMAN1996 = config["chickering_heckerman1996"]
 CHICKERING_HECKERMAN1996_DIR = results_folder("chickering_heckerman1996")
 # Values, not functions, so that this file holds rules alone (snakemake --lint); each is keyed
 # by what the rules look up.
-_chickering_heckerman1996_experiments = CHICKERING_HECKERMAN1996["experiments"]
+# Draws 2.. of the generating models of the config's generating_draws are entries beside the
+# config's experiments and models (chickering_heckerman1996.generating_draws), run by the same
+# rules; draw 1 is the config's entry, its files and seeds unchanged.
+(
+    CHICKERING_HECKERMAN1996_DRAWN_EXPERIMENTS,
+    _chickering_heckerman1996_drawn_models,
+) = chickering_heckerman1996.generating_draws(CHICKERING_HECKERMAN1996)
+_chickering_heckerman1996_experiments = {
+    **CHICKERING_HECKERMAN1996["experiments"],
+    **CHICKERING_HECKERMAN1996_DRAWN_EXPERIMENTS,
+}
+_chickering_heckerman1996_models = {
+    **CHICKERING_HECKERMAN1996["models"],
+    **_chickering_heckerman1996_drawn_models,
+}
 # experiment -> the name of its generating model, the model (hidden states, features) and its
 # parameter file
 CHICKERING_HECKERMAN1996_MODEL_NAME = {
     e: v["model"] for e, v in _chickering_heckerman1996_experiments.items()
 }
 CHICKERING_HECKERMAN1996_MODEL = {
-    e: CHICKERING_HECKERMAN1996["models"][m] for e, m in CHICKERING_HECKERMAN1996_MODEL_NAME.items()
+    e: _chickering_heckerman1996_models[m] for e, m in CHICKERING_HECKERMAN1996_MODEL_NAME.items()
 }
 CHICKERING_HECKERMAN1996_MODEL_FILE = {
     e: f"{CHICKERING_HECKERMAN1996_DIR}/models/{m}.json"
     for e, m in CHICKERING_HECKERMAN1996_MODEL_NAME.items()
 }
-# model name -> its shorthand spec
+# model name -> its shorthand spec, and the seed of its parameters (draws 2.. that of draw 1's
+# key with the draw number appended)
 CHICKERING_HECKERMAN1996_MODEL_SPEC = {
     m: chickering_heckerman1996.naive_bayes_spec(v["hidden_states"], v["features"])
-    for m, v in CHICKERING_HECKERMAN1996["models"].items()
+    for m, v in _chickering_heckerman1996_models.items()
+}
+CHICKERING_HECKERMAN1996_MODEL_SEED = {
+    m: job_seed(
+        *chickering_heckerman1996.draw_seed_key(
+            "chickering_heckerman1996", "model", v.get("drawn_from", m), draw=v.get("draw", 1)
+        )
+    )
+    for m, v in _chickering_heckerman1996_models.items()
 }
 # experiment -> the hidden states of its test models
 CHICKERING_HECKERMAN1996_TEST_STATES = {
@@ -52,16 +75,33 @@ CHICKERING_HECKERMAN1996_REPLICATES = range(1, CHICKERING_HECKERMAN1996["replica
 # share their data
 CHICKERING_HECKERMAN1996_DATA_SEEDS = {
     e: [
-        job_seed("chickering_heckerman1996", "data", v["model"], v["cases"], r)
+        job_seed(
+            *chickering_heckerman1996.draw_seed_key(
+                "chickering_heckerman1996",
+                "data",
+                _chickering_heckerman1996_models[v["model"]].get("drawn_from", v["model"]),
+                v["cases"],
+                r,
+                draw=v.get("draw", 1),
+            )
+        )
         for r in CHICKERING_HECKERMAN1996_REPLICATES
     ]
     for e, v in _chickering_heckerman1996_experiments.items()
 }
-CHICKERING_HECKERMAN1996_FIT_FILES = [
-    f"{CHICKERING_HECKERMAN1996_DIR}/fits/{e}/rep{r}.csv"
-    for e in _chickering_heckerman1996_experiments
-    for r in CHICKERING_HECKERMAN1996_REPLICATES
-]
+# the fits of the config's experiments (Table 1, the figures, the claims) and of the further
+# generating draws (comparison.md's section on them alone)
+CHICKERING_HECKERMAN1996_FIT_FILES, CHICKERING_HECKERMAN1996_DRAW_FIT_FILES = (
+    [
+        f"{CHICKERING_HECKERMAN1996_DIR}/fits/{e}/rep{r}.csv"
+        for e in experiments
+        for r in CHICKERING_HECKERMAN1996_REPLICATES
+    ]
+    for experiments in (
+        CHICKERING_HECKERMAN1996["experiments"],
+        CHICKERING_HECKERMAN1996_DRAWN_EXPERIMENTS,
+    )
+)
 # experiment -> the experiment whose fits it takes (same model, N and test models: the same data
 # sets); the fit rule runs for the first of each such group, the others relabel its fits
 CHICKERING_HECKERMAN1996_FITTED_AS = chickering_heckerman1996.fitted_as(
@@ -120,7 +160,7 @@ rule chickering_heckerman1996_generate_model:
         "../envs/hiddenbn.yaml"
     params:
         spec=lambda w: CHICKERING_HECKERMAN1996_MODEL_SPEC[w.model],
-        seed=lambda w: job_seed("chickering_heckerman1996", "model", w.model),
+        seed=lambda w: CHICKERING_HECKERMAN1996_MODEL_SEED[w.model],
         generating_alpha=CHICKERING_HECKERMAN1996["generating_alpha"],
     shell:
         "hiddenbn params '{params.spec}' --seed {params.seed}"
@@ -145,7 +185,7 @@ rule chickering_heckerman1996_sample_data:
         spec=lambda w: CHICKERING_HECKERMAN1996_MODEL_SPEC[
             CHICKERING_HECKERMAN1996_MODEL_NAME[w.experiment]
         ],
-        cases=lambda w: CHICKERING_HECKERMAN1996["experiments"][w.experiment]["cases"],
+        cases=lambda w: _chickering_heckerman1996_experiments[w.experiment]["cases"],
         seeds=lambda w: CHICKERING_HECKERMAN1996_DATA_SEEDS[w.experiment],
     script:
         "../scripts/chickering_heckerman1996/sample_data.py"
@@ -190,7 +230,17 @@ rule chickering_heckerman1996_fit:
     params:
         features=lambda w: CHICKERING_HECKERMAN1996_MODEL[w.experiment]["features"],
         states=lambda w: CHICKERING_HECKERMAN1996_TEST_STATES[w.experiment],
-        seed=lambda w: job_seed("chickering_heckerman1996", "fit", w.experiment, int(w.replicate)),
+        seed=lambda w: job_seed(
+            *chickering_heckerman1996.draw_seed_key(
+                "chickering_heckerman1996",
+                "fit",
+                _chickering_heckerman1996_experiments[w.experiment].get(
+                    "drawn_from", w.experiment
+                ),
+                int(w.replicate),
+                draw=_chickering_heckerman1996_experiments[w.experiment].get("draw", 1),
+            )
+        ),
         truth_states=lambda w: CHICKERING_HECKERMAN1996_MODEL[w.experiment]["hidden_states"],
         prior_alpha=CHICKERING_HECKERMAN1996["prior_alpha"],
         em=CHICKERING_HECKERMAN1996["em"],
@@ -285,6 +335,7 @@ rule chickering_heckerman1996_prior_sensitivity:
 rule chickering_heckerman1996_report:
     input:
         fits=CHICKERING_HECKERMAN1996_FIT_FILES,
+        draws=CHICKERING_HECKERMAN1996_DRAW_FIT_FILES,
         dimensions=list(CHICKERING_HECKERMAN1996_DIMENSION_FILE.values()),
         reality=f"{CHICKERING_HECKERMAN1996_DIR}/reality_check.csv",
         prior=CHICKERING_HECKERMAN1996_PRIOR_FILES,

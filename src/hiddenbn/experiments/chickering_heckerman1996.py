@@ -96,6 +96,16 @@ def check_config(section: dict) -> None:
                                 f"within the experiment's test_states, {fitted['min']}.."
                                 f"{fitted['max']}, and be narrower (a variant chooses among "
                                 "the fitted models)")
+    for name in section.get("generating_draws", {}).get("experiments", []):
+        if name not in section["experiments"]:
+            raise HiddenbnError(f"config chickering_heckerman1996.generating_draws.experiments: "
+                                f"unknown experiment {name!r}; use names under "
+                                "chickering_heckerman1996.experiments")
+    drawn = generating_draws(section)
+    for kind, entries in zip(("experiments", "models"), drawn, strict=True):
+        for name in set(entries) & set(section[kind]):
+            raise HiddenbnError(f"config chickering_heckerman1996.{kind}.{name}: the name of a "
+                                "further generating draw (generating_draws); rename it")
     timing = section["timing"]
     if timing["experiment"] not in section["experiments"]:
         raise HiddenbnError("config chickering_heckerman1996.timing.experiment: unknown "
@@ -118,6 +128,40 @@ def fitted_as(experiments: dict) -> dict:
                           states["max"]), name)
     return {name: first[(e["model"], e["cases"], e["test_states"]["min"],
                          e["test_states"]["max"])] for name, e in experiments.items()}
+
+
+def drawn_name(name: str, draw: int) -> str:
+    """The name of generating draw ``draw`` of experiment or model ``name``: ``name`` itself for
+    draw 1 (the config's entry, whose files and seeds stay those of a run without further
+    draws), ``{name}_draw{draw}`` for the others."""
+    return name if draw == 1 else f"{name}_draw{draw}"
+
+
+def draw_seed_key(*key, draw: int = 1) -> tuple:
+    """The seed key (:func:`hiddenbn.util.seeding.job_seed`'s, after the root) of a job of
+    generating draw ``draw``: ``key`` as it is for draw 1, so the draw-1 jobs keep their seeds,
+    and ``key`` with the draw number appended for the others."""
+    return key if draw == 1 else (*key, draw)
+
+
+def generating_draws(section: dict) -> tuple[dict, dict]:
+    """The entries of the config's ``generating_draws``: ``(experiments, models)`` in the
+    format of ``section["experiments"]`` and ``section["models"]``, for draws 2.. of each listed
+    experiment (:func:`drawn_name`). Each is a copy of its experiment or model with
+    ``drawn_from`` (the config's name) and ``draw`` added: a model of the same shape whose
+    parameters are drawn again, and the experiment's cases and test models on it. Empty without
+    the key."""
+    draws = section.get("generating_draws", {"experiments": [], "draws": 1})
+    experiments, models = {}, {}
+    for draw in range(2, draws["draws"] + 1):
+        for name in draws["experiments"]:
+            experiment = section["experiments"][name]
+            model = drawn_name(experiment["model"], draw)
+            models[model] = {**section["models"][experiment["model"]],
+                             "drawn_from": experiment["model"], "draw": draw}
+            experiments[drawn_name(name, draw)] = {**experiment, "model": model,
+                                                   "drawn_from": name, "draw": draw}
+    return experiments, models
 
 
 def relabel_fits(source, experiment: str, output) -> None:
@@ -1162,11 +1206,14 @@ def edge_note(fits: pd.DataFrame, section: dict, paper_figures: pd.DataFrame | N
 
 
 #: The generating models: Sec. 3 draws each from the uniform Dirichlet; our draw is one per
-#: model from the config's seed, and the paper's draw is unknown.
+#: model from the config's seed, and the paper's draw is unknown (for an experiment of the
+#: config's ``generating_draws``, :func:`choices_text` names its further draws instead).
 GENERATING_CHOICE = ("generating parameters: one uniform-Dirichlet draw per model from our seed "
                      "(Sec. 3 draws one too; its draw is unknown; not varied)")
 #: What the large-c discrepancies (c = 16 and 32, where the paper's CS and ours differ most)
-#: may also come from: the draw of the generating parameters, which no verdict here varies.
+#: may also come from: the draw of the generating parameters, where the config's
+#: ``generating_draws`` does not vary it (:func:`generating_draw_findings` says what it shows
+#: where it does).
 GENERATING_UNTESTED = ("an untested cause: the generating parameters, one uniform-Dirichlet draw "
                        "per model (Sec. 3's draw is unknown; ours is not varied), so whether "
                        "another draw would bring ours and the paper's together is not known")
@@ -1193,7 +1240,13 @@ def choices_text(section: dict, paper_figures: pd.DataFrame | None, names, proto
               for s in [section["experiments"][name]["test_states"]]]
     parts = ([f"test-model ranges {', '.join(ranges)} (reconstructed, docs/RECONSTRUCTIONS.md; "
               "choices at their edges are named in the explanation)"] if ranges else [])
-    parts += [GENERATING_CHOICE] if generating else []
+    drawn = [name for name in dict.fromkeys(names)
+             if name in section.get("generating_draws", {}).get("experiments", [])]
+    parts += ([] if not generating else [GENERATING_CHOICE] if not drawn else [
+        "generating parameters: one uniform-Dirichlet draw per model from our seed (Sec. 3 draws "
+        f"one too; its draw is unknown); {section['generating_draws']['draws']} draws of "
+        f"{', '.join(drawn)}'s model (comparison.md, '{GENERATING_DRAWS_TITLE}'), draw 1 the "
+        "verdict's"])
     parts += [EM_CHOICE[protocol], *thresholds]
     return "; ".join(parts)
 
@@ -1202,43 +1255,63 @@ def choices_text(section: dict, paper_figures: pd.DataFrame | None, names, proto
 RANGE_VARIANTS_TITLE = "Reconstructed test-model ranges, varied"
 
 
+def _printed_cell(section: dict, printed_table1: pd.DataFrame, name: str):
+    """The paper's Table 1 row of experiment ``name``'s (n, c, N) (None where not printed)."""
+    experiment = section["experiments"][name]
+    model = section["models"][experiment["model"]]
+    paper = parse_printed_table1(printed_table1)
+    row = paper[(paper.n == model["features"]) & (paper.c == model["hidden_states"])
+                & (paper.N == experiment["cases"])]
+    return None if row.empty else next(row.itertuples())
+
+
+def _cells_beside_paper(frames: dict, name: str, section: dict, printed, protocol: str,
+                        ranges: dict | None = None) -> list[dict]:
+    """One row per score of Table 1: experiment ``name``'s Δc under each of ``frames`` (label ->
+    fits of ``name`` under ``protocol``) beside the paper's ``printed`` row (None: not
+    printed), each judged by :func:`cell_agrees`. ``ranges``: label -> the test-model range
+    (``min``, ``max``) of that label's fits, shown beside them."""
+    experiments, models = section["experiments"], section["models"]
+    tables = {label: table1(selection_errors(frame), {name: experiments[name]}, models).iloc[0]
+              for label, frame in frames.items()}
+    rows = []
+    for score in TABLE1_SCORES:
+        row = {"protocol": PROTOCOLS[protocol], "experiment": name, "score": LABELS[score],
+               "paper": "—" if printed is None else format_mean_sd(
+                   getattr(printed, f"{score}_mean"), getattr(printed, f"{score}_sd"))}
+        for label, table in tables.items():
+            mean, sd = table[f"{score}_mean"], table[f"{score}_sd"]
+            sd = 0.0 if np.isnan(sd) else sd
+            if ranges is not None:
+                row[f"{label} range"] = f"{ranges[label]['min']}..{ranges[label]['max']}"
+            row[f"ours ({label})"] = format_mean_sd(mean, sd)
+            row[f"agrees ({label})"] = "—" if printed is None else (
+                "yes" if cell_agrees(mean, sd, int(table.data_sets),
+                                     getattr(printed, f"{score}_mean"),
+                                     getattr(printed, f"{score}_sd"),
+                                     printed.data_sets)[0] else "no")
+        rows.append(row)
+    return rows
+
+
 def range_variant_table(fits: pd.DataFrame, section: dict,
                         printed_table1: pd.DataFrame) -> pd.DataFrame:
     """Table 1's cells of each experiment of the config's ``range_variants`` with the choices
     made among the fitted test models of the variant's range only, beside the full range's and
     the paper's, each judged by :func:`cell_agrees`: one row per EM protocol, experiment and
     score. The variant needs no fit of its own: its models are a subset of the fitted ones."""
-    paper = {(int(r.n), int(r.c), int(r.N)): r
-             for r in parse_printed_table1(printed_table1).itertuples()}
-    experiments, models = section["experiments"], section["models"]
     rows = []
     for name, variant in section.get("range_variants", {}).items():
-        model = models[experiments[name]["model"]]
-        printed = paper.get((model["features"], model["hidden_states"],
-                             experiments[name]["cases"]))
         cell = fits[fits.experiment == name]
+        ranges = {"full": section["experiments"][name]["test_states"], "variant": variant}
         for protocol in dict.fromkeys(cell.protocol):
-            ranges = {"full": cell[cell.protocol == protocol]}
-            ranges["variant"] = ranges["full"][ranges["full"].hidden_states.between(
-                variant["min"], variant["max"])]
-            tables = {key: table1(selection_errors(frame), {name: experiments[name]}, models)
-                      .iloc[0] for key, frame in ranges.items()}
-            for score in TABLE1_SCORES:
-                row = {"protocol": PROTOCOLS[protocol], "experiment": name, "score": LABELS[score],
-                       "paper": "—" if printed is None else format_mean_sd(
-                           getattr(printed, f"{score}_mean"), getattr(printed, f"{score}_sd"))}
-                for key, table in tables.items():
-                    states = experiments[name]["test_states"] if key == "full" else variant
-                    mean, sd = table[f"{score}_mean"], table[f"{score}_sd"]
-                    sd = 0.0 if np.isnan(sd) else sd
-                    row[f"{key} range"] = f"{states['min']}..{states['max']}"
-                    row[f"ours ({key})"] = format_mean_sd(mean, sd)
-                    row[f"agrees ({key})"] = "—" if printed is None else (
-                        "yes" if cell_agrees(mean, sd, int(table.data_sets),
-                                             getattr(printed, f"{score}_mean"),
-                                             getattr(printed, f"{score}_sd"),
-                                             printed.data_sets)[0] else "no")
-                rows.append(row)
+            full = cell[cell.protocol == protocol]
+            frames = {"full": full,
+                      "variant": full[full.hidden_states.between(variant["min"],
+                                                                 variant["max"])]}
+            rows += _cells_beside_paper(frames, name, section,
+                                        _printed_cell(section, printed_table1, name), protocol,
+                                        ranges)
     return pd.DataFrame(rows)
 
 
@@ -1253,6 +1326,83 @@ def range_variant_lines(variants: pd.DataFrame) -> list[str]:
             "alone (Laplace too, so Δc changes on both sides); 'agrees' is Table 1's rule "
             f"({NOISE_Z:g} combined standard errors).", "",
             pipe_table(variants), ""]
+
+
+#: comparison.md's section on Table 1 under further generating draws
+#: (:func:`generating_draw_table`).
+GENERATING_DRAWS_TITLE = "Table 1 under other generating draws"
+
+
+def generating_draw_table(fits: pd.DataFrame, draw_fits: pd.DataFrame | None, section: dict,
+                          printed_table1: pd.DataFrame) -> pd.DataFrame:
+    """Table 1's cells of each experiment of the config's ``generating_draws`` under every draw
+    of its generating model, beside the paper's, each judged by :func:`cell_agrees`: one row per
+    EM protocol, experiment and score, with ``ours (draw d)`` and ``agrees (draw d)`` per draw.
+    Draw 1 is the experiment's own fits in ``fits``; draws 2.. are those of its
+    :func:`drawn_name` in ``draw_fits`` (a draw not fitted is left out). Empty without the key
+    or without ``draw_fits``."""
+    draws = section.get("generating_draws")
+    if not draws or draw_fits is None:
+        return pd.DataFrame()
+    rows = []
+    for name in draws["experiments"]:
+        cell = fits[fits.experiment == name]
+        for protocol in dict.fromkeys(cell.protocol):
+            frames = {}
+            for draw in range(1, draws["draws"] + 1):
+                source = fits if draw == 1 else draw_fits
+                frame = source[(source.experiment == drawn_name(name, draw))
+                               & (source.protocol == protocol)]
+                if len(frame):
+                    frames[f"draw {draw}"] = frame.assign(experiment=name)
+            rows += _cells_beside_paper(frames, name, section,
+                                        _printed_cell(section, printed_table1, name), protocol)
+    return pd.DataFrame(rows)
+
+
+def generating_draw_findings(draws: pd.DataFrame) -> dict:
+    """What the further draws say of each cell of :func:`generating_draw_table` that draw 1
+    (the model of Table 1) does not reproduce: ``(protocol, experiment, score)`` (as the table
+    labels them) -> a sentence. The draw is a possible cause of the discrepancy where another
+    draw reaches the paper's value within noise (Table 1's rule), and ruled out as its cause,
+    within the draws run, where none does."""
+    findings = {}
+    for row in draws.to_dict("records"):
+        if row.get("agrees (draw 1)") != "no":
+            continue
+        labels = [key[len("ours ("):-1] for key in row if key.startswith("ours (")]
+        reaching = [label for label in labels if row[f"agrees ({label})"] == "yes"]
+        ours = "; ".join(f"{label}: {row[f'ours ({label})']}" for label in labels)
+        findings[(row["protocol"], row["experiment"], row["score"])] = (
+            f"the generating draw is a possible cause: {' and '.join(reaching)} of the "
+            f"{len(labels)} draws reach the paper's {row['paper']} within noise ({ours})"
+            if reaching else
+            f"the generating draw is ruled out as the cause within these {len(labels)} draws: "
+            f"none reaches the paper's {row['paper']} within noise ({ours})")
+    return findings
+
+
+def generating_draw_lines(draws: pd.DataFrame) -> list[str]:
+    """comparison.md's section on :func:`generating_draw_table`, with a sentence per cell that
+    draw 1 does not reproduce (:func:`generating_draw_findings`); nothing without draws."""
+    if draws.empty:
+        return []
+    findings = generating_draw_findings(draws)
+    return [f"## {GENERATING_DRAWS_TITLE}", "",
+            "Sec. 3 draws each generating model once from the uniform Dirichlet, and its draw "
+            "is unknown. Draw 1 is our model of every other section; the further draws are "
+            "new uniform-Dirichlet draws of the same model (n, c), each from its own seed, "
+            "with the experiment's data sets sampled from it and fitted by both EM protocols "
+            "as draw 1's are (config `chickering_heckerman1996.generating_draws`). Each cell is "
+            "Δc, mean ± s.d. over the data sets as in Table 1; 'agrees' is Table 1's rule "
+            f"({NOISE_Z:g} combined standard errors). Where draw 1 does not reproduce a cell, "
+            "the draw is a possible cause if another draw reaches the paper's value within "
+            "noise, and ruled out as the cause, within these draws, if none does.", "",
+            pipe_table(draws), "",
+            *([f"- {score} at {experiment}, {protocol}: {text}."
+               for (protocol, experiment, score), text in findings.items()] if findings else
+              ["Draw 1 reproduces every cell above: no discrepancy here for the draw to "
+               "explain."]), ""]
 
 
 def table1_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str,
@@ -1319,7 +1469,7 @@ NEAR_TIE_NATS = 1.0
 
 
 def cell_explanation(cell: pd.DataFrame, score: str, c: int, gap: float,
-                     tolerance: float) -> str:
+                     tolerance: float, generating: str = "") -> str:
     """Why our Δc of ``score`` in one experiment (``cell``: its fits under one protocol;
     generating ``c``) differs from the paper's by ``gap`` (ours minus the paper's), computed
     from the fits.
@@ -1329,7 +1479,9 @@ def cell_explanation(cell: pd.DataFrame, score: str, c: int, gap: float,
     at the other's choice (both below :data:`NEAR_TIE_NATS`: a near tie, decided by EM's noise;
     otherwise the two curves peak at different test models); how many data sets choosing one
     state differently would close the gap (the variance of a mean over a few data sets). What
-    the other EM protocol gives is :func:`protocol_contrast`'s.
+    the other EM protocol gives is :func:`protocol_contrast`'s. ``generating``: what further
+    draws of the generating model say of the cell (:func:`generating_draw_findings`); without
+    them the draw is named an untested cause at large c (:data:`GENERATING_UNTESTED`).
     """
     own, reference = selected_states(cell, score), selected_states(cell, "laplace")
     parts = [f"ours differs from the paper's by {gap:+.1f} states, beyond {NOISE_Z:g} combined "
@@ -1358,7 +1510,9 @@ def cell_explanation(cell: pd.DataFrame, score: str, c: int, gap: float,
                      f"paper's Δc of {paper:.1f} puts its Laplace near {c - paper:.1f} states "
                      f"(c/2 = {c / 2:g}); ours selects {reference.mean():.1f} on average, "
                      f"{LABELS[score]} {own.mean():.1f}")
-    if c >= LARGE_C:
+    if generating:
+        parts.append(generating)
+    elif c >= LARGE_C:
         parts.append(GENERATING_UNTESTED)
     closing, way = int(np.ceil((abs(gap) - tolerance) * len(own) - 1e-9)), \
         "fewer" if gap > 0 else "more"
@@ -2221,7 +2375,8 @@ THRESHOLD_CHOICES = {
 
 def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None,
            printed: dict, section: dict, dimension_tables=(),
-           prior_tables: dict | None = None, protocol: str = "paper") -> list[tuple]:
+           prior_tables: dict | None = None, protocol: str = "paper",
+           draw_findings: dict | None = None) -> list[tuple]:
     """The paper's claims, each as ``(claim, verdict, evidence, explanation, choices)`` from our
     results under ``protocol`` (a key of :data:`PROTOCOLS`; ``fits`` are that protocol's):
     those about Table 1 (:data:`TABLE1_CLAIMS`), EM's convergence and the prior (Sec. 3), the
@@ -2236,7 +2391,9 @@ def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None
     ``section3`` (``runs``, ``converged_runs``, ``epsilon_low``, ``epsilon_high``) and
     ``figures``. ``prior_tables`` maps ``"epsilon"`` and ``"ML"`` to ``(reference, {label:
     Table 1})`` of the prior variants (:func:`prior_claims_tables`); ``reality`` and
-    ``prior_tables`` are given for the paper's EM protocol only.
+    ``prior_tables`` are given for the paper's EM protocol only. ``draw_findings``: what further
+    generating draws say of Table 1's discrepant cells (:func:`generating_draw_findings`), which
+    the large-c claims resting on CS's Δc cite in place of the draw as an untested cause.
     """
     section3, figures = printed["section3"], printed.get("figures")
     out = []
@@ -2294,14 +2451,19 @@ def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None
     add("The MLED and CS curves are almost identical, except for small n, where CS is better "
         "(Sec. 4).", claim_cs_mled_curves(fits, section, distinct), distinct,
         THRESHOLD_CHOICES["visible"], THRESHOLD_CHOICES["small_n"])
+    drawn = section.get("generating_draws", {}).get("experiments", [])
     for name in _large_c_experiments(section):
         c, cell = _generating_c(section, name), fits[fits.experiment == name]
+        finding = (draw_findings or {}).get((PROTOCOLS[protocol], name, LABELS["cs"]))
+        generating = (f"of CS's Δc, {finding}" if finding else GENERATING_UNTESTED
+                      if name not in drawn else
+                      f"other generating draws: comparison.md, '{GENERATING_DRAWS_TITLE}'")
         verdict, evidence, *why = claim_two_peaks(
             cell, c, _cs_delta_text(table, printed.get("table1"), name))
         add(f"c = {c}: two peaks, a broad one around c/2 = {c // 2} and a sharp one around c = "
             f"{c}; the first dominates for Laplace and Draper (and BIC), the second for CS "
             "(Sec. 4).", (verdict, evidence, *(f"{reason}. {_peaks_yardstick(section, name)}; "
-                                                f"{GENERATING_UNTESTED}" for reason in why)),
+                                                f"{generating}" for reason in why)),
             [name], THRESHOLD_CHOICES["peaks"], edges=True)
         add(f"c = {c}: the Laplace and Draper curves fall sharply to the right, the CS curve "
             "stays fairly flat (Sec. 4).", claim_cs_flat_right(cell, c), [name],
@@ -2719,12 +2881,12 @@ def _table2_lines(timing: pd.DataFrame, timing_verdicts) -> list[str]:
 
 def comparison_markdown(fits, tables: dict, printed: dict, timing, claim_lists: dict,
                         dimensions_note: str, section: dict, prior_lines=(),
-                        timing_verdicts=()) -> str:
+                        timing_verdicts=(), draw_lines=()) -> str:
     """``comparison.md``: every number beside the paper's under both EM protocols, a section
     per figure drawn (:func:`figure_lines`) and a verdict per claim under each protocol
     (``tables`` and ``claim_lists``: protocol -> :func:`table1`, :func:`claims`; ``printed``:
     the paper's numbers, as for :func:`write_report`; ``timing_verdicts``: Table 2's rows of
-    :func:`table2_rows`, shown under it)."""
+    :func:`table2_rows`, shown under it; ``draw_lines``: :func:`generating_draw_lines`)."""
     lines = ["# Chickering & Heckerman (1996): our results beside the paper's", "",
              "Every number below is computed by this pipeline from the config in force; the "
              "paper's printed values come from `workflow/resources/chickering_heckerman1996/`. "
@@ -2744,6 +2906,7 @@ def comparison_markdown(fits, tables: dict, printed: dict, timing, claim_lists: 
                   _table1_markdown(table, printed["table1"]), ""]
     lines += [new_scores_note(section), ""]
     lines += range_variant_lines(range_variant_table(fits, section, printed["table1"]))
+    lines += list(draw_lines)
     lines += [dimensions_note, ""]
     for protocol in tables:
         subset = own[own.protocol == protocol]
@@ -2864,7 +3027,8 @@ def read_effective_dimensions(path) -> dict:
 
 def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: list,
                  printed: dict, section: dict, comparison_path,
-                 prior_fits: pd.DataFrame | None = None, gold_experiments=None) -> None:
+                 prior_fits: pd.DataFrame | None = None, gold_experiments=None,
+                 draw_fits: pd.DataFrame | None = None) -> None:
     """``comparison.md`` and, beside it, ``verdicts.csv`` (its claims, for REPRODUCTION.md),
     ``tables/`` (Tables 1-2, every fit and the search summary as CSV) and ``figures/``
     (Figures 1-3 for one data set, and mean ± s.d. over data sets), under each EM protocol of
@@ -2876,6 +3040,9 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
     the rows of :func:`fit_prior_variants` for Sec. 3's prior checks, if run.
     ``gold_experiments``: the experiments this run's gold standard scores (None: the run has
     no gold standard), which the explanations point to (:func:`gold_reference`).
+    ``draw_fits``: the fits of the further generating draws (config ``generating_draws``), if
+    run, shown in their own section (:func:`generating_draw_table`) and cited by Table 1's
+    explanations; no other table, figure or claim reads them.
     """
     section = {**section, "gold_standard_experiments": gold_experiments}
     outdir = Path(comparison_path).parent
@@ -2883,6 +3050,10 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
     experiments, models = section["experiments"], section["models"]
     if "protocol" not in fits:
         fits = fits.assign(protocol="paper")
+    if draw_fits is not None and "protocol" not in draw_fits:
+        draw_fits = draw_fits.assign(protocol="paper")
+    draws = generating_draw_table(fits, draw_fits, section, printed["table1"])
+    draw_findings = generating_draw_findings(draws)
 
     def save_csv(frame, name):
         with atomic_output(outdir / "tables" / name) as temporary:
@@ -2914,7 +3085,8 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
         paper = protocol == "paper"
         claim_lists[protocol] = claims(subset, tables[protocol], reality if paper else None,
                                        printed, section, dimension_tables,
-                                       prior_tables if paper else None, protocol)
+                                       prior_tables if paper else None, protocol,
+                                       draw_findings)
     shortfall = search_summary(fits) if len(tables) == len(PROTOCOLS) else None
     if shortfall is not None:
         save_csv(shortfall, "search.csv")
@@ -2933,7 +3105,7 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
         others = {p: t for p, t in tables.items() if p != protocol}
         subset = fits[fits.protocol == protocol]
         explain, contrast = _cell_explainer(subset, protocol, others, printed["table1"],
-                                            shortfall)
+                                            shortfall, draw_findings)
         cells += table1_cell_rows(
             table, printed["table1"], f"Table 1, {PROTOCOLS[protocol]}", explain,
             lambda row, score, subset=subset, protocol=protocol: (
@@ -2947,21 +3119,26 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
                    outdir / "verdicts.csv")
     text = comparison_markdown(fits, tables, printed, timing, claim_lists, dimensions_note,
                                section, _prior_lines(prior_tables, prior_fits, paper_fits,
-                                                     section["prior_alpha"]), timing_verdicts)
+                                                     section["prior_alpha"]), timing_verdicts,
+                               generating_draw_lines(draws))
     atomic_write_text(comparison_path, text)
 
 
 def _cell_explainer(fits: pd.DataFrame, protocol: str, other_tables: dict,
-                    printed_table1: pd.DataFrame, shortfall: pd.DataFrame | None):
+                    printed_table1: pd.DataFrame, shortfall: pd.DataFrame | None,
+                    draw_findings: dict | None = None):
     """``(explain, contrast)`` for :func:`table1_cell_rows` under ``protocol``: the
-    :func:`cell_explanation` of a cell from ``fits`` (that protocol's), and its
+    :func:`cell_explanation` of a cell from ``fits`` (that protocol's) with what further
+    generating draws say of it (``draw_findings``: :func:`generating_draw_findings`), and its
     :func:`protocol_contrast` with the other protocol (``other_tables``: protocol -> its
     Table 1; ``shortfall``: :func:`search_summary`'s table, None without both protocols)."""
     paper = parse_printed_table1(printed_table1)
 
     def explain(ours, score, gap, tolerance):
+        generating = (draw_findings or {}).get((PROTOCOLS[protocol], ours.experiment,
+                                                LABELS[score]), "")
         return cell_explanation(fits[fits.experiment == ours.experiment], score, int(ours.c),
-                                gap, tolerance)
+                                gap, tolerance, generating)
 
     def contrast(ours, score, agrees):
         experiment, parts = ours.experiment, []

@@ -21,4 +21,6 @@ with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
         pd.concat([pd.read_csv(f) for f in inputs.prior], ignore_index=True)
         if inputs.prior else None,
         snakemake.params.gold_experiments,  # noqa: F821
+        pd.concat([pd.read_csv(f) for f in inputs.draws], ignore_index=True)
+        if inputs.draws else None,
     )
