@@ -164,6 +164,27 @@ def test_paper_003_claims_against_the_gold_standard():
     assert verdicts["For large c, Draper does better than CS."] == "not checked"
 
 
+def test_gold_standard_claim_checks_pair_over_the_data_sets():
+    """At c = 16 CS misses the gold standard's model by 0, 2, 2 states and Draper by -1, 1, 1:
+    Draper is one state closer in every data set, which the checks see paired over the data
+    sets (Draper better beyond noise) and two cells' standard errors combined do not."""
+    item = "For large c, Draper does better than CS."
+    paper = _curves(PEAKS, replicates=(1, 2, 3))
+    for replicate, cs, draper in ((1, 4, 3), (2, 6, 5), (3, 6, 5)):
+        at = (paper["experiment"] == "b") & (paper["replicate"] == replicate)
+        for score, peak in (("cs", cs), ("cs_plus", cs), ("draper", draper)):
+            paper.loc[at, score] = -(paper.loc[at, "hidden_states"] - float(peak)) ** 2
+    errors = gs.per_data_set_errors(paper)
+    assert errors[errors.experiment == "b"][["cs", "draper"]].values.tolist() == \
+        [[0, -1], [2, 1], [2, 1]]
+    row = {r["item"]: r for r in gs.paper003_verdict_rows(paper)}[item]
+    assert row["verdict"] == "reproduced" and "paired over the data sets" in row["ours"]
+    # the counterfactual: the cells alone, standard errors combined, cannot tell them apart
+    unpaired = gs.chickering_heckerman1996.claim_draper_beats_cs_for_large_c(
+        gs.table1_against_gold(paper))
+    assert unpaired[0] == "not checked" and "standard errors combined" in unpaired[1]
+
+
 def test_paper_cell_in_parts_gives_the_whole(tmp_path):
     """A data set's test models split over jobs: the parts together are the one-job table, each
     test model's estimate the same (its seed depends on the test model alone)."""

@@ -851,6 +851,17 @@ def table1_against_gold(paper: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def per_data_set_errors(paper: pd.DataFrame) -> pd.DataFrame:
+    """Δc against the gold standard per data set (:func:`selection_errors`), in the form
+    :func:`hiddenbn.experiments.chickering_heckerman1996.selection_errors` gives it (a column
+    per score of its Table 1): its claim checks pair over these data sets, every score being
+    chosen on the same ones."""
+    selection = selection_errors(paper, ["experiment", "replicate"])
+    scores = [s for s in chickering_heckerman1996.TABLE1_SCORES if f"{s}_vs_gold" in selection]
+    return selection[["experiment", "replicate", *(f"{s}_vs_gold" for s in scores)]].rename(
+        columns={f"{s}_vs_gold": s for s in scores})
+
+
 #: What every verdict against the gold standard is judged on.
 GOLD_TERMS = ("judged against the marginal likelihood itself (SMC, see the data sets and standard "
               "errors in findings.md), not against Laplace or our search; a score chooses the "
@@ -956,15 +967,17 @@ def paper003_verdict_rows(paper: pd.DataFrame, doubled: pd.DataFrame | None = No
     unconverged = unconverged_experiments(doubled)
     rest = paper[~paper["experiment"].isin(unconverged)]
     table, table_rest = table1_against_gold(paper), table1_against_gold(rest)
+    errors, errors_rest = per_data_set_errors(paper), per_data_set_errors(rest)
     where = "Paper 003's claims, Δc against the gold standard instead of Laplace"
     few = _few_runs_note(paper) + _doubling_note(doubled)
     rows = []
     for claim, check in chickering_heckerman1996.TABLE1_CLAIMS:
-        result = check(table)
+        result = chickering_heckerman1996.run_table1_check(check, table, errors)
         if result is None:
             continue
         verdict, evidence = result
-        without = check(table_rest) if unconverged and not table_rest.empty else result
+        without = (chickering_heckerman1996.run_table1_check(check, table_rest, errors_rest)
+                   if unconverged and not table_rest.empty else result)
         rows.append(verdict_row(where, claim, "", evidence + few, CLAIM_VERDICTS[verdict],
                                 yardstick_explanation(verdict, without and without[0], paper,
                                                       unconverged)))
