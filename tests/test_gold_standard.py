@@ -185,6 +185,25 @@ def test_gold_standard_claim_checks_pair_over_the_data_sets():
     assert unpaired[0] == "not checked" and "standard errors combined" in unpaired[1]
 
 
+def test_choices_at_an_edge_of_the_test_models_are_named_as_censored():
+    """BIC peaks at 2 and CS at 6, the ends of the test models 2..6: both are censored; with
+    every score inside the range (the counterfactual) no line; a choice of one hidden state,
+    below which no model lies, is no edge."""
+    peaks = {**PEAKS, "cs": 6, "cs_plus": 6}
+    line, _ = gs.range_edge_lines(_curves(peaks))
+    assert line.startswith("* Choices at an edge of the test models") and \
+        "CS = CS+ the highest in 4 of 4 data sets, " in line and \
+        "BIC = BIC+ the lowest in 4 of 4 data sets." in line
+    assert "Δc is a lower bound" in line and "MLED" not in line
+    inside = {**PEAKS, "bic_log_evidence": 3, "bic_plus_log_evidence": 3}
+    assert gs.range_edge_lines(_curves(inside)) == []
+    one = _curves(inside)
+    one["hidden_states"] -= 1  # test models 1..5: BIC's choice of 1 is not censored
+    assert gs.range_edge_lines(one.assign(bic_log_evidence=-(one["hidden_states"] - 1.0) ** 2,
+                                          bic_plus_log_evidence=lambda f: f.bic_log_evidence)) \
+        == []
+
+
 def test_paper_cell_in_parts_gives_the_whole(tmp_path):
     """A data set's test models split over jobs: the parts together are the one-job table, each
     test model's estimate the same (its seed depends on the test model alone)."""

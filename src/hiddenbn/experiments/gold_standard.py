@@ -1370,6 +1370,30 @@ def _fits_line(paper: pd.DataFrame) -> str:
             "003's own report sets the paper's EM protocol beside the search.")
 
 
+def range_edge_lines(frame: pd.DataFrame) -> list[str]:
+    """Where a score (:func:`distinct_scores`, sBIC's variants among them) selects the lowest
+    or highest test model at which it is defined, counted over the data sets of ``frame``
+    (:func:`hiddenbn.experiments.chickering_heckerman1996.range_edges`, per experiment): such
+    a choice is censored, a wider range could only move it further out, so its Δc is a lower
+    bound. The lowest edge counts only above one hidden state, below which no model lies. A
+    bullet, or nothing where no score selects an edge."""
+    experiments = ([cell for _, cell in frame.groupby("experiment")] if "experiment" in frame
+                   else [frame])
+    parts = []
+    for score, label in distinct_scores(frame, variants=True).items():
+        edges = pd.concat([chickering_heckerman1996.range_edges(cell, score)
+                           for cell in experiments], ignore_index=True)
+        for side, word in (("high", "highest"), ("low", "lowest")):
+            hits = int((edges[side] & ((side == "high") | (edges["lowest"] > 1))).sum())
+            if hits:
+                parts.append(f"{label} the {word} in {hits} of {len(edges)} data sets")
+    if not parts:
+        return []
+    return ["* Choices at an edge of the test models (the lowest or highest at which the score "
+            "is defined): " + ", ".join(parts) + ". Such a choice is censored: a wider range "
+            "could only move it further out, so its Δc is a lower bound.", ""]
+
+
 def _gold_set_summary(selection: pd.DataFrame) -> pd.DataFrame:
     """Per experiment, the gold standard's choice (:func:`gold_set`) in each data set and the
     standard error of its maximum: how sharply the yardstick of the Δc table chooses."""
@@ -1851,7 +1875,7 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                                      ["experiment", "replicate"])
         lines += ["* Delta c against the exact choice (mean ± sd over data sets):", "",
                   _markdown(_selection_summary(selection, "_vs_gold", present)), ""]
-        lines += _exact_wbic_sbic_lines(exact)
+        lines += range_edge_lines(exact) + _exact_wbic_sbic_lines(exact)
     if not paper.empty:
         lines += ["## 2. Paper 003's settings against the SMC gold standard", "",
                   _fits_line(paper), ""] + _sampler_lines(paper)
@@ -1887,6 +1911,7 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                      "the smallest mean, not a verdict; section 5 tests over all data sets."
                      if smallest_p_value(data_sets) >= CLAIM_LEVEL else ""), ""]
         lines += _delta_c_lines(selection_errors(paper, ["experiment", "replicate"]), scores)
+        lines += range_edge_lines(paper)
         lines += _errors_figure_lines(paper) + _shapes_figure_lines(paper)
     if not slopes.empty:
         table = fitted_slopes(slopes, rusakov_geiger, bounds)
@@ -2558,6 +2583,7 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
                       f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets)"
                       for row in most.itertuples())
                   + f"; closest in shape: {closest}.", ""]
+        lines += range_edge_lines(frame)
         if frame is paper:
             common = common_data_sets(paper, keys)
             same = common[keys].drop_duplicates()
