@@ -859,8 +859,8 @@ def test_closest_in_shape_names_every_score_within_noise_of_the_best():
     few = _shapes_apart({"laplace": [0.0] * 4, "cs": [1.0] * 4}, replicates=(1, 2))
     assert gs.smallest_p_value(4) == pytest.approx(0.125)
     assert gs._closest_text(*gs.closest_in_shape(few, ["experiment", "replicate"])) == (
-        "Laplace (0.0 nats); 4 data sets are too few for a signed-rank test to tell any two "
-        "scores apart at 0.05 (its smallest p is 0.12)")
+        "Laplace (0.0 nats); 4 data sets are too few for a two-sided signed-rank test to tell "
+        "any two scores apart at 0.05 (its smallest p is 0.12)")
     assert gs.paired_p_value([0.0, 0.0, np.nan]) == 1.0
     # a score missing from a data set is paired over the others, and the text says over how many
     gap = _shapes_apart({"laplace": [0.0] * 8, "cs": [1.0] + [0.0] * 7})

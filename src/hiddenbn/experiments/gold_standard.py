@@ -2122,6 +2122,10 @@ def _rusakov_geiger_lines(table: pd.DataFrame, rusakov_geiger: dict) -> list[str
             side = ("consistent with it" if abs(row.slope - scaled) <= VERDICT_SE * combined
                     else f"{'above' if row.slope > scaled else 'below'} it by more than "
                     f"{VERDICT_SE:g} combined SE")
+            if side == "consistent with it" and consistent_slope(
+                    row.slope, row.slope_se, coefficient, getattr(row, "replicates", None)):
+                side += (f", and with the unscaled {coefficient:g} too (above): these slopes "
+                         "do not tell the heuristic's scaling from none")
             checks.append(f"{row.setting} {scaled:.2f} ± {scaled_se:.2f}, slope "
                           f"{row.slope:.2f} ± {row.slope_se:.2f}: {side}")
         lines.append(f"  * At these N the regular control's slope is {scale:.2f} ± {scale_se:.2f} "
@@ -2368,8 +2372,8 @@ def _closest_text(closest: list, data_sets: int) -> str:
     text = f"{best} ({distance:.1f} nats)"
     smallest = smallest_p_value(data_sets)
     if smallest >= CLAIM_LEVEL:
-        return text + (f"; {data_sets} data sets are too few for a signed-rank test to tell "
-                       f"any two scores apart at {CLAIM_LEVEL:g} (its smallest p is "
+        return text + (f"; {data_sets} data sets are too few for a two-sided signed-rank test to "
+                       f"tell any two scores apart at {CLAIM_LEVEL:g} (its smallest p is "
                        f"{smallest:.2g})")
     if level:
         return text + (", and within noise of it (two-sided signed-rank test paired over the "
