@@ -179,6 +179,16 @@ def test_gold_standard_claim_checks_pair_over_the_data_sets():
         [[0, -1], [2, 1], [2, 1]]
     row = {r["item"]: r for r in gs.paper003_verdict_rows(paper)}[item]
     assert row["verdict"] == "reproduced" and "paired over the data sets" in row["ours"]
+    rows = {r["item"]: r for r in gs.paper003_verdict_rows(paper)}
+    # every row names the choices it rests on, each claim its own thresholds as paper 003's
+    for claim in (item, "Draper and CS are the most accurate."):
+        assert rows[claim]["choices"].startswith(
+            "the gold standard's choice: the test models within 2 combined standard errors of "
+            "its maximum (findings.md section 2 gives each data set's set); data sets 1..3 of "
+            "each experiment") and "2 standard errors as the line" in rows[claim]["choices"]
+    assert "'most accurate' read experiment by experiment" in \
+        rows["Draper and CS are the most accurate."]["choices"]
+    assert "'most accurate'" not in rows[item]["choices"]
     # the counterfactual: the cells alone, standard errors combined, cannot tell them apart
     unpaired = gs.chickering_heckerman1996.claim_draper_beats_cs_for_large_c(
         gs.table1_against_gold(paper))
@@ -403,7 +413,8 @@ def test_the_laplace_verdict_under_the_median_and_the_mean_delta_c():
            "CS+ 5 of 6" in row["ours"]
     assert "by the mean |Δc| instead (section 5's measure; the claim does not say which) it " \
            "is partly reproduced;" in row["explanation"]
-    assert row["choices"].startswith("how |Δc| is summarised over the experiments")
+    assert row["choices"].startswith("the gold standard's choice: the test models within 2 ")
+    assert "; how |Δc| is summarised over the experiments" in row["choices"]
     headline = gs._headline_lines(paper, [])[0]
     assert "ranks 5 of 5, by selection it chooses the gold standard's model in 6 of 6 data " \
            "sets, the most of any score**" in headline

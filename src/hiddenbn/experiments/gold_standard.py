@@ -952,6 +952,17 @@ def _chooses_gold_text(paper: pd.DataFrame, labels) -> str:
                      for label in labels if label in table.index)
 
 
+def gold_choices(paper: pd.DataFrame) -> str:
+    """The choices every verdict against the gold standard rests on: its choice (the set of
+    :func:`gold_set`), the data sets scored and the fits."""
+    replicates = sorted(paper["replicate"].unique())
+    return (f"the gold standard's choice: the test models within {GOLD_SET_SE:g} combined "
+            "standard errors of its maximum (findings.md section 2 gives each data set's set); "
+            f"data sets {state_set_text(replicates)} of each experiment "
+            "(`gold_standard.paper003.replicates`); the fits of the search (paper 003's report "
+            "sets its EM protocol beside them)")
+
+
 def paper003_verdict_rows(paper: pd.DataFrame, doubled: pd.DataFrame | None = None) -> list[dict]:
     """Paper 003's claims about Table 1 judged with the gold standard as the yardstick (the
     same check functions as against Laplace; the gold choice is :func:`gold_set`), and the
@@ -970,6 +981,7 @@ def paper003_verdict_rows(paper: pd.DataFrame, doubled: pd.DataFrame | None = No
     errors, errors_rest = per_data_set_errors(paper), per_data_set_errors(rest)
     where = "Paper 003's claims, Δc against the gold standard instead of Laplace"
     few = _few_runs_note(paper) + _doubling_note(doubled)
+    choices = gold_choices(paper)
     rows = []
     for claim, check in chickering_heckerman1996.TABLE1_CLAIMS:
         result = chickering_heckerman1996.run_table1_check(check, table, errors)
@@ -978,9 +990,13 @@ def paper003_verdict_rows(paper: pd.DataFrame, doubled: pd.DataFrame | None = No
         verdict, evidence = result
         without = (chickering_heckerman1996.run_table1_check(check, table_rest, errors_rest)
                    if unconverged and not table_rest.empty else result)
+        thresholds = [chickering_heckerman1996.THRESHOLD_CHOICES[key] for key in
+                      chickering_heckerman1996.TABLE1_CLAIM_THRESHOLDS.get(check, ())]
         rows.append(verdict_row(where, claim, "", evidence + few, CLAIM_VERDICTS[verdict],
                                 yardstick_explanation(verdict, without and without[0], paper,
-                                                      unconverged)))
+                                                      unconverged),
+                                choices="; ".join([choices, chickering_heckerman1996.NOISE_CHOICE,
+                                                   *thresholds])))
     judged = _laplace_claim(paper)
     if judged is None:
         return rows
@@ -1014,8 +1030,8 @@ def paper003_verdict_rows(paper: pd.DataFrame, doubled: pd.DataFrame | None = No
                     "is no better than it" if rivals else ""), *others,
             yardstick_explanation(verdict, without and without[0]["median"][0], paper,
                                   unconverged)) if part),
-        choices="how |Δc| is summarised over the experiments: median (the verdict) or mean "
-                "(in the explanation where it differs)"))
+        choices=f"{choices}; how |Δc| is summarised over the experiments: median (the "
+                "verdict) or mean (in the explanation where it differs)"))
     return rows
 
 
