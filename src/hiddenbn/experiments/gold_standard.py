@@ -1184,10 +1184,13 @@ def shape_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-#: Looks of the reference lines of :func:`figure_slopes` (black: no score's colour).
-SLOPE_LINES = {"ds_half": ("ds/2", "--"), "de_half": ("de/2", ":"),
-               "rusakov_geiger": ("R-G (ours, by tempering)", "-."),
-               "latent_class_bound": ("Drton-Plummer bound", (0, (6, 2, 1, 2, 1, 2)))}
+#: Looks of the reference lines of :func:`figure_slopes` (black: no score's colour). The
+#: Drton-Plummer bound is a wide pale band under the others: where it equals our R-G
+#: coefficient (no_effect, both 2.5) the two lines coincide and both stay visible.
+SLOPE_LINES = {"ds_half": ("ds/2", {"ls": "--"}), "de_half": ("de/2", {"ls": ":"}),
+               "rusakov_geiger": ("R-G (ours, by tempering)", {"ls": "-."}),
+               "latent_class_bound": ("Drton-Plummer bound",
+                                      {"ls": "-", "lw": 5.0, "alpha": 0.25, "zorder": 1})}
 #: Shades and markers of a slope setting's replicates (grey: no score's colour), one look per
 #: data set up to six (the settings' replicates), each marker its own.
 REPLICATE_LOOKS = (("#222222", "o"), ("#555555", "s"), ("#888888", "^"), ("#222222", "D"),
@@ -1197,9 +1200,11 @@ REPLICATE_LOOKS = (("#222222", "o"), ("#555555", "s"), ("#888888", "^"), ("#2222
 def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
     """``log p(D|theta_ML) - log p(D)`` against ``log N``, one panel per setting (three to a
     row), one line per data set (labelled, ± 2 gold standard errors) and black lines of slope
-    ds/2 (dashed), de/2 (dotted) and, where ``table`` has it, our coefficient after Rusakov &
-    Geiger (dash-dotted; :func:`rusakov_geiger_coefficient`) through the mean at the smallest
-    N."""
+    ds/2 (dashed), de/2 (dotted) and, where ``table`` has them, our coefficient after Rusakov &
+    Geiger (dash-dotted; :func:`rusakov_geiger_coefficient`) and Drton & Plummer's bound (a
+    wide pale band) through the mean at the smallest N (:data:`SLOPE_LINES`); each title gives
+    the slope fitted over all N and over the larger half of N, both of which the verdicts
+    read."""
     settings = sorted(slopes["setting"].unique())
     with plots.style():
         figure, axes = _panel_grid(len(settings), columns=3)
@@ -1216,17 +1221,19 @@ def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
             row = table[table["setting"] == setting].iloc[0]
             x = np.log(np.sort(cell["cases"].unique()))
             y0 = (cell["log_likelihood"] - cell["gold"]).groupby(cell["cases"]).mean().iloc[0]
-            for column, (label, linestyle) in SLOPE_LINES.items():
+            for column, (label, look) in SLOPE_LINES.items():
                 if pd.notna(row.get(column)):  # RG's and DP's only where they apply
-                    ax.plot(x, y0 + row[column] * (x - x[0]), color="black", ls=linestyle,
-                            lw=1.2, label=f"slope {label}")
+                    ax.plot(x, y0 + row[column] * (x - x[0]), label=f"slope {label}",
+                            **{"color": "black", "lw": 1.2, **look})
             coefficient = "".join(f", {short} = {row[column]:g}" for column, short in
                                   (("rusakov_geiger", "RG (ours)"),
                                    ("latent_class_bound", "DP"))
                                   if pd.notna(row.get(column)))
             ax.set_title(f"{setting}: ds/2 = {row['ds_half']:g}, de/2 = {row['de_half']:g}"
                          f"{coefficient}\nfitted slope {row['slope']:.2f} ± "
-                         f"{row['slope_se']:.2f}", fontsize="small")
+                         f"{row['slope_se']:.2f}; N ≥ {row['upper_from_N']}: "
+                         f"{row['slope_upper']:.2f} ± {row['slope_upper_se']:.2f}",
+                         fontsize="small")
             ax.set_xlabel("log N")
         for ax in axes[::3]:
             ax.set_ylabel("log p(D|θ_ML) − log p(D) (nats)")
