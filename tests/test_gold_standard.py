@@ -521,6 +521,19 @@ def test_sbic_takes_the_chain_of_one_to_k_classes():
                        equal_nan=True)
     assert not np.allclose(phis["sbic_phi_1.01_log_evidence"][:4], sbic[:4])
     assert phis["sbic_phi_1.01_log_evidence"][7:].isna().all()
+    # a fraction of the default scales with the items: half of 3.5 for 6 features, half of 5.5
+    # for 10; an absolute phi (the counterfactual) fits the first alone
+    wider = pd.concat([frame[:4], frame[:4].assign(replicate=4, features=10)],
+                      ignore_index=True)
+    half = gs.with_sbic(wider, ["replicate"], [1.75], [0.5, 1.0])
+    column = gs.sbic_fraction_score(0.5)
+    assert column == "sbic_phi_0.5x_log_evidence"
+    assert np.allclose(half[column][:4], latent_class_sbic(log_likelihoods, [2] * 6, 200, 1.75))
+    assert np.allclose(half[column][4:], latent_class_sbic(log_likelihoods, [2] * 10, 200, 2.75))
+    assert np.allclose(half[column][:4], half["sbic_phi_1.75_log_evidence"][:4])
+    assert not np.allclose(half[column][4:], half["sbic_phi_1.75_log_evidence"][4:])
+    assert np.allclose(half[gs.sbic_fraction_score(1.0)], half["sbic_log_evidence"])
+    assert gs.score_labels(half)[column] == "sBIC φ = 0.5 (d₁ + 1)/2"
 
 
 def test_sbic_at_further_phi_is_a_table_column_not_a_drawn_score(unsaved_figures, tmp_path):
@@ -539,7 +552,8 @@ def test_sbic_at_further_phi_is_a_table_column_not_a_drawn_score(unsaved_figures
     assert "sBIC φ = 1.01" not in [text.get_text() for text in legend.get_texts()]
     text = gs.findings(pd.DataFrame(), paper, pd.DataFrame())
     assert "| sBIC | sBIC φ = 1.01 |" in text  # the shape and Δc tables of section 2
-    assert "sBIC φ = x is sBIC at the prior parameter φ = x" in text
+    assert "sBIC is at the sBIC package's prior parameter φ = (d₁ + 1)/2, sBIC φ = x at φ = x " \
+           "and sBIC φ = f (d₁ + 1)/2 at the fraction f of the package's φ" in text
     assert "sBIC φ = x" not in gs.findings(pd.DataFrame(), _curves(PEAKS), pd.DataFrame())
     assert "Closest in shape per experiment (sBIC at the package's φ): a Laplace, b Laplace. " \
            "With at most 2 data sets an experiment is too few" in text
@@ -548,16 +562,19 @@ def test_sbic_at_further_phi_is_a_table_column_not_a_drawn_score(unsaved_figures
 
 
 def test_sbic_by_its_phi_says_where_its_record_holds():
-    table = pd.DataFrame({"score": ["Laplace", "sBIC", "sBIC φ = 1.01", "sBIC φ = 4"],
+    table = pd.DataFrame({"score": ["Laplace", "sBIC", "sBIC φ = 1.01",
+                                    "sBIC φ = 0.5 (d₁ + 1)/2"],
                           "data_sets": 24, "chooses_gold": [1.0, 1.0, 1 / 24, 4 / 24],
                           "chooses_more": [0.0, 0.0, 23 / 24, 20 / 24],
                           "shape_distance": [59.5, 46.8, 35.2, 28.0]})
     paper = pd.DataFrame({"features": [8, 64]})
     line, = gs._sbic_phi_lines(table, paper, 1.01)
-    assert "at the sBIC package's φ = (d₁ + 1)/2 (4.5 to 32.5 here;" in line
+    assert "at the sBIC package's φ = (d₁ + 1)/2 (4.5 to 32.5 here; the package's default, its " \
+           "documentation's tuning) it chooses" in line and "simulations" not in line
     assert "in 100% of 24 data sets (shape distance 46.8 nats); at the fits' own prior φ = 1.01 " \
            "(the Dirichlet parameter Drton & Plummer's bound is stated for) in 4% (more hidden " \
-           "states in 96%; shape distance 35.2 nats); at φ = 4 in 17%" in line
+           "states in 96%; shape distance 35.2 nats); at φ = 0.5 (d₁ + 1)/2 (2.25 to 16.25 " \
+           "here) in 17%" in line
     assert gs._sbic_phi_lines(table.iloc[:2], paper, 1.01) == []  # no further phi
     # without the fits' prior known, every phi is only a number
     line, = gs._sbic_phi_lines(table, paper, None)

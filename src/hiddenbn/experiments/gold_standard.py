@@ -93,8 +93,11 @@ CLAIM_LEVEL = 0.05
 
 
 #: The column of sBIC at a prior parameter ``phi`` other than the ``sBIC`` package's default
-#: (``sbic_log_evidence``'s): ``sbic_phi_1.01_log_evidence`` (:func:`sbic_score`).
+#: (``sbic_log_evidence``'s): ``sbic_phi_1.01_log_evidence`` (:func:`sbic_score`), or at a
+#: fraction of that default, ``sbic_phi_0.5x_log_evidence`` (:func:`sbic_fraction_score`).
 SBIC_VARIANT = re.compile(r"sbic_phi_(.+)_log_evidence")
+#: How a fraction of the package's default phi reads in a label: "0.5 (d₁ + 1)/2".
+DEFAULT_PHI_TEXT = "(d₁ + 1)/2"
 
 
 def sbic_score(phi: float) -> str:
@@ -102,11 +105,18 @@ def sbic_score(phi: float) -> str:
     return f"sbic_phi_{phi:g}_log_evidence"
 
 
+def sbic_fraction_score(fraction: float) -> str:
+    """The column of sBIC at ``fraction`` times the ``sBIC`` package's default phi
+    (:func:`hiddenbn.scores.singular_bic.default_phi`; :data:`SBIC_VARIANT`)."""
+    return f"sbic_phi_{fraction:g}x_log_evidence"
+
+
 def score_labels(frame: pd.DataFrame) -> dict:
     """Every score ``frame`` has a column for, with its label: those of :data:`SCORES`, and
     after sBIC (the package's default phi) sBIC at each further phi, "sBIC φ = 1.01"."""
-    variants = {column: f"{SCORES['sbic_log_evidence']} φ = {match[1]}" for column in frame
-                if (match := SBIC_VARIANT.fullmatch(str(column)))}
+    variants = {column: f"{SCORES['sbic_log_evidence']} φ = "
+                + (f"{match[1][:-1]} {DEFAULT_PHI_TEXT}" if match[1].endswith("x") else match[1])
+                for column in frame if (match := SBIC_VARIANT.fullmatch(str(column)))}
     labels = {}
     for score, label in SCORES.items():
         if score in frame:
@@ -312,16 +322,21 @@ def one_class_log_likelihood(data: Dataset, features: int, alpha: float) -> floa
     return total
 
 
-def with_sbic(frame: pd.DataFrame, keys, phis=()) -> pd.DataFrame:
+def with_sbic(frame: pd.DataFrame, keys, phis=(), fractions=()) -> pd.DataFrame:
     """``frame`` with ``sbic_log_evidence``, the sBIC of each group's (``keys``) test models
     (:func:`hiddenbn.scores.singular_bic.chain_sbic`) at the ``sBIC`` package's default
-    phi, and at each of ``phis`` (columns :func:`sbic_score`). sBIC needs the whole chain of
-    latent class models ``1..K``: a group whose test models start at 2 takes the one-class
-    model's log-likelihood from ``one_class_log_likelihood`` (closed-form,
-    :func:`one_class_log_likelihood`); one that starts higher, or skips a model, gets none
-    (NaN)."""
+    phi, at each of ``phis`` (columns :func:`sbic_score`) and at each of ``fractions`` of
+    that default, which scales with the group's items (columns :func:`sbic_fraction_score`).
+    sBIC needs the whole chain of latent class models ``1..K``: a group whose test models
+    start at 2 takes the one-class model's log-likelihood from ``one_class_log_likelihood``
+    (closed-form, :func:`one_class_log_likelihood`); one that starts higher, or skips a model,
+    gets none (NaN)."""
     frame = frame.copy()
-    columns = {"sbic_log_evidence": None} | {sbic_score(phi): phi for phi in phis}
+    # the phi of each column, given the items: None is the package's default
+    columns = ({"sbic_log_evidence": lambda items: None}
+               | {sbic_score(phi): lambda items, phi=phi: phi for phi in phis}
+               | {sbic_fraction_score(f): lambda items, f=f: f * default_phi(items)
+                  for f in fractions})
     for column in columns:
         frame[column] = np.nan
     for _, group in frame.groupby(keys):
@@ -336,7 +351,7 @@ def with_sbic(frame: pd.DataFrame, keys, phis=()) -> pd.DataFrame:
             continue
         for column, phi in columns.items():
             values = chain_sbic(states, log_likelihoods, items, int(group["cases"].iloc[0]),
-                                phi)
+                                phi(items))
             if values is not None:
                 frame.loc[group.index, column] = values[len(values) - len(group):]
     return frame
@@ -1853,8 +1868,9 @@ def _sbic_variants_note(frame: pd.DataFrame) -> str:
     """What "sBIC φ = x" means, for the first table of a section that shows it."""
     if not any(SBIC_VARIANT.fullmatch(str(column)) for column in frame):
         return ""
-    return ("; sBIC φ = x is sBIC at the prior parameter φ = x, sBIC at the sBIC package's "
-            "φ = (d₁ + 1)/2 (section 5)")
+    return (f"; sBIC is at the sBIC package's prior parameter φ = {DEFAULT_PHI_TEXT}, sBIC "
+            f"φ = x at φ = x and sBIC φ = f {DEFAULT_PHI_TEXT} at the fraction f of the "
+            "package's φ (section 5)")
 
 
 def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
@@ -2588,7 +2604,8 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
              + ("; sBIC φ = x is sBIC at φ = x: "
                 + (f"at the fits' Dirichlet parameter {fits_prior_alpha:g} (the prior of the "
                    "fits and of the gold standard) and " if fits_prior_alpha is not None else "")
-                + "at `gold_standard.sbic_phi`" if any(
+                + f"at the fractions `gold_standard.sbic_phi_fractions` of {DEFAULT_PHI_TEXT}"
+                if any(
                     SBIC_VARIANT.fullmatch(str(column)) for _, frame in parts
                     for column in frame) else "") + ".", ""]
     recommendation = []
@@ -2696,7 +2713,8 @@ def _sbic_phi_lines(table: pd.DataFrame, paper: pd.DataFrame,
     """For which prior parameter phi sBIC's record (:func:`agreement_table`, rows "sBIC" and
     "sBIC φ = x") holds: the ``sBIC`` package's default ``(d_1 + 1)/2``, ranging over the
     experiments' items here, a tuning; Drton & Plummer's bound is stated for the Dirichlet(phi)
-    prior on the class weights, which for these fits is ``fits_prior_alpha``."""
+    prior on the class weights, which for these fits is ``fits_prior_alpha``; a fraction of the
+    default (:func:`sbic_fraction_score`) is given with its range over the experiments."""
     label = SCORES["sbic_log_evidence"]
     rows = table[table["score"].str.startswith(label)]
     variants = rows[rows["score"] != label]
@@ -2713,17 +2731,26 @@ def _sbic_phi_lines(table: pd.DataFrame, paper: pd.DataFrame,
             text = (f"at the fits' own prior φ = {fits_prior_alpha:g} (the Dirichlet parameter "
                     "Drton & Plummer's bound is stated for) in " + text)
         else:
-            text = f"at φ = {row.score.removeprefix(f'{label} φ = ')} in " + text
+            phi = row.score.removeprefix(f"{label} φ = ")
+            if phi.endswith(DEFAULT_PHI_TEXT):  # a fraction of the default: its range here
+                fraction = float(phi.removesuffix(DEFAULT_PHI_TEXT))
+                phi += f" ({_range_text([fraction * value for value in phis])} here)"
+            text = f"at φ = {phi} in " + text
         return text
 
-    ranges = (f"{phis[0]:g}" if len(phis) == 1 else f"{phis[0]:g} to {phis[-1]:g}")
-    return [f"* sBIC by its prior parameter φ: at the sBIC package's φ = (d₁ + 1)/2 "
-            f"({ranges} here; the package's tuning, near the φ ≈ d₁/2 that Drton & Plummer's "
-            "simulations favour) it chooses the gold standard's model in "
+    return [f"* sBIC by its prior parameter φ: at the sBIC package's φ = {DEFAULT_PHI_TEXT} "
+            f"({_range_text(phis)} here; the package's default, its documentation's tuning) it "
+            "chooses the gold standard's model in "
             f"{default.chooses_gold:.0%} of {default.data_sets} data sets (shape distance "
             f"{default.shape_distance:.1f} nats); "
             + "; ".join(record(row) for row in variants.sort_values("chooses_gold")
                         .itertuples()) + "."]
+
+
+def _range_text(values) -> str:
+    """The smallest and largest of ``values``: "4.5 to 32.5", or one value."""
+    low, high = min(values), max(values)
+    return f"{low:g}" if low == high else f"{low:g} to {high:g}"
 
 
 def _read_all(files) -> pd.DataFrame:
@@ -2733,29 +2760,30 @@ def _read_all(files) -> pd.DataFrame:
 
 def write_report(exact_files, paper_files, slope_files, out_dir, large_c=(),
                  doubled_files=(), rusakov_geiger: dict | None = None,
-                 bounds: dict | None = None, sbic_phi=(),
+                 bounds: dict | None = None, sbic_phi_fractions=(),
                  fits_prior_alpha: float | None = None) -> None:
     """Tables (CSV), figures (PNG + PDF) and ``findings.md`` under ``out_dir``; ``large_c``
     names the experiments of ``gold_standard.paper003.large_c``, ``doubled_files`` the
     estimates of some of their data sets made again with twice the particles,
     ``rusakov_geiger`` and ``bounds`` the slope settings' :func:`rusakov_geiger_coefficients`
-    and :func:`latent_class_bounds`. sBIC is computed at the ``sBIC`` package's default phi,
-    at ``fits_prior_alpha`` (the Dirichlet parameter of the fits, the prior Drton & Plummer's
-    bound is stated for) and at each of ``sbic_phi`` (``gold_standard.sbic_phi``)."""
+    and :func:`latent_class_bounds`. sBIC is computed at the ``sBIC`` package's default phi
+    ``(d_1 + 1)/2``, at ``fits_prior_alpha`` (the Dirichlet parameter of the fits, the prior
+    Drton & Plummer's bound is stated for) and at each of ``sbic_phi_fractions``
+    (``gold_standard.sbic_phi_fractions``) times the default, which scales with the items as
+    the default does."""
     out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     exact, paper, slopes = (_read_all(exact_files), _read_all(paper_files),
                             _read_all(slope_files))
-    phis = list(dict.fromkeys(([] if fits_prior_alpha is None else [fits_prior_alpha])
-                              + list(sbic_phi)))
+    phis = [] if fits_prior_alpha is None else [fits_prior_alpha]
     if not exact.empty:
-        exact = with_sbic(exact, ["replicate"], phis)
+        exact = with_sbic(exact, ["replicate"], phis, sbic_phi_fractions)
     if not paper.empty:  # a data set's parts back in test-model order
         paper = paper.sort_values(["experiment", "replicate", "hidden_states"], kind="stable",
                                   ignore_index=True)
         paper = with_sbic(paper, [key for key in ("experiment", "replicate", "protocol")
-                                  if key in paper], phis)
+                                  if key in paper], phis, sbic_phi_fractions)
 
     def save(frame, name):
         with atomic_output(out / "tables" / name) as temporary:
