@@ -164,6 +164,56 @@ def test_paper_003_claims_against_the_gold_standard():
     assert verdicts["For large c, Draper does better than CS."] == "not checked"
 
 
+def test_gold_standard_claim_checks_pair_over_the_data_sets():
+    """At c = 16 CS misses the gold standard's model by 0, 2, 2 states and Draper by -1, 1, 1:
+    Draper is one state closer in every data set, which the checks see paired over the data
+    sets (Draper better beyond noise) and two cells' standard errors combined do not."""
+    item = "For large c, Draper does better than CS."
+    paper = _curves(PEAKS, replicates=(1, 2, 3))
+    for replicate, cs, draper in ((1, 4, 3), (2, 6, 5), (3, 6, 5)):
+        at = (paper["experiment"] == "b") & (paper["replicate"] == replicate)
+        for score, peak in (("cs", cs), ("cs_plus", cs), ("draper", draper)):
+            paper.loc[at, score] = -(paper.loc[at, "hidden_states"] - float(peak)) ** 2
+    errors = gs.per_data_set_errors(paper)
+    assert errors[errors.experiment == "b"][["cs", "draper"]].values.tolist() == \
+        [[0, -1], [2, 1], [2, 1]]
+    row = {r["item"]: r for r in gs.paper003_verdict_rows(paper)}[item]
+    assert row["verdict"] == "reproduced" and "paired over the data sets" in row["ours"]
+    rows = {r["item"]: r for r in gs.paper003_verdict_rows(paper)}
+    # every row names the choices it rests on, each claim its own thresholds as paper 003's
+    for claim in (item, "Draper and CS are the most accurate."):
+        assert rows[claim]["choices"].startswith(
+            "the gold standard's choice: the test models within 2 combined standard errors of "
+            "its maximum (findings.md section 2 gives each data set's set); data sets 1..3 of "
+            "each experiment") and "2 standard errors as the line" in rows[claim]["choices"]
+    assert "'most accurate' read experiment by experiment" in \
+        rows["Draper and CS are the most accurate."]["choices"]
+    assert "'most accurate'" not in rows[item]["choices"]
+    # the counterfactual: the cells alone, standard errors combined, cannot tell them apart
+    unpaired = gs.chickering_heckerman1996.claim_draper_beats_cs_for_large_c(
+        gs.table1_against_gold(paper))
+    assert unpaired[0] == "not checked" and "standard errors combined" in unpaired[1]
+
+
+def test_choices_at_an_edge_of_the_test_models_are_named_as_censored():
+    """BIC peaks at 2 and CS at 6, the ends of the test models 2..6: both are censored; with
+    every score inside the range (the counterfactual) no line; a choice of one hidden state,
+    below which no model lies, is no edge."""
+    peaks = {**PEAKS, "cs": 6, "cs_plus": 6}
+    line, _ = gs.range_edge_lines(_curves(peaks))
+    assert line.startswith("* Choices at an edge of the test models") and \
+        "CS = CS+ the highest in 4 of 4 data sets, " in line and \
+        "BIC = BIC+ the lowest in 4 of 4 data sets." in line
+    assert "Δc is a lower bound" in line and "MLED" not in line
+    inside = {**PEAKS, "bic_log_evidence": 3, "bic_plus_log_evidence": 3}
+    assert gs.range_edge_lines(_curves(inside)) == []
+    one = _curves(inside)
+    one["hidden_states"] -= 1  # test models 1..5: BIC's choice of 1 is not censored
+    assert gs.range_edge_lines(one.assign(bic_log_evidence=-(one["hidden_states"] - 1.0) ** 2,
+                                          bic_plus_log_evidence=lambda f: f.bic_log_evidence)) \
+        == []
+
+
 def test_paper_cell_in_parts_gives_the_whole(tmp_path):
     """A data set's test models split over jobs: the parts together are the one-job table, each
     test model's estimate the same (its seed depends on the test model alone)."""
@@ -363,7 +413,8 @@ def test_the_laplace_verdict_under_the_median_and_the_mean_delta_c():
            "CS+ 5 of 6" in row["ours"]
     assert "by the mean |Δc| instead (section 5's measure; the claim does not say which) it " \
            "is partly reproduced;" in row["explanation"]
-    assert row["choices"].startswith("how |Δc| is summarised over the experiments")
+    assert row["choices"].startswith("the gold standard's choice: the test models within 2 ")
+    assert "; how |Δc| is summarised over the experiments" in row["choices"]
     headline = gs._headline_lines(paper, [])[0]
     assert "ranks 5 of 5, by selection it chooses the gold standard's model in 6 of 6 data " \
            "sets, the most of any score**" in headline
@@ -470,6 +521,19 @@ def test_sbic_takes_the_chain_of_one_to_k_classes():
                        equal_nan=True)
     assert not np.allclose(phis["sbic_phi_1.01_log_evidence"][:4], sbic[:4])
     assert phis["sbic_phi_1.01_log_evidence"][7:].isna().all()
+    # a fraction of the default scales with the items: half of 3.5 for 6 features, half of 5.5
+    # for 10; an absolute phi (the counterfactual) fits the first alone
+    wider = pd.concat([frame[:4], frame[:4].assign(replicate=4, features=10)],
+                      ignore_index=True)
+    half = gs.with_sbic(wider, ["replicate"], [1.75], [0.5, 1.0])
+    column = gs.sbic_fraction_score(0.5)
+    assert column == "sbic_phi_0.5x_log_evidence"
+    assert np.allclose(half[column][:4], latent_class_sbic(log_likelihoods, [2] * 6, 200, 1.75))
+    assert np.allclose(half[column][4:], latent_class_sbic(log_likelihoods, [2] * 10, 200, 2.75))
+    assert np.allclose(half[column][:4], half["sbic_phi_1.75_log_evidence"][:4])
+    assert not np.allclose(half[column][4:], half["sbic_phi_1.75_log_evidence"][4:])
+    assert np.allclose(half[gs.sbic_fraction_score(1.0)], half["sbic_log_evidence"])
+    assert gs.score_labels(half)[column] == "sBIC φ = 0.5 (d₁ + 1)/2"
 
 
 def test_sbic_at_further_phi_is_a_table_column_not_a_drawn_score(unsaved_figures, tmp_path):
@@ -488,7 +552,8 @@ def test_sbic_at_further_phi_is_a_table_column_not_a_drawn_score(unsaved_figures
     assert "sBIC φ = 1.01" not in [text.get_text() for text in legend.get_texts()]
     text = gs.findings(pd.DataFrame(), paper, pd.DataFrame())
     assert "| sBIC | sBIC φ = 1.01 |" in text  # the shape and Δc tables of section 2
-    assert "sBIC φ = x is sBIC at the prior parameter φ = x" in text
+    assert "sBIC is at the sBIC package's prior parameter φ = (d₁ + 1)/2, sBIC φ = x at φ = x " \
+           "and sBIC φ = f (d₁ + 1)/2 at the fraction f of the package's φ" in text
     assert "sBIC φ = x" not in gs.findings(pd.DataFrame(), _curves(PEAKS), pd.DataFrame())
     assert "Closest in shape per experiment (sBIC at the package's φ): a Laplace, b Laplace. " \
            "With at most 2 data sets an experiment is too few" in text
@@ -497,16 +562,19 @@ def test_sbic_at_further_phi_is_a_table_column_not_a_drawn_score(unsaved_figures
 
 
 def test_sbic_by_its_phi_says_where_its_record_holds():
-    table = pd.DataFrame({"score": ["Laplace", "sBIC", "sBIC φ = 1.01", "sBIC φ = 4"],
+    table = pd.DataFrame({"score": ["Laplace", "sBIC", "sBIC φ = 1.01",
+                                    "sBIC φ = 0.5 (d₁ + 1)/2"],
                           "data_sets": 24, "chooses_gold": [1.0, 1.0, 1 / 24, 4 / 24],
                           "chooses_more": [0.0, 0.0, 23 / 24, 20 / 24],
                           "shape_distance": [59.5, 46.8, 35.2, 28.0]})
     paper = pd.DataFrame({"features": [8, 64]})
     line, = gs._sbic_phi_lines(table, paper, 1.01)
-    assert "at the sBIC package's φ = (d₁ + 1)/2 (4.5 to 32.5 here;" in line
+    assert "at the sBIC package's φ = (d₁ + 1)/2 (4.5 to 32.5 here; the package's default, its " \
+           "documentation's tuning) it chooses" in line and "simulations" not in line
     assert "in 100% of 24 data sets (shape distance 46.8 nats); at the fits' own prior φ = 1.01 " \
            "(the Dirichlet parameter Drton & Plummer's bound is stated for) in 4% (more hidden " \
-           "states in 96%; shape distance 35.2 nats); at φ = 4 in 17%" in line
+           "states in 96%; shape distance 35.2 nats); at φ = 0.5 (d₁ + 1)/2 (2.25 to 16.25 " \
+           "here) in 17%" in line
     assert gs._sbic_phi_lines(table.iloc[:2], paper, 1.01) == []  # no further phi
     # without the fits' prior known, every phi is only a number
     line, = gs._sbic_phi_lines(table, paper, None)
@@ -819,8 +887,8 @@ def test_closest_in_shape_names_every_score_within_noise_of_the_best():
     few = _shapes_apart({"laplace": [0.0] * 4, "cs": [1.0] * 4}, replicates=(1, 2))
     assert gs.smallest_p_value(4) == pytest.approx(0.125)
     assert gs._closest_text(*gs.closest_in_shape(few, ["experiment", "replicate"])) == (
-        "Laplace (0.0 nats); 4 data sets are too few for a signed-rank test to tell any two "
-        "scores apart at 0.05 (its smallest p is 0.12)")
+        "Laplace (0.0 nats); 4 data sets are too few for a two-sided signed-rank test to tell "
+        "any two scores apart at 0.05 (its smallest p is 0.12)")
     assert gs.paired_p_value([0.0, 0.0, np.nan]) == 1.0
     # a score missing from a data set is paired over the others, and the text says over how many
     gap = _shapes_apart({"laplace": [0.0] * 8, "cs": [1.0] + [0.0] * 7})

@@ -262,3 +262,37 @@ def test_the_slopes_figure_draws_six_data_sets_alike_in_none(monkeypatch, tmp_pa
     assert len(set(looks())) == 6
     monkeypatch.setattr(gs, "REPLICATE_LOOKS", gs.REPLICATE_LOOKS[:3])
     assert len(set(looks())) == 3
+
+
+def test_the_slopes_figure_tells_the_two_coefficients_apart_and_titles_both_slopes(
+        monkeypatch, tmp_path):
+    """Our R-G coefficient and Drton-Plummer's bound, both 2.5 (as in no_effect): the two lines
+    coincide, so they differ in more than the dash (width and shade), and each title gives the
+    slope over the larger half of N beside the slope over all N; drawn alike (the
+    counterfactual) they cannot be told apart."""
+    import matplotlib.pyplot as plt
+
+    figures = []
+    monkeypatch.setattr(gs.plots, "save_figure", lambda figure, path: figures.append(figure))
+    slopes = synthetic_slopes(5.0)
+    table = gs.fitted_slopes(slopes).assign(rusakov_geiger=2.5, latent_class_bound=2.5)
+
+    def lines():
+        gs.figure_slopes(slopes, table, tmp_path / "slopes")
+        panel = figures[-1].axes[0]
+        found = {line.get_label(): (line.get_linewidth(), line.get_alpha(), line.get_linestyle())
+                 for line in panel.lines if line.get_label().startswith("slope ")}
+        title = panel.get_title()
+        plt.close(figures[-1])
+        return found["slope R-G (ours, by tempering)"], \
+            found["slope Drton-Plummer bound"], title
+
+    rusakov_geiger, drton_plummer, title = lines()
+    assert rusakov_geiger[:2] != drton_plummer[:2]
+    row = table.iloc[0]
+    assert f"fitted slope {row.slope:.2f} ± {row.slope_se:.2f}; N ≥ {row.upper_from_N}: " \
+           f"{row.slope_upper:.2f} ± {row.slope_upper_se:.2f}" in title
+    monkeypatch.setitem(gs.SLOPE_LINES, "latent_class_bound",
+                        ("Drton-Plummer bound", {"ls": "-."}))
+    rusakov_geiger, drton_plummer, _ = lines()
+    assert rusakov_geiger == drton_plummer

@@ -103,7 +103,13 @@ def test_the_verdict_passes_on_a_matching_slope_and_fails_on_a_counterfactual():
     scaled = gs.findings(pd.DataFrame(), pd.DataFrame(), pd.concat(
         [synthetic(2.36, "no_effect"), synthetic(2.5, "regular"), synthetic(6.0, "autoclass")]),
         rusakov_geiger=coefficients)
-    assert "no_effect 2.36 ± 0.03, slope 2.36 ± 0.06: consistent with it" in scaled
+    # within noise of the unscaled 2.5 as well: the slopes do not tell scaling from none
+    assert "no_effect 2.36 ± 0.03, slope 2.36 ± 0.06: consistent with it, and with the unscaled " \
+           "2.5 too (above): these slopes do not tell the heuristic's scaling from none" in scaled
+    tight = gs.findings(pd.DataFrame(), pd.DataFrame(), pd.concat(
+        [synthetic(2.36, "no_effect", spread=(-0.03, -0.01, 0.01, 0.03)),
+         synthetic(2.5, "regular"), synthetic(6.0, "autoclass")]), rusakov_geiger=coefficients)
+    assert "slope 2.36 ± 0.01: consistent with it;" in tight and "unscaled" not in tight
     assert "regular control's slope" not in gs.findings(
         pd.DataFrame(), pd.DataFrame(), slopes[slopes.setting == "no_effect"],
         rusakov_geiger=coefficients)

@@ -213,9 +213,9 @@ rule gold_standard_report:
         # the slope settings' specs and prior give Rusakov & Geiger's coefficients
         slope_settings=GOLD_STANDARD["slope"]["settings"],
         prior_alpha=GOLD_STANDARD["prior_alpha"],
-        # sBIC at these phi and at the prior of the fits it scores; the report's alone, so that
-        # a change remakes no estimate
-        sbic_phi=GOLD_STANDARD["sbic_phi"],
+        # sBIC at these fractions of the package's phi and at the prior of the fits it scores;
+        # the report's alone, so that a change remakes no estimate
+        sbic_phi_fractions=GOLD_STANDARD["sbic_phi_fractions"],
         fits_prior_alpha=CHICKERING_HECKERMAN1996_FIT_SETTINGS["prior_alpha"],
     script:
         "../scripts/gold_standard/report.py"

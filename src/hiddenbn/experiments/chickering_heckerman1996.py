@@ -1587,6 +1587,10 @@ TABLE1_CLAIM_INPUTS = {
     claim_draper_beats_cs_for_large_c: (("draper", "cs"), LARGE_C),
     claim_cs_mled_almost_same: (("cs", "mled"), 0),
 }
+#: The thresholds (keys of :data:`THRESHOLD_CHOICES`) a claim of :data:`TABLE1_CLAIMS` reads
+#: besides :data:`NOISE_CHOICE`, for its verdict's choices.
+TABLE1_CLAIM_THRESHOLDS = {claim_cs_mled_almost_same: ("small_n",),
+                           claim_draper_cs_most_accurate: ("accuracy",)}
 #: The checks that compare two scores' errors, paired over the data sets when given them.
 PAIRED_CHECKS = (claim_draper_cs_most_accurate, claim_draper_beats_cs_for_large_c,
                  claim_cs_mled_almost_same)
@@ -2418,9 +2422,8 @@ def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None
         scores, smallest_c = TABLE1_CLAIM_INPUTS[check]
         add(claim, run_table1_check(check, table, errors),
             list(table.experiment[table.c >= smallest_c]), NOISE_CHOICE,
-            *((THRESHOLD_CHOICES["small_n"],) if check is claim_cs_mled_almost_same else ()),
-            *((THRESHOLD_CHOICES["accuracy"],) if check is claim_draper_cs_most_accurate
-              else ()), edges=True, scores=("laplace", *scores))
+            *(THRESHOLD_CHOICES[key] for key in TABLE1_CLAIM_THRESHOLDS.get(check, ())),
+            edges=True, scores=("laplace", *scores))
     # experiments that share their data sets share their fits: each fit is counted once
     own = distinct_fits(fits, table)
     add(f"EM converged in all but {int(section3['runs'] - section3['converged_runs'])} of the "

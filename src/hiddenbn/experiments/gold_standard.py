@@ -93,8 +93,11 @@ CLAIM_LEVEL = 0.05
 
 
 #: The column of sBIC at a prior parameter ``phi`` other than the ``sBIC`` package's default
-#: (``sbic_log_evidence``'s): ``sbic_phi_1.01_log_evidence`` (:func:`sbic_score`).
+#: (``sbic_log_evidence``'s): ``sbic_phi_1.01_log_evidence`` (:func:`sbic_score`), or at a
+#: fraction of that default, ``sbic_phi_0.5x_log_evidence`` (:func:`sbic_fraction_score`).
 SBIC_VARIANT = re.compile(r"sbic_phi_(.+)_log_evidence")
+#: How a fraction of the package's default phi reads in a label: "0.5 (d₁ + 1)/2".
+DEFAULT_PHI_TEXT = "(d₁ + 1)/2"
 
 
 def sbic_score(phi: float) -> str:
@@ -102,11 +105,18 @@ def sbic_score(phi: float) -> str:
     return f"sbic_phi_{phi:g}_log_evidence"
 
 
+def sbic_fraction_score(fraction: float) -> str:
+    """The column of sBIC at ``fraction`` times the ``sBIC`` package's default phi
+    (:func:`hiddenbn.scores.singular_bic.default_phi`; :data:`SBIC_VARIANT`)."""
+    return f"sbic_phi_{fraction:g}x_log_evidence"
+
+
 def score_labels(frame: pd.DataFrame) -> dict:
     """Every score ``frame`` has a column for, with its label: those of :data:`SCORES`, and
     after sBIC (the package's default phi) sBIC at each further phi, "sBIC φ = 1.01"."""
-    variants = {column: f"{SCORES['sbic_log_evidence']} φ = {match[1]}" for column in frame
-                if (match := SBIC_VARIANT.fullmatch(str(column)))}
+    variants = {column: f"{SCORES['sbic_log_evidence']} φ = "
+                + (f"{match[1][:-1]} {DEFAULT_PHI_TEXT}" if match[1].endswith("x") else match[1])
+                for column in frame if (match := SBIC_VARIANT.fullmatch(str(column)))}
     labels = {}
     for score, label in SCORES.items():
         if score in frame:
@@ -312,16 +322,21 @@ def one_class_log_likelihood(data: Dataset, features: int, alpha: float) -> floa
     return total
 
 
-def with_sbic(frame: pd.DataFrame, keys, phis=()) -> pd.DataFrame:
+def with_sbic(frame: pd.DataFrame, keys, phis=(), fractions=()) -> pd.DataFrame:
     """``frame`` with ``sbic_log_evidence``, the sBIC of each group's (``keys``) test models
     (:func:`hiddenbn.scores.singular_bic.chain_sbic`) at the ``sBIC`` package's default
-    phi, and at each of ``phis`` (columns :func:`sbic_score`). sBIC needs the whole chain of
-    latent class models ``1..K``: a group whose test models start at 2 takes the one-class
-    model's log-likelihood from ``one_class_log_likelihood`` (closed-form,
-    :func:`one_class_log_likelihood`); one that starts higher, or skips a model, gets none
-    (NaN)."""
+    phi, at each of ``phis`` (columns :func:`sbic_score`) and at each of ``fractions`` of
+    that default, which scales with the group's items (columns :func:`sbic_fraction_score`).
+    sBIC needs the whole chain of latent class models ``1..K``: a group whose test models
+    start at 2 takes the one-class model's log-likelihood from ``one_class_log_likelihood``
+    (closed-form, :func:`one_class_log_likelihood`); one that starts higher, or skips a model,
+    gets none (NaN)."""
     frame = frame.copy()
-    columns = {"sbic_log_evidence": None} | {sbic_score(phi): phi for phi in phis}
+    # the phi of each column, given the items: None is the package's default
+    columns = ({"sbic_log_evidence": lambda items: None}
+               | {sbic_score(phi): lambda items, phi=phi: phi for phi in phis}
+               | {sbic_fraction_score(f): lambda items, f=f: f * default_phi(items)
+                  for f in fractions})
     for column in columns:
         frame[column] = np.nan
     for _, group in frame.groupby(keys):
@@ -336,7 +351,7 @@ def with_sbic(frame: pd.DataFrame, keys, phis=()) -> pd.DataFrame:
             continue
         for column, phi in columns.items():
             values = chain_sbic(states, log_likelihoods, items, int(group["cases"].iloc[0]),
-                                phi)
+                                phi(items))
             if values is not None:
                 frame.loc[group.index, column] = values[len(values) - len(group):]
     return frame
@@ -851,6 +866,17 @@ def table1_against_gold(paper: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def per_data_set_errors(paper: pd.DataFrame) -> pd.DataFrame:
+    """Δc against the gold standard per data set (:func:`selection_errors`), in the form
+    :func:`hiddenbn.experiments.chickering_heckerman1996.selection_errors` gives it (a column
+    per score of its Table 1): its claim checks pair over these data sets, every score being
+    chosen on the same ones."""
+    selection = selection_errors(paper, ["experiment", "replicate"])
+    scores = [s for s in chickering_heckerman1996.TABLE1_SCORES if f"{s}_vs_gold" in selection]
+    return selection[["experiment", "replicate", *(f"{s}_vs_gold" for s in scores)]].rename(
+        columns={f"{s}_vs_gold": s for s in scores})
+
+
 #: What every verdict against the gold standard is judged on.
 GOLD_TERMS = ("judged against the marginal likelihood itself (SMC, see the data sets and standard "
               "errors in findings.md), not against Laplace or our search; a score chooses the "
@@ -941,6 +967,17 @@ def _chooses_gold_text(paper: pd.DataFrame, labels) -> str:
                      for label in labels if label in table.index)
 
 
+def gold_choices(paper: pd.DataFrame) -> str:
+    """The choices every verdict against the gold standard rests on: its choice (the set of
+    :func:`gold_set`), the data sets scored and the fits."""
+    replicates = sorted(paper["replicate"].unique())
+    return (f"the gold standard's choice: the test models within {GOLD_SET_SE:g} combined "
+            "standard errors of its maximum (findings.md section 2 gives each data set's set); "
+            f"data sets {state_set_text(replicates)} of each experiment "
+            "(`gold_standard.paper003.replicates`); the fits of the search (paper 003's report "
+            "sets its EM protocol beside them)")
+
+
 def paper003_verdict_rows(paper: pd.DataFrame, doubled: pd.DataFrame | None = None) -> list[dict]:
     """Paper 003's claims about Table 1 judged with the gold standard as the yardstick (the
     same check functions as against Laplace; the gold choice is :func:`gold_set`), and the
@@ -956,18 +993,25 @@ def paper003_verdict_rows(paper: pd.DataFrame, doubled: pd.DataFrame | None = No
     unconverged = unconverged_experiments(doubled)
     rest = paper[~paper["experiment"].isin(unconverged)]
     table, table_rest = table1_against_gold(paper), table1_against_gold(rest)
+    errors, errors_rest = per_data_set_errors(paper), per_data_set_errors(rest)
     where = "Paper 003's claims, Δc against the gold standard instead of Laplace"
     few = _few_runs_note(paper) + _doubling_note(doubled)
+    choices = gold_choices(paper)
     rows = []
     for claim, check in chickering_heckerman1996.TABLE1_CLAIMS:
-        result = check(table)
+        result = chickering_heckerman1996.run_table1_check(check, table, errors)
         if result is None:
             continue
         verdict, evidence = result
-        without = check(table_rest) if unconverged and not table_rest.empty else result
+        without = (chickering_heckerman1996.run_table1_check(check, table_rest, errors_rest)
+                   if unconverged and not table_rest.empty else result)
+        thresholds = [chickering_heckerman1996.THRESHOLD_CHOICES[key] for key in
+                      chickering_heckerman1996.TABLE1_CLAIM_THRESHOLDS.get(check, ())]
         rows.append(verdict_row(where, claim, "", evidence + few, CLAIM_VERDICTS[verdict],
                                 yardstick_explanation(verdict, without and without[0], paper,
-                                                      unconverged)))
+                                                      unconverged),
+                                choices="; ".join([choices, chickering_heckerman1996.NOISE_CHOICE,
+                                                   *thresholds])))
     judged = _laplace_claim(paper)
     if judged is None:
         return rows
@@ -1001,8 +1045,8 @@ def paper003_verdict_rows(paper: pd.DataFrame, doubled: pd.DataFrame | None = No
                     "is no better than it" if rivals else ""), *others,
             yardstick_explanation(verdict, without and without[0]["median"][0], paper,
                                   unconverged)) if part),
-        choices="how |Δc| is summarised over the experiments: median (the verdict) or mean "
-                "(in the explanation where it differs)"))
+        choices=f"{choices}; how |Δc| is summarised over the experiments: median (the "
+                "verdict) or mean (in the explanation where it differs)"))
     return rows
 
 
@@ -1155,10 +1199,13 @@ def shape_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-#: Looks of the reference lines of :func:`figure_slopes` (black: no score's colour).
-SLOPE_LINES = {"ds_half": ("ds/2", "--"), "de_half": ("de/2", ":"),
-               "rusakov_geiger": ("R-G (ours, by tempering)", "-."),
-               "latent_class_bound": ("Drton-Plummer bound", (0, (6, 2, 1, 2, 1, 2)))}
+#: Looks of the reference lines of :func:`figure_slopes` (black: no score's colour). The
+#: Drton-Plummer bound is a wide pale band under the others: where it equals our R-G
+#: coefficient (no_effect, both 2.5) the two lines coincide and both stay visible.
+SLOPE_LINES = {"ds_half": ("ds/2", {"ls": "--"}), "de_half": ("de/2", {"ls": ":"}),
+               "rusakov_geiger": ("R-G (ours, by tempering)", {"ls": "-."}),
+               "latent_class_bound": ("Drton-Plummer bound",
+                                      {"ls": "-", "lw": 5.0, "alpha": 0.25, "zorder": 1})}
 #: Shades and markers of a slope setting's replicates (grey: no score's colour), one look per
 #: data set up to six (the settings' replicates), each marker its own.
 REPLICATE_LOOKS = (("#222222", "o"), ("#555555", "s"), ("#888888", "^"), ("#222222", "D"),
@@ -1168,9 +1215,11 @@ REPLICATE_LOOKS = (("#222222", "o"), ("#555555", "s"), ("#888888", "^"), ("#2222
 def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
     """``log p(D|theta_ML) - log p(D)`` against ``log N``, one panel per setting (three to a
     row), one line per data set (labelled, ± 2 gold standard errors) and black lines of slope
-    ds/2 (dashed), de/2 (dotted) and, where ``table`` has it, our coefficient after Rusakov &
-    Geiger (dash-dotted; :func:`rusakov_geiger_coefficient`) through the mean at the smallest
-    N."""
+    ds/2 (dashed), de/2 (dotted) and, where ``table`` has them, our coefficient after Rusakov &
+    Geiger (dash-dotted; :func:`rusakov_geiger_coefficient`) and Drton & Plummer's bound (a
+    wide pale band) through the mean at the smallest N (:data:`SLOPE_LINES`); each title gives
+    the slope fitted over all N and over the larger half of N, both of which the verdicts
+    read."""
     settings = sorted(slopes["setting"].unique())
     with plots.style():
         figure, axes = _panel_grid(len(settings), columns=3)
@@ -1187,17 +1236,19 @@ def figure_slopes(slopes: pd.DataFrame, table: pd.DataFrame, path) -> None:
             row = table[table["setting"] == setting].iloc[0]
             x = np.log(np.sort(cell["cases"].unique()))
             y0 = (cell["log_likelihood"] - cell["gold"]).groupby(cell["cases"]).mean().iloc[0]
-            for column, (label, linestyle) in SLOPE_LINES.items():
+            for column, (label, look) in SLOPE_LINES.items():
                 if pd.notna(row.get(column)):  # RG's and DP's only where they apply
-                    ax.plot(x, y0 + row[column] * (x - x[0]), color="black", ls=linestyle,
-                            lw=1.2, label=f"slope {label}")
+                    ax.plot(x, y0 + row[column] * (x - x[0]), label=f"slope {label}",
+                            **{"color": "black", "lw": 1.2, **look})
             coefficient = "".join(f", {short} = {row[column]:g}" for column, short in
                                   (("rusakov_geiger", "RG (ours)"),
                                    ("latent_class_bound", "DP"))
                                   if pd.notna(row.get(column)))
             ax.set_title(f"{setting}: ds/2 = {row['ds_half']:g}, de/2 = {row['de_half']:g}"
                          f"{coefficient}\nfitted slope {row['slope']:.2f} ± "
-                         f"{row['slope_se']:.2f}", fontsize="small")
+                         f"{row['slope_se']:.2f}; N ≥ {row['upper_from_N']}: "
+                         f"{row['slope_upper']:.2f} ± {row['slope_upper_se']:.2f}",
+                         fontsize="small")
             ax.set_xlabel("log N")
         for ax in axes[::3]:
             ax.set_ylabel("log p(D|θ_ML) − log p(D) (nats)")
@@ -1355,6 +1406,30 @@ def _fits_line(paper: pd.DataFrame) -> str:
             "averages over all of an experiment's data sets and its companion under the paper's "
             "EM protocol over other fits, so their means differ from the ones below. Paper "
             "003's own report sets the paper's EM protocol beside the search.")
+
+
+def range_edge_lines(frame: pd.DataFrame) -> list[str]:
+    """Where a score (:func:`distinct_scores`, sBIC's variants among them) selects the lowest
+    or highest test model at which it is defined, counted over the data sets of ``frame``
+    (:func:`hiddenbn.experiments.chickering_heckerman1996.range_edges`, per experiment): such
+    a choice is censored, a wider range could only move it further out, so its Δc is a lower
+    bound. The lowest edge counts only above one hidden state, below which no model lies. A
+    bullet, or nothing where no score selects an edge."""
+    experiments = ([cell for _, cell in frame.groupby("experiment")] if "experiment" in frame
+                   else [frame])
+    parts = []
+    for score, label in distinct_scores(frame, variants=True).items():
+        edges = pd.concat([chickering_heckerman1996.range_edges(cell, score)
+                           for cell in experiments], ignore_index=True)
+        for side, word in (("high", "highest"), ("low", "lowest")):
+            hits = int((edges[side] & ((side == "high") | (edges["lowest"] > 1))).sum())
+            if hits:
+                parts.append(f"{label} the {word} in {hits} of {len(edges)} data sets")
+    if not parts:
+        return []
+    return ["* Choices at an edge of the test models (the lowest or highest at which the score "
+            "is defined): " + ", ".join(parts) + ". Such a choice is censored: a wider range "
+            "could only move it further out, so its Δc is a lower bound.", ""]
 
 
 def _gold_set_summary(selection: pd.DataFrame) -> pd.DataFrame:
@@ -1793,8 +1868,9 @@ def _sbic_variants_note(frame: pd.DataFrame) -> str:
     """What "sBIC φ = x" means, for the first table of a section that shows it."""
     if not any(SBIC_VARIANT.fullmatch(str(column)) for column in frame):
         return ""
-    return ("; sBIC φ = x is sBIC at the prior parameter φ = x, sBIC at the sBIC package's "
-            "φ = (d₁ + 1)/2 (section 5)")
+    return (f"; sBIC is at the sBIC package's prior parameter φ = {DEFAULT_PHI_TEXT}, sBIC "
+            f"φ = x at φ = x and sBIC φ = f {DEFAULT_PHI_TEXT} at the fraction f of the "
+            "package's φ (section 5)")
 
 
 def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
@@ -1838,7 +1914,7 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                                      ["experiment", "replicate"])
         lines += ["* Delta c against the exact choice (mean ± sd over data sets):", "",
                   _markdown(_selection_summary(selection, "_vs_gold", present)), ""]
-        lines += _exact_wbic_sbic_lines(exact)
+        lines += range_edge_lines(exact) + _exact_wbic_sbic_lines(exact)
     if not paper.empty:
         lines += ["## 2. Paper 003's settings against the SMC gold standard", "",
                   _fits_line(paper), ""] + _sampler_lines(paper)
@@ -1874,6 +1950,7 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                      "the smallest mean, not a verdict; section 5 tests over all data sets."
                      if smallest_p_value(data_sets) >= CLAIM_LEVEL else ""), ""]
         lines += _delta_c_lines(selection_errors(paper, ["experiment", "replicate"]), scores)
+        lines += range_edge_lines(paper)
         lines += _errors_figure_lines(paper) + _shapes_figure_lines(paper)
     if not slopes.empty:
         table = fitted_slopes(slopes, rusakov_geiger, bounds)
@@ -2084,6 +2161,10 @@ def _rusakov_geiger_lines(table: pd.DataFrame, rusakov_geiger: dict) -> list[str
             side = ("consistent with it" if abs(row.slope - scaled) <= VERDICT_SE * combined
                     else f"{'above' if row.slope > scaled else 'below'} it by more than "
                     f"{VERDICT_SE:g} combined SE")
+            if side == "consistent with it" and consistent_slope(
+                    row.slope, row.slope_se, coefficient, getattr(row, "replicates", None)):
+                side += (f", and with the unscaled {coefficient:g} too (above): these slopes "
+                         "do not tell the heuristic's scaling from none")
             checks.append(f"{row.setting} {scaled:.2f} ± {scaled_se:.2f}, slope "
                           f"{row.slope:.2f} ± {row.slope_se:.2f}: {side}")
         lines.append(f"  * At these N the regular control's slope is {scale:.2f} ± {scale_se:.2f} "
@@ -2330,8 +2411,8 @@ def _closest_text(closest: list, data_sets: int) -> str:
     text = f"{best} ({distance:.1f} nats)"
     smallest = smallest_p_value(data_sets)
     if smallest >= CLAIM_LEVEL:
-        return text + (f"; {data_sets} data sets are too few for a signed-rank test to tell "
-                       f"any two scores apart at {CLAIM_LEVEL:g} (its smallest p is "
+        return text + (f"; {data_sets} data sets are too few for a two-sided signed-rank test to "
+                       f"tell any two scores apart at {CLAIM_LEVEL:g} (its smallest p is "
                        f"{smallest:.2g})")
     if level:
         return text + (", and within noise of it (two-sided signed-rank test paired over the "
@@ -2523,7 +2604,8 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
              + ("; sBIC φ = x is sBIC at φ = x: "
                 + (f"at the fits' Dirichlet parameter {fits_prior_alpha:g} (the prior of the "
                    "fits and of the gold standard) and " if fits_prior_alpha is not None else "")
-                + "at `gold_standard.sbic_phi`" if any(
+                + f"at the fractions `gold_standard.sbic_phi_fractions` of {DEFAULT_PHI_TEXT}"
+                if any(
                     SBIC_VARIANT.fullmatch(str(column)) for _, frame in parts
                     for column in frame) else "") + ".", ""]
     recommendation = []
@@ -2545,6 +2627,7 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
                       f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets)"
                       for row in most.itertuples())
                   + f"; closest in shape: {closest}.", ""]
+        lines += range_edge_lines(frame)
         if frame is paper:
             common = common_data_sets(paper, keys)
             same = common[keys].drop_duplicates()
@@ -2630,7 +2713,8 @@ def _sbic_phi_lines(table: pd.DataFrame, paper: pd.DataFrame,
     """For which prior parameter phi sBIC's record (:func:`agreement_table`, rows "sBIC" and
     "sBIC φ = x") holds: the ``sBIC`` package's default ``(d_1 + 1)/2``, ranging over the
     experiments' items here, a tuning; Drton & Plummer's bound is stated for the Dirichlet(phi)
-    prior on the class weights, which for these fits is ``fits_prior_alpha``."""
+    prior on the class weights, which for these fits is ``fits_prior_alpha``; a fraction of the
+    default (:func:`sbic_fraction_score`) is given with its range over the experiments."""
     label = SCORES["sbic_log_evidence"]
     rows = table[table["score"].str.startswith(label)]
     variants = rows[rows["score"] != label]
@@ -2647,17 +2731,26 @@ def _sbic_phi_lines(table: pd.DataFrame, paper: pd.DataFrame,
             text = (f"at the fits' own prior φ = {fits_prior_alpha:g} (the Dirichlet parameter "
                     "Drton & Plummer's bound is stated for) in " + text)
         else:
-            text = f"at φ = {row.score.removeprefix(f'{label} φ = ')} in " + text
+            phi = row.score.removeprefix(f"{label} φ = ")
+            if phi.endswith(DEFAULT_PHI_TEXT):  # a fraction of the default: its range here
+                fraction = float(phi.removesuffix(DEFAULT_PHI_TEXT))
+                phi += f" ({_range_text([fraction * value for value in phis])} here)"
+            text = f"at φ = {phi} in " + text
         return text
 
-    ranges = (f"{phis[0]:g}" if len(phis) == 1 else f"{phis[0]:g} to {phis[-1]:g}")
-    return [f"* sBIC by its prior parameter φ: at the sBIC package's φ = (d₁ + 1)/2 "
-            f"({ranges} here; the package's tuning, near the φ ≈ d₁/2 that Drton & Plummer's "
-            "simulations favour) it chooses the gold standard's model in "
+    return [f"* sBIC by its prior parameter φ: at the sBIC package's φ = {DEFAULT_PHI_TEXT} "
+            f"({_range_text(phis)} here; the package's default, its documentation's tuning) it "
+            "chooses the gold standard's model in "
             f"{default.chooses_gold:.0%} of {default.data_sets} data sets (shape distance "
             f"{default.shape_distance:.1f} nats); "
             + "; ".join(record(row) for row in variants.sort_values("chooses_gold")
                         .itertuples()) + "."]
+
+
+def _range_text(values) -> str:
+    """The smallest and largest of ``values``: "4.5 to 32.5", or one value."""
+    low, high = min(values), max(values)
+    return f"{low:g}" if low == high else f"{low:g} to {high:g}"
 
 
 def _read_all(files) -> pd.DataFrame:
@@ -2667,29 +2760,30 @@ def _read_all(files) -> pd.DataFrame:
 
 def write_report(exact_files, paper_files, slope_files, out_dir, large_c=(),
                  doubled_files=(), rusakov_geiger: dict | None = None,
-                 bounds: dict | None = None, sbic_phi=(),
+                 bounds: dict | None = None, sbic_phi_fractions=(),
                  fits_prior_alpha: float | None = None) -> None:
     """Tables (CSV), figures (PNG + PDF) and ``findings.md`` under ``out_dir``; ``large_c``
     names the experiments of ``gold_standard.paper003.large_c``, ``doubled_files`` the
     estimates of some of their data sets made again with twice the particles,
     ``rusakov_geiger`` and ``bounds`` the slope settings' :func:`rusakov_geiger_coefficients`
-    and :func:`latent_class_bounds`. sBIC is computed at the ``sBIC`` package's default phi,
-    at ``fits_prior_alpha`` (the Dirichlet parameter of the fits, the prior Drton & Plummer's
-    bound is stated for) and at each of ``sbic_phi`` (``gold_standard.sbic_phi``)."""
+    and :func:`latent_class_bounds`. sBIC is computed at the ``sBIC`` package's default phi
+    ``(d_1 + 1)/2``, at ``fits_prior_alpha`` (the Dirichlet parameter of the fits, the prior
+    Drton & Plummer's bound is stated for) and at each of ``sbic_phi_fractions``
+    (``gold_standard.sbic_phi_fractions``) times the default, which scales with the items as
+    the default does."""
     out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     exact, paper, slopes = (_read_all(exact_files), _read_all(paper_files),
                             _read_all(slope_files))
-    phis = list(dict.fromkeys(([] if fits_prior_alpha is None else [fits_prior_alpha])
-                              + list(sbic_phi)))
+    phis = [] if fits_prior_alpha is None else [fits_prior_alpha]
     if not exact.empty:
-        exact = with_sbic(exact, ["replicate"], phis)
+        exact = with_sbic(exact, ["replicate"], phis, sbic_phi_fractions)
     if not paper.empty:  # a data set's parts back in test-model order
         paper = paper.sort_values(["experiment", "replicate", "hidden_states"], kind="stable",
                                   ignore_index=True)
         paper = with_sbic(paper, [key for key in ("experiment", "replicate", "protocol")
-                                  if key in paper], phis)
+                                  if key in paper], phis, sbic_phi_fractions)
 
     def save(frame, name):
         with atomic_output(out / "tables" / name) as temporary:

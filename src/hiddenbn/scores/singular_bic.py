@@ -43,10 +43,9 @@ the ``j`` classes of the truth cost their ``j d_1 + j - 1`` parameters, and each
 own item parameters), whichever is less. sBIC takes the bound for the coefficient
 (:func:`latent_class_learning_coefficients`, the package's ``learnCoef``); ``lambda_ii =
 (i d_1 + i - 1) / 2`` is BIC's ``ds / 2``. The package's default prior parameter is ``phi =
-(d_1 + 1) / 2`` (:func:`default_phi`), near the ``phi ~ d_1 / 2`` that the paper's simulations
-favour. The package takes items of equal states, ``d_1 = n (r - 1)``; the bound is the mixture
-bound of Sec. 6.3 with components of ``d_1`` parameters, which is ``sum_l (r_l - 1)`` for items
-of any states.
+(d_1 + 1) / 2`` (:func:`default_phi`), the tuning its documentation sets. The package takes
+items of equal states, ``d_1 = n (r - 1)``; the bound is the mixture bound of Sec. 6.3 with
+components of ``d_1`` parameters, which is ``sum_l (r_l - 1)`` for items of any states.
 
 No bound is known for other networks with hidden nodes (hierarchical latent class models,
 networks with several hidden nodes): they get no sBIC here.

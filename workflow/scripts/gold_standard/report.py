@@ -13,4 +13,4 @@ with job_log(snakemake.log[0]):  # noqa: F821 (provided by Snakemake)
                  params.large_c, inputs.doubled,
                  rusakov_geiger_coefficients(params.slope_settings, params.prior_alpha),
                  latent_class_bounds(params.slope_settings, params.prior_alpha),
-                 params.sbic_phi, params.fits_prior_alpha)
+                 params.sbic_phi_fractions, params.fits_prior_alpha)
