@@ -16,7 +16,7 @@ from scipy.stats import t as student_t
 from hiddenbn.dimension.effective import is_regular_hlc
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import kocka_zhang2002 as kz
-from hiddenbn.experiments.reproduction import CLAIM_VERDICTS, CONSTRUCTED
+from hiddenbn.experiments.reproduction import CLAIM_VERDICTS, CONSTRUCTED, UNDECIDED
 from hiddenbn.inference.enumeration import (latent_class_design, latent_class_statistics,
                                             state_offsets)
 from hiddenbn.learning.hlc import all_binary
@@ -786,9 +786,11 @@ def test_plus_scores_agree_pools_the_similar_generators_and_weighs_the_interval(
     alone = kz.plus_scores_agree(close[close.generator == "k8"], ["k8"])
     assert alone[1] == "supported" and "; the same test (10 parametrisations per N)" \
         in alone[2]
-    # differences either way as large as the gap: no test rejects, yet nothing is shown
+    # differences either way as large as the gap: no test rejects, yet nothing is shown; the
+    # test was made, so the claim is not decided (not "not checked": nothing computed)
     wide = kz.plus_scores_agree(similar_generators(np.tile([4.0, -4.0], 5)), similar)
-    assert wide[1] == "not checked" and "low power, not evidence of none" in wide[2]
+    assert wide[1] == UNDECIDED and "low power, not evidence of none" in wide[2]
+    assert CLAIM_VERDICTS[wide[1]] == UNDECIDED
 
 
 def lc_ties(counts: dict, generator="k4", cases=9000, spread=0.01):
@@ -962,6 +964,11 @@ def test_figure_verdicts_combine_their_claims():
     assert kz.figure_verdict([("a", "supported", ""), ("b", "not supported", "")]) == \
         "partly reproduced"
     assert kz.figure_verdict([("a", "not supported", "")]) == "not reproduced"
+    # a claim checked and not decided leaves the verdict to the others; alone, the figure is
+    # not decided, which is not the verdict of a figure nothing was checked on
+    assert kz.figure_verdict([("a", "supported", ""), ("b", UNDECIDED, "")]) == "reproduced"
+    assert kz.figure_verdict([("b", UNDECIDED, ""), ("c", "not checked", "")]) == UNDECIDED
+    assert kz.figure_verdict([("c", "not checked", "")]) == "not checked"
 
 
 def test_selection_figure_labels_a_kl_axis_within_two_decades_below_1e_3(monkeypatch):
