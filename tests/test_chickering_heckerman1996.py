@@ -842,8 +842,14 @@ def test_conclusions_unchanged_by_the_prior_and_changed_by_a_counterfactual():
     verdict, evidence = ch96.claim_prior_unchanged(table, {"ε = 0.1": sharp})
     assert verdict == "supported" and "moved beyond two combined standard errors: 0 of" in \
         evidence
+    # the flip is not counted, but its new verdict goes against the paper's sentence: said
     assert "stayed within noise (a check at its threshold, not counted): ε = 0.1: 'Draper and " \
-        "CS are the most accurate.' partly supported → not supported" in evidence
+        "CS are the most accurate.' partly supported → not supported (at this prior the check " \
+        "reads against the paper's sentence, not merely short of it)" in evidence
+    # the opposite flip (toward the sentence) is named without that clause
+    evidence = ch96.claim_prior_unchanged(sharp, {"ε = 0.1": table})[1]
+    assert "'Draper and CS are the most accurate.' not supported → partly supported;" in \
+        evidence and "reads against" not in evidence
 
 
 def test_prior_variants_refit_from_the_main_fit_s_starts(tmp_path):

@@ -1570,7 +1570,9 @@ def claim_prior_unchanged(reference: pd.DataFrame, variants: dict) -> tuple[str,
     claim's verdict changes through the cells only where a cell it reads
     (:data:`TABLE1_CLAIM_INPUTS`) moved beyond noise: a change of label while its cells stay
     within noise is a claim check at its threshold, not the prior, and is named but not
-    counted. The claims are judged on the tables alone (standard errors combined, not paired).
+    counted; where it turns to not supported, the evidence says that at that prior the check
+    reads against the paper's sentence. The claims are judged on the tables alone (standard
+    errors combined, not paired).
     """
     if not variants:
         return None
@@ -1596,6 +1598,9 @@ def claim_prior_unchanged(reference: pd.DataFrame, variants: dict) -> tuple[str,
             scores, smallest_c = TABLE1_CLAIM_INPUTS[checks[claim]]
             text = f"{label}: '{claim}' {base.get(claim)} → {verdict}"
             through = any(s in scores and c >= smallest_c for s, c in shifted)
+            if not through and verdict == "not supported":
+                text += (" (at this prior the check reads against the paper's sentence, not "
+                         "merely short of it)")
             (changed if through else ignored).append(text)
     verdict = ("not supported" if changed else "partly supported" if moved else "supported")
     return verdict, (
