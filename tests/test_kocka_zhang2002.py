@@ -1640,8 +1640,14 @@ def test_figure_discussion_says_why_icl_stays_at_one_class_and_where_cs_plus_and
     assert "ICL selects 1 class on 100% of these data sets (mean |X| 1 over" in text
     assert "a mean 0.3 nats per case here, against the 0.03 nats per case" in text
     assert "less at every N" in text
-    assert "sBIC's mean KL is the lowest of the 6 scores at 8:2,2,2,2 N = 1000; 8:2,2,2,2 N = " \
-        "9000 (2 points); it lies below BIC's at 2 and below BIC+'s at 2 of them." in text
+    assert "sBIC's mean KL is the lowest of the 6 scores at 2 of 2 (generator, N) points: " \
+        "8:2,2,2,2 N = 1000; 8:2,2,2,2 N = 9000; it lies below BIC's at 2 and below BIC+'s at " \
+        "2 of the 2." in text
+    # sBIC's KL the highest everywhere: lowest at none of the points, and no list
+    worst = kz.sbic_sentence(selections.assign(
+        kl_bits=selections.kl_bits.where(selections.score != "sBIC", 1.0)))
+    assert worst.startswith("sBIC's mean KL is the lowest of the 6 scores at 0 of 2 (generator, "
+                            "N) points; it lies below BIC's at 0")
     # a second class that pays for itself (deterministic children): said so, no 'never'
     paying = kz.icl_sentence(selections, _fits_for_icl(entropy=0.1, gain=0.2))
     assert "the gain exceeds the entropy at every N" in paying and "never" not in paying
@@ -1649,6 +1655,17 @@ def test_figure_discussion_says_why_icl_stays_at_one_class_and_where_cs_plus_and
     plain = kz.curve_discussion(selections[selections.score.isin(list(kz.SCORE_KEYS))], models,
                                 ["k8"], 1.0)
     assert "ICL" not in plain and "sBIC" not in plain
+
+
+def test_todays_scores_point_to_the_gold_standard_for_sbic_at_other_phi():
+    section = {**QUICK, "latent_class": {**QUICK["latent_class"],
+                                         "test_states": {"min": 1, "max": 8}}}
+    text = " ".join(kz.todays_scores_lines(pd.DataFrame({"score": ["ICL", "sBIC"]}), section))
+    assert "It runs here at that phi only; how sBIC's choices depend on phi" in text
+    assert f"findings.md shows, section '{kz.GOLD_SCORES_SECTION}'" in text
+    # a run without sBIC says why, and has no phi of it to qualify
+    none = " ".join(kz.todays_scores_lines(pd.DataFrame({"score": ["ICL"]}), section))
+    assert "so it has no sBIC" in none and "that phi only" not in none
 
 
 def test_table2_claims_name_the_em_fits_verdict_where_the_ml_refits_change_it():

@@ -42,6 +42,7 @@ from hiddenbn.dimension.effective import (dimension_report, effective_dimension,
                                           latent_class_spec, regular_hidden_states, tree_shorthand)
 from hiddenbn.dimension.rank import CLEAR_GAP_DECADES
 from hiddenbn.errors import HiddenbnError
+from hiddenbn.experiments.chickering_heckerman1996 import GOLD_SCORES_SECTION
 from hiddenbn.experiments.comparison import (RECONSTRUCTED, markdown, points_note, printed_rows,
                                              read_printed, rounded, write_table)
 from hiddenbn.experiments.reproduction import (UNDECIDED, claim_rows, compared, verdict_row,
@@ -2622,14 +2623,15 @@ def icl_sentence(selections: pd.DataFrame, lc_models: pd.DataFrame) -> str:
 
 def sbic_sentence(selections: pd.DataFrame) -> str:
     """Where sBIC's mean KL lies among the shown scores, per generator and N of
-    ``selections``: the points where it is the lowest, and against BIC's and BIC+'s."""
+    ``selections``: at how many of the (generator, N) points it is the lowest, and which, and
+    against BIC's and BIC+'s."""
     kl = selections.groupby(["generator", "cases", "score"]).kl_bits.mean().unstack("score")
     lowest = [f"{_generator_title(g)} N = {int(n)}" for (g, n), row in kl.iterrows()
               if row.idxmin() == "sBIC"]
-    return (f"sBIC's mean KL is the lowest of the {kl.shape[1]} scores at "
-            + ("; ".join(lowest) if lowest else "no generator and N")
-            + f" ({len(kl)} points); it lies below BIC's at {int((kl.sBIC < kl.BIC).sum())} "
-            f"and below BIC+'s at {int((kl.sBIC < kl['BIC+']).sum())} of them.")
+    return (f"sBIC's mean KL is the lowest of the {kl.shape[1]} scores at {len(lowest)} of "
+            f"{len(kl)} (generator, N) points" + (": " + "; ".join(lowest) if lowest else "")
+            + f"; it lies below BIC's at {int((kl.sBIC < kl.BIC).sum())} and below BIC+'s at "
+            f"{int((kl.sBIC < kl['BIC+']).sum())} of the {len(kl)}.")
 
 
 def always_largest_sentence(selections: pd.DataFrame, lc_models: pd.DataFrame,
@@ -2689,6 +2691,11 @@ def todays_scores_lines(selections: pd.DataFrame, section: dict) -> list[str]:
         lines[-1] += (f" This run's test models start at {lc['test_states']['min']} classes, "
                       "so it has no sBIC: it weighs each model against all its submodels "
                       "(config latent_class.test_states.min: 1 gives it).")
+    else:
+        lines[-1] += (" It runs here at that phi only; how sBIC's choices depend on phi (at "
+                      "the package's, at the fits' Dirichlet parameter and at "
+                      "`gold_standard.sbic_phi`) the gold standard's findings.md shows, section "
+                      f"'{GOLD_SCORES_SECTION}'.")
     lines[-1] += (" " + " and ".join(shown) + " are drawn beside the paper's scores in every "
                   "figure and counted in `tables/lc_selections.csv` and `tables/lc_summary.csv`"
                   "; the figure sections above give their mean KL and selected |X| and what their "
