@@ -9,6 +9,7 @@ import pytest
 from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import chickering_heckerman1996 as ch96
+from hiddenbn.experiments import reproduction as rp
 from hiddenbn.learning.em import fit
 from hiddenbn.models.network import latent_class, random_parameters
 from hiddenbn.scores.approximations import score_fit
@@ -404,7 +405,8 @@ def test_two_scores_compared_beyond_noise_paired_over_the_data_sets():
              "c16": (64, 16, {"draper": [-1, -2, 0, -3, -2], "cs": [0, 2, 0, 0, 2]})}
     table, errors = paired_table(large)
     verdict, evidence = ch96.claim_draper_beats_cs_for_large_c(table, errors)
-    assert verdict == "not checked" and "neither does better beyond noise" in evidence
+    # computed and within noise: not decided, not "not checked" (nothing computed)
+    assert verdict == rp.UNDECIDED and "neither does better beyond noise" in evidence
     assert "c = 32: Draper 4.4, CS 1.8, +2.60 (s.e. 1.72): within noise" in evidence
     # the paper's c = 32 (Draper -2.2, CS 16.2): Draper better beyond noise
     table, errors = paired_table({**large, "c32": (64, 32, {
@@ -446,7 +448,7 @@ def test_most_accurate_experiment_by_experiment_and_by_the_mean():
     # every difference within noise: not decided
     table, errors = paired_table({"e": (32, 4, {"mled": [1, 0, 0, 0, 0],
                                                 "bic_log_evidence": [-1, 0, 0, 0, 0]})})
-    assert ch96.claim_draper_cs_most_accurate(table, errors)[0] == "not checked"
+    assert ch96.claim_draper_cs_most_accurate(table, errors)[0] == rp.UNDECIDED
 
 
 def test_bias_directions_need_signs_beyond_noise_and_draper_below_the_others():
@@ -646,9 +648,9 @@ def test_table2_verdicts_on_the_paper_s_own_times():
     scatter = np.random.default_rng(1).lognormal(0.0, 1.0, len(timing))
     noisy = timing.assign(em_seconds=1e-3 * scatter)
     verdict = {r["item"]: r for r in ch96.table2_rows(noisy)}["EM: time grows as d^b"]
-    assert verdict["verdict"] == "not checked" and "tell the two apart" in verdict["explanation"]
+    assert verdict["verdict"] == rp.UNDECIDED and "tell the two apart" in verdict["explanation"]
     # within reach of the paper's b but not shown to grow (b = -0.1 +- 0.5 against a printed
-    # 0.98 +- 0.39 had read reproduced): not checked; the same b measured precisely: not
+    # 0.98 +- 0.39 had read reproduced): not decided; the same b measured precisely: not
     # reproduced (a paper column printed finely enough to be checked)
     d = timing.d.to_numpy(float)
     wobble = np.exp(0.5 * np.random.default_rng(3).standard_normal(len(d)))
@@ -659,7 +661,7 @@ def test_table2_verdicts_on_the_paper_s_own_times():
     b, se = ch96.scaling_exponent(shaky.d, shaky.cs_seconds)
     paper_b, paper_se = ch96.scaling_exponent(fine.d, fine.paper_cs)
     assert abs(b - paper_b) <= 2 * np.hypot(se, paper_se) and b <= 2 * se
-    assert row["verdict"] == "not checked"
+    assert row["verdict"] == rp.UNDECIDED
     steady = fine.assign(cs_seconds=1e-3 * (d / d[0]) ** -0.1)
     assert {r["item"]: r for r in ch96.table2_rows(steady)}["CS: time grows as d^b"][
         "verdict"] == "not reproduced"
@@ -929,8 +931,14 @@ def test_conclusions_unchanged_by_the_prior_and_changed_by_a_counterfactual():
     verdict, evidence = ch96.claim_prior_unchanged(table, {"ε = 0.1": sharp})
     assert verdict == "supported" and "moved beyond two combined standard errors: 0 of" in \
         evidence
+    # the flip is not counted, but its new verdict goes against the paper's sentence: said
     assert "stayed within noise (a check at its threshold, not counted): ε = 0.1: 'Draper and " \
-        "CS are the most accurate.' partly supported → not supported" in evidence
+        "CS are the most accurate.' partly supported → not supported (at this prior the check " \
+        "reads against the paper's sentence, not merely short of it)" in evidence
+    # the opposite flip (toward the sentence) is named without that clause
+    evidence = ch96.claim_prior_unchanged(sharp, {"ε = 0.1": table})[1]
+    assert "'Draper and CS are the most accurate.' not supported → partly supported;" in \
+        evidence and "reads against" not in evidence
 
 
 def test_prior_variants_refit_from_the_main_fit_s_starts(tmp_path):

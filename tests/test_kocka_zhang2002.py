@@ -16,7 +16,7 @@ from scipy.stats import t as student_t
 from hiddenbn.dimension.effective import is_regular_hlc
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import kocka_zhang2002 as kz
-from hiddenbn.experiments.reproduction import CLAIM_VERDICTS, CONSTRUCTED
+from hiddenbn.experiments.reproduction import CLAIM_VERDICTS, CONSTRUCTED, UNDECIDED
 from hiddenbn.inference.enumeration import (latent_class_design, latent_class_statistics,
                                             state_offsets)
 from hiddenbn.learning.hlc import all_binary
@@ -786,9 +786,11 @@ def test_plus_scores_agree_pools_the_similar_generators_and_weighs_the_interval(
     alone = kz.plus_scores_agree(close[close.generator == "k8"], ["k8"])
     assert alone[1] == "supported" and "; the same test (10 parametrisations per N)" \
         in alone[2]
-    # differences either way as large as the gap: no test rejects, yet nothing is shown
+    # differences either way as large as the gap: no test rejects, yet nothing is shown; the
+    # test was made, so the claim is not decided (not "not checked": nothing computed)
     wide = kz.plus_scores_agree(similar_generators(np.tile([4.0, -4.0], 5)), similar)
-    assert wide[1] == "not checked" and "low power, not evidence of none" in wide[2]
+    assert wide[1] == UNDECIDED and "low power, not evidence of none" in wide[2]
+    assert CLAIM_VERDICTS[wide[1]] == UNDECIDED
 
 
 def lc_ties(counts: dict, generator="k4", cases=9000, spread=0.01):
@@ -962,6 +964,11 @@ def test_figure_verdicts_combine_their_claims():
     assert kz.figure_verdict([("a", "supported", ""), ("b", "not supported", "")]) == \
         "partly reproduced"
     assert kz.figure_verdict([("a", "not supported", "")]) == "not reproduced"
+    # a claim checked and not decided leaves the verdict to the others; alone, the figure is
+    # not decided, which is not the verdict of a figure nothing was checked on
+    assert kz.figure_verdict([("a", "supported", ""), ("b", UNDECIDED, "")]) == "reproduced"
+    assert kz.figure_verdict([("b", UNDECIDED, ""), ("c", "not checked", "")]) == UNDECIDED
+    assert kz.figure_verdict([("c", "not checked", "")]) == "not checked"
 
 
 def test_selection_figure_labels_a_kl_axis_within_two_decades_below_1e_3(monkeypatch):
@@ -1633,8 +1640,14 @@ def test_figure_discussion_says_why_icl_stays_at_one_class_and_where_cs_plus_and
     assert "ICL selects 1 class on 100% of these data sets (mean |X| 1 over" in text
     assert "a mean 0.3 nats per case here, against the 0.03 nats per case" in text
     assert "less at every N" in text
-    assert "sBIC's mean KL is the lowest of the 6 scores at 8:2,2,2,2 N = 1000; 8:2,2,2,2 N = " \
-        "9000 (2 points); it lies below BIC's at 2 and below BIC+'s at 2 of them." in text
+    assert "sBIC's mean KL is the lowest of the 6 scores at 2 of 2 (generator, N) points: " \
+        "8:2,2,2,2 N = 1000; 8:2,2,2,2 N = 9000; it lies below BIC's at 2 and below BIC+'s at " \
+        "2 of the 2." in text
+    # sBIC's KL the highest everywhere: lowest at none of the points, and no list
+    worst = kz.sbic_sentence(selections.assign(
+        kl_bits=selections.kl_bits.where(selections.score != "sBIC", 1.0)))
+    assert worst.startswith("sBIC's mean KL is the lowest of the 6 scores at 0 of 2 (generator, "
+                            "N) points; it lies below BIC's at 0")
     # a second class that pays for itself (deterministic children): said so, no 'never'
     paying = kz.icl_sentence(selections, _fits_for_icl(entropy=0.1, gain=0.2))
     assert "the gain exceeds the entropy at every N" in paying and "never" not in paying
@@ -1642,6 +1655,17 @@ def test_figure_discussion_says_why_icl_stays_at_one_class_and_where_cs_plus_and
     plain = kz.curve_discussion(selections[selections.score.isin(list(kz.SCORE_KEYS))], models,
                                 ["k8"], 1.0)
     assert "ICL" not in plain and "sBIC" not in plain
+
+
+def test_todays_scores_point_to_the_gold_standard_for_sbic_at_other_phi():
+    section = {**QUICK, "latent_class": {**QUICK["latent_class"],
+                                         "test_states": {"min": 1, "max": 8}}}
+    text = " ".join(kz.todays_scores_lines(pd.DataFrame({"score": ["ICL", "sBIC"]}), section))
+    assert "It runs here at that phi only; how sBIC's choices depend on phi" in text
+    assert f"findings.md shows, section '{kz.GOLD_SCORES_SECTION}'" in text
+    # a run without sBIC says why, and has no phi of it to qualify
+    none = " ".join(kz.todays_scores_lines(pd.DataFrame({"score": ["ICL"]}), section))
+    assert "so it has no sBIC" in none and "that phi only" not in none
 
 
 def test_table2_claims_name_the_em_fits_verdict_where_the_ml_refits_change_it():

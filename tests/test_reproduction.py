@@ -74,6 +74,7 @@ def sections(tmp_path):
     second = paper("003", "Approximations", rp.claim_rows("Secs. 4-5", [
         ("BIC is the least accurate.", "supported", "mean |Δc| BIC 1.2"),
         ("Draper and CS are the most accurate.", "partly supported", "mean |Δc| CS 0.4"),
+        ("For large c, Draper does better than CS.", rp.UNDECIDED, "+2.60 (s.e. 2.36)"),
     ]) + [rp.verdict_row("Sec. 5", "random parameters", "", "", "not checked", "not run")])
     gold = tmp_path / "gold_standard"
     gold.mkdir()
@@ -88,12 +89,16 @@ def test_document_has_a_summary_the_disagreements_and_every_paper_in_full(sectio
     text = path.read_text()
     summary = text[text.index("## Summary"):text.index("## Known disagreements")]
     # distinct checks: the derived row is counted apart, the constructed one in its own column
+    # a check computed and within noise (not decided) is counted apart from one nothing was
+    # computed for (not checked)
     assert "| reproduced | partly reproduced | not reproduced | consistent by construction | " \
-        "not checked | rest on reconstruction choices | derived (not counted) |" in summary
+        "not decided | not checked | rest on reconstruction choices | derived (not counted) |" \
+        in summary
     assert "| Paper 000 Geiger, Heckerman & Meek (1996) | Sec. 5; Secs. 7-8 | 1 | 0 | 1 | 1 | 0 " \
-        "| 1 | 1 |" in summary
+        "| 0 | 1 | 1 |" in summary
     assert "| Paper 003 Chickering & Heckerman (1996) | Secs. 4-5; Sec. 5 | 1 | 1 | 0 | 0 | 1 " \
-        "| 0 | 0 |" in summary
+        "| 1 | 0 | 0 |" in summary
+    assert "*not decided* marks a check that was computed" in summary
     assert "| Gold standard for the marginal likelihood | no printed numbers" in summary
     assert "[`000/comparison.md`](000/comparison.md)" in summary
     known = text[text.index("## Known disagreements"):text.index("## Paper 000")]
@@ -131,10 +136,10 @@ def test_a_quick_run_says_at_its_top_that_nothing_is_judged(sections, tmp_path):
     text = rp.reproduction_markdown(sections, tmp_path, quick_sizes=True)
     assert text.split("\n")[2] == rp.QUICK_BANNER
     summary = text[text.index("## Summary"):text.index("## Disagreements")]
-    assert "| reproduced | not checked (quick sizes) | consistent by construction | not checked |" \
-        in summary
+    assert "| reproduced | not checked (quick sizes) | consistent by construction | not decided " \
+        "| not checked |" in summary
     assert "| Paper 000 Geiger, Heckerman & Meek (1996) | Sec. 5; Secs. 7-8 | 1 | 1 | 1 | 0 " \
-        "| 1 | 1 |" in summary
+        "| 0 | 1 | 1 |" in summary
     for verdict in rp.DISAGREEMENTS:
         assert f"| {verdict} |" not in text
     # the summary header, two rows in the disagreements and in their papers, one in the choices

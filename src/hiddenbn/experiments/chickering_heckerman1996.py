@@ -35,7 +35,7 @@ from hiddenbn.data import Dataset, read_csv, write_csv
 from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.dimension.effective import dimension_report
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.experiments.reproduction import claim_rows, verdict_row, write_verdicts
+from hiddenbn.experiments.reproduction import UNDECIDED, claim_rows, verdict_row, write_verdicts
 from hiddenbn.learning.em import fit, make_engine, run_em
 from hiddenbn.learning.structure_search import greedy_search
 from hiddenbn.models.network import latent_class, load_parameters, random_parameters
@@ -620,8 +620,9 @@ def table2_rows(timing: pd.DataFrame, where: str = "Table 2", cases: int | None 
     :data:`NOISE_Z` combined standard errors of the paper's and beyond :data:`NOISE_Z` of its
     own standard errors from 0 (a growth with d is shown), over the paper's range of d and, when
     we timed more test models, over all of them too (an agreement over the narrow range where
-    our time does not grow with d over all test models is scatter); not checked when it is
-    within reach of both the paper's b and 0; not reproduced when it is beyond reach of the
+    our time does not grow with d over all test models is scatter); not decided
+    (:data:`~hiddenbn.experiments.reproduction.UNDECIDED`) when it is within reach of both the
+    paper's b and 0; not reproduced when it is beyond reach of the
     paper's b, or agrees only over the paper's range. Then the ratios of the columns (Laplace /
     EM, CS / MLED), on the test models both timed: not checked
     (:data:`IMPLEMENTATION_SPECIFIC`), with the operations they count; and Sec. 2's "the Laplace
@@ -663,7 +664,7 @@ def table2_rows(timing: pd.DataFrame, where: str = "Table 2", cases: int | None 
         agree = abs(ours - paper) <= NOISE_Z * np.hypot(ours_se, paper_se)
         if agree and not ours > NOISE_Z * ours_se:  # our b could be 0 as well as the paper's
             rows.append(verdict_row(
-                where, claim, printed, found, "not checked",
+                where, claim, printed, found, UNDECIDED,
                 f"our b is within {NOISE_Z:g} combined standard errors of the paper's but also "
                 f"within {NOISE_Z:g} of its own standard errors of 0 (no growth with d): our "
                 "times scatter too much over these test models to tell the two apart"))
@@ -925,13 +926,14 @@ def _pairing(gaps: pd.DataFrame) -> str:
 def _verdict_of_outcomes(outcomes) -> str:
     """A claim that each first score errs less than each second: supported when every
     comparison shows it beyond noise, not supported when one shows the opposite beyond noise,
-    not checked when all are within noise, partly otherwise."""
+    not decided (:data:`~hiddenbn.experiments.reproduction.UNDECIDED`) when all are within
+    noise, partly otherwise."""
     outcomes = list(outcomes)
     if all(o == -1 for o in outcomes):
         return "supported"
     if any(o == 1 for o in outcomes):
         return "not supported"
-    return "not checked" if all(o == 0 for o in outcomes) else "partly supported"
+    return UNDECIDED if all(o == 0 for o in outcomes) else "partly supported"
 
 
 def claim_draper_cs_most_accurate(table: pd.DataFrame,
@@ -946,7 +948,7 @@ def claim_draper_cs_most_accurate(table: pd.DataFrame,
     beyond noise in more distinct experiments than it is higher; and by the mean ``|mean Δc|``
     over the distinct experiments (the evidence gives its verdict), its standard error from
     the experiments'. Supported when Draper and CS err less than both others, not supported
-    when either errs more than one of them, not checked when every comparison is within noise,
+    when either errs more than one of them, not decided when every comparison is within noise,
     partly otherwise (:func:`_verdict_of_outcomes`). The evidence also gives the medians and
     the verdict by them, which has no noise rule (a median of ``|mean Δc|`` has no standard
     error here): supported when Draper's and CS's medians are both below MLED's and BIC's,
@@ -1068,7 +1070,8 @@ def claim_draper_beats_cs_for_large_c(table: pd.DataFrame,
     ``|mean Δc|``, beyond :data:`NOISE_Z` standard errors (:func:`_accuracy_gaps`, paired
     over the data sets with ``errors``). Supported when Draper does better beyond noise in
     some such experiment and CS in none, not supported when CS does in some and Draper in none,
-    not checked when every difference is within noise, partly otherwise."""
+    not decided (:data:`~hiddenbn.experiments.reproduction.UNDECIDED`) when every difference
+    is within noise, partly otherwise."""
     large = table[table.c >= LARGE_C]
     if large.empty:
         return None
@@ -1076,7 +1079,7 @@ def claim_draper_beats_cs_for_large_c(table: pd.DataFrame,
     outcomes = [_beyond(g, se) for g, se in zip(gaps.gap, gaps.se)]
     better, worse = -1 in outcomes, 1 in outcomes
     verdict = ("partly supported" if better and worse else "supported" if better
-               else "not supported" if worse else "not checked")
+               else "not supported" if worse else UNDECIDED)
     distinct = distinct_experiments(large)
     return verdict, (
         f"|mean Δc| for c ≥ {LARGE_C}, Draper − CS ({NOISE_Z:g} standard errors, "
@@ -1725,7 +1728,9 @@ def claim_prior_unchanged(reference: pd.DataFrame, variants: dict) -> tuple[str,
     claim's verdict changes through the cells only where a cell it reads
     (:data:`TABLE1_CLAIM_INPUTS`) moved beyond noise: a change of label while its cells stay
     within noise is a claim check at its threshold, not the prior, and is named but not
-    counted. The claims are judged on the tables alone (standard errors combined, not paired).
+    counted; where it turns to not supported, the evidence says that at that prior the check
+    reads against the paper's sentence. The claims are judged on the tables alone (standard
+    errors combined, not paired).
     """
     if not variants:
         return None
@@ -1751,6 +1756,9 @@ def claim_prior_unchanged(reference: pd.DataFrame, variants: dict) -> tuple[str,
             scores, smallest_c = TABLE1_CLAIM_INPUTS[checks[claim]]
             text = f"{label}: '{claim}' {base.get(claim)} → {verdict}"
             through = any(s in scores and c >= smallest_c for s, c in shifted)
+            if not through and verdict == "not supported":
+                text += (" (at this prior the check reads against the paper's sentence, not "
+                         "merely short of it)")
             (changed if through else ignored).append(text)
     verdict = ("not supported" if changed else "partly supported" if moved else "supported")
     return verdict, (

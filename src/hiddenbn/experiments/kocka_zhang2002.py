@@ -42,9 +42,11 @@ from hiddenbn.dimension.effective import (dimension_report, effective_dimension,
                                           latent_class_spec, regular_hidden_states, tree_shorthand)
 from hiddenbn.dimension.rank import CLEAR_GAP_DECADES
 from hiddenbn.errors import HiddenbnError
+from hiddenbn.experiments.chickering_heckerman1996 import GOLD_SCORES_SECTION
 from hiddenbn.experiments.comparison import (RECONSTRUCTED, markdown, points_note, printed_rows,
                                              read_printed, rounded, write_table)
-from hiddenbn.experiments.reproduction import claim_rows, compared, verdict_row, write_verdicts
+from hiddenbn.experiments.reproduction import (UNDECIDED, claim_rows, compared, verdict_row,
+                                               write_verdicts)
 from hiddenbn.learning.em import fit, run_em
 from hiddenbn.learning.hlc import (all_binary, hidden_cardinalities, hill_climb, kl_bits,
                                    one_state_more, with_hidden_cardinalities)
@@ -1429,7 +1431,8 @@ def plus_scores_agree(selections: pd.DataFrame, generators) -> tuple:
     test does not reject and the interval lies within the gap, refuted where the pooled test
     rejects, and undecided where the interval reaches the gap (no significant difference there
     is low power, not evidence of none). Supported when shown at every N, not supported when
-    refuted at some N and shown at none, *not checked* when undecided at every N, partly
+    refuted at some N and shown at none, *not decided*
+    (:data:`~hiddenbn.experiments.reproduction.UNDECIDED`) when undecided at every N, partly
     otherwise."""
     own = across_generators([_plus_scores_agree(selections[selections.generator == g], g)
                              for g in generators])
@@ -1449,7 +1452,7 @@ def plus_scores_agree(selections: pd.DataFrame, generators) -> tuple:
                  if n not in refuted and max(abs(low), abs(high)) >= gaps[n]]
     shown = [n for n in p_values if n not in refuted and n not in undecided]
     verdict = ("supported" if len(shown) == len(p_values) else "not supported"
-               if refuted and not shown else "not checked" if not shown and not refuted
+               if refuted and not shown else UNDECIDED if not shown and not refuted
                else "partly supported")
     better = {n: "CS+" if intervals[n][0] > 0 else "BIC+" for n in refuted}
     scope = (f"pooled over the {len(generators)} generators" if len(generators) > 1
@@ -2544,12 +2547,14 @@ def with_choices(claims, sensitivity: pd.DataFrame, section: dict, fixed: str = 
 
 # --- the figures' sections of comparison.md -------------------------------------------------
 def figure_verdict(claims) -> str:
-    """A figure's verdict from the claims about it that are checked: reproduced when every
-    one is supported, not reproduced when none is even partly, else partly reproduced; not
-    checked when none is checked."""
-    verdicts = [verdict for _, verdict, *_ in claims if verdict != "not checked"]
+    """A figure's verdict from the claims about it that are decided: reproduced when every
+    one is supported, not reproduced when none is even partly, else partly reproduced; when
+    none is decided, not decided (:data:`~hiddenbn.experiments.reproduction.UNDECIDED`) if
+    some was checked, else not checked."""
+    every = [verdict for _, verdict, *_ in claims]
+    verdicts = [verdict for verdict in every if verdict not in (UNDECIDED, "not checked")]
     if not verdicts:
-        return "not checked"
+        return UNDECIDED if UNDECIDED in every else "not checked"
     if all(v == "supported" for v in verdicts):
         return "reproduced"
     return ("not reproduced" if all(v == "not supported" for v in verdicts)
@@ -2618,14 +2623,15 @@ def icl_sentence(selections: pd.DataFrame, lc_models: pd.DataFrame) -> str:
 
 def sbic_sentence(selections: pd.DataFrame) -> str:
     """Where sBIC's mean KL lies among the shown scores, per generator and N of
-    ``selections``: the points where it is the lowest, and against BIC's and BIC+'s."""
+    ``selections``: at how many of the (generator, N) points it is the lowest, and which, and
+    against BIC's and BIC+'s."""
     kl = selections.groupby(["generator", "cases", "score"]).kl_bits.mean().unstack("score")
     lowest = [f"{_generator_title(g)} N = {int(n)}" for (g, n), row in kl.iterrows()
               if row.idxmin() == "sBIC"]
-    return (f"sBIC's mean KL is the lowest of the {kl.shape[1]} scores at "
-            + ("; ".join(lowest) if lowest else "no generator and N")
-            + f" ({len(kl)} points); it lies below BIC's at {int((kl.sBIC < kl.BIC).sum())} "
-            f"and below BIC+'s at {int((kl.sBIC < kl['BIC+']).sum())} of them.")
+    return (f"sBIC's mean KL is the lowest of the {kl.shape[1]} scores at {len(lowest)} of "
+            f"{len(kl)} (generator, N) points" + (": " + "; ".join(lowest) if lowest else "")
+            + f"; it lies below BIC's at {int((kl.sBIC < kl.BIC).sum())} and below BIC+'s at "
+            f"{int((kl.sBIC < kl['BIC+']).sum())} of the {len(kl)}.")
 
 
 def always_largest_sentence(selections: pd.DataFrame, lc_models: pd.DataFrame,
@@ -2685,6 +2691,11 @@ def todays_scores_lines(selections: pd.DataFrame, section: dict) -> list[str]:
         lines[-1] += (f" This run's test models start at {lc['test_states']['min']} classes, "
                       "so it has no sBIC: it weighs each model against all its submodels "
                       "(config latent_class.test_states.min: 1 gives it).")
+    else:
+        lines[-1] += (" It runs here at that phi only; how sBIC's choices depend on phi (at "
+                      "the package's, at the fits' Dirichlet parameter and at "
+                      "`gold_standard.sbic_phi`) the gold standard's findings.md shows, section "
+                      f"'{GOLD_SCORES_SECTION}'.")
     lines[-1] += (" " + " and ".join(shown) + " are drawn beside the paper's scores in every "
                   "figure and counted in `tables/lc_selections.csv` and `tables/lc_summary.csv`"
                   "; the figure sections above give their mean KL and selected |X| and what their "

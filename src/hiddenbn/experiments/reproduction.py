@@ -8,7 +8,8 @@ cannot fail because our reconstruction was made from the printed value or the re
 from how the check is built (an implementation check), and the column
 ``derived_from`` for a row that repeats another row's check (the same printed number again, or a
 direct consequence of it). The summary counts distinct checks: a derived row is shown in its
-paper's verdicts but not counted.
+paper's verdicts but not counted. A check that was computed and found within noise reads
+:data:`UNDECIDED`, counted apart from *not checked* (nothing computed).
 :func:`write_reproduction` reads those files and the comparison documents of every paper the
 config runs and assembles one Markdown document: a summary table, the known disagreements with
 their explanations (or what is and is not known, :data:`UNEXPLAINED`), the verdicts that rest on
@@ -44,14 +45,20 @@ COLUMNS = ("where", "item", "paper", "ours", "verdict", "explanation", "choices"
 #: probability 0), which makes it an implementation check. It is shown, never counted as a
 #: reproduction.
 CONSTRUCTED = "consistent by construction"
+#: The verdict of a check that was computed but that the data cannot decide: every difference
+#: it weighs lies within noise (or its interval reaches both answers). *not checked* is kept
+#: for a check nothing was computed for (an experiment not in the config, a premise that
+#: fails, a printed value whose rounding or implementation leaves nothing to compare).
+UNDECIDED = "not decided"
 #: The verdicts, in the order of the summary table's columns.
-VERDICTS = ("reproduced", "partly reproduced", "not reproduced", CONSTRUCTED, "not checked")
+VERDICTS = ("reproduced", "partly reproduced", "not reproduced", CONSTRUCTED, UNDECIDED,
+            "not checked")
 #: Verdicts listed among the known disagreements.
 DISAGREEMENTS = ("not reproduced", "partly reproduced")
 #: The words of the per-paper claim tables (``| claim | verdict | evidence |``) as verdicts.
 CLAIM_VERDICTS = {"supported": "reproduced", "partly supported": "partly reproduced",
                   "not supported": "not reproduced", CONSTRUCTED: CONSTRUCTED,
-                  "not checked": "not checked"}
+                  UNDECIDED: UNDECIDED, "not checked": "not checked"}
 #: What a disagreement reads as in a report of the quick config (``quick_sizes: true``): its
 #: sizes are too small for any verdict to be judged.
 QUICK_VERDICT = "not checked (quick sizes)"
@@ -303,7 +310,11 @@ def reproduction_markdown(sections: list[dict], base, quick_sizes: bool = False,
               "Counts of distinct checks. *" + CONSTRUCTED + "* marks a check that cannot fail: "
               "our side was reconstructed from the printed value, or the result follows from "
               "how the check is built (an implementation check), so its agreement is no "
-              "evidence. A row derived from another (the same printed number checked again, or "
+              f"evidence. *{UNDECIDED}* marks a check that was computed and whose data "
+              "cannot decide it (every difference it weighs within noise); *not checked*, one "
+              "for which nothing was computed (not in the config, not applicable, or a printed "
+              "value that rounding or an implementation leaves nothing to compare with). "
+              "A row derived from another (the same printed number checked again, or "
               "a direct consequence of another row's check; its `derived_from` names that row) "
               "is shown in its paper's verdicts but counted only under *derived (not counted)*.",
               "", _table(pd.DataFrame(summary)), ""]
@@ -321,7 +332,7 @@ def reproduction_markdown(sections: list[dict], base, quick_sizes: bool = False,
                   "with the explanation its comparison gives, or what is and is not known where "
                   "it gives none.", ""]
     if known.empty:
-        lines += ["None: every check is reproduced or marked not checked.", ""]
+        lines += [f"None: no check is *{DISAGREEMENTS[0]}* or *{DISAGREEMENTS[1]}*.", ""]
     else:
         table = pd.DataFrame({
             "paper": known.paper_key, "where": known["where"], "item": known["item"],
