@@ -2693,9 +2693,9 @@ def todays_scores_lines(selections: pd.DataFrame, section: dict) -> list[str]:
                       "(config latent_class.test_states.min: 1 gives it).")
     else:
         lines[-1] += (" It runs here at that phi only; how sBIC's choices depend on phi (at "
-                      "the package's, at the fits' Dirichlet parameter and at "
-                      "`gold_standard.sbic_phi`) the gold standard's findings.md shows, section "
-                      f"'{GOLD_SCORES_SECTION}'.")
+                      "the package's, at the fits' Dirichlet parameter and at the fractions "
+                      "`gold_standard.sbic_phi_fractions` of the package's) the gold standard's "
+                      f"findings.md shows, section '{GOLD_SCORES_SECTION}'.")
     lines[-1] += (" " + " and ".join(shown) + " are drawn beside the paper's scores in every "
                   "figure and counted in `tables/lc_selections.csv` and `tables/lc_summary.csv`"
                   "; the figure sections above give their mean KL and selected |X| and what their "
