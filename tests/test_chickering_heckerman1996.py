@@ -753,6 +753,12 @@ def test_shape_distance_and_draper_cs_shapes():
     assert ch96.curve_shape_distance(one, "bic_log_evidence") == pytest.approx(expected)
     assert ch96.curve_shape_distance(one, "laplace") == 0.0
     assert ch96.curve_shape_distance(one, "bic_log_evidence", reference="bic_log_evidence") == 0.0
+    # the posterior weights by hand: exp(-(c - peak)^2) normalised, half the summed differences
+    states = np.arange(2, 7)
+    laplace, bic = np.exp(-(states - 4.0) ** 2), np.exp(-(states - 2.0) ** 2)
+    by_hand = 0.5 * np.abs(laplace / laplace.sum() - bic / bic.sum()).sum()
+    assert ch96.curve_shape_distance(one, "bic_log_evidence", weights=True) == \
+        pytest.approx(by_hand)
     # the paper's reading: CS one state above Laplace's peak, Draper one below, BIC two below
     # and steeper; five data sets with their own noise
     states = range(2, 9)
@@ -760,16 +766,52 @@ def test_shape_distance_and_draper_cs_shapes():
                                  "mled": peaked(6, 10), "draper": peaked(4, 10),
                                  "bic_log_evidence": peaked(3, 30)}) for e in ("e1", "e2")},
                    noise=1.0)
-    verdict, evidence = ch96.claim_draper_cs_shapes(paper)
+    verdict, evidence = ch96.draper_cs_verdicts(paper)["shape"]
     assert verdict == "supported" and "equally good within the noise" in evidence
-    assert ch96.claim_draper_cs_shapes(
-        paper.assign(draper=paper.bic_log_evidence))[0] == "not supported"
+    assert ch96.draper_cs_verdicts(
+        paper.assign(draper=paper.bic_log_evidence))["shape"][0] == "not supported"
     # CS's curve 2.5 times as steep as Laplace's: nearer BIC/MDL than Draper, beyond the noise
     sharper_cs = paper.assign(cs=2.5 * paper.laplace)
-    verdict, evidence = ch96.claim_draper_cs_shapes(sharper_cs)
+    verdict, evidence = ch96.draper_cs_verdicts(sharper_cs)["shape"]
     assert verdict == "partly supported" and "Draper is the closer beyond the noise" in evidence
     # the names limit the data sets (experiments sharing their fits are counted once)
-    assert "over 5 data sets" in ch96.claim_draper_cs_shapes(paper, ["e1"])[1]
+    assert "over 5 data sets" in ch96.draper_cs_verdicts(paper, ["e1"])["shape"][1]
+
+
+def test_draper_cs_for_model_averaging_is_judged_by_the_posterior_weights():
+    """Curves -a (c - c0)^2 with noise: CS and Draper peak half a state either side of Laplace,
+    BIC two states below and steeper: equally good, both better than BIC, by the weights and by
+    shape. A Draper ten times flatter than Laplace and a CS nearly twice as steep lie equally
+    far in shape, but Draper spreads its weight over every test model: by the weights CS is
+    the closer beyond the noise, and the claim, judged by the weights, is partly supported."""
+    states = range(2, 9)
+
+    def bowl(c0, a):
+        return lambda c: -a * (c - c0) ** 2
+
+    def fits(cs, draper):
+        return curves({e: (states, {"laplace": bowl(5, 0.5), "cs": cs, "mled": cs,
+                                    "draper": draper, "bic_log_evidence": bowl(3, 3)})
+                       for e in ("e1", "e2")}, noise=0.3)
+
+    paper = fits(bowl(5.5, 0.5), bowl(4.5, 0.5))
+    verdict, evidence = ch96.claim_draper_cs_averaging(paper)
+    assert verdict == "supported"
+    assert evidence.startswith("In the posterior weights (what model averaging uses): "
+                               "total-variation distance")
+    assert "Draper − CS +0.06 (s.e. 0.04), CS the closer in 7 of 10, Draper in 3, the same to " \
+           "two decimals in 0: equally good within the noise; both better than BIC/MDL beyond " \
+           "the noise (2 standard errors, paired): yes. In shape" in evidence
+    assert evidence.endswith("by shape the claim is supported.")
+    # counterfactual: equal in shape, apart in the weights
+    verdict, evidence = ch96.claim_draper_cs_averaging(fits(bowl(5, 0.95), bowl(5, 0.05)))
+    assert verdict == "partly supported"
+    assert "CS is the closer beyond the noise; both better than BIC/MDL beyond the noise (2 " \
+           "standard errors, paired): yes. In shape" in evidence
+    assert evidence.endswith("by shape the claim is supported.")
+    # counterfactual: Draper on BIC's curve is no better than BIC by either measure
+    verdicts = ch96.draper_cs_verdicts(paper.assign(draper=paper.bic_log_evidence))
+    assert [verdicts[m][0] for m in ("weights", "shape")] == ["not supported"] * 2
 
 
 # --- the curves of Figures 1-3, built from the paper's words ---------------------------------

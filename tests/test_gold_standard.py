@@ -6,6 +6,7 @@ import pytest
 
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import gold_standard as gs
+from hiddenbn.experiments.comparison import posterior_weight_distance
 
 
 def synthetic_slopes(slope, replicates=4, noise=0.05, seed=0, setting="toy",
@@ -417,8 +418,9 @@ def test_the_laplace_verdict_under_the_median_and_the_mean_delta_c():
     assert row["choices"].startswith("the gold standard's choice: the test models within 2 ")
     assert "; how |Δc| is summarised over the experiments" in row["choices"]
     headline = gs._headline_lines(paper, [])[0]
-    assert "ranks 5 of 5, by selection it chooses the gold standard's model in 6 of 6 data " \
-           "sets, the most of any score**" in headline
+    assert "ranks 5 of 5, by the posterior weights it gives the test models 2, by selection it " \
+           "chooses the gold standard's model in 6 of 6 data sets, the most of any score**" \
+        in headline
     assert gs._selection_record(paper, "CS = CS+") == (
         ", by selection it chooses the gold standard's model in 5 of 6 data sets, less often "
         "than Laplace")
@@ -556,8 +558,11 @@ def test_sbic_at_further_phi_is_a_table_column_not_a_drawn_score(unsaved_figures
     assert "sBIC is at the sBIC package's prior parameter φ = (d₁ + 1)/2, sBIC φ = x at φ = x " \
            "and sBIC φ = f (d₁ + 1)/2 at the fraction f of the package's φ" in text
     assert "sBIC φ = x" not in gs.findings(pd.DataFrame(), _curves(PEAKS), pd.DataFrame())
-    assert "Closest in shape per experiment (sBIC at the package's φ): a Laplace, b Laplace. " \
-           "With at most 2 data sets an experiment is too few" in text
+    # every score of the table is ranked, the variants too
+    assert "Closest per experiment, in shape: a Laplace and sBIC, b Laplace and sBIC; in the " \
+           "posterior weights: a Laplace and sBIC, b Laplace and sBIC. With at most 2 data sets " \
+           "an experiment is too few" in text
+    assert "* Posterior weights: the total-variation distance" in text
     table = gs.agreement_table(paper, ["experiment", "replicate"]).set_index("score")
     assert table.loc["sBIC φ = 1.01", "chooses_more"] == 1.0
 
@@ -606,7 +611,7 @@ def test_section_5_judges_passes_on_sharp_gold_sets_and_on_common_data_sets():
     text = "\n".join(gs._score_choice_lines(pd.DataFrame(), paper, fits_prior_alpha=1.01))
     assert "* On the 2 data sets where every score chooses a model: Laplace 100%, sBIC 100%" \
         in text
-    assert "its shape is measured over them (a data set 2 at 6)" in text
+    assert "its shape and weights are measured over them (a data set 2 at 6)" in text
     assert "at the fits' Dirichlet parameter 1.01 (the prior of the fits and of the gold " \
            "standard)" in text
 
@@ -693,9 +698,12 @@ def test_todays_scores_claims_can_fail():
                                                                  d=[64, 129, 194] * 5), paper))
     assert "## 5. Which score to use" in text
     assert ("Most often the yardstick's model: Laplace (100% of 4 data sets), sBIC (100% of 4 "
-            "data sets); closest in shape: Laplace") in text
+            "data sets); closest for model averaging (posterior weights): Laplace (0.00); "
+            "4 data sets are too few") in text and "closest in shape: Laplace (0.0 nats)" in text
     assert "than BIC's (Drton & Plummer 2017), judged by whether its correction removes most " \
-           "(more than 50%) of BIC's distance: **not decided at 5%**" in text  # p = 1/16
+           "(more than 50%) of BIC's distance and by whether its posterior weights over the " \
+           "test models lie closer to the gold standard's than BIC's: **not decided at 5%**" \
+        in text  # p = 1/16
     assert "WBIC is closer to the exact log p(D|S) than BIC in singular models (Watanabe " \
            "2013): **at N = 10: holds**" in text
     assert "\n  * Left out: 1 hidden state" in text
@@ -711,6 +719,8 @@ def test_sbic_closer_than_bic_is_automatic_below_the_gold_standard():
                          sbic_log_evidence=paper["gold"] - 5.0 - 0.3 * bend)
     holds, evidence, note = gs.sbic_shape_claim(paper)
     assert holds and "removes 92% of BIC's distance on average" in evidence
+    # the thresholds over which the verdict stands: 92.5% removed in every data set
+    assert "holds, and so for every threshold from 0% to 92% (steps of 1%)" in evidence
     assert note.startswith("sBIC is closer to the gold standard than BIC in 6 of 6 data sets. "
                            "In the 6 where sBIC is still below the gold standard this is "
                            "automatic, not evidence: sBIC = BIC + a correction that is at least "
@@ -720,6 +730,7 @@ def test_sbic_closer_than_bic_is_automatic_below_the_gold_standard():
     small = paper.assign(sbic_log_evidence=paper["gold"] - 5.0 - 2.7 * bend)
     holds, evidence, note = gs.sbic_shape_claim(small)
     assert holds is False and "removes 12% of BIC's distance" in evidence
+    assert "does not hold, and so for every threshold from 13% to 100%" in evidence
     assert "closer to the gold standard than BIC in 6 of 6 data sets" in note  # automatic
     over = paper.assign(sbic_log_evidence=paper["gold"] + 3 * bend)
     holds, _, note = gs.sbic_shape_claim(over)
@@ -833,13 +844,15 @@ def test_the_recommendation_names_the_scores_level_with_the_best_and_the_biased_
                           "chooses_more": [0.0, 0.0, 0.08, 0.0],
                           "mean_abs_delta_c": [0.0, 0.04, 0.5, 1.2],
                           "shape_distance": [46.0, 48.0, 66.0, 179.0]})
-    text = "\n".join(gs._recommendation_lines(table, "CS (46.0 nats)"))
+    text = "\n".join(gs._recommendation_lines(table, "CS (46.0 nats)", None, "sBIC (0.30)"))
     assert "hidden states: sBIC (100% of 25 data sets, mean |Δc| 0.00), CS (96% of 25" in text
     assert "The others by how often they choose the gold standard's model: Laplace 92%, BIC " \
            "68%." in text
     assert "Choose fewer hidden states than the gold standard on more than 25% of the data " \
            "sets: BIC (32%)." in text and "Choose more" not in text
-    assert "* Closest in shape: CS (46.0 nats)." in text
+    assert "posterior weights over the test models and the gold standard's (0 to 1): sBIC " \
+           "(0.30).\n* Closest in shape (the curves minus their maxima" in text
+    assert text.count("* Closest in shape") == 1 and "CS (46.0 nats)." in text
     # the passes on data sets whose gold set is wide are told apart
     assert ("On the 20 data sets whose gold set holds one model, where a choice passes only on "
             "that model (on the other 5 any choice inside a wider set passes, section 2): 100% "
@@ -852,6 +865,75 @@ def test_the_recommendation_names_the_scores_level_with_the_best_and_the_biased_
     # every gold set holds one model: nothing to tell apart
     sharp = table.assign(one_model_data_sets=25, chooses_gold_one_model=table["chooses_gold"])
     assert "holds one model" not in "\n".join(gs._recommendation_lines(sharp, "CS"))
+
+
+def test_sbic_claim_is_judged_by_the_weights_too_which_a_variant_that_selects_badly_fails():
+    """BIC peaks with the gold standard but six times as steep; sBIC (1.33 times as steep)
+    removes 93% of BIC's shape distance and weighs the test models almost as the gold standard
+    does: holds both ways. sBIC at a further phi, the gold standard's curve tilted to peak one
+    state on, removes 74% (passes the shape test) but its weights lie farther than BIC's and it
+    never chooses the gold standard's model: the weight test fails it, and the note says so;
+    as the package's sBIC it makes the claim fail."""
+    paper = _curves({"gold": 4, "laplace": 4}, replicates=(1, 2, 3))
+    tilted = paper["gold"] + 2.0 * (paper["hidden_states"] - 4)
+    paper = paper.assign(bic_log_evidence=6 * paper["gold"],
+                         sbic_log_evidence=1.33 * paper["gold"],
+                         **{gs.sbic_score(1.01): tilted})
+    holds, evidence, note = gs.sbic_shape_claim(paper)
+    assert holds is True
+    assert "removes 93% of BIC's distance" in evidence
+    assert "from 0% to 93% (steps of 1%)" in evidence
+    assert "sBIC closer in 6 of 6, one-sided signed-rank p = 0.016: holds" in evidence
+    assert ("At the further φ (the verdict is the package's φ's): sBIC φ = 1.01 removes 74% of "
+            "BIC's shape distance (holds in shape), its weights lie at 0.56 against BIC's 0.43 "
+            "(does not hold in the weights), and it chooses the gold standard's model in 0 of 6 "
+            "data sets. The shape test passes sBIC φ = 1.01, which choose the gold standard's "
+            "model less often than BIC (in 6)") in note
+    # counterfactual: the tilted curve as the package's sBIC passes in shape, fails the claim
+    holds, evidence, _ = gs.sbic_shape_claim(paper.assign(sbic_log_evidence=tilted))
+    assert holds is False
+    assert "p = 0.016: holds, and so" in evidence and evidence.endswith("does not hold")
+
+
+def test_the_closest_for_model_averaging_is_judged_on_the_weights():
+    """sBIC at a further phi, the gold standard's curve tilted to peak one state on, lies
+    closest in shape, Laplace (three times as steep, the gold standard's peak) farther; by the
+    posterior weights Laplace is the closest, every score in the table counted."""
+    paper = _curves({"gold": 4, "laplace": 4}, replicates=(1, 2, 3, 4))
+    paper = paper.assign(laplace=3 * paper["gold"], **{
+        gs.sbic_score(4): paper["gold"] + 1.5 * (paper["hidden_states"] - 4)})
+    keys = ["experiment", "replicate"]
+    closest, data_sets = gs.closest_in_shape(paper, keys)
+    assert data_sets == 8 and [label for label, *_ in closest] == ["sBIC φ = 4"]
+    assert closest[0][1] == pytest.approx(1.9)
+    closest, _ = gs.closest_in_shape(paper, keys, gs.weight_errors)
+    assert [label for label, *_ in closest] == ["Laplace"]
+    assert gs._closest_text(closest, data_sets, "", 2).startswith("Laplace (0.35), every other")
+    # counterfactual: the variant steeper on the gold standard's peak is the closer both ways
+    steep = paper.assign(**{gs.sbic_score(4): 1.1 * paper["gold"]})
+    assert gs.closest_in_shape(steep, keys, gs.weight_errors)[0][0][0] == "sBIC φ = 4"
+    weights = gs.weight_errors(paper, keys)
+    assert weights["laplace"].to_numpy() == pytest.approx(
+        [posterior_weight_distance(3 * gold, gold) for gold in [
+            -(np.arange(2, 7.0) - 4) ** 2] * 8])
+
+
+def test_posterior_weight_distance_against_a_hand_computation():
+    """Weights 1/4, 1/4, 1/2 against 1/2, 1/4, 1/4: half the summed differences, 1/4; a shift
+    of either curve changes nothing; undefined test models are left out and the rest
+    renormalised; weights on different models are 1 apart."""
+    score, yardstick = np.log([1.0, 1.0, 2.0]), np.log([2.0, 1.0, 1.0])
+    assert posterior_weight_distance(score, yardstick) == pytest.approx(0.25)
+    assert posterior_weight_distance(score + 700.0, yardstick - 50.0) == pytest.approx(0.25)
+    assert posterior_weight_distance([np.nan, 0.0, 0.0], [5.0, 0.0, np.log(3.0)]) == \
+        pytest.approx(0.25)
+    assert posterior_weight_distance([0.0, -1000.0], [-1000.0, 0.0]) == pytest.approx(1.0)
+    assert np.isnan(posterior_weight_distance([np.nan, 1.0], [2.0, np.nan]))
+    rng = np.random.default_rng(3)
+    for _ in range(20):  # brute force: the normalised exponentials of random curves
+        a, b = rng.normal(0, 5, 7), rng.normal(0, 5, 7)
+        wa, wb = np.exp(a) / np.exp(a).sum(), np.exp(b) / np.exp(b).sum()
+        assert posterior_weight_distance(a, b) == pytest.approx(np.abs(wa - wb).sum() / 2)
 
 
 def _shapes_apart(offsets: dict, experiments=(("a", 4), ("b", 16)), replicates=(1, 2, 3, 4)):

@@ -35,6 +35,7 @@ from hiddenbn.data import Dataset, read_csv, write_csv
 from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.dimension.effective import dimension_report
 from hiddenbn.errors import HiddenbnError
+from hiddenbn.experiments.comparison import posterior_weight_distance
 from hiddenbn.experiments.reproduction import UNDECIDED, claim_rows, verdict_row, write_verdicts
 from hiddenbn.learning.em import fit, make_engine, run_em
 from hiddenbn.learning.structure_search import greedy_search
@@ -2233,12 +2234,21 @@ def claim_error_bars_invisible(fits: pd.DataFrame, names) -> tuple | None:
             *((why,) if verdict != "supported" else ()))
 
 
-def curve_shape_distance(fits: pd.DataFrame, score: str, reference: str = "laplace") -> float:
+def curve_shape_distance(fits: pd.DataFrame, score: str, reference: str = "laplace",
+                         weights: bool = False) -> float:
     """Mean over data sets and test models of ``|(s - max s) - (r - max r)|``: how far a
     score's curve departs in shape from ``reference``'s (Laplace's by default; only shapes
-    matter for model averaging, Sec. 4), over the test models where both are defined."""
+    matter for model averaging, Sec. 4), over the test models where both are defined. Every
+    test model weighs alike, the ones far below the maximum most; with ``weights``, the mean
+    over data sets of the total-variation distance between the posterior weights the two give
+    those test models instead
+    (:func:`~hiddenbn.experiments.comparison.posterior_weight_distance`, 0..1): what model
+    averaging uses."""
     distances = []
     for _, curve in fits.dropna(subset=[reference, score]).groupby(["experiment", "replicate"]):
+        if weights:
+            distances.append(posterior_weight_distance(curve[score], curve[reference]))
+            continue
         shape = curve[score] - curve[score].max()
         other = curve[reference] - curve[reference].max()
         distances.append(float(np.mean(np.abs(shape - other))))
@@ -2293,47 +2303,100 @@ def claim_cs_mled_curves(fits: pd.DataFrame, section: dict, names) -> tuple | No
                      *((why,) if why else ()))
 
 
-def shape_distances(fits: pd.DataFrame, scores, reference: str = "laplace") -> pd.DataFrame:
+def shape_distances(fits: pd.DataFrame, scores, reference: str = "laplace",
+                    weights: bool = False) -> pd.DataFrame:
     """Per data set (experiment, replicate): :func:`curve_shape_distance` of each of
-    ``scores`` from ``reference``'s shape."""
+    ``scores`` from ``reference``'s shape, or with ``weights`` from its posterior weights."""
     rows = []
     for (name, replicate), one in fits.groupby(["experiment", "replicate"]):
         rows.append({"experiment": name, "replicate": replicate,
-                     **{s: curve_shape_distance(one, s, reference) for s in scores}})
+                     **{s: curve_shape_distance(one, s, reference, weights) for s in scores}})
     return pd.DataFrame(rows)
 
 
-def claim_draper_cs_shapes(fits: pd.DataFrame, names=None) -> tuple[str, str]:
-    """Sec. 4: "the Draper and CS scoring functions appear to be equally good approximations,
-    both better than the BIC/MDL" (curve shapes against Laplace's, :func:`shape_distances`,
-    over the data sets of the experiments ``names``; all by default, but experiments that share
-    their data must be named once).
+def _paired_mean(differences) -> tuple[float, float]:
+    """Mean of paired ``differences`` over the data sets and its standard error (NaN with
+    fewer than two)."""
+    differences = np.asarray(differences, float)
+    se = (differences.std(ddof=1) / np.sqrt(len(differences)) if len(differences) > 1
+          else float("nan"))
+    return float(np.mean(differences)), float(se)
 
-    Both better: each one's mean distance below BIC/MDL's. Equally good: the mean over data sets
-    of log(Draper's distance / CS's), a paired comparison on each data set's own scale (the
-    c = 32 curves span thousands of nats, the n = 8 ones tens), lies within :data:`NOISE_Z`
-    standard errors of 0, so that neither is shown closer. Supported when both hold, partly when
-    one does."""
-    distances = shape_distances(fits if names is None else fits[fits.experiment.isin(names)],
-                                ("draper", "cs", "mled", "bic_log_evidence"))
-    mean = distances[["draper", "cs", "mled", "bic_log_evidence"]].mean()
-    better = mean.draper < mean.bic_log_evidence and mean.cs < mean.bic_log_evidence
-    paired = distances[(distances.draper > 0) & (distances.cs > 0)]
-    ratio = np.log(paired.draper / paired.cs)
-    se = ratio.std(ddof=1) / np.sqrt(len(ratio)) if len(ratio) > 1 else float("nan")
-    equal = bool(abs(ratio.mean()) <= NOISE_Z * se) if np.isfinite(se) else False
-    verdict = ("supported" if better and equal else "partly supported" if better or equal
-               else "not supported")
-    closer = int((paired.cs < paired.draper).sum())
-    return verdict, (
-        "mean distance of each curve's shape from Laplace's over "
-        f"{len(distances)} data sets, in nats: " + ", ".join(
-            f"{LABELS[s]} {d:.1f}" for s, d in mean.sort_values().items())
-        + f". Draper's distance / CS's, geometric mean over the data sets: "
-        f"{np.exp(ratio.mean()):.2f} (×/÷ {np.exp(NOISE_Z * se):.2f} for {NOISE_Z:g} standard "
-        f"errors), CS the closer in {closer} of {len(paired)}: "
-        + ("equally good within the noise" if equal else
-           f"{'CS' if ratio.mean() > 0 else 'Draper'} is the closer beyond the noise") + ".")
+
+def draper_cs_verdicts(fits: pd.DataFrame, names=None) -> dict:
+    """Sec. 4's "the Draper and CS scoring functions appear to be equally good approximations,
+    both better than the BIC/MDL", judged against Laplace's curve by two measures over the data
+    sets of the experiments ``names`` (all by default, but experiments that share their data
+    must be named once): ``{"weights": (verdict, evidence), "shape": (verdict, evidence)}``.
+
+    ``weights``: the total-variation distance between the posterior weights each score gives
+    the test models and Laplace's (:func:`shape_distances` with ``weights``; 0..1, what model
+    averaging uses), compared per data set as differences (one scale for every data set; a
+    distance of 0, common where both put their weight on one model, has no ratio). ``shape``:
+    :func:`curve_shape_distance` (nats; the far test models weigh most), compared as log
+    ratios, on each data set's own scale (the c = 32 curves span thousands of nats, the n = 8
+    ones tens), over the data sets where both distances are above 0.
+
+    Both by the paired noise rule: equally good when the mean of Draper's against CS's lies
+    within :data:`NOISE_Z` standard errors of 0, so that neither is shown closer; both better
+    when BIC/MDL's against each lies above 0 by more than :data:`NOISE_Z` standard errors.
+    Supported when both hold, partly when one does."""
+    scores = ("draper", "cs", "mled", "bic_log_evidence")
+    fits = fits if names is None else fits[fits.experiment.isin(names)]
+    out = {}
+    for measure in ("weights", "shape"):
+        distances = shape_distances(fits, scores, weights=measure == "weights")
+        if measure == "shape":
+            distances = distances[(distances[list(scores)] > 0).all(axis=1)]
+            compared = np.log(distances[list(scores)])
+        else:
+            compared = distances[list(scores)].dropna()
+        mean_equal, se_equal = _paired_mean(compared.draper - compared.cs)
+        equal = bool(abs(mean_equal) <= NOISE_Z * se_equal) if np.isfinite(se_equal) else False
+        better = all(
+            np.isfinite(se) and mean > NOISE_Z * se for mean, se in
+            (_paired_mean(compared.bic_log_evidence - compared[s]) for s in ("draper", "cs")))
+        verdict = ("supported" if better and equal else "partly supported" if better or equal
+                   else "not supported")
+        mean = distances[list(scores)].mean()
+        # weights that agree to the two printed decimals are the same for the count (both on
+        # one model leaves differences of 1e-12 to 1e-4)
+        shown = compared.round(2) if measure == "weights" else compared
+        closer, farther = int((shown.cs < shown.draper).sum()), int(
+            (shown.cs > shown.draper).sum())
+        listing = ", ".join(f"{LABELS[s]} {d:{'.2f' if measure == 'weights' else '.1f'}}"
+                            for s, d in mean.sort_values().items())
+        if measure == "weights":
+            head = ("total-variation distance between each score's posterior weights over the "
+                    "test models (equal prior on them) and Laplace's, mean over "
+                    f"{len(distances)} data sets (0 to 1): {listing}. Draper − CS "
+                    f"{mean_equal:+.2f} (s.e. {se_equal:.2f})")
+        else:
+            head = (f"mean distance of each curve's shape from Laplace's over {len(distances)} "
+                    f"data sets, in nats: {listing}. Draper's distance / CS's, geometric mean "
+                    f"over the data sets: {np.exp(mean_equal):.2f} (×/÷ "
+                    f"{np.exp(NOISE_Z * se_equal):.2f} for {NOISE_Z:g} standard errors)")
+        out[measure] = (verdict, (
+            f"{head}, CS the closer in {closer} of {len(compared)}, Draper in {farther}"
+            + (f", the same to two decimals in {len(compared) - closer - farther}"
+               if measure == "weights" else "") + ": "
+            + ("equally good within the noise" if equal else
+               f"{'CS' if mean_equal > 0 else 'Draper'} is the closer beyond the noise")
+            + f"; both better than BIC/MDL beyond the noise ({NOISE_Z:g} standard errors, "
+            f"paired): {'yes' if better else 'no'}"))
+    return out
+
+
+def claim_draper_cs_averaging(fits: pd.DataFrame, names=None) -> tuple[str, str]:
+    """Sec. 4: "For model averaging, the Draper and CS scoring functions appear to be equally
+    good approximations, both better than the BIC/MDL" (:func:`draper_cs_verdicts`): the
+    verdict by the posterior weights, what model averaging uses; the evidence gives the verdict
+    by the curves' shape distance beside it."""
+    verdicts = draper_cs_verdicts(fits, names)
+    (verdict, weights), (shape_verdict, shape) = verdicts["weights"], verdicts["shape"]
+    return verdict, (f"In the posterior weights (what model averaging uses): {weights}. In "
+                     f"shape (every test model alike, the far ones weigh most): {shape}; by "
+                     f"shape the claim is {shape_verdict}.")
 
 
 def claim_reality_delta_m(reality: pd.DataFrame) -> tuple[str, str]:
@@ -2382,6 +2445,9 @@ THRESHOLD_CHOICES = {
     "small_n": f"small n read as n ≤ {SMALL_N} (the rows where the paper's CS and MLED differ)",
     "accuracy": "'most accurate' read experiment by experiment (the evidence gives the verdicts "
                 "by the mean |Δc| and by the medians too)",
+    "averaging": "'for model averaging' read as the posterior weights the scores give the test "
+                 "models, equal prior on them (the evidence gives the verdict by the curves' "
+                 "shape distance too)",
 }
 
 
@@ -2458,7 +2524,8 @@ def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None
         "points of the figures, barely visible for the rest (Sec. 4).",
         claim_error_bars_invisible(fits, distinct), distinct, THRESHOLD_CHOICES["visible"])
     add("For model averaging, Draper and CS are equally good approximations, both better than "
-        "BIC/MDL (Sec. 4).", claim_draper_cs_shapes(fits, distinct), distinct, NOISE_CHOICE)
+        "BIC/MDL (Sec. 4).", claim_draper_cs_averaging(fits, distinct), distinct, NOISE_CHOICE,
+        THRESHOLD_CHOICES["averaging"])
     add("The MLED and CS curves are almost identical, except for small n, where CS is better "
         "(Sec. 4).", claim_cs_mled_curves(fits, section, distinct), distinct,
         THRESHOLD_CHOICES["visible"], THRESHOLD_CHOICES["small_n"])
@@ -2614,8 +2681,10 @@ def figure_verdicts(fits: pd.DataFrame, section: dict, figure: str) -> list[tupl
     out = [(f"the curves become more peaked about c as {series} {direction}",
             verdict(claim_curves_sharpen(sharpening_steps(fits, section, 1, [figure]))),
             verdict(claim_curves_sharpen(sharpening_steps(fits, section, figures=[figure])))),
-           ("Draper and CS are equally good, both better than BIC/MDL (shapes against "
-            "Laplace's)", claim_draper_cs_shapes(first)[0], claim_draper_cs_shapes(cell)[0]),
+           *((f"Draper and CS are equally good, both better than BIC/MDL ({words} against "
+              "Laplace's)", draper_cs_verdicts(first)[measure][0],
+              draper_cs_verdicts(cell)[measure][0])
+             for measure, words in (("weights", "posterior weights"), ("shape", "shapes"))),
            ("MLED and CS almost identical except for small n, where CS is better",
             verdict(claim_cs_mled_curves(first, section, panels)),
             verdict(claim_cs_mled_curves(cell, section, panels))),

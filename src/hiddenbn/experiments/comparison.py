@@ -5,6 +5,8 @@ read by :func:`read_printed`; a number the paper prints as a formula in a size `
 "2^n", or in further named sizes) is written there as an integer expression and evaluated by
 :func:`formula_value`, which accepts nothing but those names, integers and ``+ - * **``.
 Tables are written twice (:func:`write_table`): as CSV for figures and as Markdown for reading.
+How far an approximation's curve over the test models lies from a yardstick's, as model
+averaging sees it, is :func:`posterior_weight_distance`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import ast
 import operator
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
 
@@ -106,6 +109,42 @@ def points_note(points: int) -> str:
 def rounded(value, digits: int = 1):
     """``value`` rounded for a table; None stays None (no SVD check was made)."""
     return None if value is None else round(float(value), digits)
+
+
+# --- curves over the test models ------------------------------------------------------------
+def posterior_weight_distance(score, yardstick) -> float:
+    """The total-variation distance between the posterior weights that ``score`` and
+    ``yardstick`` (log marginal likelihoods, or approximations of them, one per test model)
+    give the test models: what model averaging over them uses.
+
+    With equal prior probability on the test models, a curve ``s`` gives test model ``k`` the
+    weight ``w_k(s) = exp(s_k - max s) / sum_j exp(s_j - max s)``, and the distance is
+
+    ``TV = 1/2 sum_k |w_k(score) - w_k(yardstick)|``,
+
+    0 where both weigh the test models alike, 1 where they put all their weight on different
+    ones. Unlike a mean over the test models of the curves' differences, test models far below
+    both maxima weigh nothing. Only the test models where both curves are defined (finite)
+    count, the weights renormalised over them (as a shape distance skips a score's undefined
+    test models: Laplace's where its Hessian is not positive definite).
+
+    Parameters
+    ----------
+    score, yardstick : array_like
+        The two curves over the same test models, in nats; NaN where undefined.
+
+    Returns
+    -------
+    float
+        The distance in 0..1; NaN where no test model has both curves defined.
+    """
+    score, yardstick = np.asarray(score, float), np.asarray(yardstick, float)
+    both = np.isfinite(score) & np.isfinite(yardstick)
+    if not both.any():
+        return float("nan")
+    weights = [np.exp(curve[both] - curve[both].max()) for curve in (score, yardstick)]
+    return float(0.5 * np.abs(weights[0] / weights[0].sum() - weights[1] / weights[1].sum())
+                 .sum())
 
 
 # --- writing ------------------------------------------------------------------------------------

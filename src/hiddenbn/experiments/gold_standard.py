@@ -45,6 +45,7 @@ from hiddenbn.data.sampling import forward_sample
 from hiddenbn.dimension.effective import effective_dimension, effective_dimension_or_reason
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import chickering_heckerman1996
+from hiddenbn.experiments.comparison import posterior_weight_distance
 from hiddenbn.experiments.reproduction import CLAIM_VERDICTS, verdict_row, write_verdicts
 from hiddenbn.inference.enumeration import is_latent_class, posterior_chunks
 from hiddenbn.learning.em import fit, run_em
@@ -1181,22 +1182,56 @@ def figure_paper_curves(paper: pd.DataFrame, path, shapes: bool = False) -> None
         plots.save_figure(figure, path)
 
 
-def shape_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
-    """Per group (e.g. experiment): the mean over data sets and test models of
-    ``|(s - max s) - (gold - max gold)|`` for every score, in nats: how far each curve's shape
-    departs from the gold standard's (Laplace over the test models where it is defined)."""
+def shape_distance(score, gold) -> float:
+    """The mean over the test models of ``|(s_k - max s) - (g_k - max g)|`` between the curves
+    ``score`` and ``gold`` (arrays over the same test models, nats): how far one curve's shape
+    departs from the other's. Every test model weighs alike, so the test models far below both
+    maxima, where the errors run to hundreds of nats, weigh most; model averaging and selection
+    look at the few near the maximum
+    (:func:`~hiddenbn.experiments.comparison.posterior_weight_distance`)."""
+    score, gold = np.asarray(score, float), np.asarray(gold, float)
+    return float(np.mean(np.abs((score - score.max()) - (gold - gold.max()))))
+
+
+def _closest_per_experiment(distances: pd.DataFrame, scores: dict, digits: int) -> str:
+    """Per experiment (rows of :func:`shape_errors` by experiment) the scores (``scores``:
+    column -> label) with the smallest distance as printed to ``digits`` decimals: those tied
+    there named together, or the others ("all but ...") where they are fewer."""
+    parts = []
+    for experiment, row in distances.set_index("experiment")[list(scores)].round(digits) \
+            .iterrows():
+        row = row.dropna()
+        best = [scores[s] for s in row.index[row == row.min()]]
+        rest = [scores[s] for s in row.index[row != row.min()]]
+        parts.append(f"{experiment} " + ("every score" if not rest else " and ".join(best)
+                                         if len(best) <= len(rest)
+                                         else "all but " + " and ".join(rest)))
+    return ", ".join(parts)
+
+
+def shape_errors(frame: pd.DataFrame, keys, distance=shape_distance) -> pd.DataFrame:
+    """Per group (e.g. experiment): the mean over data sets of ``distance`` between each score's
+    curve over the test models and the gold standard's, for every score; by default
+    :func:`shape_distance` (nats), how far each curve's shape departs from the gold standard's.
+    A score undefined at some test models (Laplace where its Hessian is not positive definite)
+    is measured over the others."""
     rows = []
     for key, group in frame.groupby(keys):
         row = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
         for score in present_scores(group):
-            distances = []
-            for _, curve in group.dropna(subset=[score]).groupby("replicate"):
-                shape = curve[score] - curve[score].max()
-                gold = curve["gold"] - curve["gold"].max()
-                distances.append(float(np.mean(np.abs(shape - gold))))
+            distances = [distance(curve[score], curve["gold"]) for _, curve in
+                         group.dropna(subset=[score]).groupby("replicate")]
             row[score] = float(np.mean(distances)) if distances else np.nan
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def weight_errors(frame: pd.DataFrame, keys) -> pd.DataFrame:
+    """:func:`shape_errors` by the total-variation distance between each score's posterior
+    weights over the test models and the gold standard's
+    (:func:`~hiddenbn.experiments.comparison.posterior_weight_distance`, 0..1, equal prior on
+    the test models): what model averaging uses."""
+    return shape_errors(frame, keys, posterior_weight_distance)
 
 
 #: Looks of the reference lines of :func:`figure_slopes` (black: no score's colour). The
@@ -1288,16 +1323,19 @@ def _ranking(frame: pd.DataFrame, among=None,
     return sorted(errors.items(), key=lambda item: item[1])
 
 
-def shape_ranking(frame: pd.DataFrame, min_effective_runs: float = 0.0, among=None):
+def shape_ranking(frame: pd.DataFrame, min_effective_runs: float = 0.0, among=None,
+                  distance=shape_distance):
     """Distinct scores ordered by how far their curves' shapes lie from the gold standard's,
     and what that rests on.
 
     Per data set (experiment, replicate) the test models where every distinct score is
     defined (Laplace's Hessian positive definite) and the gold standard rests on at least
     ``min_effective_runs`` effective runs; there each curve minus its maximum against the gold
-    standard's minus its maximum, ``mean_k |(s_k - max s) - (g_k - max g)|`` (nats); the mean
-    over data sets. Only the shape matters for selection and model averaging (paper 003 Sec.
-    4). ``among`` limits the scores (:func:`distinct_scores`). Returns ``([(label, distance),
+    standard's minus its maximum, ``mean_k |(s_k - max s) - (g_k - max g)|`` (nats,
+    :func:`shape_distance`, or another ``distance`` of the two curves:
+    :func:`~hiddenbn.experiments.comparison.posterior_weight_distance`); the mean over data
+    sets. Only the shape matters for selection and model averaging (paper 003 Sec. 4).
+    ``among`` limits the scores (:func:`distinct_scores`). Returns ``([(label, distance),
     ...] best first, data sets, test models)``.
     """
     scores = distinct_scores(frame, among)
@@ -1310,10 +1348,8 @@ def shape_ranking(frame: pd.DataFrame, min_effective_runs: float = 0.0, among=No
         if len(curve) < 2:
             continue
         data_sets += 1
-        gold = curve["gold"] - curve["gold"].max()
         for score, label in scores.items():
-            shape = curve[score] - curve[score].max()
-            distances[label].append(float(np.mean(np.abs(shape - gold))))
+            distances[label].append(distance(curve[score], curve["gold"]))
     ranking = sorted(((label, float(np.mean(values))) for label, values in distances.items()
                       if values), key=lambda item: item[1])
     return ranking, data_sets, len(kept)
@@ -1355,19 +1391,25 @@ def _headline_lines(paper: pd.DataFrame, large_c) -> list[str]:
     ranking, data_sets, models = shape_ranking(paper, among=PAPERS_SCORES)
     if not ranking:
         return []
+    weights = shape_ranking(paper, among=PAPERS_SCORES, distance=posterior_weight_distance)[0]
     laplace = next(label for label in distinct_scores(paper, PAPERS_SCORES).values()
                    if label.startswith(SCORES["laplace"]))
     folded = [label for label in distinct_scores(paper, PAPERS_SCORES).values()
               if " = " in label]
     same = f": {', '.join(folded)} in every row, de = ds" if folded else ""
     lines = [f"* **Paper 003 assumed Laplace is the most accurate approximation; by the shape "
-             f"of its curve it ranks {_rank_of(ranking, laplace)} of {len(ranking)}"
+             f"of its curve it ranks {_rank_of(ranking, laplace)} of {len(ranking)}, by the "
+             f"posterior weights it gives the test models {_rank_of(weights, laplace)}"
              f"{_selection_record(paper, laplace)}** "
              f"(distinct scores{same}). Evidence: mean over {data_sets} data sets of the mean "
              f"distance, over the {models} test models where every score is defined, between "
              "each curve minus its maximum and the gold standard's minus its maximum (nats; "
-             "only the shape matters for selection and averaging, paper 003 Sec. 4): "
-             + _listing(ranking) + "."]
+             "only the shape matters for selection and averaging, paper 003 Sec. 4, but this "
+             "distance weighs the far test models most): " + _listing(ranking)
+             + "; the total-variation distance between the posterior weights each gives the "
+             "test models and the gold standard's (0 to 1, equal prior on the test models: what "
+             "model averaging uses): " + ", ".join(f"{label} {value:.2f}"
+                                                  for label, value in weights) + "."]
     variants = []
     large = [e for e in large_c if e in set(paper["experiment"])]
     if large:
@@ -1809,7 +1851,9 @@ def _shapes_figure_lines(paper: pd.DataFrame) -> list[str]:
     return ["### Figure `figures/paper003_shapes.png`", "",
             "Each curve minus its own maximum against the test model's hidden states, the "
             "gold standard's in black (± 2 standard errors in grey), first data set of each "
-            "experiment: what selection and averaging see (paper 003 Sec. 4).", "",
+            "experiment: only the shape matters for selection and averaging (paper 003 Sec. "
+            "4), and of it only the test models near the maximum (section 5 weighs them by "
+            "their posterior weights).", "",
             "* Panels where the score's maximum is among the gold standard's choice (within "
             f"{GOLD_SET_SE:g} combined SE of its maximum): " + ", ".join(
                 f"{label} {count} of {len(panels)}" for label, count in peaks.items()) + ".",
@@ -1935,16 +1979,22 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
         lines += _run_agreement_lines(paper, large_c) + [""]
         lines += _doubled_particles_lines(doubled if doubled is not None else pd.DataFrame())
         shapes = shape_errors(paper, ["experiment"])
-        # sBIC's variants are section 5's question (its phi), not scores of their own
-        closest = (shapes.set_index("experiment")[list(distinct_scores(paper))]
-                   .idxmin(axis=1))
+        weights = weight_errors(paper, ["experiment"])
         data_sets = int(paper.groupby("experiment")["replicate"].nunique().max())
         lines += ["* Shape: distance of each curve minus its maximum from the gold standard's "
                   "curve minus its maximum (nats, mean over data sets and test models). Only "
-                  "the shape matters for model averaging and selection (paper 003 Sec. 4):", "",
+                  "the shape matters for model averaging and selection (paper 003 Sec. 4), but "
+                  "this distance weighs every test model alike, so the test models far below "
+                  "the maximum, which neither uses, weigh most: it describes the curves:", "",
                   _markdown(shapes[["experiment", *scores]].rename(columns=scores)), "",
-                  "* Closest in shape per experiment (sBIC at the package's φ): " + ", ".join(
-                      f"{e} {scores[s]}" for e, s in closest.items()) + "."
+                  "* Posterior weights: the total-variation distance between the weights each "
+                  "score gives the test models, exp(score − its maximum) normalised (equal prior "
+                  "on the test models), and the gold standard's (0: the same weights, 1: on "
+                  "different models; mean over data sets): what model averaging uses:", "",
+                  _markdown(weights[["experiment", *scores]].rename(columns=scores)), "",
+                  "* Closest per experiment, in shape: " + _closest_per_experiment(
+                      shapes, scores, 1) + "; in the posterior weights: "
+                  + _closest_per_experiment(weights, scores, 2) + "."
                   + (f" With at most {data_sets} data sets an experiment is too few for a "
                      f"paired signed-rank test to tell two scores apart at {CLAIM_LEVEL:g}: "
                      "the smallest mean, not a verdict; section 5 tests over all data sets."
@@ -2340,11 +2390,12 @@ def agreement_table(frame: pd.DataFrame, keys) -> pd.DataFrame:
     (``chooses_gold``, a share: a model of :func:`gold_set`, Delta c = 0 in
     :func:`selection_errors`), the same over the ``one_model_data_sets`` whose gold set holds
     a single model (``chooses_gold_one_model``: there a choice passes only on that model, not
-    anywhere inside a wide set), its mean ``|Delta c|`` and its shape distance
-    (:func:`shape_errors`, mean over data sets), and the shares where it chooses fewer
+    anywhere inside a wide set), its mean ``|Delta c|``, its shape distance
+    (:func:`shape_errors`, mean over data sets) and its posterior-weight distance
+    (``weight_distance``, :func:`weight_errors`), and the shares where it chooses fewer
     (``chooses_fewer``) or more (``chooses_more``) hidden states than that model."""
     selection = selection_errors(frame, keys)
-    shapes = shape_errors(frame, keys)
+    shapes, weights = shape_errors(frame, keys), weight_errors(frame, keys)
     one_model = selection["gold_set_size"] == 1
     rows = []
     for score, label in distinct_scores(frame, variants=True).items():
@@ -2360,7 +2411,8 @@ def agreement_table(frame: pd.DataFrame, keys) -> pd.DataFrame:
                      "chooses_fewer": float((delta < 0).mean()),
                      "chooses_more": float((delta > 0).mean()),
                      "mean_abs_delta_c": float(delta.abs().mean()),
-                     "shape_distance": float(shapes[score].mean())})
+                     "shape_distance": float(shapes[score].mean()),
+                     "weight_distance": float(weights[score].mean())})
     return pd.DataFrame(rows)
 
 
@@ -2381,16 +2433,18 @@ def smallest_p_value(pairs: int) -> float:
     return 2 * 0.5 ** pairs
 
 
-def closest_in_shape(frame: pd.DataFrame, keys) -> tuple[list[tuple[str, float, float]], int]:
-    """The scores (:func:`distinct_scores`; sBIC at the package's phi, its variants are
-    :func:`_sbic_phi_lines`') whose curves lie closest in shape to the yardstick's: the one
-    with the smallest mean shape distance over the data sets (``keys``; :func:`shape_errors`),
-    then every score that a two-sided Wilcoxon signed-rank test paired over the data sets where
-    both are defined does not tell from it at :data:`CLAIM_LEVEL` (a smaller mean alone would
-    let noise pick one). Returns ``([(label, mean distance, p-value, pairs), ...], data
-    sets)``, the best first with p NaN; ``pairs``: the data sets where both are defined."""
-    shapes = shape_errors(frame, keys)
-    scores = {score: label for score, label in distinct_scores(frame).items()
+def closest_in_shape(frame: pd.DataFrame, keys,
+                     errors=shape_errors) -> tuple[list[tuple[str, float, float]], int]:
+    """The scores (:func:`distinct_scores`, sBIC at every phi) whose curves lie closest to the
+    yardstick's by ``errors``, in shape (:func:`shape_errors`) or in the posterior weights they
+    give the test models (:func:`weight_errors`, what model averaging uses): the one with the
+    smallest mean distance over the data sets (``keys``), then every score that a two-sided
+    Wilcoxon signed-rank test paired over the data sets where both are defined does not tell
+    from it at :data:`CLAIM_LEVEL` (a smaller mean alone would let noise pick one). Returns
+    ``([(label, mean distance, p-value, pairs), ...], data sets)``, the best first with p NaN;
+    ``pairs``: the data sets where both are defined."""
+    shapes = errors(frame, keys)
+    scores = {score: label for score, label in distinct_scores(frame, variants=True).items()
               if shapes[score].notna().any()}
     if not scores:
         return [], len(shapes)
@@ -2405,10 +2459,11 @@ def closest_in_shape(frame: pd.DataFrame, keys) -> tuple[list[tuple[str, float, 
     return closest, len(shapes)
 
 
-def _closest_text(closest: list, data_sets: int) -> str:
-    """:func:`closest_in_shape` in words: the closest score and those within noise of it."""
+def _closest_text(closest: list, data_sets: int, unit: str = " nats", digits: int = 1) -> str:
+    """:func:`closest_in_shape` in words: the closest score and those within noise of it, the
+    distances to ``digits`` decimals (the best one with ``unit``)."""
     (best, distance, _, _), *level = closest
-    text = f"{best} ({distance:.1f} nats)"
+    text = f"{best} ({distance:.{digits}f}{unit})"
     smallest = smallest_p_value(data_sets)
     if smallest >= CLAIM_LEVEL:
         return text + (f"; {data_sets} data sets are too few for a two-sided signed-rank test to "
@@ -2417,7 +2472,7 @@ def _closest_text(closest: list, data_sets: int) -> str:
     if level:
         return text + (", and within noise of it (two-sided signed-rank test paired over the "
                        f"{data_sets} data sets, p ≥ {CLAIM_LEVEL:g}): " + ", ".join(
-                           f"{label} ({value:.1f}, p = {p:.2g}"
+                           f"{label} ({value:.{digits}f}, p = {p:.2g}"
                            + (f" over the {pairs} where both are defined"
                               if pairs < data_sets else "") + ")"
                            for label, value, p, pairs in level))
@@ -2428,6 +2483,25 @@ def _closest_text(closest: list, data_sets: int) -> str:
 #: for :func:`sbic_shape_claim` to hold: "most of it". Closer than BIC at all is automatic
 #: wherever sBIC stays below the gold standard, so the claim is judged by how much closer.
 GAP_CLOSED = 0.5
+#: The shares at which :func:`sbic_shape_claim` judges the shape again, to say over which
+#: thresholds its verdict stands: 0 to 100% in steps of 1%.
+GAP_CLOSED_SCAN = np.round(np.linspace(0.0, 1.0, 101), 2)
+
+
+def _one_sided_verdict(differences) -> tuple[bool | None, float]:
+    """``(holds, p)`` for paired ``differences`` that the claim says are below 0: True when a
+    one-sided Wilcoxon signed-rank test says so at :data:`CLAIM_LEVEL` (a mean alone would let
+    one data set decide), None (undecided) when they are below 0 on average but not
+    significantly, False otherwise; p is 1 where every difference is 0."""
+    differences = np.asarray(differences, float)
+    p_value = (float(stats.wilcoxon(differences, alternative="less").pvalue)
+               if np.any(differences != 0) else 1.0)
+    return (True if p_value < CLAIM_LEVEL else (None if differences.mean() < 0 else False),
+            p_value)
+
+
+def _verdict_word(holds: bool | None) -> str:
+    return {True: "holds", False: "does not hold"}.get(holds, "undecided")
 
 
 def sbic_shape_claim(paper: pd.DataFrame):
@@ -2438,20 +2512,29 @@ def sbic_shape_claim(paper: pd.DataFrame):
     sBIC = BIC + a correction that is 0 at one class and grows with the classes, so wherever
     it stays below the gold standard it lies between BIC and the gold standard and is closer
     than BIC by construction (:func:`automatic_comparison`, ``note``): that comparison is no
-    evidence. The claim is judged instead by whether the correction removes most
-    (:data:`GAP_CLOSED`) of BIC's shape distance (:func:`shape_errors`) from the gold
-    standard: holds True when sBIC's distance lies below ``GAP_CLOSED`` times BIC's by a
-    one-sided Wilcoxon signed-rank test paired over the data sets at :data:`CLAIM_LEVEL` (a
-    mean alone would let one data set decide), None (undecided) when it does on average but
-    not significantly, False otherwise. It fails where the correction is too small and where
-    it overshoots the gold standard by as much as it should have closed."""
+    evidence. The claim is judged instead by two paired tests over the data sets
+    (:func:`_one_sided_verdict`), and holds when both do:
+
+    * in shape, whether the correction removes most (:data:`GAP_CLOSED`) of BIC's shape
+      distance (:func:`shape_errors`) from the gold standard: sBIC's distance below
+      ``1 - GAP_CLOSED`` times BIC's. It fails where the correction is too small and where it
+      overshoots the gold standard by as much as it should have closed. The evidence gives the
+      thresholds (:data:`GAP_CLOSED_SCAN`) over which this verdict stands;
+    * in the posterior weights over the test models (:func:`weight_errors`), what model
+      averaging uses and what the shape distance, dominated by the test models far below the
+      maximum, does not see: sBIC's distance below BIC's. It fails where sBIC's correction
+      moves its maximum away from the gold standard's.
+
+    ``note`` also judges sBIC at each further phi (:data:`SBIC_VARIANT`) both ways, beside how
+    often it chooses the gold standard's model (:func:`selection_errors`): a correction that
+    overshoots selects badly and can still pass the shape test."""
     if "sbic_log_evidence" not in paper or paper["sbic_log_evidence"].isna().all():
         return None
     frame = paper.dropna(subset=["sbic_log_evidence"])
-    shapes = shape_errors(frame, ["experiment", "replicate"])
+    keys = ["experiment", "replicate"]
+    shapes, weights = shape_errors(frame, keys), weight_errors(frame, keys)
     sbic, bic = shapes["sbic_log_evidence"], shapes["bic_log_evidence"]
     correction = frame["sbic_log_evidence"] - frame["bic_log_evidence"]
-    keys = ["experiment", "replicate"]
     overshoots = frame["sbic_log_evidence"] > frame["gold"]
     above = (overshoots | (correction < 0)).groupby(
         [frame[key] for key in keys]).any()
@@ -2465,18 +2548,58 @@ def sbic_shape_claim(paper: pd.DataFrame):
         if not above.any() else ".") + (
         f" sBIC lies above the gold standard at {int(overshoots.sum())} of {len(frame)} test "
         "models.")
-    differences = (sbic - GAP_CLOSED * bic).to_numpy(float)
-    p_value = (float(stats.wilcoxon(differences, alternative="less").pvalue)
-               if np.any(differences != 0) else 1.0)
-    # most of the gap closed on average without a significant test is undecided (None)
-    holds = True if p_value < CLAIM_LEVEL else (None if differences.mean() < 0 else False)
+
+    def in_shape(score, share=GAP_CLOSED):
+        return _one_sided_verdict(shapes[score] - (1 - share) * bic)
+
+    def in_weights(score):
+        return _one_sided_verdict(weights[score] - weights["bic_log_evidence"])
+
+    shape_holds, shape_p = in_shape("sbic_log_evidence")
+    scan = {share: in_shape("sbic_log_evidence", share)[0] for share in GAP_CLOSED_SCAN}
+    # the run of thresholds around GAP_CLOSED with its verdict
+    run = [share for share in GAP_CLOSED_SCAN if all(
+        scan[other] == shape_holds for other in GAP_CLOSED_SCAN
+        if min(share, GAP_CLOSED) <= other <= max(share, GAP_CLOSED))]
+    weight_holds, weight_p = in_weights("sbic_log_evidence")
+    holds = (False if False in (shape_holds, weight_holds)
+             else True if shape_holds and weight_holds else None)
     closed = 1 - sbic / bic.where(bic > 0)
-    return (holds,
-            f"mean shape distance to the gold standard over {len(shapes)} data sets: sBIC "
-            f"{sbic.mean():.1f}, BIC {bic.mean():.1f} nats; sBIC's correction removes "
-            f"{closed.mean():.0%} of BIC's distance on average (1 − sBIC/BIC per data set), more "
-            f"than {GAP_CLOSED:.0%} in {int((differences < 0).sum())} of {len(shapes)}, "
-            f"one-sided signed-rank p = {p_value:.2g}", note)
+    removes = (sbic - (1 - GAP_CLOSED) * bic) < 0
+    evidence = (
+        f"in shape: mean shape distance to the gold standard over {len(shapes)} data sets: "
+        f"sBIC {sbic.mean():.1f}, BIC {bic.mean():.1f} nats; sBIC's correction removes "
+        f"{closed.mean():.0%} of BIC's distance on average (1 − sBIC/BIC per data set), more "
+        f"than {GAP_CLOSED:.0%} in {int(removes.sum())} of {len(shapes)}, one-sided "
+        f"signed-rank p = {shape_p:.2g}: {_verdict_word(shape_holds)}, and so for every "
+        f"threshold from {min(run):.0%} to {max(run):.0%} (steps of 1%). In the posterior "
+        f"weights over the test models (total-variation distance to the gold standard's, mean "
+        f"over the data sets): sBIC {weights['sbic_log_evidence'].mean():.2f}, BIC "
+        f"{weights['bic_log_evidence'].mean():.2f}; sBIC closer in "
+        f"{int((weights['sbic_log_evidence'] < weights['bic_log_evidence']).sum())} of "
+        f"{len(weights)}, one-sided signed-rank p = {weight_p:.2g}: "
+        f"{_verdict_word(weight_holds)}")
+    variants = [column for column in frame if SBIC_VARIANT.fullmatch(str(column))
+                and frame[column].notna().any()]
+    if variants:
+        labels, chosen = score_labels(frame), selection_errors(frame, keys)
+        picks = {score: int((chosen[f"{score}_vs_gold"] == 0).sum())
+                 for score in [*variants, "bic_log_evidence"]}
+        # the variants the shape test passes and the weight test does not, though they choose
+        # the gold standard's model less often than BIC
+        missed = [labels[score] for score in variants if in_shape(score)[0]
+                  and not in_weights(score)[0] and picks[score] < picks["bic_log_evidence"]]
+        note += " At the further φ (the verdict is the package's φ's): " + "; ".join(
+            f"{labels[score]} removes {(1 - shapes[score] / bic.where(bic > 0)).mean():.0%} of "
+            f"BIC's shape distance ({_verdict_word(in_shape(score)[0])} in shape), its weights "
+            f"lie at {weights[score].mean():.2f} against BIC's "
+            f"{weights['bic_log_evidence'].mean():.2f} ({_verdict_word(in_weights(score)[0])} "
+            f"in the weights), and it chooses the gold standard's model in {picks[score]} of "
+            f"{len(chosen)} data sets" for score in variants) + "." + (
+            f" The shape test passes {' and '.join(missed)}, which choose the gold standard's "
+            f"model less often than BIC (in {picks['bic_log_evidence']}); the weight test, "
+            "which sees the test models near the maximum, does not." if missed else "")
+    return holds, evidence, note
 
 
 def wbic_level_claim(exact: pd.DataFrame):
@@ -2589,12 +2712,16 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
              "where it chooses the yardstick's model (for the SMC gold standard, a model of its "
              f"set within {GOLD_SET_SE:g} combined SE of its maximum, section 2), the same over "
              "the data sets whose set holds one model, its mean "
-             "|Δc| against that choice (hidden states) and the "
-             "mean distance of its curve's shape from the yardstick's (nats; what selection "
-             "and averaging see). "
+             "|Δc| against that choice (hidden states), the "
+             "mean distance of its curve's shape from the yardstick's (nats; every test model "
+             "weighs alike, so those far below the maximum, with errors of hundreds of nats, "
+             "weigh most: a description of the curves) and the total-variation distance between "
+             "the posterior weights it gives the test models and the yardstick's (0 to 1, equal "
+             "prior on the test models: what model averaging uses). "
              + (f"Laplace is the exception: where its Hessian is not positive definite it is "
                 "undefined, and, as in paper 003, it chooses among the other test models and "
-                "its shape is measured over them (" + "; ".join(gaps) + "). " if gaps else "")
+                "its shape and weights are measured over them (" + "; ".join(gaps) + "). "
+                if gaps else "")
              + "sBIC needs the test models 1..K: paper 003's start at 2, and "
              "the one-class model's log-likelihood is closed-form, so they get it; "
              + (f"{', '.join(large_c)} start higher and get none; " if large_c else "")
@@ -2615,6 +2742,7 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
             continue
         most = table[table["chooses_gold"] == table["chooses_gold"].max()]
         closest = _closest_text(*closest_in_shape(frame, keys))
+        averaging = _closest_text(*closest_in_shape(frame, keys, weight_errors), "", 2)
         lines += [f"### On {where}", ""]
         if where.startswith("the exact"):
             lines += [f"N = {int(exact['cases'].max())} cases against {int(exact['d'].min())} "
@@ -2626,7 +2754,8 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
                   "* Most often the yardstick's model: " + ", ".join(
                       f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets)"
                       for row in most.itertuples())
-                  + f"; closest in shape: {closest}.", ""]
+                  + f"; closest for model averaging (posterior weights): {averaging}; closest "
+                  f"in shape: {closest}.", ""]
         lines += range_edge_lines(frame)
         if frame is paper:
             common = common_data_sets(paper, keys)
@@ -2634,7 +2763,7 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
             recommendation = _recommendation_lines(
                 table, closest,
                 agreement_table(common, keys)
-                if len(same) < paper[keys].drop_duplicates().shape[0] else None)
+                if len(same) < paper[keys].drop_duplicates().shape[0] else None, averaging)
             recommendation[-1:-1] = _sbic_phi_lines(table, paper, fits_prior_alpha)
     lines += recommendation
     small = (f"at N = {int(exact['cases'].max())}: "
@@ -2642,7 +2771,8 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
     for claim, result, scope in (
             ("sBIC's curve is closer in shape to the gold standard's than BIC's (Drton & Plummer "
              f"2017), judged by whether its correction removes most (more than {GAP_CLOSED:.0%}) "
-             "of BIC's distance", sbic_shape_claim(paper), ""),
+             "of BIC's distance and by whether its posterior weights over the test models lie "
+             "closer to the gold standard's than BIC's", sbic_shape_claim(paper), ""),
             ("WBIC is closer to the exact log p(D|S) than BIC in singular models (Watanabe 2013)",
              wbic_level_claim(exact), small)):
         if result is not None:
@@ -2661,12 +2791,13 @@ BIASED_SHARE = 0.25
 
 
 def _recommendation_lines(table: pd.DataFrame, closest: str,
-                          common: pd.DataFrame | None = None) -> list[str]:
+                          common: pd.DataFrame | None = None, averaging: str = "") -> list[str]:
     """"Which score to use" for choosing the number of hidden states, from the
     :func:`agreement_table` on paper 003's settings: the scores that choose the gold standard's
     model as often as the best one, give or take one data set (ranked by how often, then by how
     far they miss), the same over the data sets whose gold set holds one model, those closest
-    in shape (``closest``, :func:`_closest_text`), those that choose fewer or more hidden
+    for model averaging (``averaging``, by the posterior weights) and in shape (``closest``;
+    both :func:`_closest_text`), those that choose fewer or more hidden
     states on more than :data:`BIASED_SHARE` of the data sets, and, where the scores are not
     defined on the same data sets, the shares over those where all are (``common``, its
     :func:`agreement_table`)."""
@@ -2691,7 +2822,12 @@ def _recommendation_lines(table: pd.DataFrame, closest: str,
                      " any choice inside a wider set passes, section 2): " + "; ".join(
                          f"{share:.0%} of {count}: {scores}" for (share, count), scores in
                          groups.sort_index(ascending=False).items()) + ".")
-    lines.append(f"* Closest in shape: {closest}.")
+    if averaging:
+        lines.append("* Closest for model averaging, by the total-variation distance between "
+                     "the posterior weights over the test models and the gold standard's (0 to "
+                     f"1): {averaging}.")
+    lines.append("* Closest in shape (the curves minus their maxima, every test model alike, so "
+                 f"the far ones weigh most; a description of the curves): {closest}.")
     for column, words in (("chooses_fewer", "fewer"), ("chooses_more", "more")):
         biased = ranked[ranked[column] > BIASED_SHARE].sort_values(column, ascending=False)
         if not biased.empty:
