@@ -2,7 +2,9 @@
 
 Shared by tests/test_quick_run.py (one core against two) and tools/slurm/test-cluster.py (a local
 run against a SLURM run). Measured run times are the only thing allowed to differ; they live in
-columns whose name ends in ``_seconds``, in CSV files and in Markdown tables alike. PDF files
+columns whose name ends in ``_seconds``, in CSV files and in Markdown tables alike, or, in a
+Markdown table written for a reader, in ``(s)`` (``EM (s)``; the paper's printed times beside
+them, which cannot differ, are left out with them). PDF files
 also carry the moment they were written (``/CreationDate``); PNG files carry no date and are
 compared byte for byte.
 """
@@ -14,6 +16,8 @@ from pathlib import Path
 import pandas as pd
 
 TIMING_SUFFIX = "_seconds"
+#: How a Markdown table written for a reader names a column of run times.
+READER_TIMING_SUFFIX = " (s)"
 PDF_CREATION_DATE = re.compile(rb"/CreationDate \(D:[0-9Z+\-']*\)")
 
 
@@ -43,7 +47,7 @@ def without_timings(csv_bytes):
 
 
 def markdown_without_timings(markdown_bytes):
-    """Markdown text whose tables lack their ``*_seconds`` columns.
+    """Markdown text whose tables lack their ``*_seconds`` and ``* (s)`` columns.
 
     A table is a run of lines starting with ``|``; its first line names the columns (cells
     hold no bare ``|``, which the reports escape).
@@ -57,7 +61,7 @@ def markdown_without_timings(markdown_bytes):
         cells = line.strip().strip("|").split("|")
         if timing_cells is None:  # the header of a new table
             timing_cells = {i for i, cell in enumerate(cells)
-                            if cell.strip().endswith(TIMING_SUFFIX)}
+                            if cell.strip().endswith((TIMING_SUFFIX, READER_TIMING_SUFFIX))}
         lines.append("|".join(c for i, c in enumerate(cells) if i not in timing_cells))
     return "\n".join(lines)
 
