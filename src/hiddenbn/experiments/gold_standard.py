@@ -2139,7 +2139,9 @@ def _latent_class_bound_lines(table: pd.DataFrame, bounds: dict) -> list[str]:
         return []
     lines = ["", "Drton & Plummer (2017, Sec. 6.3) bound the learning coefficient of a latent "
              "class model with more classes than the truth (`latent_class_bound`), here at phi "
-             "= the prior's Dirichlet parameter, the prior the bound is stated for. That is not "
+             "= the prior's Dirichlet parameter (phi is the Dirichlet parameter of the class "
+             "weights' prior in the bound as the sBIC package's vignette cites it, Eqs. 6.15 "
+             "and 6.19; our reading, the paper's text is not at hand). That is not "
              "the phi of sBIC in sections 1, 2 and 5: there it runs at the sBIC package's phi = "
              "(d1 + 1)/2, and each setting's line gives the bound there too, so these lines "
              "check the bound, not sBIC's coefficients. An upper bound, so a slope below "
@@ -2864,8 +2866,9 @@ def _sbic_phi_lines(table: pd.DataFrame, paper: pd.DataFrame,
         text = (f"{row.chooses_gold:.0%} (more hidden states in {row.chooses_more:.0%}; "
                 f"shape distance {row.shape_distance:.1f} nats)")
         if row.score == prior:
-            text = (f"at the fits' own prior φ = {fits_prior_alpha:g} (the Dirichlet parameter "
-                    "Drton & Plummer's bound is stated for) in " + text)
+            text = (f"at the fits' own prior φ = {fits_prior_alpha:g} (the class weights' "
+                    "Dirichlet parameter, which φ is in Drton & Plummer's bound as the sBIC "
+                    "package's vignette cites it) in " + text)
         else:
             phi = row.score.removeprefix(f"{label} φ = ")
             if phi.endswith(DEFAULT_PHI_TEXT):  # a fraction of the default: its range here
