@@ -378,6 +378,36 @@ def test_sigterm_while_writing_outputs_leaves_no_temporary_file(tmp_path):
         assert len((tmp_path / "data.csv").read_text().splitlines()) == 5000001
 
 
+def test_a_signal_as_a_temporary_file_is_made_leaves_no_file(tmp_path, monkeypatch):
+    """A signal arriving right as an output's temporary file is created (a loaded machine:
+    once in a full test run) is held back until the file is registered for removal, so its
+    handler's exception leaves nothing behind."""
+    from hiddenbn.util import files
+
+    class Stopped(Exception):
+        pass
+
+    def stop(number, frame):
+        raise Stopped
+
+    make = files.tempfile.mkstemp
+
+    def make_then_signal(*args, **kwargs):
+        made = make(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return made
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    monkeypatch.setattr(files.tempfile, "mkstemp", make_then_signal)
+    try:
+        with pytest.raises(Stopped):
+            with files.atomic_output(tmp_path / "data.csv") as temporary:
+                Path(temporary).write_text("never reached")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_signal_while_outputs_are_renamed_waits_until_all_are_in_place(tmp_path, monkeypatch):
     """The signal's handler runs between the renames of two outputs (as when it arrived
     during a long write in C): the command ends as interrupted with both outputs in place."""

@@ -18,6 +18,7 @@ import glob
 import os
 import re
 import shutil
+import signal
 import stat
 import sys
 import tempfile
@@ -110,19 +111,31 @@ def _umask() -> int:
     return mask
 
 
+#: The signals whose handlers (the command line's) raise to stop a command: held back while a
+#: temporary file is made, so that one arriving between its creation and its removal's
+#: registration cannot leave it behind.
+_STOPPING_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
 @contextmanager
 def _temporary_file(folder, prefix: str):
     """Yield the path of a new empty temporary file in ``folder`` (None: the system's
     temporary folder), removed when the block ends, whether or not it was renamed."""
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=".tmp")
-    os.close(handle)
-    _OPEN_TEMPORARIES.add(temporary)
+    temporary = None
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING_SIGNALS)
     try:
+        try:
+            handle, temporary = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=".tmp")
+            os.close(handle)
+            _OPEN_TEMPORARIES.add(temporary)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a held signal's handler runs now
         yield temporary
     finally:
-        _OPEN_TEMPORARIES.discard(temporary)
-        if os.path.exists(temporary):
-            os.remove(temporary)
+        if temporary is not None:
+            _OPEN_TEMPORARIES.discard(temporary)
+            if os.path.exists(temporary):
+                os.remove(temporary)
 
 
 def _remove_stale_temporaries(target: Path) -> None:
