@@ -380,8 +380,8 @@ def test_sigterm_while_writing_outputs_leaves_no_temporary_file(tmp_path):
 
 def test_a_signal_as_a_temporary_file_is_made_leaves_no_file(tmp_path, monkeypatch):
     """A signal arriving right as an output's temporary file is created (a loaded machine:
-    once in a full test run) is held back until the file is registered for removal, so its
-    handler's exception leaves nothing behind."""
+    once in a full test run) finds its name already held for removal, so its handler's
+    exception leaves nothing behind."""
     from hiddenbn.util import files
 
     class Stopped(Exception):
@@ -390,15 +390,16 @@ def test_a_signal_as_a_temporary_file_is_made_leaves_no_file(tmp_path, monkeypat
     def stop(number, frame):
         raise Stopped
 
-    make = files.tempfile.mkstemp
+    make = os.open
 
-    def make_then_signal(*args, **kwargs):
-        made = make(*args, **kwargs)
-        os.kill(os.getpid(), signal.SIGTERM)
+    def make_then_signal(path, *args, **kwargs):
+        made = make(path, *args, **kwargs)
+        if Path(path).parent == tmp_path:  # the output's temporary file, just created
+            os.kill(os.getpid(), signal.SIGTERM)
         return made
 
     previous = signal.signal(signal.SIGTERM, stop)
-    monkeypatch.setattr(files.tempfile, "mkstemp", make_then_signal)
+    monkeypatch.setattr(files.os, "open", make_then_signal)
     try:
         with pytest.raises(Stopped):
             with files.atomic_output(tmp_path / "data.csv") as temporary:

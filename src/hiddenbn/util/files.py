@@ -17,8 +17,8 @@ import errno
 import glob
 import os
 import re
+import secrets
 import shutil
-import signal
 import stat
 import sys
 import tempfile
@@ -111,25 +111,26 @@ def _umask() -> int:
     return mask
 
 
-#: The signals whose handlers (the command line's) raise to stop a command: held back while a
-#: temporary file is made, so that one arriving between its creation and its removal's
-#: registration cannot leave it behind.
-_STOPPING_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
-
-
 @contextmanager
 def _temporary_file(folder, prefix: str):
     """Yield the path of a new empty temporary file in ``folder`` (None: the system's
-    temporary folder), removed when the block ends, whether or not it was renamed."""
+    temporary folder), removed when the block ends, whether or not it was renamed.
+
+    The name is held before the file is created (``O_EXCL``, as :func:`tempfile.mkstemp`
+    does), so a signal whose handler raises (the command line's) at any moment after the file
+    exists finds it to remove: :func:`tempfile.mkstemp` returns the name only after creating
+    it. Blocking the signal would not do: it goes to any thread that does not block it.
+    """
+    folder = tempfile.gettempdir() if folder is None else os.fspath(folder)
     temporary = None
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING_SIGNALS)
     try:
-        try:
-            handle, temporary = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=".tmp")
-            os.close(handle)
-            _OPEN_TEMPORARIES.add(temporary)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a held signal's handler runs now
+        while temporary is None:
+            temporary = os.path.join(folder, f"{prefix}{secrets.token_hex(4)}.tmp")
+            try:
+                os.close(os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            except FileExistsError:  # another file's name: draw again
+                temporary = None
+        _OPEN_TEMPORARIES.add(temporary)
         yield temporary
     finally:
         if temporary is not None:
