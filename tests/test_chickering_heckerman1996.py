@@ -242,8 +242,11 @@ def test_further_draws_say_whether_the_draw_explains_a_discrepant_cell():
         fits, draw_fits({"e_draw2": [(4, 4), (4, 4)], "e_draw3": [(4, 5), (4, 4)]}), section,
         printed)
     [text] = ch96.generating_draw_findings(missed).values()
-    assert text.startswith("the generating draw is ruled out as the cause within these 3 "
-                           "draws: none reaches the paper's 2 within noise")
+    # no draw reaches it: what the draws show (how far they move the cell), not a ruling
+    assert text.startswith("the paper's 2 is not reached in any of the 3 generating draws: "
+                           "their means span 0.0..0.5 (0.5 states), 1.5 states from the "
+                           "paper's at the closest")
+    assert "ruled out" not in text and "possible cause" not in text
     lines = ch96.generating_draw_lines(missed)
     assert lines[0] == f"## {ch96.GENERATING_DRAWS_TITLE}"
     assert f"- CS at e, {ch96.PROTOCOLS['paper']}: {text}." in lines
@@ -251,9 +254,72 @@ def test_further_draws_say_whether_the_draw_explains_a_discrepant_cell():
     why = ch96.cell_explanation(fits.assign(cs=fits.laplace), "cs", 32, -2.0, 0.5, text)
     assert text in why and ch96.GENERATING_UNTESTED not in why
     # nothing without the key or without the draws' fits
+    assert ch96.generating_draw_findings(pd.DataFrame(), reproduced=True) == {}
     assert ch96.generating_draw_table(fits, None, section, printed).empty
     assert ch96.generating_draw_lines(pd.DataFrame()) == []
     assert ch96.generating_draw_findings(pd.DataFrame()) == {}
+
+
+def test_further_draws_say_whether_a_reproduced_cell_depends_on_the_draw():
+    """The paper's CS Δc is 0: draws 1 and 2 (0 ± 0) reproduce it, draw 3 (+2 ± 0) does not,
+    so its agreement depends on the draw; every other cell agrees in all 3 draws. The verdict
+    row of the cell says so, and names the draws in its choices."""
+    printed = pd.DataFrame([{"n": "64", "c": "4", "N": "400", "cs": "0", "mled": "0",
+                             "draper": "0", "bic_log_evidence": "0"}])
+    fits = draw_fits({"e": [(4, 4), (4, 4)]})
+    draws = ch96.generating_draw_table(
+        fits, draw_fits({"e_draw2": [(4, 4), (4, 4)], "e_draw3": [(3, 5), (4, 6)]}),
+        DRAWS_SECTION, printed)
+    assert ch96.generating_draw_findings(draws) == {}
+    agreements = ch96.generating_draw_findings(draws, reproduced=True)
+    key = (ch96.PROTOCOLS["paper"], "e", "CS")
+    assert agreements[key] == (f"reproduced in draw 1 and draw 2, not in draw 3 (2): "
+                               f"{ch96.DRAW_DEPENDENT}")
+    # the counterfactual: cells every draw reproduces say that instead
+    assert agreements[(ch96.PROTOCOLS["paper"], "e", "Draper")].startswith(
+        "reproduced in all 3 generating draws")
+    assert ch96.DRAW_DEPENDENT not in agreements[(ch96.PROTOCOLS["paper"], "e", "Draper")]
+    lines = ch96.generating_draw_lines(draws)
+    assert f"- CS at e, {ch96.PROTOCOLS['paper']}: {agreements[key]}." in lines
+    assert not any(line.startswith("- Draper") for line in lines)
+    # the verdict row's explanation and choices (table1_cell_rows' annotate)
+    annotate = ch96.cell_annotation(fits, DRAWS_SECTION, None, "paper", agreements)
+    row = pd.Series({"experiment": "e"})
+    note, choices = annotate(row, "cs")
+    assert note == agreements[key]
+    assert f"3 draws of e's model (comparison.md, '{ch96.GENERATING_DRAWS_TITLE}')" in choices
+    assert annotate(row, "draper")[0].startswith("reproduced in all 3")
+    assert annotate(row, "cs")[0] != ch96.cell_annotation(fits, DRAWS_SECTION, None, "paper",
+                                                          {})(row, "cs")[0]
+
+
+def test_large_c_claim_is_also_judged_pooled_over_the_generating_draws():
+    """Draper always picks Laplace's model (Δc 0); CS errs by one state in one of draw 1's two
+    data sets: within noise on draw 1. Draws 2 and 3 where CS errs in both data sets make CS's
+    larger error beyond noise pooled over the 6 data sets (Draper better: supported); draws
+    where CS never errs leave it within noise. The verdict stays draw 1's."""
+    section = {**DRAWS_SECTION, "models": {"m": {"hidden_states": 32, "features": 64}},
+               "experiments": {"e": DRAWS_SECTION["experiments"]["e"]}}
+    fits = draw_fits({"e": [(4, 5), (4, 4)]})
+    table = ch96.table1(ch96.selection_errors(fits, ch96.TABLE1_SCORES),
+                        section["experiments"], section["models"])
+    result = ch96.claim_draper_beats_cs_for_large_c(
+        table, ch96.selection_errors(fits, ch96.TABLE1_SCORES))
+    assert result[0] == ch96.UNDECIDED
+    erring = draw_fits({"e_draw2": [(4, 5), (4, 5)], "e_draw3": [(4, 5), (4, 5)]})
+    (verdict, evidence), choices = ch96.large_c_pooled(result, fits, erring, section)
+    assert verdict == ch96.UNDECIDED and evidence.startswith(result[1])
+    assert ("Pooled over the 3 generating draws (data sets: e 6; the paper used one draw, and "
+            "pooling averages over generating models): supported: ") in evidence
+    assert choices == ("the evidence gives the verdict pooled over the 3 draws too (pooling "
+                       "averages over generating models; the paper's numbers come from one "
+                       "draw)",)
+    # the counterfactual: draws where CS never errs leave the pooled reading within noise
+    exact = draw_fits({"e_draw2": [(4, 4), (4, 4)], "e_draw3": [(4, 4), (4, 4)]})
+    assert f"models): {ch96.UNDECIDED}: " in ch96.large_c_pooled(result, fits, exact,
+                                                                  section)[0][1]
+    # without the draws' fits: the draw-1 reading alone
+    assert ch96.large_c_pooled(result, fits, None, section) == (result, ())
 
 
 def test_experiments_on_the_same_data_sets_share_their_fits(tmp_path):
@@ -812,6 +878,11 @@ def test_draper_cs_for_model_averaging_is_judged_by_the_posterior_weights():
     # counterfactual: Draper on BIC's curve is no better than BIC by either measure
     verdicts = ch96.draper_cs_verdicts(paper.assign(draper=paper.bic_log_evidence))
     assert [verdicts[m][0] for m in ("weights", "shape")] == ["not supported"] * 2
+    # the choices say the verdict follows our reading, and what the paper did (Sec. 3's words)
+    choice = ch96.THRESHOLD_CHOICES["averaging"]
+    assert "the verdict follows the weights" in choice
+    assert ("the paper 'simply compared plots of log marginal likelihood versus states of the "
+            "hidden variable' (Sec. 3), which is closer to the curves' shape distance") in choice
 
 
 # --- the curves of Figures 1-3, built from the paper's words ---------------------------------
@@ -1169,10 +1240,24 @@ def test_edges_and_fit_counts_follow_the_experiments_a_claim_reads():
     assert "of CS's Δc, the generating draw is ruled out" in peaks[3]
     assert ch96.GENERATING_UNTESTED not in peaks[3]
     title = ch96.GENERATING_DRAWS_TITLE
-    assert f"3 draws of fig2_c32's model (comparison.md, '{title}')" in peaks[4]
+    # the draws were not computed for the curves' claims: their choices keep the one draw
+    assert "3 draws of" not in peaks[4] and ch96.GENERATING_CHOICE in peaks[4]
+    assert f"3 draws of fig2_c32's model (comparison.md, '{title}')" in ch96.choices_text(
+        drawn, FIGURES, ["fig2_c32"], "paper", draws_applied=True)
+    assert ch96.GENERATING_CHOICE in ch96.choices_text(drawn, FIGURES, ["fig2_c32"], "paper")
     # an experiment without further draws keeps the one draw, not varied
-    assert ch96.GENERATING_CHOICE not in peaks[4]
-    assert ch96.GENERATING_CHOICE in ch96.choices_text(drawn, FIGURES, ["fig1_n64"], "paper")
+    assert ch96.GENERATING_CHOICE in ch96.choices_text(drawn, FIGURES, ["fig1_n64"], "paper",
+                                                       draws_applied=True)
+    # with the draws' fits, the large-c claim is judged pooled over them too, and names them
+    draws = pd.concat([fits[fits.experiment == "fig2_c32"].assign(experiment=f"fig2_c32_draw{d}")
+                       for d in (2, 3)], ignore_index=True)
+    rows = {r[0]: r for r in ch96.claims(fits, table, None, printed, drawn, draw_fits=draws)}
+    large_c = rows["For large c, Draper does better than CS."]
+    assert "Pooled over the 3 generating draws (data sets: fig2_c32 15;" in large_c[2]
+    assert f"3 draws of fig2_c32's model (comparison.md, '{title}')" in large_c[4]
+    assert "the evidence gives the verdict pooled over the 3 draws too" in large_c[4]
+    bic = rows["BIC/MDL is the least accurate and biased toward simple models."]
+    assert "3 draws of" not in bic[4] and ch96.GENERATING_CHOICE in bic[4]
 
 
 def test_explanations_point_to_the_gold_standard_sections_that_exist():

@@ -1229,11 +1229,13 @@ EM_CHOICE = {"paper": "EM: Sec. 3's protocol as read here (comparison.md, 'EM pr
 
 
 def choices_text(section: dict, paper_figures: pd.DataFrame | None, names, protocol: str,
-                 *thresholds: str, generating: bool = True) -> str:
+                 *thresholds: str, generating: bool = True, draws_applied: bool = False) -> str:
     """The ``choices`` cell of a verdict resting on the fits of experiments ``names`` under
     ``protocol``: the reconstructed test-model ranges among them (:func:`range_origin`), the
     generating parameters, the EM protocol, and ``thresholds`` (each naming where its variants
-    are shown)."""
+    are shown). The further generating draws of ``names`` (config ``generating_draws``) are
+    named only with ``draws_applied``, for a verdict they were computed for; otherwise the
+    draw is the one not varied (:data:`GENERATING_CHOICE`)."""
     variants = section.get("range_variants", {})
     ranges = [f"{name} {s['min']}..{s['max']}"
               + (f" (variant {variants[name]['min']}..{variants[name]['max']}: comparison.md, "
@@ -1244,8 +1246,8 @@ def choices_text(section: dict, paper_figures: pd.DataFrame | None, names, proto
               for s in [section["experiments"][name]["test_states"]]]
     parts = ([f"test-model ranges {', '.join(ranges)} (reconstructed, docs/RECONSTRUCTIONS.md; "
               "choices at their edges are named in the explanation)"] if ranges else [])
-    drawn = [name for name in dict.fromkeys(names)
-             if name in section.get("generating_draws", {}).get("experiments", [])]
+    drawn = [name for name in dict.fromkeys(names) if draws_applied
+             and name in section.get("generating_draws", {}).get("experiments", [])]
     parts += ([] if not generating else [GENERATING_CHOICE] if not drawn else [
         "generating parameters: one uniform-Dirichlet draw per model from our seed (Sec. 3 draws "
         f"one too; its draw is unknown); {section['generating_draws']['draws']} draws of "
@@ -1364,25 +1366,53 @@ def generating_draw_table(fits: pd.DataFrame, draw_fits: pd.DataFrame | None, se
     return pd.DataFrame(rows)
 
 
-def generating_draw_findings(draws: pd.DataFrame) -> dict:
+#: What :func:`generating_draw_findings` says of a cell draw 1 reproduces and another draw does
+#: not.
+DRAW_DEPENDENT = "the agreement depends on the generating draw"
+
+
+def _cell_mean(shown: str) -> float:
+    """The mean of a cell as :func:`format_mean_sd` shows it."""
+    return float(shown.split(" ± ")[0])
+
+
+def generating_draw_findings(draws: pd.DataFrame, reproduced: bool = False) -> dict:
     """What the further draws say of each cell of :func:`generating_draw_table` that draw 1
-    (the model of Table 1) does not reproduce: ``(protocol, experiment, score)`` (as the table
-    labels them) -> a sentence. The draw is a possible cause of the discrepancy where another
-    draw reaches the paper's value within noise (Table 1's rule), and ruled out as its cause,
-    within the draws run, where none does."""
+    (the model of Table 1) does not reproduce, or with ``reproduced`` of each it does:
+    ``(protocol, experiment, score)`` (as the table labels them) -> a sentence.
+
+    A discrepant cell: the draw is a possible cause where another draw reaches the paper's
+    value within noise (Table 1's rule); where none does, the sentence says so and gives the
+    range of the draws' means against the paper's value (how far the draws move the cell),
+    not a ruling: a further draw may still reach it where they scatter. A reproduced cell:
+    whether every draw reproduces it or the agreement depends on the draw (the draws that miss,
+    with their cells)."""
     findings = {}
     for row in draws.to_dict("records"):
-        if row.get("agrees (draw 1)") != "no":
+        if row.get("agrees (draw 1)") != ("yes" if reproduced else "no"):
             continue
         labels = [key[len("ours ("):-1] for key in row if key.startswith("ours (")]
         reaching = [label for label in labels if row[f"agrees ({label})"] == "yes"]
         ours = "; ".join(f"{label}: {row[f'ours ({label})']}" for label in labels)
-        findings[(row["protocol"], row["experiment"], row["score"])] = (
+        missing = [label for label in labels if label not in reaching]
+        means = [_cell_mean(row[f"ours ({label})"]) for label in labels]
+        key = (row["protocol"], row["experiment"], row["score"])
+        if reproduced:
+            findings[key] = (
+                f"reproduced in all {len(labels)} generating draws ({ours})" if not missing
+                else f"reproduced in {' and '.join(reaching)}, not in "
+                     + "; ".join(f"{label} ({row[f'ours ({label})']})" for label in missing)
+                     + f": {DRAW_DEPENDENT}")
+            continue
+        findings[key] = (
             f"the generating draw is a possible cause: {' and '.join(reaching)} of the "
             f"{len(labels)} draws reach the paper's {row['paper']} within noise ({ours})"
             if reaching else
-            f"the generating draw is ruled out as the cause within these {len(labels)} draws: "
-            f"none reaches the paper's {row['paper']} within noise ({ours})")
+            f"the paper's {row['paper']} is not reached in any of the {len(labels)} "
+            f"generating draws: their means span {min(means):.1f}..{max(means):.1f} "
+            f"({max(means) - min(means):.1f} states), "
+            f"{min(abs(m - _cell_mean(row['paper'])) for m in means):.1f} states from the "
+            f"paper's at the closest ({ours})")
     return findings
 
 
@@ -1401,12 +1431,19 @@ def generating_draw_lines(draws: pd.DataFrame) -> list[str]:
             "Δc, mean ± s.d. over the data sets as in Table 1; 'agrees' is Table 1's rule "
             f"({NOISE_Z:g} combined standard errors). Where draw 1 does not reproduce a cell, "
             "the draw is a possible cause if another draw reaches the paper's value within "
-            "noise, and ruled out as the cause, within these draws, if none does.", "",
+            "noise; where none does, the range of the draws' means says how far the draw "
+            "moves the cell (with more draws, one reaching the paper's value becomes more "
+            "likely where they scatter). Where draw 1 reproduces a cell and another draw does "
+            "not, the agreement depends on the draw.", "",
             pipe_table(draws), "",
             *([f"- {score} at {experiment}, {protocol}: {text}."
                for (protocol, experiment, score), text in findings.items()] if findings else
               ["Draw 1 reproduces every cell above: no discrepancy here for the draw to "
-               "explain."]), ""]
+               "explain."]),
+            *[f"- {score} at {experiment}, {protocol}: {text}."
+              for (protocol, experiment, score), text in
+              generating_draw_findings(draws, reproduced=True).items() if DRAW_DEPENDENT in text],
+            ""]
 
 
 def table1_cell_rows(table: pd.DataFrame, printed: pd.DataFrame, where: str,
@@ -2408,6 +2445,38 @@ def claim_reality_delta_m(reality: pd.DataFrame) -> tuple[str, str]:
             f"by Laplace: {sorted(reality.hidden_states.tolist())}).")
 
 
+def large_c_pooled(result: tuple, fits: pd.DataFrame, draw_fits: pd.DataFrame | None,
+                   section: dict) -> tuple[tuple, tuple]:
+    """"For large c, Draper does better than CS" (``result``: its draw-1 verdict and evidence,
+    :func:`claim_draper_beats_cs_for_large_c`) pooled over the generating draws: the same
+    paired rule over the data sets of every draw of the experiments of the config's
+    ``generating_draws`` (``draw_fits``: draws 2..; ``fits``: draw 1 and the experiments not
+    redrawn). The paper's sentence is general, but its numbers come from one draw, and pooling
+    averages over generating models: the verdict stays draw 1's and the pooled one is added to
+    the evidence, as another choice's. Returns ``(result, choices)``, ``choices`` naming the
+    pooled reading (empty, and ``result`` as given, without the draws' fits)."""
+    drawn = [name for name in section.get("generating_draws", {}).get("experiments", [])
+             if name in set(fits.experiment)]
+    if draw_fits is None or draw_fits.empty or not drawn:
+        return result, ()
+    count = section["generating_draws"]["draws"]
+    errors = pd.concat([selection_errors(fits, TABLE1_SCORES), *(
+        selection_errors(draw_fits[draw_fits.experiment == drawn_name(name, draw)],
+                         TABLE1_SCORES).assign(experiment=name)
+        for name in drawn for draw in range(2, count + 1)
+        if (draw_fits.experiment == drawn_name(name, draw)).any())], ignore_index=True)
+    pooled = table1(errors, {name: section["experiments"][name]
+                             for name in dict.fromkeys(fits.experiment)}, section["models"])
+    verdict, evidence = claim_draper_beats_cs_for_large_c(pooled, errors)
+    sets = ", ".join(f"{row.experiment} {int(row.data_sets)}" for row in pooled.itertuples()
+                     if row.experiment in drawn and row.c >= LARGE_C)
+    return (result[0], f"{result[1]} Pooled over the {count} generating draws (data sets: "
+                       f"{sets}; the paper used one draw, and pooling averages over generating "
+                       f"models): {verdict}: {evidence}", *result[2:]), (
+        f"the evidence gives the verdict pooled over the {count} draws too (pooling averages "
+        "over generating models; the paper's numbers come from one draw)",)
+
+
 def _large_c_experiments(section: dict) -> list[str]:
     """The experiments with a generating c of at least :data:`LARGE_C`."""
     return [name for name in section["experiments"]
@@ -2446,15 +2515,18 @@ THRESHOLD_CHOICES = {
     "accuracy": "'most accurate' read experiment by experiment (the evidence gives the verdicts "
                 "by the mean |Δc| and by the medians too)",
     "averaging": "'for model averaging' read as the posterior weights the scores give the test "
-                 "models, equal prior on them (the evidence gives the verdict by the curves' "
-                 "shape distance too)",
+                 "models, equal prior on them (ours: what averaging uses), and the verdict "
+                 "follows the weights; the paper 'simply compared plots of log marginal "
+                 "likelihood versus states of the hidden variable' (Sec. 3), which is closer "
+                 "to the curves' shape distance, whose verdict the evidence gives too",
 }
 
 
 def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None,
            printed: dict, section: dict, dimension_tables=(),
            prior_tables: dict | None = None, protocol: str = "paper",
-           draw_findings: dict | None = None) -> list[tuple]:
+           draw_findings: dict | None = None,
+           draw_fits: pd.DataFrame | None = None) -> list[tuple]:
     """The paper's claims, each as ``(claim, verdict, evidence, explanation, choices)`` from our
     results under ``protocol`` (a key of :data:`PROTOCOLS`; ``fits`` are that protocol's):
     those about Table 1 (:data:`TABLE1_CLAIMS`), EM's convergence and the prior (Sec. 3), the
@@ -2472,11 +2544,14 @@ def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None
     ``prior_tables`` are given for the paper's EM protocol only. ``draw_findings``: what further
     generating draws say of Table 1's discrepant cells (:func:`generating_draw_findings`), which
     the large-c claims resting on CS's Δc cite in place of the draw as an untested cause.
+    ``draw_fits``: the further draws' fits under ``protocol``, over which "for large c, Draper
+    does better than CS" is also judged pooled (:func:`large_c_pooled`).
     """
     section3, figures = printed["section3"], printed.get("figures")
     out = []
 
-    def add(claim, result, names=(), *thresholds, edges=False, choices=None, scores=SCORES):
+    def add(claim, result, names=(), *thresholds, edges=False, choices=None, scores=SCORES,
+            draws_applied=False):
         if result is None:
             return
         verdict, evidence, *why = result
@@ -2487,17 +2562,20 @@ def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None
         elif note:
             evidence += f" {note[0].upper()}{note[1:]}."
         if choices is None:
-            choices = choices_text(section, figures, names, protocol, *thresholds)
+            choices = choices_text(section, figures, names, protocol, *thresholds,
+                                   draws_applied=draws_applied)
         out.append((claim, verdict, evidence, explanation, choices))
 
     errors = selection_errors(fits, TABLE1_SCORES)
     for claim, check in TABLE1_CLAIMS:
         # a claim's choices and range edges are those of the experiments and scores it reads
         scores, smallest_c = TABLE1_CLAIM_INPUTS[check]
-        add(claim, run_table1_check(check, table, errors),
-            list(table.experiment[table.c >= smallest_c]), NOISE_CHOICE,
+        result, pooled = run_table1_check(check, table, errors), ()
+        if check is claim_draper_beats_cs_for_large_c and result is not None:
+            result, pooled = large_c_pooled(result, fits, draw_fits, section)
+        add(claim, result, list(table.experiment[table.c >= smallest_c]), NOISE_CHOICE,
             *(THRESHOLD_CHOICES[key] for key in TABLE1_CLAIM_THRESHOLDS.get(check, ())),
-            edges=True, scores=("laplace", *scores))
+            *pooled, edges=True, scores=("laplace", *scores), draws_applied=bool(pooled))
     # experiments that share their data sets share their fits: each fit is counted once
     own = distinct_fits(fits, table)
     add(f"EM converged in all but {int(section3['runs'] - section3['converged_runs'])} of the "
@@ -3134,6 +3212,7 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
         draw_fits = draw_fits.assign(protocol="paper")
     draws = generating_draw_table(fits, draw_fits, section, printed["table1"])
     draw_findings = generating_draw_findings(draws)
+    draw_agreements = generating_draw_findings(draws, reproduced=True)
 
     def save_csv(frame, name):
         with atomic_output(outdir / "tables" / name) as temporary:
@@ -3166,7 +3245,8 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
         claim_lists[protocol] = claims(subset, tables[protocol], reality if paper else None,
                                        printed, section, dimension_tables,
                                        prior_tables if paper else None, protocol,
-                                       draw_findings)
+                                       draw_findings, None if draw_fits is None else
+                                       draw_fits[draw_fits.protocol == protocol])
     shortfall = search_summary(fits) if len(tables) == len(PROTOCOLS) else None
     if shortfall is not None:
         save_csv(shortfall, "search.csv")
@@ -3188,10 +3268,7 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
                                             shortfall, draw_findings)
         cells += table1_cell_rows(
             table, printed["table1"], f"Table 1, {PROTOCOLS[protocol]}", explain,
-            lambda row, score, subset=subset, protocol=protocol: (
-                edge_note(subset, section, printed["figures"], [row.experiment],
-                          (score, "laplace")),
-                choices_text(section, printed["figures"], [row.experiment], protocol)),
+            cell_annotation(subset, section, printed["figures"], protocol, draw_agreements),
             contrast, repeated=protocol != PRIMARY_PROTOCOL and PRIMARY_PROTOCOL in tables)
     timed_cases = experiments[section["timing"]["experiment"]]["cases"]
     timing_verdicts = table2_rows(timing, cases=timed_cases, em=section["em"])
@@ -3202,6 +3279,24 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
                                                      section["prior_alpha"]), timing_verdicts,
                                generating_draw_lines(draws))
     atomic_write_text(comparison_path, text)
+
+
+def cell_annotation(fits: pd.DataFrame, section: dict, paper_figures: pd.DataFrame | None,
+                    protocol: str, draw_agreements: dict):
+    """``annotate(row, score) -> (note, choices)`` for :func:`table1_cell_rows` under
+    ``protocol`` (``fits``: that protocol's): the note names the cell's range edges
+    (:func:`edge_note`) and, where draw 1 reproduces it, whether the further generating draws
+    do too (``draw_agreements``: :func:`generating_draw_findings` with ``reproduced``); the
+    choices name the draws of a redrawn experiment (:func:`choices_text`), whose cells they
+    were computed for."""
+    def annotate(row, score):
+        agreement = draw_agreements.get((PROTOCOLS[protocol], row.experiment, LABELS[score]))
+        note = edge_note(fits, section, paper_figures, [row.experiment], (score, "laplace"))
+        return ("; ".join(part for part in (note, agreement) if part),
+                choices_text(section, paper_figures, [row.experiment], protocol,
+                             draws_applied=True))
+
+    return annotate
 
 
 def _cell_explainer(fits: pd.DataFrame, protocol: str, other_tables: dict,
