@@ -9,7 +9,7 @@ about.
 A message names an option as :func:`option` writes it, and reads as the caller wrote the
 call: ``str(error)`` names the keyword argument of the Python function (``prior_alpha=``),
 :meth:`HiddenbnError.command_line_message` the flag of the command line (``--prior-alpha``).
-So does a note or a warning (a line of a report's ``notes``, a :func:`warnings.warn`), which
+So does a note or a warning (a line of a report's ``notes``, a ``warnings.warn``), which
 :func:`for_caller` renders where it is made: with the flag inside :func:`command_line` (the CLI
 runs each command there), with the keyword elsewhere.
 """

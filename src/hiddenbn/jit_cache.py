@@ -14,7 +14,7 @@ the jobs start, e.g. a shared one for a cluster::
 (the Snakefile keeps a ``NUMBA_CACHE_DIR`` that is set; hiddenbn adds a folder per version of
 its sources, see :mod:`hiddenbn`, so an update never runs a kernel compiled from the old ones;
 the first start of new sources deletes the folders of others unused for
-:data:`hiddenbn.UNUSED_KERNEL_FOLDER_DAYS` days).
+``hiddenbn.UNUSED_KERNEL_FOLDER_DAYS`` days).
 Sharing is safe: numba keys each entry on the kernel's file, its signature and the CPU it was
 compiled for, so a node with another CPU compiles and adds its own entry, and entries are
 written to a temporary file and renamed.

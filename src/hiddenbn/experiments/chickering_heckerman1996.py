@@ -2498,10 +2498,11 @@ def _cs_delta_text(table: pd.DataFrame, printed_table1: pd.DataFrame | None, nam
     return text + "."
 
 
-#: The thresholds of our reading of the claims, as the ``choices`` column names them (each
-#: with where its variants are shown).
+#: The noise rule of our reading of the claims, as the ``choices`` column names it.
 NOISE_CHOICE = (f"{NOISE_Z:g} standard errors as the line between a difference and noise "
                 "(our rule; the paper states none)")
+#: The thresholds of our reading of the claims, as the ``choices`` column names them (each
+#: with where its variants are shown).
 THRESHOLD_CHOICES = {
     "flat": f"'fairly flat' read as falling at most 1/{FLATTER_BY:g} as fast (the evidence gives "
             "the verdict at " + ", ".join(f"1/{f:g}" for f in FLATTER_BY_VARIANTS) + ")",
