@@ -578,8 +578,8 @@ def test_sbic_by_its_phi_says_where_its_record_holds():
     assert "at the sBIC package's φ = (d₁ + 1)/2 (4.5 to 32.5 here; the package's default, its " \
            "documentation's tuning) it chooses" in line and "simulations" not in line
     assert "in 100% of 24 data sets (shape distance 46.8 nats); at the fits' own prior φ = 1.01 " \
-           "(the class weights' Dirichlet parameter, which φ is in Drton & Plummer's bound as the " \
-           "sBIC package's vignette cites it) in 4% (more hidden " \
+           "(the class weights' Dirichlet parameter, which φ is in Drton & Plummer's bound as " \
+           "the sBIC package's vignette cites it) in 4% (more hidden " \
            "states in 96%; shape distance 35.2 nats); at φ = 0.5 (d₁ + 1)/2 (2.25 to 16.25 " \
            "here) in 17%" in line
     assert gs._sbic_phi_lines(table.iloc[:2], paper, 1.01) == []  # no further phi
