@@ -9,6 +9,7 @@ import pytest
 from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import chickering_heckerman1996 as ch96
+from hiddenbn.experiments.comparison import posterior_weight_distance
 from hiddenbn.experiments import reproduction as rp
 from hiddenbn.learning.em import fit
 from hiddenbn.models.network import latent_class, random_parameters
@@ -823,7 +824,8 @@ def test_shape_distance_and_draper_cs_shapes():
     states = np.arange(2, 7)
     laplace, bic = np.exp(-(states - 4.0) ** 2), np.exp(-(states - 2.0) ** 2)
     by_hand = 0.5 * np.abs(laplace / laplace.sum() - bic / bic.sum()).sum()
-    assert ch96.curve_shape_distance(one, "bic_log_evidence", weights=True) == \
+    assert ch96.curve_shape_distance(one, "bic_log_evidence",
+                                     distance=posterior_weight_distance) == \
         pytest.approx(by_hand)
     # the paper's reading: CS one state above Laplace's peak, Draper one below, BIC two below
     # and steeper; five data sets with their own noise

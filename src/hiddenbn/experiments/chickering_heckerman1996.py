@@ -35,7 +35,7 @@ from hiddenbn.data import Dataset, read_csv, write_csv
 from hiddenbn.data.sampling import sample_dataset
 from hiddenbn.dimension.effective import dimension_report
 from hiddenbn.errors import HiddenbnError
-from hiddenbn.experiments.comparison import posterior_weight_distance
+from hiddenbn.experiments.comparison import posterior_weight_distance, shape_distance
 from hiddenbn.experiments.reproduction import UNDECIDED, claim_rows, verdict_row, write_verdicts
 from hiddenbn.learning.em import fit, make_engine, run_em
 from hiddenbn.learning.structure_search import greedy_search
@@ -2272,23 +2272,17 @@ def claim_error_bars_invisible(fits: pd.DataFrame, names) -> tuple | None:
 
 
 def curve_shape_distance(fits: pd.DataFrame, score: str, reference: str = "laplace",
-                         weights: bool = False) -> float:
-    """Mean over data sets and test models of ``|(s - max s) - (r - max r)|``: how far a
-    score's curve departs in shape from ``reference``'s (Laplace's by default; only shapes
-    matter for model averaging, Sec. 4), over the test models where both are defined. Every
-    test model weighs alike, the ones far below the maximum most; with ``weights``, the mean
-    over data sets of the total-variation distance between the posterior weights the two give
-    those test models instead
-    (:func:`~hiddenbn.experiments.comparison.posterior_weight_distance`, 0..1): what model
-    averaging uses."""
-    distances = []
-    for _, curve in fits.dropna(subset=[reference, score]).groupby(["experiment", "replicate"]):
-        if weights:
-            distances.append(posterior_weight_distance(curve[score], curve[reference]))
-            continue
-        shape = curve[score] - curve[score].max()
-        other = curve[reference] - curve[reference].max()
-        distances.append(float(np.mean(np.abs(shape - other))))
+                         distance=shape_distance) -> float:
+    """Mean over data sets of ``distance`` between a score's curve and ``reference``'s
+    (Laplace's by default; only shapes matter for model averaging, Sec. 4), over the test
+    models where both are defined: by default
+    :func:`~hiddenbn.experiments.comparison.shape_distance`, ``|(s - max s) - (r - max r)|``
+    averaged over the test models, every one alike, the ones far below the maximum most; or
+    :func:`~hiddenbn.experiments.comparison.posterior_weight_distance` (0..1), the distance
+    between the posterior weights the two give those test models: what model averaging
+    uses."""
+    distances = [distance(curve[score], curve[reference]) for _, curve in
+                 fits.dropna(subset=[reference, score]).groupby(["experiment", "replicate"])]
     return float(np.mean(distances)) if distances else float("nan")
 
 
@@ -2341,13 +2335,13 @@ def claim_cs_mled_curves(fits: pd.DataFrame, section: dict, names) -> tuple | No
 
 
 def shape_distances(fits: pd.DataFrame, scores, reference: str = "laplace",
-                    weights: bool = False) -> pd.DataFrame:
+                    distance=shape_distance) -> pd.DataFrame:
     """Per data set (experiment, replicate): :func:`curve_shape_distance` of each of
-    ``scores`` from ``reference``'s shape, or with ``weights`` from its posterior weights."""
+    ``scores`` from ``reference``'s curve, by ``distance``."""
     rows = []
     for (name, replicate), one in fits.groupby(["experiment", "replicate"]):
         rows.append({"experiment": name, "replicate": replicate,
-                     **{s: curve_shape_distance(one, s, reference, weights) for s in scores}})
+                     **{s: curve_shape_distance(one, s, reference, distance) for s in scores}})
     return pd.DataFrame(rows)
 
 
@@ -2367,9 +2361,9 @@ def draper_cs_verdicts(fits: pd.DataFrame, names=None) -> dict:
     must be named once): ``{"weights": (verdict, evidence), "shape": (verdict, evidence)}``.
 
     ``weights``: the total-variation distance between the posterior weights each score gives
-    the test models and Laplace's (:func:`shape_distances` with ``weights``; 0..1, what model
-    averaging uses), compared per data set as differences (one scale for every data set; a
-    distance of 0, common where both put their weight on one model, has no ratio). ``shape``:
+    the test models and Laplace's (:func:`shape_distances` by the posterior weights; 0..1,
+    what model averaging uses), compared per data set as differences (one scale for every data
+    set; a distance of 0, common where both put their weight on one model, has no ratio). ``shape``:
     :func:`curve_shape_distance` (nats; the far test models weigh most), compared as log
     ratios, on each data set's own scale (the c = 32 curves span thousands of nats, the n = 8
     ones tens), over the data sets where both distances are above 0.
@@ -2382,7 +2376,8 @@ def draper_cs_verdicts(fits: pd.DataFrame, names=None) -> dict:
     fits = fits if names is None else fits[fits.experiment.isin(names)]
     out = {}
     for measure in ("weights", "shape"):
-        distances = shape_distances(fits, scores, weights=measure == "weights")
+        distances = shape_distances(fits, scores, distance=posterior_weight_distance
+                                    if measure == "weights" else shape_distance)
         if measure == "shape":
             distances = distances[(distances[list(scores)] > 0).all(axis=1)]
             compared = np.log(distances[list(scores)])

@@ -112,6 +112,17 @@ def rounded(value, digits: int = 1):
 
 
 # --- curves over the test models ------------------------------------------------------------
+def shape_distance(score, gold) -> float:
+    """The mean over the test models of ``|(s_k - max s) - (g_k - max g)|`` between the curves
+    ``score`` and ``gold`` (arrays over the same test models, nats): how far one curve's shape
+    departs from the other's. Every test model weighs alike, so the test models far below both
+    maxima, where the errors run to hundreds of nats, weigh most; model averaging and selection
+    look at the few near the maximum
+    (:func:`posterior_weight_distance`)."""
+    score, gold = np.asarray(score, float), np.asarray(gold, float)
+    return float(np.mean(np.abs((score - score.max()) - (gold - gold.max()))))
+
+
 def posterior_weight_distance(score, yardstick) -> float:
     """The total-variation distance between the posterior weights that ``score`` and
     ``yardstick`` (log marginal likelihoods, or approximations of them, one per test model)
