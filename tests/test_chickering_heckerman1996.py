@@ -304,11 +304,11 @@ def test_large_c_claim_is_also_judged_pooled_over_the_generating_draws():
     fits = draw_fits({"e": [(4, 5), (4, 4)]})
     table = ch96.table1(ch96.selection_errors(fits, ch96.TABLE1_SCORES),
                         section["experiments"], section["models"])
-    result = ch96.claim_draper_beats_cs_for_large_c(
-        table, ch96.selection_errors(fits, ch96.TABLE1_SCORES))
+    errors = ch96.selection_errors(fits, ch96.TABLE1_SCORES)
+    result = ch96.claim_draper_beats_cs_for_large_c(table, errors)
     assert result[0] == ch96.UNDECIDED
     erring = draw_fits({"e_draw2": [(4, 5), (4, 5)], "e_draw3": [(4, 5), (4, 5)]})
-    (verdict, evidence), choices = ch96.large_c_pooled(result, fits, erring, section)
+    (verdict, evidence), choices = ch96.large_c_pooled(result, errors, fits, erring, section)
     assert verdict == ch96.UNDECIDED and evidence.startswith(result[1])
     assert ("Pooled over the 3 generating draws (data sets: e 6; the paper used one draw, and "
             "pooling averages over generating models): supported: ") in evidence
@@ -317,10 +317,10 @@ def test_large_c_claim_is_also_judged_pooled_over_the_generating_draws():
                        "draw)",)
     # the counterfactual: draws where CS never errs leave the pooled reading within noise
     exact = draw_fits({"e_draw2": [(4, 4), (4, 4)], "e_draw3": [(4, 4), (4, 4)]})
-    assert f"models): {ch96.UNDECIDED}: " in ch96.large_c_pooled(result, fits, exact,
-                                                                  section)[0][1]
+    assert f"models): {ch96.UNDECIDED}: " in ch96.large_c_pooled(result, errors, fits,
+                                                                  exact, section)[0][1]
     # without the draws' fits: the draw-1 reading alone
-    assert ch96.large_c_pooled(result, fits, None, section) == (result, ())
+    assert ch96.large_c_pooled(result, errors, fits, None, section) == (result, ())
 
 
 def test_experiments_on_the_same_data_sets_share_their_fits(tmp_path):

@@ -1,12 +1,14 @@
 """The gold-standard experiment's bookkeeping: slopes, Delta c, errors, verdicts and findings."""
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import gold_standard as gs
-from hiddenbn.experiments.comparison import posterior_weight_distance
+from hiddenbn.experiments.comparison import posterior_weight_distance, signed_rank_p_value
 
 
 def synthetic_slopes(slope, replicates=4, noise=0.05, seed=0, setting="toy",
@@ -937,6 +939,26 @@ def test_posterior_weight_distance_against_a_hand_computation():
         assert posterior_weight_distance(a, b) == pytest.approx(np.abs(wa - wb).sum() / 2)
 
 
+def test_signed_rank_p_value_against_enumerating_every_sign():
+    """The exact signed-rank p-value is the share of the 2^n sign assignments to the ranks of
+    the nonzero differences whose positive-rank sum is as extreme as the data's; zero and
+    undefined pairs are dropped, and nothing left gives 1."""
+    differences = [0.4, -1.3, 2.2, 0.0, 3.1, np.nan, 5.0, -0.2, 4.4]
+    kept = np.array([d for d in differences if np.isfinite(d) and d != 0])
+    ranks = np.argsort(np.argsort(np.abs(kept))) + 1.0
+    observed = ranks[kept > 0].sum()
+    sums = np.array([np.dot(signs, ranks) for signs in
+                     itertools.product((0, 1), repeat=len(kept))])
+    assert signed_rank_p_value(differences, alternative="greater") == pytest.approx(
+        np.mean(sums >= observed))
+    assert signed_rank_p_value(differences, alternative="less") == pytest.approx(
+        np.mean(sums <= observed))
+    assert signed_rank_p_value(differences) == pytest.approx(
+        min(1.0, 2 * min(np.mean(sums >= observed), np.mean(sums <= observed))))
+    assert signed_rank_p_value([0.0, 0.0, np.nan]) == 1.0
+    assert signed_rank_p_value([], alternative="less") == 1.0
+
+
 def _shapes_apart(offsets: dict, experiments=(("a", 4), ("b", 16)), replicates=(1, 2, 3, 4)):
     """Every score on the gold standard's curve (peak at 4) but lowered at 2 hidden states by
     ``offsets[score][i]`` nats in the i-th data set, which moves its shape distance there by a
@@ -973,7 +995,6 @@ def test_closest_in_shape_names_every_score_within_noise_of_the_best():
     assert gs._closest_text(*gs.closest_in_shape(few, ["experiment", "replicate"])) == (
         "Laplace (0.0 nats); 4 data sets are too few for a two-sided signed-rank test to tell "
         "any two scores apart at 0.05 (its smallest p is 0.12)")
-    assert gs.paired_p_value([0.0, 0.0, np.nan]) == 1.0
     # a score missing from a data set is paired over the others, and the text says over how many
     gap = _shapes_apart({"laplace": [0.0] * 8, "cs": [1.0] + [0.0] * 7})
     gap.loc[(gap["experiment"] == "b") & (gap["replicate"] == 4), "cs"] = np.nan

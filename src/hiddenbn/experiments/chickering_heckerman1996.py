@@ -837,9 +837,12 @@ def _medians_text(medians: dict) -> str:
     return ", ".join(f"{LABELS[s]} {medians[s]:.2f}" for s in sorted(medians, key=medians.get))
 
 
-def claim_bic_least_accurate(table: pd.DataFrame) -> tuple[str, str]:
+def claim_bic_least_accurate(table: pd.DataFrame,
+                             errors: pd.DataFrame | None = None) -> tuple[str, str]:
     """Secs. 4 and 6: BIC/MDL is the least accurate (the largest median ``|Δc|``) and biased toward
-    simple models (mean Δc never above zero, below it in most experiments)."""
+    simple models (mean Δc never above zero, below it in most experiments). Judged on the
+    table's medians; ``errors`` is the data sets' errors that every check of
+    :data:`TABLE1_CLAIMS` takes, unused here."""
     medians = median_abs_error(table)
     above, zero, below = _signs(table, "bic_log_evidence")
     least = medians["bic_log_evidence"] > max(medians[s] for s in TABLE1_SCORES
@@ -1002,7 +1005,8 @@ def _lower_in_most(table: pd.DataFrame, low: str, high: str) -> tuple[bool, int,
     return below > differing / 2, below, differing
 
 
-def claim_bias_directions(table: pd.DataFrame) -> tuple[str, str]:
+def claim_bias_directions(table: pd.DataFrame,
+                          errors: pd.DataFrame | None = None) -> tuple[str, str]:
     """Sec. 4: "The CS and MLED measures tend to select models that are too complex (Δc > 0),
     whereas the Draper measure tends to select models that are too simple (Δc < 0)".
 
@@ -1605,7 +1609,9 @@ def protocol_contrast(protocol: str, agrees: bool, other_agrees: bool,
             "it, the cell agrees")
 
 
-#: The claims about Table 1, each checked by a function of a Table 1 (ours or the paper's).
+#: The claims about Table 1, each checked by a function ``(table, errors=None)`` of a Table 1
+#: (ours or the paper's) and, for pairing over the data sets, their errors
+#: (:func:`selection_errors`; the paper's table has none).
 TABLE1_CLAIMS = (
     ("BIC/MDL is the least accurate and biased toward simple models.",
      claim_bic_least_accurate),
@@ -1632,24 +1638,14 @@ TABLE1_CLAIM_INPUTS = {
 #: besides :data:`NOISE_CHOICE`, for its verdict's choices.
 TABLE1_CLAIM_THRESHOLDS = {claim_cs_mled_almost_same: ("small_n",),
                            claim_draper_cs_most_accurate: ("accuracy",)}
-#: The checks that compare two scores' errors, paired over the data sets when given them.
-PAIRED_CHECKS = (claim_draper_cs_most_accurate, claim_draper_beats_cs_for_large_c,
-                 claim_cs_mled_almost_same)
-
-
-def run_table1_check(check, table: pd.DataFrame, errors: pd.DataFrame | None = None):
-    """``check(table)``, with the data sets' ``errors`` (:func:`selection_errors`) where the
-    check pairs over them (:data:`PAIRED_CHECKS`)."""
-    return check(table, errors) if check in PAIRED_CHECKS else check(table)
-
-
 def table1_claims(table: pd.DataFrame,
                   errors: pd.DataFrame | None = None) -> list[tuple[str, str, str]]:
     """``(claim, verdict, evidence)`` for every claim of :data:`TABLE1_CLAIMS` that the table's
-    experiments can decide (``errors``: as for :func:`run_table1_check`)."""
+    experiments can decide (``errors``: the data sets' errors, :func:`selection_errors`, which
+    the checks that compare two scores pair over; without them they combine standard errors)."""
     out = []
     for claim, check in TABLE1_CLAIMS:
-        result = run_table1_check(check, table, errors)
+        result = check(table, errors)
         if result is not None:
             out.append((claim, *result))
     return out
@@ -2440,22 +2436,23 @@ def claim_reality_delta_m(reality: pd.DataFrame) -> tuple[str, str]:
             f"by Laplace: {sorted(reality.hidden_states.tolist())}).")
 
 
-def large_c_pooled(result: tuple, fits: pd.DataFrame, draw_fits: pd.DataFrame | None,
-                   section: dict) -> tuple[tuple, tuple]:
+def large_c_pooled(result: tuple, errors: pd.DataFrame, fits: pd.DataFrame,
+                   draw_fits: pd.DataFrame | None, section: dict) -> tuple[tuple, tuple]:
     """"For large c, Draper does better than CS" (``result``: its draw-1 verdict and evidence,
     :func:`claim_draper_beats_cs_for_large_c`) pooled over the generating draws: the same
     paired rule over the data sets of every draw of the experiments of the config's
     ``generating_draws`` (``draw_fits``: draws 2..; ``fits``: draw 1 and the experiments not
-    redrawn). The paper's sentence is general, but its numbers come from one draw, and pooling
-    averages over generating models: the verdict stays draw 1's and the pooled one is added to
-    the evidence, as another choice's. Returns ``(result, choices)``, ``choices`` naming the
+    redrawn, whose data sets' ``errors``, :func:`selection_errors`, the caller holds). The
+    paper's sentence is general, but its numbers come from one draw, and pooling averages over
+    generating models: the verdict stays draw 1's and the pooled one is added to the evidence,
+    as another choice's. Returns ``(result, choices)``, ``choices`` naming the
     pooled reading (empty, and ``result`` as given, without the draws' fits)."""
     drawn = [name for name in section.get("generating_draws", {}).get("experiments", [])
              if name in set(fits.experiment)]
     if draw_fits is None or draw_fits.empty or not drawn:
         return result, ()
     count = section["generating_draws"]["draws"]
-    errors = pd.concat([selection_errors(fits, TABLE1_SCORES), *(
+    errors = pd.concat([errors, *(
         selection_errors(draw_fits[draw_fits.experiment == drawn_name(name, draw)],
                          TABLE1_SCORES).assign(experiment=name)
         for name in drawn for draw in range(2, count + 1)
@@ -2566,9 +2563,9 @@ def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None
     for claim, check in TABLE1_CLAIMS:
         # a claim's choices and range edges are those of the experiments and scores it reads
         scores, smallest_c = TABLE1_CLAIM_INPUTS[check]
-        result, pooled = run_table1_check(check, table, errors), ()
+        result, pooled = check(table, errors), ()
         if check is claim_draper_beats_cs_for_large_c and result is not None:
-            result, pooled = large_c_pooled(result, fits, draw_fits, section)
+            result, pooled = large_c_pooled(result, errors, fits, draw_fits, section)
         add(claim, result, list(table.experiment[table.c >= smallest_c]), NOISE_CHOICE,
             *(THRESHOLD_CHOICES[key] for key in TABLE1_CLAIM_THRESHOLDS.get(check, ())),
             *pooled, edges=True, scores=("laplace", *scores), draws_applied=bool(pooled))

@@ -6,7 +6,8 @@ read by :func:`read_printed`; a number the paper prints as a formula in a size `
 :func:`formula_value`, which accepts nothing but those names, integers and ``+ - * **``.
 Tables are written twice (:func:`write_table`): as CSV for figures and as Markdown for reading.
 How far an approximation's curve over the test models lies from a yardstick's, as model
-averaging sees it, is :func:`posterior_weight_distance`.
+averaging sees it, is :func:`posterior_weight_distance`. Two scores are compared over paired
+data sets by :func:`signed_rank_p_value`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import yaml
+from scipy import stats
 
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.util.files import atomic_output, atomic_write_text
@@ -159,6 +161,32 @@ def posterior_weight_distance(score, yardstick) -> float:
 
 
 # --- writing ------------------------------------------------------------------------------------
+# --- paired comparisons ---------------------------------------------------------------------
+def signed_rank_p_value(differences, alternative: str = "two-sided") -> float:
+    """The Wilcoxon signed-rank p-value of paired ``differences`` (one per data set or unit):
+    the pairs where either side is undefined (NaN) are dropped, and so are zero differences
+    (they favour neither side); 1 where no nonzero difference is left, since nothing tells the
+    two apart.
+
+    Parameters
+    ----------
+    differences : array_like
+        The paired differences ``a - b``.
+    alternative : {"two-sided", "less", "greater"}
+        As for :func:`scipy.stats.wilcoxon`: "less" tests that the differences lie below 0.
+
+    Returns
+    -------
+    float
+        The p-value.
+    """
+    differences = np.asarray(differences, float)
+    differences = differences[np.isfinite(differences) & (differences != 0)]
+    if not len(differences):
+        return 1.0
+    return float(stats.wilcoxon(differences, alternative=alternative).pvalue)
+
+
 def markdown(table: pd.DataFrame) -> str:
     """``table`` as a Markdown table, missing values left blank; a '|' inside a cell (``|H|``,
     ``p(D|S)``) is escaped so that it does not split the cell."""

@@ -45,7 +45,8 @@ from hiddenbn.data.sampling import forward_sample
 from hiddenbn.dimension.effective import effective_dimension, effective_dimension_or_reason
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import chickering_heckerman1996
-from hiddenbn.experiments.comparison import posterior_weight_distance, shape_distance
+from hiddenbn.experiments.comparison import (posterior_weight_distance, shape_distance,
+                                             signed_rank_p_value)
 from hiddenbn.experiments.reproduction import CLAIM_VERDICTS, verdict_row, write_verdicts
 from hiddenbn.inference.enumeration import is_latent_class, posterior_chunks
 from hiddenbn.learning.em import fit, run_em
@@ -963,9 +964,8 @@ def _chooses_gold_text(paper: pd.DataFrame, labels) -> str:
     """How many data sets each of ``labels`` chooses the gold standard's model in
     (:func:`agreement_table`)."""
     table = agreement_table(paper, ["experiment", "replicate"]).set_index("score")
-    table["chosen"] = (table["chooses_gold"] * table["data_sets"]).round().astype(int)
-    return ", ".join(f"{label} {table.loc[label, 'chosen']} of {table.loc[label, 'data_sets']}"
-                     for label in labels if label in table.index)
+    return ", ".join(f"{label} {table.loc[label, 'chooses_gold_count']} of "
+                     f"{table.loc[label, 'data_sets']}" for label in labels if label in table.index)
 
 
 def gold_choices(paper: pd.DataFrame) -> str:
@@ -1000,11 +1000,11 @@ def paper003_verdict_rows(paper: pd.DataFrame, doubled: pd.DataFrame | None = No
     choices = gold_choices(paper)
     rows = []
     for claim, check in chickering_heckerman1996.TABLE1_CLAIMS:
-        result = chickering_heckerman1996.run_table1_check(check, table, errors)
+        result = check(table, errors)
         if result is None:
             continue
         verdict, evidence = result
-        without = (chickering_heckerman1996.run_table1_check(check, table_rest, errors_rest)
+        without = (check(table_rest, errors_rest)
                    if unconverged and not table_rest.empty else result)
         thresholds = [chickering_heckerman1996.THRESHOLD_CHOICES[key] for key in
                       chickering_heckerman1996.TABLE1_CLAIM_THRESHOLDS.get(check, ())]
@@ -1367,7 +1367,7 @@ def _selection_record(paper: pd.DataFrame, label: str) -> str:
     ahead = table[table["chooses_gold"] > share].index.tolist()
     level = [other for other in table[table["chooses_gold"] == share].index if other != label]
     return (f", by selection it chooses the gold standard's model in "
-            f"{round(share * table.loc[label, 'data_sets'])} of {table.loc[label, 'data_sets']} "
+            f"{table.loc[label, 'chooses_gold_count']} of {table.loc[label, 'data_sets']} "
             "data sets, " + (f"less often than {', '.join(ahead)}" if ahead
                              else "the most of any score")
             + (f"{'; as often' if ahead else ', with'} {', '.join(level)}" if level else ""))
@@ -2380,13 +2380,14 @@ def agreement_table(frame: pd.DataFrame, keys) -> pd.DataFrame:
     """Per distinct score (rows, labels of :func:`distinct_scores` with the sBIC variants): over
     the data sets (``keys``) where it is defined at every test model (Laplace: at one or more,
     as :func:`selection_errors` takes it), how often it chooses the gold standard's model
-    (``chooses_gold``, a share: a model of :func:`gold_set`, Delta c = 0 in
-    :func:`selection_errors`), the same over the ``one_model_data_sets`` whose gold set holds
-    a single model (``chooses_gold_one_model``: there a choice passes only on that model, not
-    anywhere inside a wide set), its mean ``|Delta c|``, its shape distance
-    (:func:`shape_errors`, mean over data sets) and its posterior-weight distance
-    (``weight_distance``, :func:`weight_errors`), and the shares where it chooses fewer
-    (``chooses_fewer``) or more (``chooses_more``) hidden states than that model."""
+    (``chooses_gold``, a share, and ``chooses_gold_count``, the data sets: a model of
+    :func:`gold_set`, Delta c = 0 in :func:`selection_errors`), the same over the
+    ``one_model_data_sets`` whose gold set holds a single model (``chooses_gold_one_model``:
+    there a choice passes only on that model, not anywhere inside a wide set), its mean
+    ``|Delta c|``, its shape distance (:func:`shape_errors`, mean over data sets) and its
+    posterior-weight distance (``weight_distance``, :func:`weight_errors`), and the shares
+    where it chooses fewer (``chooses_fewer``) or more (``chooses_more``) hidden states than
+    that model."""
     selection = selection_errors(frame, keys)
     shapes, weights = shape_errors(frame, keys), weight_errors(frame, keys)
     one_model = selection["gold_set_size"] == 1
@@ -2398,6 +2399,7 @@ def agreement_table(frame: pd.DataFrame, keys) -> pd.DataFrame:
         sharp = delta[one_model[delta.index]]
         rows.append({"score": label, "data_sets": len(delta),
                      "chooses_gold": float((delta == 0).mean()),
+                     "chooses_gold_count": int((delta == 0).sum()),
                      "one_model_data_sets": len(sharp),
                      "chooses_gold_one_model": float((sharp == 0).mean()) if len(sharp)
                      else np.nan,
@@ -2407,16 +2409,6 @@ def agreement_table(frame: pd.DataFrame, keys) -> pd.DataFrame:
                      "shape_distance": float(shapes[score].mean()),
                      "weight_distance": float(weights[score].mean())})
     return pd.DataFrame(rows)
-
-
-def paired_p_value(differences) -> float:
-    """Two-sided Wilcoxon signed-rank p-value of paired ``differences`` (NaN pairs dropped);
-    1 where every difference is zero (nothing tells the two apart)."""
-    differences = np.asarray(differences, float)
-    differences = differences[np.isfinite(differences)]
-    if not np.any(differences != 0):
-        return 1.0
-    return float(stats.wilcoxon(differences).pvalue)
 
 
 def smallest_p_value(pairs: int) -> float:
@@ -2445,7 +2437,7 @@ def closest_in_shape(frame: pd.DataFrame, keys,
     closest = [(scores[best], float(shapes[best].mean()), np.nan, int(shapes[best].count()))]
     for score, label in scores.items():
         differences = shapes[score] - shapes[best]
-        p_value = paired_p_value(differences)
+        p_value = signed_rank_p_value(differences)
         if score != best and p_value >= CLAIM_LEVEL:
             closest.append((label, float(shapes[score].mean()), p_value,
                             int(differences.count())))
@@ -2487,8 +2479,7 @@ def _one_sided_verdict(differences) -> tuple[bool | None, float]:
     one data set decide), None (undecided) when they are below 0 on average but not
     significantly, False otherwise; p is 1 where every difference is 0."""
     differences = np.asarray(differences, float)
-    p_value = (float(stats.wilcoxon(differences, alternative="less").pvalue)
-               if np.any(differences != 0) else 1.0)
+    p_value = signed_rank_p_value(differences, alternative="less")
     return (True if p_value < CLAIM_LEVEL else (None if differences.mean() < 0 else False),
             p_value)
 
@@ -2741,7 +2732,7 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
                       "approximation here is derived for, so this ranking says how they fail "
                       "on tiny data; the recommendation rests on paper 003's settings below.",
                       ""] if {"cases", "d"} <= set(exact) else []
-        lines += [_markdown(table), "",
+        lines += [_markdown(table.drop(columns="chooses_gold_count")), "",
                   "* Most often the yardstick's model: " + ", ".join(
                       f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets)"
                       for row in most.itertuples())

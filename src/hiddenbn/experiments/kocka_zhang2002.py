@@ -44,7 +44,8 @@ from hiddenbn.dimension.rank import CLEAR_GAP_DECADES
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.chickering_heckerman1996 import GOLD_SCORES_SECTION
 from hiddenbn.experiments.comparison import (RECONSTRUCTED, markdown, points_note, printed_rows,
-                                             read_printed, rounded, write_table)
+                                             read_printed, rounded, signed_rank_p_value,
+                                             write_table)
 from hiddenbn.experiments.reproduction import (UNDECIDED, claim_rows, compared, verdict_row,
                                                write_verdicts)
 from hiddenbn.learning.em import fit, run_em
@@ -932,7 +933,7 @@ def same_behaviour_claim(subset: pd.DataFrame, generator: str,
     gap = (kl["CS"] - kl["BIC"])[differ]
     # one pair per parametrisation: its mean KLs over the data sets where the two differ
     pairs = kl[differ].groupby(level="parametrisation")[["CS", "BIC"]].mean()
-    p_value = _signed_rank_p(pairs["CS"], pairs["BIC"])
+    p_value = signed_rank_p_value(pairs["CS"] - pairs["BIC"])
     verdict = ("supported" if p_value >= SIGNIFICANCE else "partly supported"
                if same >= SAME_RESULTS_PARTLY else "not supported")
     return ("LC: CS and BIC exhibit the same behaviour (fit and selected |X|)", verdict,
@@ -971,19 +972,12 @@ def cs_more_states_explanation(models: pd.DataFrame, generator: str,
             + "). Why CS - BIC grows: comparison.md, 'Why CS+ picks the most states'.")
 
 
-def _signed_rank_p(a, b) -> float:
-    """Two-sided Wilcoxon signed-rank p-value of the paired ``a - b`` (zero differences
-    dropped); 1 when every pair is equal."""
-    difference = np.asarray(a, float) - np.asarray(b, float)
-    difference = difference[difference != 0]
-    return float(stats.wilcoxon(difference).pvalue) if len(difference) else 1.0
-
-
 def _more_states_text(chosen: pd.DataFrame, more: str, fewer: str) -> tuple[bool, str]:
     """Whether ``more`` selects significantly more states than ``fewer`` over the rows of
-    ``chosen`` (:func:`_signed_rank_p`, the paper's 5%), and the text: which selects more, or no
+    ``chosen`` (:func:`~hiddenbn.experiments.comparison.signed_rank_p_value`, the
+    paper's 5%), and the text: which selects more, or no
     significant difference."""
-    p_value = _signed_rank_p(chosen[more], chosen[fewer])
+    p_value = signed_rank_p_value(chosen[more] - chosen[fewer])
     higher = chosen[more].mean() > chosen[fewer].mean()
     outcome = ("no significant difference" if p_value >= SIGNIFICANCE
                else f"{more if higher else fewer} selects more")
