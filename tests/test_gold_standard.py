@@ -539,6 +539,12 @@ def test_sbic_takes_the_chain_of_one_to_k_classes():
     assert not np.allclose(half[column][4:], half["sbic_phi_1.75_log_evidence"][4:])
     assert np.allclose(half[gs.sbic_fraction_score(1.0)], half["sbic_log_evidence"])
     assert gs.score_labels(half)[column] == "sBIC φ = 0.5 (d₁ + 1)/2"
+    # a column names what it is computed at, and reads back the same
+    assert gs.sbic_variant(column) == (0.5, True)
+    assert gs.sbic_variant(gs.sbic_score(1.01)) == (1.01, False)
+    assert gs.sbic_variant("sbic_log_evidence") is None
+    assert sorted(gs.sbic_variants(half)) == sorted([column, gs.sbic_fraction_score(1.0),
+                                                     "sbic_phi_1.75_log_evidence"])
 
 
 def test_sbic_at_further_phi_is_a_table_column_not_a_drawn_score(unsaved_figures, tmp_path):
@@ -575,7 +581,8 @@ def test_sbic_by_its_phi_says_where_its_record_holds():
                           "data_sets": 24, "chooses_gold": [1.0, 1.0, 1 / 24, 4 / 24],
                           "chooses_more": [0.0, 0.0, 23 / 24, 20 / 24],
                           "shape_distance": [59.5, 46.8, 35.2, 28.0]})
-    paper = pd.DataFrame({"features": [8, 64]})
+    paper = pd.DataFrame({"features": [8, 64], gs.sbic_score(1.01): 0.0,
+                          gs.sbic_fraction_score(0.5): 0.0})
     line, = gs._sbic_phi_lines(table, paper, 1.01)
     assert "at the sBIC package's φ = (d₁ + 1)/2 (4.5 to 32.5 here; the package's default, its " \
            "documentation's tuning) it chooses" in line and "simulations" not in line

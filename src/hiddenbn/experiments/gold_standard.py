@@ -113,12 +113,31 @@ def sbic_fraction_score(fraction: float) -> str:
     return f"sbic_phi_{fraction:g}x_log_evidence"
 
 
+def sbic_variant(column) -> tuple[float, bool] | None:
+    """What the sBIC column ``column`` (:data:`SBIC_VARIANT`) is computed at: ``(phi, False)``
+    at the prior parameter phi (:func:`sbic_score`), ``(fraction, True)`` at a fraction of the
+    package's default (:func:`sbic_fraction_score`); None for any other column."""
+    match = SBIC_VARIANT.fullmatch(str(column))
+    if match is None:
+        return None
+    fraction = match[1].endswith("x")
+    return float(match[1].removesuffix("x")), fraction
+
+
+def sbic_variants(frame: pd.DataFrame) -> list[str]:
+    """The columns of ``frame`` that hold sBIC at a further phi (:func:`sbic_variant`)."""
+    return [column for column in frame if sbic_variant(column) is not None]
+
+
 def score_labels(frame: pd.DataFrame) -> dict:
     """Every score ``frame`` has a column for, with its label: those of :data:`SCORES`, and
-    after sBIC (the package's default phi) sBIC at each further phi, "sBIC φ = 1.01"."""
-    variants = {column: f"{SCORES['sbic_log_evidence']} φ = "
-                + (f"{match[1][:-1]} {DEFAULT_PHI_TEXT}" if match[1].endswith("x") else match[1])
-                for column in frame if (match := SBIC_VARIANT.fullmatch(str(column)))}
+    after sBIC (the package's default phi) sBIC at each further phi, "sBIC φ = 1.01" or
+    "sBIC φ = 0.5 (d₁ + 1)/2" (:func:`sbic_variant`)."""
+    variants = {}
+    for column in sbic_variants(frame):
+        value, fraction = sbic_variant(column)
+        variants[column] = (f"{SCORES['sbic_log_evidence']} φ = {value:g}"
+                            + (f" {DEFAULT_PHI_TEXT}" if fraction else ""))
     labels = {}
     for score, label in SCORES.items():
         if score in frame:
@@ -1901,7 +1920,7 @@ def _mled_entropy_lines(paper: pd.DataFrame) -> list[str]:
 
 def _sbic_variants_note(frame: pd.DataFrame) -> str:
     """What "sBIC φ = x" means, for the first table of a section that shows it."""
-    if not any(SBIC_VARIANT.fullmatch(str(column)) for column in frame):
+    if not sbic_variants(frame):
         return ""
     return (f"; sBIC is at the sBIC package's prior parameter φ = {DEFAULT_PHI_TEXT}, sBIC "
             f"φ = x at φ = x and sBIC φ = f {DEFAULT_PHI_TEXT} at the fraction f of the "
@@ -2563,8 +2582,7 @@ def sbic_shape_claim(paper: pd.DataFrame):
         f"{int((weights['sbic_log_evidence'] < weights['bic_log_evidence']).sum())} of "
         f"{len(weights)}, one-sided signed-rank p = {weight_p:.2g}: "
         f"{_verdict_word(weight_holds)}")
-    variants = [column for column in frame if SBIC_VARIANT.fullmatch(str(column))
-                and frame[column].notna().any()]
+    variants = [column for column in sbic_variants(frame) if frame[column].notna().any()]
     if variants:
         labels, chosen = score_labels(frame), selection_errors(frame, keys)
         picks = {score: int((chosen[f"{score}_vs_gold"] == 0).sum())
@@ -2714,9 +2732,7 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
                 + (f"at the fits' Dirichlet parameter {fits_prior_alpha:g} (the prior of the "
                    "fits and of the gold standard) and " if fits_prior_alpha is not None else "")
                 + f"at the fractions `gold_standard.sbic_phi_fractions` of {DEFAULT_PHI_TEXT}"
-                if any(
-                    SBIC_VARIANT.fullmatch(str(column)) for _, frame in parts
-                    for column in frame) else "") + ".", ""]
+                if any(sbic_variants(frame) for _, frame in parts) else "") + ".", ""]
     recommendation = []
     for where, frame in parts:
         table = agreement_table(frame, keys)
@@ -2829,10 +2845,11 @@ def _recommendation_lines(table: pd.DataFrame, closest: str,
 def _sbic_phi_lines(table: pd.DataFrame, paper: pd.DataFrame,
                     fits_prior_alpha: float | None) -> list[str]:
     """For which prior parameter phi sBIC's record (:func:`agreement_table`, rows "sBIC" and
-    "sBIC φ = x") holds: the ``sBIC`` package's default ``(d_1 + 1)/2``, ranging over the
-    experiments' items here, a tuning; Drton & Plummer's bound is stated for the Dirichlet(phi)
-    prior on the class weights, which for these fits is ``fits_prior_alpha``; a fraction of the
-    default (:func:`sbic_fraction_score`) is given with its range over the experiments."""
+    "sBIC φ = x", whose columns :func:`sbic_variant` reads in ``paper``) holds: the ``sBIC``
+    package's default ``(d_1 + 1)/2``, ranging over the experiments' items here, a tuning;
+    Drton & Plummer's bound is stated for the Dirichlet(phi) prior on the class weights, which
+    for these fits is ``fits_prior_alpha``; a fraction of the default
+    (:func:`sbic_fraction_score`) is given with its range over the experiments."""
     label = SCORES["sbic_log_evidence"]
     rows = table[table["score"].str.startswith(label)]
     variants = rows[rows["score"] != label]
@@ -2840,22 +2857,20 @@ def _sbic_phi_lines(table: pd.DataFrame, paper: pd.DataFrame,
         return []
     default = rows[rows["score"] == label].iloc[0]
     phis = sorted({default_phi([2] * int(n)) for n in paper["features"].dropna().unique()})
-    prior = f"{label} φ = {fits_prior_alpha:g}" if fits_prior_alpha is not None else None
+    labels = score_labels(paper)
+    variant_of = {labels[column]: sbic_variant(column) for column in sbic_variants(paper)}
 
     def record(row) -> str:
         text = (f"{row.chooses_gold:.0%} (more hidden states in {row.chooses_more:.0%}; "
                 f"shape distance {row.shape_distance:.1f} nats)")
-        if row.score == prior:
-            text = (f"at the fits' own prior φ = {fits_prior_alpha:g} (the class weights' "
-                    "Dirichlet parameter, which φ is in Drton & Plummer's bound as the sBIC "
-                    "package's vignette cites it) in " + text)
-        else:
-            phi = row.score.removeprefix(f"{label} φ = ")
-            if phi.endswith(DEFAULT_PHI_TEXT):  # a fraction of the default: its range here
-                fraction = float(phi.removesuffix(DEFAULT_PHI_TEXT))
-                phi += f" ({_range_text([fraction * value for value in phis])} here)"
-            text = f"at φ = {phi} in " + text
-        return text
+        value, fraction = variant_of[row.score]
+        if not fraction and value == fits_prior_alpha:
+            return (f"at the fits' own prior φ = {value:g} (the class weights' Dirichlet "
+                    "parameter, which φ is in Drton & Plummer's bound as the sBIC package's "
+                    "vignette cites it) in " + text)
+        phi = (f"{value:g} {DEFAULT_PHI_TEXT} ({_range_text([value * p for p in phis])} here)"
+               if fraction else f"{value:g}")  # a fraction of the default: its range here
+        return f"at φ = {phi} in " + text
 
     return [f"* sBIC by its prior parameter φ: at the sBIC package's φ = {DEFAULT_PHI_TEXT} "
             f"({_range_text(phis)} here; the package's default, its documentation's tuning) it "
