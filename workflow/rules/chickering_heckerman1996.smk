@@ -362,6 +362,11 @@ rule chickering_heckerman1996_report:
                 ),
                 ("table1", "table1", "Table 1"),
                 ("table1_search", "table1", "Table 1, annealed search"),
+                *(
+                    [("table1_draws", "table1_draws", "Table 1 under other generating draws")]
+                    if CHICKERING_HECKERMAN1996_DRAW_FIT_FILES
+                    else []
+                ),
                 ("table2", "table2", "Table 2"),
                 ("reality_check", "reality_check", "Sec. 5, reality check"),
                 ("selection_errors", "selection_errors", "Table 1 per data set"),

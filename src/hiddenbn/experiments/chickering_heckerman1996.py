@@ -3192,8 +3192,9 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
     ``gold_experiments``: the experiments this run's gold standard scores (None: the run has
     no gold standard), which the explanations point to (:func:`gold_reference`).
     ``draw_fits``: the fits of the further generating draws (config ``generating_draws``), if
-    run, shown in their own section (:func:`generating_draw_table`) and cited by Table 1's
-    explanations; no other table, figure or claim reads them.
+    run, shown in their own section and in ``tables/table1_draws.csv``
+    (:func:`generating_draw_table`) and cited by Table 1's explanations; no other table,
+    figure or claim reads them.
     """
     section = {**section, "gold_standard_experiments": gold_experiments}
     outdir = Path(comparison_path).parent
@@ -3212,6 +3213,8 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
             frame.to_csv(temporary, index=False)
 
     save_csv(fits, "fits.csv")
+    if not draws.empty:
+        save_csv(draws, "table1_draws.csv")
     paper_fits = fits[fits.protocol == "paper"]
     prior_tables = prior_claims_tables(paper_fits, prior_fits, section)
     tables, claim_lists = {}, {}
