@@ -199,7 +199,7 @@ def bdeu_priors(section: dict) -> dict[str, float]:
     """The BDeu priors (:func:`~hiddenbn.models.priors.bdeu_log_marginal`) under which CS and
     CS+ of the LC fits are also computed: label (``"BDeu 10"``) -> equivalent sample size, from
     the sensitivity's ``cs_equivalent_sample_sizes``. The HLC hill-climbs do not run under
-    them."""
+    them (:data:`NO_BDEU_CLIMBS`)."""
     return {f"BDeu {ess:g}": float(ess)
             for ess in section["sensitivity"].get("cs_equivalent_sample_sizes", [])}
 
@@ -2203,9 +2203,9 @@ K2_PRIOR_REASON = ("the prior of the formula the paper names for CS's complete-d
                    "whose formula takes a uniform prior on every parameter vector, alpha_ijk = "
                    "1; docs/RECONSTRUCTIONS.md)")
 #: Why the HLC claims have no verdict under a BDeu prior of :func:`bdeu_priors`.
-NO_BDEU_CLIMBS = ("the HLC hill-climbs are not rerun under the BDeu priors: a climb's path "
-                  "depends on the score, so the stored fits of one climb cannot be rescored "
-                  "as another's")
+NO_BDEU_CLIMBS = ("the HLC hill-climbs are not run under the BDeu priors: a climb's path "
+                  "depends on the score, so each prior needs climbs of its own, as each alpha "
+                  "has; climbs under BDeu are not implemented")
 
 
 def sensitivity_tables(lc_all: pd.DataFrame, hlc_all: pd.DataFrame, printed: pd.DataFrame,
