@@ -1540,6 +1540,25 @@ def test_nestedness_counts_fits_below_a_smaller_model_as_em_s_shortfall():
     assert (row["fits below"], row["largest (nats)"], row["at"]) == (0, 0.0, "")
 
 
+def test_own_fit_ratios_tell_ml_fits_from_fits_stopped_short():
+    """The generating model's own fit at exactly its expected ML excess de/2N reads 1 at every
+    N; a fit whose excess does not shrink as 1/N (stopped short) reads a ratio growing with N;
+    deterministic generators and the other test models are left out."""
+    rows = []
+    for generator, grows in (("k2", False), ("k3", True), ("k3det", False)):
+        states = int(generator[1])
+        for cases in (1000, 10000):
+            for p, factor in ((1, 0.5), (2, 1.5)):  # mean 1, median 1
+                kl = factor * 9 / (2 * cases * np.log(2)) * (cases / 1000 if grows else 1)
+                rows += [{"generator": generator, "parametrisation": p, "cases": cases,
+                          "states": k, "de": 9, "kl_bits": kl if k == states else 1.0}
+                         for k in (states, states + 1)]
+    table = kz.own_fit_ratios(pd.DataFrame(rows)).set_index("generator")
+    assert list(table.index) == ["2:2,2,2,2 (de 9)", "3:2,2,2,2 (de 9)"]
+    assert table.loc["2:2,2,2,2 (de 9)"].tolist() == ["1.00 (1.00)", "1.00 (1.00)"]
+    assert table.loc["3:2,2,2,2 (de 9)"].tolist() == ["1.00 (1.00)", "10.00 (10.00)"]
+
+
 def test_supported_grid_counts_lc_and_hlc_claims_each_of_those_judged():
     """Rows shaped like the run's sensitivity.csv: two LC and one HLC claim under alpha 1, the
     LC claims alone under BDeu 10; the BDeu cell compares with the alpha cell on LC."""
