@@ -33,9 +33,9 @@ from hiddenbn.dimension.effective import (dimension_report, effective_dimension,
 from hiddenbn.dimension.rank import numerical_rank
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.comparison import (RECONSTRUCTED, formula_value, markdown, points_note,
-                                             printed_rows, read_printed, rounded, table_verdict,
-                                             write_table)
-from hiddenbn.experiments.reproduction import compared, verdict_row, write_verdicts
+                                             printed_rows, random_rank_reason, read_printed,
+                                             rounded, table_verdict, write_table)
+from hiddenbn.experiments.reproduction import CONSTRUCTED, compared, verdict_row, write_verdicts
 from hiddenbn.models.network import (Network, latent_class, observed_distribution,
                                      parameters_from_free, random_parameters)
 from hiddenbn.models.spec import parse_spec
@@ -532,7 +532,9 @@ def point_ranks(networks: dict[str, Network], points: int, seed: int) -> pd.Data
 
 def no_reduced_rank_row(ranks: pd.DataFrame) -> dict:
     """Secs. 5 and 7: none of the random points reduced the rank: at every point of every
-    network both ranks equal the network's largest (``ranks`` from :func:`point_ranks`)."""
+    network both ranks equal the network's largest (``ranks`` from :func:`point_ranks`).
+    Consistent by construction when they do, since random points miss the lower-rank set
+    (:func:`~hiddenbn.experiments.comparison.random_rank_reason`); not reproduced otherwise."""
     largest = ranks.groupby("network")[["exact rank", "svd rank"]].transform("max").max(axis=1)
     low = ranks[(ranks["exact rank"] < largest) | (ranks["svd rank"] < largest)]
     per_network = ranks.groupby("network", sort=False)["exact rank"].max()
@@ -546,9 +548,9 @@ def no_reduced_rank_row(ranks: pd.DataFrame) -> dict:
                      if len(low) else f"every exact and SVD rank at all {len(ranks)} points "
                      "equals its network's: " + ", ".join(f"{n} {r}"
                                                          for n, r in per_network.items())),
-        "not reproduced" if len(low) else "reproduced",
+        "not reproduced" if len(low) else CONSTRUCTED,
         f"computed: a random point reduced the rank of {', '.join(dict.fromkeys(low.network))}"
-        if len(low) else "")
+        if len(low) else random_rank_reason(jac.PRIME))
 
 
 def tetrad_values(sigma: np.ndarray, constraints) -> tuple[np.ndarray, np.ndarray]:
