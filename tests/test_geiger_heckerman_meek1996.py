@@ -109,9 +109,19 @@ def test_two_classes_converge_on_the_paper_ranks_and_not_with_a_reduced_two_clas
 
 
 def test_rarity_is_not_judged_but_counted():
-    row = gh.rare_row(paper_autoclass().assign(**{"d < min(d', dc)": False, "paper d": np.nan}))
+    table = paper_autoclass().assign(**{"d < min(d', dc)": False, "paper d": np.nan})
+    row = gh.rare_row(table)
     assert row["verdict"] == "not checked" and "3:2,2,2,2" in row["ours"]
     assert "also for no model" in row["ours"]
+    # the later paper's answer, and our counts computed from the table beside it
+    assert "We present many LC models in which the standard and effective dimensions differ" \
+        in row["explanation"]
+    differing = int((table["d' - d"] > 0).sum())
+    assert differing > 0
+    assert f"d' > d for {differing} of all its {len(table)} models" in row["explanation"]
+    # a sweep in which no model differs: the counts say so, not a typed-in number
+    assert f"d' > d for 0 of all its {len(table)} models" in gh.rare_row(
+        table.assign(**{"d' - d": 0}))["explanation"]
     # a model beyond the paper's example whose rank only the Jacobian reveals is named
     other = autoclass_table([(3, 4, 3, 27, 25)]).assign(**{"d < min(d', dc)": True,
                                                              "paper d": np.nan})

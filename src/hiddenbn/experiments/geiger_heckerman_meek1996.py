@@ -290,9 +290,19 @@ def two_class_row(table: pd.DataFrame, classes: int) -> dict:
         choices="the sweep's ranges of b, k and n (config geiger_heckerman_meek1996.autoclass)")
 
 
+#: Kočka & Zhang (2002, paper 002), Sec. 1, on the rarity claim of Sec. 6.
+LATER_READING = ("Kočka & Zhang (2002, Sec. 1) read it as a conjecture (Geiger et al. "
+                 "\u201cconjectured that the differences between the standard and effective "
+                 "dimension are rare for LC models (they found just one such model)\u201d) and "
+                 "answer it: \u201cWe present many LC models in which the standard and effective "
+                 "dimensions differ\u201d (their Table 1, judged in paper 002's comparison)")
+
+
 def rare_row(table: pd.DataFrame) -> dict:
     """Sec. 6: d' != d "only for rare combinations of b, k and n": not judged (the paper names
-    neither the models it tried nor what share is rare), with the sweep's counts as evidence.
+    neither the models it tried nor what share is rare), with the sweep's counts as evidence
+    and, in the explanation, paper 002's reading of the claim (:data:`LATER_READING`) beside
+    those counts.
 
     Two counts: among the models whose parameter count does not exceed the complete dimension
     (``d' <= dc``, where only the Jacobian can reveal d < d'), and among every model of the
@@ -315,7 +325,10 @@ def rare_row(table: pd.DataFrame) -> dict:
            or "no model")
         + ", against the paper's \"the only one that we have found so far\"", "not checked",
         "the paper states neither the population of models nor the share it calls rare, so no "
-        "rule can be taken from it; the counts of our sweep are the evidence",
+        f"rule can be taken from it; {LATER_READING}; our sweep's counts beside it: d' > d for "
+        f"{len(every)} of all its {len(table)} models ({len(every) - len(hidden)} of them with "
+        f"d' > dc, which the counts alone show) and for {len(hidden)} of the {len(counted)} "
+        "with d' <= dc, where only the Jacobian reveals it",
         choices="the sweep's ranges of b, k and n (config geiger_heckerman_meek1996.autoclass)")
 
 
