@@ -109,6 +109,22 @@ def test_figures_and_comparison_are_written(outputs):
         assert heading in comparison
 
 
+def test_figure2_and_theorem1_tables_label_each_panel_by_its_source(outputs):
+    directory, _, _ = outputs
+    panels = heckerman_meek1997.figure2_panels(SECTION)
+    assert {p.name: p.source for p in panels} == {
+        "section6": "certain", "naive_bayes": "reconstructed", "markov_chain": "reconstructed",
+        "non_binary": "reconstructed", "full_table": "reconstructed",
+        "curved": "ours, not in the paper"}
+    comparison = (directory / "comparison.md").read_text()
+    assert "| (a) Section 6 network | certain |" in comparison
+    assert "| (f) curved (not in the paper) | ours, not in the paper |" in comparison
+    assert "| curved (not in the paper) | ours, not in the paper |" in comparison
+    # counterfactual: our panel, were it not marked beyond the paper, would read as certain
+    curved = next(p for p in panels if p.beyond_paper)
+    assert replace(curved, beyond_paper=False).source == "certain"
+
+
 # --- every check fails where its claim is false --------------------------------------------
 def rows_and_panels(outputs):
     _, rows, _ = outputs

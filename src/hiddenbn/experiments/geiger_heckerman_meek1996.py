@@ -33,9 +33,9 @@ from hiddenbn.dimension.effective import (dimension_report, effective_dimension,
 from hiddenbn.dimension.rank import numerical_rank
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.comparison import (RECONSTRUCTED, formula_value, markdown, points_note,
-                                             printed_rows, read_printed, rounded, table_verdict,
-                                             write_table)
-from hiddenbn.experiments.reproduction import compared, verdict_row, write_verdicts
+                                             printed_rows, random_rank_reason, read_printed,
+                                             rounded, table_verdict, write_table)
+from hiddenbn.experiments.reproduction import CONSTRUCTED, compared, verdict_row, write_verdicts
 from hiddenbn.models.network import (Network, latent_class, observed_distribution,
                                      parameters_from_free, random_parameters)
 from hiddenbn.models.spec import parse_spec
@@ -290,9 +290,19 @@ def two_class_row(table: pd.DataFrame, classes: int) -> dict:
         choices="the sweep's ranges of b, k and n (config geiger_heckerman_meek1996.autoclass)")
 
 
+#: Kočka & Zhang (2002, paper 002), Sec. 1, on the rarity claim of Sec. 6.
+LATER_READING = ("Kočka & Zhang (2002, Sec. 1) read it as a conjecture (Geiger et al. "
+                 "\u201cconjectured that the differences between the standard and effective "
+                 "dimension are rare for LC models (they found just one such model)\u201d) and "
+                 "answer it: \u201cWe present many LC models in which the standard and effective "
+                 "dimensions differ\u201d (their Table 1, judged in paper 002's comparison)")
+
+
 def rare_row(table: pd.DataFrame) -> dict:
     """Sec. 6: d' != d "only for rare combinations of b, k and n": not judged (the paper names
-    neither the models it tried nor what share is rare), with the sweep's counts as evidence.
+    neither the models it tried nor what share is rare), with the sweep's counts as evidence
+    and, in the explanation, paper 002's reading of the claim (:data:`LATER_READING`) beside
+    those counts.
 
     Two counts: among the models whose parameter count does not exceed the complete dimension
     (``d' <= dc``, where only the Jacobian can reveal d < d'), and among every model of the
@@ -315,7 +325,10 @@ def rare_row(table: pd.DataFrame) -> dict:
            or "no model")
         + ", against the paper's \"the only one that we have found so far\"", "not checked",
         "the paper states neither the population of models nor the share it calls rare, so no "
-        "rule can be taken from it; the counts of our sweep are the evidence",
+        f"rule can be taken from it; {LATER_READING}; our sweep's counts beside it: d' > d for "
+        f"{len(every)} of all its {len(table)} models ({len(every) - len(hidden)} of them with "
+        f"d' > dc, which the counts alone show) and for {len(hidden)} of the {len(counted)} "
+        "with d' <= dc, where only the Jacobian reveals it",
         choices="the sweep's ranges of b, k and n (config geiger_heckerman_meek1996.autoclass)")
 
 
@@ -532,7 +545,9 @@ def point_ranks(networks: dict[str, Network], points: int, seed: int) -> pd.Data
 
 def no_reduced_rank_row(ranks: pd.DataFrame) -> dict:
     """Secs. 5 and 7: none of the random points reduced the rank: at every point of every
-    network both ranks equal the network's largest (``ranks`` from :func:`point_ranks`)."""
+    network both ranks equal the network's largest (``ranks`` from :func:`point_ranks`).
+    Consistent by construction when they do, since random points miss the lower-rank set
+    (:func:`~hiddenbn.experiments.comparison.random_rank_reason`); not reproduced otherwise."""
     largest = ranks.groupby("network")[["exact rank", "svd rank"]].transform("max").max(axis=1)
     low = ranks[(ranks["exact rank"] < largest) | (ranks["svd rank"] < largest)]
     per_network = ranks.groupby("network", sort=False)["exact rank"].max()
@@ -546,9 +561,9 @@ def no_reduced_rank_row(ranks: pd.DataFrame) -> dict:
                      if len(low) else f"every exact and SVD rank at all {len(ranks)} points "
                      "equals its network's: " + ", ".join(f"{n} {r}"
                                                          for n, r in per_network.items())),
-        "not reproduced" if len(low) else "reproduced",
+        "not reproduced" if len(low) else CONSTRUCTED,
         f"computed: a random point reduced the rank of {', '.join(dict.fromkeys(low.network))}"
-        if len(low) else "")
+        if len(low) else random_rank_reason(jac.PRIME))
 
 
 def tetrad_values(sigma: np.ndarray, constraints) -> tuple[np.ndarray, np.ndarray]:

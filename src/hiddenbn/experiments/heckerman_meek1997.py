@@ -60,6 +60,13 @@ class Panel:
     reconstructed: bool
     beyond_paper: bool = False  # a network of ours, not among the paper's examples
 
+    @property
+    def source(self) -> str:
+        """Where the panel comes from, as the tables of ``comparison.md`` label it: the paper's
+        one certain network, a network reconstructed from its text, or ours."""
+        return ("ours, not in the paper" if self.beyond_paper
+                else "reconstructed" if self.reconstructed else "certain")
+
 
 @dataclass(frozen=True)
 class PrintedDimension:
@@ -530,8 +537,7 @@ def beyond_paper_lines(rows: list[dict], panels: list[Panel],
     Theorem 1: whether each meets the theorem's hypotheses, and what follows; a finding beyond
     the paper, not a reproduction verdict."""
     table = pd.DataFrame([{
-        "panel": panel.title, "in the paper": "no" if panel.beyond_paper else (
-            "reconstructed" if panel.reconstructed else "yes"),
+        "panel": panel.title, "source": panel.source,
         "d": row["d"], "span": row["basis_size"], "kappa_y coordinates (Eq. 7)":
         checks[panel.name].kappa_coordinates,
         "free parameters entering lambda": checks[panel.name].free_parameters,
@@ -947,7 +953,7 @@ def figure_sections(rows: list[dict], panels: list[Panel], n: int, printed: dict
     rebuilt = [r for p, r in zip(panels, rows) if p.reconstructed]
     agreeing = [r["title"] for r in rebuilt if r["agrees"] == "yes"]
     differing = [r["title"] for r in rebuilt if r["agrees"] == "no"]
-    drawn = pd.DataFrame([{"panel": f"({letter}) {p.title}", "reconstructed": p.reconstructed,
+    drawn = pd.DataFrame([{"panel": f"({letter}) {p.title}", "source": p.source,
                            "nodes": p.network.n_nodes,
                            "arcs": sum(len(a) for a in p.network.parents),
                            "d": r["d"], "span": r["basis_size"],
