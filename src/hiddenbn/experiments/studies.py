@@ -812,7 +812,7 @@ def _unscored_text(unscored: pd.DataFrame) -> list[str]:
         places = [f"{g}, N = {n}: " + ", ".join(
             f"{r.model} ({r.missing} of {r.data_sets} data sets)" for r in part.itertuples())
             for (g, n), part in group.groupby(["generator", "cases"], sort=False)]
-        lines.append(f"- {_display(score)} ({score}) has no value for these candidates, so it "
+        lines.append(f"- {_display(score)} has no value for these candidates, so it "
                      "chose among the others on those data sets: " + "; ".join(places) + ".")
     return lines
 
@@ -824,9 +824,10 @@ def _covariate_text(study: dict) -> list[str]:
         return []
     missing = [s for s in SELECTION_SCORE_NAMES if s not in COVARIATE_SCORES]
     return ["With covariates every candidate is a latent class regression, fitted in one step, "
-            f"and only {', '.join(COVARIATE_SCORES)} are defined for it (`d` counting the logit "
-            "coefficients). The others do not apply: " + "; ".join(
-                f"{score}: {COVARIATE_MISSING[score]}" for score in missing) + ". There is no "
+            f"and only {', '.join(map(_display, COVARIATE_SCORES))} are defined for it (`d` "
+            "counting the logit coefficients). The others do not apply: " + "; ".join(
+                f"{_display(score)}: {COVARIATE_MISSING[score]}" for score in missing)
+            + ". There is no "
             "KL metric either: with covariates the items' distribution differs from case to "
             "case, so there is no one true distribution to compare the selected model with; "
             "the study reports which number of classes each score selects and how often it is "
@@ -848,14 +849,24 @@ def level_with_best(means: pd.Series, errors: pd.Series | None, lowest: bool) ->
     return list(order.index)
 
 
+def estimated_errors(rows: pd.DataFrame, column: str) -> pd.Series | None:
+    """The standard errors ``<column>_se`` of ``rows`` (of :func:`summary_table`, indexed by
+    score), or None where a row has fewer than :data:`MIN_SE_REPLICATES` replicates: there the
+    tables give no standard error, and a judgement names only exact ties."""
+    if "replicates" in rows and (rows.replicates < MIN_SE_REPLICATES).any():
+        return None
+    return rows.get(f"{column}_se")
+
+
 def lowest_kl(summary: pd.DataFrame) -> list:
     """Per N, ``(N, scores, lowest mean)``: the scores whose mean KL is the lowest or level with
-    it (:func:`level_with_best`), so that none is singled out by its order or by a difference
-    smaller than the replicates' spread."""
+    it (:func:`level_with_best`, with :func:`estimated_errors`), so that none is singled out by
+    its order or by a difference smaller than the replicates' spread."""
     result = []
     for n, group in summary.groupby("cases", sort=True):
         indexed = group.sort_values("score").set_index("score")
-        scores = level_with_best(indexed.kl_bits_mean, indexed.get("kl_bits_se"), lowest=True)
+        scores = level_with_best(indexed.kl_bits_mean, estimated_errors(indexed, "kl_bits"),
+                                 lowest=True)
         result.append((n, scores, indexed.kl_bits_mean[scores[0]]))
     return result
 
@@ -902,7 +913,7 @@ def _generator_section(name: str, study: dict, summary: pd.DataFrame,
               "closest to it.")]
     rows = []
     for r in summary[summary.generator == name].itertuples(index=False):
-        row = {"N": r.cases, "score": r.score, "n": r.replicates}
+        row = {"N": r.cases, "score": _display(r.score), "n": r.replicates}
         if "selected" in metrics:
             row["selected most often (share)"] = most_often(frequency[
                 (frequency.generator == name) & (frequency.cases == r.cases)
@@ -926,9 +937,14 @@ def _generator_section(name: str, study: dict, summary: pd.DataFrame,
                   + "; ".join(f"{r.close} of {r.data_sets} data sets at N = {r.cases}"
                               for r in close.itertuples()) + ".", ""]
     if "kl" in metrics:
-        lines += ["Lowest mean KL, with the scores within one combined standard error of it: "
-                  + "; ".join(f"N = {n}: {scores[0]} ({lowest:.3g} bits)"
-                              + (f", level with {', '.join(scores[1:])}" if scores[1:] else "")
+        few = (summary[summary.generator == name].replicates < MIN_SE_REPLICATES).any()
+        lines += ["Lowest mean KL, with the scores "
+                  + ("equal to it (no standard error where n < "
+                     f"{MIN_SE_REPLICATES})" if few else
+                     "within one combined standard error of it") + ": "
+                  + "; ".join(f"N = {n}: {_display(scores[0])} ({lowest:.3g} bits)"
+                              + (f", level with {', '.join(map(_display, scores[1:]))}"
+                                 if scores[1:] else "")
                               for n, scores, lowest in lowest_kl(summary[summary.generator
                                                                           == name])) + ".", ""]
     return lines
@@ -948,6 +964,11 @@ def _display(score: str) -> str:
     return plots.score_style(score)["label"]
 
 
+def _and(names: list) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join([", ".join(names[:-1]), names[-1]] if names[1:] else names)
+
+
 def _span(values: pd.Series) -> str:
     """The range of ``values`` to 3 significant digits, one number when they round alike."""
     low, high = f"{values.min():.3g}", f"{values.max():.3g}"
@@ -958,7 +979,9 @@ def figure_trends(summary: pd.DataFrame, generator: str, panels) -> str:
     """What figures/selection.png shows for ``generator``, from the means of ``summary`` (one row
     per generator, N and score, with ``<column>_mean`` per panel column): per panel, the range
     over the scores at the smallest and the largest N, how many scores' means fall or rise
-    between them, and the scores lowest (KL) or highest (hidden states) at the largest N."""
+    between them, and the scores lowest (KL) or highest (hidden states) at the largest N, those
+    equal to it and those within one combined standard error of it (none where n <
+    :data:`MIN_SE_REPLICATES`, :func:`estimated_errors`)."""
     subset = summary[summary.generator == generator]
     sizes = sorted(subset.cases.unique())
     first, last = (subset[subset.cases == n].set_index("score") for n in (sizes[0], sizes[-1]))
@@ -970,11 +993,14 @@ def figure_trends(summary: pd.DataFrame, generator: str, panels) -> str:
             parts.append(f"no mean {label} at N = {sizes[-1]:,}")
             continue
         lowest = column == plots.KL_PANEL[0]
-        level = level_with_best(end, last.get(f"{column}_se"), lowest)
+        level = level_with_best(end, estimated_errors(last, column), lowest)
+        equal = [s for s in level if end[s] == end[level[0]]]
+        within = [s for s in level if s not in equal]
         leaders = (f"{'lowest' if lowest else 'highest'} at N = {sizes[-1]:,}: "
-                   + _display(level[0]) + (
+                   + _and([_display(s) for s in equal])
+                   + (f", equal at {end[level[0]]:.3g}" if equal[1:] else "") + (
                        f", level within one combined standard error with "
-                       f"{', '.join(_display(s) for s in level[1:])}" if level[1:] else ""))
+                       f"{', '.join(_display(s) for s in within)}" if within else ""))
         if len(sizes) == 1:
             parts.append(f"the mean {label} {_span(end)} over the scores ({leaders})")
             continue
@@ -999,9 +1025,8 @@ def _figure_section(study: dict, summary: pd.DataFrame, selections: pd.DataFrame
              "the replicates" + (
                  f" (with {study['replicates']} per point, a bar is no estimate of the spread)"
                  if study["replicates"] < MIN_SE_REPLICATES else "") +
-             ", one colour and marker per score (the same across the project); "
-             "the legend names the scores " + ", ".join(
-                 f"{_display(s)} ({s})" for s in study["scores"]) + "."]
+             ", one colour and marker per score (the same across the project), named in the "
+             "legend as in the tables: " + ", ".join(map(_display, study["scores"])) + "."]
     for generator in study["generators"]:
         groups = coinciding_scores(selections, generator)
         trends = figure_trends(summary, generator, panels)
@@ -1024,7 +1049,8 @@ def summary_markdown(name: str, study: dict, summary: pd.DataFrame, frequency, t
     if study["description"]:
         lines += [study["description"].strip(), ""]
     lines += [
-        f"Family: {_family_text(study['family'])}. Scores: {', '.join(study['scores'])}. "
+        f"Family: {_family_text(study['family'])}. Scores: "
+        f"{', '.join(f'{_display(s)} ({s})' for s in study['scores'])}. "
         f"Sample sizes: {', '.join(map(str, study['sample_sizes']))}; "
         f"{study['replicates']} replicates each. EM: Dirichlet prior "
         f"{em['prior_alpha']:g}, {em['restarts']} restarts ({em['schedule']}), "
