@@ -72,7 +72,7 @@ def test_covariates_are_normalised_and_leave_the_other_generators_as_they_were()
      "generator has none"),
     ({**STUDY, "scores": ["bic_log_evidence", "cs"]},
      "studies.s.scores: cs is not defined for a latent class regression (generator g draws "
-     "covariates); use any of loglik, bic_log_evidence, icl_log_evidence, laplace"),
+     "covariates); use any of loglik, bic_log_evidence, draper, icl_log_evidence, laplace"),
     ({**STUDY, "metrics": ["kl", "selected"]}, "studies.s.metrics: kl needs the items' "
                                                "distribution"),
     ({**STUDY, "family": {"type": "models", "models": {"a": "2:2,2,2,2,2"}}},
@@ -125,6 +125,8 @@ def test_a_covariate_study_selects_the_classes_by_every_score(tmp_path):
     assert fits.ds.tolist() == [5, 4 + 2 * 5, 2 * 4 + 3 * 5]
     np.testing.assert_allclose(fits.bic_log_evidence,
                                fits.loglik - fits.ds / 2 * np.log(250), rtol=1e-12)
+    np.testing.assert_allclose(fits.draper, fits.loglik - fits.ds / 2 * np.log(250 / (2 * np.pi)),
+                               rtol=1e-12)
     assert (fits.icl_log_evidence <= fits.bic_log_evidence + 1e-9).all()
     assert selections.score.tolist() == list(studies.COVARIATE_SCORES)
     for chosen in selections.itertuples():

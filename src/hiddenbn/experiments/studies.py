@@ -94,7 +94,7 @@ COVARIATE_KINDS = {"normal": {"mean": False, "sd": False},
                    "categorical": {"levels": True, "probabilities": False}}
 #: The scores of a latent class regression (:func:`hiddenbn.regression.one_step.one_step_scores`,
 #: with ``d`` counting the logit coefficients): what a study with covariates selects by.
-COVARIATE_SCORES = ("loglik", "bic_log_evidence", "icl_log_evidence", "laplace")
+COVARIATE_SCORES = ("loglik", "bic_log_evidence", "draper", "icl_log_evidence", "laplace")
 #: Why each other score of :data:`~hiddenbn.learning.selection.SELECTION_SCORE_NAMES` does not
 #: apply to a latent class regression (summary.md of a study with covariates says so).
 COVARIATE_MISSING = {
@@ -107,8 +107,6 @@ COVARIATE_MISSING = {
             "Eq. 5), which has no closed form once the class is a logit of the covariates",
     "cs": "it is built on MLED's complete-data marginal likelihood, which has no closed form "
           "once the class is a logit of the covariates",
-    "draper": "it is not implemented for a latent class regression (it would add d/2 log 2π "
-              "to BIC)",
     "wbic_log_evidence": "its sampler draws the parameters of a latent class model without "
                          "covariates",
 }
