@@ -493,7 +493,7 @@ def test_the_notes_name_the_candidates_a_score_chose_without():
     assert studies.unscored_candidates(fits.fillna(-9.0), ["laplace"]).empty
 
 
-def test_a_study_with_covariates_says_which_scores_and_metrics_it_lacks_and_why():
+def test_a_study_with_covariates_says_which_scores_it_lacks_and_which_kl_it_reports():
     from hiddenbn.learning.selection import SELECTION_SCORE_NAMES
 
     absent = set(SELECTION_SCORE_NAMES) - set(studies.COVARIATE_SCORES)
@@ -504,7 +504,9 @@ def test_a_study_with_covariates_says_which_scores_and_metrics_it_lacks_and_why(
     text = "\n".join(studies._covariate_text(study))
     for score in absent:
         assert f"{studies._display(score)}: {studies.COVARIATE_MISSING[score]}" in text
-    assert "There is no KL metric" in text
+    assert "the KL is the conditional one, E_x KL(p(O | x) ‖ p̂(O | x))" in text
+    without_kl = {**study, "metrics": ["selected"]}
+    assert "conditional" not in "\n".join(studies._covariate_text(without_kl))
     assert studies._covariate_text(checked(LC_STUDY)) == []
 
 
