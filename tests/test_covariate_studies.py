@@ -37,7 +37,7 @@ def test_covariates_are_normalised_and_leave_the_other_generators_as_they_were()
         "dose": {"type": "uniform_integer", "low": 1, "high": 5},
         "arm": {"type": "categorical", "levels": ["placebo", "drug"], "probabilities": None}}
     assert study["generators"]["g"]["coefficient_sd"] == 0.5
-    assert study["metrics"] == ["selected", "time"]  # no exact KL with covariates
+    assert study["metrics"] == list(studies.METRICS)  # the KL is the conditional one
     defaults = checked(with_generator(covariates={"x": {"type": "normal"}}))
     assert defaults["generators"]["g"]["covariates"]["x"] == {"type": "normal", "mean": 0.0,
                                                              "sd": 1.0}
@@ -72,9 +72,10 @@ def test_covariates_are_normalised_and_leave_the_other_generators_as_they_were()
      "generator has none"),
     ({**STUDY, "scores": ["bic_log_evidence", "cs"]},
      "studies.s.scores: cs is not defined for a latent class regression (generator g draws "
-     "covariates); use any of loglik, bic_log_evidence, icl_log_evidence, laplace"),
-    ({**STUDY, "metrics": ["kl", "selected"]}, "studies.s.metrics: kl needs the items' "
-                                               "distribution"),
+     "covariates); use any of loglik, bic_log_evidence, draper, icl_log_evidence, laplace"),
+    (with_generator(spec="2:" + ",".join(["2"] * 26), covariates=COVARIATES),
+     "joint states, more than the 33554432 the exact KL can hold; remove kl from the study's "
+     "metrics"),
     ({**STUDY, "family": {"type": "models", "models": {"a": "2:2,2,2,2,2"}}},
      "studies.s.family: generator g draws covariates, which predict the class of latent class "
      "regressions; give family {type: latent_class"),
@@ -125,6 +126,12 @@ def test_a_covariate_study_selects_the_classes_by_every_score(tmp_path):
     assert fits.ds.tolist() == [5, 4 + 2 * 5, 2 * 4 + 3 * 5]
     np.testing.assert_allclose(fits.bic_log_evidence,
                                fits.loglik - fits.ds / 2 * np.log(250), rtol=1e-12)
+    np.testing.assert_allclose(fits.draper, fits.loglik - fits.ds / 2 * np.log(250 / (2 * np.pi)),
+                               rtol=1e-12)
+    # the conditional KL of every fit, carried by the selections of it
+    assert np.isfinite(fits.kl_bits).all() and (fits.kl_bits >= 0).all()
+    for chosen in selections.itertuples():
+        assert chosen.kl_bits == fits.loc[fits.model == chosen.model, "kl_bits"].item()
     assert (fits.icl_log_evidence <= fits.bic_log_evidence + 1e-9).all()
     assert selections.score.tolist() == list(studies.COVARIATE_SCORES)
     for chosen in selections.itertuples():
@@ -140,6 +147,7 @@ def test_a_covariate_study_selects_the_classes_by_every_score(tmp_path):
     assert "multinomial logit of the covariates age (normal), dose (uniform integer), arm " \
            "(categorical)" in text
     assert "The true model, 2:2,2,2,2,2, is in the family." in text
+    assert "| conditional KL(true ‖ selected), bits |" in text
 
 
 def test_the_same_seeds_give_the_same_covariate_study():
@@ -153,3 +161,44 @@ def test_the_same_seeds_give_the_same_covariate_study():
     pd.testing.assert_frame_equal(chosen, chosen_again)
     other, _ = studies.run_job(study, "g", 150, [(7, 71)])
     assert other.loglik.item() != first.loglik.item()
+
+
+def _brute_force_conditional_kl(true_classes, true_items, fitted_classes, fitted_items):
+    """E_x KL(p(O | x) || p^(O | x)) by a loop over the cases and every joint item state."""
+    import itertools
+
+    def probability(classes, items, states):
+        return sum(classes[k] * np.prod([t[k, s] for t, s in zip(items, states)])
+                   for k in range(len(classes)))
+
+    total = 0.0
+    for p_classes, q_classes in zip(true_classes, fitted_classes):
+        for states in itertools.product(*(range(t.shape[1]) for t in true_items)):
+            p = probability(p_classes, true_items, states)
+            total += p * np.log2(p / probability(q_classes, fitted_items, states))
+    return total / len(true_classes)
+
+
+def test_the_conditional_kl_is_the_mean_over_the_cases_of_each_case_s_kl(monkeypatch):
+    rng = np.random.default_rng(3)
+    true_classes, fitted_classes = rng.dirichlet([1, 1], 5), rng.dirichlet([1, 1, 1], 5)
+    true_items = [rng.dirichlet([1, 1], 2), rng.dirichlet([1, 1, 1], 2)]
+    fitted_items = [rng.dirichlet([1, 1], 3), rng.dirichlet([1, 1, 1], 3)]
+    kl = studies.conditional_kl_bits(true_classes, true_items, fitted_classes, fitted_items)
+    assert kl == pytest.approx(_brute_force_conditional_kl(
+        true_classes, true_items, fitted_classes, fitted_items), rel=1e-12)
+    # not the KL of the distributions averaged over the cases, which is smaller (convexity)
+    pooled = studies.conditional_kl_bits(true_classes.mean(axis=0, keepdims=True), true_items,
+                                         fitted_classes.mean(axis=0, keepdims=True),
+                                         fitted_items)
+    assert pooled < 0.9 * kl
+    # in blocks of cases: the same mean
+    monkeypatch.setattr(studies, "KL_CHUNK_CELLS", 7)
+    assert studies.conditional_kl_bits(true_classes, true_items, fitted_classes,
+                                       fitted_items) == pytest.approx(kl, rel=1e-12)
+    assert studies.conditional_kl_bits(true_classes, true_items, true_classes,
+                                       true_items) == pytest.approx(0.0, abs=1e-15)
+    fitted_items[0][:, 1] = [0.0, 0.0, 0.0]  # a state the fit never gives
+    fitted_items[0][:, 0] = 1.0
+    assert studies.conditional_kl_bits(true_classes, true_items, fitted_classes,
+                                       fitted_items) == np.inf

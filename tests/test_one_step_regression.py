@@ -195,6 +195,9 @@ def test_every_score_counts_the_coefficients():
     assert fit.n_parameters == statistics["n_parameters"] == d
     n = fit.n_cases
     assert scores["bic_log_evidence"] == pytest.approx(fit.log_likelihood - d / 2 * np.log(n))
+    # Draper (paper 003 Eq. 10): BIC + d/2 log 2 pi with the same d
+    assert scores["draper"] == pytest.approx(fit.log_likelihood - d / 2 * np.log(n)
+                                             + d / 2 * np.log(2 * np.pi), rel=1e-12)
     assert statistics["aic"] == pytest.approx(-2 * fit.log_likelihood + 2 * d)
     assert statistics["sabic"] == pytest.approx(-2 * fit.log_likelihood
                                                 + d * np.log((n + 2) / 24))

@@ -165,6 +165,18 @@ def test_one_panel_keeps_its_legend_clear_of_a_long_title(tmp_path, monkeypatch)
     plt.close(figure)
 
 
+def _lab(colour) -> np.ndarray:
+    """CIE L*, a*, b* of a matplotlib colour (sRGB, D65)."""
+    import matplotlib.colors
+
+    rgb = np.array(matplotlib.colors.to_rgb(colour))
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
+                    [0.0193, 0.1192, 0.9505]]) @ linear / [0.95047, 1.0, 1.08883]
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz * (29 / 6) ** 2 / 3 + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
 def _like_colours(colours: dict) -> list:
     """Pairs of chromatic colours within 15 degrees of hue and 20 of lightness (CIE L*)."""
     import colorsys
@@ -172,19 +184,13 @@ def _like_colours(colours: dict) -> list:
 
     import matplotlib.colors
 
-    def lightness(colour):
-        rgb = np.array(matplotlib.colors.to_rgb(colour))
-        linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-        y = linear @ [0.2126, 0.7152, 0.0722]
-        return 116 * np.cbrt(y) - 16 if y > (6 / 29) ** 3 else y * (29 / 3) ** 3
-
     hsv = {k: colorsys.rgb_to_hsv(*matplotlib.colors.to_rgb(c)) for k, c in colours.items()}
     like = []
     for a, b in itertools.combinations(colours, 2):
         if min(hsv[a][1], hsv[b][1]) < 0.2:  # greys: told apart by lightness and hue alone
             continue
         hue = abs(hsv[a][0] - hsv[b][0]) * 360
-        if min(hue, 360 - hue) < 15 and abs(lightness(colours[a]) - lightness(colours[b])) < 20:
+        if min(hue, 360 - hue) < 15 and abs(_lab(colours[a])[0] - _lab(colours[b])[0]) < 20:
             like.append((a, b))
     return like
 
@@ -195,8 +201,19 @@ def test_score_colours_of_like_hue_differ_in_lightness():
     colours = {score: look[0] for score, look in plots.SCORE_STYLES.items()}
     assert _like_colours(colours) == []
     before = {**colours, "wbic_log_evidence": "#3a0ca3", "icl_log_evidence": "#20a39e"}
+    # (ICL's old teal is also like sBIC's turquoise)
     assert _like_colours(before) == [("bic_log_evidence", "wbic_log_evidence"),
-                                     ("bic_plus_log_evidence", "icl_log_evidence")]
+                                     ("bic_plus_log_evidence", "icl_log_evidence"),
+                                     ("sbic_log_evidence", "icl_log_evidence")]
+
+
+def _hue_gap(a, b) -> float | None:
+    """Degrees of CIELAB hue between two colours; None if either is grey (chroma below 10)."""
+    (_, a1, b1), (_, a2, b2) = _lab(a), _lab(b)
+    if min(np.hypot(a1, b1), np.hypot(a2, b2)) < 10:
+        return None
+    gap = abs(np.degrees(np.arctan2(b1, a1) - np.arctan2(b2, a2))) % 360
+    return min(gap, 360 - gap)
 
 
 def _same_style_like_hue(styles: dict) -> list:
@@ -204,24 +221,10 @@ def _same_style_like_hue(styles: dict) -> list:
     35 degrees of CIELAB hue: one hue family drawn alike."""
     import itertools
 
-    import matplotlib.colors
-
-    def lab(colour):
-        rgb = np.array(matplotlib.colors.to_rgb(colour))
-        linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-        xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
-                        [0.0193, 0.1192, 0.9505]]) @ linear / [0.95047, 1.0, 1.08883]
-        f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz * (29 / 6) ** 2 / 3 + 4 / 29)
-        return 500 * (f[0] - f[1]), 200 * (f[1] - f[2])
-
-    chroma = {score: lab(look[0]) for score, look in styles.items()}
     like = []
     for a, b in itertools.combinations(styles, 2):
-        if styles[a][2] != styles[b][2] or min(np.hypot(*chroma[a]), np.hypot(*chroma[b])) < 10:
-            continue
-        hue = abs(np.degrees(np.arctan2(chroma[a][1], chroma[a][0])
-                             - np.arctan2(chroma[b][1], chroma[b][0]))) % 360
-        if min(hue, 360 - hue) < 35:
+        gap = _hue_gap(styles[a][0], styles[b][0])
+        if styles[a][2] == styles[b][2] and gap is not None and gap < 35:
             like.append((a, b))
     return like
 
@@ -234,6 +237,41 @@ def test_scores_of_one_hue_family_differ_in_line_style():
               "icl_log_evidence": ("#77aa00", ">", ":", "ICL")}
     assert _same_style_like_hue(before) == [("cs", "sbic_log_evidence"),
                                             ("mled", "icl_log_evidence")]
+
+
+def _hue_neighbours(colours: dict, key: str, degrees: float = 30) -> list:
+    """The other chromatic colours of ``colours`` within ``degrees`` of CIELAB hue of
+    ``colours[key]``."""
+    return [other for other, colour in colours.items() if other != key
+            and (gap := _hue_gap(colours[key], colour)) is not None and gap < degrees]
+
+
+def test_sbic_has_a_hue_no_other_score_or_series_uses():
+    """sBIC was a royal blue beside Laplace's blue (and BIC's purple), the scores it is compared
+    with in the studies' and the gold standard's figures: only the line style told them
+    apart."""
+    colours = {**{score: look[0] for score, look in plots.SCORE_STYLES.items()},
+               **{f"series {i}": colour for i, colour in enumerate(plots.PALETTE)}}
+    assert _hue_neighbours(colours, "sbic_log_evidence") == []
+    before = {**colours, "sbic_log_evidence": "#4361ee"}
+    assert _hue_neighbours(before, "sbic_log_evidence") == ["laplace", "bic_log_evidence",
+                                                            "series 3"]
+
+
+def _greyscale_alike(styles: dict, key: str) -> list:
+    """The scores drawn with the line style of ``styles[key]`` and within 20 of its lightness
+    (CIE L*): in greyscale print only their markers tell them apart."""
+    lightness = _lab(styles[key][0])[0]
+    return [other for other, look in styles.items() if other != key
+            and look[2] == styles[key][2] and abs(_lab(look[0])[0] - lightness) < 20]
+
+
+def test_sbic_reads_apart_in_greyscale():
+    """The other dash-dot scores (CS+, WBIC, CS with d = de) are darker by more than 20 L*."""
+    assert _greyscale_alike(plots.SCORE_STYLES, "sbic_log_evidence") == []
+    before = {**plots.SCORE_STYLES, "sbic_log_evidence": ("#4361ee", "<", "-.", "sBIC")}
+    assert _greyscale_alike(before, "sbic_log_evidence") == ["wbic_log_evidence", "cs_plus",
+                                                             "cs_de"]
 
 
 def test_no_series_colour_is_a_score_colour():

@@ -193,6 +193,11 @@ def test_latent_class_study_content(tmp_path):
     text = (tmp_path / "summary.md").read_text()
     assert "The true model, 2:2,2,2,2, is in the family." in text
     assert "selected most often (share)" in text and "Lowest mean KL" in text
+    # a reader sees the scores' labels; the header alone maps them to the code's names
+    assert [line for line in text.splitlines() if "cs_plus" in line] == [
+        line for line in text.splitlines() if line.startswith("Family:")]
+    assert "Scores: BIC (bic_log_evidence), CS+ (cs_plus), Laplace (laplace)." in text
+    assert "| 200 | CS+ | 2 |" in text
 
 
 def test_hill_climb_study_walks_regular_models_one_state_at_a_time():
@@ -384,6 +389,15 @@ def test_the_figure_trends_are_read_from_the_means_and_change_with_them():
     # Laplace's mean is higher than CS's by less than its standard error: both are named
     assert studies.figure_trends(with_errors, "g", panels[1:]).endswith(
         "; highest at N = 4,000: Laplace, level within one combined standard error with CS)")
+    # ... from three replicates: from two there is no standard error, only exact ties
+    replicates = with_errors.assign(replicates=[3, 3, 3, 3])
+    assert studies.figure_trends(replicates, "g", panels[1:]).endswith(
+        "; highest at N = 4,000: Laplace, level within one combined standard error with CS)")
+    assert studies.figure_trends(replicates.assign(replicates=2), "g", panels[1:]).endswith(
+        "; highest at N = 4,000: Laplace)")
+    tied = replicates.assign(replicates=2, hidden_states_mean=[2.0, 2.5, 3.0, 3.0])
+    assert studies.figure_trends(tied, "g", panels[1:]).endswith(
+        "; highest at N = 4,000: CS and Laplace, equal at 3)")
     summary.loc[2, "kl_bits_mean"] = 0.05  # CS's KL grows
     assert "falls for 1 and rises for 1 of the 2 scores" in studies.figure_trends(
         summary, "g", panels[:1])
@@ -412,6 +426,12 @@ def test_the_lowest_mean_kl_names_every_score_level_with_it():
     assert lowest[500] == (["bic_log_evidence", "cs"], 0.02)
     spread.loc[3, "kl_bits_se"] = 0.002
     assert {n: s for n, s, _ in studies.lowest_kl(spread)}[4000] == ["bic_log_evidence"]
+    # two replicates give no standard error: only a tie is level
+    spread.loc[3, "kl_bits_se"] = 0.005
+    assert {n: s for n, s, _ in studies.lowest_kl(spread.assign(replicates=3))}[4000] == [
+        "bic_log_evidence", "cs"]
+    assert {n: s for n, s, _ in studies.lowest_kl(spread.assign(replicates=2))}[4000] == [
+        "bic_log_evidence"]
 
 
 def test_level_with_best_uses_the_combined_standard_error():
@@ -468,12 +488,12 @@ def test_the_notes_name_the_candidates_a_score_chose_without():
         {"score": "laplace", "generator": "g", "cases": 4000, "model": "3:2,2", "missing": 2,
          "data_sets": 2}]
     assert studies._unscored_text(unscored) == [
-        "- Laplace (laplace) has no value for these candidates, so it chose among the others on "
+        "- Laplace has no value for these candidates, so it chose among the others on "
         "those data sets: g, N = 4000: 2:2,2 (1 of 2 data sets), 3:2,2 (2 of 2 data sets)."]
     assert studies.unscored_candidates(fits.fillna(-9.0), ["laplace"]).empty
 
 
-def test_a_study_with_covariates_says_which_scores_and_metrics_it_lacks_and_why():
+def test_a_study_with_covariates_says_which_scores_it_lacks_and_which_kl_it_reports():
     from hiddenbn.learning.selection import SELECTION_SCORE_NAMES
 
     absent = set(SELECTION_SCORE_NAMES) - set(studies.COVARIATE_SCORES)
@@ -483,8 +503,10 @@ def test_a_study_with_covariates_says_which_scores_and_metrics_it_lacks_and_why(
         s["generators"]["g"].update(covariates={"age": {"type": "normal"}}))))
     text = "\n".join(studies._covariate_text(study))
     for score in absent:
-        assert f"{score}: {studies.COVARIATE_MISSING[score]}" in text
-    assert "There is no KL metric" in text
+        assert f"{studies._display(score)}: {studies.COVARIATE_MISSING[score]}" in text
+    assert "the KL is the conditional one, E_x KL(p(O | x) ‖ p̂(O | x))" in text
+    without_kl = {**study, "metrics": ["selected"]}
+    assert "conditional" not in "\n".join(studies._covariate_text(without_kl))
     assert studies._covariate_text(checked(LC_STUDY)) == []
 
 

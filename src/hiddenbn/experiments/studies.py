@@ -29,7 +29,9 @@ a multinomial logit of them with true coefficients drawn per replicate, then its
 candidate of the ``latent_class`` family then has the covariates in its class membership and is
 fitted by one-step latent class regression (:func:`hiddenbn.regression.one_step.fit_one_step`),
 so the scores (:data:`COVARIATE_SCORES`, ``d`` counting the coefficients) select the number of
-classes with the covariates in the model.
+classes with the covariates in the model, and the KL is the conditional one,
+``E_x KL(p(O | x) || p^(O | x))`` over the data set's covariates
+(:func:`conditional_kl_bits`).
 
 Replicate ``r`` of a generator draws its parameters from ``parameter_seed(r)`` (the same for
 every N, so the curves against N are paired as in paper 002) and its data set of N cases from
@@ -73,7 +75,8 @@ FAMILIES = ("latent_class", "hill_climb", "models")
 FAMILY_KEYS = {"latent_class": {"hidden_states": True}, "hill_climb": {"structure": False},
                "models": {"models": True}}
 #: ``kl``: KL(true || selected) in bits (needs the observed distribution, so a dense array over
-#: the observed states); ``selected``: which model each score selects and how often;
+#: the observed states; with covariates the conditional KL, :func:`conditional_kl_bits`);
+#: ``selected``: which model each score selects and how often;
 #: ``time``: seconds of EM and scoring per replicate.
 METRICS = ("kl", "selected", "time")
 #: Scores that need the effective dimension.
@@ -94,7 +97,7 @@ COVARIATE_KINDS = {"normal": {"mean": False, "sd": False},
                    "categorical": {"levels": True, "probabilities": False}}
 #: The scores of a latent class regression (:func:`hiddenbn.regression.one_step.one_step_scores`,
 #: with ``d`` counting the logit coefficients): what a study with covariates selects by.
-COVARIATE_SCORES = ("loglik", "bic_log_evidence", "icl_log_evidence", "laplace")
+COVARIATE_SCORES = ("loglik", "bic_log_evidence", "draper", "icl_log_evidence", "laplace")
 #: Why each other score of :data:`~hiddenbn.learning.selection.SELECTION_SCORE_NAMES` does not
 #: apply to a latent class regression (summary.md of a study with covariates says so).
 COVARIATE_MISSING = {
@@ -107,8 +110,6 @@ COVARIATE_MISSING = {
             "Eq. 5), which has no closed form once the class is a logit of the covariates",
     "cs": "it is built on MLED's complete-data marginal likelihood, which has no closed form "
           "once the class is a logit of the covariates",
-    "draper": "it is not implemented for a latent class regression (it would add d/2 log 2π "
-              "to BIC)",
     "wbic_log_evidence": "its sampler draws the parameters of a latent class model without "
                          "covariates",
 }
@@ -149,9 +150,7 @@ def check_study(name: str, study: dict, base_dir) -> dict:
         if score not in SELECTION_SCORE_NAMES:
             raise HiddenbnError(f"{where}.scores: unknown score {score!r}; use any of "
                                 f"{', '.join(SELECTION_SCORE_NAMES)}")
-    # with covariates the items' distribution differs from case to case: no exact KL
-    covariates = any("covariates" in entry for entry in study["generators"].values())
-    metrics = list(study.get("metrics", [m for m in METRICS if m != "kl" or not covariates]))
+    metrics = list(study.get("metrics", METRICS))
     for metric in metrics:
         if metric not in METRICS:
             raise HiddenbnError(f"{where}.metrics: unknown metric {metric!r}; use any of "
@@ -169,7 +168,7 @@ def check_study(name: str, study: dict, base_dir) -> dict:
         _check_family_fits(f"{where}.family", family, g, parse_spec(generator["spec"]))
     with_covariates = [g for g, generator in generators.items() if "covariates" in generator]
     if with_covariates:
-        _check_covariate_study(where, with_covariates[0], family, scores, metrics)
+        _check_covariate_study(where, with_covariates[0], family, scores)
     return {"description": study.get("description", ""), "generators": generators,
             "sample_sizes": sorted(set(study["sample_sizes"])),
             "replicates": study["replicates"], "missing_rate": study.get("missing_rate", 0.0),
@@ -271,11 +270,10 @@ def _check_covariates(where: str, covariates: dict, network: Network) -> dict:
     return checked
 
 
-def _check_covariate_study(where: str, generator: str, family: dict, scores, metrics) -> None:
+def _check_covariate_study(where: str, generator: str, family: dict, scores) -> None:
     """A study whose generator ``generator`` draws covariates selects the number of classes
-    of latent class regressions: its family is latent_class, its scores those defined with
-    covariates, and it has no exact KL (the items' distribution depends on each case's
-    covariates)."""
+    of latent class regressions: its family is latent_class and its scores those defined with
+    covariates."""
     if family["type"] != "latent_class":
         raise HiddenbnError(f"{where}.family: generator {generator} draws covariates, which "
                             "predict the class of latent class regressions; give family "
@@ -285,10 +283,6 @@ def _check_covariate_study(where: str, generator: str, family: dict, scores, met
         raise HiddenbnError(f"{where}.scores: {other[0]} is not defined for a latent class "
                             f"regression (generator {generator} draws covariates); use any of "
                             f"{', '.join(COVARIATE_SCORES)}")
-    if "kl" in metrics:
-        raise HiddenbnError(f"{where}.metrics: kl needs the items' distribution, which with "
-                            f"covariates (generator {generator}) differs from case to case; "
-                            "give metrics [selected, time]")
 
 
 def _check_parameter_file(where: str, path: str, network: Network) -> None:
@@ -539,7 +533,8 @@ def run_replicate(study: dict, generator: str, cases: int, parameter_seed: int,
     if "covariates" in entry:
         rows = regression_candidates(study, entry, network, cpts, cases, parameter_seed,
                                      data_seed)
-        return rows, [_best(rows, score, False) for score in study["scores"]]
+        return rows, [_best(rows, score, "kl" in study["metrics"])
+                      for score in study["scores"]]
     data = sample_dataset(network, cpts, cases, seeding.rng(data_seed, "data"),
                           study["missing_rate"])
     truth = observed_distribution(network, cpts) if "kl" in study["metrics"] else None
@@ -616,6 +611,49 @@ def regression_model(network: Network, entry: dict, cpts, parameter_seed: int):
                                       network.observed_names)
 
 
+#: Cells (cases x observed states) of one block of :func:`conditional_kl_bits`.
+KL_CHUNK_CELLS = 1 << 22
+
+
+def conditional_kl_bits(true_classes, true_items, fitted_classes, fitted_items) -> float:
+    """``E_x KL(p(O | x) || p^(O | x))`` in bits: per case, the KL from the true distribution of
+    the items given its covariates to the fitted one, averaged over the cases (their
+    covariates as sampled), exact over the items' joint states.
+
+    Parameters
+    ----------
+    true_classes, fitted_classes : ndarray, shape (n, K) and (n, K')
+        Each case's class probabilities ``pi(x)`` under the truth and under the fit (the
+        numbers of classes may differ).
+    true_items, fitted_items : sequence of ndarray
+        One ``(K, r_j)`` (``(K', r_j)``) table per item, ``P(O_j = r | class)``, the items in
+        one order.
+
+    Returns
+    -------
+    float
+        The mean KL; infinite where the fit gives 0 to a state the truth gives mass.
+    """
+    def joint(tables):  # (classes, states): the items' joint distribution within each class
+        result = np.ones((np.asarray(tables[0]).shape[0], 1))
+        for table in tables:
+            result = (result[:, :, None] * np.asarray(table)[:, None, :]).reshape(
+                len(result), -1)
+        return result
+
+    true_joint, fitted_joint = joint(true_items), joint(fitted_items)
+    step = max(1, KL_CHUNK_CELLS // true_joint.shape[1])
+    total = 0.0
+    for start in range(0, len(true_classes), step):
+        p = true_classes[start:start + step] @ true_joint
+        q = fitted_classes[start:start + step] @ fitted_joint
+        support = p > 0
+        if np.any(q[support] <= 0):
+            return math.inf
+        total += float(np.sum(p[support] * np.log2(p[support] / q[support])))
+    return total / len(true_classes)
+
+
 def regression_candidates(study: dict, entry: dict, network: Network, cpts, cases: int,
                           parameter_seed: int, data_seed: int) -> list:
     """Sample one data set with covariates and fit every latent class candidate of the family
@@ -633,14 +671,20 @@ def regression_candidates(study: dict, entry: dict, network: Network, cpts, case
     patterns = items.astype("Int64").fillna(MISSING).to_numpy(dtype=np.int64)
     data = RegressionCases.grouped(patterns[design.kept], design.matrix,
                                    network.observed_cardinalities)
-    return [_fit_regression(study, label, candidate, data, design.names, data_seed, network)
+    # the true p(O | x) of each case: its class probabilities and the item tables
+    truth = ((model.class_probabilities(sample.design[design.kept]), model.item_tables,
+              design.matrix) if "kl" in study["metrics"] else None)
+    return [_fit_regression(study, label, candidate, data, design.names, data_seed, network,
+                            truth)
             for label, candidate in fixed_candidates(study["family"], network).items()]
 
 
 def _fit_regression(study: dict, label: str, candidate: Network, data, names, data_seed: int,
-                    generator: Network) -> dict:
+                    generator: Network, truth=None) -> dict:
     """One candidate's row: its one-step fit and its scores (with ``d`` counting the logit
-    coefficients), as :class:`_Candidates` gives a candidate without covariates."""
+    coefficients), as :class:`_Candidates` gives a candidate without covariates; with
+    ``truth`` (the true class probabilities of each case, the true item tables and the cases'
+    design rows) also its :func:`conditional_kl_bits`."""
     from hiddenbn.regression.one_step import fit_one_step, observed_information, one_step_scores
 
     em, scores = study["em"], study["scores"]
@@ -656,13 +700,16 @@ def _fit_regression(study: dict, label: str, candidate: Network, data, names, da
     hidden = candidate.hidden_indices[0]
     print(f"  {label}: loglik {fit.log_likelihood:.2f}, {seconds:.2f} s", file=sys.stderr,
           flush=True)
+    kl = {} if truth is None else {"kl_bits": conditional_kl_bits(
+        truth[0], truth[1], fit.class_probabilities(truth[2]),
+        [fit.cpts[i] for i in candidate.observed_indices])}
     return {"model": label, "hidden_states": int(candidate.cardinalities[hidden]),
             "ds": fit.n_parameters, "de": None, "converged": fit.converged,
             "iterations": fit.iterations, "fit_seconds": seconds,
             "loglik": fit.log_likelihood,
             **{s: math.nan if values[s] is None else float(values[s])
                for s in scores if s != "loglik"},
-            "is_true": candidate == generator, "note": "; ".join(notes)}
+            **kl, "is_true": candidate == generator, "note": "; ".join(notes)}
 
 
 def run_job(study: dict, generator: str, cases: int, seeds) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -689,8 +736,21 @@ def run_job(study: dict, generator: str, cases: int, seeds) -> tuple[pd.DataFram
 
 
 # --- the summary of a study -------------------------------------------------------------------
+#: The KL panel of a study with covariates: the conditional KL (:func:`conditional_kl_bits`).
+CONDITIONAL_KL_PANEL = ("kl_bits", "conditional KL(true ‖ selected) [bits]")
+
+
+def _with_covariates(study: dict) -> bool:
+    return any("covariates" in entry for entry in study["generators"].values())
+
+
+def _panel(study: dict, metric: str) -> tuple:
+    """The panel of ``metric``: with covariates the KL is the conditional one."""
+    return CONDITIONAL_KL_PANEL if metric == "kl" and _with_covariates(study) else PANELS[metric]
+
+
 def _panels(study: dict) -> list:
-    return [PANELS[m] for m in ("kl", "selected") if m in study["metrics"]]
+    return [_panel(study, m) for m in ("kl", "selected") if m in study["metrics"]]
 
 
 def summary_table(selections: pd.DataFrame, study: dict) -> pd.DataFrame:
@@ -812,25 +872,27 @@ def _unscored_text(unscored: pd.DataFrame) -> list[str]:
         places = [f"{g}, N = {n}: " + ", ".join(
             f"{r.model} ({r.missing} of {r.data_sets} data sets)" for r in part.itertuples())
             for (g, n), part in group.groupby(["generator", "cases"], sort=False)]
-        lines.append(f"- {_display(score)} ({score}) has no value for these candidates, so it "
+        lines.append(f"- {_display(score)} has no value for these candidates, so it "
                      "chose among the others on those data sets: " + "; ".join(places) + ".")
     return lines
 
 
 def _covariate_text(study: dict) -> list[str]:
-    """The paragraph of summary.md on what a study with covariates cannot show: the scores
-    that do not apply to a latent class regression, and the KL."""
-    if not any("covariates" in entry for entry in study["generators"].values()):
+    """The paragraph of summary.md on a study with covariates: the scores that do not apply to
+    a latent class regression, and which KL it reports."""
+    if not _with_covariates(study):
         return []
     missing = [s for s in SELECTION_SCORE_NAMES if s not in COVARIATE_SCORES]
     return ["With covariates every candidate is a latent class regression, fitted in one step, "
-            f"and only {', '.join(COVARIATE_SCORES)} are defined for it (`d` counting the logit "
-            "coefficients). The others do not apply: " + "; ".join(
-                f"{score}: {COVARIATE_MISSING[score]}" for score in missing) + ". There is no "
-            "KL metric either: with covariates the items' distribution differs from case to "
-            "case, so there is no one true distribution to compare the selected model with; "
-            "the study reports which number of classes each score selects and how often it is "
-            "the true one, not how far the selected model is from the truth.", ""]
+            f"and only {', '.join(map(_display, COVARIATE_SCORES))} are defined for it (`d` "
+            "counting the logit coefficients). The others do not apply: " + "; ".join(
+                f"{_display(score)}: {COVARIATE_MISSING[score]}" for score in missing)
+            + "." + (" With covariates the items' distribution differs from case to case, so "
+                     "the KL is the conditional one, E_x KL(p(O | x) ‖ p̂(O | x)): per case, "
+                     "the KL in bits from the true distribution of the items O given its "
+                     "covariates x to the selected model's, exact over the items' states, "
+                     "averaged over the data set's cases." if "kl" in study["metrics"] else ""),
+            ""]
 
 
 def level_with_best(means: pd.Series, errors: pd.Series | None, lowest: bool) -> list:
@@ -848,14 +910,24 @@ def level_with_best(means: pd.Series, errors: pd.Series | None, lowest: bool) ->
     return list(order.index)
 
 
+def estimated_errors(rows: pd.DataFrame, column: str) -> pd.Series | None:
+    """The standard errors ``<column>_se`` of ``rows`` (of :func:`summary_table`, indexed by
+    score), or None where a row has fewer than :data:`MIN_SE_REPLICATES` replicates: there the
+    tables give no standard error, and a judgement names only exact ties."""
+    if "replicates" in rows and (rows.replicates < MIN_SE_REPLICATES).any():
+        return None
+    return rows.get(f"{column}_se")
+
+
 def lowest_kl(summary: pd.DataFrame) -> list:
     """Per N, ``(N, scores, lowest mean)``: the scores whose mean KL is the lowest or level with
-    it (:func:`level_with_best`), so that none is singled out by its order or by a difference
-    smaller than the replicates' spread."""
+    it (:func:`level_with_best`, with :func:`estimated_errors`), so that none is singled out by
+    its order or by a difference smaller than the replicates' spread."""
     result = []
     for n, group in summary.groupby("cases", sort=True):
         indexed = group.sort_values("score").set_index("score")
-        scores = level_with_best(indexed.kl_bits_mean, indexed.get("kl_bits_se"), lowest=True)
+        scores = level_with_best(indexed.kl_bits_mean, estimated_errors(indexed, "kl_bits"),
+                                 lowest=True)
         result.append((n, scores, indexed.kl_bits_mean[scores[0]]))
     return result
 
@@ -902,7 +974,7 @@ def _generator_section(name: str, study: dict, summary: pd.DataFrame,
               "closest to it.")]
     rows = []
     for r in summary[summary.generator == name].itertuples(index=False):
-        row = {"N": r.cases, "score": r.score, "n": r.replicates}
+        row = {"N": r.cases, "score": _display(r.score), "n": r.replicates}
         if "selected" in metrics:
             row["selected most often (share)"] = most_often(frequency[
                 (frequency.generator == name) & (frequency.cases == r.cases)
@@ -912,8 +984,8 @@ def _generator_section(name: str, study: dict, summary: pd.DataFrame,
             if truth is not None:
                 row["true model selected"] = f"{r.recovered:.0%}"
         if "kl" in metrics:
-            row["KL(true ‖ selected), bits"] = _mean_se(r.kl_bits_mean, r.kl_bits_se,
-                                                        r.replicates)
+            row[_panel(study, "kl")[1].replace(" [bits]", ", bits")] = _mean_se(
+                r.kl_bits_mean, r.kl_bits_se, r.replicates)
         rows.append(row)
     lines += ["", f"n: data sets; means ± standard error over them (the mean alone where n < "
               f"{MIN_SE_REPLICATES}).", "", pipe_table(pd.DataFrame(rows), general_cell), ""]
@@ -926,9 +998,14 @@ def _generator_section(name: str, study: dict, summary: pd.DataFrame,
                   + "; ".join(f"{r.close} of {r.data_sets} data sets at N = {r.cases}"
                               for r in close.itertuples()) + ".", ""]
     if "kl" in metrics:
-        lines += ["Lowest mean KL, with the scores within one combined standard error of it: "
-                  + "; ".join(f"N = {n}: {scores[0]} ({lowest:.3g} bits)"
-                              + (f", level with {', '.join(scores[1:])}" if scores[1:] else "")
+        few = (summary[summary.generator == name].replicates < MIN_SE_REPLICATES).any()
+        lines += ["Lowest mean KL, with the scores "
+                  + ("equal to it (no standard error where n < "
+                     f"{MIN_SE_REPLICATES})" if few else
+                     "within one combined standard error of it") + ": "
+                  + "; ".join(f"N = {n}: {_display(scores[0])} ({lowest:.3g} bits)"
+                              + (f", level with {', '.join(map(_display, scores[1:]))}"
+                                 if scores[1:] else "")
                               for n, scores, lowest in lowest_kl(summary[summary.generator
                                                                           == name])) + ".", ""]
     return lines
@@ -948,6 +1025,11 @@ def _display(score: str) -> str:
     return plots.score_style(score)["label"]
 
 
+def _and(names: list) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join([", ".join(names[:-1]), names[-1]] if names[1:] else names)
+
+
 def _span(values: pd.Series) -> str:
     """The range of ``values`` to 3 significant digits, one number when they round alike."""
     low, high = f"{values.min():.3g}", f"{values.max():.3g}"
@@ -958,7 +1040,9 @@ def figure_trends(summary: pd.DataFrame, generator: str, panels) -> str:
     """What figures/selection.png shows for ``generator``, from the means of ``summary`` (one row
     per generator, N and score, with ``<column>_mean`` per panel column): per panel, the range
     over the scores at the smallest and the largest N, how many scores' means fall or rise
-    between them, and the scores lowest (KL) or highest (hidden states) at the largest N."""
+    between them, and the scores lowest (KL) or highest (hidden states) at the largest N, those
+    equal to it and those within one combined standard error of it (none where n <
+    :data:`MIN_SE_REPLICATES`, :func:`estimated_errors`)."""
     subset = summary[summary.generator == generator]
     sizes = sorted(subset.cases.unique())
     first, last = (subset[subset.cases == n].set_index("score") for n in (sizes[0], sizes[-1]))
@@ -970,11 +1054,14 @@ def figure_trends(summary: pd.DataFrame, generator: str, panels) -> str:
             parts.append(f"no mean {label} at N = {sizes[-1]:,}")
             continue
         lowest = column == plots.KL_PANEL[0]
-        level = level_with_best(end, last.get(f"{column}_se"), lowest)
+        level = level_with_best(end, estimated_errors(last, column), lowest)
+        equal = [s for s in level if end[s] == end[level[0]]]
+        within = [s for s in level if s not in equal]
         leaders = (f"{'lowest' if lowest else 'highest'} at N = {sizes[-1]:,}: "
-                   + _display(level[0]) + (
+                   + _and([_display(s) for s in equal])
+                   + (f", equal at {end[level[0]]:.3g}" if equal[1:] else "") + (
                        f", level within one combined standard error with "
-                       f"{', '.join(_display(s) for s in level[1:])}" if level[1:] else ""))
+                       f"{', '.join(_display(s) for s in within)}" if within else ""))
         if len(sizes) == 1:
             parts.append(f"the mean {label} {_span(end)} over the scores ({leaders})")
             continue
@@ -999,9 +1086,8 @@ def _figure_section(study: dict, summary: pd.DataFrame, selections: pd.DataFrame
              "the replicates" + (
                  f" (with {study['replicates']} per point, a bar is no estimate of the spread)"
                  if study["replicates"] < MIN_SE_REPLICATES else "") +
-             ", one colour and marker per score (the same across the project); "
-             "the legend names the scores " + ", ".join(
-                 f"{_display(s)} ({s})" for s in study["scores"]) + "."]
+             ", one colour and marker per score (the same across the project), named in the "
+             "legend as in the tables: " + ", ".join(map(_display, study["scores"])) + "."]
     for generator in study["generators"]:
         groups = coinciding_scores(selections, generator)
         trends = figure_trends(summary, generator, panels)
@@ -1024,7 +1110,8 @@ def summary_markdown(name: str, study: dict, summary: pd.DataFrame, frequency, t
     if study["description"]:
         lines += [study["description"].strip(), ""]
     lines += [
-        f"Family: {_family_text(study['family'])}. Scores: {', '.join(study['scores'])}. "
+        f"Family: {_family_text(study['family'])}. Scores: "
+        f"{', '.join(f'{_display(s)} ({s})' for s in study['scores'])}. "
         f"Sample sizes: {', '.join(map(str, study['sample_sizes']))}; "
         f"{study['replicates']} replicates each. EM: Dirichlet prior "
         f"{em['prior_alpha']:g}, {em['restarts']} restarts ({em['schedule']}), "

@@ -712,6 +712,9 @@ def one_step_scores(fit: OneStepFit, information: Information, prior_sd: float) 
 
     Returns ``(scores, fit_statistics, classification, notes)``: ``scores`` on the scale of
     ``log p(D | model)``, larger is better (``loglik``, ``bic_log_evidence`` = -BIC/2,
+    ``draper`` = -BIC/2 + d/2 log 2 pi (paper 003 Eq. 10: Laplace's approximation without the
+    prior density and the per-case information, which stay bounded as N grows with the
+    covariates drawn independently, as the log-likelihood's d/2 log N assumes for BIC),
     ``icl_log_evidence`` = -BIC/2 less the classification entropy, ``laplace``: paper 003 Eq. 8
     at the ML fit (not the posterior mode) under the prior of :func:`log_prior_density`, with
     the negative Hessian of the log-likelihood plus log prior over every free parameter, the
@@ -722,7 +725,7 @@ def one_step_scores(fit: OneStepFit, information: Information, prior_sd: float) 
     (:func:`hiddenbn.scores.lca_statistics.information_criteria`); ``classification``: the
     entropy of the posteriors and its R^2.
     """
-    from hiddenbn.scores.approximations import bic_log_evidence
+    from hiddenbn.scores.approximations import bic_log_evidence, draper
     from hiddenbn.scores.integrated_completed_likelihood import icl_log_evidence
     from hiddenbn.scores.lca_statistics import (classification_entropy, entropy_r2,
                                                 information_criteria)
@@ -732,6 +735,7 @@ def one_step_scores(fit: OneStepFit, information: Information, prior_sd: float) 
     bic = bic_log_evidence(log_likelihood, d, n)
     entropy = classification_entropy(fit.posterior(), fit.cases.counts)
     scores = {"loglik": log_likelihood, "bic_log_evidence": float(bic),
+              "draper": float(draper(log_likelihood, d, n)),
               "icl_log_evidence": float(icl_log_evidence(bic, entropy)), "laplace": None}
     notes = []
     if information.fixed_rows:

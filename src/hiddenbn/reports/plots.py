@@ -41,9 +41,11 @@ PALETTE = ("#56b4e9", "#f26419", "#9a8c1f", "#2e4057", "#e78ac3", "#b3d463")
 #: often do); two colours of like hue (within 15 degrees) differ in lightness by 20 (CIE L*),
 #: so that lines a pixel wide are told apart (WBIC is near-black olive and ICL lime, apart from
 #: BIC's purple and BIC+'s teal, beside which they are drawn), and two scores of one hue family
-#: (within 35 degrees of CIELAB hue) never share a line style: sBIC is a royal blue dash-dot,
-#: away from CS's red dashes it is compared with, and ICL's lime is dashed, not dotted as
-#: MLED's green.
+#: (within 35 degrees of CIELAB hue) never share a line style: ICL's lime is dashed, not dotted
+#: as MLED's green. sBIC, drawn beside Laplace and BIC wherever it is compared with them, is a
+#: light turquoise dash-dot on a hue of its own (30 degrees of CIELAB hue from every other
+#: score's and series' colour; it was a royal blue beside Laplace's) and lighter by 20 (CIE L*)
+#: than the other dash-dot scores, so that it reads apart in greyscale too.
 SCORE_STYLES = {
     "laplace": ("#1b6ca8", "o", "-", "Laplace"),
     "cs": ("#d1495b", "s", "--", "CS"),
@@ -51,7 +53,7 @@ SCORE_STYLES = {
     "draper": ("#edae49", "D", "-", "Draper"),
     "bic_log_evidence": ("#6a4c93", "v", "-", "BIC"),
     "bic_plus_log_evidence": ("#00798c", "P", "--", "BIC+"),
-    "sbic_log_evidence": ("#4361ee", "<", "-.", "sBIC"),
+    "sbic_log_evidence": ("#3ac4b4", "<", "-.", "sBIC"),
     "icl_log_evidence": ("#77aa00", ">", "--", "ICL"),
     "wbic_log_evidence": ("#4d4d00", "h", "-.", "WBIC"),
     "cs_plus": ("#8d6a50", "X", "-.", "CS+"),

@@ -46,13 +46,15 @@ THREE_STEP_STANDARD_ERRORS = {
 #: Points along the covariate of the plot of the predicted class probabilities.
 CURVE_POINTS = 200
 #: The scores of a regression fit, in display order.
-REGRESSION_SCORE_NAMES = ("loglik", "bic_log_evidence", "icl_log_evidence", "laplace")
+REGRESSION_SCORE_NAMES = ("loglik", "bic_log_evidence", "draper", "icl_log_evidence",
+                          "laplace")
 #: The sign convention of :data:`REGRESSION_SCORE_NAMES`, as every regression report states it
 #: (naming only the scores it prints).
 REGRESSION_SCORES_ORIENTATION = (
     "approximations of the log marginal likelihood log p(D | model) (loglik: the "
-    "log-likelihood): larger is better; bic_log_evidence is -BIC/2, icl_log_evidence -ICL/2 "
-    "(BIC less the entropy of the hidden classes), laplace Laplace's approximation")
+    "log-likelihood): larger is better; bic_log_evidence is -BIC/2, draper -BIC/2 + d/2 "
+    "log 2 pi, icl_log_evidence -ICL/2 (BIC less the entropy of the hidden classes), laplace "
+    "Laplace's approximation")
 #: What the ``d`` of a one-step and of a three-step report counts.
 ONE_STEP_PARAMETERS = "the coefficients and the item probabilities"
 THREE_STEP_PARAMETERS = ("the measurement model's class sizes and item probabilities, whose "
