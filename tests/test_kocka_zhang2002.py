@@ -711,10 +711,21 @@ def test_state_tests_pair_parametrisations_not_the_data_sets_they_share():
         frame.loc[cs, "kl_bits"] *= 0.5
         return kz.same_behaviour_claim(frame, "k8")
 
+    # two (or five) pairs: the signed-rank test cannot reach 5% whatever the data, so the
+    # claim is not decided there, never "the same"
     claim = parted(2)
-    assert claim[1] == "supported" and "over the n = 2 parametrisations where they differ" \
+    assert claim[1] == UNDECIDED and "over the n = 2 parametrisations where they differ" \
         in claim[2] and "CS fits better on 10 of 10" in claim[2]
+    assert "with 2 pairs its smallest attainable p is 0.5, so it cannot reject" in claim[2]
+    assert parted(5, sizes[:2])[1] == UNDECIDED
     assert parted(6, sizes[:2])[1] == "partly supported"
+    # six pairs that differ in both directions: the test could reject, and does not
+    mixed = same.copy()
+    for p, factor in zip(range(1, 7), (0.5, 2.0, 0.5, 2.0, 0.5, 2.0)):
+        cs = mixed.index[(mixed.score == "CS") & (mixed.parametrisation == p)]
+        mixed.loc[cs, "states"] = 4
+        mixed.loc[cs, "kl_bits"] *= factor
+    assert kz.same_behaviour_claim(mixed, "k8")[1] == "supported"
 
 
 def test_holm_adjustment_is_the_step_down_procedure():
@@ -791,6 +802,35 @@ def test_plus_scores_agree_pools_the_similar_generators_and_weighs_the_interval(
     wide = kz.plus_scores_agree(similar_generators(np.tile([4.0, -4.0], 5)), similar)
     assert wide[1] == UNDECIDED and "low power, not evidence of none" in wide[2]
     assert CLAIM_VERDICTS[wide[1]] == UNDECIDED
+
+
+def test_same_behaviour_pools_generators_whose_own_tests_cannot_reject():
+    """The run's shape: CS and BIC part on two to four parametrisations per generator, CS
+    better each time. No generator's signed-rank test can reach 5%, so none reads "the same";
+    pooled, the twelve pairs show CS better."""
+    similar = ["k5", "k6", "k7", "k8"]
+    frame = similar_generators(np.zeros(10))
+
+    def parted(direction):
+        out = frame.copy()
+        for generator, count in zip(similar, (2, 3, 4, 3)):
+            cs = out.index[(out.generator == generator) & (out.score == "CS")
+                           & (out.parametrisation <= count) & (out.cases == 1000)]
+            out.loc[cs, "states"] = 5
+            out.loc[cs, "kl_bits"] *= [direction(p) for p in out.loc[cs, "parametrisation"]]
+        return kz.same_behaviour_pooled(out, similar, None)
+
+    claim = parted(lambda p: 0.5)
+    assert claim[1] == "partly supported" and "(holds on 0 of 4 generators; not decided on 4)" \
+        in claim[2]
+    assert "pooled over the 4 generators (the verdict): the same selected |X| on 188 of 200 " \
+        "data sets; where they differ CS fits better on 12 of 12" in claim[2]
+    assert kz.across_generators([claim[:3]] * 2)[1] == "partly supported"
+    # the counterfactual: CS better on some, worse on others; pooled, no difference
+    assert parted(lambda p: 0.5 if p % 2 else 2.0)[1] == "supported"
+    # nothing decided anywhere: the claim is not decided, not "checked on none"
+    undecided = ("c", UNDECIDED, "e")
+    assert kz.across_generators([undecided, undecided])[1] == UNDECIDED
 
 
 def lc_ties(counts: dict, generator="k4", cases=9000, spread=0.01):

@@ -45,7 +45,7 @@ from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments.chickering_heckerman1996 import GOLD_SCORES_SECTION
 from hiddenbn.experiments.comparison import (RECONSTRUCTED, markdown, points_note, printed_rows,
                                              read_printed, rounded, signed_rank_p_value,
-                                             write_table)
+                                             smallest_p_value, write_table)
 from hiddenbn.experiments.reproduction import (UNDECIDED, claim_rows, compared, verdict_row,
                                                write_verdicts)
 from hiddenbn.learning.em import fit, run_em
@@ -812,12 +812,15 @@ def lc_claims(selections: pd.DataFrame, lc_models: pd.DataFrame, section: dict,
     # more states than the one whose test model saturates de (the paper's 4:2,2,2,2)
     similar = [f"k{k}" for k in states if tie is not None and k > _generator_states(tie)[0]] \
         or [main]
-    checks = (lambda s, g: plus_fit_claim(s, g, lc_models[lc_models.generator == g]),
-              lambda s, g: same_behaviour_claim(s, g, lc_models, explain),
-              lambda s, g: state_order_claim(s, g, explain))
-    out = {"figure4": [across_generators([mark(check(selections[selections.generator == g], g),
-                                               g) for g in similar]) for check in checks]
-           + [plus_scores_agree(selections, similar)],
+    def each(check):
+        return across_generators([mark(check(selections[selections.generator == g], g), g)
+                                  for g in similar])
+
+    out = {"figure4": [each(lambda s, g: plus_fit_claim(s, g, lc_models[lc_models.generator
+                                                                          == g])),
+                       same_behaviour_pooled(selections, similar, lc_models, explain),
+                       each(lambda s, g: state_order_claim(s, g, explain)),
+                       plus_scores_agree(selections, similar)],
            "figure4_supplementary": [], "figure5": []}
     if tie is not None:
         out["figure4_supplementary"] += [mark(more_states_claim(selections, tie, explain), tie),
@@ -836,20 +839,23 @@ def lc_claims(selections: pd.DataFrame, lc_models: pd.DataFrame, section: dict,
 
 def across_generators(claims: list) -> tuple:
     """One claim judged on several generators (each a ``(claim, verdict, evidence, ...)`` of
-    the same check, the main generator last): on the generators where it is checked (verdict
-    other than *not checked*), supported when it holds on every one, not supported when on
-    none, partly otherwise; *not checked* when it is checked on none. The evidence of each,
-    the explanation of the main one, or, where it gives none, of the last that does (each
-    explanation names its generator)."""
+    the same check, the main generator last): on the generators where it is decided (verdict
+    other than *not checked* and *not decided*), supported when it holds on every one, not
+    supported when on none, partly otherwise; when it is decided on none, *not decided*
+    (:data:`~hiddenbn.experiments.reproduction.UNDECIDED`) if some generator left it so, else
+    *not checked*. The evidence of each, the explanation of the main one, or, where it gives
+    none, of the last that does (each explanation names its generator)."""
     verdicts = [verdict for _, verdict, *_ in claims]
-    judged = [v for v in verdicts if v != "not checked"]
-    verdict = ("not checked" if not judged else "supported"
-               if all(v == "supported" for v in judged) else "not supported"
+    judged = [v for v in verdicts if v not in ("not checked", UNDECIDED)]
+    verdict = ((UNDECIDED if UNDECIDED in verdicts else "not checked") if not judged
+               else "supported" if all(v == "supported" for v in judged) else "not supported"
                if all(v == "not supported" for v in judged) else "partly supported")
     partly, unjudged = verdicts.count("partly supported"), verdicts.count("not checked")
+    undecided = verdicts.count(UNDECIDED)
     return (claims[-1][0], verdict, "; ".join(evidence for _, _, evidence, *_ in claims)
             + (f" (holds on {verdicts.count('supported')} of {len(claims)} generators"
                + (f"; partly on {partly}" if partly else "")
+               + (f"; not decided on {undecided}" if undecided else "")
                + (f"; not checked on {unjudged}" if unjudged else "") + ")"
                if len(claims) > 1 else ""),
             *next((claim[3:] for claim in reversed(claims) if any(claim[3:4])), claims[-1][3:]))
@@ -912,40 +918,78 @@ def _largest_model_note(per_set: pd.DataFrame, models: pd.DataFrame, cases: int)
                  else "")))
 
 
+#: The claim of :func:`same_behaviour_claim`.
+SAME_BEHAVIOUR = "LC: CS and BIC exhibit the same behaviour (fit and selected |X|)"
+
+
+def _cs_against_bic(subset: pd.DataFrame) -> tuple:
+    """Where CS and BIC select different ``|X|`` on the data sets of ``subset`` (one or more
+    generators), the Wilcoxon signed-rank test of KL(CS) against KL(BIC), paired over the
+    parametrisations (the data sets of one share its distribution, so the parametrisation of
+    a generator is the independent unit: each gives its mean over the N where the two
+    differ), and its verdict: supported when there is nothing to test (no difference) or the
+    test finds none; *not decided* (:data:`~hiddenbn.experiments.reproduction.UNDECIDED`)
+    when too few parametrisations differ for the test to reach the paper's 95% whatever the
+    data (:func:`~hiddenbn.experiments.comparison.smallest_p_value`); partly when one fits
+    significantly better where they differ but they select the same ``|X|`` on at least
+    :data:`SAME_RESULTS_PARTLY` of the data sets; not supported otherwise. Returns
+    ``(verdict, evidence, states)``, ``states`` the two scores' selections where they differ."""
+    keys = ["generator", "parametrisation", "cases"]
+    kl = subset.pivot_table(index=keys, columns="score", values="kl_bits")
+    states = subset.pivot_table(index=keys, columns="score", values="states")
+    differ = states["CS"] != states["BIC"]
+    gap = (kl["CS"] - kl["BIC"])[differ]
+    # one pair per parametrisation: its mean KLs over the data sets where the two differ
+    pairs = kl[differ].groupby(level=["generator", "parametrisation"])[["CS", "BIC"]].mean()
+    differences = (pairs["CS"] - pairs["BIC"]).to_numpy()
+    n = int(np.count_nonzero(differences))
+    p_value = signed_rank_p_value(differences)
+    smallest = smallest_p_value(n)
+    verdict = ("supported" if n == 0 or (p_value >= SIGNIFICANCE and smallest < SIGNIFICANCE)
+               else UNDECIDED if smallest >= SIGNIFICANCE else "partly supported"
+               if 1.0 - differ.mean() >= SAME_RESULTS_PARTLY else "not supported")
+    chosen = states.loc[differ, ["BIC", "CS"]]
+    return verdict, (
+        f"the same selected |X| on {int((~differ).sum())} of {len(differ)} data sets; where "
+        f"they differ CS fits better on {int((gap < 0).sum())} of {int(differ.sum())} (mean |X| "
+        f"CS {chosen['CS'].mean() if differ.any() else float('nan'):.2f}, BIC "
+        f"{chosen['BIC'].mean() if differ.any() else float('nan'):.2f}; Wilcoxon signed-rank "
+        f"on the KLs over the n = {len(pairs)} parametrisations where they differ, each its "
+        f"mean over those data sets, p = {p_value:.2g}"
+        + (f"; with {n} pairs its smallest attainable p is {smallest:.2g}, so it cannot reject "
+           f"at {SIGNIFICANCE:g}: not decided" if verdict == UNDECIDED else "") + ")"), chosen
+
+
 def same_behaviour_claim(subset: pd.DataFrame, generator: str,
                          models: pd.DataFrame | None = None, explain: bool = True) -> tuple:
     """Sec. 5 (Figure 4): "The CS and BIC exhibit the same behaviour", over every data set of
-    the generator (all N; a test per N of ten data sets has little power): where the two select
-    different ``|X|``, a Wilcoxon signed-rank test of KL(CS) against KL(BIC), paired over the
-    parametrisations (the data sets of one share its distribution, so the parametrisation is
-    the independent unit: each gives its mean over the N where the two differ; the paper's
-    95%). Supported when it finds no difference; partly when one fits significantly
-    better where they differ but they select the same ``|X|`` on at least
-    :data:`SAME_RESULTS_PARTLY` of the data sets; not supported otherwise. ``models``: the
-    generator's test model fits (``lc_models`` rows, CS under the alpha of ``subset``), for
-    the explanation of a verdict other than supported (:func:`cs_more_states_explanation`)."""
-    kl = subset.pivot_table(index=["parametrisation", "cases"], columns="score",
-                            values="kl_bits")
-    states = subset.pivot_table(index=["parametrisation", "cases"], columns="score",
-                                values="states")
-    differ = states["CS"] != states["BIC"]
-    same = 1.0 - differ.mean()
-    gap = (kl["CS"] - kl["BIC"])[differ]
-    # one pair per parametrisation: its mean KLs over the data sets where the two differ
-    pairs = kl[differ].groupby(level="parametrisation")[["CS", "BIC"]].mean()
-    p_value = signed_rank_p_value(pairs["CS"] - pairs["BIC"])
-    verdict = ("supported" if p_value >= SIGNIFICANCE else "partly supported"
-               if same >= SAME_RESULTS_PARTLY else "not supported")
-    return ("LC: CS and BIC exhibit the same behaviour (fit and selected |X|)", verdict,
-            f"{_generator_title(generator)}: the same selected |X| on {int((~differ).sum())} of "
-            f"{len(differ)} data sets; where they differ CS fits better on "
-            f"{int((gap < 0).sum())} of {int(differ.sum())} (mean |X| CS "
-            f"{states['CS'][differ].mean() if differ.any() else float('nan'):.2f}, BIC "
-            f"{states['BIC'][differ].mean() if differ.any() else float('nan'):.2f}; Wilcoxon "
-            f"signed-rank on the KLs over the n = {len(pairs)} parametrisations where they "
-            f"differ, each its mean over those data sets, p = {p_value:.2g})",
-            *([cs_more_states_explanation(models, generator, states.loc[differ, ["BIC", "CS"]])]
+    the generator (all N; a test per N of ten data sets has little power), judged by
+    :func:`_cs_against_bic`. ``models``: the generator's test model fits (``lc_models`` rows,
+    CS under the alpha of ``subset``), for the explanation of a verdict other than supported
+    (:func:`cs_more_states_explanation`)."""
+    verdict, evidence, chosen = _cs_against_bic(subset.assign(generator=generator))
+    return (SAME_BEHAVIOUR, verdict, f"{_generator_title(generator)}: {evidence}",
+            *([cs_more_states_explanation(models, generator, chosen.droplevel("generator"))]
               if explain and models is not None and verdict != "supported" else []))
+
+
+def same_behaviour_pooled(selections: pd.DataFrame, generators, models: pd.DataFrame | None,
+                          explain: bool = True) -> tuple:
+    """:func:`same_behaviour_claim` on the ``generators`` the paper calls similar: each
+    generator's own test in the evidence (:func:`across_generators`; with a few
+    parametrisations where CS and BIC differ, a generator's test cannot reject, and it is *not
+    decided* there), and the verdict from the same test pooled over the generators (their
+    parametrisations are independent), with the counts: the same ``|X|`` on how many data
+    sets, and where they differ, on how many CS fits better. On one generator, its own
+    verdict."""
+    own = across_generators([same_behaviour_claim(selections[selections.generator == g], g,
+                                                  models, explain) for g in generators])
+    if len(generators) < 2:
+        return own
+    verdict, evidence, _ = _cs_against_bic(selections[selections.generator.isin(
+        list(generators))])
+    return (own[0], verdict, f"{own[2]}; pooled over the {len(generators)} generators (the "
+            f"verdict): {evidence}", *own[3:])
 
 
 def cs_more_states_explanation(models: pd.DataFrame, generator: str,
