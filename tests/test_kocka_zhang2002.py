@@ -1121,7 +1121,8 @@ def test_figure5_labels_its_sizes_apart_and_its_kl_axis_at_several_ticks(monkeyp
 
 
 def test_levels_explanation_names_where_em_stops_short_and_where_the_paper_is_lower():
-    section = {"cs_alpha": 1.0, "generating": "uniform_dirichlet"}
+    section = {"cs_alpha": 1.0, "generating": "uniform_dirichlet",
+               "hierarchical": {"spec": DEFAULT["hierarchical"]["spec"]}}
     cases = PAPER.cases.to_numpy()
     table = pd.DataFrame({"distribution": "uniform_dirichlet", "cs_alpha": 1.0, "cases": cases,
                           **{f"{s} {v}": PAPER[f"{s} {v}"].to_numpy() * 2
@@ -1131,30 +1132,47 @@ def test_levels_explanation_names_where_em_stops_short_and_where_the_paper_is_lo
                           "ml floor se": [0.9, 0.3, 0.1, 0.05, 0.02, 0.01],
                           "de/2N": 23 / (2 * cases * np.log(2)) * 1e3,
                           "ml gain": [0.1, 0.5, 1, 10, 40, 90]})
-    verdicts = pd.DataFrame([{"distribution": "uniform_dirichlet", "cs_alpha": 1.0,
-                              "claim": kz.TABLE2_LEVELS, "verdict": "0 of 24"}])
-    text = kz.levels_explanation(table, verdicts, PRINTED, section)
+    text = kz.levels_explanation(table, PRINTED, section)
+    # twice the paper's everywhere: the three cells that pass do so on their standard errors
     assert text.startswith("cells within two combined standard errors of the paper's, of those "
-                           "judged, under each generating distribution: uniform_dirichlet 0 of "
-                           "24. ")
+                           "judged, under each generating distribution: uniform_dirichlet 3 of "
+                           "24 (median ours/paper 2; 3 of the 3 at 2 times the paper's mean or "
+                           "more, passing on standard errors up to 0.08: low-power passes far "
+                           "above the paper's means, not agreement). ")
+    # the gap against the smallest candidate's de/2N, and the ratio, computed
+    assert "the smallest model a climb can return (2,2,2, de = 15) has de/2N = 11, 3.6, " in text
+    assert "The paper's best cells lie at 0.55, 0.61, 0.57, 0.82" in text
+    assert "ours / paper's (the rows' best means) is 2.00, 2.00, 2.00, 2.00, 2.00, 2.00, not " \
+        "falling toward 1 as N grows" in text
+    assert "neither tested here (conjecture)" in text
+    # the counterfactual: a ratio that falls with N; another distribution further above
+    falling = table.assign(**{f"{s} mean": PAPER[f"{s} mean"].to_numpy()
+                              * np.array([2.0, 1.9, 1.8, 1.7, 1.6, 1.5]) for s in kz.SCORE_KEYS})
+    sparse = table.assign(distribution="sparse_dirichlet",
+                          **{f"{s} mean": table[f"{s} mean"] * 2 for s in kz.SCORE_KEYS})
+    other = kz.levels_explanation(pd.concat([falling, sparse]), PRINTED, section)
+    assert "falling from 2.00 to 1.50 as N grows" in other and "not falling" not in other
+    assert "sparse_dirichlet 0 of 24 (median ours/paper 4)" in other
+    assert "put ours further above the paper's (median ours/paper sparse_dirichlet 4, against " \
+        "1.8)" in other
     assert "at N = 81000, 243000 (81000: 0.77 against 0.21, de/2N 0.2, EM 40 nats short; " in text
     assert "best mean and our ML floor at N = 1000: 6 against 12; 3000: 2.2 against 4.4; " in text
-    assert "81000" not in text.split("ML floor at N = ")[1]
+    assert "81000" not in text.split("ML floor at N = ")[1].split(": that gap")[0]
     assert "are raised alike" in text  # 0.16 ± .03 against 0.21 ± .02
     assert "conjecture" in text
     # the run's shape with the ML refits: the EM fits' means twice the refits', the fall named
     # in place of the conjecture
     refitted = table.assign(**{f"{s} em mean": table[f"{s} mean"] * 2 for s in kz.SCORE_KEYS})
-    text = kz.levels_explanation(refitted, verdicts, PRINTED, section)
+    text = kz.levels_explanation(refitted, PRINTED, section)
     assert ("the test models are fitted by the same EM; refitted to ML (as the generating "
             "structure), the selected models' mean KLs fall by 50%-50% at N = 81000; 50%-50% at "
             "N = 243000, and the cells are judged on the ML refits. ") in text
     assert "are raised alike" not in text
     fine = table.assign(**{"floor mean": table["ml floor mean"]},
                         **{f"{s} mean": PAPER[f"{s} mean"].to_numpy() for s in kz.SCORE_KEYS})
-    assert kz.levels_explanation(fine, verdicts, PRINTED, section) == (
+    assert kz.levels_explanation(fine, PRINTED, section) == (
         "cells within two combined standard errors of the paper's, of those judged, under each "
-        "generating distribution: uniform_dirichlet 0 of 24")
+        "generating distribution: uniform_dirichlet 24 of 24 (median ours/paper 1)")
 
 
 def test_dimension_checks_fail_when_a_printed_number_is_changed():
