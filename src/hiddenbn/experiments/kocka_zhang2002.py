@@ -48,6 +48,7 @@ from hiddenbn.experiments.comparison import (RECONSTRUCTED, markdown, points_not
                                              smallest_p_value, write_table)
 from hiddenbn.experiments.reproduction import (UNDECIDED, claim_rows, compared, verdict_row,
                                                write_verdicts)
+from hiddenbn.experiments.studies import lowest_kl
 from hiddenbn.learning.em import fit, run_em
 from hiddenbn.learning.hlc import (all_binary, hidden_cardinalities, hill_climb, kl_bits,
                                    one_state_more, with_hidden_cardinalities)
@@ -2757,13 +2758,17 @@ def figure_verdict(claims) -> str:
 def curve_descriptors(selections: pd.DataFrame, lc_models: pd.DataFrame,
                       generator: str) -> str:
     """What one generator's panels of the Figure 4/5 form show, in numbers: at the smallest and
-    largest N, each score's mean KL and mean selected ``|X|``, the lowest-KL score, and the KL of
-    the generating model's own EM fit (the floor the scores are judged against); every score
-    of :func:`shown_scores`."""
+    largest N, each score's mean KL and mean selected ``|X|``, the lowest-KL score with the
+    scores level with it (within one combined standard error over the data sets,
+    :func:`~hiddenbn.experiments.studies.lowest_kl`, so that noise does not single one out),
+    and the KL of the generating model's own EM fit (the floor the scores are judged against);
+    every score of :func:`shown_scores`."""
     true_states = _generator_states(generator)[0]
     scores = shown_scores(selections)
     chosen = selections[selections.generator == generator]
     kl = chosen.groupby(["cases", "score"]).kl_bits.mean().unstack("score")[scores]
+    lowest = {n: names for n, names, _ in lowest_kl(chosen[chosen.score.isin(scores)].groupby(
+        ["cases", "score"]).kl_bits.agg(kl_bits_mean="mean", kl_bits_se="sem").reset_index())}
     states = chosen.groupby(["cases", "score"]).states.mean().unstack("score")
     own = lc_models[(lc_models.generator == generator) & (lc_models.states == true_states)]
     floor = own.groupby("cases").kl_bits.mean()
@@ -2774,11 +2779,18 @@ def curve_descriptors(selections: pd.DataFrame, lc_models: pd.DataFrame,
     for cases in (kl.index.min(), kl.index.max()):
         parts.append(f"N = {int(cases)}: KL (bits) " + ", ".join(
             f"{s} {_format(kl.loc[cases, s])}" for s in scores)
-            + f" (lowest {kl.loc[cases].idxmin()}; the generating model's own EM fit "
+            + f" (lowest {_lowest_text(lowest[cases])}; the generating model's own EM fit "
             f"{_format(floor[cases])}; always the largest model, "
             f"{int(lc_models.states.max())} states, {_format(always[cases])}), |X| " + ", ".join(
                 f"{s} {states.loc[cases, s]:.1f}" for s in scores))
     return f"{_generator_title(generator)}: " + "; ".join(parts)
+
+
+def _lowest_text(scores) -> str:
+    """The lowest-KL score and those level with it (:func:`~hiddenbn.experiments.studies.
+    lowest_kl`), in the studies' words."""
+    return scores[0] + (f", level within one combined standard error with "
+                        f"{', '.join(scores[1:])}" if scores[1:] else "")
 
 
 def _range_text(values, digits: int = 2) -> str:
@@ -2816,11 +2828,15 @@ def icl_sentence(selections: pd.DataFrame, lc_models: pd.DataFrame) -> str:
 
 def sbic_sentence(selections: pd.DataFrame) -> str:
     """Where sBIC's mean KL lies among the shown scores, per generator and N of
-    ``selections``: at how many of the (generator, N) points it is the lowest, and which, and
-    against BIC's and BIC+'s."""
+    ``selections``: at how many of the (generator, N) points it is the lowest, and which, with
+    the scores level with it there (:func:`_lowest_text`), and against BIC's and BIC+'s."""
     kl = selections.groupby(["generator", "cases", "score"]).kl_bits.mean().unstack("score")
-    lowest = [f"{_generator_title(g)} N = {int(n)}" for (g, n), row in kl.iterrows()
-              if row.idxmin() == "sBIC"]
+    lowest = []
+    for generator, chosen in selections.groupby("generator", sort=True):
+        summary = chosen.groupby(["cases", "score"]).kl_bits.agg(
+            kl_bits_mean="mean", kl_bits_se="sem").reset_index()
+        lowest += [f"{_generator_title(generator)} N = {int(n)} ({_lowest_text(names)})"
+                   for n, names, _ in lowest_kl(summary) if names[0] == "sBIC"]
     return (f"sBIC's mean KL is the lowest of the {kl.shape[1]} scores at {len(lowest)} of "
             f"{len(kl)} (generator, N) points" + (": " + "; ".join(lowest) if lowest else "")
             + f"; it lies below BIC's at {int((kl.sBIC < kl.BIC).sum())} and below BIC+'s at "
