@@ -881,6 +881,20 @@ def test_same_behaviour_pools_generators_whose_own_tests_cannot_reject():
     assert kz.across_generators([claim[:3]] * 2)[1] == "partly supported"
     # the counterfactual: CS better on some, worse on others; pooled, no difference
     assert parted(lambda p: 0.5 if p % 2 else 2.0)[1] == "supported"
+    # a generator whose own test rejects keeps its verdict, whatever the pooled test says
+    mixed = frame.copy()
+    for p in range(1, 7):
+        cs = mixed.index[(mixed.generator == "k8") & (mixed.score == "CS")
+                         & (mixed.parametrisation == p) & (mixed.cases == 1000)]
+        mixed.loc[cs, "states"] = 5
+        mixed.loc[cs, "kl_bits"] *= 0.5
+    for p in range(1, 9):
+        cs = mixed.index[(mixed.generator == "k5") & (mixed.score == "CS")
+                         & (mixed.parametrisation == p) & (mixed.cases == 1000)]
+        mixed.loc[cs, "states"] = 5
+        mixed.loc[cs, "kl_bits"] *= 2.0
+    kept = kz.same_behaviour_pooled(mixed, similar, None)
+    assert kept[1] == "partly supported" and "(the verdict)" not in kept[2]
     # nothing decided anywhere: the claim is not decided, not "checked on none"
     undecided = ("c", UNDECIDED, "e")
     assert kz.across_generators([undecided, undecided])[1] == UNDECIDED

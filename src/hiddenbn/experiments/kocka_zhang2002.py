@@ -1018,7 +1018,8 @@ def same_behaviour_pooled(selections: pd.DataFrame, generators, models: pd.DataF
     parametrisations where CS and BIC differ, a generator's test cannot reject, and it is *not
     decided* there), and the verdict from the same test pooled over the generators (their
     parametrisations are independent), with the counts: the same ``|X|`` on how many data
-    sets, and where they differ, on how many CS fits better. On one generator, its own
+    sets, and where they differ, on how many CS fits better. Where a generator's own test
+    rejects, its verdict stands (as in :func:`plus_scores_agree`). On one generator, its own
     verdict."""
     own = across_generators([same_behaviour_claim(selections[selections.generator == g], g,
                                                   models, explain) for g in generators])
@@ -1026,8 +1027,10 @@ def same_behaviour_pooled(selections: pd.DataFrame, generators, models: pd.DataF
         return own
     verdict, evidence, _ = _cs_against_bic(selections[selections.generator.isin(
         list(generators))])
-    return (own[0], verdict, f"{own[2]}; pooled over the {len(generators)} generators (the "
-            f"verdict): {evidence}", *own[3:])
+    rejected = own[1] in ("partly supported", "not supported")
+    return (own[0], own[1] if rejected else verdict, f"{own[2]}; pooled over the "
+            f"{len(generators)} generators{'' if rejected else ' (the verdict)'}: {evidence}",
+            *own[3:])
 
 
 def cs_more_states_explanation(models: pd.DataFrame, generator: str,
