@@ -589,6 +589,9 @@ def test_cs_plus_score_of_choice_by_the_paper_s_argument_on_its_own_table_and_a_
     assert kz.cs_plus_bold_everywhere(rows)[0] == "partly supported"
     why = kz.cs_plus_choice_explanation(rows.assign(**{"CS+ bold": False}), paper)
     assert "CS+ 1000, 3000" in why and "strict reading" in why
+    assert "(CS+ bold in every row there), but that bold turns on the correlation" in why
+    worse = kz.cs_plus_choice_explanation(rows, rows.assign(**{"CS+ bold": False}))
+    assert "CS+ is significantly worse than the row's best at N = 1000, 3000, 9000" in worse
     sensitivity = pd.DataFrame({"claim": ["c"] * 3 + ["d"],
                                 "verdict": ["supported", "not supported", "supported", "x"]})
     assert "3 combinations" in kz.robustness(sensitivity, "c")
