@@ -554,15 +554,45 @@ def test_bold_from_means_and_errors_with_our_correlation_is_the_paired_test():
               "CS": base * 1.3 + rng.normal(0, 3e-4, 30), "CS+": base}
     frame = _kl_frame(values)
     paired = kz.table2(frame, list(kz.SCORE_KEYS))
-    summary = kz.summary_bold(paired.drop(columns=[c for c in paired if " p" in c or "bold" in c]),
-                              kz.correlation_lookup(kz.kl_correlations(frame, kz.SCORE_KEYS)), 30)
+    means = paired.drop(columns=[c for c in paired if " p" in c or "bold" in c])
+    correlations = kz.kl_correlations(frame, kz.SCORE_KEYS)
+    summary = kz.summary_bold(means, kz.correlation_lookup(correlations, cap=1.0), 30)
     for score in kz.SCORE_KEYS:
         assert summary[f"{score} p"].item() == pytest.approx(paired[f"{score} p"].item(),
                                                              rel=1e-9, abs=1e-300)
+    for a, b in [("BIC", "CS"), ("BIC+", "CS+"), ("CS", "BIC+")]:
+        assert kz.pair_p(summary.iloc[0], a, b) == pytest.approx(
+            kz.pair_p(paired.iloc[0], b, a), rel=1e-9, abs=1e-300)
+    # the paper's table borrows our correlations: capped, they no longer give our paired test
+    capped = kz.summary_bold(means, kz.correlation_lookup(correlations), 30)
+    assert correlations[1000].loc["BIC", "CS+"] > kz.BORROWED_CORRELATION_CAP
+    assert capped["BIC p"].item() > 1e3 * paired["BIC p"].item()
     independent = kz.summary_bold(summary, lambda *_: 0.0, 30)  # rho = 0: the Welch-like error
     a, b = summary["BIC se"].item(), summary["CS+ se"].item()
     t = (summary["BIC mean"].item() - summary["CS+ mean"].item()) / math.hypot(a, b)
     assert independent["BIC p"].item() == pytest.approx(2 * student_t.sf(t, 29))
+
+
+def test_the_paper_s_bold_caps_the_borrowed_correlation_and_adds_the_rounding():
+    """Our BIC and CS select the same model on every data set at N = 1000 (correlation 1): the
+    paper's 6.1 ± .6 against 6.0 ± .6 is one rounding unit apart, not a significant
+    difference; nor, with our correlation 0.993, is its CS+ .17 against BIC+ .16 at 81k."""
+    units = [f"{s} unit" for s in kz.SCORE_KEYS]
+    row = PAPER.set_index("cases")
+    assert (row.loc[1000, "BIC unit"], row.loc[9000, "BIC unit"],
+            row.loc[243000, "BIC+ unit"]) == pytest.approx((0.1, 0.01, 0.01))  # .1 is .10
+    ours = {int(n): pd.DataFrame(1.0, index=list(kz.SCORE_KEYS), columns=list(kz.SCORE_KEYS))
+            for n in PAPER.cases}
+    first = kz.summary_bold(PAPER, kz.correlation_lookup(ours), PAIRS).iloc[0]
+    assert first["best"] == "CS" and first["BIC bold"] and kz.pair_p(first, "BIC", "CS") > 0.5
+    # the counterfactual: the borrowed 1 uncapped and the rounding ignored
+    bare = kz.summary_bold(PAPER.drop(columns=units), kz.correlation_lookup(ours, cap=1.0),
+                           PAIRS).iloc[0]
+    assert not bare["BIC bold"] and bare["BIC p"] == 0.0
+    at_81k = {n: kz.summary_bold(table, lambda *_: 0.993, PAIRS).set_index("cases").loc[81000]
+              for n, table in (("rounded", PAPER), ("exact", PAPER.drop(columns=units)))}
+    assert at_81k["rounded"]["CS+ bold"] and at_81k["rounded"]["CS+ p"] > 0.05
+    assert not at_81k["exact"]["CS+ bold"]
 
 
 def test_cs_plus_score_of_choice_by_the_paper_s_argument_on_its_own_table_and_a_false_one():
@@ -573,9 +603,10 @@ def test_cs_plus_score_of_choice_by_the_paper_s_argument_on_its_own_table_and_a_
     supporting = kz.supporting_correlations(PAPER, PAIRS)
     assert 0.8 in supporting and 0.0 not in supporting
     assert "strict reading" in kz.claim_cs_plus_score_of_choice(paper)[1]
-    # independent scores: BIC+ not significantly worse at 1000, so CS+'s edge is not shown
+    # independent scores: neither BIC+ at 1000 nor a plain score at large N is significantly
+    # worse, so neither CS+'s edge nor the plus scores' is shown
     assert kz.claim_cs_plus_score_of_choice(kz.summary_bold(PAPER, lambda *_: 0.0, PAIRS))[0] \
-        == "partly supported"
+        == "not supported"
     worse = PAPER.assign(**{"CS+ mean": PAPER["CS+ mean"] + 1.0})  # CS+ far behind everywhere
     assert kz.claim_cs_plus_score_of_choice(kz.summary_bold(worse, lambda *_: 0.8, PAIRS))[0] \
         == "not supported"
@@ -591,6 +622,9 @@ def test_cs_plus_score_of_choice_by_the_paper_s_argument_on_its_own_table_and_a_
     assert kz.cs_plus_bold_everywhere(rows)[0] == "partly supported"
     why = kz.cs_plus_choice_explanation(rows.assign(**{"CS+ bold": False}), paper)
     assert "CS+ 1000, 3000" in why and "strict reading" in why
+    assert "(CS+ bold in every row there), but that bold turns on the correlation" in why
+    worse = kz.cs_plus_choice_explanation(rows, rows.assign(**{"CS+ bold": False}))
+    assert "CS+ is significantly worse than the row's best at N = 1000, 3000, 9000" in worse
     sensitivity = pd.DataFrame({"claim": ["c"] * 3 + ["d"],
                                 "verdict": ["supported", "not supported", "supported", "x"]})
     assert "3 combinations" in kz.robustness(sensitivity, "c")
@@ -622,14 +656,36 @@ def test_the_other_table2_claims_hold_on_the_paper_s_table_and_fail_when_it_is_c
         assert check(paper)[0] == "supported", claim
     rows = kz.table2_cell_rows(PAPER, PRINTED)
     assert len(rows) == 24 and {r["verdict"] for r in rows} == {"reproduced"}
-    plain_wins = PAPER.assign(**{"BIC mean": PAPER["BIC mean"] * 0.5})
-    assert kz.claim_plus_better_at_large_n(plain_wins)[0] == "not supported"
+    plain_wins = PAPER.assign(**{"BIC mean": PAPER["BIC mean"] * 0.5,
+                                 "CS mean": PAPER["CS mean"] * 0.5})
+    assert kz.claim_plus_better_at_large_n(
+        kz.summary_bold(plain_wins, lambda *_: 0.8, PAIRS))[0] == "not supported"
+    # the run's shape at 243k: the plus scores' means lowest, within the noise of the plain
+    # scores' (the lowest mean alone would say "supported"); the row agrees with the paper's
+    # "all the scores should lead to the same fit"
+    level = PAPER.copy()
+    largest = level.cases == level.cases.max()
+    level.loc[largest, ["BIC mean", "CS mean", "BIC+ mean", "CS+ mean"]] = [.14, .14, .13, .13]
+    verdict, evidence = kz.claim_plus_better_at_large_n(
+        kz.summary_bold(level, lambda *_: 0.8, PAIRS))
+    assert verdict == "partly supported" and "243000: BIC+ best of the plus scores" in evidence
+    assert evidence.endswith("agrees with the paper's 'for very large sample sizes all the "
+                             "scores should lead to the same fit', not with its Table 2")
     bic_plus_fine = PAPER.assign(**{"BIC+ mean": PAPER["BIC+ mean"] * 0.5})
     assert kz.claim_bic_plus_worst_at_smallest_n(
         kz.summary_bold(bic_plus_fine, lambda *_: 0.8, PAIRS))[0] == "not supported"
-    # the ordering as printed but within the bold scores (independent KLs): not significant
+    # the ordering as printed but within the bold scores (independent KLs): not decided
     tied = kz.claim_bic_plus_worst_at_smallest_n(kz.summary_bold(PAPER, lambda *_: 0.0, PAIRS))
-    assert tied[0] == "partly supported" and "not significant" in tied[1]
+    assert tied[0] == UNDECIDED and "not significantly worse than the row's best" in tied[1]
+    # the run's shape: CS+'s mean a little above BIC+'s, by less than the noise, both
+    # significantly worse than the best. The highest mean alone would say "not supported"
+    first = PAPER.cases == PAPER.cases.min()
+    for cs_plus in (7.4, 7.6):
+        close = PAPER.copy()
+        close.loc[first, "CS+ mean"] = cs_plus
+        verdict, evidence = kz.claim_bic_plus_worst_at_smallest_n(
+            kz.summary_bold(close, lambda *_: 0.8, PAIRS))
+        assert verdict == "partly supported" and "tied for the worst with CS+" in evidence
     shifted = PAPER.assign(**{"CS mean": PAPER["CS mean"] + 1.0})
     rows = kz.table2_cell_rows(shifted, PRINTED, explanation="because")
     assert sum(r["verdict"] == "not reproduced" for r in rows) >= 4
@@ -744,10 +800,21 @@ def test_state_tests_pair_parametrisations_not_the_data_sets_they_share():
         frame.loc[cs, "kl_bits"] *= 0.5
         return kz.same_behaviour_claim(frame, "k8")
 
+    # two (or five) pairs: the signed-rank test cannot reach 5% whatever the data, so the
+    # claim is not decided there, never "the same"
     claim = parted(2)
-    assert claim[1] == "supported" and "over the n = 2 parametrisations where they differ" \
+    assert claim[1] == UNDECIDED and "over the n = 2 parametrisations where they differ" \
         in claim[2] and "CS fits better on 10 of 10" in claim[2]
+    assert "with 2 pairs its smallest attainable p is 0.5, so it cannot reject" in claim[2]
+    assert parted(5, sizes[:2])[1] == UNDECIDED
     assert parted(6, sizes[:2])[1] == "partly supported"
+    # six pairs that differ in both directions: the test could reject, and does not
+    mixed = same.copy()
+    for p, factor in zip(range(1, 7), (0.5, 2.0, 0.5, 2.0, 0.5, 2.0)):
+        cs = mixed.index[(mixed.score == "CS") & (mixed.parametrisation == p)]
+        mixed.loc[cs, "states"] = 4
+        mixed.loc[cs, "kl_bits"] *= factor
+    assert kz.same_behaviour_claim(mixed, "k8")[1] == "supported"
 
 
 def test_holm_adjustment_is_the_step_down_procedure():
@@ -824,6 +891,49 @@ def test_plus_scores_agree_pools_the_similar_generators_and_weighs_the_interval(
     wide = kz.plus_scores_agree(similar_generators(np.tile([4.0, -4.0], 5)), similar)
     assert wide[1] == UNDECIDED and "low power, not evidence of none" in wide[2]
     assert CLAIM_VERDICTS[wide[1]] == UNDECIDED
+
+
+def test_same_behaviour_pools_generators_whose_own_tests_cannot_reject():
+    """The run's shape: CS and BIC part on two to four parametrisations per generator, CS
+    better each time. No generator's signed-rank test can reach 5%, so none reads "the same";
+    pooled, the twelve pairs show CS better."""
+    similar = ["k5", "k6", "k7", "k8"]
+    frame = similar_generators(np.zeros(10))
+
+    def parted(direction):
+        out = frame.copy()
+        for generator, count in zip(similar, (2, 3, 4, 3)):
+            cs = out.index[(out.generator == generator) & (out.score == "CS")
+                           & (out.parametrisation <= count) & (out.cases == 1000)]
+            out.loc[cs, "states"] = 5
+            out.loc[cs, "kl_bits"] *= [direction(p) for p in out.loc[cs, "parametrisation"]]
+        return kz.same_behaviour_pooled(out, similar, None)
+
+    claim = parted(lambda p: 0.5)
+    assert claim[1] == "partly supported" and "(holds on 0 of 4 generators; not decided on 4)" \
+        in claim[2]
+    assert "pooled over the 4 generators (the verdict): the same selected |X| on 188 of 200 " \
+        "data sets; where they differ CS fits better on 12 of 12" in claim[2]
+    assert kz.across_generators([claim[:3]] * 2)[1] == "partly supported"
+    # the counterfactual: CS better on some, worse on others; pooled, no difference
+    assert parted(lambda p: 0.5 if p % 2 else 2.0)[1] == "supported"
+    # a generator whose own test rejects keeps its verdict, whatever the pooled test says
+    mixed = frame.copy()
+    for p in range(1, 7):
+        cs = mixed.index[(mixed.generator == "k8") & (mixed.score == "CS")
+                         & (mixed.parametrisation == p) & (mixed.cases == 1000)]
+        mixed.loc[cs, "states"] = 5
+        mixed.loc[cs, "kl_bits"] *= 0.5
+    for p in range(1, 9):
+        cs = mixed.index[(mixed.generator == "k5") & (mixed.score == "CS")
+                         & (mixed.parametrisation == p) & (mixed.cases == 1000)]
+        mixed.loc[cs, "states"] = 5
+        mixed.loc[cs, "kl_bits"] *= 2.0
+    kept = kz.same_behaviour_pooled(mixed, similar, None)
+    assert kept[1] == "partly supported" and "(the verdict)" not in kept[2]
+    # nothing decided anywhere: the claim is not decided, not "checked on none"
+    undecided = ("c", UNDECIDED, "e")
+    assert kz.across_generators([undecided, undecided])[1] == UNDECIDED
 
 
 def lc_ties(counts: dict, generator="k4", cases=9000, spread=0.01):
@@ -1061,7 +1171,8 @@ def test_figure5_labels_its_sizes_apart_and_its_kl_axis_at_several_ticks(monkeyp
 
 
 def test_levels_explanation_names_where_em_stops_short_and_where_the_paper_is_lower():
-    section = {"cs_alpha": 1.0, "generating": "uniform_dirichlet"}
+    section = {"cs_alpha": 1.0, "generating": "uniform_dirichlet",
+               "hierarchical": {"spec": DEFAULT["hierarchical"]["spec"]}}
     cases = PAPER.cases.to_numpy()
     table = pd.DataFrame({"distribution": "uniform_dirichlet", "cs_alpha": 1.0, "cases": cases,
                           **{f"{s} {v}": PAPER[f"{s} {v}"].to_numpy() * 2
@@ -1071,30 +1182,47 @@ def test_levels_explanation_names_where_em_stops_short_and_where_the_paper_is_lo
                           "ml floor se": [0.9, 0.3, 0.1, 0.05, 0.02, 0.01],
                           "de/2N": 23 / (2 * cases * np.log(2)) * 1e3,
                           "ml gain": [0.1, 0.5, 1, 10, 40, 90]})
-    verdicts = pd.DataFrame([{"distribution": "uniform_dirichlet", "cs_alpha": 1.0,
-                              "claim": kz.TABLE2_LEVELS, "verdict": "0 of 24"}])
-    text = kz.levels_explanation(table, verdicts, PRINTED, section)
+    text = kz.levels_explanation(table, PRINTED, section)
+    # twice the paper's everywhere: the three cells that pass do so on their standard errors
     assert text.startswith("cells within two combined standard errors of the paper's, of those "
-                           "judged, under each generating distribution: uniform_dirichlet 0 of "
-                           "24. ")
+                           "judged, under each generating distribution: uniform_dirichlet 3 of "
+                           "24 (median ours/paper 2; 3 of the 3 at 2 times the paper's mean or "
+                           "more, passing on standard errors up to 0.08: low-power passes far "
+                           "above the paper's means, not agreement). ")
+    # the gap against the smallest candidate's de/2N, and the ratio, computed
+    assert "the smallest model a climb can return (2,2,2, de = 15) has de/2N = 11, 3.6, " in text
+    assert "The paper's best cells lie at 0.55, 0.61, 0.57, 0.82" in text
+    assert "ours / paper's (the rows' best means) is 2.00, 2.00, 2.00, 2.00, 2.00, 2.00, not " \
+        "falling toward 1 as N grows" in text
+    assert "neither tested here (conjecture)" in text
+    # the counterfactual: a ratio that falls with N; another distribution further above
+    falling = table.assign(**{f"{s} mean": PAPER[f"{s} mean"].to_numpy()
+                              * np.array([2.0, 1.9, 1.8, 1.7, 1.6, 1.5]) for s in kz.SCORE_KEYS})
+    sparse = table.assign(distribution="sparse_dirichlet",
+                          **{f"{s} mean": table[f"{s} mean"] * 2 for s in kz.SCORE_KEYS})
+    other = kz.levels_explanation(pd.concat([falling, sparse]), PRINTED, section)
+    assert "falling from 2.00 to 1.50 as N grows" in other and "not falling" not in other
+    assert "sparse_dirichlet 0 of 24 (median ours/paper 4)" in other
+    assert "put ours further above the paper's (median ours/paper sparse_dirichlet 4, against " \
+        "1.8)" in other
     assert "at N = 81000, 243000 (81000: 0.77 against 0.21, de/2N 0.2, EM 40 nats short; " in text
     assert "best mean and our ML floor at N = 1000: 6 against 12; 3000: 2.2 against 4.4; " in text
-    assert "81000" not in text.split("ML floor at N = ")[1]
+    assert "81000" not in text.split("ML floor at N = ")[1].split(": that gap")[0]
     assert "are raised alike" in text  # 0.16 ± .03 against 0.21 ± .02
     assert "conjecture" in text
     # the run's shape with the ML refits: the EM fits' means twice the refits', the fall named
     # in place of the conjecture
     refitted = table.assign(**{f"{s} em mean": table[f"{s} mean"] * 2 for s in kz.SCORE_KEYS})
-    text = kz.levels_explanation(refitted, verdicts, PRINTED, section)
+    text = kz.levels_explanation(refitted, PRINTED, section)
     assert ("the test models are fitted by the same EM; refitted to ML (as the generating "
             "structure), the selected models' mean KLs fall by 50%-50% at N = 81000; 50%-50% at "
             "N = 243000, and the cells are judged on the ML refits. ") in text
     assert "are raised alike" not in text
     fine = table.assign(**{"floor mean": table["ml floor mean"]},
                         **{f"{s} mean": PAPER[f"{s} mean"].to_numpy() for s in kz.SCORE_KEYS})
-    assert kz.levels_explanation(fine, verdicts, PRINTED, section) == (
+    assert kz.levels_explanation(fine, PRINTED, section) == (
         "cells within two combined standard errors of the paper's, of those judged, under each "
-        "generating distribution: uniform_dirichlet 0 of 24")
+        "generating distribution: uniform_dirichlet 24 of 24 (median ours/paper 1)")
 
 
 def test_dimension_checks_fail_when_a_printed_number_is_changed():
@@ -1480,9 +1608,11 @@ def test_sec6_claims_judge_every_n_whatever_em_s_excess():
     # the counterfactuals, judged at every N: a plain score lowest at 243k; all four bold there
     plain_wins = swamped.copy()
     plain_wins.loc[plain_wins.cases == 243000, "CS mean"] = 0.01
-    assert kz.claim_plus_better_at_large_n(plain_wins) == (
-        "partly supported", "lowest mean KL, rows N >= 27000: 27000: BIC+, 81000: BIC+, "
-        "243000: CS")
+    verdict, evidence = kz.claim_plus_better_at_large_n(kz.summary_bold(plain_wins,
+                                                                        lambda *_: 0.8, PAIRS))
+    assert verdict == "partly supported" and "243000: BIC+ best of the plus scores, BIC p = " \
+        "0.046, CS p = " in evidence and evidence.endswith("(not higher): BIC alone "
+                                                          "significantly worse")
     same = swamped.assign(**{f"{s} bold": True for s in kz.SCORE_KEYS})
     assert kz.claim_scores_differ_at_largest_n(same)[0] == "not supported"
 
@@ -1677,6 +1807,21 @@ def _fits_for_icl(entropy: float, gain: float, sizes=(1000, 9000), sets=3) -> pd
     return pd.DataFrame(rows)
 
 
+def test_ours_lines_name_the_lowest_kl_with_the_scores_level_with_it():
+    picks = {"BIC": _pick(3, 2.0), "CS": _pick(3, 2.0), "BIC+": _pick(6, 1.0),
+             "CS+": _pick(8, 1.0)}
+    # CS+ a hundredth above BIC+ on every data set, within the spread over them
+    selections = synthetic_selections(picks)
+    selections.loc[selections.score == "CS+", "kl_bits"] = \
+        selections.loc[selections.score == "BIC+", "kl_bits"].to_numpy() * 1.01
+    models = selections[selections.score == "CS+"].drop(columns="score").assign(states=8)
+    text = kz.curve_descriptors(selections, models, "k8")
+    assert "(lowest BIC+, level within one combined standard error with CS+; " in text
+    # the counterfactual: CS+ far above BIC+, so BIC+ alone is the lowest
+    apart = synthetic_selections({**picks, "CS+": _pick(8, 1.5)})
+    assert "(lowest BIC+; " in kz.curve_descriptors(apart, models, "k8")
+
+
 def test_figure_discussion_says_why_icl_stays_at_one_class_and_where_cs_plus_and_sbic_sit():
     picks = {s: _pick(2, 1.0) for s in kz.SCORE_KEYS}
     picks.update({"CS+": _pick(8, 1.0), "ICL": _pick(1, 40.0), "sBIC": _pick(2, 0.5)})
@@ -1697,8 +1842,15 @@ def test_figure_discussion_says_why_icl_stays_at_one_class_and_where_cs_plus_and
     assert "a mean 0.3 nats per case here, against the 0.03 nats per case" in text
     assert "less at every N" in text
     assert "sBIC's mean KL is the lowest of the 6 scores at 2 of 2 (generator, N) points: " \
-        "8:2,2,2,2 N = 1000; 8:2,2,2,2 N = 9000; it lies below BIC's at 2 and below BIC+'s at " \
-        "2 of the 2." in text
+        "8:2,2,2,2 N = 1000 (sBIC); 8:2,2,2,2 N = 9000 (sBIC); it lies below BIC's at 2 and " \
+        "below BIC+'s at 2 of the 2." in text
+    # sBIC's mean a hair below the others' (the run's 0.0105 against CS's 0.0107): lowest by
+    # noise, and said so, in the studies' words
+    close = selections.copy()
+    close.loc[close.score == "sBIC", "kl_bits"] = \
+        close.loc[close.score == "BIC", "kl_bits"].to_numpy() * 0.999
+    assert "8:2,2,2,2 N = 1000 (sBIC, level within one combined standard error with BIC" \
+        in kz.sbic_sentence(close)
     # sBIC's KL the highest everywhere: lowest at none of the points, and no list
     worst = kz.sbic_sentence(selections.assign(
         kl_bits=selections.kl_bits.where(selections.score != "sBIC", 1.0)))
@@ -1741,7 +1893,8 @@ def test_table2_claims_name_the_em_fits_verdict_where_the_ml_refits_change_it():
     judged = [(claim, *check(ml_table)) for claim, check in kz.TABLE2_CLAIMS]
     worst = kz.TABLE2_CLAIMS[1][0]
     out = dict((c[0], c) for c in kz._with_em_reading(judged, em_table))
-    assert out[worst][1] == "not supported"
+    # at ML the four fit alike at N = 1000: BIC+'s place among them is noise, not decided
+    assert out[worst][1] == UNDECIDED
     assert out[worst][3].startswith("On the EM fits before the ML refit (the paper does not say "
                                     "how far its EM ran): supported")
     # the same fits judged both ways: no EM reading is added

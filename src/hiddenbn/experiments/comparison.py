@@ -7,7 +7,8 @@ read by :func:`read_printed`; a number the paper prints as a formula in a size `
 Tables are written twice (:func:`write_table`): as CSV for figures and as Markdown for reading.
 How far an approximation's curve over the test models lies from a yardstick's, as model
 averaging sees it, is :func:`posterior_weight_distance`. Two scores are compared over paired
-data sets by :func:`signed_rank_p_value`.
+data sets by :func:`signed_rank_p_value`,
+whose smallest attainable value is :func:`smallest_p_value`.
 """
 
 from __future__ import annotations
@@ -199,6 +200,14 @@ def signed_rank_p_value(differences, alternative: str = "two-sided") -> float:
     if not len(differences):
         return 1.0
     return float(stats.wilcoxon(differences, alternative=alternative).pvalue)
+
+
+def smallest_p_value(pairs: int) -> float:
+    """The smallest two-sided p-value an exact Wilcoxon signed-rank test
+    (:func:`signed_rank_p_value`) of ``pairs`` nonzero paired differences can give,
+    ``2 / 2^pairs`` (every difference of one sign): at or above a level the test cannot tell
+    the two sides apart at that level, whatever the data (five pairs give 0.0625)."""
+    return 2 * 0.5 ** pairs
 
 
 def markdown(table: pd.DataFrame) -> str:

@@ -46,7 +46,7 @@ from hiddenbn.dimension.effective import effective_dimension, effective_dimensio
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import chickering_heckerman1996
 from hiddenbn.experiments.comparison import (posterior_weight_distance, shape_distance,
-                                             signed_rank_p_value)
+                                             signed_rank_p_value, smallest_p_value)
 from hiddenbn.experiments.reproduction import CLAIM_VERDICTS, verdict_row, write_verdicts
 from hiddenbn.inference.enumeration import is_latent_class, posterior_chunks
 from hiddenbn.learning.em import fit, run_em
@@ -2428,13 +2428,6 @@ def agreement_table(frame: pd.DataFrame, keys) -> pd.DataFrame:
                      "shape_distance": float(shapes[score].mean()),
                      "weight_distance": float(weights[score].mean())})
     return pd.DataFrame(rows)
-
-
-def smallest_p_value(pairs: int) -> float:
-    """The smallest two-sided p-value an exact Wilcoxon signed-rank test of ``pairs`` nonzero
-    paired differences can give, ``2 / 2^pairs``: at or above :data:`CLAIM_LEVEL` the test
-    cannot tell two scores apart whatever the data."""
-    return 2 * 0.5 ** pairs
 
 
 def closest_in_shape(frame: pd.DataFrame, keys,
