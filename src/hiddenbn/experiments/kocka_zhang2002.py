@@ -1795,9 +1795,11 @@ def level_cells(table: pd.DataFrame, printed: pd.DataFrame) -> pd.DataFrame:
             for _, paper in parse_printed_table2(printed).iterrows()
             if paper["cases"] in ours.index for score in SCORE_KEYS]
     cells = pd.DataFrame(rows, columns=["cases", "score", "ours", "se", "paper", "paper se"])
-    return cells.assign(within=[_within_two_se(*r) for r in cells[
-        ["ours", "se", "paper", "paper se"]].itertuples(index=False)],
-                        ratio=cells.ours / cells.paper)
+    # bool even without cells (no shared sample size), so that selecting by it keeps the columns
+    within = pd.Series([_within_two_se(*r) for r in cells[
+        ["ours", "se", "paper", "paper se"]].itertuples(index=False)], index=cells.index,
+        dtype=bool)
+    return cells.assign(within=within, ratio=cells.ours / cells.paper)
 
 
 #: A cell within two combined standard errors of the paper's with our mean at least this many
