@@ -430,6 +430,25 @@ def test_the_laplace_verdict_under_the_median_and_the_mean_delta_c():
     assert gs._selection_record(with_sbic, "Laplace").endswith("the most of any score, with sBIC")
 
 
+def test_the_selection_record_compares_on_the_data_sets_every_score_has():
+    """sBIC is missing in experiment b (test models not from 1), where Laplace misses: Laplace
+    chooses the gold standard's model in 2 of 4 data sets but in 2 of the 2 that sBIC has, as
+    often as sBIC, not less often; where Laplace misses in a too, it is less often."""
+    paper = _curves({**PEAKS, "sbic_log_evidence": 4})
+    in_b = paper["experiment"] == "b"
+    paper.loc[in_b, "sbic_log_evidence"] = np.nan
+    paper.loc[in_b, "laplace"] = -(paper.loc[in_b, "hidden_states"] - 2.0) ** 2
+    assert gs._selection_record(paper, "Laplace") == (
+        ", by selection it chooses the gold standard's model in 2 of 4 data sets; on the 2 "
+        "where every score is defined, 2 of 2, the most of any score, with sBIC")
+    # counterfactual: Laplace misses where sBIC is defined too
+    paper["laplace"] = -(paper["hidden_states"] - 2.0) ** 2
+    assert gs._selection_record(paper, "Laplace") == (
+        ", by selection it chooses the gold standard's model in 0 of 4 data sets; on the 2 "
+        "where every score is defined, 0 of 2, less often than sBIC; as often CS = CS+, MLED, "
+        "Draper, BIC = BIC+")
+
+
 def test_the_laplace_rule_on_its_two_measures():
     """Strictly first on both: supported; another at least as good on both: not; else partly
     (the review's case: a tie on Δc and third by shape is not supported)."""
@@ -619,8 +638,12 @@ def test_section_5_judges_passes_on_sharp_gold_sets_and_on_common_data_sets():
               & (paper["hidden_states"] == 6), "laplace"] = np.nan
     assert len(gs.common_data_sets(paper, ["experiment", "replicate"])) == 10
     text = "\n".join(gs._score_choice_lines(pd.DataFrame(), paper, fits_prior_alpha=1.01))
-    assert "* On the 2 data sets where every score chooses a model: Laplace 100%, sBIC 100%" \
-        in text
+    assert "* To choose the number of hidden states, on the 2 data sets where every score " \
+           "chooses a model: Laplace (100% of 2 data sets" in text
+    assert "sBIC φ = 1.01 (100% of 2 data sets" in text
+    assert "* Over every data set where each score is defined: Laplace 100% of 4" in text
+    assert "sBIC, sBIC φ = 1.01 are not defined on the other 2 data sets, whose test models do " \
+           "not start at 1 hidden state" in text
     assert "its shape and weights are measured over them (a data set 2 at 6)" in text
     assert "at the fits' Dirichlet parameter 1.01 (the prior of the fits and of the gold " \
            "standard)" in text
@@ -872,6 +895,22 @@ def test_the_recommendation_names_the_scores_level_with_the_best_and_the_biased_
     text = "\n".join(gs._recommendation_lines(even, "CS (46.0 nats)"))
     assert "hidden states: sBIC (100%" in text and "BIC (100% of 25 data sets" in text
     assert "Choose fewer" not in text
+    # sBIC defined on 24 of 30 data sets: ranked with the others on those 24, where Laplace
+    # ties it; the shares over all 30 beside
+    common = table.assign(data_sets=24, chooses_gold=[1.0, 23 / 24, 1.0, 0.75])
+    text = "\n".join(gs._recommendation_lines(
+        table.assign(data_sets=[24, 30, 30, 30], chooses_gold=[1.0, 0.8, 0.8, 0.6]), "CS",
+        common))
+    assert ("hidden states, on the 24 data sets where every score chooses a model: sBIC (100% "
+            "of 24 data sets, mean |Δc| 0.00), Laplace (100% of 24 data sets, mean |Δc| 0.50), "
+            "CS (96% of 24 data sets, mean |Δc| 0.04): as often as the best") in text
+    assert ("* Over every data set where each score is defined: sBIC 100% of 24, CS 80% of 30, "
+            "Laplace 80% of 30, BIC 60% of 30. sBIC is not defined on the other 6 data sets")\
+        in text
+    # counterfactual: ranked over all 30 (no common table), sBIC alone leads
+    assert "hidden states: sBIC (100% of 24 data sets, mean |Δc| 0.00): as often" in "\n".join(
+        gs._recommendation_lines(table.assign(data_sets=[24, 30, 30, 30],
+                                              chooses_gold=[1.0, 0.8, 0.8, 0.6]), "CS"))
     # every gold set holds one model: nothing to tell apart
     sharp = table.assign(one_model_data_sets=25, chooses_gold_one_model=table["chooses_gold"])
     assert "holds one model" not in "\n".join(gs._recommendation_lines(sharp, "CS"))

@@ -1376,18 +1376,29 @@ def _rank_of(ranking, label: str) -> int | None:
 
 
 def _selection_record(paper: pd.DataFrame, label: str) -> str:
-    """How often the score ``label`` chooses the gold standard's model, beside the scores that
-    choose it more often or as often (:func:`agreement_table`, every score), for the
-    headline; empty where the score has no selection."""
-    table = agreement_table(paper, ["experiment", "replicate"]).set_index("score")
+    """How often the score ``label`` chooses the gold standard's model, for the headline: over
+    every data set where it is defined, and, beside the scores that choose it more often or as
+    often, over the data sets where every score is defined (:func:`common_data_sets`; a share
+    over other data sets than another score's would compare the data sets, not the scores);
+    empty where the score has no selection."""
+    keys = ["experiment", "replicate"]
+    table = agreement_table(paper, keys).set_index("score")
     if label not in table.index:
         return ""
-    share = table.loc[label, "chooses_gold"]
-    ahead = table[table["chooses_gold"] > share].index.tolist()
-    level = [other for other in table[table["chooses_gold"] == share].index if other != label]
-    return (f", by selection it chooses the gold standard's model in "
-            f"{table.loc[label, 'chooses_gold_count']} of {table.loc[label, 'data_sets']} "
-            "data sets, " + (f"less often than {', '.join(ahead)}" if ahead
+    record = (f", by selection it chooses the gold standard's model in "
+              f"{table.loc[label, 'chooses_gold_count']} of {table.loc[label, 'data_sets']} "
+              "data sets")
+    common = agreement_table(common_data_sets(paper, keys), keys).set_index("score")
+    if common.empty or label not in common.index:
+        return record
+    if common["data_sets"].max() < table.loc[label, "data_sets"]:
+        record += (f"; on the {common.loc[label, 'data_sets']} where every score is defined, "
+                   f"{common.loc[label, 'chooses_gold_count']} of "
+                   f"{common.loc[label, 'data_sets']}")
+    share = common.loc[label, "chooses_gold"]
+    ahead = common[common["chooses_gold"] > share].index.tolist()
+    level = [other for other in common[common["chooses_gold"] == share].index if other != label]
+    return (record + ", " + (f"less often than {', '.join(ahead)}" if ahead
                              else "the most of any score")
             + (f"{'; as often' if ahead else ', with'} {', '.join(level)}" if level else ""))
 
@@ -2789,20 +2800,36 @@ def _recommendation_lines(table: pd.DataFrame, closest: str,
     far they miss), the same over the data sets whose gold set holds one model, those closest
     for model averaging (``averaging``, by the posterior weights) and in shape (``closest``;
     both :func:`_closest_text`), those that choose fewer or more hidden
-    states on more than :data:`BIASED_SHARE` of the data sets, and, where the scores are not
-    defined on the same data sets, the shares over those where all are (``common``, its
-    :func:`agreement_table`)."""
-    ranked = table.sort_values(["chooses_gold", "mean_abs_delta_c"], ascending=[False, True])
+    states on more than :data:`BIASED_SHARE` of the data sets. Where the scores are not
+    defined on the same data sets (``common``: the :func:`agreement_table` over those where all
+    are, :func:`common_data_sets`), the scores are ranked there, since a share over other data
+    sets would compare the data sets, and the shares over every data set where each is defined
+    are given beside, with the scores missing from some."""
+    ranked_on = table if common is None or common.empty else common
+    ranked = ranked_on.sort_values(["chooses_gold", "mean_abs_delta_c"], ascending=[False, True])
     first = ranked.iloc[0]
     level = ranked[ranked["chooses_gold"] >= first["chooses_gold"] - 1 / first["data_sets"]]
     lines = ["### Recommendation", "",
-             "* To choose the number of hidden states: " + ", ".join(
+             "* To choose the number of hidden states"
+             + (f", on the {first.data_sets} data sets where every score chooses a model"
+                if ranked_on is common else "") + ": " + ", ".join(
                  f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets, mean "
                  f"|Δc| {row.mean_abs_delta_c:.2f})" for row in level.itertuples())
              + ": as often as the best, give or take one data set. The others by how often "
              "they choose the gold standard's model: " + (", ".join(
                  f"{row.score} {row.chooses_gold:.0%}" for row in ranked.iloc[len(level):]
                  .itertuples()) or "none") + "."]
+    if ranked_on is common:
+        missing = table[table["data_sets"] < table["data_sets"].max()]["score"].tolist()
+        lines.append("* Over every data set where each score is defined: " + ", ".join(
+            f"{row.score} {row.chooses_gold:.0%} of {row.data_sets}" for row in table.sort_values(
+                ["chooses_gold", "mean_abs_delta_c"], ascending=[False, True]).itertuples())
+            + (f". {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not defined on "
+               f"the other {int(table['data_sets'].max() - common['data_sets'].max())} data "
+               "sets, whose test models do not start at 1 hidden state (sBIC needs them from "
+               "1): there "
+               + ("it says" if len(missing) == 1 else "they say") + " nothing" if missing
+               else "") + ".")
     if "one_model_data_sets" in table and (table["one_model_data_sets"]
                                            < table["data_sets"]).any():
         groups = ranked.groupby(["chooses_gold_one_model", "one_model_data_sets"],
@@ -2826,12 +2853,6 @@ def _recommendation_lines(table: pd.DataFrame, closest: str,
                          f"{BIASED_SHARE:.0%} of the data sets: " + ", ".join(
                              f"{row.score} ({getattr(row, column):.0%})"
                              for row in biased.itertuples()) + ".")
-    if common is not None and not common.empty:
-        lines.append(f"* On the {int(common['data_sets'].max())} data sets where every score "
-                     "chooses a model: " + ", ".join(
-                         f"{row.score} {row.chooses_gold:.0%}" for row in common.sort_values(
-                             ["chooses_gold", "mean_abs_delta_c"], ascending=[False, True])
-                         .itertuples()) + ".")
     return lines + [""]
 
 
