@@ -420,7 +420,8 @@ def test_the_laplace_verdict_under_the_median_and_the_mean_delta_c():
     assert row["choices"].startswith("the gold standard's choice: the test models within 2 ")
     assert "; how |Δc| is summarised over the experiments" in row["choices"]
     headline = gs._headline_lines(paper, [])[0]
-    assert "ranks 5 of 5, by the posterior weights it gives the test models 2, by selection it " \
+    assert "ranks 5 of 5, by the posterior weights it gives the test models within noise of the " \
+           "closest (CS = CS+, differences in total variation up to 0.01 ties), by selection it " \
            "chooses the gold standard's model in 6 of 6 data sets, the most of any score**" \
         in headline
     assert gs._selection_record(paper, "CS = CS+") == (
@@ -883,8 +884,9 @@ def test_the_recommendation_names_the_scores_level_with_the_best_and_the_biased_
            "68%." in text
     assert "Choose fewer hidden states than the gold standard on more than 25% of the data " \
            "sets: BIC (32%)." in text and "Choose more" not in text
-    assert "posterior weights over the test models and the gold standard's (0 to 1): sBIC " \
-           "(0.30).\n* Closest in shape (the curves minus their maxima" in text
+    assert "posterior weights over the test models and the gold standard's (0 to 1; over the " \
+           "data sets where every score is defined): sBIC (0.30).\n* Closest in shape (the " \
+           "curves minus their maxima" in text
     assert text.count("* Closest in shape") == 1 and "CS (46.0 nats)." in text
     # the passes on data sets whose gold set is wide are told apart
     assert ("On the 20 data sets whose gold set holds one model, where a choice passes only on "
@@ -965,6 +967,34 @@ def test_the_closest_for_model_averaging_is_judged_on_the_weights():
     assert weights["laplace"].to_numpy() == pytest.approx(
         [posterior_weight_distance(3 * gold, gold) for gold in [
             -(np.arange(2, 7.0) - 4) ** 2] * 8])
+
+
+def test_weight_differences_below_the_gold_standards_noise_are_ties():
+    """CS's curve is the gold standard's tilted by 0.02 nats per hidden state: its weights lie
+    0.005 from the gold standard's in each of 8 data sets, Laplace's 0. Counted as wins, the
+    signed-rank test puts CS farther (p = 2/2^8); below MATERIAL_WEIGHT_DISTANCE they are ties,
+    no pair is material and CS is within noise; tilted by 0.1 (0.024 apart) it is farther."""
+    keys = ["experiment", "replicate"]
+    paper = _curves({"gold": 4, "laplace": 4}, replicates=(1, 2, 3, 4))
+    paper["cs"] = paper["gold"] + 0.02 * (paper["hidden_states"] - 4)
+    counted = gs.closest_in_shape(paper, keys, gs.weight_errors)
+    assert [label for label, *_ in counted[0]] == ["Laplace"]
+    tied = gs.closest_in_shape(paper, keys, gs.weight_errors, tie=gs.MATERIAL_WEIGHT_DISTANCE)
+    assert [label for label, *_ in tied[0]] == ["Laplace", "CS"] and tied[0][1][4] == 0
+    assert gs._closest_text(*tied, "", 2, gs.MATERIAL_WEIGHT_DISTANCE) == (
+        "Laplace (0.00), and within noise of it (two-sided signed-rank test paired over the 8 "
+        "data sets, differences of at most 0.01 ties, p ≥ 0.05): CS (0.00, p = 1, 0 material "
+        "pairs: too few for the test to reach 0.05)")
+    assert gs._weights_record(paper, "CS") == (
+        "within noise of the closest (Laplace, differences in total variation up to 0.01 ties)")
+    # counterfactual: a material tilt in every data set is farther, ties or not
+    paper["cs"] = paper["gold"] + 0.1 * (paper["hidden_states"] - 4)
+    tied = gs.closest_in_shape(paper, keys, gs.weight_errors, tie=gs.MATERIAL_WEIGHT_DISTANCE)
+    assert [label for label, *_ in tied[0]] == ["Laplace"]
+    assert gs._closest_text(*tied, "", 2, gs.MATERIAL_WEIGHT_DISTANCE).endswith(
+        "every other score farther (two-sided signed-rank test paired over the 8 data sets, "
+        "differences of at most 0.01 ties, p < 0.05)")
+    assert gs._weights_record(paper, "CS").startswith("farther than the closest (Laplace")
 
 
 def test_posterior_weight_distance_against_a_hand_computation():

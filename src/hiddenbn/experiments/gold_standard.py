@@ -1403,6 +1403,23 @@ def _selection_record(paper: pd.DataFrame, label: str) -> str:
             + (f"{'; as often' if ahead else ', with'} {', '.join(level)}" if level else ""))
 
 
+def _weights_record(paper: pd.DataFrame, label: str) -> str:
+    """Where the score ``label`` lies by the posterior weights it gives the test models
+    (:func:`closest_in_shape` by :func:`weight_errors` over paper 003's scores, differences up
+    to :data:`MATERIAL_WEIGHT_DISTANCE` ties): the closest, within noise of the closest, or
+    farther; a rank would count differences below the gold standard's noise."""
+    closest, _ = closest_in_shape(paper, ["experiment", "replicate"], weight_errors,
+                                  PAPERS_SCORES, MATERIAL_WEIGHT_DISTANCE)
+    if not closest:
+        return "undefined"
+    best = closest[0][0]
+    if label == best:
+        return "the closest"
+    level = label in [name for name, *_ in closest[1:]]
+    return ("within noise of the closest" if level else "farther than the closest") + \
+        f" ({best}, differences in total variation up to {MATERIAL_WEIGHT_DISTANCE:g} ties)"
+
+
 def _headline_lines(paper: pd.DataFrame, large_c) -> list[str]:
     """Paper 003's assumption that Laplace is the most accurate, judged by curve shape over
     the distinct scores and by how often it chooses the gold standard's model
@@ -1420,7 +1437,7 @@ def _headline_lines(paper: pd.DataFrame, large_c) -> list[str]:
     same = f": {', '.join(folded)} in every row, de = ds" if folded else ""
     lines = [f"* **Paper 003 assumed Laplace is the most accurate approximation; by the shape "
              f"of its curve it ranks {_rank_of(ranking, laplace)} of {len(ranking)}, by the "
-             f"posterior weights it gives the test models {_rank_of(weights, laplace)}"
+             f"posterior weights it gives the test models {_weights_record(paper, laplace)}"
              f"{_selection_record(paper, laplace)}** "
              f"(distinct scores{same}). Evidence: mean over {data_sets} data sets of the mean "
              f"distance, over the {models} test models where every score is defined, between "
@@ -2441,50 +2458,79 @@ def agreement_table(frame: pd.DataFrame, keys) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def closest_in_shape(frame: pd.DataFrame, keys,
-                     errors=shape_errors) -> tuple[list[tuple[str, float, float]], int]:
-    """The scores (:func:`distinct_scores`, sBIC at every phi) whose curves lie closest to the
-    yardstick's by ``errors``, in shape (:func:`shape_errors`) or in the posterior weights they
-    give the test models (:func:`weight_errors`, what model averaging uses): the one with the
-    smallest mean distance over the data sets (``keys``), then every score that a two-sided
-    Wilcoxon signed-rank test paired over the data sets where both are defined does not tell
-    from it at :data:`CLAIM_LEVEL` (a smaller mean alone would let noise pick one). Returns
-    ``([(label, mean distance, p-value, pairs), ...], data sets)``, the best first with p NaN;
-    ``pairs``: the data sets where both are defined."""
+#: The smallest difference in total-variation distance (:func:`weight_errors`) between two
+#: scores' posterior weights and the gold standard's that :func:`closest_in_shape` counts as one
+#: score closer: moving the gold standard's log p(D|S) at one test model by delta nats moves its
+#: weight w by about w (1 - w) delta, so the total variation by up to delta/4; at the smallest
+#: standard error of the gold standard at its maximum here (0.1 nats) that is 0.025, so a
+#: difference below 0.01 is within what the gold standard's own noise makes: a tie.
+MATERIAL_WEIGHT_DISTANCE = 0.01
+
+
+def closest_in_shape(frame: pd.DataFrame, keys, errors=shape_errors, among=None,
+                     tie: float = 0.0) -> tuple[list[tuple[str, float, float, int, int]], int]:
+    """The scores (:func:`distinct_scores` among ``among``, sBIC at every phi) whose curves lie
+    closest to the yardstick's by ``errors``, in shape (:func:`shape_errors`) or in the
+    posterior weights they give the test models (:func:`weight_errors`, what model averaging
+    uses): the one with the smallest mean distance over the data sets (``keys``), then every
+    score that a two-sided Wilcoxon signed-rank test paired over the data sets where both are
+    defined does not tell from it at :data:`CLAIM_LEVEL` (a smaller mean alone would let noise
+    pick one). A paired difference of at most ``tie`` is a tie (e.g.
+    :data:`MATERIAL_WEIGHT_DISTANCE`: below the yardstick's own noise) and left out of the
+    test. Returns ``([(label, mean distance, p-value, pairs, material pairs), ...], data
+    sets)``, the best first with p NaN; ``pairs``: the data sets where both are defined;
+    ``material pairs``: those whose difference exceeds ``tie``."""
     shapes = errors(frame, keys)
-    scores = {score: label for score, label in distinct_scores(frame, variants=True).items()
+    scores = {score: label for score, label in
+              distinct_scores(frame, among, variants=True).items()
               if shapes[score].notna().any()}
     if not scores:
         return [], len(shapes)
     best = min(scores, key=lambda score: shapes[score].mean())
-    closest = [(scores[best], float(shapes[best].mean()), np.nan, int(shapes[best].count()))]
+    closest = [(scores[best], float(shapes[best].mean()), np.nan, int(shapes[best].count()),
+                int(shapes[best].count()))]
     for score, label in scores.items():
         differences = shapes[score] - shapes[best]
-        p_value = signed_rank_p_value(differences)
+        material = differences.where(differences.abs() > tie, 0.0).where(differences.notna())
+        p_value = signed_rank_p_value(material)
         if score != best and p_value >= CLAIM_LEVEL:
             closest.append((label, float(shapes[score].mean()), p_value,
-                            int(differences.count())))
+                            int(differences.count()), int((material.abs() > 0).sum())))
     return closest, len(shapes)
 
 
-def _closest_text(closest: list, data_sets: int, unit: str = " nats", digits: int = 1) -> str:
-    """:func:`closest_in_shape` in words: the closest score and those within noise of it, the
-    distances to ``digits`` decimals (the best one with ``unit``)."""
-    (best, distance, _, _), *level = closest
+def _closest_text(closest: list, data_sets: int, unit: str = " nats", digits: int = 1,
+                  tie: float = 0.0) -> str:
+    """:func:`closest_in_shape` (with ``tie``) in words: the closest score and those within
+    noise of it, the distances to ``digits`` decimals (the best one with ``unit``), and where
+    differences up to ``tie`` are ties, how many pairs differ by more, and whether they are too
+    few for the test to reach :data:`CLAIM_LEVEL`."""
+    (best, distance, *_), *level = closest
     text = f"{best} ({distance:.{digits}f}{unit})"
     smallest = smallest_p_value(data_sets)
     if smallest >= CLAIM_LEVEL:
         return text + (f"; {data_sets} data sets are too few for a two-sided signed-rank test to "
                        f"tell any two scores apart at {CLAIM_LEVEL:g} (its smallest p is "
                        f"{smallest:.2g})")
+    paired = (f"paired over the {data_sets} data sets" + (
+        f", differences of at most {tie:g} ties" if tie else ""))
+
+    def material(count: int) -> str:
+        if not tie:
+            return ""
+        return (f", {count} material pairs" + (
+            f": too few for the test to reach {CLAIM_LEVEL:g}"
+            if smallest_p_value(count) >= CLAIM_LEVEL else ""))
+
     if level:
-        return text + (", and within noise of it (two-sided signed-rank test paired over the "
-                       f"{data_sets} data sets, p ≥ {CLAIM_LEVEL:g}): " + ", ".join(
+        return text + (f", and within noise of it (two-sided signed-rank test {paired}, "
+                       f"p ≥ {CLAIM_LEVEL:g}): " + ", ".join(
                            f"{label} ({value:.{digits}f}, p = {p:.2g}"
                            + (f" over the {pairs} where both are defined"
-                              if pairs < data_sets else "") + ")"
-                           for label, value, p, pairs in level))
-    return text + f", every other score farther (two-sided signed-rank p < {CLAIM_LEVEL:g})"
+                              if pairs < data_sets else "") + material(count) + ")"
+                           for label, value, p, pairs, count in level))
+    return text + (", every other score farther (two-sided signed-rank "
+                   + (f"test {paired}, " if tie else "") + f"p < {CLAIM_LEVEL:g})")
 
 
 #: The share of BIC's shape distance from the gold standard that sBIC's correction must remove
@@ -2744,7 +2790,12 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
             continue
         most = table[table["chooses_gold"] == table["chooses_gold"].max()]
         closest = _closest_text(*closest_in_shape(frame, keys))
-        averaging = _closest_text(*closest_in_shape(frame, keys, weight_errors), "", 2)
+        # the means over the data sets where every score is defined: the large-c ones, where
+        # sBIC is not, put every other score's weights near 1 from the gold standard's
+        common = common_data_sets(frame, keys)
+        averaging = _closest_text(
+            *closest_in_shape(common, keys, weight_errors, tie=MATERIAL_WEIGHT_DISTANCE), "", 2,
+            MATERIAL_WEIGHT_DISTANCE)
         lines += [f"### On {where}", ""]
         if where.startswith("the exact"):
             lines += [f"N = {int(exact['cases'].max())} cases against {int(exact['d'].min())} "
@@ -2760,7 +2811,6 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
                   f"in shape: {closest}.", ""]
         lines += range_edge_lines(frame)
         if frame is paper:
-            common = common_data_sets(paper, keys)
             same = common[keys].drop_duplicates()
             recommendation = _recommendation_lines(
                 table, closest,
@@ -2843,7 +2893,7 @@ def _recommendation_lines(table: pd.DataFrame, closest: str,
     if averaging:
         lines.append("* Closest for model averaging, by the total-variation distance between "
                      "the posterior weights over the test models and the gold standard's (0 to "
-                     f"1): {averaging}.")
+                     f"1; over the data sets where every score is defined): {averaging}.")
     lines.append("* Closest in shape (the curves minus their maxima, every test model alike, so "
                  f"the far ones weigh most; a description of the curves): {closest}.")
     for column, words in (("chooses_fewer", "fewer"), ("chooses_more", "more")):
