@@ -638,7 +638,14 @@ def test_section_5_judges_passes_on_sharp_gold_sets_and_on_common_data_sets():
     paper.loc[(paper["experiment"] == "a") & (paper["replicate"] == 2)
               & (paper["hidden_states"] == 6), "laplace"] = np.nan
     assert len(gs.common_data_sets(paper, ["experiment", "replicate"])) == 10
-    text = "\n".join(gs._score_choice_lines(pd.DataFrame(), paper, fits_prior_alpha=1.01))
+    text = "\n".join(gs._score_choice_lines(pd.DataFrame(), paper, ["b"],
+                                            fits_prior_alpha=1.01))
+    # the shape and weight columns on the common data sets and on the large-c ones apart
+    assert "\nOn the 2 data sets where every score chooses a model:\n\n| score |" in text
+    assert "\nOn the large-c experiments (b, c ≥ 16), 2 data sets:\n\n| score |" in text
+    assert "* On the large-c experiments (b, c ≥ 16): choose fewer hidden states than the " \
+           "gold standard: BIC = BIC+ 2 of 2, Draper 2 of 2; choose more hidden states than the " \
+           "gold standard: CS = CS+ 2 of 2, MLED 2 of 2" in text
     assert "* To choose the number of hidden states, on the 2 data sets where every score " \
            "chooses a model: Laplace (100% of 2 data sets" in text
     assert "sBIC φ = 1.01 (100% of 2 data sets" in text
@@ -909,6 +916,19 @@ def test_the_recommendation_names_the_scores_level_with_the_best_and_the_biased_
     assert ("* Over every data set where each score is defined: sBIC 100% of 24, CS 80% of 30, "
             "Laplace 80% of 30, BIC 60% of 30. sBIC is not defined on the other 6 data sets")\
         in text
+    # the fewer/more shares on the common data sets, the large-c ones apart: pooled, Laplace's
+    # misses there put it at 20%, under the line; there it chooses fewer in 6 of 6
+    common = common.assign(chooses_fewer=[0.0, 0.04, 0.0, 0.29])
+    large = ("the large-c experiments (c ≥ 16)",
+             table.iloc[1:].assign(data_sets=6, chooses_fewer=[5 / 6, 1.0, 1.0], chooses_more=0.0))
+    text = "\n".join(gs._recommendation_lines(
+        table.assign(data_sets=[24, 30, 30, 30], chooses_fewer=[0.0, 0.2, 0.2, 0.4]), "CS",
+        common, "", large))
+    assert ("* Choose fewer hidden states than the gold standard on more than 25% of the data "
+            "sets where every score chooses a model: BIC (29%).") in text
+    assert ("* On the large-c experiments (c ≥ 16): choose fewer hidden states than the gold "
+            "standard: Laplace 6 of 6, BIC 6 of 6, CS 5 of 6; choose more hidden states than the "
+            "gold standard: none") in text
     # counterfactual: ranked over all 30 (no common table), sBIC alone leads
     assert "hidden states: sBIC (100% of 24 data sets, mean |Δc| 0.00): as often" in "\n".join(
         gs._recommendation_lines(table.assign(data_sets=[24, 30, 30, 30],

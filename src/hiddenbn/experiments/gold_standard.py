@@ -2788,7 +2788,6 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
         table = agreement_table(frame, keys)
         if table.empty:
             continue
-        most = table[table["chooses_gold"] == table["chooses_gold"].max()]
         closest = _closest_text(*closest_in_shape(frame, keys))
         # the means over the data sets where every score is defined: the large-c ones, where
         # sBIC is not, put every other score's weights near 1 from the gold standard's
@@ -2796,6 +2795,20 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
         averaging = _closest_text(
             *closest_in_shape(common, keys, weight_errors, tie=MATERIAL_WEIGHT_DISTANCE), "", 2,
             MATERIAL_WEIGHT_DISTANCE)
+        # shares over other data sets than another score's compare the data sets: the scores
+        # are compared where all are defined, and on the large-c experiments apart, where the
+        # scores miss most and sBIC is not defined
+        on_common = (agreement_table(common, keys) if len(common[keys].drop_duplicates())
+                     < len(frame[keys].drop_duplicates()) else None)
+        judged = table if on_common is None or on_common.empty else on_common
+        most = judged[judged["chooses_gold"] == judged["chooses_gold"].max()]
+        in_large = frame[frame["experiment"].isin(large_c)]
+        large = None
+        if not in_large.empty:
+            large = (f"the large-c experiments ({', '.join(sorted(set(in_large['experiment'])))}"
+                     f", c ≥ {int(in_large['generating_states'].min())})"
+                     if "generating_states" in in_large else "the large-c experiments",
+                     agreement_table(in_large, keys))
         lines += [f"### On {where}", ""]
         if where.startswith("the exact"):
             lines += [f"N = {int(exact['cases'].max())} cases against {int(exact['d'].min())} "
@@ -2803,19 +2816,24 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
                       "approximation here is derived for, so this ranking says how they fail "
                       "on tiny data; the recommendation rests on paper 003's settings below.",
                       ""] if {"cases", "d"} <= set(exact) else []
-        lines += [_markdown(table.drop(columns="chooses_gold_count")), "",
-                  "* Most often the yardstick's model: " + ", ".join(
+        lines += [_markdown(table.drop(columns="chooses_gold_count")), ""]
+        if judged is not table:
+            lines += [f"On the {int(judged['data_sets'].max())} data sets where every score "
+                      "chooses a model:", "", _markdown(judged.drop(columns="chooses_gold_count")),
+                      ""]
+        if large is not None:
+            lines += [f"On {large[0]}, {int(large[1]['data_sets'].max())} data sets:", "",
+                      _markdown(large[1].drop(columns="chooses_gold_count")), ""]
+        lines += ["* Most often the yardstick's model"
+                  + (" on the data sets where every score chooses a model"
+                     if judged is not table else "") + ": " + ", ".join(
                       f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets)"
                       for row in most.itertuples())
                   + f"; closest for model averaging (posterior weights): {averaging}; closest "
                   f"in shape: {closest}.", ""]
         lines += range_edge_lines(frame)
         if frame is paper:
-            same = common[keys].drop_duplicates()
-            recommendation = _recommendation_lines(
-                table, closest,
-                agreement_table(common, keys)
-                if len(same) < paper[keys].drop_duplicates().shape[0] else None, averaging)
+            recommendation = _recommendation_lines(table, closest, on_common, averaging, large)
             recommendation[-1:-1] = _sbic_phi_lines(table, paper, fits_prior_alpha)
     lines += recommendation
     small = (f"at N = {int(exact['cases'].max())}: "
@@ -2843,7 +2861,8 @@ BIASED_SHARE = 0.25
 
 
 def _recommendation_lines(table: pd.DataFrame, closest: str,
-                          common: pd.DataFrame | None = None, averaging: str = "") -> list[str]:
+                          common: pd.DataFrame | None = None, averaging: str = "",
+                          large: tuple[str, pd.DataFrame] | None = None) -> list[str]:
     """"Which score to use" for choosing the number of hidden states, from the
     :func:`agreement_table` on paper 003's settings: the scores that choose the gold standard's
     model as often as the best one, give or take one data set (ranked by how often, then by how
@@ -2854,7 +2873,10 @@ def _recommendation_lines(table: pd.DataFrame, closest: str,
     defined on the same data sets (``common``: the :func:`agreement_table` over those where all
     are, :func:`common_data_sets`), the scores are ranked there, since a share over other data
     sets would compare the data sets, and the shares over every data set where each is defined
-    are given beside, with the scores missing from some."""
+    are given beside, with the scores missing from some. The scores that choose fewer or more
+    hidden states are named on the data sets they are ranked on and, apart, on the large-c
+    experiments (``large``: their description and :func:`agreement_table`), where every score
+    may miss: a share pooled over both would be crossed by those alone."""
     ranked_on = table if common is None or common.empty else common
     ranked = ranked_on.sort_values(["chooses_gold", "mean_abs_delta_c"], ascending=[False, True])
     first = ranked.iloc[0]
@@ -2900,9 +2922,19 @@ def _recommendation_lines(table: pd.DataFrame, closest: str,
         biased = ranked[ranked[column] > BIASED_SHARE].sort_values(column, ascending=False)
         if not biased.empty:
             lines.append(f"* Choose {words} hidden states than the gold standard on more than "
-                         f"{BIASED_SHARE:.0%} of the data sets: " + ", ".join(
-                             f"{row.score} ({getattr(row, column):.0%})"
-                             for row in biased.itertuples()) + ".")
+                         f"{BIASED_SHARE:.0%} of the data sets"
+                         + (" where every score chooses a model" if ranked_on is common else "")
+                         + ": " + ", ".join(f"{row.score} ({getattr(row, column):.0%})"
+                                            for row in biased.itertuples()) + ".")
+    if large is not None and not large[1].empty:
+        where, on_large = large
+        lines.append(f"* On {where}: " + "; ".join(
+            f"choose {words} hidden states than the gold standard: " + (", ".join(
+                f"{row.score} {round(getattr(row, column) * row.data_sets)} of {row.data_sets}"
+                for row in on_large.sort_values(column, ascending=False).itertuples()
+                if getattr(row, column) > 0) or "none")
+            for column, words in (("chooses_fewer", "fewer"), ("chooses_more", "more")))
+            + " (section 2 gives the Δc).")
     return lines + [""]
 
 
