@@ -420,7 +420,8 @@ def test_the_laplace_verdict_under_the_median_and_the_mean_delta_c():
     assert row["choices"].startswith("the gold standard's choice: the test models within 2 ")
     assert "; how |Δc| is summarised over the experiments" in row["choices"]
     headline = gs._headline_lines(paper, [])[0]
-    assert "ranks 5 of 5, by the posterior weights it gives the test models 2, by selection it " \
+    assert "ranks 5 of 5, by the posterior weights it gives the test models within noise of the " \
+           "closest (CS = CS+, differences in total variation up to 0.01 ties), by selection it " \
            "chooses the gold standard's model in 6 of 6 data sets, the most of any score**" \
         in headline
     assert gs._selection_record(paper, "CS = CS+") == (
@@ -428,6 +429,25 @@ def test_the_laplace_verdict_under_the_median_and_the_mean_delta_c():
         "than Laplace")
     with_sbic = paper.assign(sbic_log_evidence=paper["gold"] - 1.0)
     assert gs._selection_record(with_sbic, "Laplace").endswith("the most of any score, with sBIC")
+
+
+def test_the_selection_record_compares_on_the_data_sets_every_score_has():
+    """sBIC is missing in experiment b (test models not from 1), where Laplace misses: Laplace
+    chooses the gold standard's model in 2 of 4 data sets but in 2 of the 2 that sBIC has, as
+    often as sBIC, not less often; where Laplace misses in a too, it is less often."""
+    paper = _curves({**PEAKS, "sbic_log_evidence": 4})
+    in_b = paper["experiment"] == "b"
+    paper.loc[in_b, "sbic_log_evidence"] = np.nan
+    paper.loc[in_b, "laplace"] = -(paper.loc[in_b, "hidden_states"] - 2.0) ** 2
+    assert gs._selection_record(paper, "Laplace") == (
+        ", by selection it chooses the gold standard's model in 2 of 4 data sets; on the 2 "
+        "where every score is defined, 2 of 2, the most of any score, with sBIC")
+    # counterfactual: Laplace misses where sBIC is defined too
+    paper["laplace"] = -(paper["hidden_states"] - 2.0) ** 2
+    assert gs._selection_record(paper, "Laplace") == (
+        ", by selection it chooses the gold standard's model in 0 of 4 data sets; on the 2 "
+        "where every score is defined, 0 of 2, less often than sBIC; as often CS = CS+, MLED, "
+        "Draper, BIC = BIC+")
 
 
 def test_the_laplace_rule_on_its_two_measures():
@@ -618,9 +638,20 @@ def test_section_5_judges_passes_on_sharp_gold_sets_and_on_common_data_sets():
     paper.loc[(paper["experiment"] == "a") & (paper["replicate"] == 2)
               & (paper["hidden_states"] == 6), "laplace"] = np.nan
     assert len(gs.common_data_sets(paper, ["experiment", "replicate"])) == 10
-    text = "\n".join(gs._score_choice_lines(pd.DataFrame(), paper, fits_prior_alpha=1.01))
-    assert "* On the 2 data sets where every score chooses a model: Laplace 100%, sBIC 100%" \
-        in text
+    text = "\n".join(gs._score_choice_lines(pd.DataFrame(), paper, ["b"],
+                                            fits_prior_alpha=1.01))
+    # the shape and weight columns on the common data sets and on the large-c ones apart
+    assert "\nOn the 2 data sets where every score chooses a model:\n\n| score |" in text
+    assert "\nOn the large-c experiments (b, c ≥ 16), 2 data sets:\n\n| score |" in text
+    assert "* On the large-c experiments (b, c ≥ 16): choose fewer hidden states than the " \
+           "gold standard: BIC = BIC+ 2 of 2, Draper 2 of 2; choose more hidden states than the " \
+           "gold standard: CS = CS+ 2 of 2, MLED 2 of 2" in text
+    assert "* To choose the number of hidden states, on the 2 data sets where every score " \
+           "chooses a model: Laplace (100% of 2 data sets" in text
+    assert "sBIC φ = 1.01 (100% of 2 data sets" in text
+    assert "* Over every data set where each score is defined: Laplace 100% of 4" in text
+    assert "sBIC, sBIC φ = 1.01 are not defined on the other 2 data sets, whose test models do " \
+           "not start at 1 hidden state" in text
     assert "its shape and weights are measured over them (a data set 2 at 6)" in text
     assert "at the fits' Dirichlet parameter 1.01 (the prior of the fits and of the gold " \
            "standard)" in text
@@ -860,8 +891,9 @@ def test_the_recommendation_names_the_scores_level_with_the_best_and_the_biased_
            "68%." in text
     assert "Choose fewer hidden states than the gold standard on more than 25% of the data " \
            "sets: BIC (32%)." in text and "Choose more" not in text
-    assert "posterior weights over the test models and the gold standard's (0 to 1): sBIC " \
-           "(0.30).\n* Closest in shape (the curves minus their maxima" in text
+    assert "posterior weights over the test models and the gold standard's (0 to 1; over the " \
+           "data sets where every score is defined): sBIC (0.30).\n* Closest in shape (the " \
+           "curves minus their maxima" in text
     assert text.count("* Closest in shape") == 1 and "CS (46.0 nats)." in text
     # the passes on data sets whose gold set is wide are told apart
     assert ("On the 20 data sets whose gold set holds one model, where a choice passes only on "
@@ -872,6 +904,35 @@ def test_the_recommendation_names_the_scores_level_with_the_best_and_the_biased_
     text = "\n".join(gs._recommendation_lines(even, "CS (46.0 nats)"))
     assert "hidden states: sBIC (100%" in text and "BIC (100% of 25 data sets" in text
     assert "Choose fewer" not in text
+    # sBIC defined on 24 of 30 data sets: ranked with the others on those 24, where Laplace
+    # ties it; the shares over all 30 beside
+    common = table.assign(data_sets=24, chooses_gold=[1.0, 23 / 24, 1.0, 0.75])
+    text = "\n".join(gs._recommendation_lines(
+        table.assign(data_sets=[24, 30, 30, 30], chooses_gold=[1.0, 0.8, 0.8, 0.6]), "CS",
+        common))
+    assert ("hidden states, on the 24 data sets where every score chooses a model: sBIC (100% "
+            "of 24 data sets, mean |Δc| 0.00), Laplace (100% of 24 data sets, mean |Δc| 0.50), "
+            "CS (96% of 24 data sets, mean |Δc| 0.04): as often as the best") in text
+    assert ("* Over every data set where each score is defined: sBIC 100% of 24, CS 80% of 30, "
+            "Laplace 80% of 30, BIC 60% of 30. sBIC is not defined on the other 6 data sets")\
+        in text
+    # the fewer/more shares on the common data sets, the large-c ones apart: pooled, Laplace's
+    # misses there put it at 20%, under the line; there it chooses fewer in 6 of 6
+    common = common.assign(chooses_fewer=[0.0, 0.04, 0.0, 0.29])
+    large = ("the large-c experiments (c ≥ 16)",
+             table.iloc[1:].assign(data_sets=6, chooses_fewer=[5 / 6, 1.0, 1.0], chooses_more=0.0))
+    text = "\n".join(gs._recommendation_lines(
+        table.assign(data_sets=[24, 30, 30, 30], chooses_fewer=[0.0, 0.2, 0.2, 0.4]), "CS",
+        common, "", large))
+    assert ("* Choose fewer hidden states than the gold standard on more than 25% of the data "
+            "sets where every score chooses a model: BIC (29%).") in text
+    assert ("* On the large-c experiments (c ≥ 16): choose fewer hidden states than the gold "
+            "standard: Laplace 6 of 6, BIC 6 of 6, CS 5 of 6; choose more hidden states than the "
+            "gold standard: none") in text
+    # counterfactual: ranked over all 30 (no common table), sBIC alone leads
+    assert "hidden states: sBIC (100% of 24 data sets, mean |Δc| 0.00): as often" in "\n".join(
+        gs._recommendation_lines(table.assign(data_sets=[24, 30, 30, 30],
+                                              chooses_gold=[1.0, 0.8, 0.8, 0.6]), "CS"))
     # every gold set holds one model: nothing to tell apart
     sharp = table.assign(one_model_data_sets=25, chooses_gold_one_model=table["chooses_gold"])
     assert "holds one model" not in "\n".join(gs._recommendation_lines(sharp, "CS"))
@@ -926,6 +987,34 @@ def test_the_closest_for_model_averaging_is_judged_on_the_weights():
     assert weights["laplace"].to_numpy() == pytest.approx(
         [posterior_weight_distance(3 * gold, gold) for gold in [
             -(np.arange(2, 7.0) - 4) ** 2] * 8])
+
+
+def test_weight_differences_below_the_gold_standards_noise_are_ties():
+    """CS's curve is the gold standard's tilted by 0.02 nats per hidden state: its weights lie
+    0.005 from the gold standard's in each of 8 data sets, Laplace's 0. Counted as wins, the
+    signed-rank test puts CS farther (p = 2/2^8); below MATERIAL_WEIGHT_DISTANCE they are ties,
+    no pair is material and CS is within noise; tilted by 0.1 (0.024 apart) it is farther."""
+    keys = ["experiment", "replicate"]
+    paper = _curves({"gold": 4, "laplace": 4}, replicates=(1, 2, 3, 4))
+    paper["cs"] = paper["gold"] + 0.02 * (paper["hidden_states"] - 4)
+    counted = gs.closest_in_shape(paper, keys, gs.weight_errors)
+    assert [label for label, *_ in counted[0]] == ["Laplace"]
+    tied = gs.closest_in_shape(paper, keys, gs.weight_errors, tie=gs.MATERIAL_WEIGHT_DISTANCE)
+    assert [label for label, *_ in tied[0]] == ["Laplace", "CS"] and tied[0][1][4] == 0
+    assert gs._closest_text(*tied, "", 2, gs.MATERIAL_WEIGHT_DISTANCE) == (
+        "Laplace (0.00), and within noise of it (two-sided signed-rank test paired over the 8 "
+        "data sets, differences of at most 0.01 ties, p ≥ 0.05): CS (0.00, p = 1, 0 material "
+        "pairs: too few for the test to reach 0.05)")
+    assert gs._weights_record(paper, "CS") == (
+        "within noise of the closest (Laplace, differences in total variation up to 0.01 ties)")
+    # counterfactual: a material tilt in every data set is farther, ties or not
+    paper["cs"] = paper["gold"] + 0.1 * (paper["hidden_states"] - 4)
+    tied = gs.closest_in_shape(paper, keys, gs.weight_errors, tie=gs.MATERIAL_WEIGHT_DISTANCE)
+    assert [label for label, *_ in tied[0]] == ["Laplace"]
+    assert gs._closest_text(*tied, "", 2, gs.MATERIAL_WEIGHT_DISTANCE).endswith(
+        "every other score farther (two-sided signed-rank test paired over the 8 data sets, "
+        "differences of at most 0.01 ties, p < 0.05)")
+    assert gs._weights_record(paper, "CS").startswith("farther than the closest (Laplace")
 
 
 def test_posterior_weight_distance_against_a_hand_computation():

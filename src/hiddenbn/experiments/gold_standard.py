@@ -1376,20 +1376,48 @@ def _rank_of(ranking, label: str) -> int | None:
 
 
 def _selection_record(paper: pd.DataFrame, label: str) -> str:
-    """How often the score ``label`` chooses the gold standard's model, beside the scores that
-    choose it more often or as often (:func:`agreement_table`, every score), for the
-    headline; empty where the score has no selection."""
-    table = agreement_table(paper, ["experiment", "replicate"]).set_index("score")
+    """How often the score ``label`` chooses the gold standard's model, for the headline: over
+    every data set where it is defined, and, beside the scores that choose it more often or as
+    often, over the data sets where every score is defined (:func:`common_data_sets`; a share
+    over other data sets than another score's would compare the data sets, not the scores);
+    empty where the score has no selection."""
+    keys = ["experiment", "replicate"]
+    table = agreement_table(paper, keys).set_index("score")
     if label not in table.index:
         return ""
-    share = table.loc[label, "chooses_gold"]
-    ahead = table[table["chooses_gold"] > share].index.tolist()
-    level = [other for other in table[table["chooses_gold"] == share].index if other != label]
-    return (f", by selection it chooses the gold standard's model in "
-            f"{table.loc[label, 'chooses_gold_count']} of {table.loc[label, 'data_sets']} "
-            "data sets, " + (f"less often than {', '.join(ahead)}" if ahead
+    record = (f", by selection it chooses the gold standard's model in "
+              f"{table.loc[label, 'chooses_gold_count']} of {table.loc[label, 'data_sets']} "
+              "data sets")
+    common = agreement_table(common_data_sets(paper, keys), keys).set_index("score")
+    if common.empty or label not in common.index:
+        return record
+    if common["data_sets"].max() < table.loc[label, "data_sets"]:
+        record += (f"; on the {common.loc[label, 'data_sets']} where every score is defined, "
+                   f"{common.loc[label, 'chooses_gold_count']} of "
+                   f"{common.loc[label, 'data_sets']}")
+    share = common.loc[label, "chooses_gold"]
+    ahead = common[common["chooses_gold"] > share].index.tolist()
+    level = [other for other in common[common["chooses_gold"] == share].index if other != label]
+    return (record + ", " + (f"less often than {', '.join(ahead)}" if ahead
                              else "the most of any score")
             + (f"{'; as often' if ahead else ', with'} {', '.join(level)}" if level else ""))
+
+
+def _weights_record(paper: pd.DataFrame, label: str) -> str:
+    """Where the score ``label`` lies by the posterior weights it gives the test models
+    (:func:`closest_in_shape` by :func:`weight_errors` over paper 003's scores, differences up
+    to :data:`MATERIAL_WEIGHT_DISTANCE` ties): the closest, within noise of the closest, or
+    farther; a rank would count differences below the gold standard's noise."""
+    closest, _ = closest_in_shape(paper, ["experiment", "replicate"], weight_errors,
+                                  PAPERS_SCORES, MATERIAL_WEIGHT_DISTANCE)
+    if not closest:
+        return "undefined"
+    best = closest[0][0]
+    if label == best:
+        return "the closest"
+    level = label in [name for name, *_ in closest[1:]]
+    return ("within noise of the closest" if level else "farther than the closest") + \
+        f" ({best}, differences in total variation up to {MATERIAL_WEIGHT_DISTANCE:g} ties)"
 
 
 def _headline_lines(paper: pd.DataFrame, large_c) -> list[str]:
@@ -1409,7 +1437,7 @@ def _headline_lines(paper: pd.DataFrame, large_c) -> list[str]:
     same = f": {', '.join(folded)} in every row, de = ds" if folded else ""
     lines = [f"* **Paper 003 assumed Laplace is the most accurate approximation; by the shape "
              f"of its curve it ranks {_rank_of(ranking, laplace)} of {len(ranking)}, by the "
-             f"posterior weights it gives the test models {_rank_of(weights, laplace)}"
+             f"posterior weights it gives the test models {_weights_record(paper, laplace)}"
              f"{_selection_record(paper, laplace)}** "
              f"(distinct scores{same}). Evidence: mean over {data_sets} data sets of the mean "
              f"distance, over the {models} test models where every score is defined, between "
@@ -2430,50 +2458,79 @@ def agreement_table(frame: pd.DataFrame, keys) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def closest_in_shape(frame: pd.DataFrame, keys,
-                     errors=shape_errors) -> tuple[list[tuple[str, float, float]], int]:
-    """The scores (:func:`distinct_scores`, sBIC at every phi) whose curves lie closest to the
-    yardstick's by ``errors``, in shape (:func:`shape_errors`) or in the posterior weights they
-    give the test models (:func:`weight_errors`, what model averaging uses): the one with the
-    smallest mean distance over the data sets (``keys``), then every score that a two-sided
-    Wilcoxon signed-rank test paired over the data sets where both are defined does not tell
-    from it at :data:`CLAIM_LEVEL` (a smaller mean alone would let noise pick one). Returns
-    ``([(label, mean distance, p-value, pairs), ...], data sets)``, the best first with p NaN;
-    ``pairs``: the data sets where both are defined."""
+#: The smallest difference in total-variation distance (:func:`weight_errors`) between two
+#: scores' posterior weights and the gold standard's that :func:`closest_in_shape` counts as one
+#: score closer: moving the gold standard's log p(D|S) at one test model by delta nats moves its
+#: weight w by about w (1 - w) delta, so the total variation by up to delta/4; at the smallest
+#: standard error of the gold standard at its maximum here (0.1 nats) that is 0.025, so a
+#: difference below 0.01 is within what the gold standard's own noise makes: a tie.
+MATERIAL_WEIGHT_DISTANCE = 0.01
+
+
+def closest_in_shape(frame: pd.DataFrame, keys, errors=shape_errors, among=None,
+                     tie: float = 0.0) -> tuple[list[tuple[str, float, float, int, int]], int]:
+    """The scores (:func:`distinct_scores` among ``among``, sBIC at every phi) whose curves lie
+    closest to the yardstick's by ``errors``, in shape (:func:`shape_errors`) or in the
+    posterior weights they give the test models (:func:`weight_errors`, what model averaging
+    uses): the one with the smallest mean distance over the data sets (``keys``), then every
+    score that a two-sided Wilcoxon signed-rank test paired over the data sets where both are
+    defined does not tell from it at :data:`CLAIM_LEVEL` (a smaller mean alone would let noise
+    pick one). A paired difference of at most ``tie`` is a tie (e.g.
+    :data:`MATERIAL_WEIGHT_DISTANCE`: below the yardstick's own noise) and left out of the
+    test. Returns ``([(label, mean distance, p-value, pairs, material pairs), ...], data
+    sets)``, the best first with p NaN; ``pairs``: the data sets where both are defined;
+    ``material pairs``: those whose difference exceeds ``tie``."""
     shapes = errors(frame, keys)
-    scores = {score: label for score, label in distinct_scores(frame, variants=True).items()
+    scores = {score: label for score, label in
+              distinct_scores(frame, among, variants=True).items()
               if shapes[score].notna().any()}
     if not scores:
         return [], len(shapes)
     best = min(scores, key=lambda score: shapes[score].mean())
-    closest = [(scores[best], float(shapes[best].mean()), np.nan, int(shapes[best].count()))]
+    closest = [(scores[best], float(shapes[best].mean()), np.nan, int(shapes[best].count()),
+                int(shapes[best].count()))]
     for score, label in scores.items():
         differences = shapes[score] - shapes[best]
-        p_value = signed_rank_p_value(differences)
+        material = differences.where(differences.abs() > tie, 0.0).where(differences.notna())
+        p_value = signed_rank_p_value(material)
         if score != best and p_value >= CLAIM_LEVEL:
             closest.append((label, float(shapes[score].mean()), p_value,
-                            int(differences.count())))
+                            int(differences.count()), int((material.abs() > 0).sum())))
     return closest, len(shapes)
 
 
-def _closest_text(closest: list, data_sets: int, unit: str = " nats", digits: int = 1) -> str:
-    """:func:`closest_in_shape` in words: the closest score and those within noise of it, the
-    distances to ``digits`` decimals (the best one with ``unit``)."""
-    (best, distance, _, _), *level = closest
+def _closest_text(closest: list, data_sets: int, unit: str = " nats", digits: int = 1,
+                  tie: float = 0.0) -> str:
+    """:func:`closest_in_shape` (with ``tie``) in words: the closest score and those within
+    noise of it, the distances to ``digits`` decimals (the best one with ``unit``), and where
+    differences up to ``tie`` are ties, how many pairs differ by more, and whether they are too
+    few for the test to reach :data:`CLAIM_LEVEL`."""
+    (best, distance, *_), *level = closest
     text = f"{best} ({distance:.{digits}f}{unit})"
     smallest = smallest_p_value(data_sets)
     if smallest >= CLAIM_LEVEL:
         return text + (f"; {data_sets} data sets are too few for a two-sided signed-rank test to "
                        f"tell any two scores apart at {CLAIM_LEVEL:g} (its smallest p is "
                        f"{smallest:.2g})")
+    paired = (f"paired over the {data_sets} data sets" + (
+        f", differences of at most {tie:g} ties" if tie else ""))
+
+    def material(count: int) -> str:
+        if not tie:
+            return ""
+        return (f", {count} material pairs" + (
+            f": too few for the test to reach {CLAIM_LEVEL:g}"
+            if smallest_p_value(count) >= CLAIM_LEVEL else ""))
+
     if level:
-        return text + (", and within noise of it (two-sided signed-rank test paired over the "
-                       f"{data_sets} data sets, p ≥ {CLAIM_LEVEL:g}): " + ", ".join(
+        return text + (f", and within noise of it (two-sided signed-rank test {paired}, "
+                       f"p ≥ {CLAIM_LEVEL:g}): " + ", ".join(
                            f"{label} ({value:.{digits}f}, p = {p:.2g}"
                            + (f" over the {pairs} where both are defined"
-                              if pairs < data_sets else "") + ")"
-                           for label, value, p, pairs in level))
-    return text + f", every other score farther (two-sided signed-rank p < {CLAIM_LEVEL:g})"
+                              if pairs < data_sets else "") + material(count) + ")"
+                           for label, value, p, pairs, count in level))
+    return text + (", every other score farther (two-sided signed-rank "
+                   + (f"test {paired}, " if tie else "") + f"p < {CLAIM_LEVEL:g})")
 
 
 #: The share of BIC's shape distance from the gold standard that sBIC's correction must remove
@@ -2731,9 +2788,27 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
         table = agreement_table(frame, keys)
         if table.empty:
             continue
-        most = table[table["chooses_gold"] == table["chooses_gold"].max()]
         closest = _closest_text(*closest_in_shape(frame, keys))
-        averaging = _closest_text(*closest_in_shape(frame, keys, weight_errors), "", 2)
+        # the means over the data sets where every score is defined: the large-c ones, where
+        # sBIC is not, put every other score's weights near 1 from the gold standard's
+        common = common_data_sets(frame, keys)
+        averaging = _closest_text(
+            *closest_in_shape(common, keys, weight_errors, tie=MATERIAL_WEIGHT_DISTANCE), "", 2,
+            MATERIAL_WEIGHT_DISTANCE)
+        # shares over other data sets than another score's compare the data sets: the scores
+        # are compared where all are defined, and on the large-c experiments apart, where the
+        # scores miss most and sBIC is not defined
+        on_common = (agreement_table(common, keys) if len(common[keys].drop_duplicates())
+                     < len(frame[keys].drop_duplicates()) else None)
+        judged = table if on_common is None or on_common.empty else on_common
+        most = judged[judged["chooses_gold"] == judged["chooses_gold"].max()]
+        in_large = frame[frame["experiment"].isin(large_c)]
+        large = None
+        if not in_large.empty:
+            large = (f"the large-c experiments ({', '.join(sorted(set(in_large['experiment'])))}"
+                     f", c ≥ {int(in_large['generating_states'].min())})"
+                     if "generating_states" in in_large else "the large-c experiments",
+                     agreement_table(in_large, keys))
         lines += [f"### On {where}", ""]
         if where.startswith("the exact"):
             lines += [f"N = {int(exact['cases'].max())} cases against {int(exact['d'].min())} "
@@ -2741,20 +2816,24 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
                       "approximation here is derived for, so this ranking says how they fail "
                       "on tiny data; the recommendation rests on paper 003's settings below.",
                       ""] if {"cases", "d"} <= set(exact) else []
-        lines += [_markdown(table.drop(columns="chooses_gold_count")), "",
-                  "* Most often the yardstick's model: " + ", ".join(
+        lines += [_markdown(table.drop(columns="chooses_gold_count")), ""]
+        if judged is not table:
+            lines += [f"On the {int(judged['data_sets'].max())} data sets where every score "
+                      "chooses a model:", "", _markdown(judged.drop(columns="chooses_gold_count")),
+                      ""]
+        if large is not None:
+            lines += [f"On {large[0]}, {int(large[1]['data_sets'].max())} data sets:", "",
+                      _markdown(large[1].drop(columns="chooses_gold_count")), ""]
+        lines += ["* Most often the yardstick's model"
+                  + (" on the data sets where every score chooses a model"
+                     if judged is not table else "") + ": " + ", ".join(
                       f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets)"
                       for row in most.itertuples())
                   + f"; closest for model averaging (posterior weights): {averaging}; closest "
                   f"in shape: {closest}.", ""]
         lines += range_edge_lines(frame)
         if frame is paper:
-            common = common_data_sets(paper, keys)
-            same = common[keys].drop_duplicates()
-            recommendation = _recommendation_lines(
-                table, closest,
-                agreement_table(common, keys)
-                if len(same) < paper[keys].drop_duplicates().shape[0] else None, averaging)
+            recommendation = _recommendation_lines(table, closest, on_common, averaging, large)
             recommendation[-1:-1] = _sbic_phi_lines(table, paper, fits_prior_alpha)
     lines += recommendation
     small = (f"at N = {int(exact['cases'].max())}: "
@@ -2782,27 +2861,47 @@ BIASED_SHARE = 0.25
 
 
 def _recommendation_lines(table: pd.DataFrame, closest: str,
-                          common: pd.DataFrame | None = None, averaging: str = "") -> list[str]:
+                          common: pd.DataFrame | None = None, averaging: str = "",
+                          large: tuple[str, pd.DataFrame] | None = None) -> list[str]:
     """"Which score to use" for choosing the number of hidden states, from the
     :func:`agreement_table` on paper 003's settings: the scores that choose the gold standard's
     model as often as the best one, give or take one data set (ranked by how often, then by how
     far they miss), the same over the data sets whose gold set holds one model, those closest
     for model averaging (``averaging``, by the posterior weights) and in shape (``closest``;
     both :func:`_closest_text`), those that choose fewer or more hidden
-    states on more than :data:`BIASED_SHARE` of the data sets, and, where the scores are not
-    defined on the same data sets, the shares over those where all are (``common``, its
-    :func:`agreement_table`)."""
-    ranked = table.sort_values(["chooses_gold", "mean_abs_delta_c"], ascending=[False, True])
+    states on more than :data:`BIASED_SHARE` of the data sets. Where the scores are not
+    defined on the same data sets (``common``: the :func:`agreement_table` over those where all
+    are, :func:`common_data_sets`), the scores are ranked there, since a share over other data
+    sets would compare the data sets, and the shares over every data set where each is defined
+    are given beside, with the scores missing from some. The scores that choose fewer or more
+    hidden states are named on the data sets they are ranked on and, apart, on the large-c
+    experiments (``large``: their description and :func:`agreement_table`), where every score
+    may miss: a share pooled over both would be crossed by those alone."""
+    ranked_on = table if common is None or common.empty else common
+    ranked = ranked_on.sort_values(["chooses_gold", "mean_abs_delta_c"], ascending=[False, True])
     first = ranked.iloc[0]
     level = ranked[ranked["chooses_gold"] >= first["chooses_gold"] - 1 / first["data_sets"]]
     lines = ["### Recommendation", "",
-             "* To choose the number of hidden states: " + ", ".join(
+             "* To choose the number of hidden states"
+             + (f", on the {first.data_sets} data sets where every score chooses a model"
+                if ranked_on is common else "") + ": " + ", ".join(
                  f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets, mean "
                  f"|Δc| {row.mean_abs_delta_c:.2f})" for row in level.itertuples())
              + ": as often as the best, give or take one data set. The others by how often "
              "they choose the gold standard's model: " + (", ".join(
                  f"{row.score} {row.chooses_gold:.0%}" for row in ranked.iloc[len(level):]
                  .itertuples()) or "none") + "."]
+    if ranked_on is common:
+        missing = table[table["data_sets"] < table["data_sets"].max()]["score"].tolist()
+        lines.append("* Over every data set where each score is defined: " + ", ".join(
+            f"{row.score} {row.chooses_gold:.0%} of {row.data_sets}" for row in table.sort_values(
+                ["chooses_gold", "mean_abs_delta_c"], ascending=[False, True]).itertuples())
+            + (f". {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not defined on "
+               f"the other {int(table['data_sets'].max() - common['data_sets'].max())} data "
+               "sets, whose test models do not start at 1 hidden state (sBIC needs them from "
+               "1): there "
+               + ("it says" if len(missing) == 1 else "they say") + " nothing" if missing
+               else "") + ".")
     if "one_model_data_sets" in table and (table["one_model_data_sets"]
                                            < table["data_sets"]).any():
         groups = ranked.groupby(["chooses_gold_one_model", "one_model_data_sets"],
@@ -2816,22 +2915,26 @@ def _recommendation_lines(table: pd.DataFrame, closest: str,
     if averaging:
         lines.append("* Closest for model averaging, by the total-variation distance between "
                      "the posterior weights over the test models and the gold standard's (0 to "
-                     f"1): {averaging}.")
+                     f"1; over the data sets where every score is defined): {averaging}.")
     lines.append("* Closest in shape (the curves minus their maxima, every test model alike, so "
                  f"the far ones weigh most; a description of the curves): {closest}.")
     for column, words in (("chooses_fewer", "fewer"), ("chooses_more", "more")):
         biased = ranked[ranked[column] > BIASED_SHARE].sort_values(column, ascending=False)
         if not biased.empty:
             lines.append(f"* Choose {words} hidden states than the gold standard on more than "
-                         f"{BIASED_SHARE:.0%} of the data sets: " + ", ".join(
-                             f"{row.score} ({getattr(row, column):.0%})"
-                             for row in biased.itertuples()) + ".")
-    if common is not None and not common.empty:
-        lines.append(f"* On the {int(common['data_sets'].max())} data sets where every score "
-                     "chooses a model: " + ", ".join(
-                         f"{row.score} {row.chooses_gold:.0%}" for row in common.sort_values(
-                             ["chooses_gold", "mean_abs_delta_c"], ascending=[False, True])
-                         .itertuples()) + ".")
+                         f"{BIASED_SHARE:.0%} of the data sets"
+                         + (" where every score chooses a model" if ranked_on is common else "")
+                         + ": " + ", ".join(f"{row.score} ({getattr(row, column):.0%})"
+                                            for row in biased.itertuples()) + ".")
+    if large is not None and not large[1].empty:
+        where, on_large = large
+        lines.append(f"* On {where}: " + "; ".join(
+            f"choose {words} hidden states than the gold standard: " + (", ".join(
+                f"{row.score} {round(getattr(row, column) * row.data_sets)} of {row.data_sets}"
+                for row in on_large.sort_values(column, ascending=False).itertuples()
+                if getattr(row, column) > 0) or "none")
+            for column, words in (("chooses_fewer", "fewer"), ("chooses_more", "more")))
+            + " (section 2 gives the Δc).")
     return lines + [""]
 
 
