@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 from scipy import stats
 
 from hiddenbn.data import Dataset, read_csv
@@ -85,9 +86,10 @@ PLUS_OF = {"cs_plus": "cs", "bic_plus_log_evidence": "bic_log_evidence"}
 #: Share of its runs that an estimate must rest on (effective runs) for the runs to agree: half:
 #: then the spread of the runs measures the estimate's error, not how far the other runs fell).
 AGREEING_SHARE = 0.5
-#: Standard errors by which twice the particles may move an estimate of a converged gold
-#: standard: one, the estimate's own error.
-DOUBLING_TOLERANCE_SE = 1.0
+#: Standard errors of the difference by which twice the particles move an estimate of a
+#: converged gold standard no more than by chance: the project's noise line. Its two-sided
+#: rate is shared out over an experiment's re-estimated values (:func:`doubled_particles`).
+DOUBLING_NOISE_SE = 2.0
 #: Standard errors within which a fitted slope is consistent with a predicted one.
 VERDICT_SE = 2.0
 #: Significance level of a paired test behind a claim about today's scores.
@@ -907,12 +909,11 @@ GOLD_TERMS = ("judged against the marginal likelihood itself (SMC, see the data 
 
 def unconverged_experiments(doubled: pd.DataFrame | None) -> list[str]:
     """The experiments of ``doubled`` (:func:`doubled_particles`) where twice the particles
-    move an estimate by more than :data:`DOUBLING_TOLERANCE_SE` standard errors: there the
-    gold standard has not converged."""
+    move an estimate beyond chance (its ``moved`` column): there the gold standard has not
+    converged."""
     if doubled is None or doubled.empty:
         return []
-    moved = doubled["shift_se"].abs() > DOUBLING_TOLERANCE_SE
-    return sorted(set(doubled.loc[moved, "experiment"]))
+    return sorted(set(doubled.loc[doubled["moved"], "experiment"]))
 
 
 def yardstick_explanation(verdict: str, verdict_without: str | None, paper: pd.DataFrame,
@@ -1084,18 +1085,17 @@ def _few_runs_note(paper: pd.DataFrame) -> str:
 
 
 def _doubling_note(doubled: pd.DataFrame | None) -> str:
-    """How many estimates twice the particles move by more than
-    :data:`DOUBLING_TOLERANCE_SE` standard errors, for a verdict's evidence; empty when none
-    is checked or none moves that far."""
+    """How many estimates twice the particles move beyond chance (:func:`doubled_particles`),
+    for a verdict's evidence; empty when none is checked or none moves that far."""
     if doubled is None or doubled.empty:
         return ""
-    moved = doubled[doubled["shift_se"].abs() > DOUBLING_TOLERANCE_SE]
+    moved = doubled[doubled["moved"]]
     if moved.empty:
         return ""
     return (f" Twice the particles move {len(moved)} of {len(doubled)} re-estimated values "
-            f"({', '.join(sorted(set(moved['experiment'])))}) by more than "
-            f"{DOUBLING_TOLERANCE_SE:g} SE: the gold standard has not converged there "
-            "(findings.md).")
+            f"({', '.join(sorted(set(moved['experiment'])))}) beyond chance (by more than "
+            f"{moved['doubling_threshold'].min():.1f} SE of the difference): the gold standard "
+            "has not converged there (findings.md).")
 
 
 def _few_runs_shape_note(paper: pd.DataFrame, laplace: str) -> str:
@@ -1683,7 +1683,10 @@ def doubled_particles(paper: pd.DataFrame, doubled: pd.DataFrame) -> pd.DataFram
     """Each gold-standard estimate beside its estimate with twice the particles (independent
     seeds): one row per (experiment, data set, test model) of ``doubled``, with ``shift``
     (doubled minus the original, nats), ``shift_se`` (the shift in the original's standard
-    errors) and ``shift_combined_se`` (in the standard error of the difference)."""
+    errors), ``shift_combined_se`` (in the standard error of the difference),
+    ``doubling_threshold`` (:func:`doubling_threshold` over the experiment's rows) and
+    ``moved`` (``|shift_combined_se|`` beyond it: more than chance moves a converged
+    estimate)."""
     keys = ["experiment", "replicate", "hidden_states"]
     columns = ["gold", "gold_se", "gold_effective_runs", "gold_runs"]
     table = paper.drop_duplicates(keys)[keys + columns].merge(
@@ -1692,38 +1695,68 @@ def doubled_particles(paper: pd.DataFrame, doubled: pd.DataFrame) -> pd.DataFram
     table["shift_se"] = table["shift"] / table["gold_se"].where(table["gold_se"] > 0)
     table["shift_combined_se"] = table["shift"] / np.hypot(table["gold_se"],
                                                            table["gold_se_doubled"])
+    table["doubling_threshold"] = doubling_threshold(
+        table.groupby("experiment")["shift"].transform("size").to_numpy())
+    table["moved"] = table["shift_combined_se"].abs() > table["doubling_threshold"]
     return table
+
+
+def doubling_threshold(estimates):
+    """The standard errors of the difference beyond which twice the particles move one of an
+    experiment's ``estimates`` re-estimated values (a count, or an array of counts) beyond
+    chance: the two-sided rate of
+    :data:`DOUBLING_NOISE_SE` shared out over them (Bonferroni), so that a converged gold
+    standard, whose shifts are standard normal on this scale, is called unconverged in at most
+    that rate of experiments (:func:`doubling_false_alarm_rate` per estimate)."""
+    return norm.isf(doubling_false_alarm_rate(estimates) / 2)
+
+
+def doubling_false_alarm_rate(estimates):
+    """The chance that :func:`doubling_threshold` calls one of ``estimates`` (a count, or an
+    array of counts) shifts of a converged estimate a move: the two-sided rate of
+    :data:`DOUBLING_NOISE_SE` over ``estimates``."""
+    return 2 * norm.sf(DOUBLING_NOISE_SE) / np.asarray(estimates, dtype=float)
 
 
 def _doubled_particles_lines(table: pd.DataFrame) -> list[str]:
     """Whether the large-c gold standard has converged: its runs agree (at least
-    :data:`AGREEING_SHARE` of them effective) and twice the particles move no estimate by more
-    than :data:`DOUBLING_TOLERANCE_SE` standard errors."""
+    :data:`AGREEING_SHARE` of them effective) and twice the particles move no estimate beyond
+    chance (:func:`doubling_threshold`)."""
     if table.empty:
         return []
+    chance = float(doubling_false_alarm_rate(1))
     lines = ["### Has the gold standard converged at large c?", "",
              "Every estimate of the data sets below was made again with twice the particles of "
              "both samplers, from independent seeds (`tables/doubled_particles.csv`). A "
              f"converged estimate rests on at least {AGREEING_SHARE:.0%} of its runs and moves "
-             f"by at most {DOUBLING_TOLERANCE_SE:g} standard error when the particles double.",
-             ""]
+             "no more than chance when the particles double: by chance a shift lies beyond "
+             f"{DOUBLING_NOISE_SE:g} standard errors of the difference in {chance:.1%} of "
+             "estimates, so an estimate has moved only beyond the threshold that shares that "
+             f"{chance:.1%} out over its experiment's re-estimated values (Bonferroni); a "
+             "converged estimate crosses it at the per-estimate rate given below, and an "
+             "experiment whose estimates have all converged is called unconverged in at most "
+             f"{chance:.1%} of runs.", ""]
     for (experiment, replicate), cell in table.groupby(["experiment", "replicate"]):
         agree = runs_agree(cell)
-        moved = cell["shift_se"].abs() > DOUBLING_TOLERANCE_SE
-        beyond_two = cell["shift_combined_se"].abs() > 2
-        worst = cell.loc[cell["shift_se"].abs().idxmax()]
+        threshold = float(cell["doubling_threshold"].iloc[0])
+        beyond_two = cell["shift_combined_se"].abs() > DOUBLING_NOISE_SE
+        worst = cell.loc[cell["shift_combined_se"].abs().idxmax()]
         lines.append(
             f"* {experiment}, data set {int(replicate)}: {int(agree.sum())} of {len(cell)} "
             f"estimates rest on at least half their runs; twice the particles move "
-            f"{int(moved.sum())} of {len(cell)} by more than {DOUBLING_TOLERANCE_SE:g} SE "
-            f"({int(beyond_two.sum())} by more than 2 SE of the difference); the mean shift is "
+            f"{int(cell['moved'].sum())} of {len(cell)} beyond chance (by more than "
+            f"{threshold:.1f} SE of the difference, which a converged estimate crosses with "
+            f"chance {2 * norm.sf(threshold):.2%}); {int(beyond_two.sum())} by more than "
+            f"{DOUBLING_NOISE_SE:g} SE of the difference, where chance alone gives "
+            f"{chance * len(cell):.1f}; the mean shift is "
             f"{cell['shift'].mean():+.1f} nats (a positive mean: the estimates still rise with "
             f"the particles); the largest in standard errors, {worst['shift']:+.1f} nats "
-            f"({worst['shift_se']:+.1f} SE), at {int(worst['hidden_states'])} hidden states. "
-            + ("Converged by both rules." if agree.all() and not moved.any() else
+            f"({worst['shift_combined_se']:+.1f} SE of the difference), at "
+            f"{int(worst['hidden_states'])} hidden states. "
+            + ("Converged by both rules." if agree.all() and not cell["moved"].any() else
                "Not converged by " + " and ".join(
                    rule for rule, failed in (("the runs' agreement", not agree.all()),
-                                             ("the doubling", moved.any())) if failed)
+                                             ("the doubling", cell["moved"].any())) if failed)
                + ", which every verdict's evidence says."))
     return lines + [""]
 
