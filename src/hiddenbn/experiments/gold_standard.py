@@ -1570,7 +1570,9 @@ def scaled_comparison(table: pd.DataFrame) -> pd.DataFrame:
     combined standard errors (the slope's and the midpoint's, through the scale), and "cannot
     tell" otherwise; ``consistent_with_closer`` whether the slope is also within
     :data:`VERDICT_SE` combined SE of that scaled prediction (of de/2 where it cannot tell).
-    Empty without a control."""
+    ``told_apart`` is what the comparison can tell (:func:`_scaled_verdict`): "closer" alone
+    cannot fail for a slope below both (it is then below their midpoint too). Empty without
+    a control."""
     if regular_controls(table).empty:
         return pd.DataFrame()
     scale, scale_se = control_scale(table)
@@ -1591,8 +1593,46 @@ def scaled_comparison(table: pd.DataFrame) -> pd.DataFrame:
                      "scaled_ds_half_se": scale_se * row.ds_half,
                      "midpoint_difference": difference, "combined_se": combined,
                      "closer": closer,
-                     "consistent_with_closer": abs(row.slope - nearer) <= VERDICT_SE * nearer_se})
+                     "consistent_with_closer": abs(row.slope - nearer) <= VERDICT_SE * nearer_se,
+                     "told_apart": _scaled_verdict(row.slope, row.slope_se, scale, scale_se,
+                                                   row.de_half, row.ds_half, closer)})
     return pd.DataFrame(rows)
+
+
+def _scaled_verdict(slope: float, slope_se: float, scale: float, scale_se: float,
+                    de_half: float, ds_half: float, closer: str) -> str:
+    """What one slope tells of the scaled de/2 and ds/2 (``de_half < ds_half`` times
+    ``scale``; ``closer`` the midpoint test's verdict): "de/2" or "ds/2" where it is closer to
+    that one, within :data:`VERDICT_SE` combined SE of it and not of the other (then it tells
+    them apart); "below both", "above both" or "between them" where it is consistent with
+    neither; "cannot tell" otherwise."""
+    consistent = {name: abs(slope - scale * half)
+                  <= VERDICT_SE * float(np.hypot(slope_se, scale_se * half))
+                  for name, half in (("de/2", de_half), ("ds/2", ds_half))}
+    if consistent.get(closer) and not all(consistent.values()):
+        return closer
+    if any(consistent.values()):
+        return "cannot tell"
+    return ("below both" if slope < scale * de_half else
+            "above both" if slope > scale * ds_half else "between them")
+
+
+#: The verdicts of :func:`_scaled_verdict` that tell de/2 from ds/2.
+TOLD_APART = ("de/2", "ds/2")
+
+
+def _told_apart_text(comparison: pd.DataFrame) -> str:
+    """In how many settings the scaled comparison tells de/2 from ds/2 (:data:`TOLD_APART`),
+    and where the others lie, e.g. "1 of 4 settings (w_structure: de/2); below both in 3
+    (autoclass, hlc, hlc_paper002)"."""
+    told = comparison[comparison["told_apart"].isin(TOLD_APART)]
+    text = (f"{len(told)} of {len(comparison)} settings"
+            + (f" ({', '.join(f'{r.setting}: {r.told_apart}' for r in told.itertuples())})"
+               if len(told) else ""))
+    for verdict, cell in comparison[~comparison["told_apart"].isin(TOLD_APART)].groupby(
+            "told_apart", sort=False):
+        text += f"; {verdict} in {len(cell)} ({', '.join(cell['setting'])})"
+    return text
 
 
 def _control_lines(table: pd.DataFrame) -> list[str]:
@@ -1620,7 +1660,11 @@ def _control_lines(table: pd.DataFrame) -> list[str]:
     for row in comparison.itertuples():
         verdict = (f"closer to {row.closer}" if row.closer != "cannot tell" else
                    "cannot tell de/2 from ds/2")
-        if row.closer != "cannot tell":
+        if row.told_apart in ("below both", "above both"):
+            verdict = (f"{row.told_apart} by more than {VERDICT_SE:g} combined SE, so "
+                       f"\"closer to {row.closer}\" tells nothing" if row.closer != "cannot tell"
+                       else f"{row.told_apart} by more than {VERDICT_SE:g} combined SE")
+        elif row.closer != "cannot tell":
             nearer = row.scaled_de_half if row.closer == "de/2" else row.scaled_ds_half
             side = "below" if row.slope < nearer else "above"
             verdict += (", and consistent with it" if row.consistent_with_closer else
@@ -1630,13 +1674,10 @@ def _control_lines(table: pd.DataFrame) -> list[str]:
                      f"ds/2 = {row.scaled_ds_half:.2f} ± {row.scaled_ds_half_se:.2f}; "
                      f"{row.midpoint_difference:+.2f} from their midpoint (combined SE "
                      f"{row.combined_se:.2f}): {verdict}.")
-    told = comparison[comparison["closer"] != "cannot tell"]
-    consistent = told[told["consistent_with_closer"]]
-    lines.append(f"  * The scaled comparison tells de/2 from ds/2 in {len(told)} of "
-                 f"{len(comparison)} settings"
-                 + (f" ({', '.join(told['setting'])}); the slope is also consistent with the "
-                    f"closer scaled prediction in {len(consistent)} of them"
-                    f" ({', '.join(consistent['setting']) or 'none'})." if len(told) else "."))
+    lines.append("  * The scaled comparison tells de/2 from ds/2 (the slope closer to one "
+                 f"scaled prediction, within {VERDICT_SE:g} combined SE of it and not of the "
+                 "other) in " + _told_apart_text(comparison) + ". A slope below both is closer "
+                 "to de/2 whatever it is, so there \"closer\" tells nothing.")
     return lines
 
 
@@ -2329,9 +2370,8 @@ def _slopes_figure_lines(table: pd.DataFrame) -> list[str]:
     fits = {"over all N": _slope_tally(table, "slope"),
             "for the larger half of N": _slope_tally(table, "slope_upper")}
     comparison = scaled_comparison(full)
-    told = (comparison["closer"] != "cannot tell").sum() if not comparison.empty else 0
-    scaled = ("nor can the scaled comparison above, within its uncertainty" if not told else
-              f"the scaled comparison above does in {told} of {len(comparison)} settings")
+    scaled = ("nor can the scaled comparison above, within its uncertainty" if comparison.empty
+              else f"the scaled comparison above does in {_told_apart_text(comparison)}")
     lines = ["### Figure `figures/slopes.png`", "",
              "log p(D|θ_ML) − log p(D) against log N per setting, one grey line per data set "
              "(its own shade and marker; ± 2 gold standard errors), with black lines of slope "
