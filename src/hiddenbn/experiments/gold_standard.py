@@ -1071,17 +1071,74 @@ def paper003_verdict_rows(paper: pd.DataFrame, doubled: pd.DataFrame | None = No
     return rows
 
 
+#: Runs' spreads (the standard deviation of their log Z_r) by which a score's choice must lie
+#: below the nearest member of the gold set for its Delta c to hold whatever the error of an
+#: estimate on few runs: that estimate is the best run's, and the runs ended about one spread
+#: apart, so the error is of that order; twice it leaves room for an error at either end.
+FAR_GAP_SPREADS = 2.0
+
+
+def choice_reliability(paper: pd.DataFrame, among=PAPERS_SCORES) -> pd.DataFrame:
+    """Each score's choice in each data set against the gold standard's estimates that decide
+    its ``Delta c``: the one at its choice and the one at the nearest member of the gold set
+    (:func:`gold_set`, :func:`delta_to_set`). One row per data set and score of ``among``
+    (labels of :func:`distinct_scores`), with ``gap`` (nats the nearest member lies above the
+    choice, 0 inside the set), ``few_runs`` (either estimate rests on fewer than
+    :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs), ``spread`` (the larger of the two
+    estimates' spreads of the runs, ``gold_se`` times the square root of ``gold_runs``) and
+    ``holds`` (a choice outside the set by more than :data:`FAR_GAP_SPREADS` spreads: its
+    ``Delta c`` stands whatever the error of an estimate on few runs)."""
+    rows = []
+    labels = distinct_scores(paper, among)
+    for (experiment, replicate), group in paper.groupby(["experiment", "replicate"]):
+        group = group.sort_values("hidden_states").set_index("hidden_states")
+        members = group.index.to_numpy()[gold_set(group["gold"], group["gold_se"])]
+        spread = group["gold_se"] * np.sqrt(group["gold_runs"])
+        for score, label in labels.items():
+            if group[score].isna().all():
+                continue
+            choice = int(group[score].idxmax())
+            nearest = choice - delta_to_set(choice, members)
+            gap = float(group.loc[nearest, "gold"] - group.loc[choice, "gold"])
+            widest = float(spread[[choice, nearest]].max())
+            rows.append({"experiment": experiment, "replicate": replicate, "score": label,
+                         "choice": choice, "nearest": nearest, "gap": gap,
+                         "few_runs": bool((group.loc[[choice, nearest], "gold_effective_runs"]
+                                           < FEW_RUNS).any()),
+                         "spread": widest, "holds": gap > FAR_GAP_SPREADS * widest})
+    return pd.DataFrame(rows)
+
+
 def _few_runs_note(paper: pd.DataFrame) -> str:
-    """How many data sets' gold-standard choice rests on an estimate with fewer than
-    :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs (the best or the runner-up), for a verdict's
-    evidence; empty when none does."""
-    selection = selection_errors(paper, ["experiment", "replicate"])
-    if "gold_few_runs" not in selection or not selection["gold_few_runs"].any():
+    """How many data sets' ``Delta c`` rest on a gold estimate with fewer than
+    :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs, at a score's choice or at the nearest
+    member of the gold set (:func:`choice_reliability`), and which scores' choices there hold
+    whatever its error and which do not, for a verdict's evidence; empty when none does."""
+    if "gold_effective_runs" not in paper:
         return ""
-    few = selection[selection["gold_few_runs"].astype(bool)]
+    reliability = choice_reliability(paper)
+    few = reliability[reliability["few_runs"]]
+    if few.empty:
+        return ""
+    data_sets = few.groupby(["experiment", "replicate"]).ngroups
     experiments = ", ".join(sorted(set(few["experiment"])))
-    return (f" In {len(few)} of {len(selection)} data sets ({experiments}) the gold standard's "
-            f"choice rests on an estimate with fewer than {FEW_RUNS:g} effective runs.")
+    judged = []
+    for label, cell in few.groupby("score", sort=False):
+        unsure = cell[~cell["holds"]]
+        judged.append(f"{label} {int(cell['holds'].sum())} of {len(cell)}"
+                      + (" (not " + ", ".join(
+                          f"{r.experiment} {int(r.replicate)}: "
+                          + ("inside the set, on such an estimate" if r.gap == 0 else
+                             f"{r.gap:.1f} nats against a spread of {r.spread:.1f}")
+                          for r in unsure.itertuples()) + ")" if len(unsure) else ""))
+    return (f" In {data_sets} of {reliability.groupby(['experiment', 'replicate']).ngroups} data "
+            f"sets ({experiments}) the gold estimate at some score's choice or at the nearest "
+            f"member of the gold set rests on fewer than {FEW_RUNS:g} effective runs: there it "
+            "is the best run's, and its standard error measures how far the other runs fell, "
+            "not its error. A choice outside the set by more than "
+            f"{FAR_GAP_SPREADS:g} spreads of the runs (the SD of their log Z, SE × √runs) "
+            "holds whatever that error; in those data sets it holds for " + "; ".join(judged)
+            + ". Verdicts that rest on the others are not decided by the gold standard there.")
 
 
 def _doubling_note(doubled: pd.DataFrame | None) -> str:
