@@ -1068,3 +1068,24 @@ def test_the_level_verdict_gives_the_mean_and_the_panel_count():
         "on average CS (58.6 nats), in the most panels Draper and Laplace (3 of 8 each)"
     lines = gs._errors_figure_lines(_curves(PEAKS))
     assert "closest Laplace, on average (0.0 nats) and in the most panels (2 of 2)" in lines[-2]
+
+
+def test_the_figures_draw_gold_estimates_on_few_runs_hollow_and_say_where_sbic_is_missing(
+        tmp_path):
+    """Gold estimates on fewer than 2 effective runs get a hollow marker and no band, and both
+    figures' texts say where; sBIC, drawn for a but missing for b (test models from 2), is
+    said to have no curve there. Without either, neither note appears."""
+    paper = _curves(PEAKS).assign(sbic_log_evidence=lambda f: f["laplace"])
+    for lines in (gs._errors_figure_lines(paper), gs._shapes_figure_lines(paper)):
+        assert "Hollow" not in lines[2] and "sBIC" not in lines[2]
+    paper.loc[paper["experiment"] == "b", "sbic_log_evidence"] = np.nan
+    paper.loc[(paper["experiment"] == "b") & (paper["hidden_states"] <= 3),
+              "gold_effective_runs"] = 1.5
+    for lines in (gs._errors_figure_lines(paper), gs._shapes_figure_lines(paper)):
+        assert "Hollow gold markers, without a band: the 2 of 10 estimates that rest on fewer " \
+            "than 2 effective runs (n = 8, c = 16, N = 400 at 2..3)" in lines[2]
+        assert "sBIC is not defined where the test models do not start at 1, so it has no " \
+            "curve at n = 8, c = 16, N = 400." in lines[2]
+    gs.figure_paper_curves(paper, tmp_path / "errors")
+    gs.figure_paper_curves(paper, tmp_path / "shapes", shapes=True)
+    assert (tmp_path / "errors.png").exists() and (tmp_path / "shapes.png").exists()

@@ -1237,11 +1237,22 @@ def figure_paper_curves(paper: pd.DataFrame, path, shapes: bool = False) -> None
                     values = cell[score] - (cell[score].max() if shapes else cell["gold"])
                     ax.plot(cell["hidden_states"], values,
                             **{**plots.score_style(score, 3), "label": label})
+            # an estimate on few runs is the best run's: its SE is no error bar, so it gets
+            # a hollow marker and no band
+            few = (cell["gold_effective_runs"] < FEW_RUNS).to_numpy() \
+                if "gold_effective_runs" in cell else np.zeros(len(cell), bool)
+            style = plots.score_style("gold", 4)
             if shapes:
-                ax.plot(cell["hidden_states"], gold, **plots.score_style("gold", 4))
+                ax.plot(cell["hidden_states"], gold,
+                        **{**style, "markevery": list(np.flatnonzero(~few))})
+            if few.any():
+                ax.plot(cell["hidden_states"][few], gold[few],
+                        **{**style, "linestyle": "none", "markerfacecolor": "white",
+                           "label": f"gold standard on < {FEW_RUNS:g} effective runs "
+                                    "(no band)"})
             ax.fill_between(cell["hidden_states"], gold - 2 * cell["gold_se"],
-                            gold + 2 * cell["gold_se"], color="#999999", alpha=0.4, lw=0,
-                            label="gold standard ± 2 SE")
+                            gold + 2 * cell["gold_se"], where=~few, color="#999999",
+                            alpha=0.4, lw=0, label="gold standard ± 2 SE")
             if "generating_states" in cell:
                 ax.axvline(cell["generating_states"].iloc[0], color="#777777", ls=":", lw=1.0,
                            label="generating c")
@@ -1251,6 +1262,7 @@ def figure_paper_curves(paper: pd.DataFrame, path, shapes: bool = False) -> None
         axes[0].set_ylabel("curve − its maximum (nats)" if shapes
                            else "score − log p(D|S) (nats)")
         _shared_legend(figure, axes)  # sBIC has no curve where the test models start above 1
+        # (the figure text says so)
         figure.suptitle("Paper 003's data sets: " + (
             "shape of each curve against the gold standard's" if shapes else
             "each approximation minus the gold standard log p(D|S)") + " (one data set each)")
@@ -1935,7 +1947,8 @@ def _errors_figure_lines(paper: pd.DataFrame) -> list[str]:
     return ["### Figure `figures/paper003_errors.png`", "",
             "Each approximation minus the gold standard against the test model's hidden "
             f"states, the first data set of each of the {panels.ngroups} experiments (grey: ± 2 "
-            "standard errors of the gold standard; dotted: the generating c).", "",
+            "standard errors of the gold standard; dotted: the generating c). "
+            + _figure_gold_note(drawn, scores), "",
             "* Points below the gold standard (score < log p(D|S)): " + ", ".join(
                 f"{label} {b} of {n}" for label, (b, n) in below.items()) + ".",
             "* Mean |score − gold| over the points drawn (nats): " + ", ".join(
@@ -1952,6 +1965,29 @@ def _errors_figure_lines(paper: pd.DataFrame) -> list[str]:
             + _level_verdict(best, level[best], closest)
             + (", and the errors grow with the hidden states." if
                sum(growth) > len(growth) / 2 else "."), ""]
+
+
+def _figure_gold_note(drawn: pd.DataFrame, scores: dict) -> str:
+    """What the paper-003 figures draw apart, from the points ``drawn``
+    (:func:`_first_data_sets`): the gold estimates on fewer than
+    :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs (hollow, no band) and the panels
+    without sBIC (among ``scores``), which is not defined where the test models do not start
+    at 1."""
+    few = drawn[drawn["gold_effective_runs"] < FEW_RUNS] \
+        if "gold_effective_runs" in drawn else drawn.iloc[:0]
+    note = (f"Hollow gold markers, without a band: the {len(few)} of {len(drawn)} estimates "
+            f"that rest on fewer than {FEW_RUNS:g} effective runs ("
+            + ", ".join(f"{_experiment_title(cell)} at {state_set_text(cell['hidden_states'])}"
+                        for _, cell in few.groupby("experiment"))
+            + "); there the standard error measures how far the other runs fell, not the "
+            "estimate's error." if len(few) else "")
+    if "sbic_log_evidence" in scores:
+        missing = [_experiment_title(cell) for _, cell in drawn.groupby("experiment")
+                   if cell["sbic_log_evidence"].isna().all()]
+        if missing:
+            note += ((" " if note else "") + "sBIC is not defined where the test models do "
+                     f"not start at 1, so it has no curve at {'; '.join(missing)}.")
+    return note
 
 
 def _level_verdict(best: str, mean: float, panels: pd.Series) -> str:
@@ -1994,7 +2030,7 @@ def _shapes_figure_lines(paper: pd.DataFrame) -> list[str]:
             "gold standard's in black (± 2 standard errors in grey), first data set of each "
             "experiment: only the shape matters for selection and averaging (paper 003 Sec. "
             "4), and of it only the test models near the maximum (section 5 weighs them by "
-            "their posterior weights).", "",
+            "their posterior weights). " + _figure_gold_note(drawn, scores), "",
             "* Panels where the score's maximum is among the gold standard's choice (within "
             f"{GOLD_SET_SE:g} combined SE of its maximum): " + ", ".join(
                 f"{label} {count} of {len(panels)}" for label, count in peaks.items()) + ".",
