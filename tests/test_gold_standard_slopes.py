@@ -178,16 +178,27 @@ def test_the_scaled_comparison_carries_the_controls_uncertainty():
     assert (vague["closer"] == "cannot tell").all()
     lines = "\n".join(gs._control_lines(slope_table(0.5)))
     assert "0.80 ± 0.11 of d/2" in lines and "cannot tell de/2 from ds/2" in lines
-    assert "tells de/2 from ds/2 in 0 of 2 settings." in lines
+    assert "and not of the other) in 0 of 2 settings; cannot tell in 2 (autoclass, hlc)." \
+        in lines
     sharp_lines = "\n".join(gs._control_lines(slope_table(0.01)))
-    assert "tells de/2 from ds/2 in 1 of 2 settings (hlc); the slope is also consistent with " \
-           "the closer scaled prediction in 1 of them (hlc)." in sharp_lines
+    assert "and not of the other) in 1 of 2 settings (hlc: de/2); cannot tell in 1 " \
+           "(autoclass)." in sharp_lines
     assert "hlc: slope 4.40 ± 0.10 against scaled de/2 = 4.40 ± 0.01" in sharp_lines
     assert ": closer to de/2, and consistent with it." in sharp_lines
-    below = gs.scaled_comparison(slope_table(0.01).assign(slope=[3.6, 5.2, 3.6, 4.1]))
-    assert below.set_index("setting").loc["hlc", "closer"] == "de/2"
-    assert "closer to de/2, though below it by more than 2 combined SE" in \
-        "\n".join(gs._control_lines(slope_table(0.01).assign(slope=[3.6, 5.2, 3.6, 4.1])))
+
+
+def test_a_slope_below_both_scaled_predictions_does_not_tell_them_apart():
+    """A slope far below the scaled de/2 is below their midpoint too, so "closer to de/2"
+    cannot fail there: it is counted as below both, not as telling de/2 from ds/2; the same
+    setting with its slope at the scaled de/2 (the counterfactual) tells them apart."""
+    low = slope_table(0.01).assign(slope=[3.6, 5.2, 3.6, 4.1])
+    below = gs.scaled_comparison(low).set_index("setting").loc["hlc"]
+    assert below["closer"] == "de/2" and below["told_apart"] == "below both"
+    lines = "\n".join(gs._control_lines(low))
+    assert "below both by more than 2 combined SE, so \"closer to de/2\" tells nothing" in lines
+    assert "in 0 of 2 settings; cannot tell in 1 (autoclass); below both in 1 (hlc)." in lines
+    assert gs.scaled_comparison(slope_table(0.01)).set_index("setting").loc[
+        "hlc", "told_apart"] == "de/2"
 
 
 def test_the_combined_standard_error_matches_a_simulation():

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 from scipy import stats
 
 from hiddenbn.data import Dataset, read_csv
@@ -85,9 +86,10 @@ PLUS_OF = {"cs_plus": "cs", "bic_plus_log_evidence": "bic_log_evidence"}
 #: Share of its runs that an estimate must rest on (effective runs) for the runs to agree: half:
 #: then the spread of the runs measures the estimate's error, not how far the other runs fell).
 AGREEING_SHARE = 0.5
-#: Standard errors by which twice the particles may move an estimate of a converged gold
-#: standard: one, the estimate's own error.
-DOUBLING_TOLERANCE_SE = 1.0
+#: Standard errors of the difference by which twice the particles move an estimate of a
+#: converged gold standard no more than by chance: the project's noise line. Its two-sided
+#: rate is shared out over an experiment's re-estimated values (:func:`doubled_particles`).
+DOUBLING_NOISE_SE = 2.0
 #: Standard errors within which a fitted slope is consistent with a predicted one.
 VERDICT_SE = 2.0
 #: Significance level of a paired test behind a claim about today's scores.
@@ -907,12 +909,11 @@ GOLD_TERMS = ("judged against the marginal likelihood itself (SMC, see the data 
 
 def unconverged_experiments(doubled: pd.DataFrame | None) -> list[str]:
     """The experiments of ``doubled`` (:func:`doubled_particles`) where twice the particles
-    move an estimate by more than :data:`DOUBLING_TOLERANCE_SE` standard errors: there the
-    gold standard has not converged."""
+    move an estimate beyond chance (its ``moved`` column): there the gold standard has not
+    converged."""
     if doubled is None or doubled.empty:
         return []
-    moved = doubled["shift_se"].abs() > DOUBLING_TOLERANCE_SE
-    return sorted(set(doubled.loc[moved, "experiment"]))
+    return sorted(set(doubled.loc[doubled["moved"], "experiment"]))
 
 
 def yardstick_explanation(verdict: str, verdict_without: str | None, paper: pd.DataFrame,
@@ -1070,32 +1071,88 @@ def paper003_verdict_rows(paper: pd.DataFrame, doubled: pd.DataFrame | None = No
     return rows
 
 
+#: Runs' spreads (the standard deviation of their log Z_r) by which a score's choice must lie
+#: below the nearest member of the gold set for its Delta c to hold whatever the error of an
+#: estimate on few runs: that estimate is the best run's, and the runs ended about one spread
+#: apart, so the error is of that order; twice it leaves room for an error at either end.
+FAR_GAP_SPREADS = 2.0
+
+
+def choice_reliability(paper: pd.DataFrame, among=PAPERS_SCORES) -> pd.DataFrame:
+    """Each score's choice in each data set against the gold standard's estimates that decide
+    its ``Delta c``: the one at its choice and the one at the nearest member of the gold set
+    (:func:`gold_set`, :func:`delta_to_set`). One row per data set and score of ``among``
+    (labels of :func:`distinct_scores`), with ``gap`` (nats the nearest member lies above the
+    choice, 0 inside the set), ``few_runs`` (either estimate rests on fewer than
+    :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs), ``spread`` (the larger of the two
+    estimates' spreads of the runs, ``gold_se`` times the square root of ``gold_runs``) and
+    ``holds`` (a choice outside the set by more than :data:`FAR_GAP_SPREADS` spreads: its
+    ``Delta c`` stands whatever the error of an estimate on few runs)."""
+    rows = []
+    labels = distinct_scores(paper, among)
+    for (experiment, replicate), group in paper.groupby(["experiment", "replicate"]):
+        group = group.sort_values("hidden_states").set_index("hidden_states")
+        members = group.index.to_numpy()[gold_set(group["gold"], group["gold_se"])]
+        spread = group["gold_se"] * np.sqrt(group["gold_runs"])
+        for score, label in labels.items():
+            if group[score].isna().all():
+                continue
+            choice = int(group[score].idxmax())
+            nearest = choice - delta_to_set(choice, members)
+            gap = float(group.loc[nearest, "gold"] - group.loc[choice, "gold"])
+            widest = float(spread[[choice, nearest]].max())
+            rows.append({"experiment": experiment, "replicate": replicate, "score": label,
+                         "choice": choice, "nearest": nearest, "gap": gap,
+                         "few_runs": bool((group.loc[[choice, nearest], "gold_effective_runs"]
+                                           < FEW_RUNS).any()),
+                         "spread": widest, "holds": gap > FAR_GAP_SPREADS * widest})
+    return pd.DataFrame(rows)
+
+
 def _few_runs_note(paper: pd.DataFrame) -> str:
-    """How many data sets' gold-standard choice rests on an estimate with fewer than
-    :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs (the best or the runner-up), for a verdict's
-    evidence; empty when none does."""
-    selection = selection_errors(paper, ["experiment", "replicate"])
-    if "gold_few_runs" not in selection or not selection["gold_few_runs"].any():
+    """How many data sets' ``Delta c`` rest on a gold estimate with fewer than
+    :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs, at a score's choice or at the nearest
+    member of the gold set (:func:`choice_reliability`), and which scores' choices there hold
+    whatever its error and which do not, for a verdict's evidence; empty when none does."""
+    if "gold_effective_runs" not in paper:
         return ""
-    few = selection[selection["gold_few_runs"].astype(bool)]
+    reliability = choice_reliability(paper)
+    few = reliability[reliability["few_runs"]]
+    if few.empty:
+        return ""
+    data_sets = few.groupby(["experiment", "replicate"]).ngroups
     experiments = ", ".join(sorted(set(few["experiment"])))
-    return (f" In {len(few)} of {len(selection)} data sets ({experiments}) the gold standard's "
-            f"choice rests on an estimate with fewer than {FEW_RUNS:g} effective runs.")
+    judged = []
+    for label, cell in few.groupby("score", sort=False):
+        unsure = cell[~cell["holds"]]
+        judged.append(f"{label} {int(cell['holds'].sum())} of {len(cell)}"
+                      + (" (not " + ", ".join(
+                          f"{r.experiment} {int(r.replicate)}: "
+                          + ("inside the set, on such an estimate" if r.gap == 0 else
+                             f"{r.gap:.1f} nats against a spread of {r.spread:.1f}")
+                          for r in unsure.itertuples()) + ")" if len(unsure) else ""))
+    return (f" In {data_sets} of {reliability.groupby(['experiment', 'replicate']).ngroups} data "
+            f"sets ({experiments}) the gold estimate at some score's choice or at the nearest "
+            f"member of the gold set rests on fewer than {FEW_RUNS:g} effective runs: there it "
+            "is the best run's, and its standard error measures how far the other runs fell, "
+            "not its error. A choice outside the set by more than "
+            f"{FAR_GAP_SPREADS:g} spreads of the runs (the SD of their log Z, SE × √runs) "
+            "holds whatever that error; in those data sets it holds for " + "; ".join(judged)
+            + ". Verdicts that rest on the others are not decided by the gold standard there.")
 
 
 def _doubling_note(doubled: pd.DataFrame | None) -> str:
-    """How many estimates twice the particles move by more than
-    :data:`DOUBLING_TOLERANCE_SE` standard errors, for a verdict's evidence; empty when none
-    is checked or none moves that far."""
+    """How many estimates twice the particles move beyond chance (:func:`doubled_particles`),
+    for a verdict's evidence; empty when none is checked or none moves that far."""
     if doubled is None or doubled.empty:
         return ""
-    moved = doubled[doubled["shift_se"].abs() > DOUBLING_TOLERANCE_SE]
+    moved = doubled[doubled["moved"]]
     if moved.empty:
         return ""
     return (f" Twice the particles move {len(moved)} of {len(doubled)} re-estimated values "
-            f"({', '.join(sorted(set(moved['experiment'])))}) by more than "
-            f"{DOUBLING_TOLERANCE_SE:g} SE: the gold standard has not converged there "
-            "(findings.md).")
+            f"({', '.join(sorted(set(moved['experiment'])))}) beyond chance (by more than "
+            f"{moved['doubling_threshold'].min():.1f} SE of the difference): the gold standard "
+            "has not converged there (findings.md).")
 
 
 def _few_runs_shape_note(paper: pd.DataFrame, laplace: str) -> str:
@@ -1180,11 +1237,22 @@ def figure_paper_curves(paper: pd.DataFrame, path, shapes: bool = False) -> None
                     values = cell[score] - (cell[score].max() if shapes else cell["gold"])
                     ax.plot(cell["hidden_states"], values,
                             **{**plots.score_style(score, 3), "label": label})
+            # an estimate on few runs is the best run's: its SE is no error bar, so it gets
+            # a hollow marker and no band
+            few = (cell["gold_effective_runs"] < FEW_RUNS).to_numpy() \
+                if "gold_effective_runs" in cell else np.zeros(len(cell), bool)
+            style = plots.score_style("gold", 4)
             if shapes:
-                ax.plot(cell["hidden_states"], gold, **plots.score_style("gold", 4))
+                ax.plot(cell["hidden_states"], gold,
+                        **{**style, "markevery": list(np.flatnonzero(~few))})
+            if few.any():
+                ax.plot(cell["hidden_states"][few], gold[few],
+                        **{**style, "linestyle": "none", "markerfacecolor": "white",
+                           "label": f"gold standard on < {FEW_RUNS:g} effective runs "
+                                    "(no band)"})
             ax.fill_between(cell["hidden_states"], gold - 2 * cell["gold_se"],
-                            gold + 2 * cell["gold_se"], color="#999999", alpha=0.4, lw=0,
-                            label="gold standard ± 2 SE")
+                            gold + 2 * cell["gold_se"], where=~few, color="#999999",
+                            alpha=0.4, lw=0, label="gold standard ± 2 SE")
             if "generating_states" in cell:
                 ax.axvline(cell["generating_states"].iloc[0], color="#777777", ls=":", lw=1.0,
                            label="generating c")
@@ -1194,6 +1262,7 @@ def figure_paper_curves(paper: pd.DataFrame, path, shapes: bool = False) -> None
         axes[0].set_ylabel("curve − its maximum (nats)" if shapes
                            else "score − log p(D|S) (nats)")
         _shared_legend(figure, axes)  # sBIC has no curve where the test models start above 1
+        # (the figure text says so)
         figure.suptitle("Paper 003's data sets: " + (
             "shape of each curve against the gold standard's" if shapes else
             "each approximation minus the gold standard log p(D|S)") + " (one data set each)")
@@ -1598,7 +1667,9 @@ def scaled_comparison(table: pd.DataFrame) -> pd.DataFrame:
     combined standard errors (the slope's and the midpoint's, through the scale), and "cannot
     tell" otherwise; ``consistent_with_closer`` whether the slope is also within
     :data:`VERDICT_SE` combined SE of that scaled prediction (of de/2 where it cannot tell).
-    Empty without a control."""
+    ``told_apart`` is what the comparison can tell (:func:`_scaled_verdict`): "closer" alone
+    cannot fail for a slope below both (it is then below their midpoint too). Empty without
+    a control."""
     if regular_controls(table).empty:
         return pd.DataFrame()
     scale, scale_se = control_scale(table)
@@ -1619,8 +1690,46 @@ def scaled_comparison(table: pd.DataFrame) -> pd.DataFrame:
                      "scaled_ds_half_se": scale_se * row.ds_half,
                      "midpoint_difference": difference, "combined_se": combined,
                      "closer": closer,
-                     "consistent_with_closer": abs(row.slope - nearer) <= VERDICT_SE * nearer_se})
+                     "consistent_with_closer": abs(row.slope - nearer) <= VERDICT_SE * nearer_se,
+                     "told_apart": _scaled_verdict(row.slope, row.slope_se, scale, scale_se,
+                                                   row.de_half, row.ds_half, closer)})
     return pd.DataFrame(rows)
+
+
+def _scaled_verdict(slope: float, slope_se: float, scale: float, scale_se: float,
+                    de_half: float, ds_half: float, closer: str) -> str:
+    """What one slope tells of the scaled de/2 and ds/2 (``de_half < ds_half`` times
+    ``scale``; ``closer`` the midpoint test's verdict): "de/2" or "ds/2" where it is closer to
+    that one, within :data:`VERDICT_SE` combined SE of it and not of the other (then it tells
+    them apart); "below both", "above both" or "between them" where it is consistent with
+    neither; "cannot tell" otherwise."""
+    consistent = {name: abs(slope - scale * half)
+                  <= VERDICT_SE * float(np.hypot(slope_se, scale_se * half))
+                  for name, half in (("de/2", de_half), ("ds/2", ds_half))}
+    if consistent.get(closer) and not all(consistent.values()):
+        return closer
+    if any(consistent.values()):
+        return "cannot tell"
+    return ("below both" if slope < scale * de_half else
+            "above both" if slope > scale * ds_half else "between them")
+
+
+#: The verdicts of :func:`_scaled_verdict` that tell de/2 from ds/2.
+TOLD_APART = ("de/2", "ds/2")
+
+
+def _told_apart_text(comparison: pd.DataFrame) -> str:
+    """In how many settings the scaled comparison tells de/2 from ds/2 (:data:`TOLD_APART`),
+    and where the others lie, e.g. "1 of 4 settings (w_structure: de/2); below both in 3
+    (autoclass, hlc, hlc_paper002)"."""
+    told = comparison[comparison["told_apart"].isin(TOLD_APART)]
+    text = (f"{len(told)} of {len(comparison)} settings"
+            + (f" ({', '.join(f'{r.setting}: {r.told_apart}' for r in told.itertuples())})"
+               if len(told) else ""))
+    for verdict, cell in comparison[~comparison["told_apart"].isin(TOLD_APART)].groupby(
+            "told_apart", sort=False):
+        text += f"; {verdict} in {len(cell)} ({', '.join(cell['setting'])})"
+    return text
 
 
 def _control_lines(table: pd.DataFrame) -> list[str]:
@@ -1648,7 +1757,11 @@ def _control_lines(table: pd.DataFrame) -> list[str]:
     for row in comparison.itertuples():
         verdict = (f"closer to {row.closer}" if row.closer != "cannot tell" else
                    "cannot tell de/2 from ds/2")
-        if row.closer != "cannot tell":
+        if row.told_apart in ("below both", "above both"):
+            verdict = (f"{row.told_apart} by more than {VERDICT_SE:g} combined SE, so "
+                       f"\"closer to {row.closer}\" tells nothing" if row.closer != "cannot tell"
+                       else f"{row.told_apart} by more than {VERDICT_SE:g} combined SE")
+        elif row.closer != "cannot tell":
             nearer = row.scaled_de_half if row.closer == "de/2" else row.scaled_ds_half
             side = "below" if row.slope < nearer else "above"
             verdict += (", and consistent with it" if row.consistent_with_closer else
@@ -1658,13 +1771,10 @@ def _control_lines(table: pd.DataFrame) -> list[str]:
                      f"ds/2 = {row.scaled_ds_half:.2f} ± {row.scaled_ds_half_se:.2f}; "
                      f"{row.midpoint_difference:+.2f} from their midpoint (combined SE "
                      f"{row.combined_se:.2f}): {verdict}.")
-    told = comparison[comparison["closer"] != "cannot tell"]
-    consistent = told[told["consistent_with_closer"]]
-    lines.append(f"  * The scaled comparison tells de/2 from ds/2 in {len(told)} of "
-                 f"{len(comparison)} settings"
-                 + (f" ({', '.join(told['setting'])}); the slope is also consistent with the "
-                    f"closer scaled prediction in {len(consistent)} of them"
-                    f" ({', '.join(consistent['setting']) or 'none'})." if len(told) else "."))
+    lines.append("  * The scaled comparison tells de/2 from ds/2 (the slope closer to one "
+                 f"scaled prediction, within {VERDICT_SE:g} combined SE of it and not of the "
+                 "other) in " + _told_apart_text(comparison) + ". A slope below both is closer "
+                 "to de/2 whatever it is, so there \"closer\" tells nothing.")
     return lines
 
 
@@ -1711,7 +1821,10 @@ def doubled_particles(paper: pd.DataFrame, doubled: pd.DataFrame) -> pd.DataFram
     """Each gold-standard estimate beside its estimate with twice the particles (independent
     seeds): one row per (experiment, data set, test model) of ``doubled``, with ``shift``
     (doubled minus the original, nats), ``shift_se`` (the shift in the original's standard
-    errors) and ``shift_combined_se`` (in the standard error of the difference)."""
+    errors), ``shift_combined_se`` (in the standard error of the difference),
+    ``doubling_threshold`` (:func:`doubling_threshold` over the experiment's rows) and
+    ``moved`` (``|shift_combined_se|`` beyond it: more than chance moves a converged
+    estimate)."""
     keys = ["experiment", "replicate", "hidden_states"]
     columns = ["gold", "gold_se", "gold_effective_runs", "gold_runs"]
     table = paper.drop_duplicates(keys)[keys + columns].merge(
@@ -1720,38 +1833,68 @@ def doubled_particles(paper: pd.DataFrame, doubled: pd.DataFrame) -> pd.DataFram
     table["shift_se"] = table["shift"] / table["gold_se"].where(table["gold_se"] > 0)
     table["shift_combined_se"] = table["shift"] / np.hypot(table["gold_se"],
                                                            table["gold_se_doubled"])
+    table["doubling_threshold"] = doubling_threshold(
+        table.groupby("experiment")["shift"].transform("size").to_numpy())
+    table["moved"] = table["shift_combined_se"].abs() > table["doubling_threshold"]
     return table
+
+
+def doubling_threshold(estimates):
+    """The standard errors of the difference beyond which twice the particles move one of an
+    experiment's ``estimates`` re-estimated values (a count, or an array of counts) beyond
+    chance: the two-sided rate of
+    :data:`DOUBLING_NOISE_SE` shared out over them (Bonferroni), so that a converged gold
+    standard, whose shifts are standard normal on this scale, is called unconverged in at most
+    that rate of experiments (:func:`doubling_false_alarm_rate` per estimate)."""
+    return norm.isf(doubling_false_alarm_rate(estimates) / 2)
+
+
+def doubling_false_alarm_rate(estimates):
+    """The chance that :func:`doubling_threshold` calls one of ``estimates`` (a count, or an
+    array of counts) shifts of a converged estimate a move: the two-sided rate of
+    :data:`DOUBLING_NOISE_SE` over ``estimates``."""
+    return 2 * norm.sf(DOUBLING_NOISE_SE) / np.asarray(estimates, dtype=float)
 
 
 def _doubled_particles_lines(table: pd.DataFrame) -> list[str]:
     """Whether the large-c gold standard has converged: its runs agree (at least
-    :data:`AGREEING_SHARE` of them effective) and twice the particles move no estimate by more
-    than :data:`DOUBLING_TOLERANCE_SE` standard errors."""
+    :data:`AGREEING_SHARE` of them effective) and twice the particles move no estimate beyond
+    chance (:func:`doubling_threshold`)."""
     if table.empty:
         return []
+    chance = float(doubling_false_alarm_rate(1))
     lines = ["### Has the gold standard converged at large c?", "",
              "Every estimate of the data sets below was made again with twice the particles of "
              "both samplers, from independent seeds (`tables/doubled_particles.csv`). A "
              f"converged estimate rests on at least {AGREEING_SHARE:.0%} of its runs and moves "
-             f"by at most {DOUBLING_TOLERANCE_SE:g} standard error when the particles double.",
-             ""]
+             "no more than chance when the particles double: by chance a shift lies beyond "
+             f"{DOUBLING_NOISE_SE:g} standard errors of the difference in {chance:.1%} of "
+             "estimates, so an estimate has moved only beyond the threshold that shares that "
+             f"{chance:.1%} out over its experiment's re-estimated values (Bonferroni); a "
+             "converged estimate crosses it at the per-estimate rate given below, and an "
+             "experiment whose estimates have all converged is called unconverged in at most "
+             f"{chance:.1%} of runs.", ""]
     for (experiment, replicate), cell in table.groupby(["experiment", "replicate"]):
         agree = runs_agree(cell)
-        moved = cell["shift_se"].abs() > DOUBLING_TOLERANCE_SE
-        beyond_two = cell["shift_combined_se"].abs() > 2
-        worst = cell.loc[cell["shift_se"].abs().idxmax()]
+        threshold = float(cell["doubling_threshold"].iloc[0])
+        beyond_two = cell["shift_combined_se"].abs() > DOUBLING_NOISE_SE
+        worst = cell.loc[cell["shift_combined_se"].abs().idxmax()]
         lines.append(
             f"* {experiment}, data set {int(replicate)}: {int(agree.sum())} of {len(cell)} "
             f"estimates rest on at least half their runs; twice the particles move "
-            f"{int(moved.sum())} of {len(cell)} by more than {DOUBLING_TOLERANCE_SE:g} SE "
-            f"({int(beyond_two.sum())} by more than 2 SE of the difference); the mean shift is "
+            f"{int(cell['moved'].sum())} of {len(cell)} beyond chance (by more than "
+            f"{threshold:.1f} SE of the difference, which a converged estimate crosses with "
+            f"chance {2 * norm.sf(threshold):.2%}); {int(beyond_two.sum())} by more than "
+            f"{DOUBLING_NOISE_SE:g} SE of the difference, where chance alone gives "
+            f"{chance * len(cell):.1f}; the mean shift is "
             f"{cell['shift'].mean():+.1f} nats (a positive mean: the estimates still rise with "
             f"the particles); the largest in standard errors, {worst['shift']:+.1f} nats "
-            f"({worst['shift_se']:+.1f} SE), at {int(worst['hidden_states'])} hidden states. "
-            + ("Converged by both rules." if agree.all() and not moved.any() else
+            f"({worst['shift_combined_se']:+.1f} SE of the difference), at "
+            f"{int(worst['hidden_states'])} hidden states. "
+            + ("Converged by both rules." if agree.all() and not cell["moved"].any() else
                "Not converged by " + " and ".join(
                    rule for rule, failed in (("the runs' agreement", not agree.all()),
-                                             ("the doubling", moved.any())) if failed)
+                                             ("the doubling", cell["moved"].any())) if failed)
                + ", which every verdict's evidence says."))
     return lines + [""]
 
@@ -1832,7 +1975,8 @@ def _errors_figure_lines(paper: pd.DataFrame) -> list[str]:
     return ["### Figure `figures/paper003_errors.png`", "",
             "Each approximation minus the gold standard against the test model's hidden "
             f"states, the first data set of each of the {panels.ngroups} experiments (grey: ± 2 "
-            "standard errors of the gold standard; dotted: the generating c).", "",
+            "standard errors of the gold standard; dotted: the generating c). "
+            + _figure_gold_note(drawn, scores), "",
             "* Points below the gold standard (score < log p(D|S)): " + ", ".join(
                 f"{label} {b} of {n}" for label, (b, n) in below.items()) + ".",
             "* Mean |score − gold| over the points drawn (nats): " + ", ".join(
@@ -1849,6 +1993,29 @@ def _errors_figure_lines(paper: pd.DataFrame) -> list[str]:
             + _level_verdict(best, level[best], closest)
             + (", and the errors grow with the hidden states." if
                sum(growth) > len(growth) / 2 else "."), ""]
+
+
+def _figure_gold_note(drawn: pd.DataFrame, scores: dict) -> str:
+    """What the paper-003 figures draw apart, from the points ``drawn``
+    (:func:`_first_data_sets`): the gold estimates on fewer than
+    :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs (hollow, no band) and the panels
+    without sBIC (among ``scores``), which is not defined where the test models do not start
+    at 1."""
+    few = drawn[drawn["gold_effective_runs"] < FEW_RUNS] \
+        if "gold_effective_runs" in drawn else drawn.iloc[:0]
+    note = (f"Hollow gold markers, without a band: the {len(few)} of {len(drawn)} estimates "
+            f"that rest on fewer than {FEW_RUNS:g} effective runs ("
+            + ", ".join(f"{_experiment_title(cell)} at {state_set_text(cell['hidden_states'])}"
+                        for _, cell in few.groupby("experiment"))
+            + "); there the standard error measures how far the other runs fell, not the "
+            "estimate's error." if len(few) else "")
+    if "sbic_log_evidence" in scores:
+        missing = [_experiment_title(cell) for _, cell in drawn.groupby("experiment")
+                   if cell["sbic_log_evidence"].isna().all()]
+        if missing:
+            note += ((" " if note else "") + "sBIC is not defined where the test models do "
+                     f"not start at 1, so it has no curve at {'; '.join(missing)}.")
+    return note
 
 
 def _level_verdict(best: str, mean: float, panels: pd.Series) -> str:
@@ -1891,7 +2058,7 @@ def _shapes_figure_lines(paper: pd.DataFrame) -> list[str]:
             "gold standard's in black (± 2 standard errors in grey), first data set of each "
             "experiment: only the shape matters for selection and averaging (paper 003 Sec. "
             "4), and of it only the test models near the maximum (section 5 weighs them by "
-            "their posterior weights).", "",
+            "their posterior weights). " + _figure_gold_note(drawn, scores), "",
             "* Panels where the score's maximum is among the gold standard's choice (within "
             f"{GOLD_SET_SE:g} combined SE of its maximum): " + ", ".join(
                 f"{label} {count} of {len(panels)}" for label, count in peaks.items()) + ".",
@@ -2324,9 +2491,8 @@ def _slopes_figure_lines(table: pd.DataFrame) -> list[str]:
     fits = {"over all N": _slope_tally(table, "slope"),
             "for the larger half of N": _slope_tally(table, "slope_upper")}
     comparison = scaled_comparison(full)
-    told = (comparison["closer"] != "cannot tell").sum() if not comparison.empty else 0
-    scaled = ("nor can the scaled comparison above, within its uncertainty" if not told else
-              f"the scaled comparison above does in {told} of {len(comparison)} settings")
+    scaled = ("nor can the scaled comparison above, within its uncertainty" if comparison.empty
+              else f"the scaled comparison above does in {_told_apart_text(comparison)}")
     lines = ["### Figure `figures/slopes.png`", "",
              "log p(D|θ_ML) − log p(D) against log N per setting, one grey line per data set "
              "(its own shade and marker; ± 2 gold standard errors), with black lines of slope "
