@@ -125,6 +125,10 @@ def problems_of(edit):
      "got 'fast'"),
     (lambda c: c["chickering_heckerman1996"].update(replicats=3),
      "config chickering_heckerman1996.replicats: unknown key; did you mean replicates?"),
+    # the key an older config wrote for the same settings
+    (lambda c: c["kocka_zhang2002"]["hierarchical"].update(floor_em={"tolerance": 1e-6}),
+     "config kocka_zhang2002.hierarchical.floor_em: moved to kocka_zhang2002.ml_em; write it "
+     "there"),
     (lambda c: c.update(colour="blue"),
      "config colour: unknown key; expected one of seed, results_dir, quick_sizes, "
      "chickering_heckerman1996, kocka_zhang2002, geiger_heckerman_meek1996, meek_heckerman1997, "

@@ -41,6 +41,10 @@ TYPE_WORDS = {"integer": "an integer", "number": "a number", "string": "a string
 SIZE_NOUNS = {"minItems": ("item", "items"), "minProperties": ("entry", "entries")}
 #: A key a key path shows as it is: letters, digits, underscores and hyphens.
 PLAIN_KEY = re.compile(r"[\w-]+")
+#: The schema keyword mapping a key a section no longer has to the key path it moved to, so that
+#: an older config is told where to write it rather than that the key is unknown (JSON Schema
+#: ignores keywords it does not define).
+MOVED_KEYWORD = "x-moved"
 #: The longest value a problem shows in full (a section pasted at the wrong key can be long).
 SHOWN_LENGTH = 60
 
@@ -118,7 +122,9 @@ def describe(error) -> list[str]:
     value, schema, keyword = error.instance, error.schema, error.validator
     if keyword == "additionalProperties" and schema.get("additionalProperties") is False:
         known = list(schema.get("properties", {}))
-        return [f"{where(path + [key])}: unknown key; {_suggestion(key, known)}"
+        moved = schema.get(MOVED_KEYWORD, {})
+        return [f"{where(path + [key])}: moved to {moved[key]}; write it there" if key in moved
+                else f"{where(path + [key])}: unknown key; {_suggestion(key, known)}"
                 for key in value if key not in known]
     if keyword == "required":
         return [f"{where(path + [key])}: missing; it is required"
