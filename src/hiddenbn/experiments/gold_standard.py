@@ -1216,6 +1216,15 @@ def _panel_order(paper: pd.DataFrame) -> list:
     return list(first.sort_values(keys).index) if keys else sorted(first.index)
 
 
+#: The panels of :func:`figure_paper_curves` are linear within this many nats of zero and
+#: logarithmic beyond: at large c BIC and ICL fall thousands of nats below the gold standard,
+#: and on a linear axis the scores within a few nats of it would lie on one line.
+LINEAR_NATS = 10.0
+#: How the figures' texts describe that axis.
+AXIS_TEXT = (f"the y-axis is linear within ± {LINEAR_NATS:g} nats and logarithmic beyond, so "
+             "that misses of a few nats and of thousands show in one panel")
+
+
 def figure_paper_curves(paper: pd.DataFrame, path, shapes: bool = False) -> None:
     """One panel per paper-003 experiment (first data set), at most four in a row, each
     distinct score once (:func:`distinct_scores`: CS+ drawn as CS where they are equal) in the
@@ -1259,6 +1268,7 @@ def figure_paper_curves(paper: pd.DataFrame, path, shapes: bool = False) -> None
             ax.set_title(_experiment_title(cell))
             ax.set_xlabel("hidden states of the test model")
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.set_yscale("symlog", linthresh=LINEAR_NATS)
         axes[0].set_ylabel("curve − its maximum (nats)" if shapes
                            else "score − log p(D|S) (nats)")
         _shared_legend(figure, axes)  # sBIC has no curve where the test models start above 1
@@ -1975,7 +1985,7 @@ def _errors_figure_lines(paper: pd.DataFrame) -> list[str]:
     return ["### Figure `figures/paper003_errors.png`", "",
             "Each approximation minus the gold standard against the test model's hidden "
             f"states, the first data set of each of the {panels.ngroups} experiments (grey: ± 2 "
-            "standard errors of the gold standard; dotted: the generating c). "
+            f"standard errors of the gold standard; dotted: the generating c; {AXIS_TEXT}). "
             + _figure_gold_note(drawn, scores), "",
             "* Points below the gold standard (score < log p(D|S)): " + ", ".join(
                 f"{label} {b} of {n}" for label, (b, n) in below.items()) + ".",
@@ -2058,7 +2068,7 @@ def _shapes_figure_lines(paper: pd.DataFrame) -> list[str]:
             "gold standard's in black (± 2 standard errors in grey), first data set of each "
             "experiment: only the shape matters for selection and averaging (paper 003 Sec. "
             "4), and of it only the test models near the maximum (section 5 weighs them by "
-            "their posterior weights). " + _figure_gold_note(drawn, scores), "",
+            f"their posterior weights; {AXIS_TEXT}). " + _figure_gold_note(drawn, scores), "",
             "* Panels where the score's maximum is among the gold standard's choice (within "
             f"{GOLD_SET_SE:g} combined SE of its maximum): " + ", ".join(
                 f"{label} {count} of {len(panels)}" for label, count in peaks.items()) + ".",
