@@ -248,16 +248,28 @@ def test_further_draws_say_whether_the_draw_explains_a_discrepant_cell():
                            "their means span 0.0..0.5 (0.5 states), 1.5 states from the "
                            "paper's at the closest")
     assert "ruled out" not in text and "possible cause" not in text
-    lines = ch96.generating_draw_lines(missed)
+    lines = ch96.generating_draw_lines(missed, section)
     assert lines[0] == f"## {ch96.GENERATING_DRAWS_TITLE}"
     assert f"- CS at e, {ch96.PROTOCOLS['paper']}: {text}." in lines
+    # at c = 4 no claim pools the draws: draw 1 is the model of every other section
+    assert "every other section; the further draws" in lines[2]
+    assert "pool the data sets" not in lines[2]
+    # a redrawn model of c = 32 makes the large-c claim pool them, and the text says so
+    large = {**section, "models": {"m": {"hidden_states": 32, "features": 64}}}
+    lines = ch96.generating_draw_lines(missed, large)
+    assert ("every other section and verdict but those named at the end of this paragraph; "
+            "the further draws") in lines[2]
+    assert lines[2].endswith("The verdicts on 'For large c, Draper does better than CS.' pool "
+                             "the data sets of every draw, each claim being about the "
+                             "approximations in general, not about the paper's one draw (draw "
+                             "1's verdict alone is in the evidence, 'The paper's claims').")
     # a discrepant cell's explanation then says what the draws showed, not "untested"
     why = ch96.cell_explanation(fits.assign(cs=fits.laplace), "cs", 32, -2.0, 0.5, text)
     assert text in why and ch96.GENERATING_UNTESTED not in why
     # nothing without the key or without the draws' fits
     assert ch96.generating_draw_findings(pd.DataFrame(), reproduced=True) == {}
     assert ch96.generating_draw_table(fits, None, section, printed).empty
-    assert ch96.generating_draw_lines(pd.DataFrame()) == []
+    assert ch96.generating_draw_lines(pd.DataFrame(), section) == []
     assert ch96.generating_draw_findings(pd.DataFrame()) == {}
 
 
@@ -280,7 +292,7 @@ def test_further_draws_say_whether_a_reproduced_cell_depends_on_the_draw():
     assert agreements[(ch96.PROTOCOLS["paper"], "e", "Draper")].startswith(
         "reproduced in all 3 generating draws")
     assert ch96.DRAW_DEPENDENT not in agreements[(ch96.PROTOCOLS["paper"], "e", "Draper")]
-    lines = ch96.generating_draw_lines(draws)
+    lines = ch96.generating_draw_lines(draws, DRAWS_SECTION)
     assert f"- CS at e, {ch96.PROTOCOLS['paper']}: {agreements[key]}." in lines
     assert not any(line.startswith("- Draper") for line in lines)
     # the verdict row's explanation and choices (table1_cell_rows' annotate)
@@ -294,33 +306,47 @@ def test_further_draws_say_whether_a_reproduced_cell_depends_on_the_draw():
                                                           {})(row, "cs")[0]
 
 
-def test_large_c_claim_is_also_judged_pooled_over_the_generating_draws():
+def test_large_c_claim_is_judged_pooled_over_the_generating_draws():
     """Draper always picks Laplace's model (Δc 0); CS errs by one state in one of draw 1's two
     data sets: within noise on draw 1. Draws 2 and 3 where CS errs in both data sets make CS's
-    larger error beyond noise pooled over the 6 data sets (Draper better: supported); draws
-    where CS never errs leave it within noise. The verdict stays draw 1's."""
+    larger error beyond noise pooled over the 6 data sets (Draper better): the verdict is the
+    pooled one, draw 1's stays in the evidence and the explanation says they differ. Draws
+    where CS never errs leave the pooled verdict within noise, as draw 1's."""
     section = {**DRAWS_SECTION, "models": {"m": {"hidden_states": 32, "features": 64}},
                "experiments": {"e": DRAWS_SECTION["experiments"]["e"]}}
+    check = ch96.claim_draper_beats_cs_for_large_c
+    assert check in ch96.POOLED_CHECKS
     fits = draw_fits({"e": [(4, 5), (4, 4)]})
-    table = ch96.table1(ch96.selection_errors(fits, ch96.TABLE1_SCORES),
-                        section["experiments"], section["models"])
     errors = ch96.selection_errors(fits, ch96.TABLE1_SCORES)
-    result = ch96.claim_draper_beats_cs_for_large_c(table, errors)
+    table = ch96.table1(errors, section["experiments"], section["models"])
+    result = check(table, errors)
     assert result[0] == ch96.UNDECIDED
     erring = draw_fits({"e_draw2": [(4, 5), (4, 5)], "e_draw3": [(4, 5), (4, 5)]})
-    (verdict, evidence), choices = ch96.large_c_pooled(result, errors, fits, erring, section)
-    assert verdict == ch96.UNDECIDED and evidence.startswith(result[1])
-    assert ("Pooled over the 3 generating draws (data sets: e 6; the paper used one draw, and "
-            "pooling averages over generating models): supported: ") in evidence
-    assert choices == ("the evidence gives the verdict pooled over the 3 draws too (pooling "
-                       "averages over generating models; the paper's numbers come from one "
-                       "draw)",)
-    # the counterfactual: draws where CS never errs leave the pooled reading within noise
+    pooled = ch96.pooled_draw_fits(fits, erring, section, ["e"])
+    # every data set stays its own: 6 (experiment, replicate) pairs under draw 1's name
+    assert set(pooled.experiment) == {"e"}
+    assert len(pooled.groupby(["experiment", "replicate"])) == 6
+    verdict, evidence, explanation = ch96.judged_pooled(check, result, table, pooled, section)
+    assert verdict == "supported"
+    assert evidence.startswith("Pooled over the 3 generating draws, as the verdict reads it "
+                               "(data sets: e 6): |mean Δc| for c ≥ 16")
+    assert evidence.endswith(f" Draw 1 alone, the paper's design of one draw per generating "
+                             f"model (data sets: e 2): {ch96.UNDECIDED}: {result[1]}")
+    assert explanation.startswith(f"draw 1 alone gives {ch96.UNDECIDED} (data sets: e 2); the "
+                                  "verdict pools the 3 generating draws' data sets")
+    # the counterfactual: draws where CS never errs leave the pooled verdict within noise,
+    # draw 1's too, and with one verdict there is nothing to explain
     exact = draw_fits({"e_draw2": [(4, 4), (4, 4)], "e_draw3": [(4, 4), (4, 4)]})
-    assert f"models): {ch96.UNDECIDED}: " in ch96.large_c_pooled(result, errors, fits,
-                                                                  exact, section)[0][1]
-    # without the draws' fits: the draw-1 reading alone
-    assert ch96.large_c_pooled(result, errors, fits, None, section) == (result, ())
+    same = ch96.judged_pooled(check, result, table,
+                              ch96.pooled_draw_fits(fits, exact, section, ["e"]), section)
+    assert same[0] == ch96.UNDECIDED and len(same) == 2
+    assert same[1].startswith("Pooled over the 3 generating draws, as the verdict reads it "
+                              "(data sets: e 6):")
+    # without the draws' fits, or for experiments not redrawn: nothing to pool
+    assert ch96.pooled_draw_fits(fits, None, section, ["e"]) is None
+    assert ch96.pooled_draw_fits(fits, erring, {**section, "generating_draws": {
+        "experiments": [], "draws": 1}}, ["e"]) is None
+    assert ch96.pooled_draw_fits(fits, erring, section, []) is None
 
 
 def test_experiments_on_the_same_data_sets_share_their_fits(tmp_path):
@@ -1106,6 +1132,23 @@ def test_reality_check_explains_mled_leaving_the_generating_c():
         reality.assign(bic_log_evidence_states=[2, 3]), 3)
 
 
+def test_a_table1_claim_that_fails_points_at_the_gold_standard_after_its_own_explanation():
+    claim = "For large c, Draper does better than CS."
+    section = {"experiments": {"fig2_c32": {}}, "gold_standard_experiments": ["fig2_c32"]}
+    [row] = ch96.verdict_rows({"paper": [(claim, "not supported", "e", "draw 1 alone gives "
+                                          "not decided", "")]}, section)
+    assert row["explanation"].startswith("draw 1 alone gives not decided; Δc is measured "
+                                         "against the states Laplace selects")
+    assert ch96.GOLD_VERDICTS_WHERE in row["explanation"]
+    # without an explanation of its own: the pointer alone
+    [row] = ch96.verdict_rows({"paper": [(claim, "not supported", "e", "", "")]}, section)
+    assert row["explanation"].startswith("Δc is measured against the states Laplace selects")
+    # the counterfactual: a supported claim keeps its own explanation only
+    [row] = ch96.verdict_rows({"paper": [(claim, "supported", "e", "draw 1 alone gives not "
+                                          "decided", "")]}, section)
+    assert row["explanation"] == "draw 1 alone gives not decided"
+
+
 def test_a_verdict_that_changes_with_the_search_keeps_its_own_explanation():
     claim = "c = 32: two peaks"
     rows = ch96.verdict_rows({"paper": [(claim, "partly supported", "e1", "computed cause",
@@ -1244,22 +1287,73 @@ def test_edges_and_fit_counts_follow_the_experiments_a_claim_reads():
     title = ch96.GENERATING_DRAWS_TITLE
     # the draws were not computed for the curves' claims: their choices keep the one draw
     assert "3 draws of" not in peaks[4] and ch96.GENERATING_CHOICE in peaks[4]
-    assert f"3 draws of fig2_c32's model (comparison.md, '{title}')" in ch96.choices_text(
-        drawn, FIGURES, ["fig2_c32"], "paper", draws_applied=True)
+    assert (f"3 draws of fig2_c32's model (comparison.md, '{title}'), draw 1 the verdict's"
+            in ch96.choices_text(drawn, FIGURES, ["fig2_c32"], "paper", draws="draw 1"))
     assert ch96.GENERATING_CHOICE in ch96.choices_text(drawn, FIGURES, ["fig2_c32"], "paper")
     # an experiment without further draws keeps the one draw, not varied
     assert ch96.GENERATING_CHOICE in ch96.choices_text(drawn, FIGURES, ["fig1_n64"], "paper",
-                                                       draws_applied=True)
-    # with the draws' fits, the large-c claim is judged pooled over them too, and names them
+                                                       draws="pooled")
+    # with the draws' fits, the large-c claim is judged pooled over them, and names them
     draws = pd.concat([fits[fits.experiment == "fig2_c32"].assign(experiment=f"fig2_c32_draw{d}")
                        for d in (2, 3)], ignore_index=True)
     rows = {r[0]: r for r in ch96.claims(fits, table, None, printed, drawn, draw_fits=draws)}
     large_c = rows["For large c, Draper does better than CS."]
-    assert "Pooled over the 3 generating draws (data sets: fig2_c32 15;" in large_c[2]
-    assert f"3 draws of fig2_c32's model (comparison.md, '{title}')" in large_c[4]
-    assert "the evidence gives the verdict pooled over the 3 draws too" in large_c[4]
+    assert large_c[2].startswith("Pooled over the 3 generating draws, as the verdict reads it "
+                                 "(data sets: fig2_c32 15):")
+    assert "Draw 1 alone, the paper's design of one draw per generating model (data sets: " \
+        "fig2_c32 5):" in large_c[2]
+    assert (f"3 draws of fig2_c32's model (comparison.md, '{title}'), "
+            f"{ch96.DRAW_READINGS['pooled']}") in large_c[4]
     bic = rows["BIC/MDL is the least accurate and biased toward simple models."]
     assert "3 draws of" not in bic[4] and ch96.GENERATING_CHOICE in bic[4]
+
+
+def test_the_large_c_verdict_pools_the_draws_in_the_claims_and_their_rows():
+    """Draw 1: Draper errs by 3 states and CS by 2 in every data set (CS better: not
+    supported). Draws 2 and 3: Draper picks Laplace's model and CS errs by 2 (draw 2) or sits
+    at the top of the range (draw 3), so pooled Draper does better: the row's verdict is the
+    pooled one, its explanation names draw 1's, and the edge in draw 3 is named over the 15
+    data sets. Without the draws' fits the verdict is draw 1's, as before."""
+    shapes = {"laplace": peaked(18, 10), "cs": peaked(20, 10), "mled": peaked(20, 10),
+              "draper": peaked(15, 10), "bic_log_evidence": peaked(15, 10)}
+    fits = curves({"fig2_c32": (range(12, 41), shapes)}).assign(converged=True)
+    table = ch96.table1(ch96.selection_errors(fits, ch96.TABLE1_SCORES),
+                        {"fig2_c32": RANGES_SECTION["experiments"]["fig2_c32"]},
+                        RANGES_SECTION["models"])
+    draws = pd.concat([curves({f"fig2_c32_draw{d}": (range(12, 41), {
+        **shapes, "draper": peaked(18, 10), "cs": peaked(cs, 10)})}, seed=d)
+        for d, cs in ((2, 20), (3, 45))], ignore_index=True)
+    printed = {"section3": SECTION3, "figures": FIGURES,
+               "table1": pd.read_csv(PRINTED_TABLE1, dtype=str)}
+    section = {**RANGES_SECTION, "experiments": {
+        "fig2_c32": RANGES_SECTION["experiments"]["fig2_c32"]},
+               "figures": {"figure2": ["fig2_c32"]},
+               "generating_draws": {"experiments": ["fig2_c32"], "draws": 3},
+               "em": {"restarts": 64, "tolerance": 1e-5, "max_iterations": 200,
+                      "run_all_iterations": True}}
+    claim = "For large c, Draper does better than CS."
+
+    def row(draw_fits):
+        claim_list = ch96.claims(fits, table, None, printed, section, draw_fits=draw_fits)
+        return next(r for r in ch96.verdict_rows({"paper": claim_list}, section)
+                    if r["item"] == claim)
+
+    pooled = row(draws)
+    assert pooled["verdict"] == "reproduced"
+    assert pooled["ours"].startswith("Pooled over the 3 generating draws, as the verdict reads "
+                                     "it (data sets: fig2_c32 15):")
+    assert "Draw 1 alone, the paper's design of one draw per generating model (data sets: " \
+        "fig2_c32 5): not supported: " in pooled["ours"]
+    assert pooled["explanation"].startswith("draw 1 alone gives not supported (data sets: "
+                                            "fig2_c32 5); the verdict pools the 3 generating")
+    assert "CS selects the highest test model (40) in 5 of 15 data sets" in pooled["explanation"]
+    assert ch96.DRAW_READINGS["pooled"] in pooled["choices"]
+    # the counterfactual: without the draws' fits, draw 1's verdict, no edge, no draws named
+    alone = row(None)
+    assert alone["verdict"] == "not reproduced" and "Pooled" not in alone["ours"]
+    assert "highest test model" not in alone["ours"] + alone["explanation"]
+    assert ch96.GENERATING_CHOICE in alone["choices"]
+    assert alone["explanation"].startswith("Δc is measured against the states Laplace selects")
 
 
 def test_explanations_point_to_the_gold_standard_sections_that_exist():

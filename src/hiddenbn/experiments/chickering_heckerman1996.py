@@ -1232,14 +1232,24 @@ EM_CHOICE = {"paper": "EM: Sec. 3's protocol as read here (comparison.md, 'EM pr
                        "protocol's row"}
 
 
+#: How a verdict computed with the further generating draws reads them (a key is
+#: :func:`choices_text`'s ``draws``): Table 1's cells are draw 1's, each with what the other
+#: draws show (:func:`cell_annotation`); a claim of :data:`POOLED_CHECKS` is judged on the data
+#: sets of every draw (:func:`judged_pooled`).
+DRAW_READINGS = {"draw 1": "draw 1 the verdict's",
+                 "pooled": "the verdict pooled over their data sets, as the claim is the "
+                           "paper's general statement (the evidence gives draw 1's alone too)"}
+
+
 def choices_text(section: dict, paper_figures: pd.DataFrame | None, names, protocol: str,
-                 *thresholds: str, generating: bool = True, draws_applied: bool = False) -> str:
+                 *thresholds: str, generating: bool = True, draws: str = "") -> str:
     """The ``choices`` cell of a verdict resting on the fits of experiments ``names`` under
     ``protocol``: the reconstructed test-model ranges among them (:func:`range_origin`), the
     generating parameters, the EM protocol, and ``thresholds`` (each naming where its variants
     are shown). The further generating draws of ``names`` (config ``generating_draws``) are
-    named only with ``draws_applied``, for a verdict they were computed for; otherwise the
-    draw is the one not varied (:data:`GENERATING_CHOICE`)."""
+    named only with ``draws`` (a key of :data:`DRAW_READINGS`: how the verdict reads them),
+    for a verdict they were computed for; otherwise the draw is the one not varied
+    (:data:`GENERATING_CHOICE`)."""
     variants = section.get("range_variants", {})
     ranges = [f"{name} {s['min']}..{s['max']}"
               + (f" (variant {variants[name]['min']}..{variants[name]['max']}: comparison.md, "
@@ -1250,13 +1260,13 @@ def choices_text(section: dict, paper_figures: pd.DataFrame | None, names, proto
               for s in [section["experiments"][name]["test_states"]]]
     parts = ([f"test-model ranges {', '.join(ranges)} (reconstructed, docs/RECONSTRUCTIONS.md; "
               "choices at their edges are named in the explanation)"] if ranges else [])
-    drawn = [name for name in dict.fromkeys(names) if draws_applied
+    drawn = [name for name in dict.fromkeys(names) if draws
              and name in section.get("generating_draws", {}).get("experiments", [])]
     parts += ([] if not generating else [GENERATING_CHOICE] if not drawn else [
         "generating parameters: one uniform-Dirichlet draw per model from our seed (Sec. 3 draws "
         f"one too; its draw is unknown); {section['generating_draws']['draws']} draws of "
-        f"{', '.join(drawn)}'s model (comparison.md, '{GENERATING_DRAWS_TITLE}'), draw 1 the "
-        "verdict's"])
+        f"{', '.join(drawn)}'s model (comparison.md, '{GENERATING_DRAWS_TITLE}'), "
+        f"{DRAW_READINGS[draws]}"])
     parts += [EM_CHOICE[protocol], *thresholds]
     return "; ".join(parts)
 
@@ -1420,15 +1430,19 @@ def generating_draw_findings(draws: pd.DataFrame, reproduced: bool = False) -> d
     return findings
 
 
-def generating_draw_lines(draws: pd.DataFrame) -> list[str]:
+def generating_draw_lines(draws: pd.DataFrame, section: dict) -> list[str]:
     """comparison.md's section on :func:`generating_draw_table`, with a sentence per cell that
-    draw 1 does not reproduce (:func:`generating_draw_findings`); nothing without draws."""
+    draw 1 does not reproduce (:func:`generating_draw_findings`) and the claims whose verdicts
+    pool the draws (:func:`pooled_claims`); nothing without draws."""
     if draws.empty:
         return []
     findings = generating_draw_findings(draws)
+    pooled = pooled_claims(section, set(draws.experiment))
     return [f"## {GENERATING_DRAWS_TITLE}", "",
             "Sec. 3 draws each generating model once from the uniform Dirichlet, and its draw "
-            "is unknown. Draw 1 is our model of every other section; the further draws are "
+            "is unknown. Draw 1 is our model of every other section"
+            + (" and verdict but those named at the end of this paragraph" if pooled else "")
+            + "; the further draws are "
             "new uniform-Dirichlet draws of the same model (n, c), each from its own seed, "
             "with the experiment's data sets sampled from it and fitted by both EM protocols "
             "as draw 1's are (config `chickering_heckerman1996.generating_draws`). Each cell is "
@@ -1438,7 +1452,12 @@ def generating_draw_lines(draws: pd.DataFrame) -> list[str]:
             "noise; where none does, the range of the draws' means says how far the draw "
             "moves the cell (with more draws, one reaching the paper's value becomes more "
             "likely where they scatter). Where draw 1 reproduces a cell and another draw does "
-            "not, the agreement depends on the draw.", "",
+            "not, the agreement depends on the draw."
+            + ("" if not pooled else " The verdicts on "
+               + ", ".join(f"'{claim}'" for claim in pooled)
+               + " pool the data sets of every draw, each claim being about the "
+                 "approximations in general, not about the paper's one draw (draw 1's verdict "
+                 "alone is in the evidence, 'The paper's claims')."), "",
             pipe_table(draws), "",
             *([f"- {score} at {experiment}, {protocol}: {text}."
                for (protocol, experiment, score), text in findings.items()] if findings else
@@ -1638,6 +1657,21 @@ TABLE1_CLAIM_INPUTS = {
 #: besides :data:`NOISE_CHOICE`, for its verdict's choices.
 TABLE1_CLAIM_THRESHOLDS = {claim_cs_mled_almost_same: ("small_n",),
                            claim_draper_cs_most_accurate: ("accuracy",)}
+#: The claims of :data:`TABLE1_CLAIMS` judged on the data sets of every generating draw where
+#: the config's ``generating_draws`` redraw one of their experiments (:func:`judged_pooled`):
+#: "for large values of c" (Sec. 4) is a statement about the approximations, not about the
+#: paper's one draw, and the draws' data sets decide it better than one draw's five.
+POOLED_CHECKS = (claim_draper_beats_cs_for_large_c,)
+
+
+def pooled_claims(section: dict, drawn) -> list[str]:
+    """The claims of :data:`POOLED_CHECKS` that read one of the experiments ``drawn`` (those
+    with further generating draws): their verdicts pool the draws' data sets."""
+    return [claim for claim, check in TABLE1_CLAIMS if check in POOLED_CHECKS
+            and any(_generating_c(section, name) >= TABLE1_CLAIM_INPUTS[check][1]
+                    for name in drawn)]
+
+
 def table1_claims(table: pd.DataFrame,
                   errors: pd.DataFrame | None = None) -> list[tuple[str, str, str]]:
     """``(claim, verdict, evidence)`` for every claim of :data:`TABLE1_CLAIMS` that the table's
@@ -2436,37 +2470,59 @@ def claim_reality_delta_m(reality: pd.DataFrame) -> tuple[str, str]:
             f"by Laplace: {sorted(reality.hidden_states.tolist())}).")
 
 
-def large_c_pooled(result: tuple, errors: pd.DataFrame, fits: pd.DataFrame,
-                   draw_fits: pd.DataFrame | None, section: dict) -> tuple[tuple, tuple]:
-    """"For large c, Draper does better than CS" (``result``: its draw-1 verdict and evidence,
-    :func:`claim_draper_beats_cs_for_large_c`) pooled over the generating draws: the same
-    paired rule over the data sets of every draw of the experiments of the config's
-    ``generating_draws`` (``draw_fits``: draws 2..; ``fits``: draw 1 and the experiments not
-    redrawn, whose data sets' ``errors``, :func:`selection_errors`, the caller holds). The
-    paper's sentence is general, but its numbers come from one draw, and pooling averages over
-    generating models: the verdict stays draw 1's and the pooled one is added to the evidence,
-    as another choice's. Returns ``(result, choices)``, ``choices`` naming the
-    pooled reading (empty, and ``result`` as given, without the draws' fits)."""
+def pooled_draw_fits(fits: pd.DataFrame, draw_fits: pd.DataFrame | None, section: dict,
+                     names) -> pd.DataFrame | None:
+    """The fits of the experiments ``names`` with the data sets of their further generating
+    draws (config ``generating_draws``; ``draw_fits``: draws 2.., ``fits``: draw 1) added under
+    the experiment's own name, their replicates numbered on after draw 1's so that each data
+    set stays its own. None where no experiment of ``names`` has a further draw's fits."""
+    names = list(dict.fromkeys(names))
     drawn = [name for name in section.get("generating_draws", {}).get("experiments", [])
-             if name in set(fits.experiment)]
+             if name in names]
     if draw_fits is None or draw_fits.empty or not drawn:
-        return result, ()
+        return None
+    own = fits[fits.experiment.isin(names)]
+    span = 1 + int(max(own.replicate.max(), draw_fits.replicate.max()))
+    further = [draw_fits[draw_fits.experiment == drawn_name(name, draw)].assign(
+        experiment=name, replicate=lambda f, draw=draw: f.replicate + (draw - 1) * span)
+        for name in drawn for draw in range(2, section["generating_draws"]["draws"] + 1)]
+    further = [frame for frame in further if len(frame)]
+    return pd.concat([own, *further], ignore_index=True) if further else None
+
+
+def judged_pooled(check, result: tuple, table: pd.DataFrame, pooled: pd.DataFrame,
+                  section: dict) -> tuple:
+    """The verdict of a claim of :data:`POOLED_CHECKS` on the data sets of every generating
+    draw (``pooled``: :func:`pooled_draw_fits`), ``result`` being ``check``'s on draw 1
+    (``table``: draw 1's Table 1). The claim is the paper's general statement about the
+    approximations, not about its one draw of the generating model, and the draws' data sets
+    decide it where draw 1's alone may leave every difference within noise: the verdict is
+    the pooled one, the evidence gives draw 1's after it, named as such, and where the two
+    differ the explanation says so. Returns ``(verdict, evidence)`` or, where they differ,
+    ``(verdict, evidence, explanation)``."""
     count = section["generating_draws"]["draws"]
-    errors = pd.concat([errors, *(
-        selection_errors(draw_fits[draw_fits.experiment == drawn_name(name, draw)],
-                         TABLE1_SCORES).assign(experiment=name)
-        for name in drawn for draw in range(2, count + 1)
-        if (draw_fits.experiment == drawn_name(name, draw)).any())], ignore_index=True)
-    pooled = table1(errors, {name: section["experiments"][name]
-                             for name in dict.fromkeys(fits.experiment)}, section["models"])
-    verdict, evidence = claim_draper_beats_cs_for_large_c(pooled, errors)
-    sets = ", ".join(f"{row.experiment} {int(row.data_sets)}" for row in pooled.itertuples()
-                     if row.experiment in drawn and row.c >= LARGE_C)
-    return (result[0], f"{result[1]} Pooled over the {count} generating draws (data sets: "
-                       f"{sets}; the paper used one draw, and pooling averages over generating "
-                       f"models): {verdict}: {evidence}", *result[2:]), (
-        f"the evidence gives the verdict pooled over the {count} draws too (pooling averages "
-        "over generating models; the paper's numbers come from one draw)",)
+    errors = selection_errors(pooled, TABLE1_SCORES)
+    pooled_table = table1(errors, {name: section["experiments"][name]
+                                   for name in dict.fromkeys(pooled.experiment)},
+                          section["models"])
+    verdict, evidence = check(pooled_table, errors)
+    _, smallest_c = TABLE1_CLAIM_INPUTS[check]
+
+    def sets(frame):
+        rows = distinct_experiments(frame[frame.experiment.isin(set(pooled.experiment))
+                                          & (frame.c >= smallest_c)])
+        return ", ".join(f"{row.experiment} {int(row.data_sets)}" for row in rows.itertuples())
+
+    alone = f"data sets: {sets(table)}"
+    evidence = (f"Pooled over the {count} generating draws, as the verdict reads it (data "
+                f"sets: {sets(pooled_table)}): {evidence} Draw 1 alone, the paper's design of "
+                f"one draw per generating model ({alone}): {result[0]}: {result[1]}")
+    if verdict == result[0]:
+        return verdict, evidence
+    return verdict, evidence, (
+        f"draw 1 alone gives {result[0]} ({alone}); the verdict pools the {count} generating "
+        "draws' data sets, as the claim is the paper's general statement about the "
+        "approximations, not about its one draw of the generating model")
 
 
 def _large_c_experiments(section: dict) -> list[str]:
@@ -2537,38 +2593,44 @@ def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None
     ``prior_tables`` are given for the paper's EM protocol only. ``draw_findings``: what further
     generating draws say of Table 1's discrepant cells (:func:`generating_draw_findings`), which
     the large-c claims resting on CS's Δc cite in place of the draw as an untested cause.
-    ``draw_fits``: the further draws' fits under ``protocol``, over which "for large c, Draper
-    does better than CS" is also judged pooled (:func:`large_c_pooled`).
+    ``draw_fits``: the further draws' fits under ``protocol``; the claims of
+    :data:`POOLED_CHECKS` whose experiments they redraw are judged on the data sets of every
+    draw (:func:`judged_pooled`), their range edges too.
     """
     section3, figures = printed["section3"], printed.get("figures")
     out = []
 
     def add(claim, result, names=(), *thresholds, edges=False, choices=None, scores=SCORES,
-            draws_applied=False):
+            draws="", edge_fits=None):
         if result is None:
             return
         verdict, evidence, *why = result
         explanation = why[0] if why else ""
-        note = edge_note(fits, section, figures, list(names), scores) if edges else ""
+        note = (edge_note(fits if edge_fits is None else edge_fits, section, figures,
+                          list(names), scores) if edges else "")
         if note and explanation:
             explanation += f". {note[0].upper()}{note[1:]}"
         elif note:
             evidence += f" {note[0].upper()}{note[1:]}."
         if choices is None:
             choices = choices_text(section, figures, names, protocol, *thresholds,
-                                   draws_applied=draws_applied)
+                                   draws=draws)
         out.append((claim, verdict, evidence, explanation, choices))
 
     errors = selection_errors(fits, TABLE1_SCORES)
     for claim, check in TABLE1_CLAIMS:
         # a claim's choices and range edges are those of the experiments and scores it reads
         scores, smallest_c = TABLE1_CLAIM_INPUTS[check]
-        result, pooled = check(table, errors), ()
-        if check is claim_draper_beats_cs_for_large_c and result is not None:
-            result, pooled = large_c_pooled(result, errors, fits, draw_fits, section)
-        add(claim, result, list(table.experiment[table.c >= smallest_c]), NOISE_CHOICE,
+        names = list(table.experiment[table.c >= smallest_c])
+        result, pooled = check(table, errors), None
+        if check in POOLED_CHECKS and result is not None:
+            pooled = pooled_draw_fits(fits, draw_fits, section, names)
+            if pooled is not None:
+                result = judged_pooled(check, result, table, pooled, section)
+        add(claim, result, names, NOISE_CHOICE,
             *(THRESHOLD_CHOICES[key] for key in TABLE1_CLAIM_THRESHOLDS.get(check, ())),
-            *pooled, edges=True, scores=("laplace", *scores), draws_applied=bool(pooled))
+            edges=True, scores=("laplace", *scores), draws="" if pooled is None else "pooled",
+            edge_fits=pooled)
     # experiments that share their data sets share their fits: each fit is counted once
     own = distinct_fits(fits, table)
     add(f"EM converged in all but {int(section3['runs'] - section3['converged_runs'])} of the "
@@ -3125,9 +3187,9 @@ def verdict_rows(claim_lists: dict, section: dict | None = None,
     """``verdicts.csv`` rows from :func:`claims`' tuples: each claim under each protocol; where
     the two protocols disagree, each row says what the other gives and how far the paper's
     protocol ends below the mode (:func:`shortfall_text`, from ``shortfall``), before the
-    claim's own explanation. A claim about Table 1 that fails without a computed explanation
-    says that Δc is measured against Laplace and where the gold standard judges it
-    (:func:`gold_reference`, from ``section``). A claim judged under :data:`PRIMARY_PROTOCOL`
+    claim's own explanation. A claim about Table 1 that fails says, after its own explanation
+    where it has one, that Δc is measured against Laplace and where the gold standard judges
+    it (:func:`gold_reference`, from ``section``). A claim judged under :data:`PRIMARY_PROTOCOL`
     is counted there: its rows under the other protocols are ``derived_from`` it."""
     rows = []
     by_claim = _claims_by_protocol(claim_lists)
@@ -3140,10 +3202,11 @@ def verdict_rows(claim_lists: dict, section: dict | None = None,
             if differing:
                 explanation = ("; ".join(f"{v} under {PROTOCOLS[p]}" for p, v in differing.items())
                                + f": {why}" + (f". {explanation}" if explanation else ""))
-            elif verdict != "supported" and not explanation and claim in LAPLACE_RELATIVE:
-                explanation = ("Δc is measured against the states Laplace selects, which paper "
-                               "003 assumed to be right; "
-                               + gold_reference(section or {"experiments": {}}))
+            elif verdict != "supported" and claim in LAPLACE_RELATIVE:
+                explanation = "; ".join(part for part in (
+                    explanation, "Δc is measured against the states Laplace selects, which "
+                    "paper 003 assumed to be right; "
+                    + gold_reference(section or {"experiments": {}})) if part)
             repeated = protocol != PRIMARY_PROTOCOL and PRIMARY_PROTOCOL in by_claim[claim]
             annotated.append((claim, verdict, evidence, explanation, choices,
                               claim if repeated else ""))
@@ -3193,8 +3256,9 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
     no gold standard), which the explanations point to (:func:`gold_reference`).
     ``draw_fits``: the fits of the further generating draws (config ``generating_draws``), if
     run, shown in their own section and in ``tables/table1_draws.csv``
-    (:func:`generating_draw_table`) and cited by Table 1's explanations; no other table,
-    figure or claim reads them.
+    (:func:`generating_draw_table`), cited by Table 1's explanations and pooled with draw 1's
+    in the verdicts of :data:`POOLED_CHECKS` (:func:`judged_pooled`); no other table, figure or
+    claim reads them.
     """
     section = {**section, "gold_standard_experiments": gold_experiments}
     outdir = Path(comparison_path).parent
@@ -3273,7 +3337,7 @@ def write_report(fits: pd.DataFrame, reality: pd.DataFrame, dimension_tables: li
     text = comparison_markdown(fits, tables, printed, timing, claim_lists, dimensions_note,
                                section, _prior_lines(prior_tables, prior_fits, paper_fits,
                                                      section["prior_alpha"]), timing_verdicts,
-                               generating_draw_lines(draws))
+                               generating_draw_lines(draws, section))
     atomic_write_text(comparison_path, text)
 
 
@@ -3290,7 +3354,7 @@ def cell_annotation(fits: pd.DataFrame, section: dict, paper_figures: pd.DataFra
         note = edge_note(fits, section, paper_figures, [row.experiment], (score, "laplace"))
         return ("; ".join(part for part in (note, agreement) if part),
                 choices_text(section, paper_figures, [row.experiment], protocol,
-                             draws_applied=True))
+                             draws="draw 1"))
 
     return annotate
 
