@@ -909,11 +909,9 @@ GOLD_TERMS = ("judged against the marginal likelihood itself (SMC, see the data 
 
 def unconverged_experiments(doubled: pd.DataFrame | None) -> list[str]:
     """The experiments of ``doubled`` (:func:`doubled_particles`) where twice the particles
-    move an estimate beyond chance (its ``moved`` column): there the gold standard has not
+    change the gold standard beyond chance (:func:`doubling_failures`): there it has not
     converged."""
-    if doubled is None or doubled.empty:
-        return []
-    return sorted(set(doubled.loc[doubled["moved"], "experiment"]))
+    return sorted(doubling_failures(doubled))
 
 
 def yardstick_explanation(verdict: str, verdict_without: str | None, paper: pd.DataFrame,
@@ -1142,17 +1140,16 @@ def _few_runs_note(paper: pd.DataFrame) -> str:
 
 
 def _doubling_note(doubled: pd.DataFrame | None) -> str:
-    """How many estimates twice the particles move beyond chance (:func:`doubled_particles`),
-    for a verdict's evidence; empty when none is checked or none moves that far."""
-    if doubled is None or doubled.empty:
+    """Where and why twice the particles change the gold standard beyond chance
+    (:func:`doubling_failures`), for a verdict's evidence; empty when none is checked or
+    nothing changes that far."""
+    failures = doubling_failures(doubled)
+    if not failures:
         return ""
-    moved = doubled[doubled["moved"]]
-    if moved.empty:
-        return ""
-    return (f" Twice the particles move {len(moved)} of {len(doubled)} re-estimated values "
-            f"({', '.join(sorted(set(moved['experiment'])))}) beyond chance (by more than "
-            f"{moved['doubling_threshold'].min():.1f} SE of the difference): the gold standard "
-            "has not converged there (findings.md).")
+    return (" Twice the particles change the gold standard beyond chance in "
+            + "; ".join(f"{experiment} ({'; '.join(reasons)})"
+                        for experiment, reasons in failures.items())
+            + ": it has not converged there (findings.md).")
 
 
 def _few_runs_shape_note(paper: pd.DataFrame, laplace: str) -> str:
@@ -1827,35 +1824,122 @@ def _run_agreement_lines(paper: pd.DataFrame, large_c=()) -> list[str]:
     return lines
 
 
+#: The columns of one gold-standard estimate that :func:`doubled_particles` sets beside the
+#: same estimated again with twice the particles.
+ESTIMATE_COLUMNS = ["gold", "gold_se", "gold_effective_runs", "gold_runs"]
+
+
 def doubled_particles(paper: pd.DataFrame, doubled: pd.DataFrame) -> pd.DataFrame:
     """Each gold-standard estimate beside its estimate with twice the particles (independent
     seeds): one row per (experiment, data set, test model) of ``doubled``, with ``shift``
     (doubled minus the original, nats), ``shift_se`` (the shift in the original's standard
-    errors), ``shift_combined_se`` (in the standard error of the difference),
-    ``doubling_threshold`` (:func:`doubling_threshold` over the experiment's rows) and
-    ``moved`` (``|shift_combined_se|`` beyond it: more than chance moves a converged
-    estimate)."""
+    errors), ``shift_combined_se`` (in the standard error of the difference), ``testable``
+    (both estimates rest on at least :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs:
+    elsewhere an estimate is the best run's and its standard error measures how far the other
+    runs fell, not its error, so no shift can be judged against it), ``doubling_threshold``
+    (:func:`doubling_threshold` over the experiment's testable rows; NaN where none is),
+    ``detectable_shift`` (the smallest shift in nats beyond it, at a testable estimate),
+    ``moved`` (a testable estimate with ``|shift_combined_se|`` beyond the threshold: more than
+    chance moves a converged estimate), ``systematic_p`` (the two-sided signed-rank p-value of
+    the shifts of all the experiment's estimates,
+    :func:`hiddenbn.experiments.comparison.signed_rank_p_value`),
+    ``systematic`` (``systematic_p`` below :func:`doubling_false_alarm_rate` of one estimate:
+    the estimates shift together, which a log-SMC estimate, biased low, does upwards until it
+    has converged) and ``delta_c_moved`` (the doubled estimates change some score's ``Delta c``
+    in the data set: :func:`doubled_choices`)."""
     keys = ["experiment", "replicate", "hidden_states"]
-    columns = ["gold", "gold_se", "gold_effective_runs", "gold_runs"]
-    table = paper.drop_duplicates(keys)[keys + columns].merge(
-        doubled.drop_duplicates(keys)[keys + columns], on=keys, suffixes=("", "_doubled"))
+    table = paper.drop_duplicates(keys)[keys + ESTIMATE_COLUMNS].merge(
+        doubled.drop_duplicates(keys)[keys + ESTIMATE_COLUMNS], on=keys,
+        suffixes=("", "_doubled"))
     table["shift"] = table["gold_doubled"] - table["gold"]
     table["shift_se"] = table["shift"] / table["gold_se"].where(table["gold_se"] > 0)
-    table["shift_combined_se"] = table["shift"] / np.hypot(table["gold_se"],
-                                                           table["gold_se_doubled"])
-    table["doubling_threshold"] = doubling_threshold(
-        table.groupby("experiment")["shift"].transform("size").to_numpy())
-    table["moved"] = table["shift_combined_se"].abs() > table["doubling_threshold"]
+    difference_se = np.hypot(table["gold_se"], table["gold_se_doubled"])
+    table["shift_combined_se"] = table["shift"] / difference_se
+    table["testable"] = ((table["gold_effective_runs"] >= FEW_RUNS)
+                         & (table["gold_effective_runs_doubled"] >= FEW_RUNS))
+    testable = table.groupby("experiment")["testable"].transform("sum").to_numpy()
+    table["doubling_threshold"] = np.where(testable > 0,
+                                           doubling_threshold(np.maximum(testable, 1)), np.nan)
+    table["detectable_shift"] = (table["doubling_threshold"] * difference_se).where(
+        table["testable"])
+    table["moved"] = table["testable"] & (table["shift_combined_se"].abs()
+                                          > table["doubling_threshold"])
+    table["systematic_p"] = table.groupby("experiment")["shift"].transform(signed_rank_p_value)
+    table["systematic"] = table["systematic_p"] < float(doubling_false_alarm_rate(1))
+    choices = doubled_choices(paper, table)
+    changed = choices[choices["delta"] != choices["delta_doubled"]]
+    changed = set(zip(changed["experiment"], changed["replicate"]))
+    table["delta_c_moved"] = [key in changed
+                              for key in zip(table["experiment"], table["replicate"])]
     return table
+
+
+def with_doubled_estimates(paper: pd.DataFrame, table: pd.DataFrame) -> tuple:
+    """The data sets of ``table`` (:func:`doubled_particles`) as ``paper`` has them, and the
+    same with the estimates made with twice the particles in place of the originals (where a
+    test model has none, its original)."""
+    keys = ["experiment", "replicate", "hidden_states"]
+    original = paper.merge(table[["experiment", "replicate"]].drop_duplicates())
+    again = original.merge(table[keys + [f"{c}_doubled" for c in ESTIMATE_COLUMNS]], on=keys,
+                           how="left")
+    for column in ESTIMATE_COLUMNS:
+        again[column] = again.pop(f"{column}_doubled").fillna(again[column])
+    return original, again
+
+
+def doubled_choices(paper: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """Each score's ``Delta c`` in each data set of ``table`` (:func:`doubled_particles`) on
+    the original estimates and on the doubled ones (:func:`with_doubled_estimates`): the rows
+    of :func:`choice_reliability` on the originals with ``nearest_doubled`` (the nearest member
+    of the gold set on the doubled estimates), ``delta`` and ``delta_doubled``
+    (:func:`delta_to_set`); empty where ``paper`` has no score."""
+    keys = ["experiment", "replicate", "score"]
+    if not distinct_scores(paper, PAPERS_SCORES):
+        return pd.DataFrame(columns=[*keys, "choice", "nearest", "nearest_doubled", "delta",
+                                     "delta_doubled"])
+    original, again = with_doubled_estimates(paper, table)
+    choices, doubled = choice_reliability(original), choice_reliability(again)
+    choices = choices.merge(doubled[keys + ["nearest"]], on=keys, suffixes=("", "_doubled"))
+    return choices.assign(delta=choices["choice"] - choices["nearest"],
+                          delta_doubled=choices["choice"] - choices["nearest_doubled"])
+
+
+def doubling_failures(table: pd.DataFrame | None) -> dict:
+    """Why twice the particles call each experiment of ``table`` (:func:`doubled_particles`)
+    unconverged: the experiment -> the rules it fails (a testable estimate moved beyond chance,
+    a systematic shift of its estimates, or a ``Delta c`` the doubled gold set changes); the
+    experiments that fail none are left out."""
+    failures = {}
+    if table is None or table.empty:
+        return failures
+    for experiment, cell in table.groupby("experiment"):
+        reasons = []
+        if cell["moved"].any():
+            reasons.append(f"{int(cell['moved'].sum())} of {int(cell['testable'].sum())} "
+                           "testable estimates move by more than "
+                           f"{cell['doubling_threshold'].iloc[0]:.1f} SE of the difference")
+        if cell["systematic"].iloc[0]:
+            reasons.append(f"its estimates {_shift_direction(cell['shift'])} together, "
+                           f"signed-rank p = {cell['systematic_p'].iloc[0]:.2g}")
+        if cell["delta_c_moved"].any():
+            reasons.append("the gold set moves and with it a score's Δc")
+        if reasons:
+            failures[experiment] = reasons
+    return failures
+
+
+def _shift_direction(shifts) -> str:
+    """"rise" or "fall", by the sign of the mean of ``shifts``."""
+    return "rise" if np.mean(shifts) > 0 else "fall"
 
 
 def doubling_threshold(estimates):
     """The standard errors of the difference beyond which twice the particles move one of an
-    experiment's ``estimates`` re-estimated values (a count, or an array of counts) beyond
-    chance: the two-sided rate of
-    :data:`DOUBLING_NOISE_SE` shared out over them (Bonferroni), so that a converged gold
-    standard, whose shifts are standard normal on this scale, is called unconverged in at most
-    that rate of experiments (:func:`doubling_false_alarm_rate` per estimate)."""
+    experiment's ``estimates`` testable re-estimated values (a count, or an array of counts)
+    beyond chance: the two-sided rate of :data:`DOUBLING_NOISE_SE` shared out over them
+    (Bonferroni), so that a converged gold standard, whose shifts are standard normal on this
+    scale, is called unconverged in at most that rate of experiments
+    (:func:`doubling_false_alarm_rate` per estimate)."""
     return norm.isf(doubling_false_alarm_rate(estimates) / 2)
 
 
@@ -1866,47 +1950,115 @@ def doubling_false_alarm_rate(estimates):
     return 2 * norm.sf(DOUBLING_NOISE_SE) / np.asarray(estimates, dtype=float)
 
 
-def _doubled_particles_lines(table: pd.DataFrame) -> list[str]:
+def _doubled_particles_lines(table: pd.DataFrame, paper: pd.DataFrame) -> list[str]:
     """Whether the large-c gold standard has converged: its runs agree (at least
-    :data:`AGREEING_SHARE` of them effective) and twice the particles move no estimate beyond
-    chance (:func:`doubling_threshold`)."""
+    :data:`AGREEING_SHARE` of them effective) and twice the particles (``table``,
+    :func:`doubled_particles`, of the data sets of ``paper``) change nothing beyond chance:
+    no testable estimate moves beyond :func:`doubling_threshold`, the estimates do not shift
+    together, and no score's ``Delta c`` changes with the gold set (:func:`doubled_choices`);
+    beside each ``Delta c``, the smallest shift the doubling could call a move at the estimates
+    that decide it."""
     if table.empty:
         return []
     chance = float(doubling_false_alarm_rate(1))
     lines = ["### Has the gold standard converged at large c?", "",
              "Every estimate of the data sets below was made again with twice the particles of "
              "both samplers, from independent seeds (`tables/doubled_particles.csv`). A "
-             f"converged estimate rests on at least {AGREEING_SHARE:.0%} of its runs and moves "
-             "no more than chance when the particles double: by chance a shift lies beyond "
-             f"{DOUBLING_NOISE_SE:g} standard errors of the difference in {chance:.1%} of "
-             "estimates, so an estimate has moved only beyond the threshold that shares that "
-             f"{chance:.1%} out over its experiment's re-estimated values (Bonferroni); a "
-             "converged estimate crosses it at the per-estimate rate given below, and an "
-             "experiment whose estimates have all converged is called unconverged in at most "
-             f"{chance:.1%} of runs.", ""]
+             f"converged estimate rests on at least {AGREEING_SHARE:.0%} of its runs, and twice "
+             "the particles change nothing beyond chance, by three rules. (1) Each estimate: "
+             f"only where both rest on at least {FEW_RUNS:g} effective runs (elsewhere the "
+             "estimate is the best run's and its standard error measures how far the other "
+             "runs fell, not its error, so no shift can be judged against it: not testable by "
+             f"doubling). By chance a shift lies beyond {DOUBLING_NOISE_SE:g} standard errors "
+             f"of the difference in {chance:.1%} of estimates, so an estimate has moved only "
+             f"beyond the threshold that shares that {chance:.1%} out over its experiment's "
+             "testable estimates (Bonferroni). (2) All the experiment's estimates: a two-sided "
+             f"signed-rank test of their shifts at {chance:.1%}. A log-SMC estimate is biased "
+             "low, so estimates that still rise with the particles have not converged (a fall "
+             "says the runs' modes disagree). (3) The gold set on the doubled estimates: where a "
+             "score's Δc changes, the gold standard does not decide that Δc at these particles "
+             "(at the set's edge chance alone can do that; this rule makes no allowance for "
+             f"it). An experiment whose estimates have all converged fails (1) or (2) in at "
+             f"most {chance:.1%} of runs each. An experiment that fails any of the three has "
+             "not converged in the particles, and every verdict is judged again without it "
+             "(`verdicts.csv`). Beside each Δc: the "
+             "estimates that decide it (the score's choice and the nearest member of the gold "
+             "set), the nats between them, and the smallest shift rule (1) calls a move at "
+             "each.", ""]
+    choices = doubled_choices(paper, table)
+    keys = ["experiment", "replicate"]
+    sets = [selection_errors(frame, keys).set_index(keys)["gold_set"]
+            for frame in with_doubled_estimates(paper, table)]
     for (experiment, replicate), cell in table.groupby(["experiment", "replicate"]):
         agree = runs_agree(cell)
-        threshold = float(cell["doubling_threshold"].iloc[0])
-        beyond_two = cell["shift_combined_se"].abs() > DOUBLING_NOISE_SE
-        worst = cell.loc[cell["shift_combined_se"].abs().idxmax()]
-        lines.append(
-            f"* {experiment}, data set {int(replicate)}: {int(agree.sum())} of {len(cell)} "
-            f"estimates rest on at least half their runs; twice the particles move "
-            f"{int(cell['moved'].sum())} of {len(cell)} beyond chance (by more than "
-            f"{threshold:.1f} SE of the difference, which a converged estimate crosses with "
-            f"chance {2 * norm.sf(threshold):.2%}); {int(beyond_two.sum())} by more than "
-            f"{DOUBLING_NOISE_SE:g} SE of the difference, where chance alone gives "
-            f"{chance * len(cell):.1f}; the mean shift is "
-            f"{cell['shift'].mean():+.1f} nats (a positive mean: the estimates still rise with "
-            f"the particles); the largest in standard errors, {worst['shift']:+.1f} nats "
-            f"({worst['shift_combined_se']:+.1f} SE of the difference), at "
-            f"{int(worst['hidden_states'])} hidden states. "
-            + ("Converged by both rules." if agree.all() and not cell["moved"].any() else
-               "Not converged by " + " and ".join(
-                   rule for rule, failed in (("the runs' agreement", not agree.all()),
-                                             ("the doubling", cell["moved"].any())) if failed)
-               + ", which every verdict's evidence says."))
+        testable = cell[cell["testable"]]
+        shifts = table.loc[table["experiment"] == experiment, "shift"]
+        p_value = float(cell["systematic_p"].iloc[0])
+        text = (f"* {experiment}, data set {int(replicate)}: {int(agree.sum())} of {len(cell)} "
+                f"estimates rest on at least half their runs. (1) {len(testable)} of "
+                f"{len(cell)} are testable by doubling, {len(cell) - len(testable)} not")
+        if testable.empty:
+            text += "."
+        else:
+            threshold = float(cell["doubling_threshold"].iloc[0])
+            worst = testable.loc[testable["shift_combined_se"].abs().idxmax()]
+            text += (f"; twice the particles move {int(cell['moved'].sum())} of them beyond "
+                     f"chance (by more than {threshold:.1f} SE of the difference, which a "
+                     f"converged estimate crosses with chance {2 * norm.sf(threshold):.2%}), "
+                     f"{int((testable['shift_combined_se'].abs() > DOUBLING_NOISE_SE).sum())} "
+                     f"by more than {DOUBLING_NOISE_SE:g} SE, where chance alone gives "
+                     f"{chance * len(testable):.1f}; the largest in standard errors "
+                     f"{worst['shift']:+.1f} nats ({worst['shift_combined_se']:+.1f} SE of the "
+                     f"difference), at {int(worst['hidden_states'])} hidden states.")
+        text += (f" (2) The shifts of {experiment}'s {len(shifts)} estimates: mean "
+                 f"{shifts.mean():+.1f} ± {shifts.std(ddof=1) / np.sqrt(len(shifts)):.1f} nats, "
+                 f"{int((shifts > 0).sum())} of {len(shifts)} up, signed-rank p = {p_value:.2g}: "
+                 + (f"the estimates still {_shift_direction(shifts)} with the particles."
+                    if cell["systematic"].iloc[0] else "no systematic shift."))
+        mine = choices[(choices["experiment"] == experiment)
+                       & (choices["replicate"] == replicate)]
+        if not mine.empty:
+            before, after = (data_set[(experiment, replicate)] for data_set in sets)
+            text += (f" (3) Gold set {before} → {after} with twice the particles; Δc"
+                     + ("" if cell["delta_c_moved"].iloc[0] else ", none changed:") + " "
+                     + ", ".join(f"{r.score} {r.delta:+d}"
+                                 + (f" → {r.delta_doubled:+d}" if r.delta_doubled != r.delta
+                                    else "")
+                                 for r in mine.itertuples())
+                     + ". Decided at " + _decided_at_text(mine, cell) + ".")
+        failed = [rule for rule, fails in (
+            ("the runs' agreement", not agree.all()), ("the doubling", cell["moved"].any()),
+            ("the systematic shift", cell["systematic"].iloc[0]),
+            ("the gold set", cell["delta_c_moved"].iloc[0])) if fails]
+        text += (" Converged by every rule." if not failed else
+                 " Not converged by " + ", ".join(failed[:-1])
+                 + (" and " if len(failed) > 1 else "") + failed[-1]
+                 + ", which every verdict's evidence says.")
+        lines.append(text)
     return lines + [""]
+
+
+def _decided_at_text(choices: pd.DataFrame, cell: pd.DataFrame) -> str:
+    """The estimates that decide each score's ``Delta c`` (``choices``, rows of
+    :func:`doubled_choices` for one data set): the choice and the nearest member of the gold
+    set, the nats between them, and the smallest shift the doubling calls a move at each
+    (``cell``, :func:`doubled_particles`'s rows of the data set), for findings.md."""
+    detectable = cell.set_index("hidden_states")["detectable_shift"]
+
+    def at(states) -> str:
+        values = [detectable.get(k, np.nan) for k in states]
+        if not np.isfinite(values).any():
+            return ("neither" if len(states) > 1 else "not") + " testable by doubling"
+        return ", ".join(f"{value:.1f} nats at {k}" if np.isfinite(value)
+                         else f"not testable at {k}" for k, value in zip(states, values))
+
+    parts = []
+    for (choice, nearest), group in choices.groupby(["choice", "nearest"], sort=False):
+        scores = ", ".join(group["score"])
+        parts.append(f"{scores}: {choice}, inside the set ({at([choice])})" if choice == nearest
+                     else f"{scores}: {choice} and {nearest}, {group['gap'].iloc[0]:.1f} nats "
+                          f"apart ({at([choice, nearest])})")
+    return "; ".join(parts)
 
 
 def _sampler_lines(paper: pd.DataFrame) -> list[str]:
@@ -2192,7 +2344,8 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                             .rename(columns={f"{s}_mean": label for s, label in scores.items()}
                                     | {"gold_se_mean": "gold SE"})), ""]
         lines += _run_agreement_lines(paper, large_c) + [""]
-        lines += _doubled_particles_lines(doubled if doubled is not None else pd.DataFrame())
+        lines += _doubled_particles_lines(
+            doubled if doubled is not None else pd.DataFrame(), paper)
         shapes = shape_errors(paper, ["experiment"])
         weights = weight_errors(paper, ["experiment"])
         data_sets = int(paper.groupby("experiment")["replicate"].nunique().max())
