@@ -886,6 +886,44 @@ def test_the_shapes_figure_counts_peaks_inside_the_gold_set():
     assert "Laplace 2 of 2, CS = CS+ 2 of 2" in peaks(1.0)
 
 
+def test_the_figure_texts_compare_the_scores_on_the_points_every_score_draws():
+    """sBIC 10 nats below the gold standard in panel a and missing in b (test models from 2),
+    where Laplace misses by 1000 nats and peaks at 6, outside the gold set: over its own points
+    sBIC's mean error (10) would beat Laplace's (502), over the points both draw Laplace's (0)
+    is the smaller; the peaks and the closest shape are counted over panel a, each score's
+    count over its own panels beside. The counterfactual, sBIC drawn in b too, counts every
+    point and panel as before."""
+    paper = _curves(PEAKS).assign(sbic_log_evidence=lambda f: f["gold"] - 10.0)
+    in_b = paper["experiment"] == "b"
+    paper.loc[in_b, "laplace"] = -((paper.loc[in_b, "hidden_states"] - 6.0) ** 2) - 1000.0
+    missing = paper.assign(sbic_log_evidence=paper["sbic_log_evidence"].where(~in_b))
+    errors = gs._errors_figure_lines(missing)
+    mean = next(line for line in errors if line.startswith("* Mean |score − gold|"))
+    assert mean.startswith("* Mean |score − gold| over the 5 points where every score is drawn "
+                           "(nats; in brackets, over all the points the score draws): Laplace "
+                           "0.0 (502.0 over 10), ")
+    assert mean.endswith("sBIC 10.0.")
+    assert "closest on average Laplace (0.0 nats)" in errors[-2]
+    shapes = gs._shapes_figure_lines(missing)
+    peaks = next(line for line in shapes if line.startswith("* Panels where"))
+    assert ("maximum), of the 1 where every score has a curve (in brackets, of all the panels "
+            "where the score has one): Laplace 1 of 1 (1 of 2), ") in peaks
+    assert peaks.endswith("sBIC 1 of 1.")
+    verdict = next(line for line in shapes if line.startswith("* Verdict"))
+    assert verdict.startswith("* Verdict: Laplace is closest in shape in 1 of 1 panels where "
+                              "every score has a curve; in the other 1 (b) ")
+    # counterfactual: sBIC drawn in every panel
+    mean = next(line for line in gs._errors_figure_lines(paper)
+                if line.startswith("* Mean |score − gold|"))
+    assert mean == ("* Mean |score − gold| over the points drawn (nats): CS = CS+ 2.6, MLED "
+                    "2.6, Draper 2.6, BIC = BIC+ 5.6, sBIC 10.0, Laplace 502.0.")
+    shapes = gs._shapes_figure_lines(paper)
+    assert "maximum): Laplace 1 of 2, CS = CS+ 0 of 2" in shapes[4] and shapes[4].endswith(
+        "sBIC 2 of 2.")
+    assert next(line for line in shapes if line.startswith("* Verdict")).endswith(
+        "is closest in shape in 1 of 2 panels.")
+
+
 @pytest.fixture
 def unsaved_figures(monkeypatch):
     """The figures the experiment would save, kept open for inspection and closed afterwards."""

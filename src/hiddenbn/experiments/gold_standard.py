@@ -1955,15 +1955,30 @@ def level_unresolved(frame: pd.DataFrame, scores) -> pd.Series:
     return pd.Series(unresolved, index=frame.index)
 
 
+def _drawn_by_every_score(drawn: pd.DataFrame, scores) -> pd.DataFrame:
+    """The rows of ``drawn`` where every score of ``scores`` with a point anywhere in it has
+    one, so that a figure's counts and means compare the scores on the same points (as
+    :func:`common_data_sets` does for section 5's data sets)."""
+    present = [score for score in scores if drawn[score].notna().any()]
+    return drawn[drawn[present].notna().all(axis=1)]
+
+
 def _errors_figure_lines(paper: pd.DataFrame) -> list[str]:
     """The section of ``figures/paper003_errors.png``: each score minus the gold standard,
-    counted from the points it draws."""
+    counted from the points it draws; the mean |score − gold| over the points where every
+    score is drawn (:func:`_drawn_by_every_score`), each score's over all its points beside."""
     drawn = _first_data_sets(paper)
     scores = distinct_scores(paper)
     below = {label: (int((drawn[s] < drawn["gold"]).sum()), int(drawn[s].notna().sum()))
              for s, label in scores.items()}
-    level = {label: float((drawn[s] - drawn["gold"]).abs().mean())
+    # the means over the points where every score is drawn: sBIC has none in the large-c
+    # panels, where the others miss by thousands of nats, and a mean over its own points alone
+    # would rank the panels, not the scores
+    shared = _drawn_by_every_score(drawn, scores)
+    level = {label: float((shared[s] - shared["gold"]).abs().mean())
              for s, label in scores.items()}
+    own = {label: (float((drawn[s] - drawn["gold"]).abs().mean()), int(drawn[s].notna().sum()))
+           for s, label in scores.items()}
     best = min(level, key=level.get)
     panels = drawn.groupby("experiment")
     growth = []  # does |error| grow from a panel's smallest test model to its largest?
@@ -1989,9 +2004,13 @@ def _errors_figure_lines(paper: pd.DataFrame) -> list[str]:
             + _figure_gold_note(drawn, scores), "",
             "* Points below the gold standard (score < log p(D|S)): " + ", ".join(
                 f"{label} {b} of {n}" for label, (b, n) in below.items()) + ".",
-            "* Mean |score − gold| over the points drawn (nats): " + ", ".join(
-                f"{label} {value:.1f}" for label, value in sorted(level.items(),
-                                                                  key=lambda x: x[1])) + ".",
+            "* Mean |score − gold| over the "
+            + (f"{len(shared)} points where every score is drawn (nats; in brackets, over "
+               "all the points the score draws): " if len(shared) < len(drawn)
+               else "points drawn (nats): ") + ", ".join(
+                f"{label} {value:.1f}" + (f" ({own[label][0]:.1f} over {own[label][1]})"
+                                          if own[label][1] > len(shared) else "")
+                for label, value in sorted(level.items(), key=lambda x: x[1])) + ".",
             "* Closest in level per panel, over the points where the gold standard's ± 2 SE "
             "band cannot change which score is closest to it: " + ", ".join(
                 f"{label} in {count}" for label, count in closest.items())
@@ -2045,11 +2064,14 @@ def _level_verdict(best: str, mean: float, panels: pd.Series) -> str:
 
 def _shapes_figure_lines(paper: pd.DataFrame) -> list[str]:
     """The section of ``figures/paper003_shapes.png``: each curve minus its maximum, the
-    panels where each score peaks with the gold standard, and MLED's dips explained."""
+    panels where each score peaks with the gold standard and where each is closest in shape,
+    counted over the panels where every score has a curve (each score's count over all its
+    panels beside: sBIC has none in the large-c panels), and MLED's dips explained."""
     drawn = _first_data_sets(paper)
     scores = distinct_scores(paper)
     panels = list(drawn.groupby("experiment"))
-    peaks, closest = {label: 0 for label in scores.values()}, {}
+    shared = set(_drawn_by_every_score(drawn, scores)["experiment"])
+    peaks, closest = {label: [] for label in scores.values()}, {}
     for experiment, cell in panels:
         chosen = set(cell.loc[gold_set(cell["gold"], cell["gold_se"]), "hidden_states"])
         distance = {}
@@ -2057,12 +2079,33 @@ def _shapes_figure_lines(paper: pd.DataFrame) -> list[str]:
             curve = cell.dropna(subset=[score])
             if curve.empty:
                 continue
-            peaks[label] += int(curve.loc[curve[score].idxmax(), "hidden_states"] in chosen)
+            peaks[label].append((experiment, curve.loc[curve[score].idxmax(), "hidden_states"]
+                                 in chosen))
             distance[label] = float(np.mean(np.abs(
                 (curve[score] - curve[score].max())
                 - (curve["gold"] - cell["gold"].max()))))
         closest[experiment] = min(distance, key=distance.get)
-    wins = pd.Series(closest).value_counts()
+    wins = pd.Series([label for experiment, label in closest.items() if experiment in shared],
+                     dtype=object).value_counts()
+    others = {experiment: label for experiment, label in closest.items()
+              if experiment not in shared}
+
+    def peaked(label: str) -> str:
+        on_shared = sum(inside for experiment, inside in peaks[label] if experiment in shared)
+        mine = sum(inside for _, inside in peaks[label])
+        return (f"{label} {on_shared} of {len(shared)}" + (
+            f" ({mine} of {len(peaks[label])})" if len(peaks[label]) > len(shared) else ""))
+
+    apart = len(shared) < len(panels)
+    verdict = (f"{wins.index[0]} is closest in shape in {int(wins.iloc[0])} of {len(shared)}"
+               + (" panels where every score has a curve" if apart else " panels")
+               + (f", Laplace in {int(wins.get('Laplace', 0))}"
+                  if wins.index[0] != "Laplace" else "")
+               if not wins.empty else "no panel has every score's curve")
+    if others:
+        verdict += (f"; in the other {len(others)} ({', '.join(others)}) "
+                    + ", ".join(f"{label} in {count}" for label, count in
+                                pd.Series(others).value_counts().items()))
     return ["### Figure `figures/paper003_shapes.png`", "",
             "Each curve minus its own maximum against the test model's hidden states, the "
             "gold standard's in black (± 2 standard errors in grey), first data set of each "
@@ -2070,14 +2113,13 @@ def _shapes_figure_lines(paper: pd.DataFrame) -> list[str]:
             "4), and of it only the test models near the maximum (section 5 weighs them by "
             f"their posterior weights; {AXIS_TEXT}). " + _figure_gold_note(drawn, scores), "",
             "* Panels where the score's maximum is among the gold standard's choice (within "
-            f"{GOLD_SET_SE:g} combined SE of its maximum): " + ", ".join(
-                f"{label} {count} of {len(panels)}" for label, count in peaks.items()) + ".",
+            f"{GOLD_SET_SE:g} combined SE of its maximum)"
+            + (f", of the {len(shared)} where every score has a curve (in brackets, of all "
+               "the panels where the score has one)" if apart else "") + ": "
+            + ", ".join(peaked(label) for label in peaks) + ".",
             "* Closest in shape per panel: " + ", ".join(
                 f"{experiment} {label}" for experiment, label in closest.items()) + ".",
-            f"* Verdict: {wins.index[0]} is closest in shape in {int(wins.iloc[0])} of "
-            f"{len(panels)} panels" + (f", Laplace in {int(wins.get('Laplace', 0))}"
-                                       if wins.index[0] != "Laplace" else "") + "."
-            ] + _mled_entropy_lines(paper) + [""]
+            f"* Verdict: {verdict}."] + _mled_entropy_lines(paper) + [""]
 
 
 def _mled_entropy_lines(paper: pd.DataFrame) -> list[str]:
