@@ -1082,18 +1082,22 @@ def choice_reliability(paper: pd.DataFrame, among=PAPERS_SCORES) -> pd.DataFrame
     """Each score's choice in each data set against the gold standard's estimates that decide
     its ``Delta c``: the one at its choice and the one at the nearest member of the gold set
     (:func:`gold_set`, :func:`delta_to_set`). One row per data set and score of ``among``
-    (labels of :func:`distinct_scores`), with ``gap`` (nats the nearest member lies above the
-    choice, 0 inside the set), ``few_runs`` (either estimate rests on fewer than
-    :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs), ``spread`` (the larger of the two
-    estimates' spreads of the runs, ``gold_se`` times the square root of ``gold_runs``) and
-    ``holds`` (a choice outside the set by more than :data:`FAR_GAP_SPREADS` spreads: its
-    ``Delta c`` stands whatever the error of an estimate on few runs)."""
+    (labels of :func:`distinct_scores`, sBIC at every phi where ``among`` is None), with
+    ``gap`` (nats the nearest member lies above the choice, 0 inside the set), ``few_runs``
+    (either estimate rests on fewer than :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs),
+    ``spread`` (the larger of the two estimates' spreads of the runs, ``gold_se`` times the
+    square root of ``gold_runs``), ``holds`` (a choice outside the set by more than
+    :data:`FAR_GAP_SPREADS` spreads: its ``Delta c`` stands whatever the error of an estimate
+    on few runs), ``agree`` (both estimates rest on at least :data:`AGREEING_SHARE` of their
+    runs, :func:`runs_agree`: their standard errors are their errors) and ``decided`` (either:
+    the gold standard decides the choice)."""
     rows = []
-    labels = distinct_scores(paper, among)
+    labels = distinct_scores(paper, among, variants=True)
     for (experiment, replicate), group in paper.groupby(["experiment", "replicate"]):
         group = group.sort_values("hidden_states").set_index("hidden_states")
         members = group.index.to_numpy()[gold_set(group["gold"], group["gold_se"])]
         spread = group["gold_se"] * np.sqrt(group["gold_runs"])
+        agree = runs_agree(group)
         for score, label in labels.items():
             if group[score].isna().all():
                 continue
@@ -1105,8 +1109,12 @@ def choice_reliability(paper: pd.DataFrame, among=PAPERS_SCORES) -> pd.DataFrame
                          "choice": choice, "nearest": nearest, "gap": gap,
                          "few_runs": bool((group.loc[[choice, nearest], "gold_effective_runs"]
                                            < FEW_RUNS).any()),
-                         "spread": widest, "holds": gap > FAR_GAP_SPREADS * widest})
-    return pd.DataFrame(rows)
+                         "spread": widest, "holds": gap > FAR_GAP_SPREADS * widest,
+                         "agree": bool(agree[[choice, nearest]].all())})
+    reliability = pd.DataFrame(rows)
+    if not reliability.empty:
+        reliability["decided"] = reliability["holds"] | reliability["agree"]
+    return reliability
 
 
 def _few_runs_note(paper: pd.DataFrame) -> str:
@@ -3036,11 +3044,16 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
         most = judged[judged["chooses_gold"] == judged["chooses_gold"].max()]
         in_large = frame[frame["experiment"].isin(large_c)]
         large = None
+        # which choices the gold standard decides needs its runs: the SMC estimates' only
+        runs = {"gold_runs", "gold_effective_runs"} <= set(frame)
         if not in_large.empty:
             large = (f"the large-c experiments ({', '.join(sorted(set(in_large['experiment'])))}"
                      f", c ≥ {int(in_large['generating_states'].min())})"
                      if "generating_states" in in_large else "the large-c experiments",
-                     agreement_table(in_large, keys))
+                     agreement_table(in_large, keys),
+                     choice_reliability(in_large, None) if runs else None)
+        can_judge = _judged_data_sets(common if on_common is not None else frame, keys) \
+            if runs else None
         lines += [f"### On {where}", ""]
         if where.startswith("the exact"):
             lines += [f"N = {int(exact['cases'].max())} cases against {int(exact['d'].min())} "
@@ -3065,7 +3078,8 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
                   f"in shape: {closest}.", ""]
         lines += range_edge_lines(frame)
         if frame is paper:
-            recommendation = _recommendation_lines(table, closest, on_common, averaging, large)
+            recommendation = _recommendation_lines(table, closest, on_common, averaging, large,
+                                                   can_judge)
             recommendation[-1:-1] = _sbic_phi_lines(table, paper, fits_prior_alpha)
     lines += recommendation
     small = (f"at N = {int(exact['cases'].max())}: "
@@ -3092,9 +3106,26 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
 BIASED_SHARE = 0.25
 
 
+def _judged_data_sets(frame: pd.DataFrame, keys) -> tuple[pd.DataFrame, list[str]] | None:
+    """The :func:`agreement_table` over the data sets (``keys``) of ``frame`` where the gold
+    standard decides every score's choice (:func:`choice_reliability`, ``decided``), and the
+    others named ("fig2_c8 1..3"); None where it decides every one. Elsewhere some score's
+    ``Delta c`` rests on an estimate on fewer than :data:`AGREEING_SHARE` of its runs, whose
+    runs ended apart, and the choice is not beyond their spread: there a share counts a choice
+    the gold standard cannot judge."""
+    decided = choice_reliability(frame, None).groupby(keys)["decided"].all()
+    if decided.all():
+        return None
+    kept = decided[decided].index.to_frame(index=False)
+    left_out = [f"{experiment} {state_set_text(cell[keys[-1]])}" for experiment, cell in
+                decided[~decided].index.to_frame(index=False).groupby(keys[0])]
+    return agreement_table(frame.merge(kept, on=list(keys)), keys), left_out
+
+
 def _recommendation_lines(table: pd.DataFrame, closest: str,
                           common: pd.DataFrame | None = None, averaging: str = "",
-                          large: tuple[str, pd.DataFrame] | None = None) -> list[str]:
+                          large: tuple[str, pd.DataFrame, pd.DataFrame | None] | None = None,
+                          judged: tuple[pd.DataFrame, list[str]] | None = None) -> list[str]:
     """"Which score to use" for choosing the number of hidden states, from the
     :func:`agreement_table` on paper 003's settings: the scores that choose the gold standard's
     model as often as the best one, give or take one data set (ranked by how often, then by how
@@ -3107,22 +3138,54 @@ def _recommendation_lines(table: pd.DataFrame, closest: str,
     sets would compare the data sets, and the shares over every data set where each is defined
     are given beside, with the scores missing from some. The scores that choose fewer or more
     hidden states are named on the data sets they are ranked on and, apart, on the large-c
-    experiments (``large``: their description and :func:`agreement_table`), where every score
-    may miss: a share pooled over both would be crossed by those alone."""
+    experiments (``large``: their description, :func:`agreement_table` and
+    :func:`choice_reliability` or None), where every score may miss: a share pooled over both
+    would be crossed by those alone; beside each count there, how many choices lie beyond the
+    gold standard's runs' spread (``holds``). ``judged`` (:func:`_judged_data_sets`) gives
+    beside each share the share over the data sets where the gold standard decides every
+    score's choice, and names the others."""
     ranked_on = table if common is None or common.empty else common
     ranked = ranked_on.sort_values(["chooses_gold", "mean_abs_delta_c"], ascending=[False, True])
     first = ranked.iloc[0]
     level = ranked[ranked["chooses_gold"] >= first["chooses_gold"] - 1 / first["data_sets"]]
+    decides = (judged[0].set_index("score") if judged is not None and not judged[0].empty
+               else None)
+
+    def on_judged(score: str) -> str:
+        """The share over the data sets the gold standard can judge, or nothing."""
+        if decides is None or score not in decides.index:
+            return ""
+        return (f"{decides.loc[score, 'chooses_gold']:.0%} of "
+                f"{decides.loc[score, 'data_sets']}")
+
     lines = ["### Recommendation", "",
              "* To choose the number of hidden states"
              + (f", on the {first.data_sets} data sets where every score chooses a model"
-                if ranked_on is common else "") + ": " + ", ".join(
+                if ranked_on is common else "")
+             + (f" (after the semicolon or in brackets: over the "
+                f"{judged[0]['data_sets'].max()} of the {first.data_sets} where the gold "
+                "standard can judge every score's choice, below)" if decides is not None else "")
+             + ": " + ", ".join(
                  f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets, mean "
-                 f"|Δc| {row.mean_abs_delta_c:.2f})" for row in level.itertuples())
+                 f"|Δc| {row.mean_abs_delta_c:.2f}"
+                 + (f"; {on_judged(row.score)}" if on_judged(row.score) else "") + ")"
+                 for row in level.itertuples())
              + ": as often as the best, give or take one data set. The others by how often "
              "they choose the gold standard's model: " + (", ".join(
-                 f"{row.score} {row.chooses_gold:.0%}" for row in ranked.iloc[len(level):]
-                 .itertuples()) or "none") + "."]
+                 f"{row.score} {row.chooses_gold:.0%}"
+                 + (f" ({on_judged(row.score)})" if on_judged(row.score) else "")
+                 for row in ranked.iloc[len(level):].itertuples()) or "none") + "."]
+    if judged is not None:
+        judgeable = 0 if decides is None else judged[0]["data_sets"].max()
+        lines.append(
+            f"* The gold standard can judge every score's choice on {judgeable} of "
+            f"the {first.data_sets} data sets: there the estimates that decide each choice's "
+            "Δc (at the choice and at the nearest model of the gold set) rest on at least "
+            f"{AGREEING_SHARE:.0%} of their runs (section 2's criterion of agreeing runs), or "
+            f"the choice lies outside the set by more than {FAR_GAP_SPREADS:g} spreads of the "
+            "runs, whatever the estimates' error. Left out: " + "; ".join(judged[1])
+            + ", where some score's choice rests on an estimate on fewer than half its runs "
+            "(the others ended apart) and does not lie beyond their spread.")
     if ranked_on is common:
         missing = table[table["data_sets"] < table["data_sets"].max()]["score"].tolist()
         lines.append("* Over every data set where each score is defined: " + ", ".join(
@@ -3159,14 +3222,29 @@ def _recommendation_lines(table: pd.DataFrame, closest: str,
                          + ": " + ", ".join(f"{row.score} ({getattr(row, column):.0%})"
                                             for row in biased.itertuples()) + ".")
     if large is not None and not large[1].empty:
-        where, on_large = large
+        where, on_large, reliability = large
+
+        def beyond(score: str, sign: int) -> str:
+            """How many of the score's misses by ``sign`` hold whatever the gold error."""
+            if reliability is None or reliability.empty:
+                return ""
+            mine = reliability[reliability["score"] == score]
+            far = mine["holds"] & (np.sign(mine["choice"] - mine["nearest"]) == sign)
+            return f" ({int(far.sum())} beyond the runs' spread)"
+
         lines.append(f"* On {where}: " + "; ".join(
             f"choose {words} hidden states than the gold standard: " + (", ".join(
                 f"{row.score} {round(getattr(row, column) * row.data_sets)} of {row.data_sets}"
+                + beyond(row.score, sign)
                 for row in on_large.sort_values(column, ascending=False).itertuples()
                 if getattr(row, column) > 0) or "none")
-            for column, words in (("chooses_fewer", "fewer"), ("chooses_more", "more")))
-            + " (section 2 gives the Δc).")
+            for column, words, sign in (("chooses_fewer", "fewer", -1),
+                                        ("chooses_more", "more", 1)))
+            + " (section 2 gives the Δc)." + (
+                " Beyond the runs' spread: outside the gold set by more than "
+                f"{FAR_GAP_SPREADS:g} spreads of the gold standard's runs (SE × √runs), so "
+                "that the miss holds whatever the gold standard's error; the others it cannot "
+                "judge." if reliability is not None and not reliability.empty else ""))
     return lines + [""]
 
 
