@@ -1229,6 +1229,13 @@ def test_closest_in_shape_names_every_score_within_noise_of_the_best():
     text = gs._closest_text(closest, data_sets)
     assert text == ("Laplace (0.0 nats), and within noise of it (two-sided signed-rank test "
                     "paired over the 8 data sets, p ≥ 0.05): CS (0.0, p = 1)")
+    # those within noise listed by their distance, nearest first, not in the table's order
+    order = {"laplace": [0.0] * 8, "cs": [4.0] + [0.0] * 7}
+    for draper, listed in ((1.0, ["Laplace", "Draper", "CS"]),
+                           (8.0, ["Laplace", "CS", "Draper"])):
+        closest, _ = gs.closest_in_shape(_shapes_apart({**order, "draper": [draper] + [0.0] * 7}),
+                                         ["experiment", "replicate"])
+        assert [label for label, *_ in closest] == listed
     # counterfactual: CS off everywhere too is farther, and then no score is level with Laplace
     apart = _shapes_apart({"laplace": [0.0] * 8, "cs": [1.0] * 8, "mled": [1.0] * 8})
     closest, data_sets = gs.closest_in_shape(apart, ["experiment", "replicate"])

@@ -1527,7 +1527,9 @@ def _headline_lines(paper: pd.DataFrame, large_c) -> list[str]:
              f"posterior weights it gives the test models {_weights_record(paper, laplace)}"
              f"{_selection_record(paper, laplace)}** "
              f"(distinct scores{same}). Evidence: mean over {data_sets} data sets of the mean "
-             f"distance, over the {models} test models where every score is defined, between "
+             f"distance, over the {models} test models where every score is defined (section "
+             "5's table takes each score over every test model where it is defined, so its "
+             "values differ slightly), between "
              "each curve minus its maximum and the gold standard's minus its maximum (nats; "
              "only the shape matters for selection and averaging, paper 003 Sec. 4, but this "
              "distance weighs the far test models most): " + _listing(ranking)
@@ -2711,7 +2713,8 @@ def closest_in_shape(frame: pd.DataFrame, keys, errors=shape_errors, among=None,
     pick one). A paired difference of at most ``tie`` is a tie (e.g.
     :data:`MATERIAL_WEIGHT_DISTANCE`: below the yardstick's own noise) and left out of the
     test. Returns ``([(label, mean distance, p-value, pairs, material pairs), ...], data
-    sets)``, the best first with p NaN; ``pairs``: the data sets where both are defined;
+    sets)``, the best first with p NaN, then by mean distance; ``pairs``: the data sets where
+    both are defined;
     ``material pairs``: those whose difference exceeds ``tie``."""
     shapes = errors(frame, keys)
     scores = {score: label for score, label in
@@ -2729,7 +2732,8 @@ def closest_in_shape(frame: pd.DataFrame, keys, errors=shape_errors, among=None,
         if score != best and p_value >= CLAIM_LEVEL:
             closest.append((label, float(shapes[score].mean()), p_value,
                             int(differences.count()), int((material.abs() > 0).sum())))
-    return closest, len(shapes)
+    # those within noise of the best by their mean distance, as a reader compares them
+    return closest[:1] + sorted(closest[1:], key=lambda entry: entry[1]), len(shapes)
 
 
 def _closest_text(closest: list, data_sets: int, unit: str = " nats", digits: int = 1,
@@ -3007,7 +3011,9 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
              "weighs alike, so those far below the maximum, with errors of hundreds of nats, "
              "weigh most: a description of the curves) and the total-variation distance between "
              "the posterior weights it gives the test models and the yardstick's (0 to 1, equal "
-             "prior on the test models: what model averaging uses). "
+             "prior on the test models: what model averaging uses), both over every test model "
+             "where the score is defined (section 2's headline takes every score over the test "
+             "models where all are, so its values differ slightly). "
              + (f"Laplace is the exception: where its Hessian is not positive definite it is "
                 "undefined, and, as in paper 003, it chooses among the other test models and "
                 "its shape and weights are measured over them (" + "; ".join(gaps) + "). "
