@@ -2873,7 +2873,7 @@ def sbic_shape_claim(paper: pd.DataFrame):
         f"over the data sets): sBIC {weights['sbic_log_evidence'].mean():.2f}, BIC "
         f"{weights['bic_log_evidence'].mean():.2f}; they differ by more than "
         f"{MATERIAL_WEIGHT_DISTANCE:g} (smaller differences are ties, below the gold "
-        f"standard's own noise) in {int((material('sbic_log_evidence') != 0).sum())} of "
+        f"standard's own noise) in {int((material('sbic_log_evidence').abs() > 0).sum())} of "
         f"{len(weights)}, sBIC closer in {int((material('sbic_log_evidence') < 0).sum())} of "
         f"them, one-sided signed-rank p = {weight_p:.2g}: {_verdict_word(weight_holds)}")
     variants = [column for column in sbic_variants(frame) if frame[column].notna().any()]
