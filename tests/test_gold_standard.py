@@ -868,8 +868,10 @@ def test_section_5_judges_passes_on_sharp_gold_sets_and_on_common_data_sets():
     assert "\nOn the 2 data sets where every score chooses a model:\n\n| score |" in text
     assert "\nOn the large-c experiments (b, c ≥ 16), 2 data sets:\n\n| score |" in text
     assert "* On the large-c experiments (b, c ≥ 16): choose fewer hidden states than the " \
-           "gold standard: BIC = BIC+ 2 of 2, Draper 2 of 2; choose more hidden states than the " \
-           "gold standard: CS = CS+ 2 of 2, MLED 2 of 2" in text
+           "gold standard: BIC = BIC+ 2 of 2 (2 beyond the runs' spread), Draper 2 of 2 (2 " \
+           "beyond the runs' spread); choose more hidden states than the gold standard: CS = " \
+           "CS+ 2 of 2 (2 beyond the runs' spread), MLED 2 of 2 (2 beyond the runs' spread)" \
+        in text
     assert "* To choose the number of hidden states, on the 2 data sets where every score " \
            "chooses a model: Laplace (100% of 2 data sets" in text
     assert "sBIC φ = 1.01 (100% of 2 data sets" in text
@@ -879,6 +881,40 @@ def test_section_5_judges_passes_on_sharp_gold_sets_and_on_common_data_sets():
     assert "its shape and weights are measured over them (a data set 2 at 6)" in text
     assert "at the fits' Dirichlet parameter 1.01 (the prior of the fits and of the gold " \
            "standard)" in text
+
+
+def test_section_5_gives_the_shares_where_the_gold_standard_can_judge_every_choice():
+    """Every estimate on 8 of 8 runs: the gold standard judges every choice and section 5 says
+    nothing more. The estimate at 4 hidden states of a/1 on 3 of 8 runs: Laplace's and sBIC's
+    choice there (4, the gold set) rests on it and is not decided, so a/1 is left out and the
+    shares over the other 3 stand beside; CS's choice (5), 1 nat below the set, lies beyond
+    the runs' spread (0.1 √8) and is decided. On the large-c experiment b the runs' spread
+    made 1 nat wide leaves CS's and MLED's miss by 1 nat within it."""
+    paper = _curves({**PEAKS, "sbic_log_evidence": 4})
+    text = "\n".join(gs._score_choice_lines(pd.DataFrame(), paper))
+    assert "can judge" not in text and "after the semicolon" not in text
+    paper.loc[(paper["experiment"] == "a") & (paper["replicate"] == 1)
+              & (paper["hidden_states"] == 4), "gold_effective_runs"] = 3.0
+    reliability = gs.choice_reliability(paper, None).set_index(
+        ["experiment", "replicate", "score"])
+    assert not reliability.loc[("a", 1, "Laplace"), ["agree", "holds", "decided"]].any()
+    assert reliability.loc[("a", 1, "CS = CS+"), ["agree", "holds", "decided"]].tolist() == \
+        [False, True, True]
+    assert reliability.loc[("a", 1, "sBIC"), "decided"] == 0  # sBIC counted where among=None
+    assert reliability.loc[("a", 2, "Laplace"), "agree"]
+    text = "\n".join(gs._score_choice_lines(pd.DataFrame(), paper))
+    assert ("* To choose the number of hidden states (after the semicolon or in brackets: over "
+            "the 3 of the 4 where the gold standard can judge every score's choice, below): "
+            "Laplace (100% of 4 data sets, mean |Δc| 0.00; 100% of 3)") in text
+    assert "* The gold standard can judge every score's choice on 3 of the 4 data sets" in text
+    assert "Left out: a 1, where some score's choice rests on an estimate on fewer than half " \
+        "its runs" in text
+    # the large-c misses: within the runs' spread they are not counted as holding
+    paper.loc[paper["experiment"] == "b", "gold_se"] = 1.0 / np.sqrt(8)
+    text = "\n".join(gs._score_choice_lines(pd.DataFrame(), paper, ["b"]))
+    assert "choose more hidden states than the gold standard: CS = CS+ 2 of 2 (0 beyond the " \
+        "runs' spread), MLED 2 of 2 (0 beyond the runs' spread)" in text
+    assert "Beyond the runs' spread: outside the gold set by more than 2 spreads" in text
 
 
 def test_one_class_log_likelihood_is_the_em_fit_of_one_class():
@@ -1057,6 +1093,44 @@ def test_the_shapes_figure_counts_peaks_inside_the_gold_set():
     assert "Laplace 2 of 2, CS = CS+ 2 of 2" in peaks(1.0)
 
 
+def test_the_figure_texts_compare_the_scores_on_the_points_every_score_draws():
+    """sBIC 10 nats below the gold standard in panel a and missing in b (test models from 2),
+    where Laplace misses by 1000 nats and peaks at 6, outside the gold set: over its own points
+    sBIC's mean error (10) would beat Laplace's (502), over the points both draw Laplace's (0)
+    is the smaller; the peaks and the closest shape are counted over panel a, each score's
+    count over its own panels beside. The counterfactual, sBIC drawn in b too, counts every
+    point and panel as before."""
+    paper = _curves(PEAKS).assign(sbic_log_evidence=lambda f: f["gold"] - 10.0)
+    in_b = paper["experiment"] == "b"
+    paper.loc[in_b, "laplace"] = -((paper.loc[in_b, "hidden_states"] - 6.0) ** 2) - 1000.0
+    missing = paper.assign(sbic_log_evidence=paper["sbic_log_evidence"].where(~in_b))
+    errors = gs._errors_figure_lines(missing)
+    mean = next(line for line in errors if line.startswith("* Mean |score − gold|"))
+    assert mean.startswith("* Mean |score − gold| over the 5 points where every score is drawn "
+                           "(nats; in brackets, over all the points the score draws): Laplace "
+                           "0.0 (502.0 over 10), ")
+    assert mean.endswith("sBIC 10.0.")
+    assert "closest on average Laplace (0.0 nats)" in errors[-2]
+    shapes = gs._shapes_figure_lines(missing)
+    peaks = next(line for line in shapes if line.startswith("* Panels where"))
+    assert ("maximum), of the 1 where every score has a curve (in brackets, of all the panels "
+            "where the score has one): Laplace 1 of 1 (1 of 2), ") in peaks
+    assert peaks.endswith("sBIC 1 of 1.")
+    verdict = next(line for line in shapes if line.startswith("* Verdict"))
+    assert verdict.startswith("* Verdict: Laplace is closest in shape in 1 of 1 panels where "
+                              "every score has a curve; in the other 1 (b) ")
+    # counterfactual: sBIC drawn in every panel
+    mean = next(line for line in gs._errors_figure_lines(paper)
+                if line.startswith("* Mean |score − gold|"))
+    assert mean == ("* Mean |score − gold| over the points drawn (nats): CS = CS+ 2.6, MLED "
+                    "2.6, Draper 2.6, BIC = BIC+ 5.6, sBIC 10.0, Laplace 502.0.")
+    shapes = gs._shapes_figure_lines(paper)
+    assert "maximum): Laplace 1 of 2, CS = CS+ 0 of 2" in shapes[4] and shapes[4].endswith(
+        "sBIC 2 of 2.")
+    assert next(line for line in shapes if line.startswith("* Verdict")).endswith(
+        "is closest in shape in 1 of 2 panels.")
+
+
 @pytest.fixture
 def unsaved_figures(monkeypatch):
     """The figures the experiment would save, kept open for inspection and closed afterwards."""
@@ -1144,7 +1218,8 @@ def test_the_recommendation_names_the_scores_level_with_the_best_and_the_biased_
     # misses there put it at 20%, under the line; there it chooses fewer in 6 of 6
     common = common.assign(chooses_fewer=[0.0, 0.04, 0.0, 0.29])
     large = ("the large-c experiments (c ≥ 16)",
-             table.iloc[1:].assign(data_sets=6, chooses_fewer=[5 / 6, 1.0, 1.0], chooses_more=0.0))
+             table.iloc[1:].assign(data_sets=6, chooses_fewer=[5 / 6, 1.0, 1.0], chooses_more=0.0),
+             None)
     text = "\n".join(gs._recommendation_lines(
         table.assign(data_sets=[24, 30, 30, 30], chooses_fewer=[0.0, 0.2, 0.2, 0.4]), "CS",
         common, "", large))
@@ -1178,7 +1253,7 @@ def test_sbic_claim_is_judged_by_the_weights_too_which_a_variant_that_selects_ba
     assert holds is True
     assert "removes 93% of BIC's distance" in evidence
     assert "from 0% to 93% (steps of 1%)" in evidence
-    assert "sBIC closer in 6 of 6, one-sided signed-rank p = 0.016: holds" in evidence
+    assert "in 6 of 6, sBIC closer in 6 of them, one-sided signed-rank p = 0.016: holds" in evidence
     assert ("At the further φ (the verdict is the package's φ's): sBIC φ = 1.01 removes 74% of "
             "BIC's shape distance (holds in shape), its weights lie at 0.56 against BIC's 0.43 "
             "(does not hold in the weights), and it chooses the gold standard's model in 0 of 6 "
@@ -1188,6 +1263,28 @@ def test_sbic_claim_is_judged_by_the_weights_too_which_a_variant_that_selects_ba
     holds, evidence, _ = gs.sbic_shape_claim(paper.assign(sbic_log_evidence=tilted))
     assert holds is False
     assert "p = 0.016: holds, and so" in evidence and evidence.endswith("does not hold")
+
+
+def test_the_sbic_claims_weight_part_counts_differences_below_the_gold_standards_noise_as_ties():
+    """sBIC's and BIC's curves are the gold standard's tilted by 0.01 and 0.03 nats per hidden
+    state: their weights lie about 0.003 and 0.008 from the gold standard's, sBIC the closer
+    in each of 6 data sets, by less than MATERIAL_WEIGHT_DISTANCE: ties, so the weights do not
+    show sBIC closer (counted as wins they would, p = 1/64). BIC tilted by 0.2 nats per hidden
+    state lies 0.05 away: sBIC is closer by a material difference in 6 of 6, and it holds."""
+    paper = _curves({"gold": 4, "laplace": 4}, replicates=(1, 2, 3))
+    tilt = paper["hidden_states"] - 4
+    paper = paper.assign(sbic_log_evidence=paper["gold"] + 0.01 * tilt,
+                         bic_log_evidence=paper["gold"] + 0.03 * tilt)
+    weights = gs.weight_errors(paper, ["experiment", "replicate"])
+    assert (weights["sbic_log_evidence"] < weights["bic_log_evidence"]).all()
+    _, evidence, _ = gs.sbic_shape_claim(paper)
+    assert evidence.endswith("they differ by more than 0.01 (smaller differences are ties, below "
+                             "the gold standard's own noise) in 0 of 6, sBIC closer in 0 of them, "
+                             "one-sided signed-rank p = 1: does not hold")
+    # counterfactual: BIC's weights materially farther in every data set
+    _, evidence, _ = gs.sbic_shape_claim(paper.assign(bic_log_evidence=paper["gold"] + 0.2 * tilt))
+    assert evidence.endswith("in 6 of 6, sBIC closer in 6 of them, one-sided signed-rank "
+                             "p = 0.016: holds")
 
 
 def test_the_closest_for_model_averaging_is_judged_on_the_weights():
@@ -1303,6 +1400,13 @@ def test_closest_in_shape_names_every_score_within_noise_of_the_best():
     text = gs._closest_text(closest, data_sets)
     assert text == ("Laplace (0.0 nats), and within noise of it (two-sided signed-rank test "
                     "paired over the 8 data sets, p ≥ 0.05): CS (0.0, p = 1)")
+    # those within noise listed by their distance, nearest first, not in the table's order
+    order = {"laplace": [0.0] * 8, "cs": [4.0] + [0.0] * 7}
+    for draper, listed in ((1.0, ["Laplace", "Draper", "CS"]),
+                           (8.0, ["Laplace", "CS", "Draper"])):
+        closest, _ = gs.closest_in_shape(_shapes_apart({**order, "draper": [draper] + [0.0] * 7}),
+                                         ["experiment", "replicate"])
+        assert [label for label, *_ in closest] == listed
     # counterfactual: CS off everywhere too is farther, and then no score is level with Laplace
     apart = _shapes_apart({"laplace": [0.0] * 8, "cs": [1.0] * 8, "mled": [1.0] * 8})
     closest, data_sets = gs.closest_in_shape(apart, ["experiment", "replicate"])

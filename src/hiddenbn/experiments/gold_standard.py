@@ -1222,18 +1222,22 @@ def choice_reliability(paper: pd.DataFrame, among=PAPERS_SCORES) -> pd.DataFrame
     """Each score's choice in each data set against the gold standard's estimates that decide
     its ``Delta c``: the one at its choice and the one at the nearest member of the gold set
     (:func:`gold_set`, :func:`delta_to_set`). One row per data set and score of ``among``
-    (labels of :func:`distinct_scores`), with ``gap`` (nats the nearest member lies above the
-    choice, 0 inside the set), ``few_runs`` (either estimate rests on fewer than
-    :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs), ``spread`` (the larger of the two
-    estimates' spreads of the runs, ``gold_se`` times the square root of ``gold_runs``) and
-    ``holds`` (a choice outside the set by more than :data:`FAR_GAP_SPREADS` spreads: its
-    ``Delta c`` stands whatever the error of an estimate on few runs)."""
+    (labels of :func:`distinct_scores`, sBIC at every phi where ``among`` is None), with
+    ``gap`` (nats the nearest member lies above the choice, 0 inside the set), ``few_runs``
+    (either estimate rests on fewer than :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs),
+    ``spread`` (the larger of the two estimates' spreads of the runs, ``gold_se`` times the
+    square root of ``gold_runs``), ``holds`` (a choice outside the set by more than
+    :data:`FAR_GAP_SPREADS` spreads: its ``Delta c`` stands whatever the error of an estimate
+    on few runs), ``agree`` (both estimates rest on at least :data:`AGREEING_SHARE` of their
+    runs, :func:`runs_agree`: their standard errors are their errors) and ``decided`` (either:
+    the gold standard decides the choice)."""
     rows = []
-    labels = distinct_scores(paper, among)
+    labels = distinct_scores(paper, among, variants=True)
     for (experiment, replicate), group in paper.groupby(["experiment", "replicate"]):
         group = group.sort_values("hidden_states").set_index("hidden_states")
         members = group.index.to_numpy()[gold_set(group["gold"], group["gold_se"])]
         spread = group["gold_se"] * np.sqrt(group["gold_runs"])
+        agree = runs_agree(group)
         for score, label in labels.items():
             if group[score].isna().all():
                 continue
@@ -1245,8 +1249,12 @@ def choice_reliability(paper: pd.DataFrame, among=PAPERS_SCORES) -> pd.DataFrame
                          "choice": choice, "nearest": nearest, "gap": gap,
                          "few_runs": bool((group.loc[[choice, nearest], "gold_effective_runs"]
                                            < FEW_RUNS).any()),
-                         "spread": widest, "holds": gap > FAR_GAP_SPREADS * widest})
-    return pd.DataFrame(rows)
+                         "spread": widest, "holds": gap > FAR_GAP_SPREADS * widest,
+                         "agree": bool(agree[[choice, nearest]].all())})
+    reliability = pd.DataFrame(rows)
+    if not reliability.empty:
+        reliability["decided"] = reliability["holds"] | reliability["agree"]
+    return reliability
 
 
 def _few_runs_note(paper: pd.DataFrame) -> str:
@@ -1658,7 +1666,9 @@ def _headline_lines(paper: pd.DataFrame, large_c) -> list[str]:
              f"posterior weights it gives the test models {_weights_record(paper, laplace)}"
              f"{_selection_record(paper, laplace)}** "
              f"(distinct scores{same}). Evidence: mean over {data_sets} data sets of the mean "
-             f"distance, over the {models} test models where every score is defined, between "
+             f"distance, over the {models} test models where every score is defined (section "
+             "5's table takes each score over every test model where it is defined, so its "
+             "values differ slightly), between "
              "each curve minus its maximum and the gold standard's minus its maximum (nats; "
              "only the shape matters for selection and averaging, paper 003 Sec. 4, but this "
              "distance weighs the far test models most): " + _listing(ranking)
@@ -2245,15 +2255,30 @@ def level_unresolved(frame: pd.DataFrame, scores) -> pd.Series:
     return pd.Series(unresolved, index=frame.index)
 
 
+def _drawn_by_every_score(drawn: pd.DataFrame, scores) -> pd.DataFrame:
+    """The rows of ``drawn`` where every score of ``scores`` with a point anywhere in it has
+    one, so that a figure's counts and means compare the scores on the same points (as
+    :func:`common_data_sets` does for section 5's data sets)."""
+    present = [score for score in scores if drawn[score].notna().any()]
+    return drawn[drawn[present].notna().all(axis=1)]
+
+
 def _errors_figure_lines(paper: pd.DataFrame) -> list[str]:
     """The section of ``figures/paper003_errors.png``: each score minus the gold standard,
-    counted from the points it draws."""
+    counted from the points it draws; the mean |score − gold| over the points where every
+    score is drawn (:func:`_drawn_by_every_score`), each score's over all its points beside."""
     drawn = _first_data_sets(paper)
     scores = distinct_scores(paper)
     below = {label: (int((drawn[s] < drawn["gold"]).sum()), int(drawn[s].notna().sum()))
              for s, label in scores.items()}
-    level = {label: float((drawn[s] - drawn["gold"]).abs().mean())
+    # the means over the points where every score is drawn: sBIC has none in the large-c
+    # panels, where the others miss by thousands of nats, and a mean over its own points alone
+    # would rank the panels, not the scores
+    shared = _drawn_by_every_score(drawn, scores)
+    level = {label: float((shared[s] - shared["gold"]).abs().mean())
              for s, label in scores.items()}
+    own = {label: (float((drawn[s] - drawn["gold"]).abs().mean()), int(drawn[s].notna().sum()))
+           for s, label in scores.items()}
     best = min(level, key=level.get)
     panels = drawn.groupby("experiment")
     growth = []  # does |error| grow from a panel's smallest test model to its largest?
@@ -2279,9 +2304,13 @@ def _errors_figure_lines(paper: pd.DataFrame) -> list[str]:
             + _figure_gold_note(drawn, scores), "",
             "* Points below the gold standard (score < log p(D|S)): " + ", ".join(
                 f"{label} {b} of {n}" for label, (b, n) in below.items()) + ".",
-            "* Mean |score − gold| over the points drawn (nats): " + ", ".join(
-                f"{label} {value:.1f}" for label, value in sorted(level.items(),
-                                                                  key=lambda x: x[1])) + ".",
+            "* Mean |score − gold| over the "
+            + (f"{len(shared)} points where every score is drawn (nats; in brackets, over "
+               "all the points the score draws): " if len(shared) < len(drawn)
+               else "points drawn (nats): ") + ", ".join(
+                f"{label} {value:.1f}" + (f" ({own[label][0]:.1f} over {own[label][1]})"
+                                          if own[label][1] > len(shared) else "")
+                for label, value in sorted(level.items(), key=lambda x: x[1])) + ".",
             "* Closest in level per panel, over the points where the gold standard's ± 2 SE "
             "band cannot change which score is closest to it: " + ", ".join(
                 f"{label} in {count}" for label, count in closest.items())
@@ -2335,11 +2364,14 @@ def _level_verdict(best: str, mean: float, panels: pd.Series) -> str:
 
 def _shapes_figure_lines(paper: pd.DataFrame) -> list[str]:
     """The section of ``figures/paper003_shapes.png``: each curve minus its maximum, the
-    panels where each score peaks with the gold standard, and MLED's dips explained."""
+    panels where each score peaks with the gold standard and where each is closest in shape,
+    counted over the panels where every score has a curve (each score's count over all its
+    panels beside: sBIC has none in the large-c panels), and MLED's dips explained."""
     drawn = _first_data_sets(paper)
     scores = distinct_scores(paper)
     panels = list(drawn.groupby("experiment"))
-    peaks, closest = {label: 0 for label in scores.values()}, {}
+    shared = set(_drawn_by_every_score(drawn, scores)["experiment"])
+    peaks, closest = {label: [] for label in scores.values()}, {}
     for experiment, cell in panels:
         chosen = set(cell.loc[gold_set(cell["gold"], cell["gold_se"]), "hidden_states"])
         distance = {}
@@ -2347,12 +2379,33 @@ def _shapes_figure_lines(paper: pd.DataFrame) -> list[str]:
             curve = cell.dropna(subset=[score])
             if curve.empty:
                 continue
-            peaks[label] += int(curve.loc[curve[score].idxmax(), "hidden_states"] in chosen)
+            peaks[label].append((experiment, curve.loc[curve[score].idxmax(), "hidden_states"]
+                                 in chosen))
             distance[label] = float(np.mean(np.abs(
                 (curve[score] - curve[score].max())
                 - (curve["gold"] - cell["gold"].max()))))
         closest[experiment] = min(distance, key=distance.get)
-    wins = pd.Series(closest).value_counts()
+    wins = pd.Series([label for experiment, label in closest.items() if experiment in shared],
+                     dtype=object).value_counts()
+    others = {experiment: label for experiment, label in closest.items()
+              if experiment not in shared}
+
+    def peaked(label: str) -> str:
+        on_shared = sum(inside for experiment, inside in peaks[label] if experiment in shared)
+        mine = sum(inside for _, inside in peaks[label])
+        return (f"{label} {on_shared} of {len(shared)}" + (
+            f" ({mine} of {len(peaks[label])})" if len(peaks[label]) > len(shared) else ""))
+
+    apart = len(shared) < len(panels)
+    verdict = (f"{wins.index[0]} is closest in shape in {int(wins.iloc[0])} of {len(shared)}"
+               + (" panels where every score has a curve" if apart else " panels")
+               + (f", Laplace in {int(wins.get('Laplace', 0))}"
+                  if wins.index[0] != "Laplace" else "")
+               if not wins.empty else "no panel has every score's curve")
+    if others:
+        verdict += (f"; in the other {len(others)} ({', '.join(others)}) "
+                    + ", ".join(f"{label} in {count}" for label, count in
+                                pd.Series(others).value_counts().items()))
     return ["### Figure `figures/paper003_shapes.png`", "",
             "Each curve minus its own maximum against the test model's hidden states, the "
             "gold standard's in black (± 2 standard errors in grey), first data set of each "
@@ -2360,14 +2413,13 @@ def _shapes_figure_lines(paper: pd.DataFrame) -> list[str]:
             "4), and of it only the test models near the maximum (section 5 weighs them by "
             f"their posterior weights; {AXIS_TEXT}). " + _figure_gold_note(drawn, scores), "",
             "* Panels where the score's maximum is among the gold standard's choice (within "
-            f"{GOLD_SET_SE:g} combined SE of its maximum): " + ", ".join(
-                f"{label} {count} of {len(panels)}" for label, count in peaks.items()) + ".",
+            f"{GOLD_SET_SE:g} combined SE of its maximum)"
+            + (f", of the {len(shared)} where every score has a curve (in brackets, of all "
+               "the panels where the score has one)" if apart else "") + ": "
+            + ", ".join(peaked(label) for label in peaks) + ".",
             "* Closest in shape per panel: " + ", ".join(
                 f"{experiment} {label}" for experiment, label in closest.items()) + ".",
-            f"* Verdict: {wins.index[0]} is closest in shape in {int(wins.iloc[0])} of "
-            f"{len(panels)} panels" + (f", Laplace in {int(wins.get('Laplace', 0))}"
-                                       if wins.index[0] != "Laplace" else "") + "."
-            ] + _mled_entropy_lines(paper) + [""]
+            f"* Verdict: {verdict}."] + _mled_entropy_lines(paper) + [""]
 
 
 def _mled_entropy_lines(paper: pd.DataFrame) -> list[str]:
@@ -2934,6 +2986,13 @@ def agreement_table(frame: pd.DataFrame, keys) -> pd.DataFrame:
 MATERIAL_WEIGHT_DISTANCE = 0.01
 
 
+def material_differences(differences: pd.Series, tie: float) -> pd.Series:
+    """Paired ``differences`` with those of at most ``tie`` set to 0 (a tie, which a signed-rank
+    test leaves out: :func:`~hiddenbn.experiments.comparison.signed_rank_p_value`); undefined
+    pairs stay NaN."""
+    return differences.where(differences.abs() > tie, 0.0).where(differences.notna())
+
+
 def closest_in_shape(frame: pd.DataFrame, keys, errors=shape_errors, among=None,
                      tie: float = 0.0) -> tuple[list[tuple[str, float, float, int, int]], int]:
     """The scores (:func:`distinct_scores` among ``among``, sBIC at every phi) whose curves lie
@@ -2945,7 +3004,8 @@ def closest_in_shape(frame: pd.DataFrame, keys, errors=shape_errors, among=None,
     pick one). A paired difference of at most ``tie`` is a tie (e.g.
     :data:`MATERIAL_WEIGHT_DISTANCE`: below the yardstick's own noise) and left out of the
     test. Returns ``([(label, mean distance, p-value, pairs, material pairs), ...], data
-    sets)``, the best first with p NaN; ``pairs``: the data sets where both are defined;
+    sets)``, the best first with p NaN, then by mean distance; ``pairs``: the data sets where
+    both are defined;
     ``material pairs``: those whose difference exceeds ``tie``."""
     shapes = errors(frame, keys)
     scores = {score: label for score, label in
@@ -2958,12 +3018,13 @@ def closest_in_shape(frame: pd.DataFrame, keys, errors=shape_errors, among=None,
                 int(shapes[best].count()))]
     for score, label in scores.items():
         differences = shapes[score] - shapes[best]
-        material = differences.where(differences.abs() > tie, 0.0).where(differences.notna())
+        material = material_differences(differences, tie)
         p_value = signed_rank_p_value(material)
         if score != best and p_value >= CLAIM_LEVEL:
             closest.append((label, float(shapes[score].mean()), p_value,
                             int(differences.count()), int((material.abs() > 0).sum())))
-    return closest, len(shapes)
+    # those within noise of the best by their mean distance, as a reader compares them
+    return closest[:1] + sorted(closest[1:], key=lambda entry: entry[1]), len(shapes)
 
 
 def _closest_text(closest: list, data_sets: int, unit: str = " nats", digits: int = 1,
@@ -3042,8 +3103,10 @@ def sbic_shape_claim(paper: pd.DataFrame):
       thresholds (:data:`GAP_CLOSED_SCAN`) over which this verdict stands;
     * in the posterior weights over the test models (:func:`weight_errors`), what model
       averaging uses and what the shape distance, dominated by the test models far below the
-      maximum, does not see: sBIC's distance below BIC's. It fails where sBIC's correction
-      moves its maximum away from the gold standard's.
+      maximum, does not see: sBIC's distance below BIC's, differences of at most
+      :data:`MATERIAL_WEIGHT_DISTANCE` ties (below the gold standard's own noise; as section 5
+      ranks the weights). It fails where sBIC's correction moves its maximum away from the
+      gold standard's.
 
     ``note`` also judges sBIC at each further phi (:data:`SBIC_VARIANT`) both ways, beside how
     often it chooses the gold standard's model (:func:`selection_errors`): a correction that
@@ -3072,8 +3135,12 @@ def sbic_shape_claim(paper: pd.DataFrame):
     def in_shape(score, share=GAP_CLOSED):
         return _one_sided_verdict(shapes[score] - (1 - share) * bic)
 
+    def material(score):
+        return material_differences(weights[score] - weights["bic_log_evidence"],
+                                    MATERIAL_WEIGHT_DISTANCE)
+
     def in_weights(score):
-        return _one_sided_verdict(weights[score] - weights["bic_log_evidence"])
+        return _one_sided_verdict(material(score))
 
     shape_holds, shape_p = in_shape("sbic_log_evidence")
     scan = {share: in_shape("sbic_log_evidence", share)[0] for share in GAP_CLOSED_SCAN}
@@ -3095,10 +3162,11 @@ def sbic_shape_claim(paper: pd.DataFrame):
         f"threshold from {min(run):.0%} to {max(run):.0%} (steps of 1%). In the posterior "
         f"weights over the test models (total-variation distance to the gold standard's, mean "
         f"over the data sets): sBIC {weights['sbic_log_evidence'].mean():.2f}, BIC "
-        f"{weights['bic_log_evidence'].mean():.2f}; sBIC closer in "
-        f"{int((weights['sbic_log_evidence'] < weights['bic_log_evidence']).sum())} of "
-        f"{len(weights)}, one-sided signed-rank p = {weight_p:.2g}: "
-        f"{_verdict_word(weight_holds)}")
+        f"{weights['bic_log_evidence'].mean():.2f}; they differ by more than "
+        f"{MATERIAL_WEIGHT_DISTANCE:g} (smaller differences are ties, below the gold "
+        f"standard's own noise) in {int((material('sbic_log_evidence').abs() > 0).sum())} of "
+        f"{len(weights)}, sBIC closer in {int((material('sbic_log_evidence') < 0).sum())} of "
+        f"them, one-sided signed-rank p = {weight_p:.2g}: {_verdict_word(weight_holds)}")
     variants = [column for column in sbic_variants(frame) if frame[column].notna().any()]
     if variants:
         labels, chosen = score_labels(frame), selection_errors(frame, keys)
@@ -3234,7 +3302,9 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
              "weighs alike, so those far below the maximum, with errors of hundreds of nats, "
              "weigh most: a description of the curves) and the total-variation distance between "
              "the posterior weights it gives the test models and the yardstick's (0 to 1, equal "
-             "prior on the test models: what model averaging uses). "
+             "prior on the test models: what model averaging uses), both over every test model "
+             "where the score is defined (section 2's headline takes every score over the test "
+             "models where all are, so its values differ slightly). "
              + (f"Laplace is the exception: where its Hessian is not positive definite it is "
                 "undefined, and, as in paper 003, it chooses among the other test models and "
                 "its shape and weights are measured over them (" + "; ".join(gaps) + "). "
@@ -3271,11 +3341,16 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
         most = judged[judged["chooses_gold"] == judged["chooses_gold"].max()]
         in_large = frame[frame["experiment"].isin(large_c)]
         large = None
+        # which choices the gold standard decides needs its runs: the SMC estimates' only
+        runs = {"gold_runs", "gold_effective_runs"} <= set(frame)
         if not in_large.empty:
             large = (f"the large-c experiments ({', '.join(sorted(set(in_large['experiment'])))}"
                      f", c ≥ {int(in_large['generating_states'].min())})"
                      if "generating_states" in in_large else "the large-c experiments",
-                     agreement_table(in_large, keys))
+                     agreement_table(in_large, keys),
+                     choice_reliability(in_large, None) if runs else None)
+        can_judge = _judged_data_sets(common if on_common is not None else frame, keys) \
+            if runs else None
         lines += [f"### On {where}", ""]
         if where.startswith("the exact"):
             lines += [f"N = {int(exact['cases'].max())} cases against {int(exact['d'].min())} "
@@ -3300,7 +3375,8 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
                   f"in shape: {closest}.", ""]
         lines += range_edge_lines(frame)
         if frame is paper:
-            recommendation = _recommendation_lines(table, closest, on_common, averaging, large)
+            recommendation = _recommendation_lines(table, closest, on_common, averaging, large,
+                                                   can_judge)
             recommendation[-1:-1] = _sbic_phi_lines(table, paper, fits_prior_alpha)
     lines += recommendation
     small = (f"at N = {int(exact['cases'].max())}: "
@@ -3327,9 +3403,26 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
 BIASED_SHARE = 0.25
 
 
+def _judged_data_sets(frame: pd.DataFrame, keys) -> tuple[pd.DataFrame, list[str]] | None:
+    """The :func:`agreement_table` over the data sets (``keys``) of ``frame`` where the gold
+    standard decides every score's choice (:func:`choice_reliability`, ``decided``), and the
+    others named ("fig2_c8 1..3"); None where it decides every one. Elsewhere some score's
+    ``Delta c`` rests on an estimate on fewer than :data:`AGREEING_SHARE` of its runs, whose
+    runs ended apart, and the choice is not beyond their spread: there a share counts a choice
+    the gold standard cannot judge."""
+    decided = choice_reliability(frame, None).groupby(keys)["decided"].all()
+    if decided.all():
+        return None
+    kept = decided[decided].index.to_frame(index=False)
+    left_out = [f"{experiment} {state_set_text(cell[keys[-1]])}" for experiment, cell in
+                decided[~decided].index.to_frame(index=False).groupby(keys[0])]
+    return agreement_table(frame.merge(kept, on=list(keys)), keys), left_out
+
+
 def _recommendation_lines(table: pd.DataFrame, closest: str,
                           common: pd.DataFrame | None = None, averaging: str = "",
-                          large: tuple[str, pd.DataFrame] | None = None) -> list[str]:
+                          large: tuple[str, pd.DataFrame, pd.DataFrame | None] | None = None,
+                          judged: tuple[pd.DataFrame, list[str]] | None = None) -> list[str]:
     """"Which score to use" for choosing the number of hidden states, from the
     :func:`agreement_table` on paper 003's settings: the scores that choose the gold standard's
     model as often as the best one, give or take one data set (ranked by how often, then by how
@@ -3342,22 +3435,54 @@ def _recommendation_lines(table: pd.DataFrame, closest: str,
     sets would compare the data sets, and the shares over every data set where each is defined
     are given beside, with the scores missing from some. The scores that choose fewer or more
     hidden states are named on the data sets they are ranked on and, apart, on the large-c
-    experiments (``large``: their description and :func:`agreement_table`), where every score
-    may miss: a share pooled over both would be crossed by those alone."""
+    experiments (``large``: their description, :func:`agreement_table` and
+    :func:`choice_reliability` or None), where every score may miss: a share pooled over both
+    would be crossed by those alone; beside each count there, how many choices lie beyond the
+    gold standard's runs' spread (``holds``). ``judged`` (:func:`_judged_data_sets`) gives
+    beside each share the share over the data sets where the gold standard decides every
+    score's choice, and names the others."""
     ranked_on = table if common is None or common.empty else common
     ranked = ranked_on.sort_values(["chooses_gold", "mean_abs_delta_c"], ascending=[False, True])
     first = ranked.iloc[0]
     level = ranked[ranked["chooses_gold"] >= first["chooses_gold"] - 1 / first["data_sets"]]
+    decides = (judged[0].set_index("score") if judged is not None and not judged[0].empty
+               else None)
+
+    def on_judged(score: str) -> str:
+        """The share over the data sets the gold standard can judge, or nothing."""
+        if decides is None or score not in decides.index:
+            return ""
+        return (f"{decides.loc[score, 'chooses_gold']:.0%} of "
+                f"{decides.loc[score, 'data_sets']}")
+
     lines = ["### Recommendation", "",
              "* To choose the number of hidden states"
              + (f", on the {first.data_sets} data sets where every score chooses a model"
-                if ranked_on is common else "") + ": " + ", ".join(
+                if ranked_on is common else "")
+             + (f" (after the semicolon or in brackets: over the "
+                f"{judged[0]['data_sets'].max()} of the {first.data_sets} where the gold "
+                "standard can judge every score's choice, below)" if decides is not None else "")
+             + ": " + ", ".join(
                  f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets, mean "
-                 f"|Δc| {row.mean_abs_delta_c:.2f})" for row in level.itertuples())
+                 f"|Δc| {row.mean_abs_delta_c:.2f}"
+                 + (f"; {on_judged(row.score)}" if on_judged(row.score) else "") + ")"
+                 for row in level.itertuples())
              + ": as often as the best, give or take one data set. The others by how often "
              "they choose the gold standard's model: " + (", ".join(
-                 f"{row.score} {row.chooses_gold:.0%}" for row in ranked.iloc[len(level):]
-                 .itertuples()) or "none") + "."]
+                 f"{row.score} {row.chooses_gold:.0%}"
+                 + (f" ({on_judged(row.score)})" if on_judged(row.score) else "")
+                 for row in ranked.iloc[len(level):].itertuples()) or "none") + "."]
+    if judged is not None:
+        judgeable = 0 if decides is None else judged[0]["data_sets"].max()
+        lines.append(
+            f"* The gold standard can judge every score's choice on {judgeable} of "
+            f"the {first.data_sets} data sets: there the estimates that decide each choice's "
+            "Δc (at the choice and at the nearest model of the gold set) rest on at least "
+            f"{AGREEING_SHARE:.0%} of their runs (section 2's criterion of agreeing runs), or "
+            f"the choice lies outside the set by more than {FAR_GAP_SPREADS:g} spreads of the "
+            "runs, whatever the estimates' error. Left out: " + "; ".join(judged[1])
+            + ", where some score's choice rests on an estimate on fewer than half its runs "
+            "(the others ended apart) and does not lie beyond their spread.")
     if ranked_on is common:
         missing = table[table["data_sets"] < table["data_sets"].max()]["score"].tolist()
         lines.append("* Over every data set where each score is defined: " + ", ".join(
@@ -3394,14 +3519,29 @@ def _recommendation_lines(table: pd.DataFrame, closest: str,
                          + ": " + ", ".join(f"{row.score} ({getattr(row, column):.0%})"
                                             for row in biased.itertuples()) + ".")
     if large is not None and not large[1].empty:
-        where, on_large = large
+        where, on_large, reliability = large
+
+        def beyond(score: str, sign: int) -> str:
+            """How many of the score's misses by ``sign`` hold whatever the gold error."""
+            if reliability is None or reliability.empty:
+                return ""
+            mine = reliability[reliability["score"] == score]
+            far = mine["holds"] & (np.sign(mine["choice"] - mine["nearest"]) == sign)
+            return f" ({int(far.sum())} beyond the runs' spread)"
+
         lines.append(f"* On {where}: " + "; ".join(
             f"choose {words} hidden states than the gold standard: " + (", ".join(
                 f"{row.score} {round(getattr(row, column) * row.data_sets)} of {row.data_sets}"
+                + beyond(row.score, sign)
                 for row in on_large.sort_values(column, ascending=False).itertuples()
                 if getattr(row, column) > 0) or "none")
-            for column, words in (("chooses_fewer", "fewer"), ("chooses_more", "more")))
-            + " (section 2 gives the Δc).")
+            for column, words, sign in (("chooses_fewer", "fewer", -1),
+                                        ("chooses_more", "more", 1)))
+            + " (section 2 gives the Δc)." + (
+                " Beyond the runs' spread: outside the gold set by more than "
+                f"{FAR_GAP_SPREADS:g} spreads of the gold standard's runs (SE × √runs), so "
+                "that the miss holds whatever the gold standard's error; the others it cannot "
+                "judge." if reliability is not None and not reliability.empty else ""))
     return lines + [""]
 
 
