@@ -103,6 +103,10 @@ def test_findings_rank_learners_only_where_their_paired_difference_is_significan
     assert "Laplace minus BIC, paired over data sets: -0.1000 ± 0.0000" in text
     assert "Laplace's choice is better in 100% of data sets, BIC's in 0%" in text
     assert "in 0% of 18 data sets" in text
+    # the selection lines name the scores by their labels, not their code names
+    assert "(c) noisy-or, N = 100, EBNC selected by BIC: true inputs selected 0%" in text
+    assert "EBNC selected by Laplace: true inputs selected 100%" in text
+    assert "bic_log_evidence" not in text and "laplace:" not in text
     assert text.count("full table (BD predictive): lower at 2, higher at 0, not significantly "
                       "different at 0; naive Bayes (generative): lower at 0, higher at 2") == 3
     # the same means with naive Bayes's loss spread over the data sets: no ranking

@@ -1417,7 +1417,8 @@ def study_findings(learners: pd.DataFrame, selections: pd.DataFrame) -> str:
     for _, row in table[table.n.isin([smallest, largest])].iterrows():
         network = ("" if np.isnan(row.network_recovered) else
                    f", same EBNC as the truth {row.network_recovered:.0%}")
-        lines.append(f"- {CASE_LABELS[row.case]}, N = {row.n}, {row.score}: true inputs "
+        lines.append(f"- {CASE_LABELS[row.case]}, N = {row.n}, EBNC selected by "
+                     f"{plots.score_style(row.score)['label']}: true inputs "
                      f"selected {row.inputs_recovered:.0%}{network}; mean selected d "
                      f"{row.mean_d:.1f} (true structure {row.true_d}); the true structure "
                      f"scores higher than the selection (a search failure) in "
