@@ -1190,7 +1190,8 @@ def test_levels_explanation_names_where_em_stops_short_and_where_the_paper_is_lo
     assert "The paper's best cells lie at 0.55, 0.61, 0.57, 0.82" in text
     assert "ours / paper's (the rows' best means) is 2.00, 2.00, 2.00, 2.00, 2.00, 2.00, not " \
         "falling toward 1 as N grows" in text
-    assert "neither tested here (conjecture)" in text
+    assert "The ratio does not fall toward 1, which (i) predicts: the data favour (ii), which " \
+        "cannot be tested without the paper's KL code" in text and "neither tested" not in text
     # the counterfactual: a ratio that falls with N; another distribution further above
     falling = table.assign(**{f"{s} mean": PAPER[f"{s} mean"].to_numpy()
                               * np.array([2.0, 1.9, 1.8, 1.7, 1.6, 1.5]) for s in kz.SCORE_KEYS})
@@ -1198,6 +1199,8 @@ def test_levels_explanation_names_where_em_stops_short_and_where_the_paper_is_lo
                           **{f"{s} mean": table[f"{s} mean"] * 2 for s in kz.SCORE_KEYS})
     other = kz.levels_explanation(pd.concat([falling, sparse]), PRINTED, section)
     assert "falling from 2.00 to 1.50 as N grows" in other and "not falling" not in other
+    assert "The ratio falls toward 1, as (i) predicts: the ratio favours (i)" in other
+    assert "favour (ii)" not in other and "1.8), which goes against (i)" in other
     assert "sparse_dirichlet 0 of 24 (median ours/paper 4)" in other
     assert "put ours further above the paper's (median ours/paper sparse_dirichlet 4, against " \
         "1.8)" in other
