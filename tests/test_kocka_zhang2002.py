@@ -1023,6 +1023,35 @@ def test_similar_fit_and_same_results_claims_fail_when_the_scores_part():
     assert claim[1] == "not supported" and "where the fits differ" in claim[3]
 
 
+def test_similar_fit_names_a_deciding_cell_on_the_boundary_of_its_threshold():
+    base = np.linspace(1.0, 2.0, 10)
+    band = kz.SIMILAR_FIT_ERRORS * base.std(ddof=1) / np.sqrt(len(base))
+
+    def selections(shifts):
+        """BIC's KL ``shifts[N]`` times the threshold above the others' at each N."""
+        return pd.DataFrame([{"generator": "k4", "parametrisation": p, "cases": n,
+                              "score": score, "states": 4,
+                              "kl_bits": kl + (shift * band if score == "BIC" else 0.0)}
+                             for n, shift in shifts.items() for p, kl in enumerate(base)
+                             for score in kz.SCORE_KEYS])
+
+    # the run's shape: one N just over the threshold decides partly against supported
+    verdict, evidence = kz.similar_fit_claim(selections({1000: 0.0, 27000: 1.01}), "k4",
+                                             False)[1:]
+    assert verdict == "partly supported"
+    assert "at N = 27000 the spread is 1.01 times the threshold: on the boundary (on its " \
+        "other side the verdict reads supported)" in evidence
+    # just under it, it decides supported against partly
+    assert "reads partly supported" in kz.similar_fit_claim(
+        selections({1000: 0.0, 27000: 0.98}), "k4", False)[2]
+    # counterfactuals: clearly over the threshold; near it but not deciding the verdict (another
+    # N already over it)
+    assert "boundary" not in kz.similar_fit_claim(selections({1000: 0.0, 27000: 1.2}), "k4",
+                                                  False)[2]
+    assert "boundary" not in kz.similar_fit_claim(
+        selections({1000: 0.0, 9000: 3.0, 27000: 1.01}), "k4", False)[2]
+
+
 # --- Sec. 6's other claims -----------------------------------------------------------------------
 def hlc_runs(final: dict, cases=1000, path_gain=0.5, ml_gain=None, em_error=0.0):
     """Hill-climb results: ``final[score]`` lists each run's final cardinalities; BIC+'s path

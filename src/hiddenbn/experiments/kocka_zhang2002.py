@@ -1315,6 +1315,9 @@ SAME_RESULTS_PARTLY = 0.5
 #: "Similar fit" of Sec. 5 on 4:2,2,2,2 (no rule stated): the four mean KLs within this many
 #: standard errors (the largest of the four) of each other, the band of one mean at ~95%.
 SIMILAR_FIT_ERRORS = 2
+#: A cell whose value lies within this share of its threshold and whose side of it decides the
+#: verdict is named as on the boundary: another threshold as arbitrary would turn the verdict.
+BOUNDARY_SHARE = 0.05
 
 
 def same_results_claim(selections: pd.DataFrame, generator: str, explain: bool = True) -> tuple:
@@ -1337,19 +1340,34 @@ def same_results_claim(selections: pd.DataFrame, generator: str, explain: bool =
 def similar_fit_claim(selections: pd.DataFrame, generator: str, explain: bool = True) -> tuple:
     """Sec. 5: for data from 4:2,2,2,2 "all the four scores lead to similar fit": at every N
     the four mean KLs lie within :data:`SIMILAR_FIT_ERRORS` standard errors (the largest of the
-    four) of each other."""
+    four) of each other (supported; partly at some N). An N whose spread lies within
+    :data:`BOUNDARY_SHARE` of that threshold, on whichever side, and whose side decides the
+    verdict, is named as on the boundary."""
     kl = selections[selections.generator == generator].groupby(["cases", "score"]).kl_bits
     means, errors = kl.mean().unstack("score"), kl.sem().unstack("score")
     spread = means.max(axis=1) - means.min(axis=1)
     band = SIMILAR_FIT_ERRORS * errors.max(axis=1)
     similar = spread <= band
+
+    def verdict_of(similar):
+        return ("supported" if similar.all() else "partly supported" if similar.any()
+                else "not supported")
+
+    verdict, boundary = verdict_of(similar), {}
+    for n in similar.index:
+        if band[n] > 0 and abs(spread[n] / band[n] - 1) <= BOUNDARY_SHARE:
+            turned = verdict_of(similar.where(similar.index != n, not similar[n]))
+            if turned != verdict:
+                boundary[n] = turned
     return (f"LC: for {_generator_title(generator)} the four scores lead to similar fit",
-            "supported" if similar.all() else "partly supported" if similar.any()
-            else "not supported",
+            verdict,
             "largest minus smallest mean KL (bits) per N, against "
             f"{SIMILAR_FIT_ERRORS} standard errors: " +
             ", ".join(f"{int(n)}: {_format(d)} vs {_format(e)}" for n, d, e in
-                      zip(means.index, spread, band)),
+                      zip(means.index, spread, band))
+            + "".join(f"; at N = {int(n)} the spread is {spread[n] / band[n]:.2f} times the "
+                      f"threshold: on the boundary (on its other side the verdict reads "
+                      f"{turned})" for n, turned in boundary.items()),
             *((_underfit_explanation(selections, generator, list(similar.index[~similar])),)
               if explain and not similar.all() else ()))
 
