@@ -1023,6 +1023,33 @@ def test_similar_fit_and_same_results_claims_fail_when_the_scores_part():
     assert claim[1] == "not supported" and "where the fits differ" in claim[3]
 
 
+def test_the_paper_side_largest_n_verdict_is_shown_under_both_readings_of_a_one_digit_mean():
+    one_digit = kz.parse_printed_table2(PRINTED, one_digit=True).set_index("cases")
+    paper = PAPER.set_index("cases")
+    # ".1" (BIC+ at 243000) and ".5" (CS at 27000) round to their one digit; "6.0" keeps two
+    assert paper.loc[243000, "BIC+ unit"] == pytest.approx(0.01)
+    assert one_digit.loc[243000, "BIC+ unit"] == pytest.approx(0.1)
+    assert one_digit.loc[27000, "CS unit"] == pytest.approx(0.1)
+    assert one_digit.loc[1000, "CS unit"] == paper.loc[1000, "CS unit"] == pytest.approx(0.1)
+    assert one_digit.loc[243000, "CS+ unit"] == pytest.approx(0.01)
+
+    def bold(table):
+        return kz.summary_bold(table, lambda *_: 0.9, 50)
+
+    # the paper's "the scores differ at 243000" holds under .10, not under a rounded .1
+    text = kz._one_digit_reading(kz.claim_scores_differ_at_largest_n, bold(PAPER),
+                                 bold(kz.parse_printed_table2(PRINTED, one_digit=True)))
+    assert text.startswith("; that holds if its .1 means .10; if .1 is a mean rounded to one "
+                           "digit (last digit 0.1, not 0.01): not supported (N = 243000")
+    # the counterfactual: printed as ".10", the two readings agree and nothing is added
+    two_digits = PRINTED.assign(**{"BIC+": PRINTED["BIC+"].str.replace(r"^\.1 ", ".10 ",
+                                                                        regex=True)})
+    assert kz._one_digit_reading(
+        kz.claim_scores_differ_at_largest_n, bold(PAPER),
+        bold(kz.parse_printed_table2(two_digits, one_digit=True))) == ""
+    assert kz._one_digit_reading(kz.claim_scores_differ_at_largest_n, bold(PAPER), None) == ""
+
+
 def test_similar_fit_names_a_deciding_cell_on_the_boundary_of_its_threshold():
     base = np.linspace(1.0, 2.0, 10)
     band = kz.SIMILAR_FIT_ERRORS * base.std(ddof=1) / np.sqrt(len(base))

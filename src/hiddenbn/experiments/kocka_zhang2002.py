@@ -1714,20 +1714,25 @@ def _gain_and_charge(gaps: pd.DataFrame, generator: str, sizes) -> tuple[int, fl
     return reference, float(gaps["CS - BIC"][largest] - gaps["CS - BIC"][reference]), charge
 
 
-def parse_printed_table2(printed: pd.DataFrame) -> pd.DataFrame:
+def parse_printed_table2(printed: pd.DataFrame, one_digit: bool = False) -> pd.DataFrame:
     """The paper's Table 2 (text cells such as ``.78 ± .1``) as :func:`table2`'s means and
     standard errors, so that every check of Table 2 runs on the paper's numbers as on ours,
     and ``{score} unit``, the second significant digit of the mean, to which the paper rounds
-    its means (0.01 for ``.78``, 0.1 for ``6.1``; ``.1`` is read as ``.10``, its trailing
-    zero dropped as in ``.5 ± .09``), for :func:`summary_bold`."""
+    its means (0.01 for ``.78``, 0.1 for ``6.1``), for :func:`summary_bold`. A mean printed
+    with one significant digit (``.1``) is read as ``.10``, its trailing zero dropped as in
+    ``.5 ± .09`` (the paper keeps it in ``6.0``, though); with ``one_digit``, as rounded to
+    that digit (unit 0.1), the other reading :func:`hlc_claims` shows beside it."""
     rows = []
     for _, row in printed.iterrows():
         out = {"cases": int(row.cases)}
         for score in SCORE_KEYS:
             mean, _, se = str(row[score]).partition("±")
+            digits = len(mean.strip().lstrip("-").replace(".", "").lstrip("0"))
             out[f"{score} mean"], out[f"{score} se"] = float(mean), float(se)
-            out[f"{score} unit"] = (10.0 ** (np.floor(np.log10(abs(float(mean)))) - 1)
-                                    if float(mean) else 0.0)
+            out[f"{score} unit"] = (
+                10.0 ** (np.floor(np.log10(abs(float(mean)))) - (0 if one_digit and digits == 1
+                                                                else 1))
+                if float(mean) else 0.0)
         rows.append(out)
     return pd.DataFrame(rows)
 
@@ -2129,18 +2134,34 @@ def frequent_models_explanation(results: pd.DataFrame, network: Network, named) 
 ALMOST_NEVER = 0.05
 
 
+def _one_digit_reading(check, paper: pd.DataFrame, one_digit: pd.DataFrame | None) -> str:
+    """``check`` (a claim on a Table 2, :func:`claim_cs_plus_score_of_choice` or
+    :func:`claim_scores_differ_at_largest_n`) on the paper's table with its one-digit means
+    read as rounded to that digit (``one_digit``, :func:`parse_printed_table2`), where its
+    verdict differs from that under the ``.10`` reading (``paper``); empty otherwise."""
+    if one_digit is None:
+        return ""
+    verdict, evidence = check(one_digit)[:2]
+    return ("" if verdict == check(paper)[0] else
+            f"; that holds if its .1 means .10; if .1 is a mean rounded to one digit (last "
+            f"digit 0.1, not 0.01): {verdict} ({evidence})")
+
+
 def hlc_claims(results: pd.DataFrame, table: pd.DataFrame, paper: pd.DataFrame,
-               network: Network, printed: dict, explain: bool = True) -> list:
+               network: Network, printed: dict, explain: bool = True,
+               one_digit: pd.DataFrame | None = None) -> list:
     """Verdicts on Sec. 6's claims from the hill-climbs of the four scores (``results``, one CS
     alpha) and their Table 2 (``table``, with :func:`kl_floor`'s columns where EM's error is to
     be weighed, :func:`_em_excess_note`; ``paper``: the printed Table 2 with
-    :func:`summary_bold`;
+    :func:`summary_bold`, and ``one_digit`` the same with its one-digit means read as rounded
+    to that digit, shown where the paper-side verdict turns on the reading;
     ``network``: the generating HLC; ``printed``: ``experiments.yaml``'s numbers)."""
     sec6 = printed["hierarchical"]
     out = [(claim, *check(table)) for claim, check in TABLE2_CLAIMS]
     on_paper = claim_cs_plus_score_of_choice(paper)
     out[2] = (*out[2][:2], f"{out[2][2]}; the paper's own table by the same rules (from its "
-              f"means and standard errors, {PAPER_TEST}): {on_paper[0]} ({on_paper[1]})")
+              f"means and standard errors, {PAPER_TEST}): {on_paper[0]} ({on_paper[1]})"
+              + _one_digit_reading(claim_cs_plus_score_of_choice, paper, one_digit))
     if explain:
         out[2] = (*out[2], cs_plus_choice_explanation(table, paper))
     on_paper = claim_scores_differ_at_largest_n(paper)
@@ -2148,7 +2169,9 @@ def hlc_claims(results: pd.DataFrame, table: pd.DataFrame, paper: pd.DataFrame,
                                            claim_scores_differ_at_largest_n)
     out[3] = (*out[3][:2], f"{out[3][2]}; the paper's own table by the same rule "
               f"({PAPER_TEST}): {on_paper[0]} ({on_paper[1]}); supported there under the "
-              f"constant correlations {_intervals_text(correlations)}", *out[3][3:])
+              f"constant correlations {_intervals_text(correlations)}"
+              + _one_digit_reading(claim_scores_differ_at_largest_n, paper, one_digit),
+              *out[3][3:])
     if explain and judged_kl(results) != "kl_bits":
         out = _with_em_reading(out, table2(results, list(SCORE_KEYS)))
     truth = hidden_cardinalities(network)
@@ -2349,9 +2372,10 @@ def paper_claims(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
     floor = kl_floor(hlc_results)
     values = judged_kl(climbs)
     table = table2(climbs, list(SCORE_KEYS), values=values).merge(floor, on="cases")
-    paper = summary_bold(parse_printed_table2(printed),
-                         correlation_lookup(kl_correlations(climbs, SCORE_KEYS, values)),
-                         sec["hierarchical"]["parametrisations"])
+    correlation = correlation_lookup(kl_correlations(climbs, SCORE_KEYS, values))
+    paper, one_digit = (summary_bold(parse_printed_table2(printed, reading), correlation,
+                                     sec["hierarchical"]["parametrisations"])
+                        for reading in (False, True))
     network = parse_spec(section["hierarchical"]["spec"])
     main = main_generator(set(selections.generator))
 
@@ -2364,7 +2388,7 @@ def paper_claims(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
 
     return {"selections": shown, "climbs": climbs, "table": table, "paper": paper,
             "lc": lc_claims(selections, lc, section, explain, qualified),
-            "hlc": hlc_claims(climbs, table, paper, network, sec, explain),
+            "hlc": hlc_claims(climbs, table, paper, network, sec, explain, one_digit),
             "beyond": [qualified(hlc_state_order(climbs, explain), main)]}
 
 
