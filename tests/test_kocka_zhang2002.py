@@ -371,6 +371,10 @@ def test_deterministic_claim_tests_the_difference_of_the_plus_scores_advantage()
     same = _figure5_selections({"k8": {}, "k8det": {}})
     verdict, evidence = kz.deterministic_claim(same, "k8", "k8det")[1:]
     assert verdict == "not supported" and "not significantly larger" in evidence
+    # the plus and plain scores alike on every data set of both at some N: no difference there
+    alike = paper.assign(kl_bits=np.where((paper.cases == 81000), 1.5, paper.kl_bits))
+    evidence = kz.deterministic_claim(alike, "k8", "k8det")[2]
+    assert "81000: 0.00 ± 0.00 vs 0.00 ± 0.00, p = 1 (1; 1)" in evidence
     # the run's shape: larger at 1000 at an unadjusted p of about 0.02, not after the
     # adjustment over the 5 N: partly
     borderline = _figure5_selections({"k8": {}, "k8det": {1000: 0.16}})
