@@ -883,8 +883,9 @@ def _unscored_text(unscored: pd.DataFrame) -> list[str]:
 
 
 def _covariate_text(study: dict) -> list[str]:
-    """The paragraph of summary.md on a study with covariates: the scores that do not apply to
-    a latent class regression, and which KL it reports."""
+    """The paragraph of summary.md on a study with covariates: the scores not defined for a
+    latent class regression, those defined but not implemented for it, and which KL it
+    reports."""
     if not _with_covariates(study):
         return []
     missing = [s for s in SELECTION_SCORE_NAMES if s not in COVARIATE_SCORES]
