@@ -103,6 +103,10 @@ def test_findings_rank_learners_only_where_their_paired_difference_is_significan
     assert "Laplace minus BIC, paired over data sets: -0.1000 ± 0.0000" in text
     assert "Laplace's choice is better in 100% of data sets, BIC's in 0%" in text
     assert "in 0% of 18 data sets" in text
+    # the selection lines name the scores by their labels, not their code names
+    assert "(c) noisy-or, N = 100, EBNC selected by BIC: true inputs selected 0%" in text
+    assert "EBNC selected by Laplace: true inputs selected 100%" in text
+    assert "bic_log_evidence" not in text and "laplace:" not in text
     assert text.count("full table (BD predictive): lower at 2, higher at 0, not significantly "
                       "different at 0; naive Bayes (generative): lower at 0, higher at 2") == 3
     # the same means with naive Bayes's loss spread over the data sets: no ranking
@@ -112,3 +116,26 @@ def test_findings_rank_learners_only_where_their_paired_difference_is_significan
     assert noisy.count("Not separable from it: EBNC selected by Laplace") == 6
     assert "naive Bayes (generative): lower at 0, higher at 0, not significantly different " \
         "at 2" in noisy
+
+
+def test_learning_curves_draw_bands_for_the_oracle_and_the_two_ebncs_only(tmp_path, monkeypatch):
+    import matplotlib.colors
+    from matplotlib.collections import PolyCollection
+
+    from hiddenbn.reports import plots
+
+    saved = []
+    monkeypatch.setattr(plots, "save_figure", lambda figure, path: saved.append(figure))
+    learners = _study_tables(noise=0.3)[0]
+    hm.draw_learning_curves(learners, tmp_path / "curves")
+    bands = [[c for c in ax.collections if isinstance(c, PolyCollection)]
+             for ax in saved[0].axes if ax.lines]
+    assert len(bands) == 2 * len(hm.STUDY_CASES)
+    assert all(len(panel) == len(hm.BAND_LEARNERS) == 3 for panel in bands)  # not all six
+    colours = {tuple(band.get_facecolor()[0][:3]) for band in bands[0]}
+    assert colours == {matplotlib.colors.to_rgb(hm.LEARNER_STYLES[learner]["color"])
+                       for learner in hm.BAND_LEARNERS}
+    text = "\n".join(hm.learning_curve_section(learners))
+    assert "with bands of ± s.d. for EBNC selected by Laplace, EBNC selected by BIC, EBNC of " \
+        "the true structure (oracle)." in text
+    plots.plt.close(saved[0])

@@ -340,58 +340,58 @@ def test_quick_report_writes_every_output(quick_results, tmp_path):
     assert list(claims.verdict) == [CLAIM_VERDICTS[v] for v in main.verdict]
 
 
-def _figure5_selections(wins_from, bic_plus=None, sizes=(1000, 3000), parametrisations=8):
-    """Selections where the plus scores' KL drops from 2 to 1 (plain scores 1.5) from N
-    ``wins_from[generator]`` (None: never), with small noise; ``bic_plus``: BIC+'s KL instead
-    (noisier) on the generator it names at the smallest N."""
-    rng = np.random.default_rng(0)
+def _figure5_selections(advantage, sizes=(1000, 3000, 9000, 27000, 81000)):
+    """Selections whose plus scores' advantage over the plain ones (:func:`kz.plus_advantage`)
+    is a fixed spread over 8 parametrisations plus ``advantage[generator][N]`` (0 if absent);
+    the plain scores' KL 1.5."""
+    spread = np.array([0.0, 0.1, -0.1, 0.05, -0.05, 0.2, -0.2, 0.0])
     rows = []
-    for generator, start in wins_from.items():
+    for generator, shifts in advantage.items():
         for cases in sizes:
-            for p in range(parametrisations):
+            for p, base in enumerate(spread):
                 for score in kz.SCORE_KEYS:
-                    plus = score.endswith("+")
-                    kl = 1.0 if (plus and start is not None and cases >= start) else (
-                        2.0 if plus else 1.5)
-                    noise = 0.01
-                    if bic_plus and (generator, cases, score) == (*bic_plus[:2], "BIC+"):
-                        kl, noise = bic_plus[2], 0.3
+                    kl = 1.5 / np.exp(base + shifts.get(cases, 0.0)) if score.endswith(
+                        "+") else 1.5
                     rows.append({"generator": generator, "parametrisation": p, "cases": cases,
-                                 "score": score, "states": 2,
-                                 "kl_bits": kl + noise * rng.standard_normal()})
+                                 "score": score, "states": 2, "kl_bits": kl})
     return pd.DataFrame(rows)
 
 
-def test_deterministic_claim_compares_where_the_plus_scores_start_to_win():
-    # the paper's reading: with deterministic children the plus scores win from 1000, not 3000
-    paper = _figure5_selections({"k8": 3000, "k8det": 1000})
+def test_deterministic_claim_tests_the_difference_of_the_plus_scores_advantage():
+    # the paper's reading: with deterministic children the plus scores' advantage is larger
+    # at the smallest N, equal beyond
+    paper = _figure5_selections({"k8": {}, "k8det": {1000: 0.7}})
     claim, verdict, evidence = kz.deterministic_claim(paper, "k8", "k8det")
-    assert verdict == "supported" and "pooled 3000 vs 1000" in evidence
-    claim, verdict, evidence = kz.deterministic_claim(paper, "k8det", "k8")
-    assert verdict == "not checked" and "cannot be judged on this grid" in evidence
-    never = _figure5_selections({"k8": 3000, "k8det": None})
-    assert kz.deterministic_claim(never, "k8", "k8det")[1] == "not supported"
-    # BIC+ barely below the plain scores, noisily: the pooled test wins, BIC+ vs BIC does not;
-    # the pooled reading decides, the other is sensitivity
-    pooled_only = _figure5_selections({"k8": 3000, "k8det": 1000},
-                                      bic_plus=("k8det", 1000, 1.45))
-    verdict, evidence = kz.deterministic_claim(pooled_only, "k8", "k8det")[1:]
-    assert verdict == "supported" and "every pair 3000 vs 3000 (not shown earlier)" in evidence
-    assert "sensitivity, the other readings: means" in evidence
-    # the run's shape: the deterministic generator first wins at an extra size (6000), below a
-    # size of the main grid (9000) where the main generator does not win yet
-    sizes = (1000, 3000, 6000, 9000, 27000)
-    extra = _figure5_selections({"k8": 27000, "k8det": 6000}, sizes=sizes)
-    extra = extra[(extra.generator == "k8det") | (extra.cases != 6000)]
+    assert verdict == "supported"
+    assert "larger with deterministic children at N = 1000" in evidence
+    assert "Holm-adjusted over the 5 N" in evidence and "1000: 0.70 ± 0.04 vs 0.00 ± 0.04" \
+        in evidence
+    # counterfactuals: the generators swapped (smaller), and no difference at any N
+    assert kz.deterministic_claim(paper, "k8det", "k8")[1] == "not supported"
+    same = _figure5_selections({"k8": {}, "k8det": {}})
+    verdict, evidence = kz.deterministic_claim(same, "k8", "k8det")[1:]
+    assert verdict == "not supported" and "not significantly larger" in evidence
+    # the plus and plain scores alike on every data set of both at some N: no difference there
+    alike = paper.assign(kl_bits=np.where((paper.cases == 81000), 1.5, paper.kl_bits))
+    evidence = kz.deterministic_claim(alike, "k8", "k8det")[2]
+    assert "81000: 0.00 ± 0.00 vs 0.00 ± 0.00, p = 1 (1; 1)" in evidence
+    # the run's shape: larger at 1000 at an unadjusted p of about 0.02, not after the
+    # adjustment over the 5 N: partly
+    borderline = _figure5_selections({"k8": {}, "k8det": {1000: 0.16}})
+    verdict, evidence = kz.deterministic_claim(borderline, "k8", "k8det")[1:]
+    assert verdict == "partly supported" and "at N = 1000 before the adjustment only" in evidence
+    # larger at 1000 but significantly smaller at 27000 (the main generator's advantage
+    # there): not supported
+    mixed = _figure5_selections({"k8": {27000: 0.7}, "k8det": {1000: 0.7}})
+    verdict, evidence = kz.deterministic_claim(mixed, "k8", "k8det")[1:]
+    assert verdict == "not supported" and "significantly smaller at N = 27000" in evidence
+    # only the sizes both generators were sampled at are compared
+    extra = _figure5_selections({"k8": {}, "k8det": {2000: 0.7}}, sizes=(1000, 2000, 3000))
+    extra = extra[(extra.generator == "k8det") | (extra.cases != 2000)]
     verdict, evidence = kz.deterministic_claim(extra, "k8", "k8det")[1:]
-    assert verdict == "supported" and "pooled 27000 vs 6000 (earlier: 8:2,2,2,2 does not win " \
-        "yet at N = 9000)" in evidence
-    # the counterfactual: the extra size (6000) lies between the main generator's last size
-    # without a win (3000) and its first win (9000), where it was never sampled: not earlier
-    between = _figure5_selections({"k8": 9000, "k8det": 6000}, sizes=sizes)
-    between = between[(between.generator == "k8det") | (between.cases != 6000)]
-    verdict, evidence = kz.deterministic_claim(between, "k8", "k8det")[1:]
-    assert verdict == "not supported" and "pooled 9000 vs 6000 (not shown earlier)" in evidence
+    assert verdict == "not supported" and "2000:" not in evidence
+    apart = extra[(extra.generator == "k8") | (extra.cases == 2000)]
+    assert kz.deterministic_claim(apart, "k8", "k8det")[1] == "not checked"
 
 
 def test_tie_generator_is_the_first_generator_whose_test_model_saturates_de():
@@ -1027,6 +1027,62 @@ def test_similar_fit_and_same_results_claims_fail_when_the_scores_part():
     assert claim[1] == "not supported" and "where the fits differ" in claim[3]
 
 
+def test_the_paper_side_largest_n_verdict_is_shown_under_both_readings_of_a_one_digit_mean():
+    one_digit = kz.parse_printed_table2(PRINTED, one_digit=True).set_index("cases")
+    paper = PAPER.set_index("cases")
+    # ".1" (BIC+ at 243000) and ".5" (CS at 27000) round to their one digit; "6.0" keeps two
+    assert paper.loc[243000, "BIC+ unit"] == pytest.approx(0.01)
+    assert one_digit.loc[243000, "BIC+ unit"] == pytest.approx(0.1)
+    assert one_digit.loc[27000, "CS unit"] == pytest.approx(0.1)
+    assert one_digit.loc[1000, "CS unit"] == paper.loc[1000, "CS unit"] == pytest.approx(0.1)
+    assert one_digit.loc[243000, "CS+ unit"] == pytest.approx(0.01)
+
+    def bold(table):
+        return kz.summary_bold(table, lambda *_: 0.9, 50)
+
+    # the paper's "the scores differ at 243000" holds under .10, not under a rounded .1
+    text = kz._one_digit_reading(kz.claim_scores_differ_at_largest_n, bold(PAPER),
+                                 bold(kz.parse_printed_table2(PRINTED, one_digit=True)))
+    assert text.startswith("; that holds if its .1 means .10; if .1 is a mean rounded to one "
+                           "digit (last digit 0.1, not 0.01): not supported (N = 243000")
+    # the counterfactual: printed as ".10", the two readings agree and nothing is added
+    two_digits = PRINTED.assign(**{"BIC+": PRINTED["BIC+"].str.replace(r"^\.1 ", ".10 ",
+                                                                        regex=True)})
+    assert kz._one_digit_reading(
+        kz.claim_scores_differ_at_largest_n, bold(PAPER),
+        bold(kz.parse_printed_table2(two_digits, one_digit=True))) == ""
+    assert kz._one_digit_reading(kz.claim_scores_differ_at_largest_n, bold(PAPER), None) == ""
+
+
+def test_similar_fit_names_a_deciding_cell_on_the_boundary_of_its_threshold():
+    base = np.linspace(1.0, 2.0, 10)
+    band = kz.SIMILAR_FIT_ERRORS * base.std(ddof=1) / np.sqrt(len(base))
+
+    def selections(shifts):
+        """BIC's KL ``shifts[N]`` times the threshold above the others' at each N."""
+        return pd.DataFrame([{"generator": "k4", "parametrisation": p, "cases": n,
+                              "score": score, "states": 4,
+                              "kl_bits": kl + (shift * band if score == "BIC" else 0.0)}
+                             for n, shift in shifts.items() for p, kl in enumerate(base)
+                             for score in kz.SCORE_KEYS])
+
+    # the run's shape: one N just over the threshold decides partly against supported
+    verdict, evidence = kz.similar_fit_claim(selections({1000: 0.0, 27000: 1.01}), "k4",
+                                             False)[1:]
+    assert verdict == "partly supported"
+    assert "at N = 27000 the spread is 1.01 times the threshold: on the boundary (on its " \
+        "other side the verdict reads supported)" in evidence
+    # just under it, it decides supported against partly
+    assert "reads partly supported" in kz.similar_fit_claim(
+        selections({1000: 0.0, 27000: 0.98}), "k4", False)[2]
+    # counterfactuals: clearly over the threshold; near it but not deciding the verdict (another
+    # N already over it)
+    assert "boundary" not in kz.similar_fit_claim(selections({1000: 0.0, 27000: 1.2}), "k4",
+                                                  False)[2]
+    assert "boundary" not in kz.similar_fit_claim(
+        selections({1000: 0.0, 9000: 3.0, 27000: 1.01}), "k4", False)[2]
+
+
 # --- Sec. 6's other claims -----------------------------------------------------------------------
 def hlc_runs(final: dict, cases=1000, path_gain=0.5, ml_gain=None, em_error=0.0):
     """Hill-climb results: ``final[score]`` lists each run's final cardinalities; BIC+'s path
@@ -1194,7 +1250,8 @@ def test_levels_explanation_names_where_em_stops_short_and_where_the_paper_is_lo
     assert "The paper's best cells lie at 0.55, 0.61, 0.57, 0.82" in text
     assert "ours / paper's (the rows' best means) is 2.00, 2.00, 2.00, 2.00, 2.00, 2.00, not " \
         "falling toward 1 as N grows" in text
-    assert "neither tested here (conjecture)" in text
+    assert "The ratio does not fall toward 1, which (i) predicts: the data favour (ii), which " \
+        "cannot be tested without the paper's KL code" in text and "neither tested" not in text
     # the counterfactual: a ratio that falls with N; another distribution further above
     falling = table.assign(**{f"{s} mean": PAPER[f"{s} mean"].to_numpy()
                               * np.array([2.0, 1.9, 1.8, 1.7, 1.6, 1.5]) for s in kz.SCORE_KEYS})
@@ -1202,6 +1259,8 @@ def test_levels_explanation_names_where_em_stops_short_and_where_the_paper_is_lo
                           **{f"{s} mean": table[f"{s} mean"] * 2 for s in kz.SCORE_KEYS})
     other = kz.levels_explanation(pd.concat([falling, sparse]), PRINTED, section)
     assert "falling from 2.00 to 1.50 as N grows" in other and "not falling" not in other
+    assert "The ratio falls toward 1, as (i) predicts: the ratio favours (i)" in other
+    assert "favour (ii)" not in other and "1.8), which goes against (i)" in other
     assert "sparse_dirichlet 0 of 24 (median ours/paper 4)" in other
     assert "put ours further above the paper's (median ours/paper sparse_dirichlet 4, against " \
         "1.8)" in other

@@ -322,11 +322,24 @@ def test_figure5_joint_text_and_the_f1_explanation_name_their_alphas():
     assert mh.figure5_joint_text(run).startswith(
         "Figure 5 as a whole (the accumulation and the F1 exception together) is reproduced "
         "under alpha none of them: alpha 1, with F1 generating, F1 is most probable")
-    why = mh.f1_explanation_by_alpha({1.0: ("F1", 0.6), 4.0: ("F3", 0.48)})
-    assert why == ("this holds at CS alpha 1; at alpha 4 it does not: F1's data leave F1 with our "
-                   "dimensions too (alpha 4: F3 is most probable (48%))")
-    assert mh.f1_explanation_by_alpha({2.0: ("F2", 0.32)}).startswith(
-        "this holds at CS alpha none; at alpha 2 it does not")
+    # the F1 explanation per alpha follows the 2-SE rule: F1 ahead beyond noise keeps its data
+    # (alpha 1); F2 ahead of F1 within noise (alpha 2, the run's) is not a departure; F3 and F2
+    # ahead of F1 beyond noise, within noise of each other (alpha 4), is
+    keeps = f1_fits({"F1": (0.6, 0.65, 0.55, 0.6), "F2": (0.2, 0.15, 0.25, 0.2)})
+    within = f1_fits({"F2": (0.32, 0.5, 0.14, 0.32), "F1": (0.31, 0.12, 0.5, 0.31)})
+    leaves = f1_fits({"F3": (0.48, 0.3, 0.66, 0.48), "F2": (0.39, 0.57, 0.21, 0.39),
+                      "F1": (0.06, 0.05, 0.07, 0.06)})
+    why = mh.f1_explanation_by_alpha({1.0: keeps, 2.0: within, 4.0: leaves})
+    assert why == (
+        "this holds at CS alpha 1; at alpha 2 F1 is within noise of the leader (a lead beyond 2 "
+        "standard errors of the paired difference tells two models apart; alpha 2: F2 32%, "
+        "F1 31%, within noise of each other); at alpha 4 it does not: F1's data leave F1 with "
+        "our dimensions too (alpha 4: F1 6%; F3 48%, F2 39%, within noise of each other)")
+    # the counterfactual: F2 ahead of F1 beyond noise at alpha 2 is a departure
+    ahead = f1_fits({"F2": (0.5, 0.55, 0.45, 0.5), "F1": (0.2, 0.15, 0.25, 0.2)})
+    assert mh.f1_explanation_by_alpha({2.0: ahead}) == (
+        "this holds at CS alpha none; at alpha 2 it does not: F1's data leave F1 with our "
+        "dimensions too (alpha 2: F1 20%; F2 50% most probable)")
     # an alpha under which both statements hold is named
     paper = pd.DataFrame(rows(2.0, "reproduced", "reproduced", "e"))
     assert "reproduced under alpha 2:" in mh.figure5_joint_text(paper)

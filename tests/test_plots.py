@@ -258,6 +258,19 @@ def test_sbic_has_a_hue_no_other_score_or_series_uses():
                                                             "series 3"]
 
 
+def test_paper_001_learners_keep_off_the_hues_of_the_scores_that_select_the_ebncs():
+    """Logistic regression was the palette's light blue beside the Laplace EBNC's blue, both
+    solid; the oracle's dark slate is dashed, as two scores of one hue family are."""
+    from hiddenbn.experiments import heckerman_meek1997 as hm
+
+    colours = {learner: look["color"] for learner, look in hm.LEARNER_STYLES.items()
+               if look["linestyle"] == "-"}
+    for selected in ("ebnc_laplace", "ebnc_bic"):
+        assert _hue_neighbours(colours, selected) == []
+    before = {**colours, "logistic": plots.PALETTE[0]}
+    assert _hue_neighbours(before, "ebnc_laplace") == ["logistic"]
+
+
 def _greyscale_alike(styles: dict, key: str) -> list:
     """The scores drawn with the line style of ``styles[key]`` and within 20 of its lightness
     (CIE L*): in greyscale print only their markers tell them apart."""

@@ -1063,8 +1063,9 @@ LEARNER_LABELS = {"ebnc_laplace": "EBNC selected by Laplace", "ebnc_bic": "EBNC 
                   "naive_bayes": "naive Bayes (generative)",
                   "logistic": "logistic regression (all inputs)"}
 #: The look of each learner's curves: the score's own colour and marker (hiddenbn.reports.plots)
-#: where a score selects the EBNC, a colour of the non-score palette otherwise; the oracle is
-#: dashed.
+#: where a score selects the EBNC, a colour of the non-score palette otherwise, the solid ones
+#: off the hues of those two (logistic regression's pink, not the palette's light blue beside
+#: Laplace's blue); the oracle, a dark slate, is dashed.
 LEARNER_STYLES = {
     "ebnc_laplace": {**plots.score_style("laplace", 3), "linestyle": "-"},
     "ebnc_bic": {**plots.score_style("bic_log_evidence", 3), "linestyle": "-"},
@@ -1072,8 +1073,12 @@ LEARNER_STYLES = {
                        "linestyle": "--"},
     "full_table": {"color": plots.PALETTE[1], "marker": "D", "markersize": 3, "linestyle": "-"},
     "naive_bayes": {"color": plots.PALETTE[2], "marker": "^", "markersize": 3, "linestyle": "-"},
-    "logistic": {"color": plots.PALETTE[0], "marker": "P", "markersize": 3, "linestyle": "-"},
+    "logistic": {"color": plots.PALETTE[4], "marker": "P", "markersize": 3, "linestyle": "-"},
 }
+#: The learners whose spread over the data sets the learning curves draw as a band: the two
+#: selected EBNCs and the oracle they are measured against; six overlapping bands hide the
+#: lines under them.
+BAND_LEARNERS = ("ebnc_laplace", "ebnc_bic", "true_structure")
 #: Inputs that matter in each case (the rest are irrelevant noise inputs).
 RELEVANT_INPUTS = {"ebnc": 5, "full_table": 3, "noisy_or": 4}
 
@@ -1292,7 +1297,8 @@ def with_excess_log_loss(learners: pd.DataFrame) -> pd.DataFrame:
 
 def draw_learning_curves(learners: pd.DataFrame, path) -> None:
     """Held-out excess log-loss (over the true distribution's) and accuracy against training
-    size, mean ± s.d. over replicates; the truth's accuracy is the dotted line."""
+    size, mean over replicates, with a band of ± s.d. for :data:`BAND_LEARNERS`; the truth's
+    accuracy is the dotted line."""
     import matplotlib.pyplot as plt
 
     learners = with_excess_log_loss(learners)
@@ -1313,8 +1319,9 @@ def draw_learning_curves(learners: pd.DataFrame, path) -> None:
                     ax = axes[row][column]
                     mean, sd = summary[(metric, "mean")], summary[(metric, "std")].fillna(0)
                     ax.plot(summary.index, mean, **look)
-                    ax.fill_between(summary.index, mean - sd, mean + sd, color=look["color"],
-                                    alpha=0.12, linewidth=0)
+                    if learner in BAND_LEARNERS:
+                        ax.fill_between(summary.index, mean - sd, mean + sd,
+                                        color=look["color"], alpha=0.12, linewidth=0)
             axes[0][column].set_title(CASE_LABELS[case])
             for row in range(2):
                 axes[row][column].set_xscale("log")
@@ -1417,7 +1424,8 @@ def study_findings(learners: pd.DataFrame, selections: pd.DataFrame) -> str:
     for _, row in table[table.n.isin([smallest, largest])].iterrows():
         network = ("" if np.isnan(row.network_recovered) else
                    f", same EBNC as the truth {row.network_recovered:.0%}")
-        lines.append(f"- {CASE_LABELS[row.case]}, N = {row.n}, {row.score}: true inputs "
+        lines.append(f"- {CASE_LABELS[row.case]}, N = {row.n}, EBNC selected by "
+                     f"{plots.score_style(row.score)['label']}: true inputs "
                      f"selected {row.inputs_recovered:.0%}{network}; mean selected d "
                      f"{row.mean_d:.1f} (true structure {row.true_d}); the true structure "
                      f"scores higher than the selection (a search failure) in "
@@ -1465,8 +1473,10 @@ def learning_curve_section(learners: pd.DataFrame) -> list[str]:
              "practice\").",
              f"- **Ours**: per case (columns), the held-out log-loss above the true "
              f"distribution's (top) and the held-out accuracy (bottom) of each learner against "
-             f"the training size N = {', '.join(map(str, sizes))}, mean ± s.d. over "
-             f"{excess.replicate.nunique()} data sets. Read from the plotted means:"]
+             f"the training size N = {', '.join(map(str, sizes))}, mean over "
+             f"{excess.replicate.nunique()} data sets, with bands of ± s.d. for "
+             + ", ".join(LEARNER_LABELS[learner] for learner in BAND_LEARNERS)
+             + ". Read from the plotted means:"]
     for case in [c for c in STUDY_CASES if c in set(excess.case)]:
         at = {n: {learner: mean[(case, n, learner)] for learner in LEARNERS} for n in sizes}
         best = min((learner for learner in LEARNERS if learner != "true_structure"),

@@ -697,16 +697,24 @@ PATTERN_VARIANTS = {"computed": "our dimensions", "printed": "the printed dimens
 LEAD_SE = 2.0
 
 
+def largest_n_posteriors(scores: pd.DataFrame, parameters: str, variant: str,
+                         generator: str) -> pd.DataFrame:
+    """Each model's posterior under the dimensions of ``variant`` (columns) on each of
+    ``generator``'s data sets of kind ``parameters`` (rows; replicates >= 1, those of
+    :func:`replicate_summary`) at the largest N."""
+    rows = scores[(scores.generator == generator) & (scores.parameters == parameters)
+                  & (scores.replicate >= 1)]
+    return rows[rows.N == rows.N.max()].pivot_table(index="replicate", columns="model",
+                                                    values=f"posterior_{variant}")
+
+
 def lead_beyond_noise(scores: pd.DataFrame, parameters: str, variant: str, generator: str,
                       leader: str, other: str) -> bool:
     """Whether, with ``generator``'s data sets of kind ``parameters`` (replicates >= 1, those of
     :func:`replicate_summary`) at the largest N, model ``leader``'s posterior under the
     dimensions of ``variant`` exceeds ``other``'s by more than :data:`LEAD_SE` standard errors
     of the per-data-set difference (paired: both models are scored on each data set)."""
-    rows = scores[(scores.generator == generator) & (scores.parameters == parameters)
-                  & (scores.replicate >= 1)]
-    rows = rows[rows.N == rows.N.max()].pivot_table(index="replicate", columns="model",
-                                                    values=f"posterior_{variant}")
+    rows = largest_n_posteriors(scores, parameters, variant, generator)
     difference = rows[leader] - rows[other]
     error = difference.std(ddof=1) / np.sqrt(len(difference)) if len(difference) > 1 else 0.0
     return bool(difference.mean() > LEAD_SE * error)
@@ -968,20 +976,37 @@ def figure5_joint_text(sensitivity: pd.DataFrame) -> str:
                    else "") for _, r in joint.iterrows()))
 
 
-def f1_explanation_by_alpha(leaders: dict) -> str:
+def f1_explanation_by_alpha(by_alpha: dict) -> str:
     """At which CS alphas the main run's F1 explanation (F1 keeps its data with our dimensions,
-    so the exception follows the printed dimension of F2) holds, and at which it does not
-    because F1's data leave F1 with our dimensions too. ``leaders``: CS alpha -> the model most
-    probable at the largest N with F1 generating and that mean posterior
-    (:func:`most_probable` of the alpha's :func:`replicate_summary`)."""
-    keeps = [a for a, (model, _) in leaders.items() if model == "F1"]
-    leaves = {a: top for a, top in leaders.items() if top[0] != "F1"}
+    so the exception follows the printed dimension of F2) holds, judged by the rule of
+    :func:`f1_exception_row`: F1 keeps its data where it leads every other model beyond noise
+    (:func:`lead_beyond_noise`), leaves them where the leader and the models within noise of
+    it exclude F1, and neither where F1 is among them. ``by_alpha``: CS alpha -> the scores at
+    that alpha (:func:`at_cs_alpha`)."""
+    keeps, within, leaves = [], {}, {}
+    for alpha, scores in by_alpha.items():
+        means = largest_n_posteriors(scores, "hand-chosen", "computed", "F1").mean()
+        means = means.sort_values(ascending=False, kind="stable")
+        top = [means.index[0]] + [m for m in means.index[1:] if not lead_beyond_noise(
+            scores, "hand-chosen", "computed", "F1", means.index[0], m)]
+        listed = ", ".join(f"{m} {_percent(means[m])}" for m in top) + (
+            ", within noise of each other" if len(top) > 1 else " most probable")
+        if top == ["F1"]:
+            keeps.append(alpha)
+        elif "F1" in top:
+            within[alpha] = listed
+        else:
+            leaves[alpha] = f"F1 {_percent(means['F1'])}; {listed}"
     text = f"this holds at CS alpha {', '.join(f'{a:g}' for a in keeps) or 'none'}"
+    if within:
+        text += (f"; at alpha {', '.join(f'{a:g}' for a in within)} F1 is within noise of the "
+                 f"leader (a lead beyond {LEAD_SE:g} standard errors of the paired difference "
+                 "tells two models apart; " + "; ".join(
+                     f"alpha {a:g}: {listed}" for a, listed in within.items()) + ")")
     if leaves:
         text += (f"; at alpha {', '.join(f'{a:g}' for a in leaves)} it does not: F1's data "
                  "leave F1 with our dimensions too (" + "; ".join(
-                     f"alpha {a:g}: {model} is most probable ({_percent(mean)})"
-                     for a, (model, mean) in leaves.items()) + ")")
+                     f"alpha {a:g}: {listed}" for a, listed in leaves.items()) + ")")
     return text
 
 
@@ -1023,8 +1048,7 @@ def study_claims(section: dict, structures: dict, table1: pd.DataFrame, scores: 
     f1 = posterior_rows.get(F1_EXCEPTION_ITEM)
     if f1 is not None and most_probable(summary)["F1"][0] == "F1":
         f1["explanation"] += "; " + f1_explanation_by_alpha(
-            {a: most_probable(replicate_summary(at_cs_alpha(scores, section, a)))["F1"]
-             for a in sorted(cs_alphas(section))})
+            {a: at_cs_alpha(scores, section, a) for a in sorted(cs_alphas(section))})
     ordered = list(posterior_rows.values())
     rows = [noisy_or_row(noisy_or_points(seeding.rng(seed, "noisy-or"))),
             e_step_row(structures, seeding.rng(seed, "e-step")), ordered.pop(0)]

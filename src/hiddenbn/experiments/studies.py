@@ -99,13 +99,15 @@ COVARIATE_KINDS = {"normal": {"mean": False, "sd": False},
 #: with ``d`` counting the logit coefficients): what a study with covariates selects by.
 COVARIATE_SCORES = ("loglik", "bic_log_evidence", "draper", "icl_log_evidence", "laplace")
 #: Why each other score of :data:`~hiddenbn.learning.selection.SELECTION_SCORE_NAMES` does not
-#: apply to a latent class regression (summary.md of a study with covariates says so).
+#: apply to a latent class regression (summary.md of a study with covariates says so): not
+#: defined for it, or defined but not implemented (:data:`COVARIATE_UNIMPLEMENTED`).
 COVARIATE_MISSING = {
     "sbic_log_evidence": "it weighs each model against its submodels by their learning "
                          "coefficients, known for latent class models without covariates only",
-    "bic_plus_log_evidence": "it needs the effective dimension, which has no computation for "
-                             "the logit part",
-    "cs_plus": "it needs the effective dimension, which has no computation for the logit part",
+    "bic_plus_log_evidence": "its effective dimension, the generic rank of the Jacobian of the "
+                             "item parameters and logit coefficients to p(O | x) over the "
+                             "data's covariate patterns, is not computed",
+    "cs_plus": "it is CS with d = de, and CS is not defined here (its de would be BIC+'s)",
     "mled": "it is the complete-data marginal likelihood under Dirichlet priors (paper 003 "
             "Eq. 5), which has no closed form once the class is a logit of the covariates",
     "cs": "it is built on MLED's complete-data marginal likelihood, which has no closed form "
@@ -113,6 +115,9 @@ COVARIATE_MISSING = {
     "wbic_log_evidence": "its sampler draws the parameters of a latent class model without "
                          "covariates",
 }
+#: The scores of :data:`COVARIATE_MISSING` that are defined for a latent class regression but
+#: not implemented for it.
+COVARIATE_UNIMPLEMENTED = ("bic_plus_log_evidence",)
 #: The standard deviation of the normal distribution a generator with covariates draws its
 #: true logit coefficients from (intercepts and slopes, classes 2..K against class 1), when it
 #: gives none: odds ratios of e^-1..e per standard deviation of a normal covariate are common.
@@ -878,15 +883,22 @@ def _unscored_text(unscored: pd.DataFrame) -> list[str]:
 
 
 def _covariate_text(study: dict) -> list[str]:
-    """The paragraph of summary.md on a study with covariates: the scores that do not apply to
-    a latent class regression, and which KL it reports."""
+    """The paragraph of summary.md on a study with covariates: the scores not defined for a
+    latent class regression, those defined but not implemented for it, and which KL it
+    reports."""
     if not _with_covariates(study):
         return []
     missing = [s for s in SELECTION_SCORE_NAMES if s not in COVARIATE_SCORES]
+
+    def reasons(scores):
+        return "; ".join(f"{_display(score)}: {COVARIATE_MISSING[score]}" for score in scores)
+
     return ["With covariates every candidate is a latent class regression, fitted in one step, "
-            f"and only {', '.join(map(_display, COVARIATE_SCORES))} are defined for it (`d` "
-            "counting the logit coefficients). The others do not apply: " + "; ".join(
-                f"{_display(score)}: {COVARIATE_MISSING[score]}" for score in missing)
+            f"and only {', '.join(map(_display, COVARIATE_SCORES))} are computed for it (`d` "
+            "counting the logit coefficients). Not defined for it: " + reasons(
+                [s for s in missing if s not in COVARIATE_UNIMPLEMENTED])
+            + ". Defined but not implemented: " + reasons(
+                [s for s in missing if s in COVARIATE_UNIMPLEMENTED])
             + "." + (" With covariates the items' distribution differs from case to case, so "
                      "the KL is the conditional one, E_x KL(p(O | x) ‖ p̂(O | x)): per case, "
                      "the KL in bits from the true distribution of the items O given its "
