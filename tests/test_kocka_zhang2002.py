@@ -270,10 +270,19 @@ def test_quick_lc_has_icl_and_sbic_beside_the_paper_scores(quick_results):
     lc, _ = quick_results
     assert QUICK["latent_class"]["test_states"]["min"] == 1  # the chain 1..K: sBIC everywhere
     assert lc.ICL.notna().all() and lc.sBIC.notna().all()
-    # ICL is BIC less the classification entropy: none with one class, some with more
+    # ICL is BIC less the classification entropy: none with one class, some with more,
+    # except where a deterministic child makes the ML classes certain (none then)
     one = lc.states == 1
     np.testing.assert_allclose(lc.ICL[one], lc.BIC[one], rtol=1e-12)
-    assert (lc.ICL[~one] < lc.BIC[~one]).all()
+    assert (lc.ICL[~one] <= lc.BIC[~one]).all()
+    random = ~one & ~lc.generator.str.endswith("det")
+    assert (lc.ICL[random] < lc.BIC[random]).all()
+    # no model beats the saturated log-likelihood; the oracle fit (EM from the generating
+    # parameters) is on the generating model's own row of non-deterministic generators only
+    assert (lc.loglik <= lc.saturated_loglik + 1e-6).all()
+    own = lc.states == lc.generator.str[1].astype(int)
+    assert lc.oracle_loglik.notna().eq(own & ~lc.generator.str.endswith("det")).all()
+    assert (lc.oracle_loglik.dropna() <= lc.saturated_loglik[lc.oracle_loglik.notna()]).all()
     items = QUICK["latent_class"]["observed_states"]
     bounds = latent_class_learning_coefficients(QUICK["latent_class"]["test_states"]["max"],
                                                 items, default_phi(items))

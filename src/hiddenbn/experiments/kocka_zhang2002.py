@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy import stats
+from scipy.special import xlogy
 
 from hiddenbn.data import Dataset
 from hiddenbn.data.sampling import sample_dataset
@@ -305,14 +306,28 @@ def _fit(network: Network, data: Dataset, rng, em: dict):
                schedule=em["schedule"], convergence="relative", acceleration="none")
 
 
+def _ml_from(network: Network, data: Dataset, cpts, ml_em: dict):
+    """EM from ``cpts`` to ``ml_em``'s stopping rule (``tolerance``, ``max_iterations``,
+    ``convergence``, ``acceleration``)."""
+    return run_em(network, data, cpts, alpha=ML_ALPHA, max_iterations=ml_em["max_iterations"],
+                  tolerance=ml_em["tolerance"], convergence=ml_em["convergence"],
+                  acceleration=ml_em["acceleration"])
+
+
 def _to_ml(result, data: Dataset, ml_em: dict):
-    """EM continued from the fit ``result`` (or from parameters ``result.cpts`` of
-    ``result.network``) to ``ml_em``'s stopping rule (``tolerance``, ``max_iterations``,
-    ``convergence``, ``acceleration``): the ML optimum the scores assume, which ``em.tolerance``
-    stops short of."""
-    return run_em(result.network, data, result.cpts, alpha=ML_ALPHA,
-                  max_iterations=ml_em["max_iterations"], tolerance=ml_em["tolerance"],
-                  convergence=ml_em["convergence"], acceleration=ml_em["acceleration"])
+    """EM continued from the fit ``result`` to ``ml_em``'s stopping rule (:func:`_ml_from`): the
+    ML optimum the scores assume, which ``em.tolerance`` stops short of."""
+    return _ml_from(result.network, data, result.cpts, ml_em)
+
+
+def saturated_log_likelihood(data: Dataset) -> float:
+    """The saturated log-likelihood ``sum_x n_x log(n_x / N)`` over the observed patterns x of
+    ``data``: the largest log-likelihood of any model of the observed variables, which every
+    model of de equal to the saturated dimension reaches where the empirical distribution lies
+    in its image (Sec. 5's ties)."""
+    _, where = np.unique(data.patterns, axis=0, return_inverse=True)
+    counts = np.bincount(where.ravel(), weights=data.counts)
+    return float(xlogy(counts, counts / counts.sum()).sum())
 
 
 def ml_rule_text(ml_em: dict) -> str:
@@ -361,7 +376,11 @@ def lc_experiment(generator: str, section: dict, seed: int, points: int = 5,
     distribution, generator, parametrisation, cases, states, ds, de, loglik, the scores of
     :func:`fit_scores`, ``ICL`` and ``sBIC`` (:data:`TODAYS_SCORE_KEYS`; sBIC over the data
     set's test models, NaN unless they are the chain 1..K), kl_bits (of this test model's ML
-    fit from the generating distribution).
+    fit from the generating distribution), ``saturated_loglik``
+    (:func:`saturated_log_likelihood` of the data set) and, on the row of the test model with the
+    generator's hidden states (generators without deterministic children), ``oracle_loglik`` and
+    ``oracle_kl_bits``: EM from the generating parameters to ``ml_em``, a fit near the global
+    optimum that bounds how far this row's fit falls short of it (NaN on the other rows).
     """
     lc, em, ml_em = section["latent_class"], section["em"], section["ml_em"]
     distribution = distribution or main_distribution(section)
@@ -379,6 +398,7 @@ def lc_experiment(generator: str, section: dict, seed: int, points: int = 5,
         truth = observed_distribution(true_network, cpts)
         for cases in lc_sample_sizes(section, generator):
             data = sample_dataset(true_network, cpts, cases, seeding.rng(seed, "data", p, cases))
+            saturated = saturated_log_likelihood(data)
             data_set = []
             for k, network in test_networks.items():
                 # the scores assume ML fits: em.tolerance is relative, so at large N it stops
@@ -393,7 +413,15 @@ def lc_experiment(generator: str, section: dict, seed: int, points: int = 5,
                                  "ds": network.standard_dimension, "de": dimensions[k],
                                  **scores, "ICL": icl_log_evidence(scores["BIC"], entropy),
                                  "kl_bits": kl_bits(truth, observed_distribution(network,
-                                                                                 result.cpts))})
+                                                                                 result.cpts)),
+                                 "saturated_loglik": saturated, "oracle_loglik": np.nan,
+                                 "oracle_kl_bits": np.nan})
+                if k == hidden_states and not deterministic:
+                    # the generator is this test model, so its cpts are in the model's layout
+                    oracle = _ml_from(network, data, cpts, ml_em)
+                    data_set[-1].update(
+                        oracle_loglik=oracle.log_likelihood,
+                        oracle_kl_bits=kl_bits(truth, observed_distribution(network, oracle.cpts)))
             sbic = chain_sbic(list(test_networks), [row["loglik"] for row in data_set],
                               lc["observed_states"], cases)
             for row, value in zip(data_set, np.full(len(data_set), np.nan)
