@@ -1196,8 +1196,10 @@ def ties_claim(lc_models: pd.DataFrame, selections: pd.DataFrame, generator: str
     below the saturated log-likelihood, which every model of the saturated de reaches where the
     empirical distribution lies in its image; BIC+'s own picks; and one effective parameter's
     penalty ``log N / 2``. Where the premise is not supported, the explanation is
-    :func:`unequal_ties_explanation`'s. ``section`` gives ml_em's rule
-    (:func:`ml_rule_text`).
+    :func:`unequal_ties_explanation`'s. Where the premise holds but BIC+ selects none of the
+    tied models, the choice among them that the claim describes is never made: partly
+    supported, the explanation saying what BIC+ selects instead (:func:`no_tied_pick_text`).
+    ``section`` gives ml_em's rule (:func:`ml_rule_text`).
     """
     models = lc_models[lc_models.generator == generator]
     top_de = models.de.max()
@@ -1213,8 +1215,11 @@ def ties_claim(lc_models: pd.DataFrame, selections: pd.DataFrame, generator: str
     verdict = ("supported" if equal.mean() >= TIED_SHARE else "partly supported"
                if equal.mean() > 0.5 else "not supported")
     worst = ranges.idxmax()
-    picks = selections[(selections.generator == generator) & (selections.score == "BIC+")
-                       & selections.states.isin(tied)].states.value_counts()
+    bic_plus = selections[(selections.generator == generator) & (selections.score == "BIC+")]
+    picks = bic_plus[bic_plus.states.isin(tied)].states.value_counts()
+    never_picked = verdict == "supported" and not picks.sum()
+    if never_picked:
+        verdict = "partly supported"
     penalty = 0.5 * np.log(models.cases.unique().astype(float))
     saturated = ""
     if "saturated_loglik" in tied_models and tied_models.saturated_loglik.notna().any():
@@ -1237,8 +1242,21 @@ def ties_claim(lc_models: pd.DataFrame, selections: pd.DataFrame, generator: str
                 f"{k} states {picks.get(k, 0)}" for k in tied) if picks.sum() else "none")
             + "); one effective parameter's penalty log N / 2: "
             f"{penalty.min():.2g}-{penalty.max():.2g} nats",
-            *([unequal_ties_explanation(tied_models)]
+            *([no_tied_pick_text(bic_plus) if never_picked else
+               unequal_ties_explanation(tied_models)]
               if explain and verdict != "supported" else []))
+
+
+def no_tied_pick_text(bic_plus: pd.DataFrame) -> str:
+    """Why the ties claim is partly supported where the premise holds: BIC+ selects none of the
+    tied models (``bic_plus``: its selections on the generator's data sets), so the choice
+    among them that the paper calls random never arises, and neither does the higher choice
+    the paper explains by it."""
+    counts = bic_plus.states.value_counts().sort_index()
+    return ("computed: the tied models' likelihoods are equal at ML, as the paper says, but "
+            f"BIC+ selects none of them on the {len(bic_plus)} data sets (it selects "
+            + ", ".join(f"{int(k)} states {int(n)} times" for k, n in counts.items())
+            + "): the choice among them that the paper calls random is never made here")
 
 
 #: A fit's log-likelihood counts as below a smaller model's when it falls short by more than
