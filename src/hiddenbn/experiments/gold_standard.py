@@ -3354,7 +3354,7 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
                      if "generating_states" in in_large else "the large-c experiments",
                      agreement_table(in_large, keys),
                      choice_reliability(in_large, None) if runs else None)
-        can_judge = _judged_data_sets(common if on_common is not None else frame, keys) \
+        can_judge = _judged_data_sets(common if on_common is not None else frame) \
             if runs else None
         lines += [f"### On {where}", ""]
         if where.startswith("the exact"):
@@ -3408,26 +3408,34 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
 BIASED_SHARE = 0.25
 
 
-def _judged_data_sets(frame: pd.DataFrame, keys) -> tuple[pd.DataFrame, list[str]] | None:
-    """The :func:`agreement_table` over the data sets (``keys``) of ``frame`` where the gold
-    standard decides every score's choice (:func:`choice_reliability`, ``decided``), and the
-    others named ("fig2_c8 1..3"); None where it decides every one. Elsewhere some score's
-    ``Delta c`` rests on an estimate on fewer than :data:`AGREEING_SHARE` of its runs, whose
-    runs ended apart, and the choice is not beyond their spread: there a share counts a choice
-    the gold standard cannot judge."""
-    decided = choice_reliability(frame, None).groupby(keys)["decided"].all()
-    if decided.all():
+def _judged_data_sets(frame: pd.DataFrame) -> pd.DataFrame | None:
+    """Per score (label), over the data sets of ``frame`` where the gold standard decides that
+    score's choice (:func:`choice_reliability`, ``decided``): ``data_sets``, ``chooses_gold``
+    (the share whose choice lies in the gold set) and ``left_out`` (the others, "fig2_c8
+    1..3"); None where it decides every choice. Elsewhere the score's ``Delta c`` rests on an
+    estimate on fewer than :data:`AGREEING_SHARE` of its runs, whose runs ended apart, and the
+    choice is not beyond their spread: there a share would count a choice the gold standard
+    cannot judge. Each score is judged on its own data sets, so that one score's undecided
+    choice does not hide another's decided miss."""
+    reliability = choice_reliability(frame, None)
+    if reliability.empty or reliability["decided"].all():
         return None
-    kept = decided[decided].index.to_frame(index=False)
-    left_out = [f"{experiment} {state_set_text(cell[keys[-1]])}" for experiment, cell in
-                decided[~decided].index.to_frame(index=False).groupby(keys[0])]
-    return agreement_table(frame.merge(kept, on=list(keys)), keys), left_out
+    rows = []
+    for label, cell in reliability.groupby("score", sort=False):
+        decided, undecided = cell[cell["decided"]], cell[~cell["decided"]]
+        rows.append({"score": label, "data_sets": len(decided),
+                     "chooses_gold": float((decided["gap"] == 0).mean()) if len(decided)
+                     else np.nan,
+                     "left_out": ", ".join(
+                         f"{experiment} {state_set_text(part['replicate'])}"
+                         for experiment, part in undecided.groupby("experiment"))})
+    return pd.DataFrame(rows)
 
 
 def _recommendation_lines(table: pd.DataFrame, closest: str,
                           common: pd.DataFrame | None = None, averaging: str = "",
                           large: tuple[str, pd.DataFrame, pd.DataFrame | None] | None = None,
-                          judged: tuple[pd.DataFrame, list[str]] | None = None) -> list[str]:
+                          judged: pd.DataFrame | None = None) -> list[str]:
     """"Which score to use" for choosing the number of hidden states, from the
     :func:`agreement_table` on paper 003's settings: the scores that choose the gold standard's
     model as often as the best one, give or take one data set (ranked by how often, then by how
@@ -3444,29 +3452,29 @@ def _recommendation_lines(table: pd.DataFrame, closest: str,
     :func:`choice_reliability` or None), where every score may miss: a share pooled over both
     would be crossed by those alone; beside each count there, how many choices lie beyond the
     gold standard's runs' spread (``holds``). ``judged`` (:func:`_judged_data_sets`) gives
-    beside each share the share over the data sets where the gold standard decides every
-    score's choice, and names the others."""
+    beside each share the score's share over the data sets where the gold standard decides its
+    choice, and names the others."""
     ranked_on = table if common is None or common.empty else common
     ranked = ranked_on.sort_values(["chooses_gold", "mean_abs_delta_c"], ascending=[False, True])
     first = ranked.iloc[0]
     level = ranked[ranked["chooses_gold"] >= first["chooses_gold"] - 1 / first["data_sets"]]
-    decides = (judged[0].set_index("score") if judged is not None and not judged[0].empty
-               else None)
+    decides = judged.set_index("score") if judged is not None else None
 
     def on_judged(score: str) -> str:
-        """The share over the data sets the gold standard can judge, or nothing."""
+        """The share over the data sets where the gold standard can judge the score's choice,
+        or nothing."""
         if decides is None or score not in decides.index:
             return ""
-        return (f"{decides.loc[score, 'chooses_gold']:.0%} of "
-                f"{decides.loc[score, 'data_sets']}")
+        row = decides.loc[score]
+        return (f"{row['chooses_gold']:.0%} of {row['data_sets']}" if row["data_sets"]
+                else "none judged")
 
     lines = ["### Recommendation", "",
              "* To choose the number of hidden states"
              + (f", on the {first.data_sets} data sets where every score chooses a model"
                 if ranked_on is common else "")
-             + (f" (after the semicolon or in brackets: over the "
-                f"{judged[0]['data_sets'].max()} of the {first.data_sets} where the gold "
-                "standard can judge every score's choice, below)" if decides is not None else "")
+             + (" (after the semicolon or in brackets: over the data sets where the gold "
+                "standard can judge the score's choice, below)" if decides is not None else "")
              + ": " + ", ".join(
                  f"{row.score} ({row.chooses_gold:.0%} of {row.data_sets} data sets, mean "
                  f"|Δc| {row.mean_abs_delta_c:.2f}"
@@ -3477,17 +3485,19 @@ def _recommendation_lines(table: pd.DataFrame, closest: str,
                  f"{row.score} {row.chooses_gold:.0%}"
                  + (f" ({on_judged(row.score)})" if on_judged(row.score) else "")
                  for row in ranked.iloc[len(level):].itertuples()) or "none") + "."]
-    if judged is not None:
-        judgeable = 0 if decides is None else judged[0]["data_sets"].max()
+    if decides is not None:
+        left_out = decides[decides["left_out"] != ""]
         lines.append(
-            f"* The gold standard can judge every score's choice on {judgeable} of "
-            f"the {first.data_sets} data sets: there the estimates that decide each choice's "
-            "Δc (at the choice and at the nearest model of the gold set) rest on at least "
+            f"* The gold standard can judge a score's choice where the estimates that decide "
+            "its Δc (at the choice and at the nearest model of the gold set) rest on at least "
             f"{AGREEING_SHARE:.0%} of their runs (section 2's criterion of agreeing runs), or "
             f"the choice lies outside the set by more than {FAR_GAP_SPREADS:g} spreads of the "
-            "runs, whatever the estimates' error. Left out: " + "; ".join(judged[1])
-            + ", where some score's choice rests on an estimate on fewer than half its runs "
-            "(the others ended apart) and does not lie beyond their spread.")
+            f"runs, whatever the estimates' error: of the {first.data_sets} data sets, "
+            + ", ".join(f"{score} {int(row['data_sets'])}" for score, row in decides.iterrows())
+            + ". Left out, where the score's choice rests on an estimate on fewer than half "
+            "its runs (the others ended apart) and does not lie beyond their spread: "
+            + "; ".join(f"{score} {row['left_out']}" for score, row in left_out.iterrows())
+            + ".")
     if ranked_on is common:
         missing = table[table["data_sets"] < table["data_sets"].max()]["score"].tolist()
         lines.append("* Over every data set where each score is defined: " + ", ".join(
