@@ -112,12 +112,12 @@ COVARIATE_MISSING = {
             "Eq. 5), which has no closed form once the class is a logit of the covariates",
     "cs": "it is built on MLED's complete-data marginal likelihood, which has no closed form "
           "once the class is a logit of the covariates",
-    "wbic_log_evidence": "its sampler draws the parameters of a latent class model without "
-                         "covariates",
+    "wbic_log_evidence": "it is defined for any likelihood and prior, but its sampler draws "
+                         "the parameters of a latent class model without covariates",
 }
 #: The scores of :data:`COVARIATE_MISSING` that are defined for a latent class regression but
 #: not implemented for it.
-COVARIATE_UNIMPLEMENTED = ("bic_plus_log_evidence",)
+COVARIATE_UNIMPLEMENTED = ("bic_plus_log_evidence", "wbic_log_evidence")
 #: The standard deviation of the normal distribution a generator with covariates draws its
 #: true logit coefficients from (intercepts and slopes, classes 2..K against class 1), when it
 #: gives none: odds ratios of e^-1..e per standard deviation of a normal covariate are common.
