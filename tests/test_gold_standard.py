@@ -443,6 +443,15 @@ def test_the_selection_record_compares_on_the_data_sets_every_score_has():
     assert gs._selection_record(paper, "Laplace") == (
         ", by selection it chooses the gold standard's model in 2 of 4 data sets; on the 2 "
         "where every score is defined, 2 of 2, the most of any score, with sBIC")
+    # Laplace's choice in a 1 rests on an estimate on few of its runs: over the data sets
+    # where the gold standard decides it, 1 of 1
+    undecided = paper.copy()
+    undecided.loc[(undecided["experiment"] == "a") & (undecided["replicate"] == 1)
+                  & (undecided["hidden_states"] == 4), "gold_effective_runs"] = 1.5
+    assert gs._selection_record(undecided, "Laplace") == (
+        ", by selection it chooses the gold standard's model in 2 of 4 data sets; on the 2 "
+        "where every score is defined, 2 of 2 (1 of 1 where the gold standard decides its "
+        "choice), the most of any score, with sBIC")
     # counterfactual: Laplace misses where sBIC is defined too
     paper["laplace"] = -(paper["hidden_states"] - 2.0) ** 2
     assert gs._selection_record(paper, "Laplace") == (
@@ -463,19 +472,24 @@ def test_the_laplace_rule_on_its_two_measures():
         ("partly supported", [])
 
 
-def test_verdicts_say_when_the_gold_choice_rests_on_few_runs():
+def test_verdicts_name_the_choices_the_gold_standard_cannot_decide():
+    """The verdicts' evidence uses section 5's line (``decided``): a choice is undecided where
+    an estimate it rests on carries fewer than half its runs and the choice is not beyond twice
+    their spread outside the set."""
     paper = _curves(PEAKS)
     rows = gs.paper003_verdict_rows(paper)
-    assert not any("effective runs" in r["ours"] for r in rows)
+    assert not any("cannot decide" in r["ours"] for r in rows)
     paper.loc[(paper["experiment"] == "b") & (paper["replicate"] == 1)
               & (paper["hidden_states"] == 4), "gold_effective_runs"] = 1.5
     for row in gs.paper003_verdict_rows(paper):
-        assert "In 1 of 4 data sets (b) the gold estimate at some score's choice or at the " \
-            "nearest member of the gold set rests on fewer than 2 effective runs" in row["ours"]
-        # Laplace chooses 4, the gold set itself; the others lie 1 to 4 nats outside it, far
-        # beyond the runs' spread of 0.1 x sqrt(8) at 4 hidden states
-        assert "it holds for Laplace 0 of 1 (not b 1: inside the set, on such an estimate); " \
-            "CS = CS+ 1 of 1; MLED 1 of 1; Draper 1 of 1; BIC = BIC+ 1 of 1." in row["ours"]
+        # Laplace chooses 4, inside the set, on that estimate; the others lie 1 to 4 nats
+        # outside it, far beyond the runs' spread of 0.1 x sqrt(8) at 4 hidden states
+        assert "In 1 of 4 data sets (b) the gold standard cannot decide some score's choice" \
+            in row["ours"]
+        assert "Not decided: Laplace b 1. Verdicts that rest" in row["ours"]
+    laplace_row = gs.paper003_verdict_rows(paper)[-1]
+    assert "Laplace 4 of 4 (3 of 3 where the gold standard decides its choice)" in \
+        laplace_row["ours"]
     # the counterfactual: runs 0.85 nats apart at 5 hidden states, where CS and MLED choose
     # (still outside the set): their 1 nat is not twice that disagreement
     paper.loc[(paper["experiment"] == "b") & (paper["replicate"] == 1)
@@ -484,8 +498,13 @@ def test_verdicts_say_when_the_gold_choice_rests_on_few_runs():
     assert not reliability.loc[("b", 1, "CS = CS+"), "holds"]
     assert reliability.loc[("b", 1, "CS = CS+"), "gap"] == pytest.approx(1.0)
     assert reliability.loc[("b", 1, "Draper"), "holds"]
-    assert "CS = CS+ 0 of 1 (not b 1: 1.0 nats against a spread of 0.8)" in \
+    assert "Not decided: Laplace b 1; CS = CS+ b 1; MLED b 1." in \
         gs.paper003_verdict_rows(paper)[0]["ours"]
+    # many effective runs at 5 states cannot decide CS's choice while the nearest member's
+    # estimate (at 4) still rests on few
+    paper.loc[(paper["experiment"] == "b") & (paper["replicate"] == 1)
+              & (paper["hidden_states"] == 4), "gold_effective_runs"] = 8.0
+    assert not any("cannot decide" in r["ours"] for r in gs.paper003_verdict_rows(paper))
 
 
 def _doubled_curves(shift) -> tuple:

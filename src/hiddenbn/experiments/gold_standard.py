@@ -1093,10 +1093,29 @@ def _laplace_claim(paper: pd.DataFrame, set_se: float = GOLD_SET_SE):
 
 def _chooses_gold_text(paper: pd.DataFrame, labels) -> str:
     """How many data sets each of ``labels`` chooses the gold standard's model in
-    (:func:`agreement_table`)."""
+    (:func:`agreement_table`), each with the same over the data sets where the gold standard
+    decides its choice (:func:`_decided_count_text`)."""
     table = agreement_table(paper, ["experiment", "replicate"]).set_index("score")
     return ", ".join(f"{label} {table.loc[label, 'chooses_gold_count']} of "
-                     f"{table.loc[label, 'data_sets']}" for label in labels if label in table.index)
+                     f"{table.loc[label, 'data_sets']}" + _decided_count_text(paper, label)
+                     for label in labels if label in table.index)
+
+
+def _decided_count_text(frame: pd.DataFrame, label: str) -> str:
+    """`` (18 of 18 where the gold standard decides its choice)``: how many data sets of
+    ``frame`` the score ``label`` chooses the gold standard's model in, over those where the
+    gold standard decides its choice (:func:`_judged_data_sets`, section 5's line); empty where
+    it decides every one of them or the runs are not recorded."""
+    if not {"gold_effective_runs", "gold_runs"} <= set(frame):
+        return ""
+    judged = _judged_data_sets(frame)
+    if judged is None:
+        return ""
+    judged = judged.set_index("score")
+    if label not in judged.index or not judged.loc[label, "left_out"]:
+        return ""
+    return (f" ({judged.loc[label, 'chooses_gold_count']} of {judged.loc[label, 'data_sets']} "
+            "where the gold standard decides its choice)")
 
 
 def gold_choices(paper: pd.DataFrame, protocol: bool = False) -> str:
@@ -1158,7 +1177,7 @@ def paper003_verdict_rows(paper: pd.DataFrame, doubled: pd.DataFrame | None = No
 
     table, errors = table1_against_gold(paper), per_data_set_errors(paper)
     where = "Paper 003's claims, Δc against the gold standard instead of Laplace"
-    few = _few_runs_note(paper) + _doubling_note(doubled)
+    few = _undecided_note(paper) + _doubling_note(doubled)
     choices = gold_choices(paper, protocol)
     rows = []
     for claim, check in chickering_heckerman1996.TABLE1_CLAIMS:
@@ -1257,36 +1276,30 @@ def choice_reliability(paper: pd.DataFrame, among=PAPERS_SCORES) -> pd.DataFrame
     return reliability
 
 
-def _few_runs_note(paper: pd.DataFrame) -> str:
-    """How many data sets' ``Delta c`` rest on a gold estimate with fewer than
-    :data:`hiddenbn.scores.smc.FEW_RUNS` effective runs, at a score's choice or at the nearest
-    member of the gold set (:func:`choice_reliability`), and which scores' choices there hold
-    whatever its error and which do not, for a verdict's evidence; empty when none does."""
-    if "gold_effective_runs" not in paper:
+def _undecided_note(paper: pd.DataFrame) -> str:
+    """The choices of paper 003's scores that the gold standard cannot decide
+    (:func:`choice_reliability`, not ``decided``: the line section 5 uses too), by score and
+    data set, for a verdict's evidence; empty when it decides every one."""
+    if not {"gold_effective_runs", "gold_runs"} <= set(paper):
         return ""
     reliability = choice_reliability(paper)
-    few = reliability[reliability["few_runs"]]
-    if few.empty:
+    undecided = reliability[~reliability["decided"]]
+    if undecided.empty:
         return ""
-    data_sets = few.groupby(["experiment", "replicate"]).ngroups
-    experiments = ", ".join(sorted(set(few["experiment"])))
-    judged = []
-    for label, cell in few.groupby("score", sort=False):
-        unsure = cell[~cell["holds"]]
-        judged.append(f"{label} {int(cell['holds'].sum())} of {len(cell)}"
-                      + (" (not " + ", ".join(
-                          f"{r.experiment} {int(r.replicate)}: "
-                          + ("inside the set, on such an estimate" if r.gap == 0 else
-                             f"{r.gap:.1f} nats against a spread of {r.spread:.1f}")
-                          for r in unsure.itertuples()) + ")" if len(unsure) else ""))
-    return (f" In {data_sets} of {reliability.groupby(['experiment', 'replicate']).ngroups} data "
-            f"sets ({experiments}) the gold estimate at some score's choice or at the nearest "
-            f"member of the gold set rests on fewer than {FEW_RUNS:g} effective runs: there it "
-            "is the best run's, and its standard error measures how far the other runs fell, "
-            "not its error. A choice outside the set by more than "
-            f"{FAR_GAP_SPREADS:g} spreads of the runs (the SD of their log Z, SE × √runs) "
-            "holds whatever that error; in those data sets it holds for " + "; ".join(judged)
-            + ". Verdicts that rest on the others are not decided by the gold standard there.")
+    data_sets = undecided.groupby(["experiment", "replicate"]).ngroups
+    experiments = ", ".join(sorted(set(undecided["experiment"])))
+    listed = "; ".join(
+        f"{label} " + ", ".join(f"{experiment} {state_set_text(part['replicate'])}"
+                                for experiment, part in cell.groupby("experiment"))
+        for label, cell in undecided.groupby("score", sort=False))
+    return (f" In {data_sets} of {reliability.groupby(['experiment', 'replicate']).ngroups} "
+            f"data sets ({experiments}) the gold standard cannot decide some score's choice: "
+            "the estimate at the choice or at the nearest member of the gold set rests on fewer "
+            f"than {AGREEING_SHARE:.0%} of its runs (they ended apart, so its standard error "
+            "measures how far they fell, not its error), and the choice is not outside the set "
+            f"by more than {FAR_GAP_SPREADS:g} spreads of the runs (the SD of their log Z, "
+            f"SE × √runs). Not decided: {listed}. Verdicts that rest on these choices are not "
+            "decided by the gold standard there.")
 
 
 def _doubling_note(doubled: pd.DataFrame | None) -> str:
@@ -1614,13 +1627,16 @@ def _selection_record(paper: pd.DataFrame, label: str) -> str:
     record = (f", by selection it chooses the gold standard's model in "
               f"{table.loc[label, 'chooses_gold_count']} of {table.loc[label, 'data_sets']} "
               "data sets")
-    common = agreement_table(common_data_sets(paper, keys), keys).set_index("score")
+    on_common = common_data_sets(paper, keys)
+    common = agreement_table(on_common, keys).set_index("score")
     if common.empty or label not in common.index:
-        return record
+        return record + _decided_count_text(paper, label)
     if common["data_sets"].max() < table.loc[label, "data_sets"]:
         record += (f"; on the {common.loc[label, 'data_sets']} where every score is defined, "
                    f"{common.loc[label, 'chooses_gold_count']} of "
-                   f"{common.loc[label, 'data_sets']}")
+                   f"{common.loc[label, 'data_sets']}" + _decided_count_text(on_common, label))
+    else:
+        record += _decided_count_text(paper, label)
     share = common.loc[label, "chooses_gold"]
     ahead = common[common["chooses_gold"] > share].index.tolist()
     level = [other for other in common[common["chooses_gold"] == share].index if other != label]
@@ -3411,7 +3427,8 @@ BIASED_SHARE = 0.25
 def _judged_data_sets(frame: pd.DataFrame) -> pd.DataFrame | None:
     """Per score (label), over the data sets of ``frame`` where the gold standard decides that
     score's choice (:func:`choice_reliability`, ``decided``): ``data_sets``, ``chooses_gold``
-    (the share whose choice lies in the gold set) and ``left_out`` (the others, "fig2_c8
+    (the share whose choice lies in the gold set), ``chooses_gold_count`` (their number) and
+    ``left_out`` (the others, "fig2_c8
     1..3"); None where it decides every choice. Elsewhere the score's ``Delta c`` rests on an
     estimate on fewer than :data:`AGREEING_SHARE` of its runs, whose runs ended apart, and the
     choice is not beyond their spread: there a share would count a choice the gold standard
@@ -3426,6 +3443,7 @@ def _judged_data_sets(frame: pd.DataFrame) -> pd.DataFrame | None:
         rows.append({"score": label, "data_sets": len(decided),
                      "chooses_gold": float((decided["gap"] == 0).mean()) if len(decided)
                      else np.nan,
+                     "chooses_gold_count": int((decided["gap"] == 0).sum()),
                      "left_out": ", ".join(
                          f"{experiment} {state_set_text(part['replicate'])}"
                          for experiment, part in undecided.groupby("experiment"))})
