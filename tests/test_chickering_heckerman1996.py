@@ -259,7 +259,9 @@ def test_further_draws_say_whether_the_draw_explains_a_discrepant_cell():
     lines = ch96.generating_draw_lines(missed, large)
     assert ("every other section and verdict but those named at the end of this paragraph; "
             "the further draws") in lines[2]
-    assert lines[2].endswith("The verdicts on 'For large c, Draper does better than CS.' pool "
+    assert lines[2].endswith("The verdicts on 'For large c, Draper does better than CS.', "
+                             f"'{ch96.large_c_claim('peaks', 32)}', "
+                             f"'{ch96.large_c_claim('flat', 32)}' pool "
                              "the data sets of every draw, each claim being about the "
                              "approximations in general, not about the paper's one draw (draw "
                              "1's verdict alone is in the evidence, 'The paper's claims').")
@@ -991,10 +993,10 @@ def test_two_peaks_and_the_flat_cs_curve_as_the_paper_describes_them():
         "mled": two_peaks(c, -20.0, -2.0, 6.0)})})
     table = printed_table1()
     paper_row = table[table.c == c].assign(experiment="c32")
-    verdict, evidence = ch96.claim_two_peaks(paper, c, ch96._cs_delta_text(
-        paper_row, pd.read_csv(PRINTED_TABLE1, dtype=str), "c32"))
+    verdict, evidence = ch96.claim_two_peaks(paper, c)
     assert verdict == "supported", evidence
-    assert "the paper's 16.2 ± 1.5" in evidence
+    assert "the paper's 16.2 ± 1.5" in ch96._cs_delta_text(
+        paper_row, pd.read_csv(PRINTED_TABLE1, dtype=str), "c32")
     assert "with the first peak below 21.3: supported, below 26.7: supported" in evidence
     verdict, evidence = ch96.claim_cs_flat_right(paper, c)
     assert verdict == "supported" and "at 1/1.5: supported, at 1/3: not supported" in evidence
@@ -1011,6 +1013,39 @@ def test_two_peaks_and_the_flat_cs_curve_as_the_paper_describes_them():
     # both peaks present but CS's second peak lower than its first: partly
     swapped = paper.assign(cs=paper.laplace)
     assert ch96.claim_two_peaks(swapped, c)[0] == "partly supported"
+
+
+def test_the_large_c_curve_claims_pool_the_generating_draws():
+    """Draw 1 has one broad peak in every data set (not supported); draws 2 and 3 have both
+    peaks, so that most of the 15 pooled data sets do (supported): the verdict is the pooled
+    one, with draw 1's in the evidence and the difference explained. Without further draws the
+    verdict is draw 1's alone, and the claims pooled are named for comparison.md."""
+    c, states = 32, range(12, 41)
+    shapes = {"laplace": two_peaks(c, 0.0, -20.0, 40.0), "draper": two_peaks(c, 0.0, -30.0, 45.0),
+              "bic_log_evidence": two_peaks(c, 0.0, -40.0, 60.0),
+              "cs": two_peaks(c, -20.0, 0.0, 5.0), "mled": two_peaks(c, -20.0, -2.0, 6.0)}
+    single = curves({"c32": (states, {s: peaked(20, 30.0) for s in ch96.SCORES})})
+    redrawn = pd.concat([curves({f"c32_draw{d}": (states, shapes)}, seed=d) for d in (2, 3)])
+    section = {"experiments": {"c32": {"model": "m", "cases": 400}},
+               "models": {"m": {"hidden_states": c, "features": 64}},
+               "generating_draws": {"experiments": ["c32"], "draws": 3}}
+    pooled = ch96.pooled_draw_fits(single, redrawn, section, ["c32"])
+    verdict, evidence, why = ch96.judged_on_draws(ch96.claim_two_peaks, single, pooled, 3, c)
+    assert verdict == "supported"
+    assert evidence.startswith("Pooled over the 3 generating draws, as the verdict reads it "
+                               "(data sets: c32 15): Laplace: both peaks in 10 of 15 data sets")
+    assert "Draw 1 alone, the paper's design of one draw per generating model (data sets: " \
+        "c32 5): not supported: Laplace: both peaks in 0 of 5" in evidence
+    assert why.startswith("draw 1 alone gives not supported (data sets: c32 5)")
+    # the counterfactual: no further draws, draw 1's verdict alone, unchanged
+    assert ch96.judged_on_draws(ch96.claim_two_peaks, single, None, 1, c) == \
+        ch96.claim_two_peaks(single, c)
+    # the flat-right claim pools the same way, and both are named as pooled
+    flat = ch96.judged_on_draws(ch96.claim_cs_flat_right, single, pooled, 3, c)
+    assert flat[1].startswith("Pooled over the 3 generating draws")
+    assert ch96.large_c_claim("peaks", c) in ch96.pooled_claims(section, {"c32"})
+    assert ch96.large_c_claim("flat", c) in ch96.pooled_claims(section, {"c32"})
+    assert not ch96.pooled_claims(section, set())
 
 
 def test_error_bars_and_cs_against_mled_on_the_figures():

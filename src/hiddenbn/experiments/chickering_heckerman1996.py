@@ -1662,14 +1662,33 @@ TABLE1_CLAIM_THRESHOLDS = {claim_cs_mled_almost_same: ("small_n",),
 #: "for large values of c" (Sec. 4) is a statement about the approximations, not about the
 #: paper's one draw, and the draws' data sets decide it better than one draw's five.
 POOLED_CHECKS = (claim_draper_beats_cs_for_large_c,)
+#: Sec. 4's claims about the curves of one large-c experiment (:func:`claim_two_peaks`,
+#: :func:`claim_cs_flat_right`), each a template in the experiment's generating ``c``. Like
+#: those of :data:`POOLED_CHECKS` they are about the approximations, so where the experiment has
+#: further generating draws their verdicts pool the draws' data sets (:func:`judged_on_draws`).
+LARGE_C_CLAIMS = {
+    "peaks": "c = {c}: two peaks, a broad one around c/2 = {half} and a sharp one around c = "
+             "{c}; the first dominates for Laplace and Draper (and BIC), the second for CS "
+             "(Sec. 4).",
+    "flat": "c = {c}: the Laplace and Draper curves fall sharply to the right, the CS curve "
+            "stays fairly flat (Sec. 4)."}
+
+
+def large_c_claim(key: str, c: int) -> str:
+    """The claim ``key`` of :data:`LARGE_C_CLAIMS` at the generating ``c``."""
+    return LARGE_C_CLAIMS[key].format(c=c, half=c // 2)
 
 
 def pooled_claims(section: dict, drawn) -> list[str]:
-    """The claims of :data:`POOLED_CHECKS` that read one of the experiments ``drawn`` (those
-    with further generating draws): their verdicts pool the draws' data sets."""
-    return [claim for claim, check in TABLE1_CLAIMS if check in POOLED_CHECKS
-            and any(_generating_c(section, name) >= TABLE1_CLAIM_INPUTS[check][1]
-                    for name in drawn)]
+    """The claims whose verdicts pool the data sets of the experiments ``drawn`` (those with
+    further generating draws): those of :data:`POOLED_CHECKS` that read one of them and those
+    of :data:`LARGE_C_CLAIMS` about one of them."""
+    return [*(claim for claim, check in TABLE1_CLAIMS if check in POOLED_CHECKS
+              and any(_generating_c(section, name) >= TABLE1_CLAIM_INPUTS[check][1]
+                      for name in drawn)),
+            *(large_c_claim(key, _generating_c(section, name))
+              for name in _large_c_experiments(section) if name in drawn
+              for key in LARGE_C_CLAIMS)]
 
 
 def table1_claims(table: pd.DataFrame,
@@ -2100,7 +2119,7 @@ def _two_peaks_verdict(profiles: dict) -> str:
             else "partly supported")
 
 
-def claim_two_peaks(cell: pd.DataFrame, c: int, cs_delta: str = "") -> tuple:
+def claim_two_peaks(cell: pd.DataFrame, c: int) -> tuple:
     """Sec. 4 at large c: "All algorithms in both these graphs show two peaks: a broad peak
     around c/2 and a sharp peak around c ... The Laplace and Draper (and BIC) curves tend
     downward on the right sharply enough such that the first peak dominates. In contrast ...
@@ -2110,9 +2129,8 @@ def claim_two_peaks(cell: pd.DataFrame, c: int, cs_delta: str = "") -> tuple:
     peaks; the first peak dominates for Laplace, Draper and BIC and the second for CS
     (:data:`DOMINANT_PEAK`). Supported when every part holds; not supported when no score
     shows both peaks (the claim's subject is missing, whatever the dominance); partly
-    otherwise. The verdict is also given for the other windows of :data:`PEAK_WINDOWS`.
-    ``cs_delta`` (CS's Δc beside the paper's) is added to the evidence; where the claim fails,
-    the explanation names the scores that miss each part.
+    otherwise. The verdict is also given for the other windows of :data:`PEAK_WINDOWS`. Where
+    the claim fails, the explanation names the scores that miss each part.
     """
     profiles = {s: peak_profile(cell, s, c) for s in SCORES}
     verdict = _two_peaks_verdict(profiles)
@@ -2145,8 +2163,8 @@ def claim_two_peaks(cell: pd.DataFrame, c: int, cs_delta: str = "") -> tuple:
                      + ", ".join(f"{w} state{'s' * (w != 1)} of c: {v}"
                                  for w, v in others.items())
                      + "; with the first peak below " + ", below ".join(
-                         f"{f * c:.1f}: {v}" for f, v in splits.items()) + ". "
-                     + cs_delta).strip(), *((why,) if verdict != "supported" else ()))
+                         f"{f * c:.1f}: {v}" for f, v in splits.items()) + "."),
+            *((why,) if verdict != "supported" else ()))
 
 
 def right_slope(cell: pd.DataFrame, score: str, c: int) -> np.ndarray:
@@ -2513,16 +2531,41 @@ def judged_pooled(check, result: tuple, table: pd.DataFrame, pooled: pd.DataFram
                                           & (frame.c >= smallest_c)])
         return ", ".join(f"{row.experiment} {int(row.data_sets)}" for row in rows.itertuples())
 
-    alone = f"data sets: {sets(table)}"
+    return _pooled_result((verdict, evidence), result, count, sets(pooled_table), sets(table))
+
+
+def _pooled_result(pooled: tuple, alone: tuple, count: int, pooled_sets: str,
+                   alone_sets: str) -> tuple:
+    """A claim's verdict pooled over ``count`` generating draws (``pooled``, the check's result
+    on their data sets, ``pooled_sets``) with draw 1's (``alone``, on ``alone_sets``) after it
+    in the evidence, and, where the two differ, an explanation that says so (after the pooled
+    result's own, if any)."""
+    verdict, evidence, *why = pooled
     evidence = (f"Pooled over the {count} generating draws, as the verdict reads it (data "
-                f"sets: {sets(pooled_table)}): {evidence} Draw 1 alone, the paper's design of "
-                f"one draw per generating model ({alone}): {result[0]}: {result[1]}")
-    if verdict == result[0]:
-        return verdict, evidence
-    return verdict, evidence, (
-        f"draw 1 alone gives {result[0]} ({alone}); the verdict pools the {count} generating "
-        "draws' data sets, as the claim is the paper's general statement about the "
-        "approximations, not about its one draw of the generating model")
+                f"sets: {pooled_sets}): {evidence} Draw 1 alone, the paper's design of one draw "
+                f"per generating model (data sets: {alone_sets}): {alone[0]}: {alone[1]}")
+    if verdict == alone[0]:
+        return verdict, evidence, *why
+    return verdict, evidence, "; ".join([*why, (
+        f"draw 1 alone gives {alone[0]} (data sets: {alone_sets}); the verdict pools the "
+        f"{count} generating draws' data sets, as the claim is the paper's general statement "
+        "about the approximations, not about its one draw of the generating model")])
+
+
+def judged_on_draws(check, cell: pd.DataFrame, pooled: pd.DataFrame | None, count: int,
+                    *args) -> tuple:
+    """``check(frame, *args)`` (a claim of :data:`LARGE_C_CLAIMS` on one experiment's fits) on
+    the data sets of every generating draw (``pooled``: :func:`pooled_draw_fits`, ``count``
+    draws) with draw 1's verdict (``cell``) in the evidence, as :func:`judged_pooled` does for
+    Table 1's claims; draw 1's alone where the experiment has no further draws (``pooled``
+    None)."""
+    alone = check(cell, *args)
+    if pooled is None:
+        return alone
+    name = cell.experiment.iloc[0]
+    return _pooled_result(check(pooled, *args), alone, count,
+                          f"{name} {pooled.replicate.nunique()}",
+                          f"{name} {cell.replicate.nunique()}")
 
 
 def _large_c_experiments(section: dict) -> list[str]:
@@ -2665,20 +2708,25 @@ def claims(fits: pd.DataFrame, table: pd.DataFrame, reality: pd.DataFrame | None
     drawn = section.get("generating_draws", {}).get("experiments", [])
     for name in _large_c_experiments(section):
         c, cell = _generating_c(section, name), fits[fits.experiment == name]
+        pooled = pooled_draw_fits(fits, draw_fits, section, [name])
+        count = section["generating_draws"]["draws"] if pooled is not None else 1
         finding = (draw_findings or {}).get((PROTOCOLS[protocol], name, LABELS["cs"]))
         generating = (f"of CS's Δc, {finding}" if finding else GENERATING_UNTESTED
                       if name not in drawn else
+                      f"the verdict pools {count} generating draws (comparison.md, "
+                      f"'{GENERATING_DRAWS_TITLE}')" if pooled is not None else
                       f"other generating draws: comparison.md, '{GENERATING_DRAWS_TITLE}'")
-        verdict, evidence, *why = claim_two_peaks(
-            cell, c, _cs_delta_text(table, printed.get("table1"), name))
-        add(f"c = {c}: two peaks, a broad one around c/2 = {c // 2} and a sharp one around c = "
-            f"{c}; the first dominates for Laplace and Draper (and BIC), the second for CS "
-            "(Sec. 4).", (verdict, evidence, *(f"{reason}. {_peaks_yardstick(section, name)}; "
-                                                f"{generating}" for reason in why)),
-            [name], THRESHOLD_CHOICES["peaks"], edges=True)
-        add(f"c = {c}: the Laplace and Draper curves fall sharply to the right, the CS curve "
-            "stays fairly flat (Sec. 4).", claim_cs_flat_right(cell, c), [name],
-            THRESHOLD_CHOICES["flat"], edges=True)
+        verdict, evidence, *why = judged_on_draws(claim_two_peaks, cell, pooled, count, c)
+        cs_delta = _cs_delta_text(table, printed.get("table1"), name)
+        if cs_delta:
+            evidence += (" Table 1's cell (draw 1): " if pooled is not None else " ") + cs_delta
+        draws = "" if pooled is None else "pooled"
+        add(large_c_claim("peaks", c),
+            (verdict, evidence, *(f"{reason}. {_peaks_yardstick(section, name)}; "
+                                  f"{generating}" for reason in why)),
+            [name], THRESHOLD_CHOICES["peaks"], edges=True, draws=draws, edge_fits=pooled)
+        add(large_c_claim("flat", c), judged_on_draws(claim_cs_flat_right, cell, pooled, count, c),
+            [name], THRESHOLD_CHOICES["flat"], edges=True, draws=draws, edge_fits=pooled)
     if reality is not None and len(reality):
         for claim, verdict, evidence, *why in _reality_claims(reality, printed["reality"],
                                                               section["reality_check"]):
