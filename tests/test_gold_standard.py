@@ -304,6 +304,28 @@ def test_the_headline_says_how_it_rests_on_few_runs():
     assert "on the 16 test models whose gold standard rests on at least 2 effective runs" in line
 
 
+def test_gold_sets_with_holes_are_named_with_the_runs_behind_them():
+    """A test model two states below the maximum, 4 nats lower, is in on an SE of 2.5 (its runs
+    fell apart: 1.4 effective of 8) while the model between, 1 nat lower on an SE of 0.1, is
+    out: a hole, named with the member beyond it. The counterfactuals: that member's SE as
+    small as the others' (no hole), and a wide SE at the model next to the maximum (a wider
+    set, but no hole)."""
+    paper = _curves(PEAKS, experiments=(("a", 4),), replicates=(1,))
+    at_two = paper["hidden_states"] == 2
+    holed = paper.copy()
+    holed.loc[at_two, ["gold_se", "gold_effective_runs"]] = [2.5, 1.4]
+    holes = gs.set_holes(holed)
+    assert holes[["gold_set", "holes", "beyond"]].values.tolist() == [
+        ["2, 4", "3", "2 on 1.4 of 8"]]
+    [line, _] = gs._set_holes_line(holed)
+    assert line.startswith("* The set has holes in 1 data set: a 1 (2, 4: 3 out, beyond it 2 "
+                           "on 1.4 of 8 effective runs).")
+    assert gs.set_holes(paper).empty and gs._set_holes_line(paper) == []
+    wide = paper.copy()
+    wide.loc[wide["hidden_states"] == 3, "gold_se"] = 2.5
+    assert gs.set_holes(wide).empty
+
+
 def test_large_c_agreement_counts_half_the_runs():
     paper = _curves(PEAKS)
     paper.loc[(paper["experiment"] == "b") & (paper["hidden_states"] == 3),

@@ -1767,9 +1767,55 @@ def _gold_set_summary(selection: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _delta_c_lines(selection: pd.DataFrame, scores: dict) -> list[str]:
+def set_holes(paper: pd.DataFrame) -> pd.DataFrame:
+    """The data sets whose gold set (:func:`gold_set`) has holes: test models out of it between
+    members. One row per such data set with ``gold_set`` (:func:`state_set_text`), ``holes``
+    (the models out) and ``beyond`` (the members a hole parts from the maximum, each with its
+    effective runs and runs): a member there is in on a wide standard error, which on an
+    estimate carried by few of its runs measures how far they fell, not its error."""
+    rows = []
+    for (experiment, replicate), group in paper.groupby(["experiment", "replicate"]):
+        group = group.drop_duplicates("hidden_states").sort_values("hidden_states")
+        states = group["hidden_states"].to_numpy()
+        inside = gold_set(group["gold"], group["gold_se"])
+        members = states[inside]
+        holes = [int(k) for k in states[~inside] if members.min() < k < members.max()]
+        if not holes:
+            continue
+        best = int(states[np.nanargmax(group["gold"].to_numpy(float))])
+        runs = group.set_index("hidden_states")
+        beyond = [int(k) for k in members
+                  if any(min(k, best) < hole < max(k, best) for hole in holes)]
+        rows.append({"experiment": experiment, "replicate": replicate,
+                     "gold_set": state_set_text(members), "holes": state_set_text(holes),
+                     "beyond": ", ".join(
+                         f"{k} on {runs.loc[k, 'gold_effective_runs']:.1f} of "
+                         f"{runs.loc[k, 'gold_runs']:g}" if {"gold_effective_runs", "gold_runs"}
+                         <= set(runs) else str(k) for k in beyond)})
+    return pd.DataFrame(rows)
+
+
+def _set_holes_line(paper: pd.DataFrame) -> list[str]:
+    """Section 2's sentence on the gold sets with holes (:func:`set_holes`); none without."""
+    holes = set_holes(paper)
+    if holes.empty:
+        return []
+    return [f"* The set has holes in {len(holes)} data set{'s' * (len(holes) > 1)}: "
+            + "; ".join(f"{r.experiment} {int(r.replicate)} ({r.gold_set}: {r.holes} out, "
+                        f"beyond it {r.beyond} effective runs)" for r in holes.itertuples())
+            + ". A member beyond a hole is in on a wide standard error. Where an estimate "
+            f"rests on fewer than {AGREEING_SHARE:.0%} of its runs, that error is how far the "
+            "runs fell, not the estimate's own, and it sets the edge of the set that each "
+            "Δc is measured to. Section 5 and the verdicts count a Δc measured to such a "
+            f"member as decided only where it exceeds {FAR_GAP_SPREADS:g} spreads of the runs "
+            "(`choice_reliability`).", ""]
+
+
+def _delta_c_lines(paper: pd.DataFrame, scores: dict) -> list[str]:
     """The Δc tables of section 2: against the gold standard's set of models, with the set and
-    the standard error of its maximum beside them, and against Laplace."""
+    the standard error of its maximum beside them (and the sets with holes,
+    :func:`set_holes`), and against Laplace."""
+    selection = selection_errors(paper, ["experiment", "replicate"])
     uncertain = int((selection.get("gold_margin_se", pd.Series(dtype=float)) < GOLD_SET_SE)
                     .sum())
     wide = selection[selection["gold_set_size"] > 1]
@@ -1791,7 +1837,7 @@ def _delta_c_lines(selection: pd.DataFrame, scores: dict) -> list[str]:
                          wide.groupby("experiment").size().items()) or "none") + ")."
             + (f" In {int(selection['gold_few_runs'].sum())} data sets the estimate of the best "
                f"or the second-best rests on fewer than {FEW_RUNS:g} effective runs."
-               if "gold_few_runs" in selection else ""), ""]
+               if "gold_few_runs" in selection else ""), "", *_set_holes_line(paper)]
 
 
 def _selection_summary(selection: pd.DataFrame, suffix: str,
@@ -2578,7 +2624,7 @@ def findings(exact: pd.DataFrame, paper: pd.DataFrame, slopes: pd.DataFrame,
                      f"paired signed-rank test to tell two scores apart at {CLAIM_LEVEL:g}: "
                      "the smallest mean, not a verdict; section 5 tests over all data sets."
                      if smallest_p_value(data_sets) >= CLAIM_LEVEL else ""), ""]
-        lines += _delta_c_lines(selection_errors(paper, ["experiment", "replicate"]), scores)
+        lines += _delta_c_lines(paper, scores)
         lines += range_edge_lines(paper)
         lines += _errors_figure_lines(paper) + _shapes_figure_lines(paper)
     if not slopes.empty:
