@@ -571,13 +571,13 @@ def test_twice_the_particles_judge_whether_the_gold_standard_has_converged():
                  if "data set 1" in line)
     assert "4 of 5 estimates rest on at least half their runs" in first
     assert "(1) 5 of 5 are testable by doubling, 0 not; twice the particles move 1 of them " \
-        "beyond chance (by more than 2.8 SE of the difference" in first
-    assert "+3.9 SE of the difference), at 3 hidden states" in first
+        "beyond chance (by more than 2.84 SE of the difference" in first
+    assert "+3.89 SE of the difference), at 3 hidden states" in first
     assert "Not converged by the runs' agreement and the doubling:" in first
     rows = {r["item"]: r for r in gs.paper003_verdict_rows(paper, table)}
     for row in rows.values():
         assert "Twice the particles change the gold standard beyond chance in b (2 of 10 " \
-            "testable estimates move by more than 2.8 SE of the difference): it has not " \
+            "testable estimates move by more than 2.84 SE of the difference): it has not " \
             "converged there" in row["ours"]
     # the large-c claim rests on b alone, which has not converged: said so, not "the paper's
     # claim fails"; a claim judged the same without b says that instead

@@ -2126,7 +2126,7 @@ def doubling_failures(table: pd.DataFrame | None) -> dict:
         if cell["moved"].any():
             reasons.append(f"{int(cell['moved'].sum())} of {int(cell['testable'].sum())} "
                            "testable estimates move by more than "
-                           f"{cell['doubling_threshold'].iloc[0]:.1f} SE of the difference")
+                           f"{cell['doubling_threshold'].iloc[0]:.2f} SE of the difference")
         if cell["systematic"].iloc[0]:
             reasons.append(f"its estimates {_shift_direction(cell['shift'])} together, "
                            f"signed-rank p = {cell['systematic_p'].iloc[0]:.2g}")
@@ -2212,12 +2212,12 @@ def _doubled_particles_lines(table: pd.DataFrame, paper: pd.DataFrame) -> list[s
             threshold = float(cell["doubling_threshold"].iloc[0])
             worst = testable.loc[testable["shift_combined_se"].abs().idxmax()]
             text += (f"; twice the particles move {int(cell['moved'].sum())} of them beyond "
-                     f"chance (by more than {threshold:.1f} SE of the difference, which a "
+                     f"chance (by more than {threshold:.2f} SE of the difference, which a "
                      f"converged estimate crosses with chance {2 * norm.sf(threshold):.2%}), "
                      f"{int((testable['shift_combined_se'].abs() > DOUBLING_NOISE_SE).sum())} "
                      f"by more than {DOUBLING_NOISE_SE:g} SE, where chance alone gives "
                      f"{chance * len(testable):.1f}; the largest in standard errors "
-                     f"{worst['shift']:+.1f} nats ({worst['shift_combined_se']:+.1f} SE of the "
+                     f"{worst['shift']:+.1f} nats ({worst['shift_combined_se']:+.2f} SE of the "
                      f"difference), at {int(worst['hidden_states'])} hidden states.")
         text += (f" (2) The shifts of {experiment}'s {len(shifts)} estimates: mean "
                  f"{shifts.mean():+.1f} ± {shifts.std(ddof=1) / np.sqrt(len(shifts)):.1f} nats, "
