@@ -336,7 +336,7 @@ def test_quick_report_writes_every_output(quick_results, tmp_path):
     assert list(table.cases) == QUICK["hierarchical"]["sample_sizes"]
     assert (table["floor mean"] > 0).all() and (table["ml floor mean"] > 0).all()
     assert (table["ml gain"] >= -1e-6).all()  # EM continued never loses likelihood
-    assert "| N | EM floor | ML floor | de/2N |" in text
+    assert "| N | generating, EM fit | generating, ML fit | de/2N |" in text
     assert "## Today's scores beside the paper's" in text and "WBIC" in text
     assert f"### {kz.PRIOR_SECTION}" in text and "| BDeu 10 |" in text  # the LC fits' BDeu
     assert "LC verdicts turn on CS's prior" in text and kz.NO_BDEU_CLIMBS in text
@@ -648,7 +648,8 @@ def test_table2_with_its_floors_bolds_the_paper_s_columns_by_the_caption_s_rule(
     paper = kz.summary_bold(PAPER, lambda *_: 0.8, PAIRS)
     text = kz._floor_markdown(run, PRINTED, paper)
     header, _, first, second = text.splitlines()
-    assert header.startswith("| N | EM floor | ML floor | de/2N | BIC (ours) |")
+    assert header.startswith(
+        "| N | generating, EM fit | generating, ML fit | de/2N | BIC (ours) |")
     paper_cells = [row.split(" | ")[-4:] for row in (first, second)]
     for (_, row), cells in zip(paper.head(2).iterrows(), paper_cells):
         for score, cell in zip(kz.SCORE_KEYS, cells):
@@ -658,6 +659,35 @@ def test_table2_with_its_floors_bolds_the_paper_s_columns_by_the_caption_s_rule(
     plain = kz._floor_markdown(run, PRINTED, paper.assign(
         **{f"{s} bold": False for s in kz.SCORE_KEYS}))
     assert not any("**" in row.split(" | ", 8)[-1] for row in plain.splitlines()[2:])
+
+
+def test_table2_floor_cells_with_an_infinite_kl_give_the_median_and_the_count():
+    """An ML fit that puts zero probability on a state the truth gives mass has an infinite
+    KL: the cell gives the median and how many, not "inf ± 0"; a finite cell is mean ± se."""
+    results = pd.DataFrame({"score": kz.GENERATING, "cases": 1000, "parametrisation": range(4),
+                            "kl_bits": [0.010, 0.012, 0.011, 0.013],
+                            "ml_kl_bits": [0.020, np.inf, 0.030, 0.026],
+                            "ml_gain": 1.0, "de": 15})
+    row = kz.kl_floor(results).iloc[0]
+    assert row["ml floor infinite"] == 1 and row["ml floor median"] == pytest.approx(28.0)
+    assert kz._floor_cell(row, "ml floor mean", "ml floor se") == "28 median (1 of 4 infinite)"
+    assert kz._floor_cell(row, "floor mean", "floor se").startswith("12 ± ")
+
+
+def test_table2_text_says_where_the_ml_refit_raises_the_kl():
+    """At N = 1000 every score's ML refit has more KL than its EM fit: named with the means;
+    at 243000 it lowers them: not named. Without the EM means nothing is said."""
+    table = pd.DataFrame({"cases": [1000, 243000]})
+    for score in kz.SCORE_KEYS:
+        table[f"{score} mean"], table[f"{score} em mean"] = [13.0, 0.2], [12.0, 0.5]
+    text = kz._refit_rise_text(table)
+    assert text.startswith(" At N = 1000 (BIC 12 → 13, BIC+ 12 → 13, CS 12 → 13, CS+ 12 → 13) "
+                           "the ML refit raises every score's mean KL")
+    assert "243000" not in text
+    # the counterfactual: one score lowered at 1000 leaves no row where every score rises
+    lowered = table.assign(**{"CS+ mean": [11.0, 0.2]})
+    assert kz._refit_rise_text(lowered) == ""
+    assert kz._refit_rise_text(table.drop(columns=[c for c in table if "em mean" in c])) == ""
 
 
 def test_the_other_table2_claims_hold_on_the_paper_s_table_and_fail_when_it_is_changed():
@@ -1298,8 +1328,9 @@ def test_levels_explanation_names_where_em_stops_short_and_where_the_paper_is_lo
     assert "put ours further above the paper's (median ours/paper sparse_dirichlet 4, against " \
         "1.8)" in other
     assert "at N = 81000, 243000 (81000: 0.77 against 0.21, de/2N 0.2, EM 40 nats short; " in text
-    assert "best mean and our ML floor at N = 1000: 6 against 12; 3000: 2.2 against 4.4; " in text
-    assert "81000" not in text.split("ML floor at N = ")[1].split(": that gap")[0]
+    assert ("best mean and our generating structure's ML fit at N = 1000: 6 against 12; 3000: "
+            "2.2 against 4.4; ") in text
+    assert "81000" not in text.split("generating structure's ML fit at N = ")[1].split(": that gap")[0]
     assert "are raised alike" in text  # 0.16 ± .03 against 0.21 ± .02
     assert "conjecture" in text
     # the run's shape with the ML refits: the EM fits' means twice the refits', the fall named
@@ -2039,8 +2070,12 @@ def test_table2_claims_name_the_em_fits_verdict_where_the_ml_refits_change_it():
     out = dict((c[0], c) for c in kz._with_em_reading(judged, em_table))
     # at ML the four fit alike at N = 1000: BIC+'s place among them is noise, not decided
     assert out[worst][1] == UNDECIDED
-    assert out[worst][3].startswith("On the EM fits before the ML refit (the paper does not say "
-                                    "how far its EM ran): supported")
-    # the same fits judged both ways: no EM reading is added
+    assert out[worst][3].startswith(f"{kz.EM_READING}: supported")
+    # the evidence, which comparison.md shows, gives both verdicts
+    assert out[worst][2].endswith(f". {kz.EM_READING}: supported (the explanation says why)")
+    # the same fits judged both ways: the EM verdict is named in the evidence, nothing explained
     same = [(claim, *check(em_table)) for claim, check in kz.TABLE2_CLAIMS]
-    assert kz._with_em_reading(same, em_table) == same
+    both = kz._with_em_reading(same, em_table)
+    for before, after in zip(same, both, strict=True):
+        assert after[2] == f"{before[2].rstrip('.')}. {kz.EM_READING}: {before[1]}"
+        assert after[3:] == before[3:]

@@ -571,7 +571,8 @@ def hlc_climbs(results: pd.DataFrame, alpha: float, section: dict) -> pd.DataFra
 def kl_floor(results: pd.DataFrame) -> pd.DataFrame:
     """Table 2's floor per N, from the :data:`GENERATING` rows (1e-3 bits): mean ± se of the KL
     of the generating structure's EM fit (``floor``, as every test model is fitted) and of its
-    ML fit (``ml floor``: EM continued to ``ml_em``), the median log-likelihood that
+    ML fit (``ml floor``: EM continued to ``ml_em``; its ``median`` and the count of
+    ``infinite`` KLs beside them), the median log-likelihood that
     continuation gained (``ml gain``, nats), and ``de/2N``, the large-N expectation of the ML
     fit's KL (``de / 2N`` nats for ``de`` effective parameters), beside which the scores' KLs
     and the paper's levels are judged."""
@@ -586,6 +587,12 @@ def kl_floor(results: pd.DataFrame) -> pd.DataFrame:
     extra = extra.loc[out.cases]
     out["ml gain"] = extra.gain.to_numpy()
     out["de/2N"] = extra.de.to_numpy() / (2 * out.cases * np.log(2)) * 1e3
+    # an ML fit may put zero probability on a state the truth gives mass (KL infinite): the
+    # mean is then infinite and the median and the count of such fits say what the rest do
+    by_cases = rows.groupby("cases").ml
+    out["ml floor median"] = by_cases.median().loc[out.cases].to_numpy()
+    out["ml floor infinite"] = by_cases.agg(lambda v: int(np.isinf(v).sum())).loc[
+        out.cases].to_numpy()
     return out
 
 
@@ -2343,23 +2350,32 @@ def hlc_claims(results: pd.DataFrame, table: pd.DataFrame, paper: pd.DataFrame,
 
 
 def _with_em_reading(claims: list, em_table: pd.DataFrame) -> list:
-    """Table 2's claims (judged on the selected models' ML refits) with, where the verdict on
-    the EM fits before the refit (``em_table``, :func:`table2` of the EM KLs) differs, that
-    verdict in the explanation: the paper fits by EM and does not say how far, so which fit
-    its table reports is a choice it leaves open."""
+    """Table 2's claims (judged on the selected models' ML refits) with the verdict on the EM
+    fits before the refit (``em_table``, :func:`table2` of the EM KLs) at the end of each
+    evidence, and, where the two differ, that verdict's evidence in the explanation: the paper
+    fits by EM ("we again used EM to get the ML estimates", Sec. 6) and does not say how far,
+    so which fit its table reports is a choice it leaves open, and a verdict that turns on it
+    is shown under both."""
     out = []
     for (claim, check), judged in zip(TABLE2_CLAIMS, claims, strict=True):
         verdict, evidence = check(em_table)[:2]
+        shown = (f"{judged[2].rstrip('.')}. {EM_READING}: {verdict}"
+                 + ("" if verdict == judged[1] else " (the explanation says why)"))
         if verdict == judged[1]:
-            out.append(judged)
+            out.append((*judged[:2], shown, *judged[3:]))
             continue
-        note = (f"On the EM fits before the ML refit (the paper does not say how far its EM "
-                f"ran): {verdict} ({evidence})")
+        note = f"{EM_READING}: {verdict} ({evidence})"
         before = judged[3] if len(judged) > 3 else ""
-        explanation = (f"{before}{' ' if before.endswith('.') else '; '}{note}" if before
+        explanation = (f"{before}{' ' if before.endswith('.') else '. '}{note}" if before
                        else note)
-        out.append((*judged[:3], explanation, *judged[4:]))
+        out.append((*judged[:2], shown, explanation, *judged[4:]))
     return out
+
+
+#: How Table 2's evidence names the verdict on the selected models' EM fits, before their ML
+#: refit (:func:`_with_em_reading`).
+EM_READING = ("On the selected models' EM fits, before their ML refit (the paper does not say "
+              "how far its EM ran)")
 
 
 def _em_excess_note(table: pd.DataFrame) -> str:
@@ -2410,7 +2426,9 @@ def em_shortfall_note(floor: pd.DataFrame, sizes) -> str:
     short = rows.assign(penalty=penalty)[rows["ml gain"].to_numpy() > penalty]
     if short.empty:
         return ""
-    return ("EM's relative tolerance (config em.tolerance; not varied): median nats by which "
+    return ("EM's relative tolerance in the climbs (config em.tolerance; the climbs select on "
+            "these fits, and the selected models' KL is judged on their ML refits, the "
+            "evidence giving the verdict on the EM fits too): median nats by which "
             "our EM stops short of the ML optimum (Table 2's 'ml gain') against one effective "
             "parameter's penalty log N / 2, " + ", ".join(
                 f"N = {int(r.cases)}: {r['ml gain']:.2g} vs {r.penalty:.2g}"
@@ -2708,7 +2726,8 @@ def levels_explanation(tables: pd.DataFrame, printed: pd.DataFrame, section: dic
     if below:
         sentences.append(
             "The paper's best mean lies more than two combined standard errors below both our "
-            "best mean and our ML floor at N = " + "; ".join(below) + ": that gap is not "
+            "best mean and our generating structure's ML fit at N = " + "; ".join(below)
+            + " (against the smaller of the two): that gap is not "
             "explained by our computations. "
             + _smallest_model_text(table, paper, shared, section, ratios, main))
     return ". ".join(sentences)
@@ -2894,8 +2913,38 @@ def prior_dependence(sensitivity: pd.DataFrame, section: dict) -> tuple[str, lis
 
 #: The floor columns :func:`_floor_markdown` adds to Table 2: heading and the columns of
 #: :func:`kl_floor` (mean, standard error or none).
-FLOOR_COLUMNS = (("EM floor", "floor mean", "floor se"),
-                 ("ML floor", "ml floor mean", "ml floor se"), ("de/2N", "de/2N", None))
+FLOOR_COLUMNS = (("generating, EM fit", "floor mean", "floor se"),
+                 ("generating, ML fit", "ml floor mean", "ml floor se"), ("de/2N", "de/2N", None))
+
+
+def _refit_rise_text(table: pd.DataFrame) -> str:
+    """Where the ML refit raises every score's mean KL over its EM fit's (:func:`table2`'s
+    ``{score} em mean``), for Table 2's text; empty where it raises none or the table has no
+    EM means."""
+    if "BIC em mean" not in table:
+        return ""
+    rows = table.set_index("cases")
+    raised = [n for n in rows.index
+              if all(rows.loc[n, f"{s} mean"] > rows.loc[n, f"{s} em mean"] for s in SCORE_KEYS)]
+    if not raised:
+        return ""
+    return (" At N = " + ", ".join(
+        f"{int(n)} (" + ", ".join(f"{s} {_significant(rows.loc[n, f'{s} em mean'])} → "
+                                  f"{_significant(rows.loc[n, f'{s} mean'])}" for s in SCORE_KEYS)
+        + ")" for n in raised)
+        + " the ML refit raises every score's mean KL: there the ML estimate overfits and the "
+        "EM fit, stopped earlier, lies closer to the truth. The verdicts on Table 2 give the "
+        "verdict on the EM fits too.")
+
+
+def _floor_cell(row: pd.Series, mean: str, se: str | None) -> str:
+    """One floor cell of :func:`_floor_markdown`: mean ± se, or, where some fits' KL is
+    infinite (``{mean} infinite`` of :func:`kl_floor`), the median and their count."""
+    infinite = row.get(mean.replace(" mean", " infinite"), 0)
+    if infinite:
+        return (f"{_significant(row[mean.replace(' mean', ' median')])} median "
+                f"({int(infinite)} of {int(row['parametrisations'])} infinite)")
+    return _significant(row[mean]) + (f" ± {_significant(row[se])}" if se else "")
 
 
 def _floor_markdown(table: pd.DataFrame, printed: pd.DataFrame, paper: pd.DataFrame) -> str:
@@ -2906,8 +2955,7 @@ def _floor_markdown(table: pd.DataFrame, printed: pd.DataFrame, paper: pd.DataFr
     lines = [text[0].replace("| N |", f"| N | {heads} |"),
              text[1] + "---|" * len(FLOOR_COLUMNS)]
     for line, (_, row) in zip(text[2:], table.iterrows()):
-        cells = [_significant(row[mean]) + (f" ± {_significant(row[se])}" if se else "")
-                 for _, mean, se in FLOOR_COLUMNS]
+        cells = [_floor_cell(row, mean, se) for _, mean, se in FLOOR_COLUMNS]
         first, rest = line.split(" | ", 1)
         lines.append(f"{first} | {' | '.join(cells)} | {rest}")
     return "\n".join(lines)
@@ -3220,7 +3268,8 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
     nested = (nestedness_note(nested_fits) + "; " + nested_selections_text(nested_chosen)
               + f" (comparison.md, '{NESTEDNESS_SECTION}').")
     write_verdicts(claim_rows("Sec. 5 (Figures 4-5)", [
-                       (*claim[:3], " ".join(filter(None, [claim[3], nested])), claim[4])
+                       (*claim[:3], f"{claim[3].rstrip('.')}. {nested}" if claim[3]
+                        else nested, claim[4])
                        if claim[1] != "supported" else claim
                        for claim in with_choices(lc_verdicts, sensitivity, section, sizes)])
                    + claim_rows("Sec. 6 (Table 2)", [
@@ -3356,10 +3405,11 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         f"{paper_choice[0]} ({paper_choice[1]}); with one "
         "correlation for every pair and row, it is supported for correlations "
         f"{_intervals_text(supporting_correlations(parse_printed_table2(printed), pairs))}. "
-        "Floors: the KL of the generating structure itself fitted on the same data sets, by "
-        "our EM (as every test model) and by EM continued to the ML estimate "
-        f"({ml_rule_text(section['ml_em'])}); de/2N: "
-        "the ML fit's KL expected at large N.",
+        "'generating': the KL of the generating structure itself fitted on the same data "
+        "sets, by our EM (as every test model) and by EM continued to the ML estimate "
+        f"({ml_rule_text(section['ml_em'])}); a floor at large N only (at small N its ML fit "
+        "can have more KL than the models the scores select, which have fewer parameters); "
+        "de/2N: the ML fit's KL expected at large N." + _refit_rise_text(table),
         "",
         _floor_markdown(table, printed, paper),
         "",
