@@ -8,7 +8,8 @@ import pytest
 
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import gold_standard as gs
-from hiddenbn.experiments.comparison import posterior_weight_distance, signed_rank_p_value
+from hiddenbn.experiments.comparison import (posterior_weight_distance,
+                                             posterior_weight_distances, signed_rank_p_value)
 
 
 def synthetic_slopes(slope, replicates=4, noise=0.05, seed=0, setting="toy",
@@ -444,9 +445,10 @@ def test_the_laplace_verdict_under_the_median_and_the_mean_delta_c():
     assert "; how |Δc| is summarised over the experiments" in row["choices"]
     headline = gs._headline_lines(paper, [])[0]
     assert "ranks 5 of 5, by the posterior weights it gives the test models within noise of the " \
-           "closest (CS = CS+, differences in total variation up to 0.01 ties), by selection it " \
-           "chooses the gold standard's model in 6 of 6 data sets, the most of any score**" \
-        in headline
+           "closest (CS = CS+; a difference in total variation material only where it exceeds " \
+           "0.01 and keeps its sign in at least 95% of 200 redraws of the gold standard's curve " \
+           "within its standard errors), by selection it chooses the gold standard's model in 6 " \
+           "of 6 data sets, the most of any score**" in headline
     assert gs._selection_record(paper, "CS = CS+") == (
         ", by selection it chooses the gold standard's model in 5 of 6 data sets, less often "
         "than Laplace")
@@ -1313,8 +1315,9 @@ def test_the_sbic_claims_weight_part_counts_differences_below_the_gold_standards
     """sBIC's and BIC's curves are the gold standard's tilted by 0.01 and 0.03 nats per hidden
     state: their weights lie about 0.003 and 0.008 from the gold standard's, sBIC the closer
     in each of 6 data sets, by less than MATERIAL_WEIGHT_DISTANCE: ties, so the weights do not
-    show sBIC closer (counted as wins they would, p = 1/64). BIC tilted by 0.2 nats per hidden
-    state lies 0.05 away: sBIC is closer by a material difference in 6 of 6, and it holds."""
+    show sBIC closer (counted as wins they would, p = 1/64). BIC tilted by 0.5 nats per hidden
+    state lies 0.13 away, beyond the gold standard's noise (standard errors of 0.1 nats): sBIC
+    is closer by a material difference in 6 of 6, and it holds."""
     paper = _curves({"gold": 4, "laplace": 4}, replicates=(1, 2, 3))
     tilt = paper["hidden_states"] - 4
     paper = paper.assign(sbic_log_evidence=paper["gold"] + 0.01 * tilt,
@@ -1322,11 +1325,12 @@ def test_the_sbic_claims_weight_part_counts_differences_below_the_gold_standards
     weights = gs.weight_errors(paper, ["experiment", "replicate"])
     assert (weights["sbic_log_evidence"] < weights["bic_log_evidence"]).all()
     _, evidence, _ = gs.sbic_shape_claim(paper)
-    assert evidence.endswith("they differ by more than 0.01 (smaller differences are ties, below "
-                             "the gold standard's own noise) in 0 of 6, sBIC closer in 0 of them, "
-                             "one-sided signed-rank p = 1: does not hold")
+    assert evidence.endswith("a difference is material only where it exceeds 0.01 and keeps its "
+                             "sign in at least 95% of 200 redraws of the gold standard's curve "
+                             "within its standard errors (the rest are ties): material in 0 of 6, "
+                             "sBIC closer in 0 of them, one-sided signed-rank p = 1: does not hold")
     # counterfactual: BIC's weights materially farther in every data set
-    _, evidence, _ = gs.sbic_shape_claim(paper.assign(bic_log_evidence=paper["gold"] + 0.2 * tilt))
+    _, evidence, _ = gs.sbic_shape_claim(paper.assign(bic_log_evidence=paper["gold"] + 0.5 * tilt))
     assert evidence.endswith("in 6 of 6, sBIC closer in 6 of them, one-sided signed-rank "
                              "p = 0.016: holds")
 
@@ -1358,7 +1362,8 @@ def test_weight_differences_below_the_gold_standards_noise_are_ties():
     """CS's curve is the gold standard's tilted by 0.02 nats per hidden state: its weights lie
     0.005 from the gold standard's in each of 8 data sets, Laplace's 0. Counted as wins, the
     signed-rank test puts CS farther (p = 2/2^8); below MATERIAL_WEIGHT_DISTANCE they are ties,
-    no pair is material and CS is within noise; tilted by 0.1 (0.024 apart) it is farther."""
+    no pair is material and CS is within noise; tilted by 0.5 (0.13 apart, beyond the gold
+    standard's noise) it is farther."""
     keys = ["experiment", "replicate"]
     paper = _curves({"gold": 4, "laplace": 4}, replicates=(1, 2, 3, 4))
     paper["cs"] = paper["gold"] + 0.02 * (paper["hidden_states"] - 4)
@@ -1368,17 +1373,22 @@ def test_weight_differences_below_the_gold_standards_noise_are_ties():
     assert [label for label, *_ in tied[0]] == ["Laplace", "CS"] and tied[0][1][4] == 0
     assert gs._closest_text(*tied, "", 2, gs.MATERIAL_WEIGHT_DISTANCE) == (
         "Laplace (0.00), and within noise of it (two-sided signed-rank test paired over the 8 "
-        "data sets, differences of at most 0.01 ties, p ≥ 0.05): CS (0.00, p = 1, 0 material "
-        "pairs: too few for the test to reach 0.05)")
+        "data sets, a difference material only where it exceeds 0.01 and keeps its sign in at "
+        "least 95% of 200 redraws of the yardstick's curve within its standard errors, the rest "
+        "ties, p ≥ 0.05): CS (0.00, p = 1, 0 material pairs: too few for the test to reach 0.05)")
     assert gs._weights_record(paper, "CS") == (
-        "within noise of the closest (Laplace, differences in total variation up to 0.01 ties)")
+        "within noise of the closest (Laplace; a difference in total variation material only "
+        "where it exceeds 0.01 and keeps its sign in at least 95% of 200 redraws of the gold "
+        "standard's curve within its standard errors)")
     # counterfactual: a material tilt in every data set is farther, ties or not
-    paper["cs"] = paper["gold"] + 0.1 * (paper["hidden_states"] - 4)
+    paper["cs"] = paper["gold"] + 0.5 * (paper["hidden_states"] - 4)
     tied = gs.closest_in_shape(paper, keys, gs.weight_errors, tie=gs.MATERIAL_WEIGHT_DISTANCE)
     assert [label for label, *_ in tied[0]] == ["Laplace"]
     assert gs._closest_text(*tied, "", 2, gs.MATERIAL_WEIGHT_DISTANCE).endswith(
-        "every other score farther (two-sided signed-rank test paired over the 8 data sets, "
-        "differences of at most 0.01 ties, p < 0.05)")
+        "every other score farther (two-sided signed-rank test paired over the 8 data sets, a "
+        "difference material only where it exceeds 0.01 and keeps its sign in at least 95% of "
+        "200 redraws of the yardstick's curve within its standard errors, the rest ties, "
+        "p < 0.05)")
     assert gs._weights_record(paper, "CS").startswith("farther than the closest (Laplace")
 
 
@@ -1398,6 +1408,85 @@ def test_posterior_weight_distance_against_a_hand_computation():
         a, b = rng.normal(0, 5, 7), rng.normal(0, 5, 7)
         wa, wb = np.exp(a) / np.exp(a).sum(), np.exp(b) / np.exp(b).sum()
         assert posterior_weight_distance(a, b) == pytest.approx(np.abs(wa - wb).sum() / 2)
+        # against several yardsticks at once: each row's distance
+        assert posterior_weight_distances(a, [b, a, b + 3.0]) == pytest.approx(
+            [posterior_weight_distance(a, b), 0.0, posterior_weight_distance(a, b)])
+    assert posterior_weight_distances([np.nan, 0.0, 0.0], [[5.0, 0.0, np.log(3.0)]] * 2) == \
+        pytest.approx([0.25, 0.25])
+
+
+def _noisy_top(paper: pd.DataFrame, se: float) -> pd.DataFrame:
+    """``paper`` with the gold standard's standard error ``se`` at its two top test models, 4 and
+    5 hidden states (of :func:`_curves` peaked at 4)."""
+    return paper.assign(gold_se=paper["gold_se"].where(~paper["hidden_states"].isin([4, 5]), se))
+
+
+def test_a_weight_difference_is_material_only_where_its_sign_survives_the_gold_standards_noise():
+    """Laplace has the gold standard's curve, CS peaks one state on: CS's weights lie about 0.36
+    farther from the gold standard's, and with standard errors of 0.1 nats no redraw of the gold
+    standard turns that, so the pair is material both ways round and CS against itself is not.
+    With 20 nats on the two top test models, 4 and 5, the redraws put the maximum on either as
+    often, CS (peak 5) is then as often the closer, and the pair is a tie. Two calls agree, and
+    a data set's verdict is the same alone as among others."""
+    keys = ["experiment", "replicate"]
+    paper = _curves({"gold": 4, "laplace": 4, "cs": 5})
+    weights = gs.weight_errors(paper, keys)
+    differences = weights["cs"] - weights["laplace"]
+    assert (differences > 0.3).all()
+    signs = gs.weight_signs_hold(paper, keys)
+    assert len(signs) == 4 and signs[("cs", "laplace")].all() and signs[("laplace", "cs")].all()
+    assert not signs[("cs", "cs")].any()
+    assert (gs.material_differences(differences, gs.MATERIAL_WEIGHT_DISTANCE,
+                                    signs[("cs", "laplace")]) == differences).all()
+    # counterfactual: the gold standard's noise on its two top test models turns the sign
+    noisy = _noisy_top(paper, 20.0)
+    signs = gs.weight_signs_hold(noisy, keys)
+    assert not signs[("cs", "laplace")].any() and not signs[("laplace", "cs")].any()
+    assert (gs.material_differences(differences, gs.MATERIAL_WEIGHT_DISTANCE,
+                                    signs[("cs", "laplace")]) == 0).all()
+    # the same redraws every time, and for a data set whatever others the frame holds
+    mixed = pd.concat([paper[paper["experiment"] == "a"], noisy[noisy["experiment"] == "b"]],
+                      ignore_index=True)
+    signs = gs.weight_signs_hold(mixed, keys)
+    assert signs.equals(gs.weight_signs_hold(mixed, keys))
+    assert signs[("cs", "laplace")].tolist() == [True, True, False, False]
+    alone = gs.weight_signs_hold(mixed[mixed["replicate"] == 2], keys)
+    assert alone[("cs", "laplace")].tolist() == [True, False]
+
+
+def test_the_weight_comparisons_count_only_differences_that_survive_the_gold_standards_noise():
+    """sBIC's curve is the gold standard's tilted by 0.01 nats per hidden state, BIC's by 0.5 and
+    CS's by 1: by the posterior weights sBIC is materially closer than BIC in 6 of 6 data sets
+    (the claim's weight part holds) and CS farther than Laplace in every one. With 20 nats of
+    standard error on the gold standard's two top test models, no difference keeps its sign
+    through the redraws: material in none, the weight part does not hold, and CS is within noise
+    of Laplace, each pair a tie, in section 5 and in the headline's record."""
+    keys = ["experiment", "replicate"]
+    paper = _curves({"gold": 4, "laplace": 4}, replicates=(1, 2, 3))
+    tilt = paper["hidden_states"] - 4
+    paper = paper.assign(sbic_log_evidence=paper["gold"] + 0.01 * tilt,
+                         bic_log_evidence=paper["gold"] + 0.5 * tilt,
+                         cs=paper["gold"] + tilt)
+    _, evidence, _ = gs.sbic_shape_claim(paper)
+    assert evidence.endswith("material in 6 of 6, sBIC closer in 6 of them, one-sided "
+                             "signed-rank p = 0.016: holds")
+    closest, _ = gs.closest_in_shape(paper, keys, gs.weight_errors,
+                                     tie=gs.MATERIAL_WEIGHT_DISTANCE)
+    assert [label for label, *_ in closest] == ["Laplace", "sBIC"]
+    assert gs._weights_record(paper, "CS").startswith("farther than the closest (Laplace")
+    # counterfactual: the same curves, the gold standard's two top test models 20 nats uncertain
+    noisy = _noisy_top(paper, 20.0)
+    _, evidence, _ = gs.sbic_shape_claim(noisy)
+    assert evidence.endswith("material in 0 of 6, sBIC closer in 0 of them, one-sided "
+                             "signed-rank p = 1: does not hold")
+    closest, _ = gs.closest_in_shape(noisy, keys, gs.weight_errors,
+                                     tie=gs.MATERIAL_WEIGHT_DISTANCE)
+    assert {label: count for label, *_, count in closest[1:]} == {
+        "sBIC": 0, "CS": 0, "BIC": 0}
+    assert gs._weights_record(noisy, "CS").startswith("within noise of the closest (Laplace")
+    # without a tie every difference counts, noise or not: every other score farther
+    assert [label for label, *_ in gs.closest_in_shape(noisy, keys, gs.weight_errors)[0]] == \
+        ["Laplace"]
 
 
 def test_signed_rank_p_value_against_enumerating_every_sign():

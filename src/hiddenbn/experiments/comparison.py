@@ -166,13 +166,34 @@ def posterior_weight_distance(score, yardstick) -> float:
     float
         The distance in 0..1; NaN where no test model has both curves defined.
     """
-    score, yardstick = np.asarray(score, float), np.asarray(yardstick, float)
-    both = np.isfinite(score) & np.isfinite(yardstick)
+    return float(posterior_weight_distances(score, [yardstick])[0])
+
+
+def posterior_weight_distances(score, yardsticks) -> np.ndarray:
+    """:func:`posterior_weight_distance` between ``score`` and each row of ``yardsticks`` at
+    once (e.g. a yardstick redrawn within its noise), over the test models where ``score`` and
+    every row are defined.
+
+    Parameters
+    ----------
+    score : array_like
+        One curve over the test models, in nats; NaN where undefined.
+    yardsticks : array_like
+        Curves over the same test models, one a row.
+
+    Returns
+    -------
+    numpy.ndarray
+        The distance to each row, in 0..1; NaN where no test model has every curve defined.
+    """
+    score, yardsticks = np.asarray(score, float), np.asarray(yardsticks, float)
+    both = np.isfinite(score) & np.isfinite(yardsticks).all(axis=0)
     if not both.any():
-        return float("nan")
-    weights = [np.exp(curve[both] - curve[both].max()) for curve in (score, yardstick)]
-    return float(0.5 * np.abs(weights[0] / weights[0].sum() - weights[1] / weights[1].sum())
-                 .sum())
+        return np.full(len(yardsticks), np.nan)
+    weights = [np.exp(curve - curve.max(axis=-1, keepdims=True))
+               for curve in (score[both], yardsticks[:, both])]
+    weights = [weight / weight.sum(axis=-1, keepdims=True) for weight in weights]
+    return 0.5 * np.abs(weights[0] - weights[1]).sum(axis=-1)
 
 
 # --- writing ------------------------------------------------------------------------------------

@@ -46,7 +46,8 @@ from hiddenbn.data.sampling import forward_sample
 from hiddenbn.dimension.effective import effective_dimension, effective_dimension_or_reason
 from hiddenbn.errors import HiddenbnError
 from hiddenbn.experiments import chickering_heckerman1996
-from hiddenbn.experiments.comparison import (posterior_weight_distance, shape_distance,
+from hiddenbn.experiments.comparison import (posterior_weight_distance,
+                                             posterior_weight_distances, shape_distance,
                                              signed_rank_p_value, smallest_p_value)
 from hiddenbn.experiments.reproduction import CLAIM_VERDICTS, verdict_row, write_verdicts
 from hiddenbn.inference.enumeration import is_latent_class, posterior_chunks
@@ -1647,9 +1648,9 @@ def _selection_record(paper: pd.DataFrame, label: str) -> str:
 
 def _weights_record(paper: pd.DataFrame, label: str) -> str:
     """Where the score ``label`` lies by the posterior weights it gives the test models
-    (:func:`closest_in_shape` by :func:`weight_errors` over paper 003's scores, differences up
-    to :data:`MATERIAL_WEIGHT_DISTANCE` ties): the closest, within noise of the closest, or
-    farther; a rank would count differences below the gold standard's noise."""
+    (:func:`closest_in_shape` by :func:`weight_errors` over paper 003's scores, a difference
+    material by :func:`_material_text`): the closest, within noise of the closest, or farther;
+    a rank would count differences within the gold standard's noise."""
     closest, _ = closest_in_shape(paper, ["experiment", "replicate"], weight_errors,
                                   PAPERS_SCORES, MATERIAL_WEIGHT_DISTANCE)
     if not closest:
@@ -1659,7 +1660,7 @@ def _weights_record(paper: pd.DataFrame, label: str) -> str:
         return "the closest"
     level = label in [name for name, *_ in closest[1:]]
     return ("within noise of the closest" if level else "farther than the closest") + \
-        f" ({best}, differences in total variation up to {MATERIAL_WEIGHT_DISTANCE:g} ties)"
+        f" ({best}; a difference in total variation {_material_text()})"
 
 
 def _headline_lines(paper: pd.DataFrame, large_c) -> list[str]:
@@ -3049,15 +3050,94 @@ def agreement_table(frame: pd.DataFrame, keys) -> pd.DataFrame:
 #: score closer: moving the gold standard's log p(D|S) at one test model by delta nats moves its
 #: weight w by about w (1 - w) delta, so the total variation by up to delta/4; at the smallest
 #: standard error of the gold standard at its maximum here (0.1 nats) that is 0.025, so a
-#: difference below 0.01 is within what the gold standard's own noise makes: a tie.
+#: difference below 0.01 is within what the gold standard's own noise makes: a tie. Where its
+#: standard errors run to nats or tens of nats, larger differences are ties too: a difference is
+#: material only where it exceeds this and its sign also survives redraws of the gold
+#: standard's curve within its standard errors (:func:`weight_signs_hold`).
 MATERIAL_WEIGHT_DISTANCE = 0.01
+#: Redraws of the gold standard's curve by which :func:`weight_signs_hold` judges a sign: the
+#: share of them that keeps it is then known to about 0.015 near the 1 - CLAIM_LEVEL it must
+#: reach (binomial SE sqrt(0.95 * 0.05 / 200)), and a report's ~100 data sets of ~10 scores
+#: and up to ~40 test models are redrawn in well under a second.
+GOLD_REDRAWS = 200
+#: Seed of those redraws: fixed, so that a report written again from the same tables says the
+#: same.
+GOLD_REDRAW_SEED = 2017
 
 
-def material_differences(differences: pd.Series, tie: float) -> pd.Series:
-    """Paired ``differences`` with those of at most ``tie`` set to 0 (a tie, which a signed-rank
-    test leaves out: :func:`~hiddenbn.experiments.comparison.signed_rank_p_value`); undefined
-    pairs stay NaN."""
-    return differences.where(differences.abs() > tie, 0.0).where(differences.notna())
+def weight_signs_hold(frame: pd.DataFrame, keys, draws: int = GOLD_REDRAWS,
+                      seed: int = GOLD_REDRAW_SEED) -> pd.DataFrame:
+    """Whether the sign of each paired difference of :func:`weight_errors` survives the gold
+    standard's own noise.
+
+    The gold standard's curve of each data set is redrawn ``draws`` times as
+    ``gold + gold_se * z`` (``z`` independent standard normal, one per test model), every
+    score's total-variation distance is computed again against each redraw (averaged over a
+    group's data sets as :func:`weight_errors` does), and the sign of ``score``'s distance minus
+    ``other``'s holds where at least ``1 - CLAIM_LEVEL`` of the redraws keep the sign it has
+    against the gold standard's own curve; a difference of 0, or an undefined one, holds none.
+    Where the gold standard's noise turns the sign, its weights, and with them which score is
+    closer, are not known, however large the difference.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Curves over the test models with ``gold`` and ``gold_se`` (0 for an exact yardstick,
+        whose signs then always hold).
+    keys : list of str
+        The columns of a group, as for :func:`weight_errors`.
+    draws : int
+        Redraws of the gold standard's curve.
+    seed : int
+        Their seed. Every data set is redrawn with the same ``z`` (its test models' share of
+        them), so that its verdict does not depend on which other data sets ``frame`` holds
+        (those where every score is defined, or all).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group, in :func:`weight_errors`' order and index; one boolean column per
+        ordered pair ``(score, other)`` of :func:`present_scores`.
+    """
+    scores = present_scores(frame)
+    # drawn test model by test model, so that a data set's z are the same however many rows
+    # the frame has
+    z = np.random.default_rng(seed).standard_normal((len(frame), draws)).T
+    distances = []
+    for _, group in frame.groupby(keys):
+        per_data_set = []
+        for _, curve in group.groupby("replicate"):
+            # the gold standard's own curve first, then its redraws
+            noise = np.vstack([np.zeros(len(curve)), z[:, :len(curve)]])
+            yardsticks = curve["gold"].to_numpy(float) + curve["gold_se"].to_numpy(float) * noise
+            per_data_set.append([posterior_weight_distances(curve[score], yardsticks)
+                                 for score in scores])
+        per_data_set = np.array(per_data_set)
+        # the mean over the data sets where the score is defined, as weight_errors takes it
+        defined = np.isfinite(per_data_set).sum(axis=0)
+        distances.append(np.nansum(per_data_set, axis=0) / np.where(defined, defined, np.nan))
+    signs = np.sign(np.array(distances)[:, :, None, :] - np.array(distances)[:, None, :, :])
+    kept = (signs[..., 1:] == signs[..., :1]).mean(axis=-1)
+    holds = (signs[..., 0] != 0) & (kept >= 1 - CLAIM_LEVEL)
+    return pd.DataFrame(holds.reshape(len(distances), -1),
+                        columns=pd.MultiIndex.from_product([scores, scores]))
+
+
+def material_differences(differences: pd.Series, tie: float, holds=True) -> pd.Series:
+    """Paired ``differences`` with those of at most ``tie``, and those whose sign does not hold
+    (``holds`` False; for the posterior weights, :func:`weight_signs_hold`), set to 0 (a tie,
+    which a signed-rank test leaves out:
+    :func:`~hiddenbn.experiments.comparison.signed_rank_p_value`); undefined pairs stay NaN."""
+    return differences.where((differences.abs() > tie) & holds, 0.0).where(differences.notna())
+
+
+def _material_text(tie: float = MATERIAL_WEIGHT_DISTANCE,
+                   yardstick: str = "the gold standard's") -> str:
+    """The rule of a material difference in the posterior weights (:func:`weight_signs_hold`,
+    :func:`material_differences`), in words."""
+    return (f"material only where it exceeds {tie:g} and keeps its sign in at least "
+            f"{1 - CLAIM_LEVEL:.0%} of {GOLD_REDRAWS} redraws of {yardstick} curve within its "
+            "standard errors")
 
 
 def closest_in_shape(frame: pd.DataFrame, keys, errors=shape_errors, among=None,
@@ -3068,12 +3148,12 @@ def closest_in_shape(frame: pd.DataFrame, keys, errors=shape_errors, among=None,
     uses): the one with the smallest mean distance over the data sets (``keys``), then every
     score that a two-sided Wilcoxon signed-rank test paired over the data sets where both are
     defined does not tell from it at :data:`CLAIM_LEVEL` (a smaller mean alone would let noise
-    pick one). A paired difference of at most ``tie`` is a tie (e.g.
-    :data:`MATERIAL_WEIGHT_DISTANCE`: below the yardstick's own noise) and left out of the
-    test. Returns ``([(label, mean distance, p-value, pairs, material pairs), ...], data
-    sets)``, the best first with p NaN, then by mean distance; ``pairs``: the data sets where
-    both are defined;
-    ``material pairs``: those whose difference exceeds ``tie``."""
+    pick one). A paired difference of at most ``tie`` is a tie and left out of the test; by
+    :func:`weight_errors` with a ``tie`` (:data:`MATERIAL_WEIGHT_DISTANCE`), so is one whose
+    sign does not survive the gold standard's own noise (:func:`weight_signs_hold`). Returns
+    ``([(label, mean distance, p-value, pairs, material pairs), ...], data sets)``, the best
+    first with p NaN, then by mean distance; ``pairs``: the data sets where both are defined;
+    ``material pairs``: those whose difference is not a tie."""
     shapes = errors(frame, keys)
     scores = {score: label for score, label in
               distinct_scores(frame, among, variants=True).items()
@@ -3083,9 +3163,11 @@ def closest_in_shape(frame: pd.DataFrame, keys, errors=shape_errors, among=None,
     best = min(scores, key=lambda score: shapes[score].mean())
     closest = [(scores[best], float(shapes[best].mean()), np.nan, int(shapes[best].count()),
                 int(shapes[best].count()))]
+    signs = weight_signs_hold(frame, keys) if errors is weight_errors and tie else None
     for score, label in scores.items():
         differences = shapes[score] - shapes[best]
-        material = material_differences(differences, tie)
+        material = material_differences(differences, tie,
+                                         True if signs is None else signs[(score, best)])
         p_value = signed_rank_p_value(material)
         if score != best and p_value >= CLAIM_LEVEL:
             closest.append((label, float(shapes[score].mean()), p_value,
@@ -3098,8 +3180,8 @@ def _closest_text(closest: list, data_sets: int, unit: str = " nats", digits: in
                   tie: float = 0.0) -> str:
     """:func:`closest_in_shape` (with ``tie``) in words: the closest score and those within
     noise of it, the distances to ``digits`` decimals (the best one with ``unit``), and where
-    differences up to ``tie`` are ties, how many pairs differ by more, and whether they are too
-    few for the test to reach :data:`CLAIM_LEVEL`."""
+    ``tie`` (by :func:`weight_errors`: :func:`_material_text`) makes ties, how many pairs are
+    material, and whether they are too few for the test to reach :data:`CLAIM_LEVEL`."""
     (best, distance, *_), *level = closest
     text = f"{best} ({distance:.{digits}f}{unit})"
     smallest = smallest_p_value(data_sets)
@@ -3108,7 +3190,8 @@ def _closest_text(closest: list, data_sets: int, unit: str = " nats", digits: in
                        f"tell any two scores apart at {CLAIM_LEVEL:g} (its smallest p is "
                        f"{smallest:.2g})")
     paired = (f"paired over the {data_sets} data sets" + (
-        f", differences of at most {tie:g} ties" if tie else ""))
+        ", a difference " + _material_text(tie, "the yardstick's") + ", the rest ties"
+        if tie else ""))
 
     def material(count: int) -> str:
         if not tie:
@@ -3170,10 +3253,10 @@ def sbic_shape_claim(paper: pd.DataFrame):
       thresholds (:data:`GAP_CLOSED_SCAN`) over which this verdict stands;
     * in the posterior weights over the test models (:func:`weight_errors`), what model
       averaging uses and what the shape distance, dominated by the test models far below the
-      maximum, does not see: sBIC's distance below BIC's, differences of at most
-      :data:`MATERIAL_WEIGHT_DISTANCE` ties (below the gold standard's own noise; as section 5
-      ranks the weights). It fails where sBIC's correction moves its maximum away from the
-      gold standard's.
+      maximum, does not see: sBIC's distance below BIC's, a difference material only where it
+      exceeds :data:`MATERIAL_WEIGHT_DISTANCE` and its sign survives the gold standard's own
+      noise (:func:`weight_signs_hold`; the rest ties, as section 5 ranks the weights). It
+      fails where sBIC's correction moves its maximum away from the gold standard's.
 
     ``note`` also judges sBIC at each further phi (:data:`SBIC_VARIANT`) both ways, beside how
     often it chooses the gold standard's model (:func:`selection_errors`): a correction that
@@ -3183,6 +3266,7 @@ def sbic_shape_claim(paper: pd.DataFrame):
     frame = paper.dropna(subset=["sbic_log_evidence"])
     keys = ["experiment", "replicate"]
     shapes, weights = shape_errors(frame, keys), weight_errors(frame, keys)
+    signs = weight_signs_hold(frame, keys)
     sbic, bic = shapes["sbic_log_evidence"], shapes["bic_log_evidence"]
     correction = frame["sbic_log_evidence"] - frame["bic_log_evidence"]
     overshoots = frame["sbic_log_evidence"] > frame["gold"]
@@ -3204,7 +3288,7 @@ def sbic_shape_claim(paper: pd.DataFrame):
 
     def material(score):
         return material_differences(weights[score] - weights["bic_log_evidence"],
-                                    MATERIAL_WEIGHT_DISTANCE)
+                                    MATERIAL_WEIGHT_DISTANCE, signs[(score, "bic_log_evidence")])
 
     def in_weights(score):
         return _one_sided_verdict(material(score))
@@ -3229,9 +3313,8 @@ def sbic_shape_claim(paper: pd.DataFrame):
         f"threshold from {min(run):.0%} to {max(run):.0%} (steps of 1%). In the posterior "
         f"weights over the test models (total-variation distance to the gold standard's, mean "
         f"over the data sets): sBIC {weights['sbic_log_evidence'].mean():.2f}, BIC "
-        f"{weights['bic_log_evidence'].mean():.2f}; they differ by more than "
-        f"{MATERIAL_WEIGHT_DISTANCE:g} (smaller differences are ties, below the gold "
-        f"standard's own noise) in {int((material('sbic_log_evidence').abs() > 0).sum())} of "
+        f"{weights['bic_log_evidence'].mean():.2f}; a difference is {_material_text()} (the "
+        f"rest are ties): material in {int((material('sbic_log_evidence').abs() > 0).sum())} of "
         f"{len(weights)}, sBIC closer in {int((material('sbic_log_evidence') < 0).sum())} of "
         f"them, one-sided signed-rank p = {weight_p:.2g}: {_verdict_word(weight_holds)}")
     variants = [column for column in sbic_variants(frame) if frame[column].notna().any()]
