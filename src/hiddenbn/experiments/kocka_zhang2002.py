@@ -2878,7 +2878,7 @@ def sensitivity_markdown(verdicts: pd.DataFrame, tables: pd.DataFrame, printed: 
         "",
         f"### Table 2 and its floor under each generating distribution (alpha = {alpha:g})",
         "",
-        "Floors as in Table 2 above (1e-3 bits, mean ± se). Bold: the paper's rule on our "
+        "The generating structure's fits as in Table 2 above (1e-3 bits, mean ± se). Bold: the paper's rule on our "
         "paired data; the paper's columns as in Table 2 above.",
         "",
     ]
