@@ -614,9 +614,9 @@ def test_cs_plus_score_of_choice_by_the_paper_s_argument_on_its_own_table_and_a_
     assert 0.8 in supporting and 0.0 not in supporting
     assert "strict reading" in kz.claim_cs_plus_score_of_choice(paper)[1]
     # independent scores: neither BIC+ at 1000 nor a plain score at large N is significantly
-    # worse, so neither CS+'s edge nor the plus scores' is shown
+    # worse, so neither CS+'s edge nor the plus scores' is shown, nor their opposite
     assert kz.claim_cs_plus_score_of_choice(kz.summary_bold(PAPER, lambda *_: 0.0, PAIRS))[0] \
-        == "not supported"
+        == UNDECIDED
     worse = PAPER.assign(**{"CS+ mean": PAPER["CS+ mean"] + 1.0})  # CS+ far behind everywhere
     assert kz.claim_cs_plus_score_of_choice(kz.summary_bold(worse, lambda *_: 0.8, PAIRS))[0] \
         == "not supported"
@@ -700,6 +700,12 @@ def test_the_other_table2_claims_hold_on_the_paper_s_table_and_fail_when_it_is_c
                                  "CS mean": PAPER["CS mean"] * 0.5})
     assert kz.claim_plus_better_at_large_n(
         kz.summary_bold(plain_wins, lambda *_: 0.8, PAIRS))[0] == "not supported"
+    # every score alike in the larger half: no difference either way, not decided
+    alike = PAPER.copy()
+    for s in ("BIC", "CS", "CS+"):
+        alike[f"{s} mean"], alike[f"{s} se"] = alike["BIC+ mean"], alike["BIC+ se"]
+    assert kz.claim_plus_better_at_large_n(
+        kz.summary_bold(alike, lambda *_: 0.8, PAIRS))[0] == UNDECIDED
     # the run's shape at 243k: the plus scores' means lowest, within the noise of the plain
     # scores' (the lowest mean alone would say "supported"); the row agrees with the paper's
     # "all the scores should lead to the same fit"
@@ -1423,7 +1429,8 @@ def test_plus_fit_claim_compares_each_plus_score_with_each_plain_one():
     # the run's shape: ten parametrisations, the plus scores below both plain ones at the
     # largest N, and a rule that always takes the 8-class model doing as well
     paper = synthetic_selections({"BIC": _pick(3, 2.0), "CS": _pick(3, 2.0),
-                                  "BIC+": _pick(6, 1.0), "CS+": _pick(8, 1.0)}, sets=10)
+                                  "BIC+": _pick(6, 1.0), "CS+": _pick(8, 1.0)}, sets=10,
+                                 sizes=(1000, 3000, 9000, 27000, 81000))
     claim = kz.plus_fit_claim(paper, "k8", _largest_model_fits(paper, 0.5))
     assert claim[1] == "supported" and "lower at the 0.05 level in 4 of 4" in claim[2]
     assert "it does as well as the plus scores, since de is the same (15) from 4 classes on" \
@@ -1442,6 +1449,24 @@ def test_plus_fit_claim_compares_each_plus_score_with_each_plain_one():
     tied.loc[tied.score == "CS+", "kl_bits"] = tied.loc[tied.score == "CS", "kl_bits"].values
     claim = kz.plus_fit_claim(tied, "k8")
     assert claim[1] == "partly supported" and "CS+ vs CS 1 (not lower)" in claim[2]
+    # "larger samples": every N of the larger half is judged, the qualification at the largest
+    sizes = sorted(paper.cases.unique())
+    judged = [n for n in sizes if n >= sizes[len(sizes) // 2]]
+    assert len(judged) > 1 and all(f"N = {n}: mean KL" in claim[2] for n in judged)
+    assert f"N = {sizes[0]}:" not in claim[2]
+    # the plus scores better at the largest N only: partly, not supported nowhere
+    late = paper.copy()
+    early = late.cases < judged[-1]
+    late.loc[early & late.score.str.endswith("+"), "kl_bits"] = late.loc[
+        early & late.score.str.endswith("+"), "kl_bits"] * 2
+    assert kz.plus_fit_claim(late, "k8")[1] == "partly supported"
+    # no pair differs beyond noise either way: not decided, not "not supported"
+    # (each plus score 5% above and below the plain ones' KL in turn over the parametrisations)
+    swing = np.where(paper.score.str.endswith("+"), 1 + 0.05 * (-1.0) ** paper.parametrisation,
+                     1.0)
+    alike = paper.assign(kl_bits=0.001 / paper.cases * swing)
+    claim = kz.plus_fit_claim(alike, "k8")
+    assert claim[1] == UNDECIDED and claim[2].endswith("not decided")
 
 
 def test_across_generators_skips_the_generators_where_a_check_is_not_checked():
