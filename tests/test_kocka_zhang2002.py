@@ -672,6 +672,8 @@ def test_table2_floor_cells_with_an_infinite_kl_give_the_median_and_the_count():
     assert row["ml floor infinite"] == 1 and row["ml floor median"] == pytest.approx(28.0)
     assert kz._floor_cell(row, "ml floor mean", "ml floor se") == "28 median (1 of 4 infinite)"
     assert kz._floor_cell(row, "floor mean", "floor se").startswith("12 ± ")
+    # de/2N has no count of infinite fits: its value is no such count
+    assert kz._floor_cell(row, "de/2N", None) == kz._significant(row["de/2N"])
 
 
 def test_table2_text_says_where_the_ml_refit_raises_the_kl():

@@ -2965,7 +2965,7 @@ def _refit_rise_text(table: pd.DataFrame) -> str:
 def _floor_cell(row: pd.Series, mean: str, se: str | None) -> str:
     """One floor cell of :func:`_floor_markdown`: mean ± se, or, where some fits' KL is
     infinite (``{mean} infinite`` of :func:`kl_floor`), the median and their count."""
-    infinite = row.get(mean.replace(" mean", " infinite"), 0)
+    infinite = row.get(mean.replace(" mean", " infinite"), 0) if mean.endswith(" mean") else 0
     if infinite:
         return (f"{_significant(row[mean.replace(' mean', ' median')])} median "
                 f"({int(infinite)} of {int(row['parametrisations'])} infinite)")
@@ -3283,8 +3283,8 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
              + (f"; Figure 5's generator also at N = {_cases_text(sorted(extra))}, between "
                 "them" if extra else "") + "); ")
     level_choices = with_choices([(TABLE2_LEVELS, "", "")], sensitivity, section,
-                                 "EM's relative tolerance (config em.tolerance; Table 2's EM "
-                                 "and ML floors); ")[0][4]
+                                 "EM's relative tolerance (config em.tolerance; Table 2's "
+                                 "generating structure fitted by EM and to ML); ")[0][4]
     cells = table2_cell_rows(table, printed, explanation=f"why: the row '{TABLE2_SUMMARY}'",
                              choices=level_choices,
                              shortfall=lambda n: em_shortfall_note(floor, [n]))
@@ -3411,7 +3411,8 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         "## Table 2 (KL in 1e-3 bits, mean ± se over parametrisations)",
         "",
         ("Ours: the KL of the model each score selects, its EM fit continued to the ML "
-         "estimate the paper's scores assume (as the ML floor below); the EM fits' means are "
+         "estimate the paper's scores assume (as the generating structure's ML fit below); the "
+         "EM fits' means are "
          "`tables/table2.csv`'s 'em mean' columns. " if "BIC em mean" in table else
          "Ours: the KL of the EM fit of the model each score selects. ")
         + "Bold, by the paper's rule: the lowest mean and every score not significantly "
