@@ -2057,10 +2057,11 @@ def claim_plus_better_at_large_n(table: pd.DataFrame, level: float = SIGNIFICANC
     when one of them is. Supported when every row holds; when no plain score is significantly
     worse in any row, not supported where one is significantly better in some row, else *not
     decided* (:data:`~hiddenbn.experiments.reproduction.UNDECIDED`: with the parametrisations
-    we have that is low power, not evidence against); partly otherwise (our table: of the selected models' ML
-    fits, :func:`judged_kl`). Where no score at all is significantly worse than the best at
-    the largest N, the evidence says that row agrees with the paper's "for very large sample
-    sizes all the scores should lead to the same fit", not with its Table 2."""
+    we have that is low power, not evidence against); partly otherwise (our table: of the
+    selected models' ML fits, :func:`judged_kl`). Where no score at all is significantly
+    worse than the best at the largest N, the evidence says that row agrees with the paper's
+    "for very large sample sizes all the scores should lead to the same fit", not with its
+    Table 2."""
     large = _large_rows(table)
     parts, held, worse_any, better_any = [], [], False, False
     for _, row in large.iterrows():
@@ -2945,8 +2946,8 @@ def sensitivity_markdown(verdicts: pd.DataFrame, tables: pd.DataFrame, printed: 
         "",
         f"### Table 2 and its floor under each generating distribution (alpha = {alpha:g})",
         "",
-        "The generating structure's fits as in Table 2 above (1e-3 bits, mean ± se). Bold: the paper's rule on our "
-        "paired data; the paper's columns as in Table 2 above.",
+        "The generating structure's fits as in Table 2 above (1e-3 bits, mean ± se). Bold: "
+        "the paper's rule on our paired data; the paper's columns as in Table 2 above.",
         "",
     ]
     for distribution, table in tables[np.isclose(tables.cs_alpha, alpha)].groupby(
