@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from scipy.stats import t as student_t
+from scipy.stats import t as student_t, ttest_1samp
 
 from hiddenbn.data import Dataset
 from hiddenbn.dimension.effective import is_regular_hlc
@@ -1156,6 +1156,13 @@ def test_similar_fit_is_an_equivalence_not_a_difference_too_small_to_see():
     straddles = intervals[intervals.pair == "BIC/BIC+"]
     assert ((straddles.low < 1.5) & (straddles.high > 1.5)).all()
     assert kz.similar_fit_claim(noisy, "k4", False)[1] == UNDECIDED
+    # each interval is the one-sample t-interval of the paired log ratios (scipy's, computed
+    # independently of ours)
+    logs = np.log(noisy[noisy.cases == 1000].pivot(index="parametrisation", columns="score",
+                                                   values="kl_bits"))
+    expected = ttest_1samp(logs["BIC"] - logs["BIC+"], 0.0).confidence_interval(0.95)
+    row = intervals[(intervals.cases == 1000) & (intervals.pair == "BIC/BIC+")].iloc[0]
+    assert (row.low, row.high) == pytest.approx(tuple(np.exp(expected)))
 
 
 # --- Sec. 6's other claims -----------------------------------------------------------------------
