@@ -1501,14 +1501,14 @@ def fit_ratio_intervals(cell: pd.DataFrame, level: float = 0.95) -> pd.DataFrame
         scores = [s for s in SCORE_KEYS if s in logs]
         for i, first in enumerate(scores):
             for second in scores[i + 1:]:
-                difference = (logs[first] - logs[second]).dropna()
-                mean = float(difference.mean())
-                half = (float(stats.t.ppf(0.5 + level / 2, len(difference) - 1)
-                              * difference.std(ddof=1) / np.sqrt(len(difference)))
-                        if len(difference) > 1 else np.inf)
+                both = logs[[first, second]].dropna()
+                # one parametrisation gives no interval: unbounded, so nothing is decided
+                mean, low, high = (
+                    _paired_interval(both[first], both[second], level) if len(both) > 1
+                    else (float((both[first] - both[second]).sum()), -np.inf, np.inf))
                 rows.append({"cases": int(cases), "pair": f"{first}/{second}",
-                             "ratio": np.exp(mean), "low": np.exp(mean - half),
-                             "high": np.exp(mean + half)})
+                             "ratio": np.exp(mean), "low": np.exp(low),
+                             "high": np.exp(high)})
     return pd.DataFrame(rows)
 
 
@@ -3353,6 +3353,7 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
     rho = correlation_lookup(kl_correlations(run["climbs"], scores, judged_kl(run["climbs"])))
     against_best = [rho(int(r["cases"]), "CS+", r["best"]) for _, r in paper.iterrows()
                     if r["best"] != "CS+"]
+    oracle = oracle_note(lc_models)
     text = [
         "# Kočka & Zhang (2002), paper 002: experiments of Secs. 5-6",
         "",
@@ -3405,7 +3406,7 @@ def write_report(lc_models: pd.DataFrame, hlc_results: pd.DataFrame, printed: pd
         "",
         nestedness_note(nested_fits) + ".",
         "",
-        *([oracle_note(lc_models) + ".", ""] if oracle_note(lc_models) else []),
+        *([oracle + ".", ""] if oracle else []),
         "Per score, the data sets on which the fit it selects is such a fit (below a smaller "
         "model's): the selections that an ML fit of the selected model could change.",
         "",
