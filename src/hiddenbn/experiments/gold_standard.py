@@ -1097,19 +1097,17 @@ def _chooses_gold_text(paper: pd.DataFrame, labels) -> str:
     (:func:`agreement_table`), each with the same over the data sets where the gold standard
     decides its choice (:func:`_decided_count_text`)."""
     table = agreement_table(paper, ["experiment", "replicate"]).set_index("score")
+    judged = _judged_data_sets(paper)
     return ", ".join(f"{label} {table.loc[label, 'chooses_gold_count']} of "
-                     f"{table.loc[label, 'data_sets']}" + _decided_count_text(paper, label)
+                     f"{table.loc[label, 'data_sets']}" + _decided_count_text(judged, label)
                      for label in labels if label in table.index)
 
 
-def _decided_count_text(frame: pd.DataFrame, label: str) -> str:
-    """`` (18 of 18 where the gold standard decides its choice)``: how many data sets of
-    ``frame`` the score ``label`` chooses the gold standard's model in, over those where the
-    gold standard decides its choice (:func:`_judged_data_sets`, section 5's line); empty where
-    it decides every one of them or the runs are not recorded."""
-    if not {"gold_effective_runs", "gold_runs"} <= set(frame):
-        return ""
-    judged = _judged_data_sets(frame)
+def _decided_count_text(judged: pd.DataFrame | None, label: str) -> str:
+    """`` (18 of 18 where the gold standard decides its choice)``: how many data sets the score
+    ``label`` chooses the gold standard's model in, over those where the gold standard decides
+    its choice (``judged``: :func:`_judged_data_sets`, section 5's line); empty where it
+    decides every one of them or cannot tell (``judged`` None)."""
     if judged is None:
         return ""
     judged = judged.set_index("score")
@@ -1631,13 +1629,14 @@ def _selection_record(paper: pd.DataFrame, label: str) -> str:
     on_common = common_data_sets(paper, keys)
     common = agreement_table(on_common, keys).set_index("score")
     if common.empty or label not in common.index:
-        return record + _decided_count_text(paper, label)
+        return record + _decided_count_text(_judged_data_sets(paper), label)
     if common["data_sets"].max() < table.loc[label, "data_sets"]:
         record += (f"; on the {common.loc[label, 'data_sets']} where every score is defined, "
                    f"{common.loc[label, 'chooses_gold_count']} of "
-                   f"{common.loc[label, 'data_sets']}" + _decided_count_text(on_common, label))
+                   f"{common.loc[label, 'data_sets']}"
+                   + _decided_count_text(_judged_data_sets(on_common), label))
     else:
-        record += _decided_count_text(paper, label)
+        record += _decided_count_text(_judged_data_sets(paper), label)
     share = common.loc[label, "chooses_gold"]
     ahead = common[common["chooses_gold"] > share].index.tolist()
     level = [other for other in common[common["chooses_gold"] == share].index if other != label]
@@ -3499,8 +3498,7 @@ def _score_choice_lines(exact: pd.DataFrame, paper: pd.DataFrame, large_c=(),
                      if "generating_states" in in_large else "the large-c experiments",
                      agreement_table(in_large, keys),
                      choice_reliability(in_large, None) if runs else None)
-        can_judge = _judged_data_sets(common if on_common is not None else frame) \
-            if runs else None
+        can_judge = _judged_data_sets(common if on_common is not None else frame)
         lines += [f"### On {where}", ""]
         if where.startswith("the exact"):
             lines += [f"N = {int(exact['cases'].max())} cases against {int(exact['d'].min())} "
@@ -3557,12 +3555,15 @@ def _judged_data_sets(frame: pd.DataFrame) -> pd.DataFrame | None:
     """Per score (label), over the data sets of ``frame`` where the gold standard decides that
     score's choice (:func:`choice_reliability`, ``decided``): ``data_sets``, ``chooses_gold``
     (the share whose choice lies in the gold set), ``chooses_gold_count`` (their number) and
-    ``left_out`` (the others, "fig2_c8
-    1..3"); None where it decides every choice. Elsewhere the score's ``Delta c`` rests on an
-    estimate on fewer than :data:`AGREEING_SHARE` of its runs, whose runs ended apart, and the
-    choice is not beyond their spread: there a share would count a choice the gold standard
-    cannot judge. Each score is judged on its own data sets, so that one score's undecided
-    choice does not hide another's decided miss."""
+    ``left_out`` (the others, "fig2_c8 1..3"); None where it decides every choice. Elsewhere
+    the score's ``Delta c`` rests on an estimate on fewer than :data:`AGREEING_SHARE` of its
+    runs, whose runs ended apart, and the choice is not beyond their spread: there a share
+    would count a choice the gold standard cannot judge. Each score is judged on its own data
+    sets, so that one score's undecided choice does not hide another's decided miss. None too
+    where ``frame`` does not record the runs (``gold_runs``, ``gold_effective_runs``): only the
+    SMC estimates have them."""
+    if not {"gold_effective_runs", "gold_runs"} <= set(frame):
+        return None
     reliability = choice_reliability(frame, None)
     if reliability.empty or reliability["decided"].all():
         return None
